@@ -1,0 +1,178 @@
+# tracer - top-level Makefile.
+#
+#   make             build build/tracer-record and build/tracer-analyze
+#   make test        build and run every test (unit, fuzz replay, integration)
+#   make test-asan   the same under AddressSanitizer + UBSan (in build-asan/)
+#   make fuzz        build the libFuzzer reader target (clang)
+#   make demo        record the bundled sample pipeline, summarise, plot
+#   make install     PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Dependency direction: format/ needs libc + libzstd; analyze/ needs format/
+# (+ libarchive, libm) and never libbpf, clang or BTF; record/ needs libbpf,
+# the BPF skeletons and format/.
+# Quiet by default; V=1 shows the commands.
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+VERSION := 0.1.0
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
+CFLAGS ?= -O2 -g
+SAN ?=
+ALL_CFLAGS := $(CFLAGS) $(SAN) $(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' \
+	-I. -Iformat -I$(O)
+LDFLAGS ?=
+ALL_LDFLAGS := $(LDFLAGS) $(SAN)
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.PHONY: all clean test test-asan test-unit test-integration fuzz demo install deps
+
+all: $(O)/tracer-record $(O)/tracer-analyze
+
+# ---------------------------------------------------------------- format/
+FORMAT_SRC := $(wildcard format/*.c)
+FORMAT_OBJ := $(FORMAT_SRC:%.c=$(O)/%.o)
+FORMAT_LIBS := -lzstd -lpthread
+
+$(O)/libtz.a: $(FORMAT_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---------------------------------------------------------------- bpf/
+BPF_SRC := $(wildcard bpf/*.bpf.c)
+BPF_OBJ := $(BPF_SRC:bpf/%.bpf.c=$(O)/%.bpf.o)
+BPF_SKEL := $(BPF_SRC:bpf/%.bpf.c=$(O)/%.skel.h)
+
+$(O)/vmlinux.h:
+	$(call msg,BTF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(O)/%.bpf.o: bpf/%.bpf.c bpf/events.h $(wildcard bpf/*.h) $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__BPF__ -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		-I$(O) -Ibpf -I. -c $< -o $@
+
+$(O)/%.skel.h: $(O)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# ---------------------------------------------------------------- record/
+RECORD_SRC := $(wildcard record/*.c)
+RECORD_OBJ := $(RECORD_SRC:%.c=$(O)/%.o)
+RECORD_LIBS := -lbpf -lelf -lz $(FORMAT_LIBS)
+
+$(filter-out $(O)/record/schema.o,$(RECORD_OBJ)): $(BPF_SKEL)
+
+$(O)/tracer-record: $(RECORD_OBJ) $(O)/libtz.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(RECORD_LIBS) -o $@
+
+# ---------------------------------------------------------------- analyze/
+ANALYZE_SRC := $(wildcard analyze/*.c)
+ANALYZE_LIB_OBJ := $(filter-out $(O)/analyze/main.o,$(ANALYZE_SRC:%.c=$(O)/%.o))
+ANALYZE_LIBS := -larchive -lm $(FORMAT_LIBS)
+
+$(O)/libanalyze.a: $(ANALYZE_LIB_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/tracer-analyze: $(O)/analyze/main.o $(ANALYZE_LIB_OBJ) $(O)/libtz.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(ANALYZE_LIBS) -o $@
+
+# ---------------------------------------------------------------- objects
+$(O)/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------- tests
+# tests/unit/test_X.c -> $(O)/tests/test_X, linked with every library
+# (cmocka). tests/helpers/X.c -> $(O)/tests/helpers/X: small workload
+# programs the integration tests run. tests/fuzz/fuzz_X.c is built twice: a
+# replay driver (every make) and a libFuzzer binary (make fuzz).
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(O)/tests/helpers/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/tests/%-replay)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
+
+$(O)/tests/test_%: tests/unit/test_%.c $(O)/libanalyze.a $(O)/libtz.a $(O)/record/schema.o
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Irecord -Itests/unit $< $(O)/record/schema.o $(O)/libanalyze.a $(O)/libtz.a \
+		$(ALL_LDFLAGS) -lcmocka $(ANALYZE_LIBS) -o $@
+
+# unit tests that need the recorder's objects (schema) link them too
+$(O)/tests/test_record_%: tests/unit/test_record_%.c $(filter-out $(O)/record/main.o,$(RECORD_OBJ)) $(O)/libtz.a
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(filter-out $(O)/record/main.o,$(RECORD_OBJ)) \
+		$(O)/libtz.a $(ALL_LDFLAGS) -lcmocka $(RECORD_LIBS) -o $@
+
+$(O)/tests/helpers/%: tests/helpers/%.c
+	$(call msg,HELPER,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -Wvla,$(ALL_CFLAGS)) $< -lpthread -o $@
+
+$(O)/tests/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(O)/libanalyze.a $(O)/libtz.a
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $^ $(ALL_LDFLAGS) $(ANALYZE_LIBS) -o $@
+
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	$(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' -I. -Iformat
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(filter %.c,$^) $(ANALYZE_LIBS) -o $@
+
+fuzz: $(FUZZ_BIN)
+
+TEST_BINS := $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
+
+test: all $(TEST_BINS)
+	$(Q)O=$(O) tests/run.sh
+
+test-unit: all $(TEST_BINS)
+	$(Q)O=$(O) tests/run.sh unit
+
+test-integration: all $(TEST_BINS)
+	$(Q)O=$(O) tests/run.sh integration
+
+test-asan:
+	$(Q)$(MAKE) --no-print-directory O=build-asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
+		SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test
+
+demo: all
+	$(Q)scripts/demo.sh
+
+deps:
+	$(Q)scripts/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(O)/tracer-record $(O)/tracer-analyze $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * analyze.h - shared declarations of tracer-analyze: the subcommand table and
+ * the small helpers every subcommand uses (opening a trace, messages, time
+ * and number parsing). One file per subcommand: analyze/cmd_<name>.c.
+ */
+#ifndef TRACER_ANALYZE_H
+#define TRACER_ANALYZE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tz.h"
+
+/* Exit codes of tracer-analyze (docs/tracer-analyze.md). */
+#define TZA_EXIT_OK 0
+#define TZA_EXIT_FAIL 1	 /* runtime failure: unreadable input, bad trace, I/O */
+#define TZA_EXIT_USAGE 2 /* bad command line */
+
+/* A subcommand: argv[0] is the subcommand name; returns an exit code. */
+struct tza_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary; /* one line for the top-level --help */
+};
+
+int cmd_info(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_critical_path(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_slice(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_bundle(int argc, char **argv);
+
+/* Print "tracer-analyze: <formatted>" and a newline to stderr. */
+void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Open a trace for reading: a .tz file (or, once bundles exist, a bundle
+ * holding one). On failure prints one line naming the file and what is wrong
+ * and returns NULL. The caller frees with tz_reader_free().
+ */
+tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts);
+
+/*
+ * Parse a time given on the command line into CLOCK_BOOTTIME ns of trace r:
+ * seconds from trace start ("90", "1.5", "1m30s", "2h", "250ms") or wall
+ * clock ("2026-11-29T10:00:00", local time, optional ".frac" and "Z").
+ * Returns 0, or -1 (with a message naming opt) when malformed.
+ */
+int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_ns);
+
+/* Parse an unsigned integer in [min, max] for option opt; -1 + message on error. */
+int tza_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+#endif /* TRACER_ANALYZE_H */

@@ -1,0 +1,56 @@
+/* tracer-analyze: one binary, a dispatch table of subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze.h"
+
+static const struct tza_cmd cmds[] = {
+	{"info", cmd_info, "header, metadata, schema, chunks, time range, sizes"},
+	{"verify", cmd_verify, "check every checksum; name each bad block and offset"},
+	{"recover", cmd_recover, "write a clean linear file from a damaged or ring file"},
+	{"cat", cmd_cat, "print events one per line (--from/--to, --type)"},
+	{"summary", cmd_summary, "what ran, what it cost, drops, critical path (--json)"},
+	{"tree", cmd_tree, "the process tree with exit status, CPU, RSS"},
+	{"top", cmd_top, "bottleneck binaries per tool/exe/command (--json)"},
+	{"critical-path", cmd_critical_path, "the chain of processes that set the makespan"},
+	{"export", cmd_export, "processes as csv, tsv, jsonl or a Chrome/Perfetto trace"},
+	{"slice", cmd_slice, "cut a time window into a new self-contained .tz"},
+	{"diff", cmd_diff, "compare two traces per tool"},
+	{"plot", cmd_plot, "gnuplot timelines: gantt, cpu, mem, io"},
+	{"bundle", cmd_bundle, "a bug-report archive: trace, summaries, plots"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracer-analyze COMMAND [OPTIONS] FILE...\n\n"
+		   "Read .tz traces written by tracer-record. Commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\n'tracer-analyze COMMAND --help' describes each command.\n"
+		   "Exit status: 0 ok, 1 runtime failure (unreadable or damaged input), 2 usage.\n\n"
+		   "Examples:\n"
+		   "  tracer-analyze summary trace.tz\n"
+		   "  tracer-analyze tree --depth 3 trace.tz\n"
+		   "  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return TZA_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return TZA_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("tracer-analyze %s\n", TRACER_VERSION);
+		return TZA_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	tza_err("unknown command '%s' (see 'tracer-analyze --help')", argv[1]);
+	return TZA_EXIT_USAGE;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * model.h - the process model every analysis is built on: processes (thread
+ * groups) rebuilt from a trace's events, with their exec chains, failed
+ * execs, exit totals and fork-time tree.
+ *
+ * Identity: pid + start time (task start_boottime), since pids are reused.
+ * Events are consumed in timestamp order with a stable tie-break (the reader
+ * guarantees it), never by arrival. Threads are folded into their process by
+ * the recorder. Incomplete data is flagged (TZA_P_*), never guessed silently.
+ *
+ * Memory grows with the number of processes, not with events.
+ */
+#ifndef TRACER_MODEL_H
+#define TRACER_MODEL_H
+
+#include <stdint.h>
+
+#include "tz.h"
+
+/* One successful exec: a new image of a process. Strings owned by the model. */
+struct tza_exec {
+	uint64_t ts_ns;	  /* CLOCK_BOOTTIME ns */
+	char *exe;	  /* resolved absolute path of the image ("memfd:NAME" for memfd) */
+	char *filename;	  /* as passed to execve by user space */
+	char *script;	  /* #! script path, or NULL */
+	uint8_t *argv;	  /* exact argv bytes, NUL after each argument */
+	uint32_t argv_len; /* bytes in argv */
+	uint32_t argc;	  /* original argc (kernel's bprm->argc) */
+	uint32_t argv_size; /* original argv bytes (may exceed argv_len) */
+	uint32_t flags;	  /* EV_EXEC_* (bpf/events.h): truncated, deleted, memfd, script */
+	uint32_t uid, euid, gid, egid; /* credentials after exec */
+	uint64_t cgroup_id; /* cgroup v2 id */
+	char comm[16];	  /* comm right after exec, NUL-terminated */
+};
+
+/* One failed exec attempt (never an image). */
+struct tza_failed_exec {
+	uint64_t ts_ns; /* CLOCK_BOOTTIME ns of the failing return */
+	char *filename; /* as passed by user space; owned by the model */
+	int err;	/* positive errno */
+};
+
+/* Process flags */
+#define TZA_P_PRE_EXISTING 0x01 /* alive when recording started (snapshot) */
+#define TZA_P_NO_FORK 0x02	/* first seen without a fork event (state/exec/exit only) */
+#define TZA_P_NO_EXIT 0x04	/* still running at the end of the trace (or exit lost) */
+#define TZA_P_REPARENTED 0x08	/* parent at exit differs from fork-time parent */
+#define TZA_P_FROM_STATE 0x10	/* known only from a state block (ring mode, slice) */
+#define TZA_P_ARGV_TRUNCATED 0x20 /* final image's argv was cut (--argv-max) */
+#define TZA_P_ORPHAN 0x40	/* parent pid known but its process is not in the trace */
+
+/* One process: a thread group from its fork (or first sight) to its exit. */
+struct tza_proc {
+	char id[40];	    /* "PID.START_NS" unique in the trace; export's `id` */
+	uint32_t pid;	    /* tgid (host pid namespace) */
+	uint32_t ppid;	    /* fork-time parent's tgid; 0 if unknown */
+	uint32_t ns_pid;    /* pid in its own pid namespace (0 if unknown) */
+	uint32_t exit_ppid; /* real parent at exit (after reparenting); 0 if unknown */
+	uint64_t start_ns;  /* fork time (start_boottime), CLOCK_BOOTTIME ns */
+	uint64_t end_ns;    /* exit time; 0 while TZA_P_NO_EXIT */
+	uint32_t flags;	    /* TZA_P_* */
+
+	struct tza_proc *parent;       /* fork-time parent process, or NULL */
+	struct tza_proc *first_child;  /* children ordered by start time */
+	struct tza_proc *next_sibling;
+	uint32_t nchildren;
+
+	struct tza_exec *execs;	       /* images in order; nexecs may be 0 */
+	uint32_t nexecs;
+	struct tza_failed_exec *failed; /* failed exec attempts in order */
+	uint32_t nfailed;
+
+	/* exit totals (valid when !(flags & TZA_P_NO_EXIT)); see struct ev_exit */
+	uint32_t status;	/* raw wait status */
+	int32_t exit_code;	/* WEXITSTATUS, or -1 when signaled */
+	int32_t signal;		/* WTERMSIG, or 0 */
+	int core_dumped;
+	uint64_t utime_ns, stime_ns;
+	uint64_t maxrss_kib;	/* peak RSS of the last image, KiB */
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
+	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+	uint32_t threads;	/* threads ever in the group */
+	char comm[16];		/* comm at exit (or last known) */
+
+	uint32_t uid, euid;	/* last known credentials */
+	uint64_t cgroup_id;
+
+	/* Derived lazily by tool.c (tza_proc_tool); owned by the model. */
+	char *tool, *command;
+	uint32_t index;		/* position in tza_model.procs */
+};
+
+/* The whole model of one trace. */
+struct tza_model {
+	struct tza_proc **procs; /* every process, ordered by (start_ns, pid) */
+	uint32_t nprocs;
+	struct tza_proc **roots; /* processes without a parent in the trace */
+	uint32_t nroots;
+	uint64_t t0_ns, t1_ns;	 /* first and last event timestamp (CLOCK_BOOTTIME) */
+	uint64_t nevents;	 /* events consumed */
+	uint64_t nexecs, nfailed_execs;
+	uint64_t drops[8];	 /* last EV_DROPS counters (enum ev_drop_slot) */
+	uint64_t dropped_chunks; /* tz_info.dropped: events lost before the writer */
+	uint64_t corrupt_blocks; /* tz_info.corrupt_blocks */
+	int incomplete;		 /* any drop, corruption, or ring-mode loss */
+	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
+	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
+};
+
+/*
+ * Build the model from r over [from_ns, to_ns] (0 and UINT64_MAX for all).
+ * Returns 0 and *out (free with tza_model_free), or a negative tz_err with a
+ * one-line message in tz_reader_errmsg(r) or printed by the caller. Corrupt
+ * chunks are skipped and counted, not fatal.
+ */
+int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out);
+void tza_model_free(struct tza_model *m);
+
+/* Process by id ("PID.START_NS"), or NULL. */
+struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);
+
+/* The final image (last exec) or NULL when the process never exec'd. */
+const struct tza_exec *tza_proc_image(const struct tza_proc *p);
+
+/* Grouping keys (see tool.c's rule table). Strings owned by the model. */
+enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND };
+const char *tza_proc_key(struct tza_proc *p, enum tza_by by);
+
+#endif /* TRACER_MODEL_H */

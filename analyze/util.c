@@ -1,0 +1,144 @@
+/* util.c - messages, opening traces, parsing times and numbers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyze.h"
+
+void tza_err(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("tracer-analyze: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
+{
+	tz_reader *r = NULL;
+	int rc = tz_reader_open(&r, path, opts);
+	if (rc < 0) {
+		const char *m = r ? tz_reader_errmsg(r) : "";
+		if (m && *m)
+			tza_err("%s", m);
+		else
+			tza_err("'%s': %s", path, tz_strerror(rc));
+		tz_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int tza_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-') {
+		tza_err("%s: '%s' is not a number", opt, s ? s : "");
+		return -1;
+	}
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end) {
+		tza_err("%s: '%s' is not a number", opt, s);
+		return -1;
+	}
+	if (v < min || v > max) {
+		tza_err("%s: %llu is out of range [%llu, %llu]", opt, v, (unsigned long long)min,
+			(unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "90", "1.5", "1m30s", "2h", "250ms", "3us", "10ns" -> ns; -1 if malformed. */
+static int parse_rel(const char *s, uint64_t *out)
+{
+	long double total = 0;
+	const char *p = s;
+	if (!*p)
+		return -1;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long double v = strtold(p, &end);
+		if (end == p || errno || v < 0)
+			return -1;
+		p = end;
+		long double mul = 1e9L;
+		if (!strncmp(p, "ns", 2)) {
+			mul = 1;
+			p += 2;
+		} else if (!strncmp(p, "us", 2)) {
+			mul = 1e3L;
+			p += 2;
+		} else if (!strncmp(p, "ms", 2)) {
+			mul = 1e6L;
+			p += 2;
+		} else if (*p == 's') {
+			p++;
+		} else if (*p == 'm') {
+			mul = 60e9L;
+			p++;
+		} else if (*p == 'h') {
+			mul = 3600e9L;
+			p++;
+		} else if (*p == 'd') {
+			mul = 86400e9L;
+			p++;
+		} else if (*p) {
+			return -1;
+		}
+		total += v * mul;
+	}
+	if (total > 1.8e19L)
+		return -1;
+	*out = (uint64_t)total;
+	return 0;
+}
+
+int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_ns)
+{
+	const struct tz_info *in = tz_reader_info(r);
+	uint64_t rel;
+	if (s && strchr(s, 'T') && strchr(s, '-')) {
+		struct tm tm;
+		memset(&tm, 0, sizeof(tm));
+		const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+		long double frac = 0;
+		if (end && *end == '.') {
+			char *e2;
+			frac = strtold(end, &e2);
+			end = e2;
+		}
+		int utc = end && *end == 'Z';
+		if (utc)
+			end++;
+		if (!end || *end) {
+			tza_err("%s: '%s' is not a time (try 90, 1m30s or 2026-11-29T10:00:00)", opt, s);
+			return -1;
+		}
+		tm.tm_isdst = -1;
+		time_t t = utc ? timegm(&tm) : mktime(&tm);
+		int64_t want = (int64_t)t * 1000000000LL + (int64_t)(frac * 1e9L);
+		int64_t first_rt;
+		if (tz_reader_realtime(r, in->first_ts_ns, &first_rt) < 0) {
+			tza_err("%s: the trace has no clock anchor to convert wall-clock time", opt);
+			return -1;
+		}
+		int64_t d = want - first_rt;
+		*out_ns = d <= 0 ? in->first_ts_ns : in->first_ts_ns + (uint64_t)d;
+		return 0;
+	}
+	if (!s || parse_rel(s, &rel) < 0) {
+		tza_err("%s: '%s' is not a time (try 90, 1m30s or 2026-11-29T10:00:00)", opt,
+			s ? s : "");
+		return -1;
+	}
+	*out_ns = in->first_ts_ns + rel;
+	return 0;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tz.h - the .tz trace file library: writer, reader, index, recovery.
+ * Depends on libc, pthreads and libzstd only. docs/FORMAT.md is the byte-level
+ * specification; this header is the C interface to it.
+ *
+ * How to write a trace
+ *   1. tz_writer_open() (file, created 0600, O_EXCL unless TZ_W_OVERWRITE) or
+ *      tz_writer_open_mem() (in memory, for tests and fuzz seeds).
+ *   2. tz_writer_set_meta() for every key/value (hostname, kernel, ...).
+ *   3. tz_writer_add_type() for every event type (schema).
+ *   4. tz_writer_add() per event, in any timestamp order. Chunks are sealed by
+ *      size (opts.chunk_bytes) or age (opts.chunk_age_ns); compression runs in
+ *      a background thread when opts.threads > 0.
+ *   5. tz_writer_close(): seals the open chunk, writes the final metadata, the
+ *      index and the footer, fsyncs and frees. Its return value is the first
+ *      error the writer met.
+ *
+ * How to read a trace
+ *   1. tz_reader_open() / tz_reader_open_mem(). A file without a valid footer
+ *      (crash, truncation) is opened by scanning block headers forward; bad
+ *      blocks are skipped (resynchronising on the block magic) and counted.
+ *   2. tz_reader_info(), tz_reader_meta_get(), tz_reader_type_by_id().
+ *   3. tz_reader_iter(from, to, flags) then tz_reader_next() until it returns
+ *      0: events in timestamp order (stable tie-break: chunk sequence, then
+ *      position in chunk), touching only chunks that overlap [from, to].
+ *   4. tz_reader_free().
+ *
+ * Errors: functions return 0 (or a positive count) on success and a negative
+ * enum tz_err on failure; tz_strerror() names the code and
+ * tz_writer_errmsg()/tz_reader_errmsg() give a one-line detail such as
+ * "'run.tz': offset 81920: chunk 12: checksum mismatch". The library never
+ * prints and never exits. All handles accept NULL in their free functions.
+ */
+#ifndef TZ_H
+#define TZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pinned error codes: values never change. */
+enum tz_err {
+	TZ_OK = 0,
+	TZ_ERR_IO = -1,	       /* read/write/open failed (errno in the message) */
+	TZ_ERR_NOMEM = -2,     /* allocation failed */
+	TZ_ERR_INVAL = -3,     /* bad argument from the caller */
+	TZ_ERR_MAGIC = -4,     /* not a .tz file, or mangled (text-mode transfer) */
+	TZ_ERR_VERSION = -5,   /* major version this library does not know */
+	TZ_ERR_INCOMPAT = -6,  /* an unknown incompatible feature flag is set */
+	TZ_ERR_CORRUPT = -7,   /* a structure is inconsistent */
+	TZ_ERR_TRUNCATED = -8, /* the file ends inside a structure */
+	TZ_ERR_CHECKSUM = -9,  /* a checksum does not match */
+	TZ_ERR_ZSTD = -10,     /* zstd failed to (de)compress */
+	TZ_ERR_LIMIT = -11,    /* a size or count exceeds the reader's limits */
+	TZ_ERR_STATE = -12,    /* call not valid in the handle's state (sticky error) */
+	TZ_ERR_NOSPC = -13,    /* no space left on the device */
+	TZ_ERR_EXISTS = -14,   /* output exists and TZ_W_OVERWRITE not given */
+	TZ_ERR_UNKNOWN_TYPE = -15, /* event type not in the schema */
+	TZ_ERR__COUNT = 16
+};
+
+/* Static string for an error code ("checksum mismatch"); never NULL. */
+const char *tz_strerror(int err);
+
+/* ---------------------------------------------------------------- schema */
+
+/* Field types. Scalars are little-endian in the fixed part of an event. */
+enum tz_ftype {
+	TZ_F_U8 = 1,
+	TZ_F_U16 = 2,
+	TZ_F_U32 = 3,
+	TZ_F_U64 = 4,
+	TZ_F_I8 = 5,
+	TZ_F_I16 = 6,
+	TZ_F_I32 = 7,
+	TZ_F_I64 = 8,
+	TZ_F_CHARS = 9, /* fixed char array, NUL-padded (comm) */
+	TZ_F_BYTES = 10, /* fixed opaque bytes */
+	TZ_F_STR = 11,	 /* blob: a variable-length byte string (path) */
+	TZ_F_STRV = 12,	 /* blob: NUL-separated strings (argv), bytes exact */
+};
+
+/*
+ * One field of an event type. Fixed fields (U8..BYTES) live at [offset,
+ * offset+size) of the event's fixed part. Blob fields (STR, STRV) are the
+ * event's variable-length members: offset is the blob index, size is 0.
+ */
+struct tz_field {
+	const char *name; /* "utime_ns"; unique within its type */
+	uint8_t type;	  /* enum tz_ftype */
+	uint32_t offset;  /* byte offset in the fixed part, or blob index */
+	uint32_t size;	  /* bytes in the fixed part (0 for blobs) */
+	const char *unit; /* "ns", "KiB", "bytes", "count", "" */
+};
+
+/* Event type flags */
+#define TZ_TYPE_STATE 0x1 /* may appear in state blocks (process state) */
+
+/*
+ * One event type of the schema. Type ids are never reused; newer versions
+ * only append fields (fixed_size grows) and blobs. Readers skip unknown types
+ * by length and read missing trailing fields of older files as 0.
+ */
+struct tz_event_type {
+	uint16_t id;	     /* 1..0xfeff; 0 and 0xff00.. are reserved */
+	uint16_t version;    /* bumped when fields are appended */
+	const char *name;    /* "exec" */
+	uint32_t fixed_size; /* bytes of the fixed part */
+	uint32_t flags;	     /* TZ_TYPE_* */
+	uint16_t nfields;    /* entries in fields[] */
+	uint16_t nblobs;     /* how many of them are blobs */
+	const struct tz_field *fields;
+};
+
+/* Field lookup by name; NULL when absent. */
+const struct tz_field *tz_type_field(const struct tz_event_type *t, const char *name);
+
+/* --------------------------------------------------------------- events */
+
+/* A variable-length member of an event. Borrowed, never owned. */
+struct tz_blob {
+	const void *data;
+	uint32_t len; /* bytes */
+};
+
+/* Event flags (reader side) */
+#define TZ_EVF_STATE 0x1 /* from a state block, not a live event */
+
+/* One decoded event; valid until the next tz_reader_next()/iter/free. */
+struct tz_event {
+	const struct tz_event_type *type; /* NULL for a type not in the schema */
+	uint16_t type_id;
+	uint32_t flags;	     /* TZ_EVF_* */
+	uint64_t ts_ns;	     /* CLOCK_BOOTTIME ns */
+	const uint8_t *fixed; /* fixed part, little-endian */
+	uint32_t fixed_len;  /* bytes; may be shorter or longer than type->fixed_size */
+	uint32_t nblobs;
+	const struct tz_blob *blobs;
+	uint64_t chunk_seq;  /* sequence number of the chunk that held it */
+};
+
+/*
+ * Scalar field value, zero- or sign-extended to 64 bits. A field beyond
+ * fixed_len (older writer) or f == NULL reads as 0.
+ */
+uint64_t tz_event_u64(const struct tz_event *ev, const struct tz_field *f);
+int64_t tz_event_i64(const struct tz_event *ev, const struct tz_field *f);
+/* Blob by field (STR/STRV); an absent blob is {NULL, 0}. */
+struct tz_blob tz_event_blob(const struct tz_event *ev, const struct tz_field *f);
+/* CHARS/BYTES field: pointer into ev->fixed and its length (0 when absent). */
+const uint8_t *tz_event_bytes(const struct tz_event *ev, const struct tz_field *f, uint32_t *len);
+
+/* --------------------------------------------------------------- writer */
+
+typedef struct tz_writer tz_writer;
+
+/* Writer flags */
+#define TZ_W_OVERWRITE 0x1 /* replace an existing file (else TZ_ERR_EXISTS) */
+#define TZ_W_NO_FSYNC 0x2  /* do not fsync on seal/close (tests, benchmarks) */
+
+struct tz_writer;
+/*
+ * Called by the writer when it starts a state block (see FORMAT.md "state
+ * blocks"): the callee adds one event per living process with
+ * tz_writer_add_state(). Runs on the thread that called tz_writer_add() or
+ * tz_writer_flush(). Return 0 or a negative tz_err.
+ */
+typedef int (*tz_state_fn)(void *ctx, tz_writer *w);
+
+struct tz_writer_opts {
+	uint32_t flags;		/* TZ_W_* */
+	uint32_t chunk_bytes;	/* seal when uncompressed payload reaches this; 0 = 1 MiB */
+	uint64_t chunk_age_ns;	/* seal when the chunk is this old (by the
+				   CLOCK_BOOTTIME now); 0 = 1 s */
+	int level;		/* zstd level; 0 = 3 */
+	int threads;		/* 0 = compress in the caller, 1 = a background
+				   compression thread */
+	uint64_t ring_size;	/* bytes; 0 = linear file; else flight-recorder
+				   mode: the file never exceeds ring_size */
+	uint32_t state_every;	/* chunks between state blocks in a linear
+				   file; 0 = 64 (ring mode writes one per segment) */
+	tz_state_fn state_fn;	/* may be NULL: no state blocks */
+	void *state_ctx;
+};
+
+/*
+ * Create a trace at path (mode 0600) and write the file header. opts may be
+ * NULL for defaults. On success *out owns the handle (tz_writer_close or
+ * tz_writer_free). Errors: TZ_ERR_EXISTS, TZ_ERR_IO, TZ_ERR_NOMEM,
+ * TZ_ERR_INVAL (ring_size too small: under 4 chunk_bytes).
+ */
+int tz_writer_open(tz_writer **out, const char *path, const struct tz_writer_opts *opts);
+/* Same, into a growing memory buffer; see tz_writer_mem_take(). */
+int tz_writer_open_mem(tz_writer **out, const struct tz_writer_opts *opts);
+
+/* Metadata key/value (UTF-8, no NUL inside). A key set again replaces the
+ * value; values set after the first event land in the final metadata block
+ * written at close. */
+int tz_writer_set_meta(tz_writer *w, const char *key, const char *value);
+
+/* Register an event type. Copied; call before the first tz_writer_add() of
+ * that type. Errors: TZ_ERR_INVAL (bad id, duplicate, field out of bounds). */
+int tz_writer_add_type(tz_writer *w, const struct tz_event_type *t);
+
+/*
+ * Append one event. fixed is copied (fixed_len bytes, normally the type's
+ * fixed_size); blobs[0..nblobs) are copied and interned per chunk. ts_ns is
+ * CLOCK_BOOTTIME. Errors: TZ_ERR_UNKNOWN_TYPE, TZ_ERR_IO/NOSPC (sticky),
+ * TZ_ERR_NOMEM.
+ */
+int tz_writer_add(tz_writer *w, uint16_t type, uint64_t ts_ns, const void *fixed,
+		  uint32_t fixed_len, const struct tz_blob *blobs, uint32_t nblobs);
+
+/* From inside a tz_state_fn only: one event of a TZ_TYPE_STATE type. */
+int tz_writer_add_state(tz_writer *w, uint16_t type, uint64_t ts_ns, const void *fixed,
+			uint32_t fixed_len, const struct tz_blob *blobs, uint32_t nblobs);
+
+/* Events lost before reaching the writer (ring buffer full...); stored in
+ * the next chunk's header as "dropped since previous chunk". */
+void tz_writer_note_dropped(tz_writer *w, uint64_t n);
+
+/* Seal the open chunk now, if it has events and is older than chunk_age_ns
+ * (force != 0: regardless of age). Call periodically from an idle loop. */
+int tz_writer_flush(tz_writer *w, int force);
+
+/* Seal, write final metadata, index and footer, fsync, free. Returns the
+ * first error met during the writer's life (0 if none). w is freed always. */
+int tz_writer_close(tz_writer *w);
+
+/* Free without finishing the file (what a crash leaves; used by tests). */
+void tz_writer_free(tz_writer *w);
+
+/* After tz_writer_close() of a memory writer: not possible, so memory
+ * writers are finished with this instead: seals and finishes like close,
+ * hands the buffer (malloc'd, caller frees) and frees w. */
+int tz_writer_mem_take(tz_writer *w, void **buf, size_t *len);
+
+/* One-line detail of the last error ("" if none); owned by w. */
+const char *tz_writer_errmsg(const tz_writer *w);
+
+/* Writer statistics (for the recorder's summary and bench). */
+struct tz_writer_stats {
+	uint64_t events;	     /* events accepted */
+	uint64_t chunks;	     /* chunks sealed */
+	uint64_t bytes_in;	     /* uncompressed payload bytes */
+	uint64_t bytes_out;	     /* bytes written to the file */
+	uint64_t dropped;	     /* sum of tz_writer_note_dropped() */
+};
+void tz_writer_stats(const tz_writer *w, struct tz_writer_stats *st);
+
+/* --------------------------------------------------------------- reader */
+
+typedef struct tz_reader tz_reader;
+
+/* Reader flags */
+#define TZ_R_SCAN 0x1	/* ignore the footer index; rebuild by scanning */
+
+struct tz_reader_opts {
+	uint32_t flags;	   /* TZ_R_* */
+	uint64_t max_chunk; /* largest uncompressed chunk accepted; 0 = 64 MiB */
+};
+
+/*
+ * Open path (or a caller-owned buffer that must outlive the reader) and
+ * read header, metadata, schema and index (from the footer, else by scan).
+ * name is used in messages. On failure *out is still set when a handle
+ * could be made, so tz_reader_errmsg() can be read; free it either way.
+ * Errors: TZ_ERR_IO, TZ_ERR_MAGIC, TZ_ERR_VERSION, TZ_ERR_INCOMPAT,
+ * TZ_ERR_TRUNCATED (not even a header), TZ_ERR_NOMEM.
+ */
+int tz_reader_open(tz_reader **out, const char *path, const struct tz_reader_opts *opts);
+int tz_reader_open_mem(tz_reader **out, const void *buf, size_t len, const char *name,
+		       const struct tz_reader_opts *opts);
+void tz_reader_free(tz_reader *r);
+const char *tz_reader_errmsg(const tz_reader *r);
+
+/* Whole-file facts. */
+struct tz_info {
+	uint16_t major, minor;	/* format version of the file */
+	uint64_t compat_flags;	/* ignorable feature flags */
+	uint64_t ro_flags;	/* read-only-compatible feature flags */
+	uint64_t incompat_flags;
+	uint8_t uuid[16];	/* file UUID */
+	uint8_t boot_id[16];	/* /proc/sys/kernel/random/boot_id */
+	int ring;		/* 1 if written in ring (flight-recorder) mode */
+	int has_footer;		/* 0: crashed or truncated, index rebuilt by scan */
+	uint64_t file_size;	/* bytes */
+	uint64_t chunks;	/* readable chunks */
+	uint64_t state_blocks;	/* readable state blocks */
+	uint64_t events;	/* events in readable chunks (from chunk headers) */
+	uint64_t bytes_compressed, bytes_uncompressed; /* chunk payloads */
+	uint64_t first_ts_ns, last_ts_ns; /* CLOCK_BOOTTIME range of events */
+	uint64_t dropped;	/* sum of chunk headers' dropped counts */
+	uint64_t corrupt_blocks; /* blocks skipped as damaged */
+	uint64_t corrupt_first_offset; /* file offset of the first one */
+};
+const struct tz_info *tz_reader_info(const tz_reader *r);
+
+/* Metadata: count, by index, by key (NULL if absent); strings owned by r.
+ * Later values of a key (final metadata) win. */
+size_t tz_reader_meta_count(const tz_reader *r);
+int tz_reader_meta_at(const tz_reader *r, size_t i, const char **key, const char **value);
+const char *tz_reader_meta_get(const tz_reader *r, const char *key);
+
+/* Schema: count, by index, by id (NULL if unknown); owned by r. */
+size_t tz_reader_type_count(const tz_reader *r);
+const struct tz_event_type *tz_reader_type_at(const tz_reader *r, size_t i);
+const struct tz_event_type *tz_reader_type_by_id(const tz_reader *r, uint16_t id);
+
+/* Convert CLOCK_BOOTTIME ns to CLOCK_REALTIME ns with the nearest clock
+ * anchor (header, chunk headers, footer). Returns 0, or TZ_ERR_INVAL when
+ * the file has no anchor. */
+int tz_reader_realtime(const tz_reader *r, uint64_t boot_ns, int64_t *realtime_ns);
+
+/* Iteration flags */
+#define TZ_IT_STATE 0x1 /* also yield state-block events (TZ_EVF_STATE) */
+
+/*
+ * Start an iteration over events with from_ns <= ts_ns <= to_ns (0 and
+ * UINT64_MAX for all), in timestamp order. Only chunks whose time range
+ * overlaps the window are decompressed. With TZ_IT_STATE, the events of the
+ * newest state block at or before from_ns come first, then every state block
+ * inside the window in order.
+ */
+int tz_reader_iter(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags);
+
+/*
+ * Next event: 1 and *ev set; 0 at the end; negative on a fatal error. A
+ * damaged chunk met during iteration is skipped and counted in
+ * info->corrupt_blocks (the detail stays in tz_reader_errmsg()), never fatal.
+ */
+int tz_reader_next(tz_reader *r, const struct tz_event **ev);
+
+/* Chunks decompressed since open (to prove seeks touch only what they must). */
+uint64_t tz_reader_chunks_decoded(const tz_reader *r);
+
+/* A block as found in the file, for `verify` and `info`. */
+struct tz_block_info {
+	uint64_t offset;    /* file offset of the block header */
+	uint32_t type;	    /* block type (FORMAT.md) */
+	uint64_t size;	    /* bytes on disk, header included */
+	uint64_t seq;	    /* chunk sequence number, if a chunk */
+	uint64_t events;    /* events, if a chunk */
+	uint64_t min_ts_ns, max_ts_ns;
+	int status;	    /* 0 ok, else the tz_err that makes it unreadable */
+	const char *what;   /* "chunk", "state", "index", ...; static */
+};
+/* Walk every block, checking all checksums and decompressing chunks.
+ * cb returns non-zero to stop. Returns the number of bad blocks (>= 0) or a
+ * negative tz_err when the file cannot be walked at all. */
+int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_info *b),
+		     void *ctx);
+
+/*
+ * Write every readable block of r as a clean linear file at out_path (ring
+ * files are unrolled in sequence order; the index and footer are rebuilt).
+ * Fails with TZ_ERR_EXISTS unless overwrite. Returns chunks written (>= 0)
+ * or a negative tz_err; detail in tz_reader_errmsg(r).
+ */
+int tz_recover(tz_reader *r, const char *out_path, int overwrite);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TZ_H */

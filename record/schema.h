@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * schema.h - the .tz schema of tracer's events, built from bpf/events.h with
+ * offsetof/sizeof so the file describes the structs truthfully. Used by the
+ * recorder to write traces and by tests to synthesise them. No libbpf here.
+ */
+#ifndef TRACER_SCHEMA_H
+#define TRACER_SCHEMA_H
+
+#include <stddef.h>
+
+#include "bpf/events.h"
+#include "tz.h"
+
+/*
+ * Every event type tracer writes, ordered by id; *n receives the count.
+ * Static storage, never freed. The fixed part of an event in the .tz file is
+ * the struct *without* struct ev_hdr (type and ts_ns travel in the event
+ * encoding), so field offsets are relative to the byte after the header.
+ */
+const struct tz_event_type *tracer_schema(size_t *n);
+
+/* Register every type with w. Returns 0 or the first negative tz_err. */
+int tracer_schema_register(tz_writer *w);
+
+/*
+ * Split a raw ring-buffer record (header + fixed + tail, as the BPF side
+ * wrote it) into the fixed part and blobs for tz_writer_add(). blobs must
+ * hold 4 entries. Returns the blob count (>= 0), or -1 when the record is
+ * malformed (size smaller than its struct, tail lengths beyond size).
+ */
+int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_t *fixed_len,
+		       struct tz_blob *blobs);
+
+/* Write one raw record (as above) with tz_writer_add(); the state variant
+ * uses tz_writer_add_state(). Returns 0, -1 when malformed, or a tz_err. */
+int tracer_event_write(tz_writer *w, const void *rec, size_t size);
+int tracer_event_write_state(tz_writer *w, const void *rec, size_t size);
+
+#endif /* TRACER_SCHEMA_H */

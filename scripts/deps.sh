@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install, with apt-get, only the Debian packages tracer needs that are missing.
+# Usage: scripts/deps.sh [--demo]   (--demo adds the sample pipeline's tools)
+set -euo pipefail
+pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
+      gnuplot-nox libelf-dev zlib1g-dev pkg-config)
+if [ "${1:-}" = "--demo" ]; then
+	pkgs+=(bwa samtools bcftools)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages (${missing[*]}) and not root: run as root or install them" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

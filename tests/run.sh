@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run every test: cmocka unit binaries, fuzz-corpus replays, integration scripts.
+# Usage: O=build tests/run.sh [unit|integration|all]
+# Each entry runs under a time bound; the last line is "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+O=${O:-build}
+what=${1:-all}
+export O TRACER_RECORD="$PWD/$O/tracer-record" TRACER_ANALYZE="$PWD/$O/tracer-analyze"
+export TESTS_HELPERS="$PWD/$O/tests/helpers" TESTS_DIR="$PWD/tests"
+pass=0 fail=0 skip=0 failed=()
+logdir=$(mktemp -d /tmp/tracer-tests.XXXXXX)
+
+run() { # name timeout cmd...
+	local name=$1 t=$2; shift 2
+	local log="$logdir/${name//\//_}.log" rc
+	local t0=$SECONDS
+	timeout -k 5 "$t" "$@" >"$log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1)); printf '  PASS  %-44s %3ds\n' "$name" $((SECONDS - t0))
+	elif [ $rc -eq 77 ]; then
+		skip=$((skip + 1)); printf '  SKIP  %-44s %s\n' "$name" "$(tail -n1 "$log")"
+	else
+		fail=$((fail + 1)); failed+=("$name")
+		printf '  FAIL  %-44s rc=%d (log: %s)\n' "$name" $rc "$log"
+		tail -n 30 "$log" | sed 's/^/        | /'
+	fi
+}
+
+if [ "$what" = all ] || [ "$what" = unit ]; then
+	for t in "$O"/tests/test_*; do
+		[ -x "$t" ] || continue
+		run "unit/$(basename "$t")" 300 "$t"
+	done
+	for t in "$O"/tests/fuzz_*-replay; do
+		[ -x "$t" ] || continue
+		n=$(basename "$t" -replay)
+		run "fuzz-replay/$n" 300 "$t" tests/fuzz/corpus tests/data/bad
+	done
+fi
+if [ "$what" = all ] || [ "$what" = integration ]; then
+	for t in tests/integration/[0-9]*.sh; do
+		[ -f "$t" ] || continue
+		run "integration/$(basename "$t" .sh)" 600 bash "$t"
+	done
+fi
+echo
+[ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[*]}"
+[ $skip -gt 0 ] && echo "$skip skipped"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
