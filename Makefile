@@ -47,7 +47,7 @@ all: $(O)/tracer-record $(O)/tracer-analyze
 # ---------------------------------------------------------------- format/
 FORMAT_SRC := $(wildcard format/*.c)
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(O)/%.o)
-FORMAT_LIBS := -lzstd -lpthread
+FORMAT_LIBS := -lzstd -lxxhash -lpthread
 
 $(O)/libtz.a: $(FORMAT_OBJ)
 	$(call msg,AR,$@)

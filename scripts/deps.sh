@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [--demo]   (--demo adds the sample pipeline's tools)
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
-      gnuplot-nox libelf-dev zlib1g-dev pkg-config)
+      gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3)
 if [ "${1:-}" = "--demo" ]; then
 	pkgs+=(bwa samtools bcftools)
 fi
