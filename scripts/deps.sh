@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
       gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3)
 if [ "${1:-}" = "--demo" ]; then
-	pkgs+=(bwa samtools bcftools)
+	pkgs+=(bwa samtools bcftools bowtie2-examples)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
