@@ -164,8 +164,9 @@ test-asan:
 	$(Q)$(MAKE) --no-print-directory O=build-asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test
 
-demo: all
-	$(Q)scripts/demo.sh
+# demo.sh installs what is missing first, then builds (so no `all` prerequisite)
+demo:
+	$(Q)O=$(O) scripts/demo.sh
 
 deps:
 	$(Q)scripts/deps.sh
