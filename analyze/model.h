@@ -48,7 +48,14 @@ struct tza_failed_exec {
 #define TZA_P_REPARENTED 0x08	/* parent at exit differs from fork-time parent */
 #define TZA_P_FROM_STATE 0x10	/* known only from a state block (ring mode, slice) */
 #define TZA_P_ARGV_TRUNCATED 0x20 /* final image's argv was cut (--argv-max) */
-#define TZA_P_ORPHAN 0x40	/* parent pid known but its process is not in the trace */
+#define TZA_P_ORPHAN 0x40	/* parent pid known but its process is not in the trace
+				   (see tza_model_build for the exact rule) */
+#define TZA_P_KTHREAD 0x80	/* kernel thread (EV_STATE_KTHREAD in a snapshot) */
+
+/* tza_exec.flags bit beside EV_EXEC_*: the image is known from a snapshot or
+ * state block (EV_PROC_STATE), not from an exec event; ts_ns is then the
+ * state event's time and filename is NULL. */
+#define TZA_EXEC_FROM_STATE 0x80000000u
 
 /* One process: a thread group from its fork (or first sight) to its exit. */
 struct tza_proc {
@@ -106,6 +113,8 @@ struct tza_model {
 	int incomplete;		 /* any drop, corruption, or ring-mode loss */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
+	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
+	uint64_t unknown_events; /* events of types this build does not know (skipped) */
 };
 
 /*
@@ -113,6 +122,19 @@ struct tza_model {
  * Returns 0 and *out (free with tza_model_free), or a negative tz_err with a
  * one-line message in tz_reader_errmsg(r) or printed by the caller. Corrupt
  * chunks are skipped and counted, not fatal.
+ *
+ * Rules: a fork starts a process (pid, child_start_ns) under the fork-time
+ * parent (parent_tgid); exec/exit/state events find it by pid and start_ns,
+ * and one that matches no living process starts a new one (TZA_P_NO_FORK,
+ * or TZA_P_FROM_STATE / TZA_P_PRE_EXISTING for state events). A new process
+ * on a pid still "alive" ends the old instance (TZA_P_NO_EXIT). Parents not
+ * known at fork time are resolved at the end to the process with that pid
+ * alive at the child's start; a link that would make a cycle is refused.
+ * TZA_P_ORPHAN: no parent in the trace, ppid != 0, not pre-existing, and
+ * either first seen without a fork or the trace is incomplete and its ppid
+ * differs from the recording root's. The model is incomplete when any drop
+ * counter is non-zero, chunks were dropped or corrupt, or a process was seen
+ * without its fork.
  */
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out);
 void tza_model_free(struct tza_model *m);
@@ -122,6 +144,10 @@ struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);
 
 /* The final image (last exec) or NULL when the process never exec'd. */
 const struct tza_exec *tza_proc_image(const struct tza_proc *p);
+
+/* The image the process runs: its own final image, else (a fork that never
+ * exec'd, e.g. a subshell) the nearest ancestor's; NULL when none is known. */
+const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p);
 
 /* Grouping keys (see tool.c's rule table). Strings owned by the model. */
 enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND };

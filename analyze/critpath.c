@@ -1,0 +1,178 @@
+/* critpath.c - the critical path of the recorded command (report.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* The recorded command's root: the first root that was started during the
+ * recording, else the pre-existing root with the most children. */
+static struct tza_proc *pick_root(const struct tza_model *m)
+{
+	struct tza_proc *best = NULL;
+	for (uint32_t i = 0; i < m->nroots; i++) {
+		struct tza_proc *p = m->roots[i];
+		if (!(p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD | TZA_P_FROM_STATE)))
+			return p;
+	}
+	for (uint32_t i = 0; i < m->nroots; i++) {
+		struct tza_proc *p = m->roots[i];
+		if (p->flags & TZA_P_KTHREAD)
+			continue;
+		if (!best || p->nchildren > best->nchildren)
+			best = p;
+	}
+	return best;
+}
+
+struct frame {
+	struct tza_proc *p;
+	uint64_t lo, t;
+};
+
+static const struct tza_model *sort_model;
+static int cmp_end_desc(const void *a, const void *b)
+{
+	const struct tza_proc *x = *(struct tza_proc *const *)a, *y = *(struct tza_proc *const *)b;
+	uint64_t ex = tza_proc_end(sort_model, x), ey = tza_proc_end(sort_model, y);
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
+	/* same end: the one that ran longer released the waiter */
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct tza_proc *x = *(struct tza_proc *const *)a, *y = *(struct tza_proc *const *)b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_tool(const void *a, const void *b)
+{
+	const struct tza_crit_tool *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->tool, y->tool);
+}
+
+static int cmp_tool_name(const void *a, const void *b)
+{
+	const struct tza_crit_tool *x = a, *y = b;
+	return strcmp(x->tool, y->tool);
+}
+
+int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
+{
+	uint32_t n = m->nprocs;
+	memset(c, 0, sizeof(*c));
+	c->proc_ns = calloc(n ? n : 1, sizeof(*c->proc_ns));
+	if (!c->proc_ns)
+		return -1;
+	c->root = pick_root(m);
+	if (!c->root)
+		return 0;
+	struct tza_proc *root = c->root;
+	c->start_ns = root->start_ns < m->t0_ns ? m->t0_ns : root->start_ns;
+	c->end_ns = tza_proc_end(m, root);
+	if (c->end_ns < c->start_ns)
+		c->end_ns = c->start_ns;
+	c->makespan_ns = c->end_ns - c->start_ns;
+
+	/* children of every process, by end (latest first); one cursor each */
+	uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *cur = calloc(n ? n : 1, sizeof(*cur));
+	struct tza_proc **kids = malloc((n ? n : 1) * sizeof(*kids));
+	struct frame *st = malloc((n + 1) * sizeof(*st));
+	c->path = malloc((n ? n : 1) * sizeof(*c->path));
+	if (!off || !cur || !kids || !st || !c->path)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++)
+		if (m->procs[i]->parent)
+			off[m->procs[i]->parent->index + 1]++;
+	for (uint32_t i = 0; i < n; i++)
+		off[i + 1] += off[i];
+	for (uint32_t i = 0; i < n; i++)
+		cur[i] = off[i];
+	for (uint32_t i = 0; i < n; i++) {
+		struct tza_proc *p = m->procs[i];
+		if (p->parent)
+			kids[cur[p->parent->index]++] = p;
+	}
+	sort_model = m;
+	for (uint32_t i = 0; i < n; i++) {
+		qsort(kids + off[i], off[i + 1] - off[i], sizeof(*kids), cmp_end_desc);
+		cur[i] = off[i];
+	}
+
+	uint32_t sp = 0;
+	st[sp++] = (struct frame){root, c->start_ns, c->end_ns};
+	c->path[c->npath++] = root;
+	while (sp) {
+		struct frame *fr = &st[sp - 1];
+		uint32_t pi = fr->p->index;
+		struct tza_proc *next = NULL;
+		uint64_t e = 0;
+		while (cur[pi] < off[pi + 1]) {
+			struct tza_proc *k = kids[cur[pi]];
+			e = tza_proc_end(m, k);
+			if (e > fr->t || k->start_ns >= e) {
+				cur[pi]++;
+				continue;
+			}
+			if (e > fr->lo)
+				next = k;
+			break;
+		}
+		if (!next) {
+			c->proc_ns[pi] += fr->t - fr->lo;
+			sp--;
+			continue;
+		}
+		cur[pi]++;
+		c->proc_ns[pi] += fr->t - e;
+		uint64_t lo = next->start_ns > fr->lo ? next->start_ns : fr->lo;
+		fr->t = lo;
+		st[sp++] = (struct frame){next, lo, e};
+		c->path[c->npath++] = next;
+	}
+	qsort(c->path, c->npath, sizeof(*c->path), cmp_start);
+
+	/* attribution per group key */
+	c->by_tool = calloc(c->npath ? c->npath : 1, sizeof(*c->by_tool));
+	if (!c->by_tool)
+		goto fail;
+	struct tza_crit_tool *tmp = c->by_tool;
+	for (uint32_t i = 0; i < c->npath; i++)
+		tmp[i] = (struct tza_crit_tool){tza_proc_key(c->path[i], by),
+						c->proc_ns[c->path[i]->index]};
+	qsort(tmp, c->npath, sizeof(*tmp), cmp_tool_name);
+	uint32_t nt = 0;
+	for (uint32_t i = 0; i < c->npath; i++) {
+		if (nt && !strcmp(tmp[nt - 1].tool, tmp[i].tool))
+			tmp[nt - 1].ns += tmp[i].ns;
+		else
+			tmp[nt++] = tmp[i];
+	}
+	c->ntools = nt;
+	qsort(c->by_tool, nt, sizeof(*c->by_tool), cmp_tool);
+	free(off);
+	free(cur);
+	free(kids);
+	free(st);
+	return 0;
+fail:
+	free(off);
+	free(cur);
+	free(kids);
+	free(st);
+	tza_crit_free(c);
+	return -1;
+}
+
+void tza_crit_free(struct tza_crit *c)
+{
+	free(c->proc_ns);
+	free(c->path);
+	free(c->by_tool);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,462 @@
+/* report.c - shared analysis helpers (report.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+
+int tza_load(const char *path, tz_reader **r, struct tza_model **m)
+{
+	*m = NULL;
+	*r = tza_open(path, NULL);
+	if (!*r)
+		return -1;
+	int rc = tza_model_build(*r, 0, UINT64_MAX, m);
+	if (rc < 0) {
+		const char *msg = tz_reader_errmsg(*r);
+		if (msg && *msg)
+			tza_err("%s", msg);
+		else
+			tza_err("'%s': %s", path, tz_strerror(rc));
+		tz_reader_free(*r);
+		*r = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void tza_unload(tz_reader *r, struct tza_model *m)
+{
+	tza_model_free(m);
+	tz_reader_free(r);
+}
+
+int tza_parse_by(const char *opt, const char *s, enum tza_by *by)
+{
+	if (!strcmp(s, "exe"))
+		*by = TZA_BY_EXE;
+	else if (!strcmp(s, "tool"))
+		*by = TZA_BY_TOOL;
+	else if (!strcmp(s, "command"))
+		*by = TZA_BY_COMMAND;
+	else {
+		tza_err("%s: '%s' is not one of exe, tool, command", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+const char *tza_meta_any(tz_reader *r, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		const char *v = tz_reader_meta_get(r, *keys);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+void tza_machine_get(tz_reader *r, struct tza_machine *mi)
+{
+	static const char *const cpus[] = {"cpus", "ncpus", "nr_cpus", "cpu_count",
+					   "cpus_online", NULL};
+	static const char *const memk[] = {"mem_total_kib", "memory_kib", "mem_kib",
+					   "memtotal_kib", NULL};
+	static const char *const memb[] = {"mem_total_bytes", "memory_bytes", "mem_bytes",
+					   "memory", NULL};
+	const char *v;
+	memset(mi, 0, sizeof(*mi));
+	if ((v = tza_meta_any(r, cpus)))
+		mi->ncpus = (unsigned)strtoul(v, NULL, 10);
+	if ((v = tza_meta_any(r, memk)))
+		mi->mem_kib = strtoull(v, NULL, 10);
+	else if ((v = tza_meta_any(r, memb)))
+		mi->mem_kib = strtoull(v, NULL, 10) / 1024;
+}
+
+uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p)
+{
+	uint64_t e = (p->flags & TZA_P_NO_EXIT) ? m->t1_ns : p->end_ns;
+	return e < p->start_ns ? p->start_ns : e;
+}
+
+int tza_proc_failed(const struct tza_proc *p)
+{
+	return !(p->flags & TZA_P_NO_EXIT) && (p->signal || p->exit_code != 0);
+}
+
+/* ------------------------------------------------------------ profile */
+
+struct tza_profile {
+	uint64_t *t;
+	double *cum;  /* CPU ns used before t[i] */
+	double *rate; /* cores in use from t[i] to t[i+1] */
+	uint32_t n;
+};
+
+struct step {
+	uint64_t t;
+	double d;
+};
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+struct tza_profile *tza_profile_new(const struct tza_model *m)
+{
+	struct tza_profile *pr = calloc(1, sizeof(*pr));
+	struct step *s = malloc((2 * (size_t)m->nprocs + 1) * sizeof(*s));
+	if (!pr || !s)
+		goto fail;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		uint64_t a = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns;
+		uint64_t b = tza_proc_end(m, p);
+		if (b <= a || !tza_proc_cpu(p))
+			continue;
+		double rate = (double)tza_proc_cpu(p) / (double)(b - a);
+		s[n++] = (struct step){a, rate};
+		s[n++] = (struct step){b, -rate};
+	}
+	qsort(s, n, sizeof(*s), cmp_step);
+	pr->t = malloc((n + 1) * sizeof(*pr->t));
+	pr->cum = malloc((n + 1) * sizeof(*pr->cum));
+	pr->rate = malloc((n + 1) * sizeof(*pr->rate));
+	if (!pr->t || !pr->cum || !pr->rate)
+		goto fail;
+	double rate = 0, cum = 0;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (k && pr->t[k - 1] == s[i].t) {
+			rate += s[i].d;
+			pr->rate[k - 1] = rate < 0 ? 0 : rate;
+			continue;
+		}
+		if (k)
+			cum += pr->rate[k - 1] * (double)(s[i].t - pr->t[k - 1]);
+		rate += s[i].d;
+		pr->t[k] = s[i].t;
+		pr->cum[k] = cum;
+		pr->rate[k] = rate < 0 ? 0 : rate;
+		k++;
+	}
+	pr->n = k;
+	free(s);
+	return pr;
+fail:
+	free(s);
+	tza_profile_free(pr);
+	return NULL;
+}
+
+static double prof_at(const struct tza_profile *pr, uint64_t x)
+{
+	uint32_t lo = 0, hi = pr->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pr->t[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	return pr->cum[lo - 1] + pr->rate[lo - 1] * (double)(x - pr->t[lo - 1]);
+}
+
+double tza_profile_cpu_ns(const struct tza_profile *pr, uint64_t a, uint64_t b)
+{
+	return b > a ? prof_at(pr, b) - prof_at(pr, a) : 0;
+}
+
+void tza_profile_free(struct tza_profile *pr)
+{
+	if (!pr)
+		return;
+	free(pr->t);
+	free(pr->cum);
+	free(pr->rate);
+	free(pr);
+}
+
+/* ------------------------------------------------------------- groups */
+
+const char *const tza_flag_names[5] = {"serial_bottleneck", "io_bound", "memory_heavy",
+				       "spawn_overhead", "failed"};
+
+double tza_group_cores(const struct tza_group *g)
+{
+	return g->wall_ns ? (double)g->cpu_ns / (double)g->wall_ns : 0;
+}
+
+struct keyed {
+	const char *key;
+	struct tza_proc *p;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return x->p->index < y->p->index ? -1 : x->p->index > y->p->index;
+}
+
+static int cmp_group_cpu(const void *a, const void *b)
+{
+	const struct tza_group *x = a, *y = b;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	if (x->wall_ns != y->wall_ns)
+		return x->wall_ns > y->wall_ns ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+#define SEC 1000000000ULL
+
+static void decide_flags(struct tza_group *g, const struct tza_crit *c,
+			 const struct tza_machine *mi)
+{
+	double cores = tza_group_cores(g);
+	/* long on the critical path, about one core, the machine mostly idle */
+	if (c && c->makespan_ns && g->critical_ns >= SEC &&
+	    (double)g->critical_ns >= 0.10 * (double)c->makespan_ns && cores <= 1.5 &&
+	    mi->ncpus >= 2 && g->machine_cores <= 0.6 * mi->ncpus)
+		g->flags |= TZA_G_SERIAL;
+	/* low CPU%, high I/O: under 30% of a core, at least 4 MiB/s of I/O */
+	double io = (double)(g->rchar + g->wchar > g->read_bytes + g->write_bytes
+				     ? g->rchar + g->wchar
+				     : g->read_bytes + g->write_bytes);
+	if (g->wall_ns >= SEC && cores < 0.3 && io / ((double)g->wall_ns / 1e9) >= 4.0 * 1048576)
+		g->flags |= TZA_G_IO;
+	if (mi->mem_kib && g->peak_rss_kib * 2 >= mi->mem_kib)
+		g->flags |= TZA_G_MEM;
+	if (g->count >= 1000 && g->wall_ns / g->count <= 50000000ULL)
+		g->flags |= TZA_G_SPAWN;
+	if (g->failed)
+		g->flags |= TZA_G_FAILED;
+}
+
+int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
+	       const struct tza_machine *mi, struct tza_group **out, uint32_t *nout)
+{
+	uint32_t n = m->nprocs, ng = 0;
+	struct keyed *k = malloc((n ? n : 1) * sizeof(*k));
+	struct tza_group *g = calloc(n ? n : 1, sizeof(*g));
+	struct tza_profile *pr = tza_profile_new(m);
+	double *mc_w = calloc(n ? n : 1, sizeof(double));
+	if (!k || !g || !pr || !mc_w) {
+		free(k);
+		free(g);
+		free(mc_w);
+		tza_profile_free(pr);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		k[i] = (struct keyed){tza_proc_key(m->procs[i], by), m->procs[i]};
+	qsort(k, n, sizeof(*k), cmp_keyed);
+	for (uint32_t i = 0; i < n; i++) {
+		struct tza_proc *p = k[i].p;
+		if (!ng || strcmp(g[ng - 1].key, k[i].key)) {
+			g[ng].key = k[i].key;
+			g[ng].first_ns = UINT64_MAX;
+			ng++;
+		}
+		struct tza_group *x = &g[ng - 1];
+		uint64_t s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns
+										      : p->start_ns;
+		uint64_t e = tza_proc_end(m, p);
+		uint64_t wall = e > s ? e - s : 0;
+		x->count++;
+		x->wall_ns += wall;
+		if (s < x->first_ns)
+			x->first_ns = s;
+		if (e > x->last_ns)
+			x->last_ns = e;
+		x->cpu_ns += tza_proc_cpu(p);
+		if (wall) {
+			double cores = (double)tza_proc_cpu(p) / (double)wall;
+			if (cores > x->max_cores)
+				x->max_cores = cores;
+		}
+		if (p->maxrss_kib > x->peak_rss_kib)
+			x->peak_rss_kib = p->maxrss_kib;
+		x->rchar += p->rchar;
+		x->wchar += p->wchar;
+		x->syscr += p->syscr;
+		x->syscw += p->syscw;
+		x->read_bytes += p->read_bytes;
+		x->write_bytes += p->write_bytes;
+		x->failed += tza_proc_failed(p) ? 1 : 0;
+		x->execs_failed += p->nfailed;
+		uint64_t cns = c && c->proc_ns ? c->proc_ns[p->index] : 0;
+		if (cns) {
+			x->critical_ns += cns;
+			if (wall)
+				x->machine_cores += (double)cns * tza_profile_cpu_ns(pr, s, e) /
+						    (double)wall;
+		}
+	}
+	for (uint32_t i = 0; i < ng; i++) {
+		if (g[i].critical_ns)
+			g[i].machine_cores /= (double)g[i].critical_ns;
+		if (g[i].first_ns == UINT64_MAX)
+			g[i].first_ns = 0;
+		decide_flags(&g[i], c, mi);
+	}
+	qsort(g, ng, sizeof(*g), cmp_group_cpu);
+	free(k);
+	free(mc_w);
+	tza_profile_free(pr);
+	*out = g;
+	*nout = ng;
+	return 0;
+}
+
+/* ---------------------------------------------------------- formatting */
+
+const char *tza_fmt_dur(char *buf, size_t size, uint64_t ns)
+{
+	if (ns >= 3600 * SEC)
+		snprintf(buf, size, "%lluh%02llum%02llus", (unsigned long long)(ns / (3600 * SEC)),
+			 (unsigned long long)(ns / (60 * SEC) % 60),
+			 (unsigned long long)(ns / SEC % 60));
+	else if (ns >= 60 * SEC)
+		snprintf(buf, size, "%llum%02llus", (unsigned long long)(ns / (60 * SEC)),
+			 (unsigned long long)(ns / SEC % 60));
+	else if (ns >= SEC)
+		snprintf(buf, size, "%.3fs", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, size, "%.1fms", (double)ns / 1e6);
+	else
+		snprintf(buf, size, "%lluus", (unsigned long long)(ns / 1000));
+	return buf;
+}
+
+const char *tza_fmt_bytes(char *buf, size_t size, uint64_t b)
+{
+	static const char *const u[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+	if (b < 1024) {
+		snprintf(buf, size, "%llu B", (unsigned long long)b);
+		return buf;
+	}
+	double v = (double)b / 1024;
+	int i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, size, "%.1f %s", v, u[i]);
+	return buf;
+}
+
+const char *tza_fmt_count(char *buf, size_t size, uint64_t n)
+{
+	char t[32];
+	int len = snprintf(t, sizeof(t), "%llu", (unsigned long long)n), o = 0;
+	for (int i = 0; i < len && (size_t)o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = t[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+double tza_secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static int safe_char(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("_./:=+,@%^-", c);
+}
+
+size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len)
+{
+	size_t i, out = 0;
+	int plain = len > 0, printable = 1;
+	for (i = 0; i < len; i++) {
+		if (!s[i] || !safe_char(s[i]))
+			plain = 0;
+		if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\'')
+			printable = 0;
+		else if (s[i] >= 0x80) {
+			int n = tza_utf8_len(s + i, len - i);
+			if (!n)
+				printable = 0;
+			else
+				i += (size_t)n - 1;
+		}
+	}
+	if (plain) {
+		fwrite(s, 1, len, f);
+		return len;
+	}
+	if (printable) {
+		fputc('\'', f);
+		fwrite(s, 1, len, f);
+		fputc('\'', f);
+		return len + 2;
+	}
+	out += (size_t)fprintf(f, "$'");
+	for (i = 0; i < len; i++) {
+		uint8_t c = s[i];
+		if (c == '\n')
+			out += (size_t)fprintf(f, "\\n");
+		else if (c == '\t')
+			out += (size_t)fprintf(f, "\\t");
+		else if (c == '\\' || c == '\'')
+			out += (size_t)fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			out += (size_t)fprintf(f, "\\x%02x", c);
+		else if (c >= 0x80) {
+			int n = tza_utf8_len(s + i, len - i);
+			if (!n) {
+				out += (size_t)fprintf(f, "\\x%02x", c);
+			} else {
+				fwrite(s + i, 1, (size_t)n, f);
+				out += (size_t)n;
+				i += (size_t)n - 1;
+			}
+		} else {
+			fputc(c, f);
+			out++;
+		}
+	}
+	fputc('\'', f);
+	return out + 1;
+}
+
+void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
+{
+	uint32_t i = 0;
+	size_t out = 0;
+	while (i < len) {
+		const uint8_t *e = memchr(argv + i, 0, len - i);
+		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+		if (i) {
+			fputc(' ', f);
+			out++;
+		}
+		if (max && out + n > max && out) {
+			fputs("...", f);
+			return;
+		}
+		if (max && n > max) {
+			out += tza_text_arg(f, argv + i, max);
+			fputs("...", f);
+			return;
+		}
+		out += tza_text_arg(f, argv + i, n);
+		i += n + 1;
+	}
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * report.h - analysis helpers shared by the reporting subcommands: loading a
+ * trace into a model, machine facts from the metadata, per-group totals
+ * (top, summary, diff), the critical path (critpath.c) and text formatting.
+ */
+#ifndef TRACER_REPORT_H
+#define TRACER_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze.h"
+#include "model.h"
+
+/*
+ * Open path and build its model over the whole trace. On failure prints one
+ * line ("tracer-analyze: 'x.tz': ...") and returns -1 with nothing to free.
+ */
+int tza_load(const char *path, tz_reader **r, struct tza_model **m);
+void tza_unload(tz_reader *r, struct tza_model *m);
+
+/* "exe", "tool" or "command" into *by; -1 + message (naming opt) otherwise. */
+int tza_parse_by(const char *opt, const char *s, enum tza_by *by);
+
+/* Machine facts from the metadata (0 when absent). */
+struct tza_machine {
+	unsigned ncpus;	  /* online CPUs */
+	uint64_t mem_kib; /* MemTotal, KiB */
+};
+void tza_machine_get(tz_reader *r, struct tza_machine *mi);
+/* First metadata value present among NULL-terminated keys, or NULL. */
+const char *tza_meta_any(tz_reader *r, const char *const *keys);
+
+/* Effective end of a process: its exit, or the trace's end while running. */
+uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p);
+/* utime + stime, ns */
+static inline uint64_t tza_proc_cpu(const struct tza_proc *p)
+{
+	return p->utime_ns + p->stime_ns;
+}
+/* Exited with a non-zero code or killed by a signal. */
+int tza_proc_failed(const struct tza_proc *p);
+
+/* ------------------------------------------------------- critical path */
+
+/* Attribution of one tool (group key) on the critical path. */
+struct tza_crit_tool {
+	const char *tool; /* group key, owned by the model */
+	uint64_t ns;
+};
+
+/*
+ * The critical path (critpath.c, definition in docs/tracer-analyze.md):
+ * starting at the root's end, the time is walked backwards; inside a process
+ * P over (lo, t], the child of P with the latest end e in (lo, t] released P
+ * at e: (e, t] is P's own, and the walk continues inside that child over
+ * (max(child start, lo), e], then in P again below the child's start. With no
+ * such child, (lo, t] is P's. Every ns of [root start, root end] goes to
+ * exactly one process, so the attribution sums to the makespan exactly.
+ */
+struct tza_crit {
+	struct tza_proc *root;	      /* the recorded command's root, or NULL */
+	uint64_t start_ns, end_ns;    /* CLOCK_BOOTTIME span of the root */
+	uint64_t makespan_ns;	      /* end_ns - start_ns */
+	uint64_t *proc_ns;	      /* [model->nprocs]: ns attributed per process index */
+	struct tza_proc **path;	      /* processes on the path, by start time */
+	uint32_t npath;
+	struct tza_crit_tool *by_tool; /* by seconds, largest first (ties: by name) */
+	uint32_t ntools;
+};
+/* Compute for m, grouping by `by`. Returns 0 or -1 (out of memory). */
+int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c);
+void tza_crit_free(struct tza_crit *c);
+
+/* ------------------------------------------------------------- groups */
+
+/* Group flags (top's "flags") */
+#define TZA_G_SERIAL 0x01 /* serial_bottleneck */
+#define TZA_G_IO 0x02	  /* io_bound */
+#define TZA_G_MEM 0x04	  /* memory_heavy */
+#define TZA_G_SPAWN 0x08  /* spawn_overhead */
+#define TZA_G_FAILED 0x10 /* failed */
+
+/* Totals of the processes of one group (tool, exe or command). */
+struct tza_group {
+	const char *key;	  /* owned by the model */
+	uint64_t count;		  /* processes */
+	uint64_t wall_ns;	  /* sum of process durations */
+	uint64_t first_ns, last_ns; /* span: first start, last end */
+	uint64_t cpu_ns;	  /* self utime + stime */
+	double max_cores;	  /* highest cpu/wall of one process */
+	uint64_t peak_rss_kib;	  /* highest peak RSS of one process */
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	uint64_t critical_ns;	  /* time on the critical path */
+	uint64_t failed;	  /* processes with a non-zero exit or a signal */
+	uint64_t execs_failed;	  /* failed exec attempts */
+	double machine_cores;	  /* machine's mean cores in use while the
+				     group's critical processes ran */
+	uint32_t flags;		  /* TZA_G_* */
+};
+
+/*
+ * Group m's processes by `by`, with critical-path shares from c (may be
+ * NULL) and flags decided against mi (see docs "top"). *out is malloc'd,
+ * sorted by self CPU, largest first. Returns 0 or -1 (out of memory).
+ */
+int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
+	       const struct tza_machine *mi, struct tza_group **out, uint32_t *n);
+/* Flag names, in TZA_G_* bit order, for JSON and text. */
+extern const char *const tza_flag_names[5];
+/* mean cores used by the group: cpu_ns / wall_ns */
+double tza_group_cores(const struct tza_group *g);
+
+/* Machine CPU-seconds used over [a, b] by every process (CPU spread evenly
+ * over each process's life): a profile built once per model. */
+struct tza_profile;
+struct tza_profile *tza_profile_new(const struct tza_model *m);
+double tza_profile_cpu_ns(const struct tza_profile *pr, uint64_t a, uint64_t b);
+void tza_profile_free(struct tza_profile *pr);
+
+/* ---------------------------------------------------------- formatting */
+
+/* "1h02m03s", "3m05s", "12.345s", "45.2ms", "120us" into buf. */
+const char *tza_fmt_dur(char *buf, size_t size, uint64_t ns);
+/* "1.2 GiB", "512 B" */
+const char *tza_fmt_bytes(char *buf, size_t size, uint64_t bytes);
+/* "12,345" */
+const char *tza_fmt_count(char *buf, size_t size, uint64_t n);
+/* Seconds since trace start, 3 decimals: "12.345" */
+double tza_secs(uint64_t ns);
+
+/*
+ * One argument for text output, quoted unambiguously: plain when made of
+ * safe characters, '...' when printable UTF-8 without "'", else $'...' with
+ * \n \t \\ \' \xHH escapes (bash ANSI-C quoting). Returns bytes written.
+ */
+size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len);
+/* argv (NUL after each) as quoted words separated by spaces, cut with "..."
+ * after about max bytes (0 = no limit). */
+void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max);
+
+#endif /* TRACER_REPORT_H */
