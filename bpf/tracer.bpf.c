@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer.bpf.c - the recorder's BPF programs: fork, exec, exec failure and
+ * thread-group exit, taken from tracepoints only (tp_btf and syscall
+ * tracepoints), CO-RE, one BPF ring buffer. Layout: bpf/events.h.
+ *
+ * Filtering happens here: with filter_on, only thread groups in `tracked`
+ * emit events; a fork by a tracked process tracks the child. Every failed
+ * ring-buffer write and map update bumps a per-CPU counter (`drops`).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "events.h"
+#include "tracer.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by user space before load (rodata). */
+const volatile bool filter_on = true;	     /* false: -a, every process */
+const volatile __u32 argv_max = EV_ARGV_MAX_DEFAULT; /* bytes of argv kept */
+const volatile __u32 nr_cpus = 1;	     /* possible CPUs, for rss sums */
+const volatile __u32 page_kib = 4;	     /* page size in KiB */
+const volatile __u64 wake_bytes = 256 * 1024; /* wake user space above this */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* resized by user space */
+} rb SEC(".maps");
+
+/* tgid -> struct tracked; max_entries set from pid_max at run time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct tracked);
+	__uint(max_entries, 32768);
+} tracked SEC(".maps");
+
+/* tid -> filename pointer of an execve/execveat in flight. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 32768);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, EV_DROP_SLOTS);
+} drops SEC(".maps");
+
+/* One scratch record per CPU (too big for a per-CPU map value). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct scratch);
+	__uint(max_entries, 1); /* set to the CPU count by user space */
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fail_scratch);
+	__uint(max_entries, 1);
+} fail_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct snap_scratch);
+	__uint(max_entries, 1);
+} snap_scratch SEC(".maps");
+
+
+static const __u32 zero;
+
+static __always_inline void drop(__u32 slot)
+{
+	__u64 *c = bpf_map_lookup_elem(&drops, &slot);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline __u64 rb_flags(void)
+{
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+								       : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&scratch, &cpu);
+}
+
+static __always_inline struct tracked *lookup_tracked(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&tracked, &tgid);
+}
+
+/* pid of a task's thread group in the task's own pid namespace */
+static __always_inline __u32 ns_tgid(struct task_struct *t)
+{
+	struct pid *p = BPF_CORE_READ(t, signal, pids[PIDTYPE_TGID]);
+	unsigned int level = BPF_CORE_READ(p, level);
+
+	return BPF_CORE_READ(p, numbers[level & 31].nr);
+}
+
+struct walk_ctx {
+	struct dentry *dentry;
+	struct vfsmount *vfsmnt;
+	struct mount *mnt;
+	char *buf;
+	__u32 pos;
+	__u32 flags;
+};
+
+/* One step of the upward walk (a bpf_loop callback): 0 goes on, 1 stops. */
+static long walk_step(__u32 i, void *arg)
+{
+	struct walk_ctx *c = arg;
+	struct dentry *dentry = c->dentry, *parent, *root;
+	const unsigned char *name;
+	char *buf = c->buf;
+	__u32 len, pos = c->pos;
+
+	struct vfsmount *vfsmnt = c->vfsmnt;
+	struct mount *mnt = c->mnt;
+
+	root = BPF_CORE_READ(vfsmnt, mnt_root);
+	parent = BPF_CORE_READ(dentry, d_parent);
+	if (dentry == root) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (up == mnt || !up)
+			return 1;
+		c->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+		c->mnt = up;
+		c->vfsmnt = &up->mnt;
+		return 0;
+	}
+	if (dentry == parent)
+		return 1;
+	name = BPF_CORE_READ(dentry, d_name.name);
+	len = BPF_CORE_READ(dentry, d_name.len);
+	if (len + 1 > pos || pos > PATH_WIN) {
+		c->flags |= EV_EXEC_PATH_TRUNCATED;
+		return 1;
+	}
+	pos -= len;
+	bpf_probe_read_kernel(buf + (pos & (PATH_WIN - 1)), len & (PATH_WIN - 1), name);
+	pos -= 1;
+	buf[pos & (PATH_WIN - 1)] = '/';
+	c->pos = pos;
+	c->dentry = parent;
+	return 0;
+}
+
+/*
+ * Resolve a struct path into buf[pos..PATH_WIN) by walking dentries and
+ * mounts upwards (bpf_d_path is not allowed on tracepoints). Returns pos; the
+ * path is buf[pos..PATH_WIN). *flags gets EV_EXEC_EXE_DELETED/_MEMFD/
+ * _PATH_TRUNCATED. buf holds 2 * PATH_WIN bytes.
+ */
+static __always_inline __u32 resolve_path(struct dentry *dentry, struct vfsmount *vfsmnt,
+					  char *buf, __u32 *flags)
+{
+	struct walk_ctx c = {
+		.dentry = dentry,
+		.vfsmnt = vfsmnt,
+		.mnt = container_of(vfsmnt, struct mount, mnt),
+		.buf = buf,
+		.pos = PATH_WIN,
+	};
+	struct dentry *parent;
+	__u32 pos, len;
+
+	if (!dentry)
+		return PATH_WIN;
+	parent = BPF_CORE_READ(dentry, d_parent);
+	if (dentry == parent && dentry != BPF_CORE_READ(vfsmnt, mnt_root)) {
+		/* pseudo file (memfd, anon inode): its name alone */
+		const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
+
+		len = BPF_CORE_READ(dentry, d_name.len);
+		if (len > PATH_WIN - 1)
+			len = PATH_WIN - 1;
+		pos = PATH_WIN - len;
+		bpf_probe_read_kernel(buf + (pos & (PATH_WIN - 1)), len & (PATH_WIN - 1), name);
+		if (len > 6 && buf[pos & (PATH_WIN - 1)] == 'm' &&
+		    buf[(pos + 5) & (PATH_WIN - 1)] == ':')
+			*flags |= EV_EXEC_EXE_MEMFD;
+		return pos;
+	}
+	if (!BPF_CORE_READ(dentry, d_hash.pprev))
+		*flags |= EV_EXEC_EXE_DELETED;
+	if (bpf_loop(PATH_DEPTH, walk_step, &c, 0) == PATH_DEPTH)
+		c.flags |= EV_EXEC_PATH_TRUNCATED;
+	*flags |= c.flags;
+	pos = c.pos;
+	if (pos >= PATH_WIN) {
+		pos = PATH_WIN - 1;
+		buf[pos] = '/';
+	}
+	return pos;
+}
+
+/* Copy buf[pos..PATH_WIN) to dst; returns the length. */
+static __always_inline __u32 copy_path(char *dst, const char *buf, __u32 pos)
+{
+	__u32 len = PATH_WIN - pos;
+
+	if (len > EV_PATH_MAX - 1)
+		len = EV_PATH_MAX - 1;
+	barrier_var(len);
+	len &= EV_PATH_MAX - 1;
+	bpf_probe_read_kernel(dst, len, buf + (pos & (PATH_WIN - 1)));
+	return len;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
+	struct tracked *tp = lookup_tracked(caller_tgid);
+	struct tracked nt = {};
+	struct ev_fork *e;
+
+	if (child->pid != child_tgid) {
+		/* a new thread: counted, never emitted */
+		struct tracked *ct = tp;
+
+		if (!ct && !filter_on) {
+			nt.threads = BPF_CORE_READ(child, signal, nr_threads);
+			if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
+				ct = lookup_tracked(child_tgid);
+		}
+		if (ct)
+			__sync_fetch_and_add(&ct->threads, 1);
+		return 0;
+	}
+	if (filter_on && !tp)
+		return 0;
+	nt.threads = 1;
+	if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_ANY))
+		drop(EV_DROP_MAP_FULL);
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		drop(EV_DROP_FORK);
+		return 0;
+	}
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_FORK;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->parent_tgid = child->real_parent->tgid;
+	e->caller_tgid = caller_tgid;
+	e->caller_pid = parent->pid;
+	e->child_tgid = child_tgid;
+	e->child_start_ns = child->start_boottime;
+	e->child_ns_pid = ns_tgid(child);
+	e->flags = e->parent_tgid != caller_tgid ? EV_FORK_CLONE_PARENT : 0;
+	bpf_ringbuf_submit(e, rb_flags());
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid, flags = 0, pos, n, asz;
+	__u64 off, alen;
+	struct mm_struct *mm = p->mm;
+	struct ev_exec *e;
+	struct scratch *s;
+	const char *fname;
+	struct file *f;
+
+	if (filter_on && !lookup_tracked(tgid))
+		return 0;
+	s = get_scratch();
+	if (!s)
+		return 0;
+	e = (struct ev_exec *)s->rec;
+	e->hdr.type = EV_EXEC;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->start_ns = p->group_leader->start_boottime;
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->tgid = tgid;
+	e->old_pid = old_pid;
+	e->ppid = p->real_parent->tgid;
+	e->ns_pid = ns_tgid(p);
+	e->uid = p->cred->uid.val;
+	e->euid = p->cred->euid.val;
+	e->gid = p->cred->gid.val;
+	e->egid = p->cred->egid.val;
+	e->argc = bprm->argc;
+	e->pad0 = 0;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
+
+	/* filename as passed */
+	off = sizeof(*e);
+	fname = bprm->filename;
+	n = 0;
+	{
+		long r = bpf_probe_read_kernel_str(s->rec + off, EV_PATH_MAX, fname);
+
+		if (r > 0)
+			n = r - 1;
+	}
+	e->filename_len = n;
+	off += n & (EV_PATH_MAX - 1);
+
+	/* resolved executable */
+	f = bprm->file;
+	pos = resolve_path(f->f_path.dentry, f->f_path.mnt, s->path, &flags);
+	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+	e->exe_len = n;
+	off += n;
+
+	/* #! script: the kernel replaced interp; filename is the script */
+	n = 0;
+	if (bprm->interp != bprm->filename) {
+		flags |= EV_EXEC_SCRIPT;
+		n = e->filename_len;
+		bpf_probe_read_kernel(s->rec + (off & OFF_MASK), n & (EV_PATH_MAX - 1),
+				      s->rec + sizeof(*e));
+		n &= EV_PATH_MAX - 1;
+	}
+	e->script_len = n;
+	off += n;
+
+	/* argv of the new image */
+	asz = 0;
+	alen = 0;
+	if (mm) {
+		unsigned long as = mm->arg_start, ae = mm->arg_end;
+
+		asz = ae > as ? ae - as : 0;
+		alen = asz;
+		if (alen > argv_max) {
+			alen = argv_max;
+			flags |= EV_EXEC_ARGV_TRUNCATED;
+		}
+		barrier_var(alen);
+		if (alen > EV_ARGV_MAX_LIMIT)
+			alen = 0;
+		if (alen && bpf_probe_read_user(s->rec + (off & OFF_MASK), alen, (void *)as)) {
+			drop(EV_DROP_ARGV_FAULT);
+			alen = 0;
+		}
+	}
+	e->argv_size = asz;
+	e->argv_len = alen;
+	off += alen;
+	e->flags = flags;
+	e->hdr.size = off;
+	barrier_var(off);
+	if (off > REC_SIZE)
+		return 0;
+	if (bpf_ringbuf_output(&rb, s->rec, off, rb_flags()))
+		drop(EV_DROP_EXEC);
+	return 0;
+}
+
+/*
+ * The raw per-CPU pointer of drops[0]. Its per-CPU copies (from
+ * bpf_map_lookup_percpu_elem) minus this give each CPU's per-CPU offset,
+ * which turns mm->rss_stat[].counters into per-CPU addresses. The map's own
+ * address comes from an empty list head inside it (it points to itself).
+ */
+static __always_inline unsigned long drops_pcpu_base(void)
+{
+	struct bpf_array *arr = (struct bpf_array *)&drops;
+	unsigned long self, base = 0;
+
+	self = (unsigned long)arr->map.freeze_mutex.wait_list.next;
+	self -= bpf_core_field_offset(struct bpf_map, freeze_mutex) +
+		bpf_core_field_offset(struct mutex, wait_list);
+	bpf_probe_read_kernel(&base, sizeof(base),
+			      (void *)(self + bpf_core_field_offset(struct bpf_array, pptrs)));
+	return base;
+}
+
+/* raw values of the page counters that make up RSS (file + anon + shmem) */
+static __always_inline __s64 rss_pages(struct mm_struct *mm)
+{
+	static const int idx[3] = {MM_FILEPAGES, MM_ANONPAGES, MM_SHMEMPAGES};
+	unsigned long pcpu_base = drops_pcpu_base();
+	__s64 total = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		struct percpu_counter *pc = &mm->rss_stat[idx[i]];
+		__s32 *ctr = BPF_CORE_READ(pc, counters);
+		__u32 cpu;
+
+		total += BPF_CORE_READ(pc, count);
+		if (nr_cpus > MAX_CPUS_EXACT || !pcpu_base)
+			continue;
+		for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
+			void *addr = bpf_map_lookup_percpu_elem(&drops, &zero, cpu);
+			__s32 v = 0;
+
+			unsigned long a = 0;
+
+			if (!addr)
+				break;
+			/* the map value address as a plain number */
+			bpf_probe_read_kernel(&a, sizeof(a), &addr);
+			bpf_probe_read_kernel(&v, sizeof(v), (void *)((unsigned long)ctr + (a - pcpu_base)));
+			total += v;
+		}
+	}
+	return total;
+}
+
+static __always_inline void add_task_counters(struct ev_exit *e, struct task_struct *t)
+{
+	e->utime_ns += BPF_CORE_READ(t, utime);
+	e->stime_ns += BPF_CORE_READ(t, stime);
+	e->nvcsw += BPF_CORE_READ(t, nvcsw);
+	e->nivcsw += BPF_CORE_READ(t, nivcsw);
+	e->min_flt += BPF_CORE_READ(t, min_flt);
+	e->maj_flt += BPF_CORE_READ(t, maj_flt);
+	e->rchar += BPF_CORE_READ(t, ioac.rchar);
+	e->wchar += BPF_CORE_READ(t, ioac.wchar);
+	e->syscr += BPF_CORE_READ(t, ioac.syscr);
+	e->syscw += BPF_CORE_READ(t, ioac.syscw);
+	e->read_bytes += BPF_CORE_READ(t, ioac.read_bytes);
+	e->write_bytes += BPF_CORE_READ(t, ioac.write_bytes);
+	e->cancelled_write_bytes += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid, status, threads = 1;
+	struct signal_struct *sig = p->signal;
+	struct tracked *tp;
+	struct mm_struct *mm;
+	struct ev_exit *e;
+	struct list_head *head, *pos;
+	int i;
+
+	if (!group_dead)
+		return 0;
+	tp = lookup_tracked(tgid);
+	if (filter_on && !tp)
+		return 0;
+	if (tp)
+		threads = tp->threads;
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		drop(EV_DROP_EXIT);
+		if (tp)
+			bpf_map_delete_elem(&tracked, &tgid);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_EXIT;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->start_ns = p->group_leader->start_boottime;
+	e->tgid = tgid;
+	e->pid = p->pid;
+	e->ppid = p->real_parent->tgid;
+
+	/* wait status as wait4() will report it (kernel/exit.c wait_task_zombie) */
+	if (sig->flags & TR_SIGNAL_GROUP_EXIT)
+		status = sig->group_exit_code;
+	else
+		status = p->group_leader->exit_code;
+	e->status = status;
+	if (status & 0x7f) {
+		e->signal = status & 0x7f;
+		e->exit_code = -1;
+		e->flags = EV_EXIT_SIGNALED | ((status & 0x80) ? EV_EXIT_CORE_DUMPED : 0);
+	} else {
+		e->exit_code = (status >> 8) & 0xff;
+	}
+
+	/* self counters: threads already reaped live in signal_struct */
+	e->utime_ns = sig->utime;
+	e->stime_ns = sig->stime;
+	e->nvcsw = sig->nvcsw;
+	e->nivcsw = sig->nivcsw;
+	e->min_flt = sig->min_flt;
+	e->maj_flt = sig->maj_flt;
+	e->rchar = sig->ioac.rchar;
+	e->wchar = sig->ioac.wchar;
+	e->syscr = sig->ioac.syscr;
+	e->syscw = sig->ioac.syscw;
+	e->read_bytes = sig->ioac.read_bytes;
+	e->write_bytes = sig->ioac.write_bytes;
+	e->cancelled_write_bytes = sig->ioac.cancelled_write_bytes;
+	/* ... threads still on the list (exiting, not yet reaped) and this one */
+	head = &sig->thread_head;
+	pos = BPF_CORE_READ(head, next);
+	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
+		struct task_struct *t = container_of(pos, struct task_struct, thread_node);
+
+		add_task_counters(e, t);
+		pos = BPF_CORE_READ(pos, next);
+	}
+
+	mm = p->mm;
+	if (mm) {
+		__s64 rss = rss_pages(mm);
+		__u64 hw = BPF_CORE_READ(mm, hiwater_rss);
+
+		if (rss < 0)
+			rss = 0;
+		e->maxrss_kib = ((__u64)rss > hw ? (__u64)rss : hw) * page_kib;
+	} else {
+		e->maxrss_kib = BPF_CORE_READ(sig, maxrss);
+	}
+	e->threads = threads;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
+	bpf_ringbuf_submit(e, rb_flags());
+	if (tp)
+		bpf_map_delete_elem(&tracked, &tgid);
+	return 0;
+}
+
+/* ------------------------------------------------------------ exec failures */
+
+static __always_inline int exec_enter(const char *filename)
+{
+	__u64 id = bpf_get_current_pid_tgid(), v = (unsigned long)filename;
+	__u32 tid = (__u32)id, tgid = id >> 32;
+
+	if (filter_on && !lookup_tracked(tgid))
+		return 0;
+	if (bpf_map_update_elem(&inflight, &tid, &v, BPF_ANY))
+		drop(EV_DROP_MAP_FULL);
+	return 0;
+}
+
+static __always_inline int exec_exit(long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct ev_exec_fail *e;
+	struct fail_scratch *s;
+	__u64 *fp;
+	long n;
+
+	fp = bpf_map_lookup_elem(&inflight, &tid);
+	if (!fp)
+		return 0;
+	if (ret >= 0)
+		goto out;
+	s = bpf_map_lookup_elem(&fail_scratch, &zero);
+	if (!s)
+		goto out;
+	e = (struct ev_exec_fail *)s->rec;
+	e->hdr.type = EV_EXEC_FAIL;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->tgid = id >> 32;
+	e->pid = tid;
+	e->err = -ret;
+	e->pad0 = 0;
+	n = bpf_probe_read_user_str(s->rec + sizeof(*e), EV_PATH_MAX, (void *)*fp);
+	n = n > 0 ? n - 1 : 0;
+	e->filename_len = n;
+	e->hdr.size = sizeof(*e) + (n & (EV_PATH_MAX - 1));
+	if (bpf_ringbuf_output(&rb, s->rec, sizeof(*e) + (n & (EV_PATH_MAX - 1)), rb_flags()))
+		drop(EV_DROP_EXEC_FAIL);
+out:
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+/* syscalls:sys_enter_execve / execveat record layouts (tracefs format) */
+struct sys_enter_args {
+	__u64 common;
+	__s64 nr;
+	__u64 args[6];
+};
+struct sys_exit_args {
+	__u64 common;
+	__s64 nr;
+	__s64 ret;
+};
+
+SEC("tracepoint/syscalls/sys_enter_execve")
+int tp_enter_execve(struct sys_enter_args *ctx)
+{
+	return exec_enter((const char *)ctx->args[0]);
+}
+
+SEC("tracepoint/syscalls/sys_enter_execveat")
+int tp_enter_execveat(struct sys_enter_args *ctx)
+{
+	return exec_enter((const char *)ctx->args[1]);
+}
+
+SEC("tracepoint/syscalls/sys_exit_execve")
+int tp_exit_execve(struct sys_exit_args *ctx)
+{
+	return exec_exit(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_execveat")
+int tp_exit_execveat(struct sys_exit_args *ctx)
+{
+	return exec_exit(ctx->ret);
+}
+
+/* Fallback when tracefs has no syscall events: raw sys_enter/sys_exit. */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
+{
+	if (id == SYS_EXECVE)
+		return exec_enter((const char *)PT_REGS_PARM1_CORE_SYSCALL(regs));
+	if (id == SYS_EXECVEAT)
+		return exec_enter((const char *)PT_REGS_PARM2_CORE_SYSCALL(regs));
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
+{
+	long id = BPF_CORE_READ(regs, orig_ax);
+
+	if (id == SYS_EXECVE || id == SYS_EXECVEAT)
+		return exec_exit(ret);
+	return 0;
+}
+
+/* ------------------------------------------------------------ snapshot */
+
+/* iter/task: one struct snap_rec per thread-group leader alive now. */
+SEC("iter/task")
+int snap_tasks(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *t = ctx->task;
+	struct snap_scratch *s;
+	struct snap_rec *r;
+	struct mm_struct *mm;
+	struct file *f;
+	__u32 pos, flags = 0;
+
+	if (!t || t->pid != t->tgid)
+		return 0;
+	s = bpf_map_lookup_elem(&snap_scratch, &zero);
+	if (!s)
+		return 0;
+	r = &s->r;
+	r->tgid = t->tgid;
+	r->ppid = t->real_parent->tgid;
+	r->start_ns = t->start_boottime;
+	r->uid = t->cred->uid.val;
+	r->euid = t->cred->euid.val;
+	r->ns_pid = ns_tgid(t);
+	r->threads = t->signal->nr_threads;
+	r->kthread = (t->flags & TR_PF_KTHREAD) ? 1 : 0;
+	r->exe_len = 0;
+	r->argv_size = 0;
+	r->pad0 = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	mm = t->mm;
+	if (mm && !r->kthread) {
+		f = BPF_CORE_READ(mm, exe_file);
+		if (f) {
+			pos = resolve_path(BPF_CORE_READ(f, f_path.dentry),
+					   BPF_CORE_READ(f, f_path.mnt), s->path, &flags);
+			r->exe_len = copy_path(r->exe, s->path, pos);
+		}
+		r->argv_size = BPF_CORE_READ(mm, arg_end) - BPF_CORE_READ(mm, arg_start);
+	}
+	r->flags = flags;
+	bpf_seq_write(seq, r, sizeof(*r));
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracer.h - private layouts shared by bpf/tracer.bpf.c and record/: map
+ * values, scratch buffers, the task-iterator snapshot record. Not part of
+ * the trace format (that is bpf/events.h).
+ */
+#ifndef TRACER_BPF_H
+#define TRACER_BPF_H
+
+#include "events.h"
+
+/* Value of the `tracked` map (key: tgid). */
+struct tracked {
+	__u32 threads; /* threads ever created in the group, main thread included */
+	__u32 flags;   /* TRACKED_* */
+};
+#define TRACKED_PARENT_ONLY 0x1 /* the recorder itself: track its next child only */
+
+#define PATH_WIN 4096	   /* path resolution window (bytes, power of 2) */
+#define PATH_DEPTH 48	   /* dentry/mount steps walked per path */
+#define THREAD_WALK_MAX 64 /* unreaped threads summed at group exit */
+#define MAX_CPUS_EXACT 64  /* above this, rss per-CPU deltas are not summed */
+#define OFF_MASK 16383	   /* bound of the tail offset before argv */
+#define REC_SIZE (OFF_MASK + 1 + EV_ARGV_MAX_LIMIT)
+
+/* kernel macros that BTF does not carry (include/linux/sched{,/signal}.h) */
+#define TR_SIGNAL_GROUP_EXIT 0x00000004
+#define TR_PF_KTHREAD 0x00200000
+
+/* x86_64 syscall numbers, for the raw_tp sys_enter/sys_exit fallback */
+#define SYS_EXECVE 59
+#define SYS_EXECVEAT 322
+
+/* Per-CPU scratch of the exec program: the record is built here, then copied
+ * into the ring buffer sized to its content. */
+struct scratch {
+	char rec[REC_SIZE];
+	char path[2 * PATH_WIN]; /* a window plus slack for the verifier */
+};
+
+/* Per-CPU scratch of the exec-failure programs (syscall tracepoints). */
+struct fail_scratch {
+	char rec[sizeof(struct ev_exec_fail) + EV_PATH_MAX];
+};
+
+/* One pre-existing process, written by the iter/task program. */
+struct snap_rec {
+	__u64 start_ns;	 /* group_leader->start_boottime */
+	__u32 tgid, ppid; /* ppid: real_parent->tgid */
+	__u32 uid, euid;
+	__u32 ns_pid;
+	__u32 threads;	 /* signal->nr_threads now */
+	__u32 argv_size; /* mm->arg_end - mm->arg_start */
+	__u32 flags;	 /* EV_EXEC_EXE_* */
+	__u16 exe_len;
+	__u16 kthread;	 /* PF_KTHREAD */
+	char comm[EV_COMM_LEN];
+	__u32 pad0;
+	char exe[EV_PATH_MAX];
+};
+
+/* Per-CPU scratch of the iterator. */
+struct snap_scratch {
+	char path[2 * PATH_WIN]; /* a window plus slack for the verifier */
+	struct snap_rec r;
+};
+
+#endif /* TRACER_BPF_H */

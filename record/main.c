@@ -1,0 +1,932 @@
+/* main.c - tracer-record: attach the BPF programs, run or find the processes
+ * to record, drain the ring buffer into a .tz file. docs/tracer-record.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/tracer.h"
+#include "record.h"
+#include "schema.h"
+#include "tracer.skel.h"
+
+#define PROG "tracer-record"
+#define PT_SEEN_FORK 0x80000000u /* ptable flag: born after attach (not in snapshot) */
+
+enum mode { MODE_FOLLOW, MODE_ALL, MODE_PID };
+static const char *const mode_names[] = {"follow", "system", "pid"};
+
+struct opts {
+	const char *output;
+	int force;
+	enum mode mode;
+	uint32_t pid;
+	double duration; /* s; 0 = none */
+	uint64_t ring_size, ringbuf_size;
+	uint32_t argv_max;
+	int level;
+	int verbose;
+	char **cmd;
+};
+
+struct rec {
+	struct opts o;
+	struct tracer_bpf *skel;
+	struct ring_buffer *rb;
+	tz_writer *w;
+	struct ptable pt;
+	int ncpus;
+	pid_t child;
+	int child_status;
+	bool child_reaped;
+	int werr; /* first writer error */
+	uint64_t events;
+	uint64_t drops[EV_DROP_SLOTS];
+	uint64_t t0_boot;
+	const char *syscall_src;
+	struct bpf_link *links[16];
+	int nlinks;
+};
+
+static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t usr1;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		usr1 = 1;
+	else if (!stop_sig)
+		stop_sig = sig;
+}
+
+static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int verbose_level;
+static int libbpf_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
+{
+	if (verbose_level < 2 && lvl != LIBBPF_WARN)
+		return 0;
+	if (verbose_level < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [-o FILE] [OPTIONS] [--] COMMAND [ARG...]\n"
+		"       " PROG " -a [-o FILE] [--duration SEC] [OPTIONS]\n"
+		"       " PROG " -p PID [-o FILE] [OPTIONS]\n"
+		"\n"
+		"Record every process of COMMAND and its descendants (or of the whole system,\n"
+		"or of PID and its descendants) with eBPF tracepoints into a .tz trace:\n"
+		"fork, exec (argv, exe, script, credentials), failed execs and exit (status,\n"
+		"CPU time, peak RSS, I/O, context switches, faults, threads).\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE       trace file (default trace.tz, created mode 0600)\n"
+		"  -f, --force             overwrite FILE if it exists\n"
+		"  -a, --all               record the whole system until SIGINT/SIGTERM\n"
+		"  -p, --pid PID           record PID and its descendants until they exit\n"
+		"  -d, --duration SEC      stop after SEC seconds (any mode)\n"
+		"      --ring SIZE         flight recorder: FILE never exceeds SIZE, newest kept\n"
+		"      --argv-max BYTES    argv bytes kept per exec (default %d, max %d)\n"
+		"      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
+		"      --compress-level N  zstd level 1..19 (default 3)\n"
+		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
+		"  -V, --version           print the version\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"SIGINT/SIGTERM stop and seal the file; SIGUSR1 seals the open chunk now.\n"
+		"Exit status: COMMAND's (128+N if killed by signal N); 1 runtime error; 2 usage.\n"
+		"\n"
+		"examples:\n"
+		"  " PROG " -o run.tz -- make -j8\n"
+		"  " PROG " -o pipe.tz -- sh -c 'bwa mem ref.fa r.fq | samtools sort -o out.bam'\n"
+		"  " PROG " -a --duration 60 -o host.tz\n"
+		"  " PROG " -p 4242 -o job.tz\n"
+		"  " PROG " -a --ring 64M -o flight.tz   # kill -USR1 to seal, SIGINT to stop\n",
+		EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL };
+	static const struct option lo[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"all", no_argument, NULL, 'a'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
+		{"ring", required_argument, NULL, OPT_RING},
+		{"argv-max", required_argument, NULL, OPT_ARGV_MAX},
+		{"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
+		{"compress-level", required_argument, NULL, OPT_LEVEL},
+		{"verbose", no_argument, NULL, 'v'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	uint64_t v;
+	char *end;
+	int c, all = 0;
+
+	o->output = "trace.tz";
+	o->argv_max = EV_ARGV_MAX_DEFAULT;
+	o->ringbuf_size = 8u << 20;
+	o->level = 3;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:fap:d:vVh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'a':
+			all = 1;
+			break;
+		case 'p':
+			if (rec_parse_size(optarg, 1, INT32_MAX, &v) || strpbrk(optarg, "kKmMgG")) {
+				err("-p: '%s': not a pid", optarg);
+				return -1;
+			}
+			o->pid = (uint32_t)v;
+			break;
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || !(o->duration > 0) || o->duration > 1e9) {
+				err("--duration: '%s': not a positive number of seconds", optarg);
+				return -1;
+			}
+			break;
+		case OPT_RING:
+			if (rec_parse_size(optarg, 1u << 20, 1ull << 50, &o->ring_size)) {
+				err("--ring: '%s': not a size of at least 1M", optarg);
+				return -1;
+			}
+			break;
+		case OPT_ARGV_MAX:
+			if (rec_parse_size(optarg, 0, EV_ARGV_MAX_LIMIT, &v)) {
+				err("--argv-max: '%s': not a size in 0..%d", optarg, EV_ARGV_MAX_LIMIT);
+				return -1;
+			}
+			o->argv_max = (uint32_t)v;
+			break;
+		case OPT_RINGBUF:
+			if (rec_parse_size(optarg, 4096, 1u << 30, &v) || (v & (v - 1))) {
+				err("--ringbuf-size: '%s': not a power of 2 in 4K..1G", optarg);
+				return -1;
+			}
+			o->ringbuf_size = v;
+			break;
+		case OPT_LEVEL:
+			if (rec_parse_size(optarg, 1, 19, &v) || strpbrk(optarg, "kKmMgG")) {
+				err("--compress-level: '%s': not a level in 1..19", optarg);
+				return -1;
+			}
+			o->level = (int)v;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'V':
+			printf(PROG " %s\n", TRACER_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case '?':
+		default:
+			if (optopt && optopt < 256)
+				err("unknown option '-%c' (see --help)", optopt);
+			else
+				err("unknown option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (all && o->pid) {
+		err("-a and -p cannot be combined");
+		return -1;
+	}
+	o->mode = all ? MODE_ALL : o->pid ? MODE_PID : MODE_FOLLOW;
+	if (optind < argc) {
+		if (o->mode != MODE_FOLLOW) {
+			err("a COMMAND cannot be given with %s", all ? "-a" : "-p");
+			return -1;
+		}
+		o->cmd = argv + optind;
+	} else if (o->mode == MODE_FOLLOW) {
+		err("missing COMMAND (or -a, or -p PID); see --help");
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void note_write_error(struct rec *r, int rc)
+{
+	if (rc >= 0 || r->werr)
+		return;
+	r->werr = rc;
+	err("'%s': %s", r->o.output, rc == -1 ? "malformed event" : tz_writer_errmsg(r->w));
+	if (!stop_sig)
+		stop_sig = -1;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct rec *r = ctx;
+	const struct ev_hdr *h = data;
+	int rc;
+
+	if (r->werr)
+		return 0;
+	if (size < sizeof(*h) || h->size > size)
+		return 0;
+	rc = tracer_event_write(r->w, data, h->size);
+	if (rc == -1) {
+		if (r->o.verbose)
+			err("skipped a malformed event (type %u, %u bytes)", h->type, h->size);
+		return 0;
+	}
+	note_write_error(r, rc);
+	r->events++;
+	if (ptable_apply(&r->pt, data, h->size) == 0 && h->type == EV_FORK) {
+		const struct ev_fork *e = data;
+		struct pt_proc *p = ptable_get(&r->pt, e->child_tgid);
+		if (p)
+			p->flags |= PT_SEEN_FORK;
+	}
+	return 0;
+}
+
+static void read_drops(struct rec *r, uint64_t *out)
+{
+	uint64_t *vals = calloc((size_t)r->ncpus, sizeof(uint64_t));
+	int fd = bpf_map__fd(r->skel->maps.drops);
+
+	memset(out, 0, sizeof(uint64_t) * EV_DROP_SLOTS);
+	if (!vals)
+		return;
+	for (uint32_t k = 0; k < EV_DROP_SLOTS; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < r->ncpus; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+}
+
+/* Write EV_DROPS when the counters moved (or always when force). */
+static void write_drops(struct rec *r, int force)
+{
+	uint64_t now[EV_DROP_SLOTS], lost = 0;
+	struct ev_drops e;
+	int changed = 0;
+
+	read_drops(r, now);
+	for (int i = 0; i < EV_DROP_SLOTS; i++) {
+		if (now[i] != r->drops[i])
+			changed = 1;
+		if (i != EV_DROP_MAP_FULL && i != EV_DROP_ARGV_FAULT && now[i] > r->drops[i])
+			lost += now[i] - r->drops[i];
+	}
+	if (!changed && !force)
+		return;
+	if (lost)
+		tz_writer_note_dropped(r->w, lost);
+	memcpy(r->drops, now, sizeof(now));
+	memset(&e, 0, sizeof(e));
+	e.hdr.size = sizeof(e);
+	e.hdr.type = EV_DROPS;
+	e.hdr.ts_ns = rec_boot_ns();
+	memcpy(e.count, now, sizeof(now));
+	note_write_error(r, tracer_event_write(r->w, &e, sizeof(e)));
+}
+
+/* ------------------------------------------------------------ BPF setup */
+
+static int have_syscall_tps(void)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char p[128];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/events/syscalls/sys_enter_execve/id", dirs[i]);
+		if (access(p, R_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int attach(struct rec *r, struct bpf_program *p)
+{
+	struct bpf_link *l = bpf_program__attach(p);
+
+	if (!l) {
+		err("cannot attach BPF program '%s': %s", bpf_program__name(p), strerror(errno));
+		return -1;
+	}
+	r->links[r->nlinks++] = l;
+	return 0;
+}
+
+static int bpf_setup(struct rec *r)
+{
+	struct tracer_bpf *s;
+	int use_tp, rc;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		err("this kernel has no BTF (/sys/kernel/btf/vmlinux): a kernel built with "
+		    "CONFIG_DEBUG_INFO_BTF=y is needed");
+		return -1;
+	}
+	libbpf_set_print(libbpf_print);
+	r->ncpus = libbpf_num_possible_cpus();
+	if (r->ncpus <= 0)
+		r->ncpus = 1;
+	use_tp = have_syscall_tps();
+	if (!use_tp && mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		use_tp = have_syscall_tps();
+	r->syscall_src = use_tp ? "tracepoint" : "raw_tp";
+
+	s = tracer_bpf__open();
+	if (!s) {
+		err("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	r->skel = s;
+	s->rodata->filter_on = r->o.mode != MODE_ALL;
+	s->rodata->argv_max = r->o.argv_max;
+	s->rodata->nr_cpus = (uint32_t)r->ncpus;
+	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
+	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
+	uint32_t pid_max = rec_pid_max();
+	bpf_map__set_max_entries(s->maps.rb, (uint32_t)r->o.ringbuf_size);
+	bpf_map__set_max_entries(s->maps.tracked, pid_max);
+	bpf_map__set_max_entries(s->maps.inflight, pid_max);
+	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
+	bpf_program__set_autoload(s->progs.tp_enter_execve, use_tp);
+	bpf_program__set_autoload(s->progs.tp_enter_execveat, use_tp);
+	bpf_program__set_autoload(s->progs.tp_exit_execve, use_tp);
+	bpf_program__set_autoload(s->progs.tp_exit_execveat, use_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_enter, !use_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_exit, !use_tp);
+	rc = tracer_bpf__load(s);
+	if (rc) {
+		if (rc == -EPERM || errno == EPERM)
+			err("loading BPF programs needs root (or CAP_BPF, CAP_PERFMON and "
+			    "CAP_SYS_RESOURCE): run as root");
+		else
+			err("cannot load the BPF programs: %s (run with -vv for the verifier log)",
+			    strerror(-rc));
+		return -1;
+	}
+	if (attach(r, s->progs.handle_fork) || attach(r, s->progs.handle_exec) ||
+	    attach(r, s->progs.handle_exit))
+		return -1;
+	if (use_tp) {
+		if (attach(r, s->progs.tp_enter_execve) || attach(r, s->progs.tp_enter_execveat) ||
+		    attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
+			return -1;
+	} else if (attach(r, s->progs.raw_sys_enter) || attach(r, s->progs.raw_sys_exit)) {
+		return -1;
+	}
+	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), on_event, r, NULL);
+	if (!r->rb) {
+		err("cannot map the BPF ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
+{
+	struct tracked t = {.threads = threads ? threads : 1, .flags = flags};
+
+	return bpf_map_update_elem(bpf_map__fd(r->skel->maps.tracked), &tgid, &t, BPF_ANY);
+}
+
+/* ------------------------------------------------------------ snapshot */
+
+struct snap {
+	struct snap_rec *v; /* exe copied into the fixed struct */
+	size_t n, cap;
+};
+
+static int snap_read(struct rec *r, struct snap *sn)
+{
+	struct bpf_link *l = bpf_program__attach_iter(r->skel->progs.snap_tasks, NULL);
+	size_t len = 0, cap = 1 << 16, off = 0;
+	char *buf = NULL;
+	ssize_t n;
+	int fd;
+
+	if (!l) {
+		err("cannot attach the task iterator: %s", strerror(errno));
+		return -1;
+	}
+	fd = bpf_iter_create(bpf_link__fd(l));
+	if (fd < 0) {
+		err("cannot create the task iterator: %s", strerror(errno));
+		bpf_link__destroy(l);
+		return -1;
+	}
+	buf = malloc(cap);
+	while (buf) {
+		if (cap - len < 8192) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	bpf_link__destroy(l);
+	if (!buf) {
+		err("out of memory");
+		return -1;
+	}
+	const size_t fixed = offsetof(struct snap_rec, exe);
+	while (off + fixed <= len) {
+		struct snap_rec *s;
+		if (sn->n == sn->cap) {
+			size_t nc = sn->cap ? sn->cap * 2 : 512;
+			struct snap_rec *nv = realloc(sn->v, nc * sizeof(*nv));
+			if (!nv)
+				break;
+			sn->v = nv;
+			sn->cap = nc;
+		}
+		s = &sn->v[sn->n];
+		memcpy(s, buf + off, fixed);
+		off += fixed;
+		if (s->exe_len > EV_PATH_MAX || off + s->exe_len > len)
+			break;
+		memcpy(s->exe, buf + off, s->exe_len);
+		off += s->exe_len;
+		sn->n++;
+	}
+	free(buf);
+	return 0;
+}
+
+/* is tgid in the subtree rooted at root (by ppid links of the snapshot)? */
+static int in_subtree(const struct snap *sn, uint32_t tgid, uint32_t root)
+{
+	for (int depth = 0; depth < 4096 && tgid > 1; depth++) {
+		if (tgid == root)
+			return 1;
+		size_t i;
+		for (i = 0; i < sn->n && sn->v[i].tgid != tgid; i++)
+			;
+		if (i == sn->n)
+			return 0;
+		tgid = sn->v[i].ppid;
+	}
+	return tgid == root;
+}
+
+/* Write EV_PROC_STATE (pre-existing) for every selected snapshot process not
+ * already seen being born in the events drained so far. */
+static int snapshot(struct rec *r)
+{
+	struct snap sn = {0};
+	struct pt_proc p;
+	size_t cap = sizeof(struct ev_proc_state) + EV_PATH_MAX + EV_ARGV_MAX_LIMIT;
+	char *buf = malloc(cap), *argv = malloc(EV_ARGV_MAX_LIMIT + 1);
+	int found = 0, rc = 0;
+
+	if (!buf || !argv || snap_read(r, &sn)) {
+		rc = -1;
+		goto out;
+	}
+	/* the events so far tell which processes were born after attach */
+	ring_buffer__consume(r->rb);
+	for (size_t i = 0; i < sn.n; i++) {
+		const struct snap_rec *s = &sn.v[i];
+		struct pt_proc *have;
+		uint32_t size = 0, argc = 0;
+		long n = 0;
+
+		if (r->o.mode == MODE_PID) {
+			if (!in_subtree(&sn, s->tgid, r->o.pid))
+				continue;
+			if (s->tgid == r->o.pid)
+				found = 1;
+			track(r, s->tgid, s->threads, 0);
+		}
+		have = ptable_get(&r->pt, s->tgid);
+		if (have && have->start_ns == s->start_ns && (have->flags & PT_SEEN_FORK))
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.tgid = s->tgid;
+		p.ppid = s->ppid;
+		p.start_ns = s->start_ns;
+		p.uid = s->uid;
+		p.euid = s->euid;
+		p.ns_pid = s->ns_pid;
+		p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0);
+		memcpy(p.comm, s->comm, sizeof(p.comm));
+		p.exe = (char *)s->exe;
+		p.exe_len = s->exe_len;
+		if (!s->kthread) {
+			n = rec_read_cmdline(s->tgid, argv, r->o.argv_max, &size, &argc);
+			if (n < 0)
+				n = 0;
+			if (size > (uint32_t)n)
+				p.flags |= EV_EXEC_ARGV_TRUNCATED;
+		}
+		p.argv = argv;
+		p.argv_len = (uint32_t)n;
+		p.argc = argc;
+		p.argv_size = size;
+		size_t len = ptable_encode_state(&p, r->t0_boot, buf, cap);
+		if (!len)
+			continue;
+		on_event(r, buf, len);
+	}
+	if (r->o.mode == MODE_PID && !found) {
+		err("-p %u: no such process", r->o.pid);
+		rc = -1;
+	}
+out:
+	free(sn.v);
+	free(buf);
+	free(argv);
+	return rc;
+}
+
+/* ------------------------------------------------------------ command */
+
+/* Start COMMAND held on a pipe; released once tracked. Returns 0 or -1. */
+static int start_command(struct rec *r)
+{
+	int pfd[2];
+	uint32_t self = (uint32_t)getpid();
+	char c;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	/* the next process this one forks is tracked by the fork program */
+	if (track(r, self, 1, TRACKED_PARENT_ONLY)) {
+		err("cannot update the BPF map: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = SIG_DFL};
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGUSR1, &sa, NULL);
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->o.cmd[0], r->o.cmd);
+		int e = errno;
+		err("'%s': %s", r->o.cmd[0], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.tracked), &self);
+	close(pfd[0]);
+	r->child = pid;
+	if (write(pfd[1], "x", 1) != 1) {
+		err("cannot release the command: %s", strerror(errno));
+		close(pfd[1]);
+		return -1;
+	}
+	close(pfd[1]);
+	return 0;
+}
+
+/* Processes whose exit event was lost (drops): forget the ones now gone. */
+static void sweep_dead(struct rec *r)
+{
+	for (size_t i = 0; i < r->pt.nslots; i++) {
+		struct pt_proc *p = r->pt.slots[i], *n;
+		for (; p; p = n) {
+			n = p->next;
+			if (kill((pid_t)p->tgid, 0) && errno == ESRCH)
+				ptable_del(&r->pt, p->tgid, 0);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ writer */
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int plain = *a != 0;
+		for (const char *q = a; *q; q++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "-_./=:,+@%", *q))
+				plain = 0;
+		if (i)
+			*p++ = ' ';
+		if (plain) {
+			p = stpcpy(p, a);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *q = a; *q; q++) {
+			if (*q == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *q;
+		}
+		*p++ = '\'';
+	}
+	*p = 0;
+	return s;
+}
+
+static int open_writer(struct rec *r, int argc, char **argv)
+{
+	struct tz_writer_opts wo = {0};
+	char b[64];
+	int rc;
+
+	wo.flags = r->o.force ? TZ_W_OVERWRITE : 0;
+	wo.level = r->o.level;
+	wo.threads = 1;
+	wo.ring_size = r->o.ring_size;
+	if (r->o.ring_size) {
+		uint64_t cb = r->o.ring_size / 16;
+		wo.chunk_bytes = (uint32_t)(cb > (1u << 20) ? (1u << 20) : cb < 65536 ? 65536 : cb);
+	}
+	wo.state_fn = ptable_state_fn;
+	wo.state_ctx = &r->pt;
+	rc = tz_writer_open(&r->w, r->o.output, &wo);
+	if (rc == TZ_ERR_EXISTS) {
+		err("'%s': file exists (use -f to overwrite, or -o another name)", r->o.output);
+		return -1;
+	}
+	if (rc < 0) {
+		err("'%s': %s", r->o.output, r->w ? tz_writer_errmsg(r->w) : tz_strerror(rc));
+		tz_writer_free(r->w);
+		r->w = NULL;
+		return -1;
+	}
+	rc = rec_meta_host(r->w);
+	char *cl = join_args(argc, argv);
+	if (cl)
+		tz_writer_set_meta(r->w, "recorder_cmdline", cl);
+	free(cl);
+	if (r->o.cmd) {
+		int n = 0;
+		while (r->o.cmd[n])
+			n++;
+		cl = join_args(n, r->o.cmd);
+		if (cl)
+			tz_writer_set_meta(r->w, "command", cl);
+		free(cl);
+	}
+	tz_writer_set_meta(r->w, "mode", mode_names[r->o.mode]);
+	if (r->o.mode == MODE_PID) {
+		snprintf(b, sizeof(b), "%u", r->o.pid);
+		tz_writer_set_meta(r->w, "target_pid", b);
+	}
+	snprintf(b, sizeof(b), "%u", r->o.argv_max);
+	tz_writer_set_meta(r->w, "argv_max", b);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)r->o.ringbuf_size);
+	tz_writer_set_meta(r->w, "ringbuf_size", b);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)r->o.ring_size);
+	tz_writer_set_meta(r->w, "ring_size", b);
+	snprintf(b, sizeof(b), "%d", r->o.level);
+	tz_writer_set_meta(r->w, "compress_level", b);
+	tz_writer_set_meta(r->w, "syscall_source", r->syscall_src);
+	tz_writer_set_meta(r->w, "clock", "CLOCK_BOOTTIME");
+	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rec_real_ns(), b, sizeof(b)));
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)r->t0_boot);
+	tz_writer_set_meta(r->w, "start_boottime_ns", b);
+	if (rc == 0)
+		rc = tracer_schema_register(r->w);
+	if (rc < 0) {
+		err("'%s': %s", r->o.output, tz_writer_errmsg(r->w));
+		return -1;
+	}
+	return 0;
+}
+
+static void meta_u64(tz_writer *w, const char *k, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	tz_writer_set_meta(w, k, b);
+}
+
+static int close_writer(struct rec *r, int exit_status)
+{
+	static const char *const names[EV_DROP_SLOTS] = {
+		"drops_fork", "drops_exec", "drops_exec_fail", "drops_exit",
+		"drops_map_full", "drops_argv_fault", NULL, NULL};
+	char b[64];
+	uint64_t total = 0;
+	int rc;
+
+	write_drops(r, 1);
+	for (int i = 0; i < EV_DROP_SLOTS; i++) {
+		if (names[i])
+			meta_u64(r->w, names[i], r->drops[i]);
+		if (i != EV_DROP_ARGV_FAULT)
+			total += r->drops[i];
+	}
+	meta_u64(r->w, "drops_total", total);
+	meta_u64(r->w, "events_recorded", r->events);
+	tz_writer_set_meta(r->w, "stop_realtime", rec_fmt_time(rec_real_ns(), b, sizeof(b)));
+	meta_u64(r->w, "stop_boottime_ns", rec_boot_ns());
+	if (r->o.mode == MODE_FOLLOW && r->child_reaped)
+		meta_u64(r->w, "exit_status", (uint64_t)exit_status);
+	if (stop_sig > 0)
+		tz_writer_set_meta(r->w, "stop_reason", strsignal(stop_sig));
+	rc = tz_writer_close(r->w);
+	r->w = NULL;
+	if (rc < 0 && !r->werr)
+		err("'%s': %s", r->o.output, tz_strerror(rc));
+	if (r->o.verbose)
+		err("%llu events, %llu dropped, written to '%s'", (unsigned long long)r->events,
+		    (unsigned long long)total, r->o.output);
+	return rc;
+}
+
+/* ------------------------------------------------------------ main */
+
+static int run(struct rec *r)
+{
+	uint64_t start = rec_boot_ns(), last_tick = start;
+	uint64_t dur_ns = (uint64_t)(r->o.duration * 1e9);
+
+	while (!stop_sig) {
+		int n = ring_buffer__poll(r->rb, 100);
+		if (n < 0 && n != -EINTR) {
+			err("ring buffer: %s", strerror(-n));
+			return -1;
+		}
+		if (r->o.mode == MODE_FOLLOW && !r->child_reaped) {
+			pid_t w = waitpid(r->child, &r->child_status, WNOHANG);
+			if (w == r->child)
+				r->child_reaped = true;
+		}
+		uint64_t now = rec_boot_ns();
+		if (usr1) {
+			usr1 = 0;
+			ring_buffer__consume(r->rb);
+			note_write_error(r, tz_writer_flush(r->w, 1));
+		}
+		if (now - last_tick >= 1000000000ull) {
+			last_tick = now;
+			write_drops(r, 0);
+			note_write_error(r, tz_writer_flush(r->w, 0));
+			if (r->o.mode != MODE_ALL && (r->drops[EV_DROP_EXIT] || r->child_reaped))
+				sweep_dead(r);
+		}
+		if (dur_ns && now - start >= dur_ns)
+			break;
+		if (r->o.mode == MODE_FOLLOW && r->child_reaped && r->pt.count == 0) {
+			ring_buffer__consume(r->rb);
+			if (r->pt.count == 0)
+				break;
+		}
+		if (r->o.mode == MODE_PID && r->pt.count == 0) {
+			ring_buffer__consume(r->rb);
+			if (r->pt.count == 0)
+				break;
+		}
+	}
+	ring_buffer__consume(r->rb);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rec r = {0};
+	struct sigaction sa = {0};
+	struct stat st;
+	int status = 0, failed = 0;
+
+	if (parse_args(argc, argv, &r.o))
+		return REC_EXIT_USAGE;
+	verbose_level = r.o.verbose;
+	if (!r.o.force && lstat(r.o.output, &st) == 0) {
+		err("'%s': file exists (use -f to overwrite, or -o another name)", r.o.output);
+		return REC_EXIT_FAIL;
+	}
+	if (ptable_init(&r.pt)) {
+		err("out of memory");
+		return REC_EXIT_FAIL;
+	}
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r.t0_boot = rec_boot_ns();
+	if (bpf_setup(&r) || open_writer(&r, argc, argv)) {
+		failed = 1;
+		goto out;
+	}
+	if (r.o.mode == MODE_FOLLOW) {
+		if (start_command(&r))
+			failed = 1;
+	} else {
+		if (r.o.mode == MODE_PID && track(&r, r.o.pid, 1, 0)) {
+			err("cannot update the BPF map: %s", strerror(errno));
+			failed = 1;
+		} else if (snapshot(&r)) {
+			failed = 1;
+		}
+	}
+	if (r.o.verbose && !failed)
+		err("recording to '%s' (%s mode)", r.o.output, mode_names[r.o.mode]);
+	if (!failed && run(&r))
+		failed = 2;
+out:
+	if (r.o.mode == MODE_FOLLOW && r.child > 0 && !r.child_reaped && !stop_sig && !failed) {
+		if (waitpid(r.child, &r.child_status, 0) == r.child)
+			r.child_reaped = true;
+	}
+	if (r.child_reaped) {
+		if (WIFEXITED(r.child_status))
+			status = WEXITSTATUS(r.child_status);
+		else if (WIFSIGNALED(r.child_status))
+			status = 128 + WTERMSIG(r.child_status);
+	} else if (stop_sig > 0) {
+		status = r.o.mode == MODE_FOLLOW ? 128 + stop_sig : 0;
+	}
+	if (r.w) {
+		if (failed == 1) {
+			/* set-up failed: leave no file that looks like a trace */
+			tz_writer_free(r.w);
+			r.w = NULL;
+			unlink(r.o.output);
+		} else if (close_writer(&r, status) < 0 || r.werr) {
+			failed = 2;
+		}
+	}
+	for (int i = 0; i < r.nlinks; i++)
+		bpf_link__destroy(r.links[i]);
+	ring_buffer__free(r.rb);
+	tracer_bpf__destroy(r.skel);
+	ptable_free(&r.pt);
+	if (failed)
+		return REC_EXIT_FAIL;
+	return status;
+}

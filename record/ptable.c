@@ -1,0 +1,277 @@
+/* ptable.c - live tracked processes, kept from events, for state blocks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "schema.h"
+
+int ptable_init(struct ptable *t)
+{
+	t->nslots = 1024;
+	t->count = 0;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	return t->slots ? 0 : -ENOMEM;
+}
+
+static void proc_free(struct pt_proc *p)
+{
+	free(p->exe);
+	free(p->argv);
+	free(p);
+}
+
+void ptable_free(struct ptable *t)
+{
+	for (size_t i = 0; t->slots && i < t->nslots; i++) {
+		struct pt_proc *p = t->slots[i], *n;
+		for (; p; p = n) {
+			n = p->next;
+			proc_free(p);
+		}
+	}
+	free(t->slots);
+	t->slots = NULL;
+	t->nslots = t->count = 0;
+}
+
+static size_t slot_of(const struct ptable *t, uint32_t tgid)
+{
+	return (tgid * 2654435761u) & (t->nslots - 1);
+}
+
+struct pt_proc *ptable_get(const struct ptable *t, uint32_t tgid)
+{
+	struct pt_proc *p = t->slots[slot_of(t, tgid)];
+
+	while (p && p->tgid != tgid)
+		p = p->next;
+	return p;
+}
+
+void ptable_del(struct ptable *t, uint32_t tgid, uint64_t start_ns)
+{
+	struct pt_proc **pp = &t->slots[slot_of(t, tgid)];
+
+	for (; *pp; pp = &(*pp)->next) {
+		struct pt_proc *p = *pp;
+		if (p->tgid != tgid)
+			continue;
+		if (start_ns && p->start_ns && p->start_ns != start_ns)
+			return;
+		*pp = p->next;
+		proc_free(p);
+		t->count--;
+		return;
+	}
+}
+
+static int grow(struct ptable *t)
+{
+	size_t n = t->nslots * 2;
+	struct pt_proc **s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nslots; i++) {
+		struct pt_proc *p = t->slots[i], *nx;
+		for (; p; p = nx) {
+			nx = p->next;
+			size_t k = (p->tgid * 2654435761u) & (n - 1);
+			p->next = s[k];
+			s[k] = p;
+		}
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nslots = n;
+	return 0;
+}
+
+/* Entry for tgid, created empty when absent (a reused tgid is reset). */
+static struct pt_proc *get_or_add(struct ptable *t, uint32_t tgid, uint64_t start_ns)
+{
+	struct pt_proc *p = ptable_get(t, tgid);
+
+	if (p && start_ns && p->start_ns && p->start_ns != start_ns) {
+		ptable_del(t, tgid, 0);
+		p = NULL;
+	}
+	if (p)
+		return p;
+	if (t->count >= t->nslots && grow(t))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	p->start_ns = start_ns;
+	size_t k = slot_of(t, tgid);
+	p->next = t->slots[k];
+	t->slots[k] = p;
+	t->count++;
+	return p;
+}
+
+static int set_bytes(char **dst, uint32_t *dst_len, const void *src, uint32_t len)
+{
+	char *n = NULL;
+
+	if (len) {
+		n = malloc(len);
+		if (!n)
+			return -ENOMEM;
+		memcpy(n, src, len);
+	}
+	free(*dst);
+	*dst = n;
+	*dst_len = len;
+	return 0;
+}
+
+static uint32_t count_strings(const char *a, uint32_t len)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < len; i++)
+		if (!a[i])
+			n++;
+	if (len && a[len - 1])
+		n++;
+	return n;
+}
+
+int ptable_apply(struct ptable *t, const void *rec, size_t size)
+{
+	const struct ev_hdr *h = rec;
+	const void *fixed;
+	uint32_t fixed_len;
+	struct tz_blob b[4];
+	struct pt_proc *p;
+
+	if (tracer_event_split(rec, size, &fixed, &fixed_len, b) < 0)
+		return -1;
+	switch (h->type) {
+	case EV_FORK: {
+		const struct ev_fork *e = rec;
+		const struct pt_proc *par = ptable_get(t, e->caller_tgid);
+		p = get_or_add(t, e->child_tgid, e->child_start_ns);
+		if (!p)
+			return -ENOMEM;
+		p->ppid = e->parent_tgid;
+		p->ns_pid = e->child_ns_pid;
+		if (par && par != p) {
+			p->uid = par->uid;
+			p->euid = par->euid;
+			p->argc = par->argc;
+			p->argv_size = par->argv_size;
+			p->flags = par->flags & EV_EXEC_ARGV_TRUNCATED;
+			memcpy(p->comm, par->comm, sizeof(p->comm));
+			if (set_bytes(&p->exe, &p->exe_len, par->exe, par->exe_len) ||
+			    set_bytes(&p->argv, &p->argv_len, par->argv, par->argv_len))
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	case EV_EXEC: {
+		const struct ev_exec *e = rec;
+		p = get_or_add(t, e->tgid, e->start_ns);
+		if (!p)
+			return -ENOMEM;
+		p->ppid = e->ppid;
+		p->uid = e->uid;
+		p->euid = e->euid;
+		p->ns_pid = e->ns_pid;
+		p->argc = e->argc;
+		p->argv_size = e->argv_size;
+		p->flags = (p->flags & ~EV_EXEC_ARGV_TRUNCATED) | (e->flags & EV_EXEC_ARGV_TRUNCATED);
+		memcpy(p->comm, e->comm, sizeof(p->comm));
+		if (set_bytes(&p->exe, &p->exe_len, b[1].data, b[1].len) ||
+		    set_bytes(&p->argv, &p->argv_len, b[3].data, b[3].len))
+			return -ENOMEM;
+		return 0;
+	}
+	case EV_EXIT: {
+		const struct ev_exit *e = rec;
+		ptable_del(t, e->tgid, e->start_ns);
+		return 0;
+	}
+	case EV_PROC_STATE: {
+		const struct ev_proc_state *e = rec;
+		p = get_or_add(t, e->tgid, e->start_ns);
+		if (!p)
+			return -ENOMEM;
+		p->ppid = e->ppid;
+		p->uid = e->uid;
+		p->euid = e->euid;
+		p->ns_pid = e->ns_pid;
+		p->argc = e->argc;
+		p->argv_size = e->argv_size;
+		p->flags = e->flags;
+		memcpy(p->comm, e->comm, sizeof(p->comm));
+		if (set_bytes(&p->exe, &p->exe_len, b[0].data, b[0].len) ||
+		    set_bytes(&p->argv, &p->argv_len, b[1].data, b[1].len))
+			return -ENOMEM;
+		if (!p->argc)
+			p->argc = count_strings(p->argv, p->argv_len);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+size_t ptable_encode_state(const struct pt_proc *p, uint64_t ts_ns, void *buf, size_t cap)
+{
+	struct ev_proc_state *e = buf;
+	size_t need = sizeof(*e) + p->exe_len + p->argv_len;
+
+	if (need > cap || need > UINT32_MAX)
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->hdr.size = (uint32_t)need;
+	e->hdr.type = EV_PROC_STATE;
+	e->hdr.ts_ns = ts_ns;
+	e->start_ns = p->start_ns;
+	e->tgid = p->tgid;
+	e->ppid = p->ppid;
+	e->uid = p->uid;
+	e->euid = p->euid;
+	e->ns_pid = p->ns_pid;
+	e->argc = p->argc;
+	e->argv_size = p->argv_size;
+	e->argv_len = p->argv_len;
+	e->exe_len = (uint16_t)p->exe_len;
+	e->flags = p->flags;
+	memcpy(e->comm, p->comm, sizeof(e->comm));
+	if (p->exe_len)
+		memcpy((char *)buf + sizeof(*e), p->exe, p->exe_len);
+	if (p->argv_len)
+		memcpy((char *)buf + sizeof(*e) + p->exe_len, p->argv, p->argv_len);
+	return need;
+}
+
+int ptable_state_fn(void *ctx, tz_writer *w)
+{
+	struct ptable *t = ctx;
+	uint64_t now = rec_boot_ns();
+	size_t cap = sizeof(struct ev_proc_state) + EV_PATH_MAX + EV_ARGV_MAX_LIMIT;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return TZ_ERR_NOMEM;
+	for (size_t i = 0; i < t->nslots; i++) {
+		for (struct pt_proc *p = t->slots[i]; p; p = p->next) {
+			size_t n = ptable_encode_state(p, now, buf, cap);
+			if (!n)
+				continue;
+			int rc = tracer_event_write_state(w, buf, n);
+			if (rc < 0) {
+				free(buf);
+				return rc == -1 ? TZ_ERR_INVAL : rc;
+			}
+		}
+	}
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * record.h - tracer-record's internal interfaces: the table of live tracked
+ * processes (record/ptable.c), the host facts for the trace metadata
+ * (record/sysinfo.c) and the start-up snapshot (record/snapshot.c).
+ * No libbpf in this header: ptable and sysinfo are unit-tested alone.
+ */
+#ifndef TRACER_RECORD_H
+#define TRACER_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/events.h"
+#include "tz.h"
+
+/* Exit codes of tracer-record (docs/tracer-record.md "EXIT STATUS"). */
+#define REC_EXIT_FAIL 1	 /* runtime failure: BPF, output file, I/O */
+#define REC_EXIT_USAGE 2 /* bad command line */
+
+/* ------------------------------------------------------------- ptable */
+
+/* One live process as user space knows it from events. */
+struct pt_proc {
+	uint32_t tgid, ppid;
+	uint64_t start_ns; /* CLOCK_BOOTTIME ns: with tgid, the identity */
+	uint32_t uid, euid, ns_pid;
+	uint32_t argc;	    /* strings in argv */
+	uint32_t argv_size; /* original argv bytes (may exceed argv_len) */
+	uint32_t flags;	    /* EV_STATE_* | EV_EXEC_ARGV_TRUNCATED */
+	char comm[EV_COMM_LEN];
+	char *exe;	    /* owned, exe_len bytes, not NUL-terminated */
+	uint32_t exe_len;
+	char *argv;	    /* owned, argv_len bytes, NULs kept */
+	uint32_t argv_len;
+	struct pt_proc *next; /* hash chain */
+};
+
+struct ptable {
+	struct pt_proc **slots;
+	size_t nslots; /* power of two */
+	size_t count;  /* live processes */
+};
+
+/* Initialise an empty table. Returns 0 or -ENOMEM. */
+int ptable_init(struct ptable *t);
+/* Free every entry and the slots; t may be reused after ptable_init(). */
+void ptable_free(struct ptable *t);
+/* Entry of tgid, or NULL. */
+struct pt_proc *ptable_get(const struct ptable *t, uint32_t tgid);
+/* Remove tgid if present (its start_ns must match unless start_ns is 0). */
+void ptable_del(struct ptable *t, uint32_t tgid, uint64_t start_ns);
+
+/*
+ * Apply one raw ring-buffer record (struct ev_hdr first): EV_FORK adds the
+ * child with the caller's image, EV_EXEC replaces the image, EV_EXIT removes,
+ * EV_PROC_STATE adds. Other types are ignored. Returns 0, -1 when the record
+ * is malformed, -ENOMEM.
+ */
+int ptable_apply(struct ptable *t, const void *rec, size_t size);
+
+/*
+ * Write one EV_PROC_STATE per live process with tracer_event_write_state():
+ * a tz_state_fn (ctx is the struct ptable). ts_ns of each record is the
+ * CLOCK_BOOTTIME now. Returns 0 or a negative tz_err.
+ */
+int ptable_state_fn(void *ctx, tz_writer *w);
+
+/*
+ * Encode p as an EV_PROC_STATE record into buf (cap bytes) with timestamp
+ * ts_ns. Returns the record size, or 0 when cap is too small.
+ */
+size_t ptable_encode_state(const struct pt_proc *p, uint64_t ts_ns, void *buf, size_t cap);
+
+/* ------------------------------------------------------------- sysinfo */
+
+/* CLOCK_BOOTTIME / CLOCK_REALTIME now, ns. */
+uint64_t rec_boot_ns(void);
+uint64_t rec_real_ns(void);
+
+/*
+ * Set the host metadata keys (docs/tracer-record.md "METADATA"): hostname,
+ * kernel, kernel_version, arch, cpus, memory_kib, page_size, pid_max,
+ * boot_id, recorder_version. Returns 0 or the first negative tz_err.
+ */
+int rec_meta_host(tz_writer *w);
+
+/* /proc/sys/kernel/pid_max, or 4194304 when unreadable. */
+uint32_t rec_pid_max(void);
+
+/* Format ns since the epoch as "2026-11-29T17:00:00.123456789Z" into buf
+ * (at least 40 bytes). Returns buf. */
+char *rec_fmt_time(uint64_t real_ns, char *buf, size_t cap);
+
+/*
+ * Parse a size with an optional K/M/G suffix (powers of 1024) into *out,
+ * within [min, max]. Returns 0 or -1.
+ */
+int rec_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
+ * Read /proc/PID/cmdline (at most cap bytes) into buf. *size gets the
+ * original length (may exceed cap), *argc the strings kept. Returns the
+ * bytes stored, or -1 when the process is gone.
+ */
+long rec_read_cmdline(uint32_t pid, char *buf, size_t cap, uint32_t *size, uint32_t *argc);
+
+#endif /* TRACER_RECORD_H */
