@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "analyze.h"
+#include "bundle.h"
 
 void tza_err(const char *fmt, ...)
 {
@@ -20,7 +21,20 @@ void tza_err(const char *fmt, ...)
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 {
 	tz_reader *r = NULL;
-	int rc = tz_reader_open(&r, path, opts);
+	int rc;
+	if (tza_bundle_sniff(path)) {
+		/* a bundle: the trace is read into memory that lives until exit */
+		const void *buf;
+		size_t len;
+		const char *member;
+		if (tza_bundle_trace(path, &buf, &len, &member) < 0)
+			return NULL;
+		char name[4096];
+		snprintf(name, sizeof(name), "%s:%s", path, member);
+		rc = tz_reader_open_mem(&r, buf, len, name, opts);
+	} else {
+		rc = tz_reader_open(&r, path, opts);
+	}
 	if (rc < 0) {
 		const char *m = r ? tz_reader_errmsg(r) : "";
 		if (m && *m)

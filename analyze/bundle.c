@@ -1,0 +1,413 @@
+/* bundle.c - reading a trace out of a .tar.gz/.zip bundle (bounded), writing bundles. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "bundle.h"
+
+#define MAX_ENTRIES 10000
+#define BOMB_FLOOR (64ull << 20) /* ratio checked past this many bytes out */
+#define BOMB_RATIO 200
+#define DEFAULT_CAP_MB 1024
+
+/* ---------------------------------------------------------------- sniff */
+
+int tza_bundle_sniff(const char *path)
+{
+	unsigned char b[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, b, sizeof(b));
+	close(fd);
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return 1; /* gzip */
+	if (n >= 4 && b[0] == 'P' && b[1] == 'K' &&
+	    ((b[2] == 3 && b[3] == 4) || (b[2] == 5 && b[3] == 6)))
+		return 1; /* zip (local header, or an empty archive) */
+	if (n >= 262 && !memcmp(b + 257, "ustar", 5))
+		return 1; /* tar */
+	return 0;
+}
+
+/* ---------------------------------------------------------------- registry */
+
+/* Traces read out of bundles live until exit: readers point into them. */
+struct cached {
+	char *path, *member;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	void *buf;
+	size_t len;
+};
+static struct cached *cache;
+static size_t ncache;
+
+static void cache_free(void)
+{
+	for (size_t i = 0; i < ncache; i++) {
+		free(cache[i].path);
+		free(cache[i].member);
+		free(cache[i].buf);
+	}
+	free(cache);
+	cache = NULL;
+	ncache = 0;
+}
+
+static uint64_t member_cap(void)
+{
+	const char *e = getenv("TRACER_BUNDLE_MAX_MB");
+	unsigned long long mb = DEFAULT_CAP_MB;
+	if (e && *e) {
+		char *end;
+		unsigned long long v = strtoull(e, &end, 10);
+		if (!*end && v > 0 && v <= (1ull << 20))
+			mb = v;
+	}
+	return mb << 20;
+}
+
+/* A member name that could leave a directory, or is no name at all. */
+static const char *bad_path(const char *p)
+{
+	if (!p || !*p)
+		return "member without a name";
+	if (p[0] == '/' || p[0] == '\\' || (p[0] && p[1] == ':'))
+		return "absolute path";
+	for (const char *s = p; *s;) {
+		size_t n = strcspn(s, "/\\");
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return "path leaves the bundle (..)";
+		s += n;
+		if (*s)
+			s++;
+	}
+	return NULL;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* Print "'path': member 'm': why" with the member name made printable. */
+static void member_err(const char *path, const char *m, const char *why)
+{
+	char clean[256];
+	size_t j = 0;
+	for (const unsigned char *s = (const unsigned char *)(m ? m : ""); *s && j < sizeof(clean) - 4; s++)
+		clean[j++] = *s < 0x20 || *s == 0x7f ? '?' : (char)*s;
+	if (m && strlen(m) > j)
+		clean[j++] = '.', clean[j++] = '.', clean[j++] = '.';
+	clean[j] = 0;
+	tza_err("'%s': bundle member '%s': %s", path, clean, why);
+}
+
+static int read_trace(const char *path, void **out_buf, size_t *out_len, char **out_member)
+{
+	uint64_t cap = member_cap();
+	uint64_t total_cap = 2 * cap + (256ull << 20), total = 0;
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	void *best = NULL, *cur = NULL;
+	size_t best_len = 0;
+	char *best_name = NULL;
+	int rc = -1, entries = 0;
+	if (!a) {
+		tza_err("'%s': out of memory", path);
+		return -1;
+	}
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_zip(a);
+	if (archive_read_open_filename(a, path, 64 * 1024) != ARCHIVE_OK) {
+		tza_err("'%s': not a readable bundle: %s", path, archive_error_string(a));
+		goto out;
+	}
+	for (;;) {
+		int r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			tza_err("'%s': damaged bundle: %s", path, archive_error_string(a));
+			goto out;
+		}
+		if (++entries > MAX_ENTRIES) {
+			tza_err("'%s': more than %d members: refusing", path, MAX_ENTRIES);
+			goto out;
+		}
+		const char *name = archive_entry_pathname(e);
+		const char *why = bad_path(name);
+		if (why) {
+			member_err(path, name, why);
+			goto out;
+		}
+		if (archive_entry_symlink(e) || archive_entry_filetype(e) == AE_IFLNK) {
+			member_err(path, name, "symbolic link (bundles hold plain files only)");
+			goto out;
+		}
+		if (archive_entry_hardlink(e)) {
+			member_err(path, name, "hard link (bundles hold plain files only)");
+			goto out;
+		}
+		mode_t type = archive_entry_filetype(e);
+		if (type == AE_IFDIR)
+			continue;
+		if (type != AE_IFREG) {
+			member_err(path, name, "device, fifo or socket (bundles hold plain files only)");
+			goto out;
+		}
+		if (archive_entry_size_is_set(e) && (uint64_t)archive_entry_size(e) > cap) {
+			char why2[128];
+			snprintf(why2, sizeof(why2), "claims %lld bytes, over the %llu MiB cap "
+				 "(TRACER_BUNDLE_MAX_MB)", (long long)archive_entry_size(e),
+				 (unsigned long long)(cap >> 20));
+			member_err(path, name, why2);
+			goto out;
+		}
+		int want = ends_with(name, ".tz") && (!best || !strcmp(base_name(name), "trace.tz"));
+		size_t len = 0, alloc = 0;
+		for (;;) {
+			const void *blk;
+			size_t sz;
+			la_int64_t off;
+			r = archive_read_data_block(a, &blk, &sz, &off);
+			if (r == ARCHIVE_EOF)
+				break;
+			if (r < ARCHIVE_WARN) {
+				tza_err("'%s': bundle member '%s': damaged: %s", path, name,
+					archive_error_string(a));
+				goto out;
+			}
+			/* sparse tar members give offsets: holes count as data */
+			uint64_t end = (uint64_t)off + sz;
+			if (off < 0 || end > cap) {
+				member_err(path, name, "larger than the member cap (TRACER_BUNDLE_MAX_MB)");
+				goto out;
+			}
+			total += sz;
+			la_int64_t raw = archive_filter_bytes(a, -1);
+			if (total > total_cap ||
+			    (total > BOMB_FLOOR && raw > 0 && total / (uint64_t)raw > BOMB_RATIO)) {
+				tza_err("'%s': decompresses to over %llu MiB%s: refusing (a zip or gzip "
+					"bomb?)", path, (unsigned long long)(total >> 20),
+					total > total_cap ? "" : " at more than 200:1");
+				goto out;
+			}
+			if (!want)
+				continue;
+			if (end > alloc) {
+				size_t na = alloc ? alloc : 1 << 20;
+				while (na < end)
+					na *= 2;
+				if (na > cap)
+					na = (size_t)cap;
+				void *nb = realloc(cur, na);
+				if (!nb) {
+					tza_err("'%s': out of memory reading '%s'", path, name);
+					goto out;
+				}
+				cur = nb;
+				alloc = na;
+			}
+			if (end > len)
+				memset((char *)cur + len, 0, (size_t)off > len ? (size_t)off - len : 0);
+			memcpy((char *)cur + off, blk, sz);
+			if (end > len)
+				len = (size_t)end;
+		}
+		if (want) {
+			free(best);
+			free(best_name);
+			best = cur;
+			best_len = len;
+			cur = NULL;
+			best_name = strdup(name);
+			if (!best_name) {
+				tza_err("'%s': out of memory", path);
+				goto out;
+			}
+		}
+	}
+	if (!best) {
+		tza_err("'%s': no trace (*.tz member) inside the bundle", path);
+		goto out;
+	}
+	*out_buf = best;
+	*out_len = best_len;
+	*out_member = best_name;
+	best = NULL;
+	best_name = NULL;
+	rc = 0;
+out:
+	free(cur);
+	free(best);
+	free(best_name);
+	archive_read_free(a);
+	return rc;
+}
+
+int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char **member)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		tza_err("'%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < ncache; i++) {
+		struct cached *c = &cache[i];
+		if (c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
+		    c->mtime.tv_sec == st.st_mtim.tv_sec && c->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			*buf = c->buf;
+			*len = c->len;
+			*member = c->member;
+			return 0;
+		}
+	}
+	struct cached c = {.dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+			   .mtime = st.st_mtim};
+	if (read_trace(path, &c.buf, &c.len, &c.member) < 0)
+		return -1;
+	struct cached *nc = realloc(cache, (ncache + 1) * sizeof(*cache));
+	c.path = strdup(path);
+	if (!nc || !c.path) {
+		if (nc)
+			cache = nc;
+		free(c.buf);
+		free(c.member);
+		free(c.path);
+		tza_err("'%s': out of memory", path);
+		return -1;
+	}
+	if (!cache)
+		atexit(cache_free);
+	cache = nc;
+	cache[ncache++] = c;
+	*buf = c.buf;
+	*len = c.len;
+	*member = c.member;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+int tza_bundle_out_ok(const char *out)
+{
+	return ends_with(out, ".tar.gz") || ends_with(out, ".tgz") || ends_with(out, ".zip");
+}
+
+static int copy_in(struct archive *a, const char *out, const char *top,
+		   const struct tza_bundle_file *f, time_t now)
+{
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		tza_err("bundle: '%s': %s", f->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	struct archive_entry *e = archive_entry_new();
+	char name[4096];
+	snprintf(name, sizeof(name), "%s/%s", top, f->name);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, st.st_size);
+	archive_entry_set_mtime(e, now, 0);
+	int rc = -1;
+	if (archive_write_header(a, e) != ARCHIVE_OK) {
+		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		goto out;
+	}
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			tza_err("bundle: '%s': %s", f->path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (archive_write_data(a, buf, (size_t)n) != n) {
+			tza_err("bundle: '%s': %s", out, archive_error_string(a));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	archive_entry_free(e);
+	close(fd);
+	return rc;
+}
+
+int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_file *files,
+		     size_t n)
+{
+	if (!tza_bundle_out_ok(out)) {
+		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
+		return -1;
+	}
+	size_t tl = strlen(out) + 32;
+	char *tmp = malloc(tl);
+	if (!tmp) {
+		tza_err("bundle: out of memory");
+		return -1;
+	}
+	snprintf(tmp, tl, "%s.tmp.%ld", out, (long)getpid());
+	struct archive *a = archive_write_new();
+	int rc = -1;
+	if (!a) {
+		tza_err("bundle: out of memory");
+		free(tmp);
+		return -1;
+	}
+	if (ends_with(out, ".zip")) {
+		archive_write_set_format_zip(a);
+	} else {
+		archive_write_add_filter_gzip(a);
+		archive_write_set_format_pax_restricted(a);
+	}
+	if (archive_write_open_filename(a, tmp) != ARCHIVE_OK) {
+		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		goto out;
+	}
+	time_t now = time(NULL);
+	for (size_t i = 0; i < n; i++)
+		if (copy_in(a, out, top, &files[i], now) < 0)
+			goto out;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		goto out;
+	}
+	if (rename(tmp, out) < 0) {
+		tza_err("bundle: '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	archive_write_free(a);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bundle.h - bug-report bundles (.tar.gz, .tgz, .zip) made by
+ * `tracer-analyze bundle`, and reading a trace straight out of one with
+ * libarchive: no extraction to disk, nothing is ever written.
+ *
+ * Reading is hostile-input safe. The whole archive is walked and refused
+ * with one message when any member
+ *   - has an absolute path, a ".." component, or no name;
+ *   - is not a regular file or a directory (symlinks, hard links, devices,
+ *     fifos, sockets);
+ *   - claims (header) or turns out (while reading) to be larger than the
+ *     member cap (TRACER_BUNDLE_MAX_MB MiB, default 1024);
+ * and when the archive holds more than 10,000 members, decompresses to more
+ * than 2 x cap + 256 MiB in total, or past 64 MiB decompresses to more than
+ * 200 times the bytes read from the file (a zip or gzip bomb). Memory: the
+ * trace member (at most the cap) plus libarchive's buffers.
+ *
+ * The trace is the first regular member whose name ends in ".tz", or the
+ * one named "trace.tz" when there are several.
+ */
+#ifndef TRACER_BUNDLE_H
+#define TRACER_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Does path start like an archive (gzip, zip or tar magic)? 1 yes, 0 no or
+ * unreadable (the caller's open then names the error).
+ */
+int tza_bundle_sniff(const char *path);
+
+/*
+ * Read the trace member of bundle path into memory. On success returns 0,
+ * *buf and *len hold the member and *member its name inside the archive; all
+ * three are owned by a registry that keeps them until exit (readers made
+ * with tz_reader_open_mem() on them stay valid), and a second call for the
+ * same unchanged file returns the same copy. On failure prints one line
+ * ("tracer-analyze: 'r.tar.gz': member '../x': path leaves the bundle") and
+ * returns -1.
+ */
+int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char **member);
+
+/* One file to put in a bundle. */
+struct tza_bundle_file {
+	const char *name; /* name inside the bundle, below its top directory */
+	const char *path; /* file on disk to copy in */
+};
+
+/*
+ * Write files[0..n) into a new archive at out (.tar.gz/.tgz: gzip'd pax tar;
+ * .zip: deflate), each under the directory top/ with mode 0644, owner 0,
+ * mtime now. The archive is written to a temporary name beside out and
+ * renamed over it when complete. Returns 0, or -1 with one line printed.
+ */
+int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_file *files,
+		     size_t n);
+
+/* Does the output path name a bundle type we write (.tar.gz, .tgz, .zip)? */
+int tza_bundle_out_ok(const char *out);
+
+#endif /* TRACER_BUNDLE_H */

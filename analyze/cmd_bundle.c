@@ -1,0 +1,885 @@
+/* cmd_bundle.c - `tracer-analyze bundle`: one archive with the trace, summaries and plots. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "analyze.h"
+#include "bundle.h"
+
+#define REDACTED "<redacted>"
+#define MAX_PATTERNS 64
+
+/*
+ * The default redaction patterns (POSIX extended regular expressions,
+ * case-insensitive). When a pattern has groups, only the text of its last
+ * group that matched is replaced, so "--password=x" keeps its key.
+ */
+static const char *const default_patterns[] = {
+	/* key=value and key:value secrets */
+	"(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|credentials?|"
+	"private[-_]?key)[=:]([^[:space:]&;,\"']+)",
+	/* credentials in URLs: scheme://user:PASSWORD@host */
+	"://[^/:@[:space:]]+:([^/@[:space:]]+)@",
+	/* user names in home directories */
+	"/home/([^/[:space:]\"']+)",
+	"/Users/([^/[:space:]\"']+)",
+	/* well-known key and token shapes */
+	"AKIA[0-9A-Z]{16}",
+	"gh[pousr]_[A-Za-z0-9]{20,}",
+	"xox[abprs]-[A-Za-z0-9-]{10,}",
+	"(bearer|basic)[[:space:]]+([A-Za-z0-9._~+/=-]{8,})",
+	"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+	NULL,
+};
+/* An argument like this redacts the whole next argument ("--token X"). */
+static const char secret_flag[] =
+	"^--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|"
+	"credentials?)$";
+
+struct redactor {
+	regex_t re[MAX_PATTERNS];
+	size_t ngroups[MAX_PATTERNS];
+	size_t n;
+	regex_t flag;
+	int have_flag;
+	uint64_t hits;
+};
+
+static void redactor_free(struct redactor *rd)
+{
+	for (size_t i = 0; i < rd->n; i++)
+		regfree(&rd->re[i]);
+	if (rd->have_flag)
+		regfree(&rd->flag);
+	rd->n = 0;
+	rd->have_flag = 0;
+}
+
+static int redactor_add(struct redactor *rd, const char *pat)
+{
+	if (rd->n == MAX_PATTERNS) {
+		tza_err("bundle: --redact-pattern: more than %d patterns", MAX_PATTERNS);
+		return -1;
+	}
+	int e = regcomp(&rd->re[rd->n], pat, REG_EXTENDED | REG_ICASE);
+	if (e) {
+		char msg[256];
+		regerror(e, &rd->re[rd->n], msg, sizeof(msg));
+		tza_err("bundle: --redact-pattern: '%s': %s", pat, msg);
+		return -1;
+	}
+	rd->ngroups[rd->n] = rd->re[rd->n].re_nsub;
+	rd->n++;
+	return 0;
+}
+
+/* Growable byte buffer. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 256;
+		while (nc < b->len + n + 1)
+			nc *= 2;
+		char *np = realloc(b->p, nc);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+/*
+ * Redact the NUL-free string s[0..len) into out (appended). Returns the
+ * number of replacements.
+ */
+static unsigned redact_into(struct redactor *rd, const char *s, size_t len, struct sbuf *out)
+{
+	unsigned hits = 0;
+	struct sbuf a = {0}, b = {0};
+	sb_add(&a, s, len);
+	for (size_t i = 0; i < rd->n && !a.oom; i++) {
+		regmatch_t pm[16];
+		size_t ng = rd->ngroups[i] < 15 ? rd->ngroups[i] : 15;
+		size_t off = 0;
+		b.len = 0;
+		sb_add(&b, "", 0);
+		while (off <= a.len) {
+			if (regexec(&rd->re[i], a.p + off, ng + 1, pm, off ? REG_NOTBOL : 0))
+				break;
+			size_t ms = (size_t)pm[0].rm_so, me = (size_t)pm[0].rm_eo;
+			size_t rs = ms, re = me;
+			for (size_t g = ng; g >= 1; g--)
+				if (pm[g].rm_so >= 0) {
+					rs = (size_t)pm[g].rm_so;
+					re = (size_t)pm[g].rm_eo;
+					break;
+				}
+			if (me == ms) { /* empty match: step over one byte */
+				if (off + ms >= a.len)
+					break;
+				sb_add(&b, a.p + off, ms + 1);
+				off += ms + 1;
+				continue;
+			}
+			sb_add(&b, a.p + off, rs);
+			sb_add(&b, REDACTED, sizeof(REDACTED) - 1);
+			sb_add(&b, a.p + off + re, me - re);
+			off += me;
+			hits++;
+		}
+		if (off < a.len)
+			sb_add(&b, a.p + off, a.len - off);
+		struct sbuf t = a;
+		a = b;
+		b = t;
+	}
+	sb_add(out, a.p ? a.p : "", a.len);
+	if (a.oom || b.oom)
+		out->oom = 1;
+	free(a.p);
+	free(b.p);
+	rd->hits += hits;
+	return hits;
+}
+
+/* A blob: a path (STR) or NUL-separated argv (STRV, bytes exact). */
+static void redact_blob(struct redactor *rd, const uint8_t *p, uint32_t len, int strv,
+			struct sbuf *out)
+{
+	if (!strv) {
+		/* a NUL inside a path blob: redact up to it, keep the rest as is */
+		size_t n = strnlen((const char *)p, len);
+		redact_into(rd, (const char *)p, n, out);
+		if (n < len)
+			sb_add(out, (const char *)p + n, len - n);
+		return;
+	}
+	int next_secret = 0;
+	for (uint32_t i = 0; i < len;) {
+		size_t n = strnlen((const char *)p + i, len - i);
+		char *arg = strndup((const char *)p + i, n);
+		if (!arg) {
+			out->oom = 1;
+			return;
+		}
+		if (next_secret && n) {
+			sb_add(out, REDACTED, sizeof(REDACTED) - 1);
+			rd->hits++;
+			next_secret = 0;
+		} else {
+			next_secret = rd->have_flag && !regexec(&rd->flag, arg, 0, NULL, 0);
+			redact_into(rd, arg, n, out);
+		}
+		free(arg);
+		i += (uint32_t)n;
+		if (i < len) { /* the NUL after the argument */
+			sb_add(out, "", 0);
+			if (!out->oom)
+				out->p[out->len++] = 0;
+			i++;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- the trace */
+
+/* A copied event (for the first state block). */
+struct saved_ev {
+	uint16_t type;
+	uint64_t ts;
+	uint8_t *fixed;
+	uint32_t fixed_len, nblobs;
+	struct tz_blob blobs[8];
+};
+
+struct rewrite {
+	struct redactor *rd;
+	struct saved_ev *state;
+	size_t nstate;
+	int state_written;
+	int err;
+};
+
+static int state_cb(void *ctx, tz_writer *w)
+{
+	struct rewrite *rw = ctx;
+	if (rw->state_written)
+		return 0;
+	rw->state_written = 1;
+	for (size_t i = 0; i < rw->nstate; i++) {
+		struct saved_ev *s = &rw->state[i];
+		int rc = tz_writer_add_state(w, s->type, s->ts, s->fixed, s->fixed_len, s->blobs,
+					     s->nblobs);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Redact one event: CHARS fields in place (fixed size), blobs into new
+ * buffers; "<blob>_len" fields follow the new lengths. Fills *sv (owning).
+ */
+static int redact_event(struct redactor *rd, const struct tz_event *ev, struct saved_ev *sv)
+{
+	const struct tz_event_type *t = ev->type;
+	memset(sv, 0, sizeof(*sv));
+	sv->type = ev->type_id;
+	sv->ts = ev->ts_ns;
+	sv->fixed_len = ev->fixed_len;
+	sv->fixed = malloc(ev->fixed_len ? ev->fixed_len : 1);
+	if (!sv->fixed)
+		return -1;
+	memcpy(sv->fixed, ev->fixed, ev->fixed_len);
+	sv->nblobs = ev->nblobs < 8 ? ev->nblobs : 8;
+	for (uint32_t b = 0; b < sv->nblobs; b++) {
+		const struct tz_field *bf = NULL;
+		for (uint16_t k = 0; k < t->nfields; k++)
+			if ((t->fields[k].type == TZ_F_STR || t->fields[k].type == TZ_F_STRV) &&
+			    t->fields[k].offset == b)
+				bf = &t->fields[k];
+		struct sbuf o = {0};
+		const struct tz_blob *in = &ev->blobs[b];
+		if (bf && in->len)
+			redact_blob(rd, in->data, in->len, bf->type == TZ_F_STRV, &o);
+		else
+			sb_add(&o, in->data ? in->data : "", in->len);
+		if (o.oom) {
+			free(o.p);
+			return -1;
+		}
+		sv->blobs[b].data = o.p ? o.p : strdup("");
+		sv->blobs[b].len = (uint32_t)o.len;
+		if (!sv->blobs[b].data)
+			return -1;
+		if (bf) { /* keep "<name>_len" true */
+			char ln[64];
+			snprintf(ln, sizeof(ln), "%s_len", bf->name);
+			const struct tz_field *lf = tz_type_field(t, ln);
+			if (lf && lf->offset + lf->size <= sv->fixed_len &&
+			    (lf->type == TZ_F_U16 || lf->type == TZ_F_U32)) {
+				uint64_t v = o.len;
+				if (lf->type == TZ_F_U16 && v > 0xffff)
+					v = 0xffff;
+				for (uint32_t k = 0; k < lf->size; k++)
+					sv->fixed[lf->offset + k] = (uint8_t)(v >> (8 * k));
+			}
+		}
+	}
+	for (uint16_t k = 0; k < t->nfields; k++) {
+		const struct tz_field *f = &t->fields[k];
+		if (f->type != TZ_F_CHARS || f->offset + f->size > sv->fixed_len || !f->size)
+			continue;
+		char *p = (char *)sv->fixed + f->offset;
+		size_t n = strnlen(p, f->size);
+		struct sbuf o = {0};
+		if (!redact_into(rd, p, n, &o) || o.oom) {
+			free(o.p);
+			continue;
+		}
+		memset(p, 0, f->size);
+		memcpy(p, o.p, o.len < f->size - 1 ? o.len : f->size - 1);
+		free(o.p);
+	}
+	return 0;
+}
+
+static void saved_free(struct saved_ev *s)
+{
+	free(s->fixed);
+	for (uint32_t b = 0; b < s->nblobs; b++)
+		free((void *)s->blobs[b].data);
+}
+
+/*
+ * Write a redacted copy of the trace at in to out: metadata values, every
+ * path and argv blob, comm fields; live events and the first state block
+ * (the snapshot). Returns 0 or -1 (message printed).
+ */
+static int rewrite_trace(const char *in, const char *out, struct redactor *rd)
+{
+	tz_reader *r = tza_open(in, NULL);
+	if (!r)
+		return -1;
+	struct rewrite rw = {.rd = rd};
+	tz_writer *w = NULL;
+	int rc = -1;
+	const struct tz_event *ev;
+	uint64_t first_state_seq = UINT64_MAX;
+	size_t cap = 0;
+	/* pass 1: the first state block */
+	int it = tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE);
+	while (it >= 0 && (it = tz_reader_next(r, &ev)) > 0) {
+		if (!(ev->flags & TZ_EVF_STATE) || !ev->type)
+			continue;
+		if (first_state_seq == UINT64_MAX)
+			first_state_seq = ev->chunk_seq;
+		if (ev->chunk_seq != first_state_seq)
+			continue;
+		if (rw.nstate == cap) {
+			cap = cap ? cap * 2 : 256;
+			struct saved_ev *ns = realloc(rw.state, cap * sizeof(*ns));
+			if (!ns)
+				goto oom;
+			rw.state = ns;
+		}
+		if (redact_event(rd, ev, &rw.state[rw.nstate]) < 0) {
+			saved_free(&rw.state[rw.nstate]);
+			goto oom;
+		}
+		rw.nstate++;
+	}
+	if (it < 0) {
+		tza_err("bundle: %s", tz_reader_errmsg(r));
+		goto out;
+	}
+	struct tz_writer_opts wo = {.flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
+				    .state_every = UINT32_MAX,
+				    .state_fn = rw.nstate ? state_cb : NULL,
+				    .state_ctx = &rw};
+	int e = tz_writer_open(&w, out, &wo);
+	if (e < 0) {
+		tza_err("bundle: '%s': %s", out, w ? tz_writer_errmsg(w) : tz_strerror(e));
+		goto out;
+	}
+	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
+		const char *k, *v;
+		if (tz_reader_meta_at(r, i, &k, &v) < 0)
+			continue;
+		struct sbuf o = {0};
+		redact_into(rd, v, strlen(v), &o);
+		if (o.oom) {
+			free(o.p);
+			goto oom;
+		}
+		e = tz_writer_set_meta(w, k, o.p ? o.p : "");
+		free(o.p);
+		if (e < 0)
+			goto werr;
+	}
+	if (tz_writer_set_meta(w, "redacted", "yes") < 0)
+		goto werr;
+	for (size_t i = 0; i < tz_reader_type_count(r); i++)
+		if ((e = tz_writer_add_type(w, tz_reader_type_at(r, i))) < 0)
+			goto werr;
+	const struct tz_info *info = tz_reader_info(r);
+	if (info->dropped)
+		tz_writer_note_dropped(w, info->dropped);
+	it = tz_reader_iter(r, 0, UINT64_MAX, 0);
+	while (it >= 0 && (it = tz_reader_next(r, &ev)) > 0) {
+		if (!ev->type)
+			continue; /* a type without schema cannot be written back */
+		struct saved_ev sv;
+		if (redact_event(rd, ev, &sv) < 0) {
+			saved_free(&sv);
+			goto oom;
+		}
+		e = tz_writer_add(w, sv.type, sv.ts, sv.fixed, sv.fixed_len, sv.blobs, sv.nblobs);
+		saved_free(&sv);
+		if (e < 0)
+			goto werr;
+	}
+	if (it < 0) {
+		tza_err("bundle: %s", tz_reader_errmsg(r));
+		goto out;
+	}
+	e = tz_writer_close(w);
+	w = NULL;
+	if (e < 0) {
+		tza_err("bundle: '%s': %s", out, tz_strerror(e));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+werr:
+	tza_err("bundle: '%s': %s", out, w ? tz_writer_errmsg(w) : "write failed");
+	goto out;
+oom:
+	tza_err("bundle: out of memory");
+out:
+	tz_writer_free(w);
+	for (size_t i = 0; i < rw.nstate; i++)
+		saved_free(&rw.state[i]);
+	free(rw.state);
+	tz_reader_free(r);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+/* Run a subcommand's handler in-process with stdout sent to path. */
+static int run_to_file(int (*fn)(int, char **), char **av, const char *path)
+{
+	int argc = 0;
+	while (av[argc])
+		argc++;
+	fflush(stdout);
+	int saved = dup(1);
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (saved < 0 || (path && fd < 0)) {
+		tza_err("bundle: '%s': %s", path ? path : "stdout", strerror(errno));
+		if (saved >= 0)
+			close(saved);
+		return -1;
+	}
+	if (fd >= 0) {
+		dup2(fd, 1);
+		close(fd);
+	} else {
+		int dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (dn >= 0) {
+			dup2(dn, 1);
+			close(dn);
+		}
+	}
+	optind = 0;
+	int rc = fn(argc, av);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	clearerr(stdout);
+	return rc;
+}
+
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	struct sbuf b = {0};
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		sb_add(&b, tmp, n);
+	int err = ferror(f) || b.oom;
+	fclose(f);
+	if (err) {
+		free(b.p);
+		return -1;
+	}
+	*buf = b.p ? b.p : strdup("");
+	*len = b.len;
+	return *buf ? 0 : -1;
+}
+
+/* Redact a text file in place (line by line keeps NUL-free pieces). */
+static int redact_file(struct redactor *rd, const char *path)
+{
+	char *buf;
+	size_t len;
+	if (read_all(path, &buf, &len) < 0) {
+		tza_err("bundle: '%s': cannot read for redaction", path);
+		return -1;
+	}
+	struct sbuf o = {0};
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen(buf + i, len - i);
+		redact_into(rd, buf + i, n, &o);
+		i += n;
+		if (i < len) {
+			sb_add(&o, "", 0);
+			if (!o.oom)
+				o.p[o.len++] = 0;
+			i++;
+		}
+	}
+	free(buf);
+	FILE *f = o.oom ? NULL : fopen(path, "wb");
+	int rc = f && fwrite(o.p ? o.p : "", 1, o.len, f) == o.len && !fclose(f) ? 0 : -1;
+	if (rc)
+		tza_err("bundle: '%s': cannot write the redacted copy", path);
+	free(o.p);
+	return rc;
+}
+
+static int xxh64_file(const char *path, uint64_t *h, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	XXH64_state_t *st = XXH64_createState();
+	if (!st) {
+		close(fd);
+		return -1;
+	}
+	XXH64_reset(st, 0);
+	char buf[65536];
+	ssize_t n;
+	*size = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		XXH64_update(st, buf, (size_t)n);
+		*size += (uint64_t)n;
+	}
+	*h = XXH64_digest(st);
+	XXH64_freeState(st);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
+	      "Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
+	      "tree.txt, top.txt, processes.csv, timeline.png/.svg, cpu.png, mem.png, io.png,\n"
+	      "README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
+	      "Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n"
+	      "  -o, --output PATH         the archive (.tar.gz, .tgz or .zip; replaced if present)\n"
+	      "      --redact              replace secrets in every file, the trace included,\n"
+	      "                            with " REDACTED ", using the default patterns below\n"
+	      "      --redact-pattern RE   also redact this POSIX extended regex (case-\n"
+	      "                            insensitive; repeatable; implies --redact). With\n"
+	      "                            groups, only the last matching group is replaced\n"
+	      "      --no-plots            leave the pictures out (no gnuplot needed)\n\n"
+	      "Default patterns:\n",
+	      f);
+	for (int i = 0; default_patterns[i]; i++)
+		fprintf(f, "  %s\n", default_patterns[i]);
+	fprintf(f, "and an argument matching %s redacts the whole next argument.\n\n"
+		   "Examples:\n"
+		   "  tracer-analyze bundle run.tz -o report.tar.gz\n"
+		   "  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
+		   "  tracer-analyze tree report.tar.gz\n",
+		secret_flag);
+}
+
+struct member {
+	const char *name;
+	const char *what;
+	int (*fn)(int, char **);
+	const char *args[6]; /* handler argv before the trace; NULL-terminated */
+	int text;	     /* redact as text */
+	int plot;
+};
+
+static const struct member members[] = {
+	{"summary.txt", "what ran, what it cost, drops (tracer-analyze summary)", cmd_summary,
+	 {"summary", NULL}, 1, 0},
+	{"summary.json", "the same for machines (summary --json)", cmd_summary,
+	 {"summary", "--json", NULL}, 1, 0},
+	{"tree.txt", "the process tree (tracer-analyze tree)", cmd_tree, {"tree", NULL}, 1, 0},
+	{"top.txt", "bottleneck binaries per tool (tracer-analyze top)", cmd_top, {"top", NULL}, 1,
+	 0},
+	{"processes.csv", "one row per process, Nextflow-style columns (export --format csv)",
+	 cmd_export, {"export", "--format", "csv", NULL}, 1, 0},
+	{"timeline.png", "one bar per process over time, coloured by tool (plot)", cmd_plot,
+	 {"plot", "-o", "timeline.png", NULL}, 0, 1},
+	{"timeline.svg", "the same as a zoomable SVG", cmd_plot, {"plot", "-o", "timeline.svg", NULL},
+	 1, 1},
+	{"cpu.png", "cores in use over time by tool, with the CPU count (plot --kind cpu)", cmd_plot,
+	 {"plot", "--kind", "cpu", "-o", "cpu.png", NULL}, 0, 1},
+	{"mem.png", "resident memory over time by tool (plot --kind mem)", cmd_plot,
+	 {"plot", "--kind", "mem", "-o", "mem.png", NULL}, 0, 1},
+	{"io.png", "read/write bytes per second (plot --kind io)", cmd_plot,
+	 {"plot", "--kind", "io", "-o", "io.png", NULL}, 0, 1},
+};
+#define NMEMBERS (sizeof(members) / sizeof(members[0]))
+
+int cmd_bundle(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"redact", no_argument, NULL, 'r'},
+		{"redact-pattern", required_argument, NULL, 'p'},
+		{"no-plots", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *out = NULL;
+	const char *extra[MAX_PATTERNS];
+	size_t nextra = 0;
+	int redact = 0, plots = 1, c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'r':
+			redact = 1;
+			break;
+		case 'p':
+			if (nextra == MAX_PATTERNS - 16) {
+				tza_err("bundle: too many --redact-pattern options");
+				return TZA_EXIT_USAGE;
+			}
+			extra[nextra++] = optarg;
+			redact = 1;
+			break;
+		case 'n':
+			plots = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !out) {
+		tza_err("bundle: expected FILE and -o OUT (see 'tracer-analyze bundle --help')");
+		return TZA_EXIT_USAGE;
+	}
+	if (!tza_bundle_out_ok(out)) {
+		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
+		return TZA_EXIT_USAGE;
+	}
+	const char *in = argv[optind];
+	struct redactor rd = {0};
+	if (redact) {
+		for (int i = 0; default_patterns[i]; i++)
+			if (redactor_add(&rd, default_patterns[i]) < 0) {
+				redactor_free(&rd);
+				return TZA_EXIT_FAIL;
+			}
+		for (size_t i = 0; i < nextra; i++)
+			if (redactor_add(&rd, extra[i]) < 0) {
+				redactor_free(&rd);
+				return TZA_EXIT_USAGE;
+			}
+		if (regcomp(&rd.flag, secret_flag, REG_EXTENDED | REG_ICASE | REG_NOSUB) == 0)
+			rd.have_flag = 1;
+	}
+
+	int rc = TZA_EXIT_FAIL, cwd = -1;
+	char abs_in[PATH_MAX], abs_out[PATH_MAX], tmpl[PATH_MAX], path[PATH_MAX + 64];
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(tmpl, sizeof(tmpl), "%s/tracer-bundle.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	char *dir = NULL;
+	if (!realpath(in, abs_in)) {
+		tza_err("'%s': %s", in, strerror(errno));
+		goto out;
+	}
+	if (out[0] == '/') {
+		snprintf(abs_out, sizeof(abs_out), "%s", out);
+	} else {
+		char here[PATH_MAX];
+		if (!getcwd(here, sizeof(here))) {
+			tza_err("bundle: getcwd: %s", strerror(errno));
+			goto out;
+		}
+		if ((size_t)snprintf(abs_out, sizeof(abs_out), "%s/%s", here, out) >= sizeof(abs_out)) {
+			tza_err("bundle: '%s': path too long", out);
+			goto out;
+		}
+	}
+	dir = mkdtemp(tmpl);
+	if (!dir) {
+		tza_err("bundle: '%s': %s", tmpl, strerror(errno));
+		goto out;
+	}
+	/* the trace, as trace.tz in the work directory */
+	snprintf(path, sizeof(path), "%s/trace.tz", dir);
+	if (redact) {
+		if (rewrite_trace(abs_in, path, &rd) < 0)
+			goto out;
+	} else if (tza_bundle_sniff(abs_in)) {
+		const void *buf;
+		size_t len;
+		const char *member;
+		if (tza_bundle_trace(abs_in, &buf, &len, &member) < 0)
+			goto out;
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+			tza_err("bundle: '%s': cannot write", path);
+			goto out;
+		}
+	} else {
+		/* check it is a trace before doing any work */
+		tz_reader *r = tza_open(abs_in, NULL);
+		if (!r)
+			goto out;
+		tz_reader_free(r);
+		if (symlink(abs_in, path) < 0) {
+			tza_err("bundle: '%s': %s", path, strerror(errno));
+			goto out;
+		}
+	}
+
+	/* the outputs, made in the work directory from "trace.tz" */
+	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || chdir(dir) < 0) {
+		tza_err("bundle: '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	struct tza_bundle_file files[NMEMBERS + 3];
+	size_t nf = 0;
+	const char *left_out[NMEMBERS];
+	size_t nleft = 0;
+	files[nf++] = (struct tza_bundle_file){"trace.tz", "trace.tz"};
+	for (size_t i = 0; i < NMEMBERS; i++) {
+		const struct member *mb = &members[i];
+		if (mb->plot && !plots) {
+			left_out[nleft++] = mb->name;
+			continue;
+		}
+		char *av[8];
+		int k = 0;
+		for (; mb->args[k]; k++)
+			av[k] = (char *)mb->args[k];
+		av[k++] = (char *)"trace.tz";
+		av[k] = NULL;
+		int hr = run_to_file(mb->fn, av, mb->plot ? NULL : mb->name);
+		struct stat st;
+		if (hr != 0 || stat(mb->name, &st) < 0 || (!mb->plot && st.st_size == 0 && hr)) {
+			tza_err("bundle: %s left out ('%s' failed)", mb->name, mb->args[0]);
+			unlink(mb->name);
+			left_out[nleft++] = mb->name;
+			if (mb->plot) {
+				/* no gnuplot: one message is enough, skip the other plots */
+				plots = 0;
+			}
+			continue;
+		}
+		if (redact && mb->text && redact_file(&rd, mb->name) < 0)
+			goto out;
+		files[nf++] = (struct tza_bundle_file){mb->name, mb->name};
+	}
+
+	/* README.txt */
+	FILE *f = fopen("README.txt", "w");
+	if (!f) {
+		tza_err("bundle: '%s/README.txt': %s", dir, strerror(errno));
+		goto out;
+	}
+	time_t now = time(NULL);
+	struct tm tm;
+	char date[64];
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	const char *slash = strrchr(abs_in, '/');
+	fprintf(f, "tracer bug-report bundle\n========================\n\n"
+		   "Made by tracer-analyze %s on %s from '%s'.\n\n"
+		   "Nothing needs unpacking: every tracer-analyze command reads this archive in\n"
+		   "place, for example\n\n"
+		   "  tracer-analyze summary THIS-ARCHIVE\n"
+		   "  tracer-analyze tree --depth 3 THIS-ARCHIVE\n"
+		   "  tracer-analyze plot --kind cpu THIS-ARCHIVE -o cpu.svg\n\n"
+		   "Files:\n"
+		   "  trace.tz       the trace itself (tracer .tz format; docs/FORMAT.md)\n",
+		TRACER_VERSION, date, slash ? slash + 1 : abs_in);
+	for (size_t i = 1; i < nf; i++)
+		for (size_t j = 0; j < NMEMBERS; j++)
+			if (!strcmp(files[i].name, members[j].name))
+				fprintf(f, "  %-14s %s\n", members[j].name, members[j].what);
+	fputs("  README.txt     this file\n"
+	      "  MANIFEST       size and XXH64 checksum of every file (check: xxhsum -H1 FILE,\n"
+	      "                 Debian package xxhash)\n\n"
+	      "Open the .png files in any image viewer, the .svg in a web browser,\n"
+	      "processes.csv in a spreadsheet (its columns follow Nextflow's trace report).\n"
+	      "cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
+	      "and bytes spread evenly over each process's life, peak RSS held over it).\n",
+	      f);
+	if (nleft) {
+		fputs("\nLeft out (the command failed or was not asked for):", f);
+		for (size_t i = 0; i < nleft; i++)
+			fprintf(f, " %s", left_out[i]);
+		fputc('\n', f);
+	}
+	if (redact) {
+		fprintf(f, "\nREDACTED: matches of these patterns (POSIX extended, case-insensitive)\n"
+			   "were replaced by %s in every file, the trace included (its argv,\n"
+			   "paths, comm and metadata; the trace was rewritten, keeping its live\n"
+			   "events and first state block):\n",
+			REDACTED);
+		for (int i = 0; default_patterns[i]; i++)
+			fprintf(f, "  %s\n", default_patterns[i]);
+		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", nextra);
+		fprintf(f, "and the argument after one matching %s.\n", secret_flag);
+	}
+	if (fclose(f)) {
+		tza_err("bundle: README.txt: write failed");
+		goto out;
+	}
+	files[nf++] = (struct tza_bundle_file){"README.txt", "README.txt"};
+
+	/* MANIFEST */
+	f = fopen("MANIFEST", "w");
+	if (!f) {
+		tza_err("bundle: '%s/MANIFEST': %s", dir, strerror(errno));
+		goto out;
+	}
+	fputs("# size_bytes  xxh64  name   (xxh64 as printed by: xxhsum -H1 NAME)\n", f);
+	for (size_t i = 0; i < nf; i++) {
+		uint64_t h, sz;
+		if (xxh64_file(files[i].path, &h, &sz) < 0) {
+			tza_err("bundle: '%s': cannot read", files[i].path);
+			fclose(f);
+			goto out;
+		}
+		fprintf(f, "%llu  %016llx  %s\n", (unsigned long long)sz, (unsigned long long)h,
+			files[i].name);
+	}
+	if (fclose(f)) {
+		tza_err("bundle: MANIFEST: write failed");
+		goto out;
+	}
+	files[nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST"};
+
+	/* the archive, with a top directory named after it */
+	char top[256];
+	const char *ob = strrchr(abs_out, '/');
+	snprintf(top, sizeof(top), "%.200s", ob ? ob + 1 : abs_out);
+	char *dot = strstr(top, ".tar.gz");
+	if (!dot)
+		dot = strrchr(top, '.');
+	if (dot && dot != top)
+		*dot = 0;
+	if (!top[0] || !strcmp(top, ".") || !strcmp(top, ".."))
+		snprintf(top, sizeof(top), "report");
+	if (tza_bundle_write(abs_out, top, files, nf) < 0)
+		goto out;
+	if (redact)
+		fprintf(stderr, "tracer-analyze: bundle: %llu string(s) redacted\n",
+			(unsigned long long)rd.hits);
+	rc = TZA_EXIT_OK;
+out:
+	if (cwd >= 0) {
+		if (fchdir(cwd) < 0)
+			tza_err("bundle: cannot return to the working directory");
+		close(cwd);
+	}
+	if (dir)
+		rm_tree(dir);
+	redactor_free(&rd);
+	return rc;
+}

@@ -1,0 +1,867 @@
+/* plot.c - gnuplot scripts with inline data for gantt, cpu, mem and io plots. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "plot.h"
+
+#define NCOLORS 11
+#define MAX_LANES 4
+#define NBINS 400
+#ifdef TZA_P_KTHREAD
+#define KTHREAD_FLAG TZA_P_KTHREAD
+#else
+#define KTHREAD_FLAG 0
+#endif
+
+/* Red is kept for failures; grey for "other". */
+static const char *const palette[NCOLORS] = {
+	"#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948", "#b07aa1",
+	"#ff9da7", "#9c755f", "#17becf", "#bcbd22", "#8c6bb1",
+};
+#define OTHER_COLOR "#bab0ac"
+#define FAIL_COLOR "#d62728"
+
+int tza_plot_fmt_of(const char *path)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	if (!dot)
+		return -1;
+	if (!strcasecmp(dot, ".png"))
+		return TZA_PLOT_PNG;
+	if (!strcasecmp(dot, ".svg"))
+		return TZA_PLOT_SVG;
+	if (!strcasecmp(dot, ".pdf"))
+		return TZA_PLOT_PDF;
+	return -1;
+}
+
+/* A gnuplot single-quoted string: '' for a quote, control bytes as '?'. */
+static void gp_str(FILE *f, const char *s, size_t max)
+{
+	fputc('\'', f);
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++, n++) {
+		if (n == max) {
+			fputs("...", f);
+			break;
+		}
+		if (*p == '\'')
+			fputs("''", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fputc('?', f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
+/* ---------------------------------------------------------------- tools */
+
+struct tool {
+	const char *name;
+	double cpu_s, wall_s;
+	int color; /* palette index, or -1 = other */
+};
+
+struct ctx {
+	struct tza_model *m;
+	const struct tza_plot_opts *o;
+	uint64_t t0, t1; /* window, ns */
+	double span_s;
+	struct tool *tools;
+	size_t ntools;
+	int *proc_tool; /* per process index: tools[] index */
+	int ncolored;
+};
+
+static uint64_t p_start(const struct ctx *c, const struct tza_proc *p)
+{
+	return p->start_ns < c->t0 ? c->t0 : p->start_ns;
+}
+
+static uint64_t p_end(const struct ctx *c, const struct tza_proc *p)
+{
+	uint64_t e = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? c->t1 : p->end_ns;
+	if (e > c->t1)
+		e = c->t1;
+	return e < p_start(c, p) ? p_start(c, p) : e;
+}
+
+static int p_failed(const struct tza_proc *p)
+{
+	return !(p->flags & TZA_P_NO_EXIT) && (p->exit_code != 0 || p->signal != 0);
+}
+
+static int p_in_window(const struct ctx *c, const struct tza_proc *p)
+{
+	if (!c->o->all && (p->flags & (TZA_P_PRE_EXISTING | KTHREAD_FLAG)))
+		return 0;
+	uint64_t e = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
+	return p->start_ns <= c->t1 && e >= c->t0;
+}
+
+static int cmp_tool(const void *a, const void *b)
+{
+	const struct tool *x = a, *y = b;
+	if (x->cpu_s != y->cpu_s)
+		return x->cpu_s < y->cpu_s ? 1 : -1;
+	if (x->wall_s != y->wall_s)
+		return x->wall_s < y->wall_s ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* Group processes by tool, rank by CPU time (then wall), colour the top ones. */
+static int rank_tools(struct ctx *c)
+{
+	struct tza_model *m = c->m;
+	c->proc_tool = calloc(m->nprocs ? m->nprocs : 1, sizeof(int));
+	c->tools = calloc(m->nprocs ? m->nprocs : 1, sizeof(struct tool));
+	if (!c->proc_tool || !c->tools)
+		return -1;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		const char *k = tza_proc_key(p, TZA_BY_TOOL);
+		size_t j;
+		for (j = 0; j < c->ntools; j++) /* few tools: linear is fine */
+			if (!strcmp(c->tools[j].name, k))
+				break;
+		if (j == c->ntools)
+			c->tools[c->ntools++].name = k;
+		if (p_in_window(c, p)) {
+			c->tools[j].cpu_s += (double)(p->utime_ns + p->stime_ns) / 1e9;
+			c->tools[j].wall_s += (double)(p_end(c, p) - p_start(c, p)) / 1e9;
+		}
+	}
+	qsort(c->tools, c->ntools, sizeof(*c->tools), cmp_tool);
+	for (size_t j = 0; j < c->ntools; j++)
+		c->tools[j].color = j < NCOLORS ? (int)j : -1;
+	c->ncolored = c->ntools < NCOLORS ? (int)c->ntools : NCOLORS;
+	/* the ranking moved the tools: map processes again */
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const char *k = tza_proc_key(m->procs[i], TZA_BY_TOOL);
+		for (size_t j = 0; j < c->ntools; j++)
+			if (c->tools[j].name == k || !strcmp(c->tools[j].name, k)) {
+				c->proc_tool[i] = (int)j;
+				break;
+			}
+	}
+	return 0;
+}
+
+static const char *tool_color(const struct ctx *c, int t)
+{
+	return c->tools[t].color >= 0 ? palette[c->tools[t].color] : OTHER_COLOR;
+}
+
+static unsigned long rgb_of(const char *hex)
+{
+	return strtoul(hex + 1, NULL, 16);
+}
+
+/* ---------------------------------------------------------------- common */
+
+static double x_of(const struct ctx *c, uint64_t ns)
+{
+	double rel = (double)(ns - c->t0) / 1e9;
+	if (c->o->wall && c->o->rt0_ns != INT64_MIN)
+		return (double)c->o->rt0_ns / 1e9 + rel;
+	return rel;
+}
+
+static void fmt_dur(char *buf, size_t n, double s)
+{
+	if (s < 1)
+		snprintf(buf, n, "%.0f ms", s * 1e3);
+	else if (s < 120)
+		snprintf(buf, n, "%.1f s", s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.1f min", s / 60);
+	else
+		snprintf(buf, n, "%.1f h", s / 3600);
+}
+
+static void header(FILE *f, const struct ctx *c, unsigned w, unsigned h, const char *kind_title,
+		   const char *note, double xpad)
+{
+	const struct tza_plot_opts *o = c->o;
+	if (o->fmt == TZA_PLOT_PNG)
+		fprintf(f, "set terminal pngcairo size %u,%u noenhanced font 'DejaVu Sans,9'\n", w, h);
+	else if (o->fmt == TZA_PLOT_SVG)
+		fprintf(f, "set terminal svg size %u,%u noenhanced font 'DejaVu Sans,9' background '#ffffff'\n", w, h);
+	else
+		fprintf(f, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font 'DejaVu Sans,7'\n",
+			w / 100.0, h / 100.0);
+	fputs("set output ", f);
+	gp_str(f, o->out, 4096);
+	fputc('\n', f);
+
+	char date[64] = "unknown date", dur[32];
+	if (o->rt0_ns != INT64_MIN) {
+		time_t t = (time_t)(o->rt0_ns / 1000000000LL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	fmt_dur(dur, sizeof(dur), c->span_s);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c->m->nprocs; i++)
+		n += p_in_window(c, c->m->procs[i]) != 0;
+	char title[1024];
+	snprintf(title, sizeof(title), "%s: %s%s%s on %s, %s, %s, %u processes%s", kind_title,
+		 o->what ? "'" : "", o->what ? o->what : "", o->what ? "'" : "",
+		 o->host ? o->host : "unknown host", date, dur, n,
+		 c->m->incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
+	fputs("set title ", f);
+	gp_str(f, title, sizeof(title));
+	if (note) {
+		fputs(" . \"\\n\" . ", f);
+		gp_str(f, note, 1024);
+	}
+	fputs(" font ',11'\n", f);
+	fputs("set border 3\nset tics nomirror out\nset grid xtics lc rgb '#dddddd' lt 1\n", f);
+	double x0 = x_of(c, c->t0), x1 = x_of(c, c->t1);
+	if (x1 <= x0)
+		x1 = x0 + 1;
+	fprintf(f, "set xrange [%.6f:%.6f]\n", x0, x1 + (x1 - x0) * xpad);
+	if (o->wall && o->rt0_ns != INT64_MIN) {
+		fputs(c->span_s > 3 * 86400 ? "set format x '%m-%d %H:%M' timedate\n"
+					     : "set format x '%H:%M:%S' timedate\n",
+		      f);
+		fputs("set xlabel 'wall-clock time (UTC)'\n", f);
+	} else {
+		fputs("set xlabel 'seconds from start'\n", f);
+	}
+}
+
+/* ---------------------------------------------------------------- gantt */
+
+struct row {
+	const char *label;
+	int tool;	    /* colour of the label's group, -1 mixed */
+	uint32_t count;	    /* processes in the row */
+	double wall_s;
+	uint64_t lane_end[MAX_LANES];
+	int nlanes;
+	uint64_t first;
+};
+
+struct bar {
+	uint32_t proc;
+	int row, lane;
+};
+
+/* Depth-first, children by start: the tree read top to bottom. */
+static void dfs(struct ctx *c, struct tza_proc *p, uint32_t *order, uint32_t *n, unsigned depth)
+{
+	for (; p; p = p->next_sibling) {
+		if (p_in_window(c, p))
+			order[(*n)++] = p->index;
+		if (p->first_child && depth < 100000)
+			dfs(c, p->first_child, order, n, depth + 1);
+	}
+}
+
+static int cmp_row_first(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int gantt(FILE *f, struct ctx *c)
+{
+	struct tza_model *m = c->m;
+	const struct tza_plot_opts *o = c->o;
+	unsigned max_rows = o->max_rows ? o->max_rows : 60;
+	uint32_t *order = calloc(m->nprocs ? m->nprocs : 1, sizeof(*order));
+	struct bar *bars = calloc(m->nprocs ? m->nprocs : 1, sizeof(*bars));
+	struct row *rows = calloc((m->nprocs ? m->nprocs : 1) + 1, sizeof(*rows));
+	char **labels = NULL;
+	int rc = -1;
+	if (!order || !bars || !rows)
+		goto out;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->nroots; i++) {
+		struct tza_proc *r = m->roots[i];
+		/* roots are a list of tops, not siblings of each other */
+		if (p_in_window(c, r))
+			order[n++] = r->index;
+		if (r->first_child)
+			dfs(c, r->first_child, order, &n, 1);
+	}
+	/* any process not reached from a root (should not happen): append */
+	if (n < m->nprocs) {
+		char *seen = calloc(m->nprocs, 1);
+		if (!seen)
+			goto out;
+		for (uint32_t i = 0; i < n; i++)
+			seen[order[i]] = 1;
+		for (uint32_t i = 0; i < m->nprocs && n < m->nprocs; i++)
+			if (!seen[i] && p_in_window(c, m->procs[i]))
+				order[n++] = i;
+		free(seen);
+	}
+
+	int per_proc = n <= max_rows;
+	int nrows = 0;
+	labels = calloc(n + 1, sizeof(*labels));
+	if (!labels)
+		goto out;
+	if (per_proc) {
+		for (uint32_t i = 0; i < n; i++) {
+			struct tza_proc *p = m->procs[order[i]];
+			char buf[256];
+			snprintf(buf, sizeof(buf), "%u %s", p->pid, tza_proc_key(p, o->by));
+			labels[i] = strdup(buf);
+			if (!labels[i])
+				goto out;
+			rows[i].label = labels[i];
+			bars[i] = (struct bar){order[i], (int)i, 0};
+			rows[i].nlanes = 1;
+		}
+		nrows = (int)n;
+	} else {
+		/* one row per group; the smallest groups share an "other" row */
+		for (uint32_t i = 0; i < n; i++) {
+			struct tza_proc *p = m->procs[order[i]];
+			const char *k = tza_proc_key(p, o->by);
+			int r;
+			for (r = 0; r < nrows; r++)
+				if (!strcmp(rows[r].label, k))
+					break;
+			if (r == nrows) {
+				rows[nrows].label = k;
+				rows[nrows].first = p_start(c, p);
+				rows[nrows].tool = c->proc_tool[order[i]];
+				nrows++;
+			}
+			rows[r].count++;
+			rows[r].wall_s += (double)(p_end(c, p) - p_start(c, p)) / 1e9;
+			if (rows[r].tool != c->proc_tool[order[i]])
+				rows[r].tool = -1;
+			bars[i] = (struct bar){order[i], r, 0};
+		}
+		if ((unsigned)nrows > max_rows) {
+			/* keep the max_rows-1 groups with the most wall time */
+			double *w = malloc(sizeof(double) * (size_t)nrows);
+			if (!w)
+				goto out;
+			for (int r = 0; r < nrows; r++)
+				w[r] = rows[r].wall_s;
+			for (unsigned keep = 0; keep < max_rows - 1; keep++) {
+				int best = -1;
+				for (int r = 0; r < nrows; r++)
+					if (w[r] >= 0 && (best < 0 || w[r] > w[best]))
+						best = r;
+				w[best] = -1 - (double)keep; /* marks kept */
+			}
+			int *map = malloc(sizeof(int) * (size_t)nrows);
+			struct row *nr = calloc(max_rows, sizeof(*nr));
+			if (!map || !nr) {
+				free(w);
+				free(map);
+				free(nr);
+				goto out;
+			}
+			int k = 0;
+			uint32_t other_groups = 0;
+			int other = (int)max_rows - 1;
+			nr[other].tool = -1;
+			nr[other].first = UINT64_MAX;
+			for (int r = 0; r < nrows; r++) {
+				if (w[r] < 0) {
+					nr[k] = rows[r];
+					map[r] = k++;
+				} else {
+					map[r] = other;
+					nr[other].count += rows[r].count;
+					nr[other].wall_s += rows[r].wall_s;
+					if (rows[r].first < nr[other].first)
+						nr[other].first = rows[r].first;
+					other_groups++;
+				}
+			}
+			char buf[64];
+			snprintf(buf, sizeof(buf), "other (%u groups)", other_groups);
+			labels[n] = strdup(buf);
+			if (!labels[n]) {
+				free(w);
+				free(map);
+				free(nr);
+				goto out;
+			}
+			nr[other].label = labels[n];
+			for (uint32_t i = 0; i < n; i++)
+				bars[i].row = map[bars[i].row];
+			memcpy(rows, nr, sizeof(*nr) * max_rows);
+			nrows = (int)max_rows;
+			free(w);
+			free(map);
+			free(nr);
+		}
+		/* rows in order of first start, then lanes: earliest free lane */
+		int *perm = malloc(sizeof(int) * (size_t)nrows);
+		struct row *sorted = malloc(sizeof(*sorted) * (size_t)nrows);
+		if (!perm || !sorted) {
+			free(perm);
+			free(sorted);
+			goto out;
+		}
+		for (int r = 0; r < nrows; r++)
+			rows[r].nlanes = r; /* remember the old index */
+		memcpy(sorted, rows, sizeof(*sorted) * (size_t)nrows);
+		qsort(sorted, (size_t)nrows, sizeof(*sorted), cmp_row_first);
+		for (int r = 0; r < nrows; r++)
+			perm[sorted[r].nlanes] = r;
+		for (int r = 0; r < nrows; r++)
+			sorted[r].nlanes = 0;
+		memcpy(rows, sorted, sizeof(*sorted) * (size_t)nrows);
+		free(sorted);
+		for (uint32_t i = 0; i < n; i++)
+			bars[i].row = perm[bars[i].row];
+		free(perm);
+		/* bars by start for lane packing */
+		for (uint32_t i = 0; i < n; i++) {
+			struct tza_proc *p = m->procs[bars[i].proc];
+			struct row *r = &rows[bars[i].row];
+			uint64_t s = p_start(c, p);
+			int lane = -1;
+			for (int l = 0; l < r->nlanes; l++)
+				if (r->lane_end[l] <= s) {
+					lane = l;
+					break;
+				}
+			if (lane < 0) {
+				if (r->nlanes < MAX_LANES) {
+					lane = r->nlanes++;
+				} else { /* all busy: the lane that frees first */
+					lane = 0;
+					for (int l = 1; l < MAX_LANES; l++)
+						if (r->lane_end[l] < r->lane_end[lane])
+							lane = l;
+				}
+			}
+			uint64_t e = p_end(c, p);
+			if (e > r->lane_end[lane])
+				r->lane_end[lane] = e;
+			bars[i].lane = lane;
+		}
+	}
+
+	unsigned w = o->width ? o->width : 1400;
+	unsigned h = o->height ? o->height
+			       : 170 + (per_proc ? 16 : 26) * (unsigned)(nrows < 12 ? 12 : nrows);
+	if (h > 4000)
+		h = 4000;
+	const char *note = per_proc ? "one bar per process, in tree order; colour = tool"
+				    : "one row per group (up to 4 lanes for processes running at "
+				      "the same time); colour = tool";
+	header(f, c, w, h, "timeline", note, 0.09); /* room for the labels */
+
+	/* y axis: rows top to bottom */
+	fprintf(f, "set yrange [%f:%f]\n", nrows - 0.4, -0.6); /* first row on top */
+	fputs("set ytics scale 0 font ',8' (", f);
+	for (int r = 0; r < nrows; r++) {
+		char buf[320];
+		if (per_proc || rows[r].count <= 1)
+			snprintf(buf, sizeof(buf), "%s", rows[r].label);
+		else
+			snprintf(buf, sizeof(buf), "%s  x%u", rows[r].label, rows[r].count);
+		if (r)
+			fputs(", ", f);
+		gp_str(f, buf, 60);
+		fprintf(f, " %d", r);
+	}
+	fputs(")\n", f);
+	fputs("set key outside below horizontal font ',8'\nset style fill solid 1.0 noborder\n", f);
+
+	/* long processes get a label after their bar; at most 40, the longest */
+	double min_w = c->span_s / 1500;
+	double thresh = c->span_s * (per_proc ? 0.03 : 0.06);
+	int nlab = 0;
+	for (int pass = 0; pass < 2 && nlab < 40; pass++) {
+		for (uint32_t i = 0; i < n && nlab < 40; i++) {
+			struct tza_proc *p = m->procs[bars[i].proc];
+			double d = (double)(p_end(c, p) - p_start(c, p)) / 1e9;
+			if (pass == 0 ? d < thresh * 4 : (d < thresh || d >= thresh * 4))
+				continue;
+			if (p->first_child) /* a wrapper waiting for its children: no label */
+				continue;
+			struct row *r = &rows[bars[i].row];
+			double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
+			double y = bars[i].row - 0.4 + (bars[i].lane + 0.5) * hgt;
+			char txt[160], ds[32];
+			fmt_dur(ds, sizeof(ds), d);
+			snprintf(txt, sizeof(txt), "%s  %s%s", tza_proc_key(p, TZA_BY_COMMAND), ds,
+				 p_failed(p) ? "  (failed)" : "");
+			fputs("set label ", f);
+			gp_str(f, txt, 60);
+			fprintf(f, " at %.6f,%.4f left offset char 0.4,0 font ',7' front\n",
+				x_of(c, p_end(c, p)), y);
+			nlab++;
+		}
+	}
+
+	fputs("$BARS << EOD\n", f);
+	for (uint32_t i = 0; i < n; i++) {
+		struct tza_proc *p = m->procs[bars[i].proc];
+		struct row *r = &rows[bars[i].row];
+		double x0 = x_of(c, p_start(c, p)), x1 = x_of(c, p_end(c, p));
+		if (x1 - x0 < min_w)
+			x1 = x0 + min_w;
+		double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
+		double y0 = bars[i].row - 0.4 + bars[i].lane * hgt;
+		double y1 = y0 + hgt * (r->nlanes > 1 ? 0.85 : 1.0);
+		fprintf(f, "%.6f %.6f %.4f %.4f %lu\n", x0, x1, y0, y1,
+			rgb_of(tool_color(c, c->proc_tool[bars[i].proc])));
+	}
+	fputs("EOD\n$FAIL << EOD\n", f);
+	int nfail = 0, nrun = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct tza_proc *p = m->procs[bars[i].proc];
+		struct row *r = &rows[bars[i].row];
+		double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
+		double y = bars[i].row - 0.4 + (bars[i].lane + 0.5) * hgt;
+		if (p_failed(p)) {
+			fprintf(f, "%.6f %.4f\n", x_of(c, p_end(c, p)), y);
+			nfail++;
+		}
+		nrun += (p->flags & TZA_P_NO_EXIT) != 0;
+	}
+	fputs("EOD\n", f);
+	if (!nfail) /* an empty datablock is an error in gnuplot */
+		fputs("$FAIL << EOD\nNaN NaN\nEOD\n", f);
+
+	fputs("plot $BARS using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable notitle", f);
+	for (int t = 0; t < c->ncolored; t++) {
+		fputs(", keyentry with boxes lc rgb '", f);
+		fputs(palette[c->tools[t].color], f);
+		fputs("' title ", f);
+		gp_str(f, c->tools[t].name, 30);
+	}
+	if ((size_t)c->ncolored < c->ntools)
+		fputs(", keyentry with boxes lc rgb '" OTHER_COLOR "' title 'other tools'", f);
+	fprintf(f, ", $FAIL using 1:2 with points pt 2 ps 1.3 lw 2 lc rgb '" FAIL_COLOR
+		   "' title 'non-zero exit or signal (%d)'", nfail);
+	fputc('\n', f);
+	if (nrun)
+		fprintf(f, "# %d processes still running at the end of the window\n", nrun);
+	rc = 0;
+out:
+	if (rc)
+		tza_err("plot: out of memory");
+	if (labels)
+		for (uint32_t i = 0; i <= n; i++)
+			free(labels[i]);
+	free(labels);
+	free(order);
+	free(bars);
+	free(rows);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- series */
+
+/* Add rate (per ns) * overlap to bins over [s, e); zero-length: a point mass. */
+static void spread(double *bins, unsigned nb, const struct ctx *c, uint64_t s, uint64_t e,
+		   double total)
+{
+	double bw = (double)(c->t1 - c->t0) / nb;
+	if (bw <= 0)
+		return;
+	if (e <= s) {
+		unsigned b = (unsigned)((double)(s - c->t0) / bw);
+		bins[b < nb ? b : nb - 1] += total / bw;
+		return;
+	}
+	double rate = total / (double)(e - s);
+	unsigned b0 = (unsigned)((double)(s - c->t0) / bw), b1 = (unsigned)((double)(e - c->t0) / bw);
+	if (b1 >= nb)
+		b1 = nb - 1;
+	for (unsigned b = b0; b <= b1 && b < nb; b++) {
+		double lo = c->t0 + b * bw, hi = lo + bw;
+		double ov = (e < hi ? (double)e : hi) - (s > lo ? (double)s : lo);
+		if (ov > 0)
+			bins[b] += rate * ov / bw;
+	}
+}
+
+/* Same, but a level held over [s, e) (time-weighted average per bin). */
+static void hold(double *bins, unsigned nb, const struct ctx *c, uint64_t s, uint64_t e, double v)
+{
+	spread(bins, nb, c, s, e, v * (double)(e - s));
+}
+
+static int stacked(FILE *f, struct ctx *c)
+{
+	struct tza_model *m = c->m;
+	const struct tza_plot_opts *o = c->o;
+	int is_cpu = o->kind == TZA_PLOT_CPU;
+	int ns = c->ncolored + ((size_t)c->ncolored < c->ntools); /* series: top tools + other */
+	unsigned nb = NBINS;
+	double *bins = calloc((size_t)nb * (size_t)(ns ? ns : 1), sizeof(double));
+	if (!bins) {
+		tza_err("plot: out of memory");
+		return -1;
+	}
+	uint32_t running = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		if (!p_in_window(c, p))
+			continue;
+		if ((p->flags & TZA_P_NO_EXIT) || !p->end_ns) {
+			running++;
+			continue; /* no exit totals */
+		}
+		int t = c->proc_tool[i];
+		int s = c->tools[t].color >= 0 ? c->tools[t].color : ns - 1;
+		/* totals are over the whole life; the window keeps its share */
+		uint64_t a = p->start_ns, e = p->end_ns;
+		double frac = 1;
+		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
+		if (e > a)
+			frac = (double)(we - wa) / (double)(e - a);
+		if (is_cpu)
+			spread(bins + (size_t)s * nb, nb, c, wa, we,
+			       (double)(p->utime_ns + p->stime_ns) * frac);
+		else
+			hold(bins + (size_t)s * nb, nb, c, wa, we, (double)p->maxrss_kib / 1024.0);
+	}
+	/* cpu bins are CPU-ns per ns = cores in use; mem bins are MiB */
+	double peak = 0;
+	double bw_s = (c->t1 - c->t0) / 1e9 / nb;
+	fputs("$S << EOD\n", f);
+	for (unsigned b = 0; b < nb; b++) {
+		double x = x_of(c, c->t0) + (b + 0.5) * bw_s;
+		fprintf(f, "%.6f 0", x);
+		double acc = 0;
+		for (int s = 0; s < ns; s++) {
+			acc += bins[(size_t)s * nb + b];
+			fprintf(f, " %.6g", acc);
+		}
+		if (acc > peak)
+			peak = acc;
+		fputc('\n', f);
+	}
+	fputs("EOD\n", f);
+	free(bins);
+
+	const char *note = is_cpu ? "derived from exact exit totals: each process's CPU time spread "
+				    "evenly over its lifetime (no periodic samples in this trace)"
+				  : "derived from exit totals: each process's peak RSS held over its whole "
+				    "lifetime (an upper bound; no periodic samples in this trace)";
+	char nbuf[320];
+	if (running) {
+		snprintf(nbuf, sizeof(nbuf), "%s; %u still running, not counted", note, running);
+		note = nbuf;
+	}
+	header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
+	       is_cpu ? "CPU: cores in use by tool" : "memory: resident set by tool", note, 0);
+	double top = peak;
+	if (is_cpu && o->ncpus && o->ncpus > top)
+		top = o->ncpus;
+	fprintf(f, "set yrange [0:%.6g]\n", top > 0 ? top * 1.12 : 1);
+	fprintf(f, "set ylabel '%s'\n", is_cpu ? "cores in use" : "resident memory (MiB)");
+	fputs("set key outside right top vertical font ',8'\nset style fill solid 0.85 noborder\n", f);
+	fputs("plot ", f);
+	for (int s = 0; s < ns; s++) {
+		if (s)
+			fputs(", ", f);
+		const char *name = s < c->ncolored ? c->tools[s].name : "other tools";
+		const char *col = s < c->ncolored ? palette[s] : OTHER_COLOR;
+		fprintf(f, "$S using 1:%d:%d with filledcurves lc rgb '%s' title ", s + 2, s + 3, col);
+		gp_str(f, name, 30);
+	}
+	if (!ns)
+		fputs("$S using 1:2 with lines notitle", f);
+	if (is_cpu && o->ncpus)
+		fprintf(f, ", %u with lines dt 2 lw 2 lc rgb '#222222' title '%u CPUs'", o->ncpus,
+			o->ncpus);
+	fputc('\n', f);
+	return 0;
+}
+
+static int io(FILE *f, struct ctx *c)
+{
+	struct tza_model *m = c->m;
+	const struct tza_plot_opts *o = c->o;
+	unsigned nb = NBINS;
+	double *bins = calloc((size_t)nb * 4, sizeof(double));
+	if (!bins) {
+		tza_err("plot: out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		if (!p_in_window(c, p) || (p->flags & TZA_P_NO_EXIT) || !p->end_ns)
+			continue;
+		uint64_t a = p->start_ns, e = p->end_ns;
+		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
+		double frac = e > a ? (double)(we - wa) / (double)(e - a) : 1;
+		const double v[4] = {(double)p->rchar, (double)p->wchar, (double)p->read_bytes,
+				     (double)p->write_bytes};
+		for (int k = 0; k < 4; k++)
+			spread(bins + (size_t)k * nb, nb, c, wa, we, v[k] * frac);
+	}
+	/* bins are bytes per ns: x 1e9 / 2^20 = MiB/s */
+	double bw_s = (c->t1 - c->t0) / 1e9 / nb, peak = 0;
+	fputs("$IO << EOD\n", f);
+	for (unsigned b = 0; b < nb; b++) {
+		fprintf(f, "%.6f", x_of(c, c->t0) + (b + 0.5) * bw_s);
+		for (int k = 0; k < 4; k++) {
+			double v = bins[(size_t)k * nb + b] * 1e9 / 1048576.0;
+			if (v > peak)
+				peak = v;
+			fprintf(f, " %.6g", v);
+		}
+		fputc('\n', f);
+	}
+	fputs("EOD\n", f);
+	free(bins);
+	header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
+	       "I/O: bytes per second",
+	       "derived from exact exit totals: each process's bytes spread evenly over its "
+	       "lifetime (no periodic samples in this trace)", 0);
+	fprintf(f, "set yrange [0:%.6g]\n", peak > 0 ? peak * 1.12 : 1);
+	fputs("set ylabel 'MiB/s'\nset key outside right top vertical font ',8'\n", f);
+	fputs("plot $IO using 1:2 with lines lw 2 lc rgb '#4e79a7' title 'read (syscalls, rchar)', "
+	      "$IO using 1:3 with lines lw 2 lc rgb '#f28e2b' title 'write (syscalls, wchar)', "
+	      "$IO using 1:4 with lines lw 1 dt 2 lc rgb '#1f3f77' title 'read from storage', "
+	      "$IO using 1:5 with lines lw 1 dt 2 lc rgb '#a0520b' title 'written to storage'\n",
+	      f);
+	return 0;
+}
+
+int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o)
+{
+	struct ctx c = {.m = m, .o = o};
+	c.t0 = o->from_ns ? o->from_ns : m->t0_ns;
+	c.t1 = o->to_ns && o->to_ns != UINT64_MAX ? o->to_ns : m->t1_ns;
+	if (c.t0 < m->t0_ns && !o->from_ns)
+		c.t0 = m->t0_ns;
+	if (c.t1 <= c.t0)
+		c.t1 = c.t0 + 1000000000ULL; /* empty or one-instant trace: a 1 s frame */
+	c.span_s = (double)(c.t1 - c.t0) / 1e9;
+	int rc = -1;
+	if (rank_tools(&c) < 0) {
+		tza_err("plot: out of memory");
+		goto out;
+	}
+	fputs("# tracer-analyze plot: gnuplot script with inline data\n", f);
+	switch (o->kind) {
+	case TZA_PLOT_GANTT:
+		rc = gantt(f, &c);
+		break;
+	case TZA_PLOT_CPU:
+	case TZA_PLOT_MEM:
+		rc = stacked(f, &c);
+		break;
+	case TZA_PLOT_IO:
+		rc = io(f, &c);
+		break;
+	}
+	fputs("unset output\n", f);
+out:
+	free(c.tools);
+	free(c.proc_tool);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- gnuplot */
+
+static char *find_in_path(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? strdup(name) : NULL;
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *e = strchr(path, ':');
+		size_t n = e ? (size_t)(e - path) : strlen(path);
+		char buf[4096];
+		if (n && n + strlen(name) + 2 < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
+			struct stat st;
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+				return strdup(buf);
+		}
+		path += n + (e != NULL);
+	}
+	return NULL;
+}
+
+int tza_plot_run(const char *script, size_t len)
+{
+	const char *name = getenv("TRACER_GNUPLOT");
+	char *bin = find_in_path(name && *name ? name : "gnuplot");
+	if (!bin) {
+		tza_err("plot: gnuplot not found%s%s%s: install it (Debian/Ubuntu: apt-get install "
+			"gnuplot-nox)",
+			name && *name ? " ('" : " in PATH", name && *name ? name : "",
+			name && *name ? "')" : "");
+		return -1;
+	}
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		tza_err("plot: pipe: %s", strerror(errno));
+		free(bin);
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		tza_err("plot: fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		free(bin);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fds[0], 0);
+		/* gnuplot's chatter must not land in our stdout (bundle captures it) */
+		dup2(2, 1);
+		execl(bin, "gnuplot", (char *)NULL);
+		fprintf(stderr, "tracer-analyze: plot: cannot run '%s': %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	struct sigaction sa = {.sa_handler = SIG_IGN}, old;
+	sigaction(SIGPIPE, &sa, &old);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fds[1], script + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* gnuplot died: its status says why */
+		off += (size_t)w;
+	}
+	close(fds[1]);
+	sigaction(SIGPIPE, &old, NULL);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			tza_err("plot: waitpid: %s", strerror(errno));
+			free(bin);
+			return -1;
+		}
+	int rc = 0;
+	if (WIFSIGNALED(st)) {
+		tza_err("plot: '%s' was killed by signal %d", bin, WTERMSIG(st));
+		rc = -1;
+	} else if (WEXITSTATUS(st) != 0) {
+		tza_err("plot: '%s' failed (exit %d; its messages are above)", bin, WEXITSTATUS(st));
+		rc = -1;
+	}
+	free(bin);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * plot.h - gnuplot pictures of a process model (`tracer-analyze plot`,
+ * docs/plots-and-bundles.md). The model is turned into one gnuplot script
+ * with inline data (datablocks); the script is piped to gnuplot at run time
+ * (no library link), or written out with --script.
+ *
+ * Kinds:
+ *   gantt  one bar per process (or, past max_rows processes, one row per
+ *          --by group with up to 4 lanes for concurrency), coloured by tool,
+ *          non-zero exits marked with a red cross, long processes labelled;
+ *   cpu    cores in use over time, stacked by the top tools, with the
+ *          machine's CPU count as a dashed line;
+ *   mem    resident memory over time, stacked by tool;
+ *   io     read and write bytes per second (syscall level and storage).
+ * Until traces hold periodic samples, cpu/mem/io are derived from exact
+ * exit totals: a process's CPU time and I/O bytes are spread evenly over its
+ * lifetime and its peak RSS is held over its lifetime; the plot says so.
+ */
+#ifndef TRACER_PLOT_H
+#define TRACER_PLOT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+enum tza_plot_kind { TZA_PLOT_GANTT, TZA_PLOT_CPU, TZA_PLOT_MEM, TZA_PLOT_IO };
+enum tza_plot_fmt { TZA_PLOT_PNG, TZA_PLOT_SVG, TZA_PLOT_PDF };
+
+struct tza_plot_opts {
+	enum tza_plot_kind kind;
+	enum tza_by by;		/* gantt row grouping (colours are always by tool) */
+	enum tza_plot_fmt fmt;
+	int wall;		/* x axis in wall-clock time (UTC) instead of seconds */
+	uint64_t from_ns, to_ns; /* window, CLOCK_BOOTTIME ns; 0/0 = the model's range */
+	unsigned width, height; /* pixels (pdf: 1/100 inch); 0 = automatic */
+	unsigned max_rows;	/* gantt: one row per process up to this many; 0 = 60 */
+	const char *out;	/* output path written by gnuplot's `set output` */
+	const char *host;	/* for the title; NULL = "unknown host" */
+	const char *what;	/* the recorded command, for the title; may be NULL */
+	int64_t rt0_ns;		/* CLOCK_REALTIME ns of the window start; INT64_MIN = unknown */
+	unsigned ncpus;		/* machine's CPUs (cpu plot's line); 0 = unknown */
+	int all;		/* also processes alive before recording began and
+				   kernel threads (default: the recorded run only) */
+};
+
+/*
+ * Fill o's title facts from the trace: host, CPU count, the recorded
+ * command (metadata, else the first root's command) and the wall-clock time
+ * of the window start (o->from_ns, else m->t0_ns). Strings borrowed from r/m.
+ */
+void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o);
+
+/* Output format from a path's extension (.png .svg .pdf); -1 if none fits. */
+int tza_plot_fmt_of(const char *path);
+
+/*
+ * Write the whole gnuplot script for model m to f. Returns 0, or -1 when
+ * out of memory (message printed). Never runs gnuplot.
+ */
+int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o);
+
+/*
+ * Run gnuplot (the binary named by $TRACER_GNUPLOT, else `gnuplot` found in
+ * PATH) with script[0..len) on its standard input. Returns 0 when gnuplot
+ * exited 0; else prints one line (gnuplot missing: names the Debian package
+ * gnuplot-nox; gnuplot failed: its exit status) and returns -1.
+ */
+int tza_plot_run(const char *script, size_t len);
+
+#endif /* TRACER_PLOT_H */
