@@ -44,24 +44,26 @@ int tza_plot_fmt_of(const char *path)
 	return -1;
 }
 
-/* A gnuplot single-quoted string: '' for a quote, control bytes as '?'. */
+/* A gnuplot double-quoted string: backslash and double quote escaped,
+ * control bytes as '?'. (gnuplot 5.4 misparses runs of doubled single
+ * quotes, so single-quoted strings are not used for data.) */
 static void gp_str(FILE *f, const char *s, size_t max)
 {
-	fputc('\'', f);
+	fputc('"', f);
 	size_t n = 0;
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++, n++) {
 		if (n == max) {
 			fputs("...", f);
 			break;
 		}
-		if (*p == '\'')
-			fputs("''", f);
-		else if (*p < 0x20 || *p == 0x7f)
+		if (*p == '"' || *p == '\\')
+			fputc('\\', f);
+		if (*p < 0x20 || *p == 0x7f)
 			fputc('?', f);
 		else
 			fputc(*p, f);
 	}
-	fputc('\'', f);
+	fputc('"', f);
 }
 
 /* ---------------------------------------------------------------- tools */
