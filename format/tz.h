@@ -234,6 +234,11 @@ int tz_writer_close(tz_writer *w);
 /* Free without finishing the file (what a crash leaves; used by tests). */
 void tz_writer_free(tz_writer *w);
 
+/* Memory writers only: the bytes written so far, as a crash would leave
+ * them (waits for the compression thread). Borrowed from w, valid until
+ * the next call on w. Errors: TZ_ERR_INVAL (not a memory writer). */
+int tz_writer_mem_peek(tz_writer *w, const void **buf, size_t *len);
+
 /* After tz_writer_close() of a memory writer: not possible, so memory
  * writers are finished with this instead: seals and finishes like close,
  * hands the buffer (malloc'd, caller frees) and frees w. */
@@ -297,6 +302,9 @@ struct tz_info {
 	uint64_t dropped;	/* sum of chunk headers' dropped counts */
 	uint64_t corrupt_blocks; /* blocks skipped as damaged */
 	uint64_t corrupt_first_offset; /* file offset of the first one */
+	uint64_t torn_tail_bytes; /* bytes at the end forming no complete block
+				     (a write cut short by a crash); also
+				     counted in corrupt_blocks */
 };
 const struct tz_info *tz_reader_info(const tz_reader *r);
 
@@ -317,14 +325,20 @@ const struct tz_event_type *tz_reader_type_by_id(const tz_reader *r, uint16_t id
 int tz_reader_realtime(const tz_reader *r, uint64_t boot_ns, int64_t *realtime_ns);
 
 /* Iteration flags */
-#define TZ_IT_STATE 0x1 /* also yield state-block events (TZ_EVF_STATE) */
+#define TZ_IT_STATE 0x1	  /* also yield state-block events (TZ_EVF_STATE) */
+#define TZ_IT_UNKNOWN 0x2 /* also yield events of types not in the schema
+			     (ev->type == NULL); skipped by default */
 
 /*
  * Start an iteration over events with from_ns <= ts_ns <= to_ns (0 and
  * UINT64_MAX for all), in timestamp order. Only chunks whose time range
  * overlaps the window are decompressed. With TZ_IT_STATE, the events of the
- * newest state block at or before from_ns come first, then every state block
- * inside the window in order.
+ * state block written just before the first chunk read (the newest state
+ * block whose sequence number is below every chunk of the window; with no
+ * chunk in the window, the newest state block at or before from_ns) come
+ * first whatever their timestamps, then every later state block inside the
+ * window merged in timestamp order. Returns 0 or TZ_ERR_INVAL (from > to),
+ * TZ_ERR_NOMEM.
  */
 int tz_reader_iter(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags);
 

@@ -1,0 +1,571 @@
+/* tz_common.c - error strings, checksums, block headers, schema and metadata codecs. */
+#include <stdlib.h>
+#include <time.h>
+#include <xxhash.h>
+
+#include "tz_int.h"
+
+static const char *const errstr[TZ_ERR__COUNT] = {
+	[0] = "success",
+	[1] = "i/o error",
+	[2] = "out of memory",
+	[3] = "invalid argument",
+	[4] = "not a .tz file (bad magic)",
+	[5] = "unsupported format version",
+	[6] = "unknown incompatible feature",
+	[7] = "corrupt data",
+	[8] = "truncated file",
+	[9] = "checksum mismatch",
+	[10] = "zstd error",
+	[11] = "limit exceeded",
+	[12] = "invalid call in this state",
+	[13] = "no space left on device",
+	[14] = "file exists",
+	[15] = "unknown event type",
+};
+
+const char *tz_strerror(int err)
+{
+	if (err > 0 || err <= -TZ_ERR__COUNT)
+		return "unknown error";
+	return errstr[-err];
+}
+
+uint64_t tz_hash(const void *p, size_t len)
+{
+	return XXH3_64bits(p, len);
+}
+
+void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns)
+{
+	struct timespec b, r;
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_REALTIME, &r);
+	*boot_ns = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	*real_ns = (int64_t)r.tv_sec * 1000000000ll + r.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+void tz_bhdr_encode(uint8_t *out, const struct tz_bhdr *h, const uint8_t *ext)
+{
+	memcpy(out, TZ_BMAGIC, TZ_BMAGIC_LEN);
+	out[4] = h->type;
+	out[5] = h->flags;
+	tz_put16(out + 6, h->ext_len);
+	tz_put32(out + 8, h->payload_len);
+	tz_put32(out + 12, h->raw_len);
+	tz_put64(out + 16, h->seq);
+	tz_put64(out + 24, h->payload_csum);
+	if (h->ext_len)
+		memcpy(out + TZ_BHDR_FIXED, ext, h->ext_len);
+	tz_put64(out + TZ_BHDR_FIXED + h->ext_len, tz_hash(out, TZ_BHDR_FIXED + h->ext_len));
+}
+
+int tz_bhdr_decode(const uint8_t *buf, uint64_t avail, struct tz_bhdr *h)
+{
+	if (avail < TZ_BHDR_MIN)
+		return TZ_ERR_TRUNCATED;
+	if (memcmp(buf, TZ_BMAGIC, TZ_BMAGIC_LEN))
+		return TZ_ERR_MAGIC;
+	h->type = buf[4];
+	h->flags = buf[5];
+	h->ext_len = tz_le16(buf + 6);
+	if (h->ext_len > TZ_EXT_MAX || h->ext_len % 8)
+		return TZ_ERR_CORRUPT;
+	if (avail < tz_bhdr_size(h))
+		return TZ_ERR_TRUNCATED;
+	if (tz_hash(buf, TZ_BHDR_FIXED + h->ext_len) != tz_le64(buf + TZ_BHDR_FIXED + h->ext_len))
+		return TZ_ERR_CHECKSUM;
+	h->payload_len = tz_le32(buf + 8);
+	h->raw_len = tz_le32(buf + 12);
+	h->seq = tz_le64(buf + 16);
+	h->payload_csum = tz_le64(buf + 24);
+	h->ext = buf + TZ_BHDR_FIXED;
+	if (!(h->flags & TZ_BF_ZSTD) && h->raw_len != h->payload_len)
+		return TZ_ERR_CORRUPT;
+	return 0;
+}
+
+void tz_chunk_ext_encode(uint8_t *p, const struct tz_chunk_ext *e)
+{
+	tz_put64(p, e->min_ts);
+	tz_put64(p + 8, e->max_ts);
+	tz_put64(p + 16, e->events);
+	tz_put64(p + 24, e->dropped);
+	tz_put64(p + 32, e->dropped_total);
+	tz_put64(p + 40, e->anchor_boot);
+	tz_put64(p + 48, (uint64_t)e->anchor_real);
+}
+
+void tz_chunk_ext_decode(const uint8_t *p, struct tz_chunk_ext *e)
+{
+	e->min_ts = tz_le64(p);
+	e->max_ts = tz_le64(p + 8);
+	e->events = tz_le64(p + 16);
+	e->dropped = tz_le64(p + 24);
+	e->dropped_total = tz_le64(p + 32);
+	e->anchor_boot = tz_le64(p + 40);
+	e->anchor_real = (int64_t)tz_le64(p + 48);
+}
+
+const char *tz_btype_name(unsigned type)
+{
+	switch (type) {
+	case TZ_B_META:
+		return "metadata";
+	case TZ_B_SCHEMA:
+		return "schema";
+	case TZ_B_CHUNK:
+		return "chunk";
+	case TZ_B_STATE:
+		return "state";
+	case TZ_B_INDEX:
+		return "index";
+	case TZ_B_TRAILER:
+		return "trailer";
+	}
+	return "unknown";
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+int tz_buf_reserve(struct tz_buf *b, size_t more)
+{
+	if (b->cap - b->len >= more)
+		return 0;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap - b->len < more) {
+		if (cap > SIZE_MAX / 2)
+			return TZ_ERR_NOMEM;
+		cap *= 2;
+	}
+	uint8_t *p = realloc(b->p, cap);
+	if (!p)
+		return TZ_ERR_NOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int tz_buf_put(struct tz_buf *b, const void *p, size_t len)
+{
+	if (tz_buf_reserve(b, len))
+		return TZ_ERR_NOMEM;
+	if (len)
+		memcpy(b->p + b->len, p, len);
+	b->len += len;
+	return 0;
+}
+
+int tz_buf_varint(struct tz_buf *b, uint64_t v)
+{
+	if (tz_buf_reserve(b, 10))
+		return TZ_ERR_NOMEM;
+	b->len += tz_put_varint(b->p + b->len, v);
+	return 0;
+}
+
+int tz_buf_str(struct tz_buf *b, const char *s, size_t len)
+{
+	if (tz_buf_varint(b, len))
+		return TZ_ERR_NOMEM;
+	return tz_buf_put(b, s, len);
+}
+
+void tz_buf_free(struct tz_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---------------------------------------------------------------- schema */
+
+static int scalar_size(uint8_t type)
+{
+	switch (type) {
+	case TZ_F_U8:
+	case TZ_F_I8:
+		return 1;
+	case TZ_F_U16:
+	case TZ_F_I16:
+		return 2;
+	case TZ_F_U32:
+	case TZ_F_I32:
+		return 4;
+	case TZ_F_U64:
+	case TZ_F_I64:
+		return 8;
+	case TZ_F_CHARS:
+	case TZ_F_BYTES:
+		return 0;
+	}
+	return -1;
+}
+
+int tz_type_check(const struct tz_event_type *t, const char **why)
+{
+	uint16_t nblobs = 0;
+	*why = "";
+	if (!t || t->id == 0 || t->id >= 0xff00) {
+		*why = "type id out of range";
+		return TZ_ERR_INVAL;
+	}
+	if (!t->name || !*t->name || strlen(t->name) > 255) {
+		*why = "bad type name";
+		return TZ_ERR_INVAL;
+	}
+	if (t->fixed_size > 65536 || (t->nfields && !t->fields)) {
+		*why = "bad fixed size or fields";
+		return TZ_ERR_INVAL;
+	}
+	for (uint16_t i = 0; i < t->nfields; i++) {
+		const struct tz_field *f = &t->fields[i];
+		if (!f->name || !*f->name || strlen(f->name) > 255 ||
+		    (f->unit && strlen(f->unit) > 255)) {
+			*why = "bad field name";
+			return TZ_ERR_INVAL;
+		}
+		for (uint16_t j = 0; j < i; j++)
+			if (!strcmp(t->fields[j].name, f->name)) {
+				*why = "duplicate field name";
+				return TZ_ERR_INVAL;
+			}
+		if (f->type == TZ_F_STR || f->type == TZ_F_STRV) {
+			nblobs++;
+			if (f->size != 0) {
+				*why = "blob field with a size";
+				return TZ_ERR_INVAL;
+			}
+			continue;
+		}
+		int ss = scalar_size(f->type);
+		if (ss < 0 || (ss > 0 && (int)f->size != ss) || (ss == 0 && f->size == 0)) {
+			*why = "bad field type or size";
+			return TZ_ERR_INVAL;
+		}
+		if ((uint64_t)f->offset + f->size > t->fixed_size) {
+			*why = "field beyond the fixed part";
+			return TZ_ERR_INVAL;
+		}
+	}
+	if (nblobs != t->nblobs) {
+		*why = "nblobs does not match the blob fields";
+		return TZ_ERR_INVAL;
+	}
+	for (uint16_t i = 0; i < t->nfields; i++) {
+		const struct tz_field *f = &t->fields[i];
+		if ((f->type == TZ_F_STR || f->type == TZ_F_STRV) && f->offset >= nblobs) {
+			*why = "blob index out of range";
+			return TZ_ERR_INVAL;
+		}
+	}
+	return 0;
+}
+
+int tz_type_copy(struct tz_type_own *o, const struct tz_event_type *t)
+{
+	size_t slen = strlen(t->name) + 1;
+	for (uint16_t i = 0; i < t->nfields; i++)
+		slen += strlen(t->fields[i].name) + 1 +
+			(t->fields[i].unit ? strlen(t->fields[i].unit) : 0) + 1;
+	memset(o, 0, sizeof(*o));
+	o->strs = malloc(slen);
+	o->fields = calloc(t->nfields ? t->nfields : 1, sizeof(*o->fields));
+	if (!o->strs || !o->fields) {
+		tz_type_free(o);
+		return TZ_ERR_NOMEM;
+	}
+	char *s = o->strs;
+#define CP(dst, src)                                                                               \
+	do {                                                                                       \
+		size_t l_ = strlen(src) + 1;                                                       \
+		memcpy(s, src, l_);                                                                \
+		dst = s;                                                                           \
+		s += l_;                                                                           \
+	} while (0)
+	o->t = *t;
+	CP(o->t.name, t->name);
+	for (uint16_t i = 0; i < t->nfields; i++) {
+		o->fields[i] = t->fields[i];
+		CP(o->fields[i].name, t->fields[i].name);
+		CP(o->fields[i].unit, t->fields[i].unit ? t->fields[i].unit : "");
+	}
+#undef CP
+	o->t.fields = o->fields;
+	return 0;
+}
+
+void tz_type_free(struct tz_type_own *o)
+{
+	free(o->fields);
+	free(o->strs);
+	memset(o, 0, sizeof(*o));
+}
+
+int tz_schema_encode(struct tz_buf *b, const struct tz_type_own *types, size_t n)
+{
+	int rc = tz_buf_varint(b, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct tz_event_type *t = &types[i].t;
+		rc = tz_buf_varint(b, t->id) ?: tz_buf_varint(b, t->version) ?:
+			tz_buf_varint(b, t->flags) ?: tz_buf_varint(b, t->fixed_size) ?:
+			tz_buf_str(b, t->name, strlen(t->name)) ?: tz_buf_varint(b, t->nfields);
+		for (uint16_t j = 0; j < t->nfields && !rc; j++) {
+			const struct tz_field *f = &t->fields[j];
+			rc = tz_buf_str(b, f->name, strlen(f->name)) ?: tz_buf_varint(b, f->type) ?:
+				tz_buf_varint(b, f->offset) ?: tz_buf_varint(b, f->size) ?:
+				tz_buf_str(b, f->unit, strlen(f->unit));
+		}
+	}
+	return rc;
+}
+
+/* Read a length-prefixed string of at most 255 bytes without NUL inside. */
+static int get_str(const uint8_t **p, const uint8_t *end, char *out, size_t max)
+{
+	uint64_t len;
+	if (tz_get_varint(p, end, &len) || len >= max || len > (uint64_t)(end - *p))
+		return -1;
+	if (memchr(*p, 0, len))
+		return -1;
+	memcpy(out, *p, len);
+	out[len] = 0;
+	*p += len;
+	return 0;
+}
+
+int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, size_t *n,
+		     const char **why)
+{
+	const uint8_t *end = p + len;
+	uint64_t count, v[4];
+	struct tz_field *fields = NULL;
+	char (*names)[256] = NULL;
+	int rc = TZ_ERR_CORRUPT;
+
+	*why = "bad schema encoding";
+	if (tz_get_varint(&p, end, &count) || count > len)
+		return TZ_ERR_CORRUPT;
+	for (uint64_t i = 0; i < count; i++) {
+		struct tz_event_type t;
+		char tname[256];
+		uint64_t nf;
+		memset(&t, 0, sizeof(t));
+		for (int k = 0; k < 4; k++)
+			if (tz_get_varint(&p, end, &v[k]))
+				goto out;
+		if (v[0] > 0xffff || v[1] > 0xffff || v[2] > 0xffffffff || v[3] > 0xffffffff)
+			goto out;
+		if (get_str(&p, end, tname, sizeof(tname)) || tz_get_varint(&p, end, &nf) ||
+		    nf > 0xffff || nf > (uint64_t)(end - p))
+			goto out;
+		t.id = (uint16_t)v[0];
+		t.version = (uint16_t)v[1];
+		t.flags = (uint32_t)v[2];
+		t.fixed_size = (uint32_t)v[3];
+		t.name = tname;
+		t.nfields = (uint16_t)nf;
+		fields = calloc(nf ? nf : 1, sizeof(*fields));
+		names = calloc(nf ? nf * 2 : 1, sizeof(*names));
+		if (!fields || !names) {
+			rc = TZ_ERR_NOMEM;
+			goto out;
+		}
+		for (uint64_t j = 0; j < nf; j++) {
+			uint64_t ft, fo, fs;
+			if (get_str(&p, end, names[2 * j], 256) || tz_get_varint(&p, end, &ft) ||
+			    tz_get_varint(&p, end, &fo) || tz_get_varint(&p, end, &fs) ||
+			    get_str(&p, end, names[2 * j + 1], 256))
+				goto out;
+			if (ft > 255 || fo > 0xffffffff || fs > 0xffffffff)
+				goto out;
+			fields[j].name = names[2 * j];
+			fields[j].unit = names[2 * j + 1];
+			fields[j].type = (uint8_t)ft;
+			fields[j].offset = (uint32_t)fo;
+			fields[j].size = (uint32_t)fs;
+			if (ft == TZ_F_STR || ft == TZ_F_STRV)
+				t.nblobs++;
+		}
+		t.fields = fields;
+		if (tz_type_check(&t, why)) {
+			rc = TZ_ERR_CORRUPT;
+			goto out;
+		}
+		struct tz_type_own own;
+		if (tz_type_copy(&own, &t)) {
+			rc = TZ_ERR_NOMEM;
+			goto out;
+		}
+		size_t k;
+		for (k = 0; k < *n; k++)
+			if ((*types)[k].t.id == t.id)
+				break;
+		if (k < *n) {
+			tz_type_free(&(*types)[k]);
+			(*types)[k] = own;
+		} else {
+			struct tz_type_own *nt = realloc(*types, (*n + 1) * sizeof(*nt));
+			if (!nt) {
+				tz_type_free(&own);
+				rc = TZ_ERR_NOMEM;
+				goto out;
+			}
+			*types = nt;
+			nt[(*n)++] = own;
+		}
+		free(fields);
+		free(names);
+		fields = NULL;
+		names = NULL;
+	}
+	rc = p == end ? 0 : TZ_ERR_CORRUPT;
+	if (rc)
+		*why = "trailing bytes after the schema";
+out:
+	free(fields);
+	free(names);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- meta */
+
+int tz_kv_set(struct tz_kv **kv, size_t *n, const char *key, size_t klen, const char *value,
+	      size_t vlen)
+{
+	char *v = strndup(value, vlen);
+	if (!v)
+		return TZ_ERR_NOMEM;
+	for (size_t i = 0; i < *n; i++)
+		if (strlen((*kv)[i].key) == klen && !memcmp((*kv)[i].key, key, klen)) {
+			free((*kv)[i].value);
+			(*kv)[i].value = v;
+			return 0;
+		}
+	char *k = strndup(key, klen);
+	struct tz_kv *nk = realloc(*kv, (*n + 1) * sizeof(*nk));
+	if (!k || !nk) {
+		free(k);
+		free(v);
+		if (nk)
+			*kv = nk;
+		return TZ_ERR_NOMEM;
+	}
+	*kv = nk;
+	nk[*n].key = k;
+	nk[*n].value = v;
+	(*n)++;
+	return 0;
+}
+
+void tz_kv_free(struct tz_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n)
+{
+	int rc = tz_buf_varint(b, n);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = tz_buf_str(b, kv[i].key, strlen(kv[i].key)) ?:
+			tz_buf_str(b, kv[i].value, strlen(kv[i].value));
+	return rc;
+}
+
+int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why)
+{
+	const uint8_t *end = p + len;
+	uint64_t count, kl, vl;
+	*why = "bad metadata encoding";
+	if (tz_get_varint(&p, end, &count) || count > len)
+		return TZ_ERR_CORRUPT;
+	for (uint64_t i = 0; i < count; i++) {
+		const uint8_t *k, *v;
+		if (tz_get_varint(&p, end, &kl) || kl > (uint64_t)(end - p))
+			return TZ_ERR_CORRUPT;
+		k = p;
+		p += kl;
+		if (tz_get_varint(&p, end, &vl) || vl > (uint64_t)(end - p))
+			return TZ_ERR_CORRUPT;
+		v = p;
+		p += vl;
+		if (!kl || memchr(k, 0, kl) || memchr(v, 0, vl))
+			return TZ_ERR_CORRUPT;
+		if (tz_kv_set(kv, n, (const char *)k, kl, (const char *)v, vl))
+			return TZ_ERR_NOMEM;
+	}
+	if (p != end) {
+		*why = "trailing bytes after the metadata";
+		return TZ_ERR_CORRUPT;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- events */
+
+const struct tz_field *tz_type_field(const struct tz_event_type *t, const char *name)
+{
+	if (!t || !name)
+		return NULL;
+	for (uint16_t i = 0; i < t->nfields; i++)
+		if (!strcmp(t->fields[i].name, name))
+			return &t->fields[i];
+	return NULL;
+}
+
+static int scalar_in(const struct tz_event *ev, const struct tz_field *f)
+{
+	return ev && f && scalar_size(f->type) > 0 &&
+	       (uint64_t)f->offset + f->size <= ev->fixed_len;
+}
+
+uint64_t tz_event_u64(const struct tz_event *ev, const struct tz_field *f)
+{
+	if (!scalar_in(ev, f))
+		return 0;
+	const uint8_t *p = ev->fixed + f->offset;
+	switch (f->type) {
+	case TZ_F_U8:
+		return p[0];
+	case TZ_F_I8:
+		return (uint64_t)(int64_t)(int8_t)p[0];
+	case TZ_F_U16:
+		return tz_le16(p);
+	case TZ_F_I16:
+		return (uint64_t)(int64_t)(int16_t)tz_le16(p);
+	case TZ_F_U32:
+		return tz_le32(p);
+	case TZ_F_I32:
+		return (uint64_t)(int64_t)(int32_t)tz_le32(p);
+	default:
+		return tz_le64(p);
+	}
+}
+
+int64_t tz_event_i64(const struct tz_event *ev, const struct tz_field *f)
+{
+	return (int64_t)tz_event_u64(ev, f);
+}
+
+struct tz_blob tz_event_blob(const struct tz_event *ev, const struct tz_field *f)
+{
+	struct tz_blob b = {NULL, 0};
+	if (ev && f && (f->type == TZ_F_STR || f->type == TZ_F_STRV) && f->offset < ev->nblobs)
+		b = ev->blobs[f->offset];
+	return b;
+}
+
+const uint8_t *tz_event_bytes(const struct tz_event *ev, const struct tz_field *f, uint32_t *len)
+{
+	*len = 0;
+	if (!ev || !f || (f->type != TZ_F_CHARS && f->type != TZ_F_BYTES) ||
+	    (uint64_t)f->offset + f->size > ev->fixed_len)
+		return NULL;
+	*len = f->size;
+	return ev->fixed + f->offset;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tz_rd.h - private to format/: the reader handle, shared by tz_reader.c
+ * (open, scan, iterate) and tz_verify.c (verify, recover).
+ */
+#ifndef TZ_RD_H
+#define TZ_RD_H
+
+#include <zstd.h>
+
+#include "tz_int.h"
+
+/* A chunk, state, metadata or schema block as found by the index or scan. */
+struct rd_blk {
+	uint64_t off;	/* file offset of the block header */
+	uint64_t seq;
+	uint64_t size;	/* bytes on disk, header included */
+	uint32_t payload_len, raw_len;
+	uint8_t type;
+	uint8_t bad;	/* found damaged while decoding (counted once) */
+	struct tz_chunk_ext ext;
+};
+
+struct rd_anchor {
+	uint64_t boot;
+	int64_t real;
+};
+
+struct dchunk;
+
+struct tz_reader {
+	char *name;
+	int fd;
+	void *map;
+	const uint8_t *data;
+	size_t len;
+	struct tz_reader_opts opts;
+	uint64_t max_chunk;
+	struct tz_info info;
+	char errmsg[512];
+	int fatal; /* sticky error of iteration */
+
+	uint32_t hdr_size;
+	uint64_t start_boot;
+	int64_t start_real;
+	int ring;
+	uint64_t ring_start, seg_size, final_off;
+	uint32_t nseg;
+	uint64_t saw_trailer;
+
+	struct tz_kv *kv;
+	size_t nkv;
+	struct tz_type_own *types;
+	size_t ntypes;
+	uint16_t *type_idx; /* id -> index + 1 */
+
+	struct rd_blk *chunks, *states, *heads;
+	size_t nchunks, cchunks, nstates, cstates, nheads, cheads;
+	uint64_t *prefmax; /* running max of max_ts over chunks sorted by min_ts */
+	struct rd_anchor *anchors;
+	size_t nanchors, canchors;
+
+	ZSTD_DCtx *dctx;
+	uint64_t decoded;
+
+	/* iteration */
+	uint64_t from, to;
+	uint32_t iflags;
+	struct rd_blk **cand;
+	size_t ncand, icand;
+	struct dchunk **heap;
+	size_t nheap;
+	struct dchunk *pre, *done;
+	struct tz_event ev;
+};
+
+int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void rd_corrupt(tz_reader *r, uint64_t off);
+int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
+	       uint8_t **own);
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
+	      int keep_unknown, struct dchunk **out);
+void rd_dchunk_free(struct dchunk *c);
+size_t rd_dchunk_events(const struct dchunk *c);
+
+typedef int (*rd_visit_fn)(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h,
+			   uint64_t size, int status);
+int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx);
+
+#endif /* TZ_RD_H */

@@ -1,0 +1,1155 @@
+/* tz_reader.c - the .tz reader: header, index or scan, merge iteration. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "tz_rd.h"
+
+/* one-line check: fail with code and a message when cond does not hold */
+#define CHECK(cond, code, off, ...)                                                                \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			return rd_err(r, code, off, __VA_ARGS__);                                   \
+	} while (0)
+
+int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
+{
+	char d[320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d, sizeof(d), fmt, ap);
+	va_end(ap);
+	if (off != UINT64_MAX)
+		snprintf(r->errmsg, sizeof(r->errmsg), "'%s': offset %llu: %s", r->name,
+			 (unsigned long long)off, d);
+	else
+		snprintf(r->errmsg, sizeof(r->errmsg), "'%s': %s", r->name, d);
+	return code;
+}
+
+void rd_corrupt(tz_reader *r, uint64_t off)
+{
+	if (!r->info.corrupt_blocks || off < r->info.corrupt_first_offset)
+		r->info.corrupt_first_offset = off;
+	r->info.corrupt_blocks++;
+}
+
+/* ---------------------------------------------------------------- payloads */
+
+/*
+ * Check the payload of the block at off (header h) and return its
+ * uncompressed bytes in *out (*own set when malloc'd). 0 or a tz_err with
+ * the message set.
+ */
+int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
+	       uint8_t **own)
+{
+	const char *what = tz_btype_name(h->type);
+	uint64_t poff = off + tz_bhdr_size(h);
+	*own = NULL;
+	CHECK(poff <= r->len && h->payload_len <= r->len - poff, TZ_ERR_TRUNCATED, off,
+	      "%s %llu: payload runs past the end of the file", what, (unsigned long long)h->seq);
+	const uint8_t *p = r->data + poff;
+	CHECK(tz_hash(p, h->payload_len) == h->payload_csum, TZ_ERR_CHECKSUM, off,
+	      "%s %llu: payload checksum mismatch", what, (unsigned long long)h->seq);
+	CHECK(h->raw_len <= r->max_chunk, TZ_ERR_LIMIT, off,
+	      "%s %llu: %u uncompressed bytes exceed the reader's limit (%llu)", what,
+	      (unsigned long long)h->seq, h->raw_len, (unsigned long long)r->max_chunk);
+	if (!(h->flags & TZ_BF_ZSTD)) {
+		*out = p;
+		return 0;
+	}
+	unsigned long long fcs = ZSTD_getFrameContentSize(p, h->payload_len);
+	CHECK(fcs == h->raw_len, TZ_ERR_CORRUPT, off,
+	      "%s %llu: zstd frame size does not match the header", what,
+	      (unsigned long long)h->seq);
+	uint8_t *b = malloc(h->raw_len ? h->raw_len : 1);
+	CHECK(b, TZ_ERR_NOMEM, off, "out of memory");
+	if (!r->dctx)
+		r->dctx = ZSTD_createDCtx();
+	size_t n = r->dctx ? ZSTD_decompressDCtx(r->dctx, b, h->raw_len, p, h->payload_len) : 0;
+	if (!r->dctx || ZSTD_isError(n) || n != h->raw_len) {
+		free(b);
+		return rd_err(r, TZ_ERR_ZSTD, off, "%s %llu: zstd: %s", what,
+			      (unsigned long long)h->seq,
+			      r->dctx && ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame");
+	}
+	*out = b;
+	*own = b;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+static int push_blk(tz_reader *r, struct rd_blk **arr, size_t *n, size_t *cap,
+		    const struct rd_blk *b)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct rd_blk *a = realloc(*arr, c * sizeof(*a));
+		if (!a)
+			return TZ_ERR_NOMEM;
+		*arr = a;
+		*cap = c;
+	}
+	(*arr)[(*n)++] = *b;
+	return 0;
+}
+
+/* Register a chunk/state/meta/schema block found at off (scan or index). */
+static int add_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
+		     const struct tz_chunk_ext *ext)
+{
+	struct rd_blk b;
+	memset(&b, 0, sizeof(b));
+	b.off = off;
+	b.seq = h->seq;
+	b.type = h->type;
+	b.size = tz_block_size(h);
+	b.payload_len = h->payload_len;
+	b.raw_len = h->raw_len;
+	if (ext)
+		b.ext = *ext;
+	switch (h->type) {
+	case TZ_B_CHUNK:
+	case TZ_B_STATE:
+		if (b.ext.min_ts > b.ext.max_ts || b.ext.events > h->raw_len ||
+		    h->raw_len > r->max_chunk) {
+			rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: inconsistent header",
+			       tz_btype_name(h->type), (unsigned long long)h->seq);
+			rd_corrupt(r, off);
+			return 0;
+		}
+		if (h->type == TZ_B_CHUNK)
+			return push_blk(r, &r->chunks, &r->nchunks, &r->cchunks, &b);
+		return push_blk(r, &r->states, &r->nstates, &r->cstates, &b);
+	case TZ_B_META:
+	case TZ_B_SCHEMA:
+		return push_blk(r, &r->heads, &r->nheads, &r->cheads, &b);
+	}
+	return 0;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct rd_blk *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct rd_blk *x = a, *y = b;
+	if (x->ext.min_ts != y->ext.min_ts)
+		return x->ext.min_ts < y->ext.min_ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Parse metadata and schema blocks in sequence order (later wins). */
+static int load_heads(tz_reader *r)
+{
+	if (r->nheads > 1)
+		qsort(r->heads, r->nheads, sizeof(*r->heads), cmp_seq);
+	for (size_t i = 0; i < r->nheads; i++) {
+		struct rd_blk *b = &r->heads[i];
+		struct tz_bhdr h;
+		const uint8_t *p;
+		uint8_t *own;
+		const char *why;
+		int rc = tz_bhdr_decode(r->data + b->off, r->len - b->off, &h);
+		if (!rc)
+			rc = rd_payload(r, b->off, &h, &p, &own);
+		else
+			rd_err(r, rc, b->off, "%s: bad block header", tz_btype_name(b->type));
+		if (rc == TZ_ERR_NOMEM)
+			return rc;
+		if (rc) {
+			rd_corrupt(r, b->off);
+			continue;
+		}
+		if (h.type == TZ_B_META)
+			rc = tz_meta_decode(p, h.raw_len, &r->kv, &r->nkv, &why);
+		else
+			rc = tz_schema_decode(p, h.raw_len, &r->types, &r->ntypes, &why);
+		free(own);
+		if (rc == TZ_ERR_NOMEM)
+			return rd_err(r, rc, b->off, "out of memory");
+		if (rc) {
+			rd_err(r, rc, b->off, "%s %llu: %s", tz_btype_name(h.type),
+			       (unsigned long long)h.seq, why);
+			rd_corrupt(r, b->off);
+		}
+	}
+	memset(r->type_idx, 0, 65536 * sizeof(*r->type_idx));
+	for (size_t i = 0; i < r->ntypes; i++)
+		r->type_idx[r->types[i].t.id] = (uint16_t)(i + 1);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- walker */
+
+/*
+ * Walk every block of the file in file order (linear) or segment order
+ * (ring), resynchronising on the block magic after damage. visit() gets
+ * each valid block (h != NULL) and each damaged region (h == NULL, status
+ * the reason, size its length). Returns 0 or the first negative visit()
+ * result.
+ */
+typedef rd_visit_fn visit_fn;
+
+/* Next offset in [from, end) holding a decodable block header that lies
+ * wholly before end and whose seq is above min_seq; end if none. */
+static uint64_t resync(tz_reader *r, uint64_t from, uint64_t end, uint64_t min_seq, int ring)
+{
+	while (from + TZ_BHDR_MIN <= end) {
+		const uint8_t *m = memmem(r->data + from, end - from, TZ_BMAGIC, TZ_BMAGIC_LEN);
+		if (!m)
+			break;
+		uint64_t c = (uint64_t)(m - r->data);
+		struct tz_bhdr h;
+		if (!tz_bhdr_decode(m, end - c, &h) && tz_block_size(&h) <= end - c &&
+		    (!ring || h.seq > min_seq))
+			return c;
+		from = c + 1;
+	}
+	return end;
+}
+
+static int all_zero(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Linear walk of [pos, end). */
+static int walk_linear(tz_reader *r, uint64_t pos, uint64_t end, visit_fn visit, void *ctx)
+{
+	int rc;
+	while (pos < end) {
+		struct tz_bhdr h;
+		int st = tz_bhdr_decode(r->data + pos, end - pos, &h);
+		if (!st && tz_block_size(&h) > end - pos)
+			st = TZ_ERR_TRUNCATED;
+		if (!st) {
+			if ((rc = visit(r, ctx, pos, &h, tz_block_size(&h), 0)) < 0)
+				return rc;
+			pos += tz_block_size(&h);
+			continue;
+		}
+		uint64_t next = resync(r, pos + 1, end, 0, 0);
+		if (next == end && st != TZ_ERR_TRUNCATED)
+			st = TZ_ERR_CORRUPT;
+		if ((rc = visit(r, ctx, pos, NULL, next - pos, next == end ? TZ_ERR_TRUNCATED : st)) <
+		    0)
+			return rc;
+		pos = next;
+	}
+	return 0;
+}
+
+/*
+ * Ring walk of one area [s, e): blocks chained by size with consecutive
+ * sequence numbers; a block whose seq does not follow (older lap) or zero
+ * bytes end the chain silently; damage followed by a newer block is reported.
+ */
+static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, visit_fn visit,
+		      void *ctx)
+{
+	uint64_t pos = s, prev = 0;
+	int rc, have = 0;
+	while (pos + TZ_BHDR_MIN <= e) {
+		struct tz_bhdr h;
+		int st = tz_bhdr_decode(r->data + pos, e - pos, &h);
+		if (!st && tz_block_size(&h) > e - pos)
+			st = TZ_ERR_TRUNCATED;
+		if (!st && (!have || !seqchain || h.seq == prev + 1)) {
+			if ((rc = visit(r, ctx, pos, &h, tz_block_size(&h), 0)) < 0)
+				return rc;
+			prev = h.seq;
+			have = 1;
+			pos += tz_block_size(&h);
+			continue;
+		}
+		if (!st)
+			return 0; /* an older lap's block: the chain ends here */
+		if (all_zero(r->data + pos, TZ_BHDR_MIN))
+			return 0; /* never written */
+		uint64_t next = resync(r, pos + 1, e, have && seqchain ? prev : 0, 1);
+		if (next == e)
+			return 0; /* the rest of the area is older data */
+		if ((rc = visit(r, ctx, pos, NULL, next - pos, st)) < 0)
+			return rc;
+		pos = next;
+		have = 0;
+	}
+	return 0;
+}
+
+int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx)
+{
+	if (!r->ring)
+		return walk_linear(r, r->hdr_size, r->len, visit, ctx);
+	uint64_t e = r->final_off < r->len ? r->final_off : r->len;
+	int rc = walk_chain(r, r->hdr_size, e, 0, visit, ctx);
+	if (rc < 0)
+		return rc;
+	e = r->ring_start < r->len ? r->ring_start : r->len;
+	if (r->final_off < e && (rc = walk_chain(r, r->final_off, e, 0, visit, ctx)) < 0)
+		return rc;
+	for (uint32_t i = 0; i < r->nseg; i++) {
+		uint64_t s = r->ring_start + (uint64_t)i * r->seg_size;
+		if (s >= r->len)
+			break;
+		e = s + r->seg_size < r->len ? s + r->seg_size : r->len;
+		if ((rc = walk_chain(r, s, e, 1, visit, ctx)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h,
+		      uint64_t size, int status)
+{
+	(void)ctx;
+	if (!h) {
+		if (status == TZ_ERR_TRUNCATED && off + size == r->len && !r->ring) {
+			r->info.torn_tail_bytes = size;
+			rd_err(r, TZ_ERR_TRUNCATED, off, "incomplete block at the end (%llu bytes)",
+			       (unsigned long long)size);
+		} else {
+			rd_err(r, status, off, "damaged data (%llu bytes) skipped: %s",
+			       (unsigned long long)size, tz_strerror(status));
+		}
+		rd_corrupt(r, off);
+		return 0;
+	}
+	if (h->flags & ~TZ_BF_KNOWN)
+		return 0; /* a future encoding: skipped by length */
+	if (h->type == TZ_B_CHUNK || h->type == TZ_B_STATE) {
+		if (h->ext_len < TZ_CHUNK_EXT) {
+			rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: short header",
+			       tz_btype_name(h->type), (unsigned long long)h->seq);
+			rd_corrupt(r, off);
+			return 0;
+		}
+		struct tz_chunk_ext ext;
+		tz_chunk_ext_decode(h->ext, &ext);
+		return add_block(r, off, h, &ext);
+	}
+	if (h->type == TZ_B_INDEX && tz_hash(r->data + off + tz_bhdr_size(h), h->payload_len) !=
+					     h->payload_csum) {
+		rd_err(r, TZ_ERR_CHECKSUM, off, "index: payload checksum mismatch");
+		rd_corrupt(r, off);
+		return 0;
+	}
+	if (h->type == TZ_B_TRAILER)
+		r->saw_trailer = off;
+	return add_block(r, off, h, NULL);
+}
+
+/* ---------------------------------------------------------------- index */
+
+static void reset_blocks(tz_reader *r)
+{
+	r->nchunks = r->nstates = r->nheads = 0;
+}
+
+/* Load the block list from the trailer and index; 0 on success, < 0 when
+ * there is no usable footer (the caller scans instead). */
+static int load_index(tz_reader *r)
+{
+	struct tz_bhdr h, ih;
+	if (r->len < r->hdr_size + TZ_TRAILER_SIZE)
+		return -1;
+	uint64_t toff = r->len - TZ_TRAILER_SIZE;
+	if (tz_bhdr_decode(r->data + toff, TZ_TRAILER_SIZE, &h) || h.type != TZ_B_TRAILER ||
+	    h.ext_len != TZ_TRAILER_EXT || h.payload_len)
+		return -1;
+	uint64_t ioff = tz_le64(h.ext), isize = tz_le64(h.ext + 8), fsize = tz_le64(h.ext + 16);
+	if (fsize != r->len || ioff < r->hdr_size || ioff > toff || isize != toff - ioff)
+		return -1;
+	if (tz_bhdr_decode(r->data + ioff, isize, &ih) || ih.type != TZ_B_INDEX ||
+	    tz_block_size(&ih) != isize)
+		return -1;
+	const uint8_t *p;
+	uint8_t *own;
+	if (rd_payload(r, ioff, &ih, &p, &own))
+		return -1;
+	int rc = 0;
+	if (ih.raw_len % TZ_INDEX_ENTRY)
+		rc = -1;
+	for (uint64_t i = 0; !rc && i < ih.raw_len / TZ_INDEX_ENTRY; i++) {
+		const uint8_t *e = p + i * TZ_INDEX_ENTRY;
+		uint64_t off = tz_le64(e), seq = tz_le64(e + 8);
+		uint32_t size = tz_le32(e + 16), raw_len = tz_le32(e + 20), type = tz_le32(e + 24);
+		if (off < r->hdr_size || off > ioff || size < TZ_BHDR_MIN || size > ioff - off) {
+			rc = -1;
+			break;
+		}
+		struct rd_blk b;
+		memset(&b, 0, sizeof(b));
+		b.off = off;
+		b.seq = seq;
+		b.type = (uint8_t)type;
+		b.size = size;
+		b.raw_len = raw_len;
+		if (type == TZ_B_CHUNK || type == TZ_B_STATE) {
+			tz_chunk_ext_decode(e + 32, &b.ext);
+			if (size < TZ_BHDR_MIN + TZ_CHUNK_EXT || b.ext.min_ts > b.ext.max_ts ||
+			    raw_len > r->max_chunk || b.ext.events > raw_len) {
+				rc = -1;
+				break;
+			}
+			b.payload_len = size - TZ_BHDR_MIN - TZ_CHUNK_EXT;
+			rc = type == TZ_B_CHUNK
+				     ? push_blk(r, &r->chunks, &r->nchunks, &r->cchunks, &b)
+				     : push_blk(r, &r->states, &r->nstates, &r->cstates, &b);
+		} else if (type == TZ_B_META || type == TZ_B_SCHEMA) {
+			rc = push_blk(r, &r->heads, &r->nheads, &r->cheads, &b);
+		}
+		if (rc == TZ_ERR_NOMEM)
+			break;
+	}
+	free(own);
+	if (rc) {
+		reset_blocks(r);
+		return rc == TZ_ERR_NOMEM ? rc : -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- open */
+
+static int parse_header(tz_reader *r)
+{
+	const uint8_t *d = r->data;
+	if (r->len < TZ_MAGIC_LEN || memcmp(d, TZ_MAGIC, TZ_MAGIC_LEN)) {
+		size_t n = r->len < TZ_MAGIC_LEN ? r->len : TZ_MAGIC_LEN;
+		CHECK(n == TZ_MAGIC_LEN || memcmp(d, TZ_MAGIC, n), TZ_ERR_TRUNCATED, 0,
+		      "file ends inside the header (%zu bytes)", r->len);
+		CHECK(!(r->len >= 7 && !memcmp(d, "\x89TZ1\n\x1a\n", 7)), TZ_ERR_MAGIC, 0,
+		      "not a .tz file: magic mangled by a text-mode transfer (CRLF became LF)");
+		CHECK(!(r->len >= 4 && !memcmp(d, "\x89TZ1", 4)), TZ_ERR_MAGIC, 0,
+		      "not a .tz file: magic mangled (text-mode transfer?)");
+		CHECK(!(r->len >= 2 && !memcmp(d + 1, "TZ", 2)), TZ_ERR_MAGIC, 0,
+		      "not a .tz file: magic mangled (8th bit stripped?)");
+		return rd_err(r, TZ_ERR_MAGIC, 0, "not a .tz file (bad magic)");
+	}
+	CHECK(r->len >= 16, TZ_ERR_TRUNCATED, 0, "file ends inside the header (%zu bytes)",
+	      r->len);
+	r->info.major = tz_le16(d + 8);
+	r->info.minor = tz_le16(d + 10);
+	CHECK(r->info.major == TZ_MAJOR, TZ_ERR_VERSION, 8,
+	      "format version %u.%u is not supported (this reader reads %u.x)", r->info.major,
+	      r->info.minor, TZ_MAJOR);
+	uint32_t hs = tz_le32(d + 12);
+	CHECK(hs >= TZ_HDR_SIZE && hs <= TZ_HDR_MAX && hs % 8 == 0, TZ_ERR_CORRUPT, 12,
+	      "bad header size %u", hs);
+	CHECK(r->len >= hs, TZ_ERR_TRUNCATED, 0, "file ends inside the header (%zu of %u bytes)",
+	      r->len, hs);
+	CHECK(tz_hash(d, hs - 8) == tz_le64(d + hs - 8), TZ_ERR_CHECKSUM, 0,
+	      "file header checksum mismatch");
+	r->hdr_size = hs;
+	r->info.compat_flags = tz_le64(d + 16);
+	r->info.ro_flags = tz_le64(d + 24);
+	r->info.incompat_flags = tz_le64(d + 32);
+	CHECK(!(r->info.incompat_flags & ~TZ_INCOMPAT_KNOWN), TZ_ERR_INCOMPAT, 32,
+	      "unknown incompatible feature flags 0x%llx: written by a newer tracer, "
+	      "this reader cannot read it",
+	      (unsigned long long)(r->info.incompat_flags & ~TZ_INCOMPAT_KNOWN));
+	memcpy(r->info.uuid, d + 40, 16);
+	memcpy(r->info.boot_id, d + 56, 16);
+	r->start_boot = tz_le64(d + 72);
+	r->start_real = (int64_t)tz_le64(d + 80);
+	if (r->info.incompat_flags & TZ_INCOMPAT_RING) {
+		r->ring = 1;
+		r->info.ring = 1;
+		uint64_t rs = tz_le64(d + 88);
+		r->ring_start = tz_le64(d + 96);
+		r->seg_size = tz_le64(d + 104);
+		r->nseg = tz_le32(d + 112);
+		r->final_off = tz_le32(d + 116);
+		CHECK(r->ring_start >= hs && r->final_off >= hs && r->final_off <= r->ring_start &&
+			      r->seg_size >= TZ_BHDR_MIN && r->nseg >= 1 && r->nseg <= 1u << 20 &&
+			      r->ring_start <= rs && r->seg_size <= (rs - r->ring_start) / r->nseg,
+		      TZ_ERR_CORRUPT, 88, "inconsistent ring layout in the header");
+	}
+	return 0;
+}
+
+static int add_anchor(tz_reader *r, uint64_t boot, int64_t real)
+{
+	if (!boot)
+		return 0;
+	if (r->nanchors == r->canchors) {
+		size_t c = r->canchors ? r->canchors * 2 : 64;
+		struct rd_anchor *a = realloc(r->anchors, c * sizeof(*a));
+		if (!a)
+			return TZ_ERR_NOMEM;
+		r->anchors = a;
+		r->canchors = c;
+	}
+	r->anchors[r->nanchors].boot = boot;
+	r->anchors[r->nanchors].real = real;
+	r->nanchors++;
+	return 0;
+}
+
+static int cmp_anchor(const void *a, const void *b)
+{
+	const struct rd_anchor *x = a, *y = b;
+	return x->boot < y->boot ? -1 : x->boot > y->boot;
+}
+
+static int finish_open(tz_reader *r)
+{
+	int rc = load_heads(r);
+	if (rc)
+		return rc;
+	if (r->nchunks > 1)
+		qsort(r->chunks, r->nchunks, sizeof(*r->chunks), cmp_chunk);
+	if (r->nstates > 1)
+		qsort(r->states, r->nstates, sizeof(*r->states), cmp_seq);
+	r->prefmax = malloc((r->nchunks ? r->nchunks : 1) * sizeof(*r->prefmax));
+	CHECK(r->prefmax, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
+	struct tz_info *in = &r->info;
+	in->first_ts_ns = UINT64_MAX;
+	if ((rc = add_anchor(r, r->start_boot, r->start_real)))
+		return rc;
+	uint64_t pm = 0;
+	for (size_t i = 0; i < r->nchunks; i++) {
+		struct rd_blk *b = &r->chunks[i];
+		in->chunks++;
+		in->events += b->ext.events;
+		in->bytes_compressed += b->payload_len;
+		in->bytes_uncompressed += b->raw_len;
+		if (b->ext.events) {
+			if (b->ext.min_ts < in->first_ts_ns)
+				in->first_ts_ns = b->ext.min_ts;
+			if (b->ext.max_ts > in->last_ts_ns)
+				in->last_ts_ns = b->ext.max_ts;
+		}
+		if (b->ext.dropped_total > in->dropped)
+			in->dropped = b->ext.dropped_total;
+		pm = b->ext.max_ts > pm ? b->ext.max_ts : pm;
+		r->prefmax[i] = pm;
+		if ((rc = add_anchor(r, b->ext.anchor_boot, b->ext.anchor_real)))
+			return rc;
+	}
+	for (size_t i = 0; i < r->nstates; i++) {
+		struct rd_blk *b = &r->states[i];
+		in->state_blocks++;
+		if (b->ext.dropped_total > in->dropped)
+			in->dropped = b->ext.dropped_total;
+		if ((rc = add_anchor(r, b->ext.anchor_boot, b->ext.anchor_real)))
+			return rc;
+	}
+	if (in->first_ts_ns == UINT64_MAX) {
+		in->first_ts_ns = 0;
+		for (size_t i = 0; i < r->nstates; i++) {
+			if (!i || r->states[i].ext.min_ts < in->first_ts_ns)
+				in->first_ts_ns = r->states[i].ext.min_ts;
+			if (r->states[i].ext.max_ts > in->last_ts_ns)
+				in->last_ts_ns = r->states[i].ext.max_ts;
+		}
+	}
+	if (r->nanchors > 1)
+		qsort(r->anchors, r->nanchors, sizeof(*r->anchors), cmp_anchor);
+	return 0;
+}
+
+static int ropen(tz_reader *r)
+{
+	int rc = parse_header(r);
+	if (rc)
+		return rc;
+	r->info.file_size = r->len;
+	if (!r->ring && !(r->opts.flags & TZ_R_SCAN)) {
+		rc = load_index(r);
+		if (rc == TZ_ERR_NOMEM)
+			return rd_err(r, rc, UINT64_MAX, "out of memory");
+		if (!rc)
+			r->info.has_footer = 1;
+	}
+	if (!r->info.has_footer) {
+		r->errmsg[0] = 0;
+		rc = rd_walk(r, scan_visit, NULL);
+		if (rc)
+			return rc;
+		/* a trailer seen by the scan but not usable above is damage */
+	}
+	return finish_open(r);
+}
+
+static tz_reader *ralloc(const char *name, const struct tz_reader_opts *opts)
+{
+	tz_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	if (opts)
+		r->opts = *opts;
+	r->max_chunk = r->opts.max_chunk ? r->opts.max_chunk : 64ull << 20;
+	if (r->max_chunk > 0xffffffffull)
+		r->max_chunk = 0xffffffffull;
+	r->name = strdup(name ? name : "<memory>");
+	r->type_idx = calloc(65536, sizeof(*r->type_idx));
+	if (!r->name || !r->type_idx) {
+		tz_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int tz_reader_open_mem(tz_reader **out, const void *buf, size_t len, const char *name,
+		       const struct tz_reader_opts *opts)
+{
+	if (!out)
+		return TZ_ERR_INVAL;
+	*out = NULL;
+	tz_reader *r = ralloc(name, opts);
+	if (!r)
+		return TZ_ERR_NOMEM;
+	*out = r;
+	if (!buf && len)
+		return rd_err(r, TZ_ERR_INVAL, UINT64_MAX, "no buffer");
+	r->data = buf ? buf : (const uint8_t *)"";
+	r->len = len;
+	return ropen(r);
+}
+
+int tz_reader_open(tz_reader **out, const char *path, const struct tz_reader_opts *opts)
+{
+	struct stat st;
+	if (!out || !path)
+		return TZ_ERR_INVAL;
+	*out = NULL;
+	tz_reader *r = ralloc(path, opts);
+	if (!r)
+		return TZ_ERR_NOMEM;
+	*out = r;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
+	if (fstat(r->fd, &st))
+		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot stat: %s", strerror(errno));
+	CHECK(S_ISREG(st.st_mode), TZ_ERR_IO, UINT64_MAX, "not a regular file");
+	r->len = (size_t)st.st_size;
+	if (r->len) {
+		void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, r->fd, 0);
+		CHECK(m != MAP_FAILED, TZ_ERR_IO, UINT64_MAX, "cannot map: %s", strerror(errno));
+		r->map = m;
+		r->data = m;
+	} else {
+		r->data = (const uint8_t *)"";
+	}
+	return ropen(r);
+}
+
+static void free_iter(tz_reader *r);
+
+void tz_reader_free(tz_reader *r)
+{
+	if (!r)
+		return;
+	free_iter(r);
+	if (r->map)
+		munmap(r->map, r->len);
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->ntypes; i++)
+		tz_type_free(&r->types[i]);
+	free(r->types);
+	tz_kv_free(r->kv, r->nkv);
+	free(r->type_idx);
+	free(r->chunks);
+	free(r->states);
+	free(r->heads);
+	free(r->prefmax);
+	free(r->anchors);
+	free(r->cand);
+	free(r->heap);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->name);
+	free(r);
+}
+
+const char *tz_reader_errmsg(const tz_reader *r)
+{
+	return r ? r->errmsg : "";
+}
+
+const struct tz_info *tz_reader_info(const tz_reader *r)
+{
+	return r ? &r->info : NULL;
+}
+
+size_t tz_reader_meta_count(const tz_reader *r)
+{
+	return r ? r->nkv : 0;
+}
+
+int tz_reader_meta_at(const tz_reader *r, size_t i, const char **key, const char **value)
+{
+	if (!r || i >= r->nkv)
+		return TZ_ERR_INVAL;
+	if (key)
+		*key = r->kv[i].key;
+	if (value)
+		*value = r->kv[i].value;
+	return 0;
+}
+
+const char *tz_reader_meta_get(const tz_reader *r, const char *key)
+{
+	if (!r || !key)
+		return NULL;
+	for (size_t i = 0; i < r->nkv; i++)
+		if (!strcmp(r->kv[i].key, key))
+			return r->kv[i].value;
+	return NULL;
+}
+
+size_t tz_reader_type_count(const tz_reader *r)
+{
+	return r ? r->ntypes : 0;
+}
+
+const struct tz_event_type *tz_reader_type_at(const tz_reader *r, size_t i)
+{
+	return r && i < r->ntypes ? &r->types[i].t : NULL;
+}
+
+const struct tz_event_type *tz_reader_type_by_id(const tz_reader *r, uint16_t id)
+{
+	if (!r || !r->type_idx[id])
+		return NULL;
+	return &r->types[r->type_idx[id] - 1].t;
+}
+
+int tz_reader_realtime(const tz_reader *r, uint64_t boot_ns, int64_t *realtime_ns)
+{
+	if (!r || !realtime_ns || !r->nanchors)
+		return TZ_ERR_INVAL;
+	size_t lo = 0, hi = r->nanchors;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (r->anchors[mid].boot <= boot_ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct rd_anchor *a = &r->anchors[lo];
+	if (lo + 1 < r->nanchors && r->anchors[lo + 1].boot - boot_ns < boot_ns - a->boot)
+		a = &r->anchors[lo + 1];
+	*realtime_ns = a->real + (int64_t)(boot_ns - a->boot);
+	return 0;
+}
+
+uint64_t tz_reader_chunks_decoded(const tz_reader *r)
+{
+	return r ? r->decoded : 0;
+}
+
+/* ---------------------------------------------------------------- decode */
+
+struct devt {
+	uint64_t ts;
+	const uint8_t *fixed;
+	uint32_t fixed_len;
+	uint32_t nblobs;
+	uint32_t blob0;
+	uint32_t pos;
+	uint16_t type;
+};
+
+struct dchunk {
+	uint8_t *own; /* decompressed payload (or NULL when stored raw) */
+	struct devt *ev;
+	size_t n, cur;
+	struct tz_blob *blobs;
+	uint64_t seq;
+	int state;
+};
+
+static void dchunk_free(struct dchunk *c)
+{
+	if (!c)
+		return;
+	free(c->own);
+	free(c->ev);
+	free(c->blobs);
+	free(c);
+}
+
+static int cmp_devt(const void *a, const void *b)
+{
+	const struct devt *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Decode block b. Events outside [from, to] and (unless keep_unknown) of
+ * types not in the schema are dropped; the rest are sorted by (ts, pos).
+ * Returns 0 and *out, or a tz_err (message set).
+ */
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
+	      int keep_unknown, struct dchunk **out);
+
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
+	      int keep_unknown, struct dchunk **out)
+{
+	struct tz_bhdr h;
+	const uint8_t *p;
+	uint8_t *own = NULL;
+	const char *what = tz_btype_name(b->type);
+	unsigned long long seq = b->seq;
+	uint64_t off = b->off;
+	*out = NULL;
+	CHECK(off < r->len, TZ_ERR_TRUNCATED, off, "%s %llu: beyond the end of the file", what,
+	      seq);
+	int rc = tz_bhdr_decode(r->data + off, r->len - off, &h);
+	CHECK(!rc, rc, off, "%s %llu: bad block header: %s", what, seq, tz_strerror(rc));
+	CHECK(h.type == b->type && h.seq == b->seq && tz_block_size(&h) == b->size &&
+		      h.ext_len >= TZ_CHUNK_EXT,
+	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
+	if ((rc = rd_payload(r, off, &h, &p, &own)))
+		return rc;
+	r->decoded++;
+	const uint8_t *q = p, *end = p + h.raw_len;
+	uint64_t nstr, v;
+	struct dchunk *c = calloc(1, sizeof(*c));
+	const uint8_t **sp = NULL;
+	uint32_t *sl = NULL;
+	size_t cap = 0, bcap = 0, nb = 0, npos = 0;
+	rc = TZ_ERR_NOMEM;
+	if (!c)
+		goto fail;
+	c->own = own;
+	c->seq = b->seq;
+	c->state = b->type == TZ_B_STATE;
+	rc = TZ_ERR_CORRUPT;
+	if (tz_get_varint(&q, end, &nstr) || nstr > (uint64_t)(end - q))
+		goto bad;
+	sp = malloc((nstr ? nstr : 1) * sizeof(*sp));
+	sl = malloc((nstr ? nstr : 1) * sizeof(*sl));
+	if (!sp || !sl) {
+		rc = TZ_ERR_NOMEM;
+		goto fail;
+	}
+	for (uint64_t i = 0; i < nstr; i++) {
+		if (tz_get_varint(&q, end, &v) || v > (uint64_t)(end - q))
+			goto bad;
+		sp[i] = q;
+		sl[i] = (uint32_t)v;
+		q += v;
+	}
+	uint64_t ts = 0;
+	while (q < end) {
+		uint64_t type, dts, flen, nbl;
+		if (tz_get_varint(&q, end, &type) || tz_get_varint(&q, end, &dts) ||
+		    tz_get_varint(&q, end, &flen) || type > 0xffff || flen > (uint64_t)(end - q))
+			goto bad;
+		ts += (uint64_t)tz_unzigzag(dts);
+		const uint8_t *fixed = q;
+		q += flen;
+		if (tz_get_varint(&q, end, &nbl) || nbl > (uint64_t)(end - q))
+			goto bad;
+		size_t b0 = nb;
+		for (uint64_t i = 0; i < nbl; i++) {
+			if (tz_get_varint(&q, end, &v) || v > nstr)
+				goto bad;
+			if (nb == bcap) {
+				size_t nc = bcap ? bcap * 2 : 256;
+				struct tz_blob *nbp = realloc(c->blobs, nc * sizeof(*nbp));
+				if (!nbp) {
+					rc = TZ_ERR_NOMEM;
+					goto fail;
+				}
+				c->blobs = nbp;
+				bcap = nc;
+			}
+			c->blobs[nb].data = v ? sp[v - 1] : NULL;
+			c->blobs[nb].len = v ? sl[v - 1] : 0;
+			nb++;
+		}
+		npos++;
+		if (ts < from || ts > to || (!keep_unknown && !r->type_idx[type])) {
+			nb = b0;
+			continue;
+		}
+		if (c->n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct devt *ne = realloc(c->ev, nc * sizeof(*ne));
+			if (!ne) {
+				rc = TZ_ERR_NOMEM;
+				goto fail;
+			}
+			c->ev = ne;
+			cap = nc;
+		}
+		struct devt *e = &c->ev[c->n++];
+		e->ts = ts;
+		e->fixed = fixed;
+		e->fixed_len = (uint32_t)flen;
+		e->nblobs = (uint32_t)nbl;
+		e->blob0 = (uint32_t)b0;
+		e->pos = (uint32_t)npos;
+		e->type = (uint16_t)type;
+	}
+	if (npos != b->ext.events) {
+		rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: %zu events, header says %llu", what, seq,
+		       npos, (unsigned long long)b->ext.events);
+		rc = TZ_ERR_CORRUPT;
+		goto fail;
+	}
+	int sorted = 1;
+	for (size_t i = 1; i < c->n && sorted; i++)
+		sorted = c->ev[i - 1].ts <= c->ev[i].ts;
+	if (!sorted)
+		if (c->n > 1)
+			qsort(c->ev, c->n, sizeof(*c->ev), cmp_devt);
+	free(sp);
+	free(sl);
+	*out = c;
+	return 0;
+bad:
+	rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: bad event encoding at payload byte %llu", what,
+	       seq, (unsigned long long)(q - p));
+fail:
+	if (rc == TZ_ERR_NOMEM)
+		rd_err(r, rc, off, "out of memory");
+	free(sp);
+	free(sl);
+	if (c)
+		dchunk_free(c);
+	else
+		free(own);
+	return rc;
+}
+
+void rd_dchunk_free(struct dchunk *c)
+{
+	dchunk_free(c);
+}
+
+size_t rd_dchunk_events(const struct dchunk *c)
+{
+	return c->n;
+}
+
+/* ---------------------------------------------------------------- iterate */
+
+static void free_iter(tz_reader *r)
+{
+	for (size_t i = 0; i < r->nheap; i++)
+		dchunk_free(r->heap[i]);
+	r->nheap = 0;
+	dchunk_free(r->pre);
+	r->pre = NULL;
+	dchunk_free(r->done);
+	r->done = NULL;
+	r->ncand = r->icand = 0;
+}
+
+static int heap_less(const struct dchunk *a, const struct dchunk *b)
+{
+	const struct devt *x = &a->ev[a->cur], *y = &b->ev[b->cur];
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (a->seq != b->seq)
+		return a->seq < b->seq;
+	return x->pos < y->pos;
+}
+
+static void heap_down(tz_reader *r, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < r->nheap && heap_less(r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->nheap && heap_less(r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct dchunk *t = r->heap[i];
+		r->heap[i] = r->heap[m];
+		r->heap[m] = t;
+		i = m;
+	}
+}
+
+static void heap_push(tz_reader *r, struct dchunk *c)
+{
+	size_t i = r->nheap++;
+	r->heap[i] = c;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!heap_less(r->heap[i], r->heap[p]))
+			break;
+		struct dchunk *t = r->heap[i];
+		r->heap[i] = r->heap[p];
+		r->heap[p] = t;
+		i = p;
+	}
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct rd_blk *x = *(const struct rd_blk *const *)a, *y = *(const struct rd_blk *const *)b;
+	return cmp_chunk(x, y);
+}
+
+int tz_reader_iter(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags)
+{
+	if (!r || from_ns > to_ns)
+		return TZ_ERR_INVAL;
+	if (r->fatal)
+		return r->fatal;
+	free_iter(r);
+	r->from = from_ns;
+	r->to = to_ns;
+	r->iflags = flags;
+	size_t max = r->nchunks + r->nstates;
+	free(r->cand);
+	free(r->heap);
+	r->cand = malloc((max ? max : 1) * sizeof(*r->cand));
+	r->heap = malloc((max ? max : 1) * sizeof(*r->heap));
+	if (!r->cand || !r->heap)
+		return rd_err(r, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
+	/* chunks sorted by min_ts: [lo, hi) may overlap; prefmax is monotonic */
+	size_t lo = 0, hi = r->nchunks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (r->prefmax[mid] < from_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t a = 0, bnd = r->nchunks;
+	while (a < bnd) {
+		size_t mid = (a + bnd) / 2;
+		if (r->chunks[mid].ext.min_ts <= to_ns)
+			a = mid + 1;
+		else
+			bnd = mid;
+	}
+	for (size_t i = lo; i < a; i++)
+		if (r->chunks[i].ext.max_ts >= from_ns && !r->chunks[i].bad)
+			r->cand[r->ncand++] = &r->chunks[i];
+	if (flags & TZ_IT_STATE) {
+		/* the state block just before the first chunk read (by sequence)
+		 * comes first; later ones are merged by time */
+		const struct rd_blk *pre = NULL;
+		uint64_t minseq = UINT64_MAX;
+		for (size_t i = 0; i < r->ncand; i++)
+			if (r->cand[i]->seq < minseq)
+				minseq = r->cand[i]->seq;
+		for (size_t i = 0; i < r->nstates; i++) {
+			const struct rd_blk *s = &r->states[i];
+			if (s->bad)
+				continue;
+			if (minseq != UINT64_MAX ? s->seq < minseq : s->ext.max_ts <= from_ns)
+				if (!pre || s->seq > pre->seq)
+					pre = s;
+		}
+		size_t nc = r->ncand;
+		for (size_t i = 0; i < r->nstates; i++) {
+			const struct rd_blk *s = &r->states[i];
+			if (!s->bad && s != pre && (!pre || s->seq > pre->seq) &&
+			    s->ext.max_ts >= from_ns && s->ext.min_ts <= to_ns)
+				r->cand[nc++] = (struct rd_blk *)s;
+		}
+		r->ncand = nc;
+		if (pre) {
+			struct dchunk *c;
+			int rc = rd_decode(r, pre, 0, UINT64_MAX, flags & TZ_IT_UNKNOWN, &c);
+			if (rc == TZ_ERR_NOMEM)
+				return r->fatal = rc;
+			if (rc) {
+				((struct rd_blk *)pre)->bad = 1;
+				rd_corrupt(r, pre->off);
+			} else {
+				r->pre = c;
+			}
+		}
+	}
+	if (r->ncand > 1)
+		qsort(r->cand, r->ncand, sizeof(*r->cand), cmp_cand);
+	return 0;
+}
+
+static void fill(tz_reader *r, struct dchunk *c, const struct tz_event **ev)
+{
+	const struct devt *d = &c->ev[c->cur];
+	struct tz_event *e = &r->ev;
+	e->type_id = d->type;
+	e->type = tz_reader_type_by_id(r, d->type);
+	e->flags = c->state ? TZ_EVF_STATE : 0;
+	e->ts_ns = d->ts;
+	e->fixed = d->fixed;
+	e->fixed_len = d->fixed_len;
+	e->nblobs = d->nblobs;
+	e->blobs = d->nblobs ? c->blobs + d->blob0 : NULL;
+	e->chunk_seq = c->seq;
+	*ev = e;
+}
+
+int tz_reader_next(tz_reader *r, const struct tz_event **ev)
+{
+	if (!r || !ev)
+		return TZ_ERR_INVAL;
+	if (r->fatal)
+		return r->fatal;
+	if (!r->cand)
+		return 0;
+	dchunk_free(r->done);
+	r->done = NULL;
+	if (r->pre) {
+		if (r->pre->cur < r->pre->n) {
+			fill(r, r->pre, ev);
+			r->pre->cur++;
+			return 1;
+		}
+		r->done = r->pre;
+		r->pre = NULL;
+	}
+	while (r->icand < r->ncand &&
+	       (!r->nheap || r->cand[r->icand]->ext.min_ts <= r->heap[0]->ev[r->heap[0]->cur].ts)) {
+		struct rd_blk *b = r->cand[r->icand++];
+		struct dchunk *c;
+		int rc = rd_decode(r, b, r->from, r->to, r->iflags & TZ_IT_UNKNOWN, &c);
+		if (rc == TZ_ERR_NOMEM)
+			return r->fatal = rc;
+		if (rc) {
+			b->bad = 1;
+			rd_corrupt(r, b->off);
+			continue;
+		}
+		if (!c->n) {
+			dchunk_free(c);
+			continue;
+		}
+		heap_push(r, c);
+	}
+	if (!r->nheap)
+		return 0;
+	struct dchunk *c = r->heap[0];
+	fill(r, c, ev);
+	if (++c->cur == c->n) {
+		r->heap[0] = r->heap[--r->nheap];
+		r->done = c;
+	}
+	if (r->nheap)
+		heap_down(r, 0);
+	return 1;
+}

@@ -1,0 +1,319 @@
+/* tz_verify.c - verify every block; recover a clean linear file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tz_rd.h"
+
+#define STOP 1000 /* visit() result meaning "the callback asked to stop" */
+
+struct vctx {
+	int (*cb)(void *ctx, const struct tz_block_info *b);
+	void *ctx;
+	int bad;
+};
+
+/* Check one block completely: payload checksum, decompression, decoding. */
+static int check_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
+		       struct tz_block_info *bi)
+{
+	const uint8_t *p;
+	uint8_t *own = NULL;
+	const char *why;
+	int rc = 0;
+
+	if (h->flags & ~TZ_BF_KNOWN)
+		return 0; /* a future encoding: not ours to judge */
+	if (h->type == TZ_B_CHUNK || h->type == TZ_B_STATE) {
+		if (h->ext_len < TZ_CHUNK_EXT)
+			return rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: short header",
+				      bi->what, (unsigned long long)h->seq);
+		struct rd_blk b;
+		struct dchunk *c;
+		memset(&b, 0, sizeof(b));
+		b.off = off;
+		b.seq = h->seq;
+		b.type = h->type;
+		b.size = tz_block_size(h);
+		tz_chunk_ext_decode(h->ext, &b.ext);
+		bi->events = b.ext.events;
+		bi->min_ts_ns = b.ext.min_ts;
+		bi->max_ts_ns = b.ext.max_ts;
+		if (b.ext.min_ts > b.ext.max_ts)
+			return rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: min_ts after max_ts",
+				      bi->what, (unsigned long long)h->seq);
+		rc = rd_decode(r, &b, 0, UINT64_MAX, 1, &c);
+		if (!rc) {
+			for (size_t i = 0; i < rd_dchunk_events(c); i++)
+				; /* decoded and bounds-checked by rd_decode */
+			rd_dchunk_free(c);
+		}
+		return rc;
+	}
+	if (h->type == TZ_B_TRAILER)
+		return 0;
+	if ((rc = rd_payload(r, off, h, &p, &own)))
+		return rc;
+	if (h->type == TZ_B_META) {
+		struct tz_kv *kv = NULL;
+		size_t n = 0;
+		rc = tz_meta_decode(p, h->raw_len, &kv, &n, &why);
+		tz_kv_free(kv, n);
+	} else if (h->type == TZ_B_SCHEMA) {
+		struct tz_type_own *t = NULL;
+		size_t n = 0;
+		rc = tz_schema_decode(p, h->raw_len, &t, &n, &why);
+		for (size_t i = 0; i < n; i++)
+			tz_type_free(&t[i]);
+		free(t);
+	} else if (h->type == TZ_B_INDEX && h->raw_len % TZ_INDEX_ENTRY) {
+		why = "size is not a multiple of the entry size";
+		rc = TZ_ERR_CORRUPT;
+	}
+	free(own);
+	if (rc)
+		rd_err(r, rc, off, "%s %llu: %s", bi->what, (unsigned long long)h->seq,
+		       rc == TZ_ERR_NOMEM ? "out of memory" : why);
+	return rc;
+}
+
+static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h,
+			uint64_t size, int status)
+{
+	struct vctx *v = ctx;
+	struct tz_block_info bi;
+	memset(&bi, 0, sizeof(bi));
+	bi.offset = off;
+	bi.size = size;
+	if (!h) {
+		bi.status = status ? status : TZ_ERR_CORRUPT;
+		bi.what = status == TZ_ERR_TRUNCATED && off + size == r->len ? "incomplete block"
+									       : "damaged data";
+		rd_err(r, bi.status, off, "%s (%llu bytes): %s", bi.what,
+		       (unsigned long long)size, tz_strerror(bi.status));
+	} else {
+		bi.type = h->type;
+		bi.seq = h->seq;
+		bi.what = tz_btype_name(h->type);
+		bi.status = check_block(r, off, h, &bi);
+		if (bi.status == TZ_ERR_NOMEM)
+			return TZ_ERR_NOMEM;
+	}
+	if (bi.status)
+		v->bad++;
+	if (v->cb && v->cb(v->ctx, &bi))
+		return -STOP;
+	return 0;
+}
+
+int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_info *b), void *ctx)
+{
+	if (!r)
+		return TZ_ERR_INVAL;
+	struct vctx v = {cb, ctx, 0};
+	int rc = rd_walk(r, verify_visit, &v);
+	if (rc < 0 && rc != -STOP)
+		return rc;
+	if (!r->ring && !r->info.has_footer && !(r->opts.flags & TZ_R_SCAN) && r->saw_trailer) {
+		/* a trailer exists but did not lead to a usable index */
+		struct tz_block_info bi = {0};
+		bi.offset = r->saw_trailer;
+		bi.type = TZ_B_TRAILER;
+		bi.size = TZ_TRAILER_SIZE;
+		bi.what = "trailer";
+		bi.status = TZ_ERR_CORRUPT;
+		v.bad++;
+		rd_err(r, TZ_ERR_CORRUPT, r->saw_trailer, "trailer does not point at a valid index");
+		if (cb && rc != -STOP)
+			cb(ctx, &bi);
+	}
+	return v.bad;
+}
+
+/* ---------------------------------------------------------------- recover */
+
+struct sink {
+	tz_reader *r;
+	const char *path;
+	int fd;
+	uint64_t pos;
+	struct tz_buf index;
+};
+
+static int sink_write(struct sink *s, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	while (len) {
+		ssize_t n = pwrite(s->fd, b, len, (off_t)s->pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			return rd_err(s->r, e == ENOSPC ? TZ_ERR_NOSPC : TZ_ERR_IO, UINT64_MAX,
+				      "'%s': write: %s", s->path, strerror(e));
+		}
+		b += n;
+		len -= (size_t)n;
+		s->pos += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int sink_entry(struct sink *s, uint64_t off, uint64_t seq, uint32_t size, uint32_t raw,
+		      uint32_t type, const struct tz_chunk_ext *ext)
+{
+	uint8_t e[TZ_INDEX_ENTRY];
+	memset(e, 0, sizeof(e));
+	tz_put64(e, off);
+	tz_put64(e + 8, seq);
+	tz_put32(e + 16, size);
+	tz_put32(e + 20, raw);
+	tz_put32(e + 24, type);
+	if (ext)
+		tz_chunk_ext_encode(e + 32, ext);
+	return tz_buf_put(&s->index, e, sizeof(e)) ? TZ_ERR_NOMEM : 0;
+}
+
+/* Write a new raw (uncompressed) block and index it. */
+static int sink_block(struct sink *s, uint8_t type, uint64_t seq, const uint8_t *p, size_t len,
+		      int indexed)
+{
+	uint8_t hdr[TZ_BHDR_MIN];
+	struct tz_bhdr h = {0};
+	h.type = type;
+	h.payload_len = h.raw_len = (uint32_t)len;
+	h.seq = seq;
+	h.payload_csum = tz_hash(p, len);
+	tz_bhdr_encode(hdr, &h, NULL);
+	uint64_t off = s->pos;
+	int rc = sink_write(s, hdr, sizeof(hdr)) ?: sink_write(s, p, len);
+	if (!rc && indexed)
+		rc = sink_entry(s, off, seq, (uint32_t)(TZ_BHDR_MIN + len), (uint32_t)len, type,
+				NULL);
+	return rc;
+}
+
+static int cmp_ptr_seq(const void *a, const void *b)
+{
+	const struct rd_blk *x = *(const struct rd_blk *const *)a;
+	const struct rd_blk *y = *(const struct rd_blk *const *)b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int tz_recover(tz_reader *r, const char *out_path, int overwrite)
+{
+	if (!r || !out_path)
+		return TZ_ERR_INVAL;
+	struct stat in_st, out_st;
+	if (r->fd >= 0 && !fstat(r->fd, &in_st) && !stat(out_path, &out_st) &&
+	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+		return rd_err(r, TZ_ERR_INVAL, UINT64_MAX, "'%s': output is the input file",
+			      out_path);
+	struct sink s = {r, out_path, -1, 0, {0}};
+	int rc, written = 0;
+	struct tz_buf b = {0};
+	struct rd_blk **all = NULL;
+
+	s.fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL),
+		    0644);
+	if (s.fd < 0) {
+		int e = errno;
+		return rd_err(r, e == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO, UINT64_MAX,
+			      "'%s': cannot create: %s", out_path, strerror(e));
+	}
+	/* header: the input's identity and start anchor, linear layout */
+	uint8_t h[TZ_HDR_SIZE];
+	memset(h, 0, sizeof(h));
+	memcpy(h, TZ_MAGIC, TZ_MAGIC_LEN);
+	tz_put16(h + 8, TZ_MAJOR);
+	tz_put16(h + 10, TZ_MINOR);
+	tz_put32(h + 12, TZ_HDR_SIZE);
+	memcpy(h + 40, r->info.uuid, 16);
+	memcpy(h + 56, r->info.boot_id, 16);
+	tz_put64(h + 72, r->start_boot);
+	tz_put64(h + 80, (uint64_t)r->start_real);
+	tz_put64(h + 120, tz_hash(h, 120));
+	if ((rc = sink_write(&s, h, sizeof(h))))
+		goto out;
+	/* merged metadata and schema, sequence 0: every later block wins */
+	rc = tz_meta_encode(&b, r->kv, r->nkv) ? TZ_ERR_NOMEM : 0;
+	if (!rc)
+		rc = sink_block(&s, TZ_B_META, 0, b.p, b.len, 1);
+	b.len = 0;
+	if (!rc)
+		rc = tz_schema_encode(&b, r->types, r->ntypes) ? TZ_ERR_NOMEM : 0;
+	if (!rc)
+		rc = sink_block(&s, TZ_B_SCHEMA, 0, b.p, b.len, 1);
+	if (rc)
+		goto out;
+	size_t n = r->nchunks + r->nstates;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (!all) {
+		rc = rd_err(r, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r->nchunks; i++)
+		all[i] = &r->chunks[i];
+	for (size_t i = 0; i < r->nstates; i++)
+		all[r->nchunks + i] = &r->states[i];
+	if (n > 1)
+		qsort(all, n, sizeof(*all), cmp_ptr_seq);
+	uint64_t maxseq = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rd_blk *k = all[i];
+		struct dchunk *c;
+		if (k->bad)
+			continue;
+		rc = rd_decode(r, k, 0, UINT64_MAX, 1, &c);
+		if (rc == TZ_ERR_NOMEM)
+			goto out;
+		if (rc) {
+			k->bad = 1;
+			rd_corrupt(r, k->off);
+			rc = 0;
+			continue;
+		}
+		rd_dchunk_free(c);
+		uint64_t off = s.pos;
+		if ((rc = sink_write(&s, r->data + k->off, k->size)))
+			goto out;
+		struct tz_bhdr bh;
+		tz_bhdr_decode(r->data + k->off, k->size, &bh);
+		if ((rc = sink_entry(&s, off, k->seq, (uint32_t)k->size, bh.raw_len, k->type,
+				     &k->ext)))
+			goto out;
+		if (k->seq > maxseq)
+			maxseq = k->seq;
+		if (k->type == TZ_B_CHUNK)
+			written++;
+	}
+	uint64_t ioff = s.pos;
+	if ((rc = sink_block(&s, TZ_B_INDEX, maxseq + 1, s.index.p, s.index.len, 0)))
+		goto out;
+	uint8_t t[TZ_TRAILER_SIZE], ext[TZ_TRAILER_EXT];
+	struct tz_bhdr th = {0};
+	th.type = TZ_B_TRAILER;
+	th.ext_len = TZ_TRAILER_EXT;
+	th.seq = maxseq + 2;
+	th.payload_csum = tz_hash(NULL, 0);
+	tz_put64(ext, ioff);
+	tz_put64(ext + 8, s.pos - ioff);
+	tz_put64(ext + 16, s.pos + TZ_TRAILER_SIZE);
+	tz_bhdr_encode(t, &th, ext);
+	if ((rc = sink_write(&s, t, sizeof(t))))
+		goto out;
+	if (fsync(s.fd))
+		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': fsync: %s", out_path, strerror(errno));
+out:
+	free(all);
+	tz_buf_free(&b);
+	tz_buf_free(&s.index);
+	if (close(s.fd) && !rc)
+		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': close: %s", out_path,
+			    strerror(errno));
+	if (rc == TZ_ERR_NOMEM)
+		rd_err(r, rc, UINT64_MAX, "out of memory");
+	return rc ? rc : written;
+}

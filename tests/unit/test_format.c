@@ -1,0 +1,896 @@
+/* test_format.c - the .tz library: round trips, damage, crash, ring, compatibility, seek. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "schema.h"
+#include "tz.h"
+#include "tz_int.h"
+
+/* ---------------------------------------------------------------- fixture */
+
+/* One event as written, kept to compare bit-exactly. */
+struct xev {
+	uint16_t type;
+	uint64_t ts;
+	uint8_t fixed[256];
+	uint32_t fixed_len;
+	uint32_t nblobs;
+	uint8_t *blob[4];
+	uint32_t blen[4];
+	uint64_t order; /* insertion index */
+};
+
+struct xset {
+	struct xev *ev;
+	size_t n, cap;
+};
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void xset_free(struct xset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (uint32_t b = 0; b < s->ev[i].nblobs; b++)
+			free(s->ev[i].blob[b]);
+	free(s->ev);
+	memset(s, 0, sizeof(*s));
+}
+
+static const char *paths[] = {"/usr/bin/cc", "/usr/bin/ld", "/bin/sh", "/usr/lib/gcc/cc1",
+			      "/usr/bin/make", "/usr/bin/printf"};
+
+/* A realistic event: exec (4 blobs), exit, fork; seq is stored in the fixed part. */
+static struct xev *gen_event(struct xset *s, uint64_t ts, uint64_t seq)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+		assert_non_null(s->ev);
+	}
+	struct xev *e = &s->ev[s->n];
+	memset(e, 0, sizeof(*e));
+	e->order = s->n++;
+	e->ts = ts;
+	unsigned k = (unsigned)(rnd() % 4);
+	if (k == 0) {
+		struct ev_exec x;
+		memset(&x, 0, sizeof(x));
+		x.start_ns = ts;
+		x.tgid = (uint32_t)seq;
+		x.ppid = (uint32_t)(seq / 3);
+		x.cgroup_id = seq;
+		strcpy(x.comm, "cc1");
+		e->type = EV_EXEC;
+		e->fixed_len = sizeof(x) - sizeof(struct ev_hdr);
+		memcpy(e->fixed, (uint8_t *)&x + sizeof(struct ev_hdr), e->fixed_len);
+		e->nblobs = 4;
+		const char *p = paths[rnd() % 6];
+		char argv[200];
+		int al = snprintf(argv, sizeof(argv), "%s%c-c%cfile%llu.c%c", p, 0, 0,
+				  (unsigned long long)(rnd() % 50), 0);
+		const void *src[4] = {p, p, "", argv};
+		uint32_t len[4] = {(uint32_t)strlen(p), (uint32_t)strlen(p), 0, (uint32_t)al};
+		if (rnd() % 8 == 0) {
+			static const char odd[] = "a b\0\0x\ny\0\xff\xfe\0\x01\0end";
+			src[3] = odd;
+			len[3] = sizeof(odd) - 1;
+		}
+		for (int i = 0; i < 4; i++) {
+			e->blob[i] = malloc(len[i] + 1);
+			memcpy(e->blob[i], src[i], len[i]);
+			e->blen[i] = len[i];
+		}
+	} else if (k == 1) {
+		struct ev_exit x;
+		memset(&x, 0, sizeof(x));
+		x.start_ns = ts - 1000;
+		x.utime_ns = rnd() % 100000000;
+		x.maxrss_kib = rnd() % 100000;
+		x.tgid = (uint32_t)seq;
+		x.exit_code = (int32_t)(rnd() % 3) - 1;
+		e->type = EV_EXIT;
+		e->fixed_len = sizeof(x) - sizeof(struct ev_hdr);
+		memcpy(e->fixed, (uint8_t *)&x + sizeof(struct ev_hdr), e->fixed_len);
+	} else {
+		struct ev_fork x;
+		memset(&x, 0, sizeof(x));
+		x.parent_tgid = (uint32_t)(seq / 2);
+		x.child_tgid = (uint32_t)seq;
+		x.child_start_ns = ts;
+		e->type = EV_FORK;
+		e->fixed_len = sizeof(x) - sizeof(struct ev_hdr);
+		memcpy(e->fixed, (uint8_t *)&x + sizeof(struct ev_hdr), e->fixed_len);
+	}
+	return e;
+}
+
+static void add_ev(tz_writer *w, const struct xev *e)
+{
+	struct tz_blob b[4];
+	for (uint32_t i = 0; i < e->nblobs; i++) {
+		b[i].data = e->blob[i];
+		b[i].len = e->blen[i];
+	}
+	int rc = tz_writer_add(w, e->type, e->ts, e->fixed, e->fixed_len, b, e->nblobs);
+	if (rc)
+		fprintf(stderr, "add: %s: %s\n", tz_strerror(rc), tz_writer_errmsg(w));
+	assert_int_equal(rc, 0);
+}
+
+static int same(const struct xev *x, const struct tz_event *e)
+{
+	if (x->type != e->type_id || x->ts != e->ts_ns || x->fixed_len != e->fixed_len ||
+	    memcmp(x->fixed, e->fixed, x->fixed_len) || x->nblobs != e->nblobs)
+		return 0;
+	for (uint32_t i = 0; i < x->nblobs; i++)
+		if (x->blen[i] != e->blobs[i].len ||
+		    (x->blen[i] && memcmp(x->blob[i], e->blobs[i].data, x->blen[i])))
+			return 0;
+	return 1;
+}
+
+static int cmp_xev(const void *a, const void *b)
+{
+	const struct xev *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static tz_writer *mem_writer(const struct tz_writer_opts *o)
+{
+	tz_writer *w;
+	assert_int_equal(tz_writer_open_mem(&w, o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	assert_int_equal(tz_writer_set_meta(w, "recorder", "test"), 0);
+	return w;
+}
+
+/* Write n events (ts jitter: 0 = monotonic) and return the file. */
+static void *make_trace(const struct tz_writer_opts *o, struct xset *s, size_t n, uint64_t jitter,
+			size_t *len)
+{
+	tz_writer *w = mem_writer(o);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = 1000000000ull + i * 1000 + (jitter ? rnd() % jitter : 0);
+		add_ev(w, gen_event(s, ts, i + 100));
+	}
+	void *buf;
+	assert_int_equal(tz_writer_mem_take(w, &buf, len), 0);
+	return buf;
+}
+
+/* Read everything; assert it equals the expected set in (ts, order) order. */
+static void expect_all(tz_reader *r, struct xset *s)
+{
+	struct xev *sorted = malloc(s->n * sizeof(*sorted));
+	memcpy(sorted, s->ev, s->n * sizeof(*sorted));
+	qsort(sorted, s->n, sizeof(*sorted), cmp_xev);
+	const struct tz_event *e;
+	size_t i = 0;
+	int rc;
+	assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, 0), 0);
+	while ((rc = tz_reader_next(r, &e)) == 1) {
+		assert_true(i < s->n);
+		if (!same(&sorted[i], e))
+			fail_msg("event %zu differs (ts %llu vs %llu)", i,
+				 (unsigned long long)sorted[i].ts, (unsigned long long)e->ts_ns);
+		assert_non_null(e->type);
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(i, s->n);
+	free(sorted);
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void t_roundtrip(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 4096, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	void *buf = make_trace(&o, &s, 20000, 0, &len);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "rt", NULL), 0);
+	const struct tz_info *in = tz_reader_info(r);
+	assert_int_equal(in->events, 20000);
+	assert_true(in->chunks > 20);
+	assert_int_equal(in->has_footer, 1);
+	assert_int_equal(in->corrupt_blocks, 0);
+	assert_int_equal(in->first_ts_ns, 1000000000ull);
+	assert_int_equal(in->last_ts_ns, 1000000000ull + 19999 * 1000);
+	assert_string_equal(tz_reader_meta_get(r, "recorder"), "test");
+	assert_non_null(tz_reader_meta_get(r, "hostname"));
+	assert_int_equal(tz_reader_type_count(r), 6);
+	const struct tz_event_type *t = tz_reader_type_by_id(r, EV_EXEC);
+	assert_string_equal(t->name, "exec");
+	assert_int_equal(t->fixed_size, sizeof(struct ev_exec) - 16);
+	assert_int_equal(tz_type_field(t, "argv")->type, TZ_F_STRV);
+	assert_string_equal(tz_type_field(tz_reader_type_by_id(r, EV_EXIT), "maxrss_kib")->unit,
+			    "KiB");
+	expect_all(r, &s);
+	assert_int_equal(tz_reader_chunks_decoded(r), in->chunks);
+	/* same through a forced scan */
+	tz_reader *r2;
+	struct tz_reader_opts ro = {.flags = TZ_R_SCAN};
+	assert_int_equal(tz_reader_open_mem(&r2, buf, len, "rt", &ro), 0);
+	assert_int_equal(tz_reader_info(r2)->has_footer, 0);
+	assert_int_equal(tz_reader_info(r2)->chunks, in->chunks);
+	expect_all(r2, &s);
+	assert_int_equal(tz_reader_verify(r2, NULL, NULL), 0);
+	int64_t rt;
+	assert_int_equal(tz_reader_realtime(r, in->first_ts_ns, &rt), 0);
+	assert_true(rt > 1700000000ll * 1000000000ll);
+	tz_reader_free(r);
+	tz_reader_free(r2);
+	free(buf);
+	xset_free(&s);
+}
+
+/* Events added out of timestamp order: chunk ranges overlap, the merge sorts. */
+static void t_overlap(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 2048, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	void *buf = make_trace(&o, &s, 20000, 3000000, &len); /* jitter spans many chunks */
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "ov", NULL), 0);
+	expect_all(r, &s);
+	/* a window: exactly the events inside it, in order */
+	uint64_t from = 1000000000ull + 5000000, to = from + 2000000;
+	struct xev *sorted = malloc(s.n * sizeof(*sorted));
+	memcpy(sorted, s.ev, s.n * sizeof(*sorted));
+	qsort(sorted, s.n, sizeof(*sorted), cmp_xev);
+	size_t i = 0;
+	while (sorted[i].ts < from)
+		i++;
+	const struct tz_event *e;
+	assert_int_equal(tz_reader_iter(r, from, to, 0), 0);
+	size_t got = 0;
+	while (tz_reader_next(r, &e) == 1) {
+		assert_true(same(&sorted[i], e));
+		i++;
+		got++;
+	}
+	assert_true(i == s.n || sorted[i].ts > to);
+	assert_true(got > 100);
+	free(sorted);
+	tz_reader_free(r);
+	free(buf);
+	xset_free(&s);
+}
+
+static int state_cb(void *ctx, tz_writer *w);
+
+/* Background thread mode, on a real file, with state blocks. */
+static void t_thread_file(void **st)
+{
+	(void)st;
+	char path[] = "/tmp/tz-test-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct xset s = {0};
+	tz_writer *w;
+	struct tz_writer_opts o = {.chunk_bytes = 8192, .threads = 1, .state_every = 4,
+				   .state_fn = state_cb, .state_ctx = NULL};
+	assert_int_equal(tz_writer_open(&w, path, &o), TZ_ERR_EXISTS);
+	tz_writer_free(w);
+	o.flags = TZ_W_OVERWRITE;
+	assert_int_equal(tz_writer_open(&w, path, &o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	for (size_t i = 0; i < 30000; i++)
+		add_ev(w, gen_event(&s, 5000 + i * 10, i));
+	tz_writer_note_dropped(w, 7);
+	assert_int_equal(tz_writer_set_meta(w, "end", "yes"), 0);
+	struct tz_writer_stats ws;
+	tz_writer_stats(w, &ws);
+	assert_int_equal(ws.events, 30000);
+	assert_int_equal(tz_writer_close(w), 0);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
+	expect_all(r, &s);
+	const struct tz_info *in = tz_reader_info(r);
+	assert_int_equal(in->dropped, 7);
+	assert_true(in->state_blocks >= in->chunks / 4);
+	assert_string_equal(tz_reader_meta_get(r, "end"), "yes");
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
+	tz_reader_free(r);
+	unlink(path);
+	xset_free(&s);
+}
+
+/* state callback: one proc_state per "process" 1..3 */
+static int state_cb(void *ctx, tz_writer *w)
+{
+	uint32_t *alive = ctx;
+	for (uint32_t p = 1; p <= (alive ? alive[0] : 3); p++) {
+		struct ev_proc_state x;
+		memset(&x, 0, sizeof(x));
+		x.tgid = alive ? alive[p] : p;
+		struct tz_blob b[2] = {{"/bin/sh", 7}, {"sh\0", 3}};
+		int rc = tz_writer_add_state(w, EV_PROC_STATE, 42, (uint8_t *)&x + 16,
+					     sizeof(x) - 16, b, 2);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Chunk boundaries of a file, from verify. */
+struct blist {
+	uint64_t off[4096], size[4096], events[4096];
+	uint32_t type[4096];
+	size_t n;
+	int bad;
+};
+static int blist_cb(void *ctx, const struct tz_block_info *b)
+{
+	struct blist *l = ctx;
+	if (l->n < 4096) {
+		l->off[l->n] = b->offset;
+		l->size[l->n] = b->size;
+		l->events[l->n] = b->events;
+		l->type[l->n] = b->type;
+		l->n++;
+	}
+	if (b->status)
+		l->bad++;
+	return 0;
+}
+
+static void t_truncation_sweep(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 512, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	void *buf = make_trace(&o, &s, 300, 0, &len);
+	tz_reader *r;
+	static struct blist bl;
+	memset(&bl, 0, sizeof(bl));
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "full", NULL), 0);
+	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
+	tz_reader_free(r);
+	assert_true(bl.n > 10);
+	for (size_t cut = 0; cut < len; cut++) {
+		void *c = malloc(cut ? cut : 1);
+		memcpy(c, buf, cut);
+		int rc = tz_reader_open_mem(&r, c, cut, "cut", NULL);
+		if (rc < 0) {
+			assert_true(cut < TZ_HDR_SIZE);
+			assert_true(rc == TZ_ERR_TRUNCATED);
+			assert_true(strstr(tz_reader_errmsg(r), "'cut'") != NULL);
+		} else {
+			uint64_t want = 0;
+			for (size_t i = 0; i < bl.n; i++)
+				if (bl.type[i] == TZ_B_CHUNK && bl.off[i] + bl.size[i] <= cut)
+					want += bl.events[i];
+			const struct tz_event *e;
+			uint64_t got = 0;
+			assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
+			while ((rc = tz_reader_next(r, &e)) == 1) {
+				assert_true(same(&s.ev[got], e));
+				got++;
+			}
+			assert_int_equal(rc, 0);
+			if (got != want)
+				fail_msg("cut %zu: %llu events, want %llu", cut,
+					 (unsigned long long)got, (unsigned long long)want);
+			assert_int_equal(tz_reader_info(r)->has_footer, cut == len);
+		}
+		tz_reader_free(r);
+		free(c);
+	}
+	free(buf);
+	xset_free(&s);
+}
+
+static void t_bitflip_sweep(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 512, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	void *buf = make_trace(&o, &s, 200, 0, &len);
+	uint8_t *c = malloc(len);
+	for (size_t off = 0; off < len; off++) {
+		memcpy(c, buf, len);
+		c[off] ^= (uint8_t)(1u << (off % 8));
+		tz_reader *r;
+		int rc = tz_reader_open_mem(&r, c, len, "flip", NULL);
+		if (rc < 0) {
+			assert_true(off < TZ_HDR_SIZE);
+			assert_true(*tz_reader_errmsg(r));
+			tz_reader_free(r);
+			continue;
+		}
+		const struct tz_event *e;
+		size_t j = 0, got = 0;
+		assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_UNKNOWN), 0);
+		while ((rc = tz_reader_next(r, &e)) == 1) {
+			/* what is read is exact: a subsequence of what was written */
+			while (j < s.n && !same(&s.ev[j], e))
+				j++;
+			if (j == s.n)
+				fail_msg("flip at %zu: an event was read that was never written", off);
+			j++;
+			got++;
+		}
+		assert_int_equal(rc, 0);
+		const struct tz_info *in = tz_reader_info(r);
+		if (got != s.n && !in->corrupt_blocks)
+			fail_msg("flip at %zu: %zu of %zu events, no damage reported", off, got, s.n);
+		/* one damaged block costs at most one chunk (<= 512 bytes of events) */
+		assert_true(got + 40 >= s.n);
+		if (off >= TZ_HDR_SIZE) {
+			tz_reader *r2;
+			assert_int_equal(tz_reader_open_mem(&r2, c, len, "flip", NULL), 0);
+			int bad = tz_reader_verify(r2, NULL, NULL);
+			if (bad < 1)
+				fail_msg("flip at %zu: verify found nothing", off);
+			tz_reader_free(r2);
+		}
+		tz_reader_free(r);
+	}
+	free(c);
+	free(buf);
+	xset_free(&s);
+}
+
+/* SIGKILL-like end: tz_writer_free without close; then recover. */
+static void t_crash_recover(void **st)
+{
+	(void)st;
+	char path[] = "/tmp/tz-crash-XXXXXX", out[64];
+	int fd = mkstemp(path);
+	close(fd);
+	snprintf(out, sizeof(out), "%s.rec", path);
+	struct xset s = {0};
+	tz_writer *w;
+	struct tz_writer_opts o = {.chunk_bytes = 4096, .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC};
+	assert_int_equal(tz_writer_open(&w, path, &o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	for (size_t i = 0; i < 5000; i++)
+		add_ev(w, gen_event(&s, 1000 + i, i));
+	assert_int_equal(tz_writer_flush(w, 1), 0);
+	size_t sealed = s.n;
+	for (size_t i = 0; i < 10; i++) /* the open chunk: lost */
+		add_ev(w, gen_event(&s, 900000 + i, i));
+	tz_writer_free(w);
+	s.n = sealed; /* what must survive (blobs of the rest leak into the set: freed below) */
+	tz_reader *r;
+	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 0);
+	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
+	expect_all(r, &s);
+	unlink(out);
+	assert_int_equal(tz_recover(r, out, 0), (int)tz_reader_info(r)->chunks);
+	assert_int_equal(tz_recover(r, out, 0), TZ_ERR_EXISTS);
+	tz_reader_free(r);
+	assert_int_equal(tz_reader_open(&r, out, NULL), 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 1);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
+	expect_all(r, &s);
+	tz_reader_free(r);
+	unlink(path);
+	unlink(out);
+	s.n = sealed + 10;
+	xset_free(&s);
+}
+
+/* ---------------------------------------------------------------- compat */
+
+static void patch_header(uint8_t *buf, int off, uint64_t bit)
+{
+	tz_put64(buf + off, tz_le64(buf + off) | bit);
+	tz_put64(buf + 120, tz_hash(buf, 120));
+}
+
+static void t_flags(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 4096, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	uint8_t *buf = make_trace(&o, &s, 500, 0, &len);
+	tz_reader *r;
+	patch_header(buf, 16, 1ull << 40); /* unknown compat flag: ignored */
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "compat", NULL), 0);
+	assert_int_equal(tz_reader_info(r)->compat_flags, 1ull << 40);
+	expect_all(r, &s);
+	tz_reader_free(r);
+	patch_header(buf, 24, 1ull << 3); /* unknown ro-compat flag: still readable */
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "ro", NULL), 0);
+	tz_reader_free(r);
+	patch_header(buf, 32, 1ull << 9); /* unknown incompat flag: refused */
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "incompat.tz", NULL), TZ_ERR_INCOMPAT);
+	assert_non_null(strstr(tz_reader_errmsg(r), "'incompat.tz'"));
+	assert_non_null(strstr(tz_reader_errmsg(r), "incompatible"));
+	tz_reader_free(r);
+	/* text-mode mangling */
+	uint8_t m[200];
+	memcpy(m, "\x89TZ1\n\x1a\n", 7);
+	memcpy(m + 7, buf + 8, sizeof(m) - 7);
+	assert_int_equal(tz_reader_open_mem(&r, m, sizeof(m), "crlf", NULL), TZ_ERR_MAGIC);
+	assert_non_null(strstr(tz_reader_errmsg(r), "text-mode"));
+	tz_reader_free(r);
+	assert_int_equal(tz_reader_open_mem(&r, "hello world, not a trace", 24, "txt", NULL),
+			 TZ_ERR_MAGIC);
+	tz_reader_free(r);
+	free(buf);
+	xset_free(&s);
+}
+
+/* An event type the reader does not know is skipped by length. */
+static void t_unknown_type(void **st)
+{
+	(void)st;
+	static const struct tz_field ff[] = {{"x", TZ_F_U64, 0, 8, "ns"},
+					     {"name", TZ_F_STR, 0, 0, ""}};
+	struct tz_event_type fut = {777, 1, "future", 8, 0, 2, 1, ff};
+	struct tz_writer_opts o = {.chunk_bytes = 1024, .flags = TZ_W_NO_FSYNC};
+	tz_writer *w = mem_writer(&o);
+	struct xset s = {0};
+	add_ev(w, gen_event(&s, 10, 1));
+	/* registered after the first event: goes into a second schema block */
+	assert_int_equal(tz_writer_add_type(w, &fut), 0);
+	for (int i = 0; i < 300; i++) {
+		uint64_t x = (uint64_t)i;
+		struct tz_blob b = {"future-blob", 11};
+		assert_int_equal(tz_writer_add(w, 777, 20 + (uint64_t)i * 2, &x, 8, &b, 1), 0);
+		add_ev(w, gen_event(&s, 21 + (uint64_t)i * 2, (uint64_t)i));
+	}
+	void *buf;
+	size_t len;
+	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	/* a reader that knows type 777 sees it */
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "fut", NULL), 0);
+	assert_non_null(tz_reader_type_by_id(r, 777));
+	assert_int_equal(tz_reader_info(r)->events, 601);
+	tz_reader_free(r);
+	/* now remove 777 from the second schema block (re-encode it) */
+	static struct blist bl;
+	memset(&bl, 0, sizeof(bl));
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "fut", NULL), 0);
+	tz_reader_verify(r, blist_cb, &bl);
+	tz_reader_free(r);
+	size_t k, nschema = 0;
+	for (k = 0; k < bl.n; k++)
+		if (bl.type[k] == TZ_B_SCHEMA && ++nschema == 2)
+			break;
+	assert_true(k < bl.n);
+	struct tz_type_own own;
+	size_t n;
+	const struct tz_event_type *ts = tracer_schema(&n);
+	assert_int_equal(tz_type_copy(&own, &ts[0]), 0);
+	struct tz_buf pb = {0};
+	assert_int_equal(tz_schema_encode(&pb, &own, 1), 0);
+	tz_type_free(&own);
+	struct tz_bhdr h = {0};
+	h.type = TZ_B_SCHEMA;
+	h.payload_len = h.raw_len = (uint32_t)pb.len;
+	h.seq = tz_le64((uint8_t *)buf + bl.off[k] + 16);
+	h.payload_csum = tz_hash(pb.p, pb.len);
+	size_t nlen = len - bl.size[k] + TZ_BHDR_MIN + pb.len;
+	uint8_t *nb = malloc(nlen);
+	memcpy(nb, buf, bl.off[k]);
+	tz_bhdr_encode(nb + bl.off[k], &h, NULL);
+	memcpy(nb + bl.off[k] + TZ_BHDR_MIN, pb.p, pb.len);
+	memcpy(nb + bl.off[k] + TZ_BHDR_MIN + pb.len, (uint8_t *)buf + bl.off[k] + bl.size[k],
+	       len - bl.off[k] - bl.size[k]);
+	tz_buf_free(&pb);
+	assert_int_equal(tz_reader_open_mem(&r, nb, nlen, "unknown", NULL), 0);
+	assert_null(tz_reader_type_by_id(r, 777));
+	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
+	expect_all(r, &s); /* type 777 skipped */
+	/* asked for, unknown events come with type NULL */
+	const struct tz_event *e;
+	int unknown = 0;
+	assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_UNKNOWN), 0);
+	while (tz_reader_next(r, &e) == 1)
+		if (!e->type) {
+			assert_int_equal(e->type_id, 777);
+			assert_int_equal(e->nblobs, 1);
+			assert_memory_equal(e->blobs[0].data, "future-blob", 11);
+			unknown++;
+		}
+	assert_int_equal(unknown, 300);
+	tz_reader_free(r);
+	free(nb);
+	free(buf);
+	xset_free(&s);
+}
+
+/* ---------------------------------------------------------------- ring */
+
+/*
+ * Processes: event k forks pid k (fixed: child_tgid) and exits pid k-50
+ * (alive: a window of 50). The state callback lists the living pids.
+ */
+struct pworld {
+	uint32_t alive[64];
+	uint64_t next;
+};
+
+static int ring_state_cb(void *ctx, tz_writer *w)
+{
+	struct pworld *p = ctx;
+	uint64_t lo = p->next > 51 ? p->next - 51 : 1; /* exit of next-51 not yet added */
+	for (uint64_t pid = lo; pid < p->next; pid++) {
+		struct ev_proc_state x;
+		memset(&x, 0, sizeof(x));
+		x.tgid = (uint32_t)pid;
+		struct tz_blob b[2] = {{"/bin/true", 9}, {"true\0", 5}};
+		int rc = tz_writer_add_state(w, EV_PROC_STATE, p->next * 1000, (uint8_t *)&x + 16,
+					     sizeof(x) - 16, b, 2);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void ring_write(tz_writer *w, struct pworld *p, uint64_t until_bytes)
+{
+	struct tz_writer_stats ws;
+	do {
+		for (int i = 0; i < 100; i++) {
+			uint64_t pid = p->next++;
+			struct ev_fork f;
+			memset(&f, 0, sizeof(f));
+			f.child_tgid = (uint32_t)pid;
+			f.child_start_ns = rnd(); /* incompressible-ish */
+			assert_int_equal(tz_writer_add(w, EV_FORK, pid * 1000, (uint8_t *)&f + 16,
+						       sizeof(f) - 16, NULL, 0),
+					 0);
+			if (pid > 50) {
+				struct ev_exit x;
+				memset(&x, 0, sizeof(x));
+				x.tgid = (uint32_t)(pid - 50);
+				x.utime_ns = rnd();
+				assert_int_equal(tz_writer_add(w, EV_EXIT, pid * 1000 + 1,
+							       (uint8_t *)&x + 16, sizeof(x) - 16,
+							       NULL, 0),
+						 0);
+			}
+		}
+		tz_writer_stats(w, &ws);
+	} while (ws.bytes_out < until_bytes);
+}
+
+static void ring_check(const void *buf, size_t len, uint64_t last_pid, uint64_t ring)
+{
+	tz_reader *r;
+	assert_true(len <= ring);
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "ring", NULL), 0);
+	const struct tz_info *in = tz_reader_info(r);
+	assert_int_equal(in->ring, 1);
+	assert_int_equal(in->corrupt_blocks, 0);
+	assert_true(in->chunks >= 4);
+	assert_string_equal(tz_reader_meta_get(r, "final"), "kept");
+	assert_int_equal(in->dropped, 5);
+	/* newest events, in order, contiguous up to the last one written */
+	const struct tz_event *e;
+	static uint8_t known[1 << 20];
+	memset(known, 0, sizeof(known));
+	uint64_t prev_ts = 0, first_fork = 0, last_fork = 0, n = 0;
+	int rc;
+	assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
+	while ((rc = tz_reader_next(r, &e)) == 1) {
+		if (e->flags & TZ_EVF_STATE) {
+			known[tz_event_u64(e, tz_type_field(e->type, "tgid"))] = 1;
+			continue;
+		}
+		assert_true(e->ts_ns >= prev_ts);
+		prev_ts = e->ts_ns;
+		if (e->type_id == EV_FORK) {
+			uint64_t pid = tz_event_u64(e, tz_type_field(e->type, "child_tgid"));
+			if (!first_fork)
+				first_fork = pid;
+			else
+				assert_int_equal(pid, last_fork + 1);
+			last_fork = pid;
+			known[pid] = 1;
+		} else {
+			uint64_t pid = tz_event_u64(e, tz_type_field(e->type, "tgid"));
+			if (!known[pid])
+				fail_msg("exit of pid %llu: no state, no fork",
+					 (unsigned long long)pid);
+		}
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(last_fork, last_pid);
+	assert_true(first_fork > 1); /* the oldest were overwritten */
+	assert_true(n > 100);
+	tz_reader_free(r);
+}
+
+static void t_ring_mem(void **st)
+{
+	(void)st;
+	struct pworld p = {.next = 1};
+	uint64_t ring = 256 * 1024;
+	struct tz_writer_opts o = {.chunk_bytes = 4096, .ring_size = ring,
+				   .state_fn = ring_state_cb, .state_ctx = &p};
+	tz_writer *w;
+	o.ring_size = 1000;
+	assert_int_equal(tz_writer_open_mem(&w, &o), TZ_ERR_INVAL);
+	tz_writer_free(w);
+	o.ring_size = ring;
+	w = mem_writer(&o);
+	ring_write(w, &p, 10 * ring);
+	tz_writer_note_dropped(w, 5);
+	assert_int_equal(tz_writer_set_meta(w, "final", "kept"), 0);
+	/* crash image first: readable, newest in order */
+	const void *peek;
+	size_t plen;
+	assert_int_equal(tz_writer_mem_peek(w, &peek, &plen), 0);
+	assert_int_equal(plen, ring);
+	void *buf;
+	size_t len;
+	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	ring_check(buf, len, p.next - 1, ring);
+	free(buf);
+}
+
+static void t_ring_file(void **st)
+{
+	(void)st;
+	char path[] = "/tmp/tz-ring-XXXXXX", out[64];
+	int fd = mkstemp(path);
+	close(fd);
+	snprintf(out, sizeof(out), "%s.lin", path);
+	struct pworld p = {.next = 1};
+	uint64_t ring = 512 * 1024;
+	struct tz_writer_opts o = {.chunk_bytes = 8192, .ring_size = ring,
+				   .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
+				   .state_fn = ring_state_cb, .state_ctx = &p};
+	tz_writer *w;
+	assert_int_equal(tz_writer_open(&w, path, &o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	ring_write(w, &p, 10 * ring);
+	tz_writer_note_dropped(w, 5);
+	assert_int_equal(tz_writer_set_meta(w, "final", "kept"), 0);
+	assert_int_equal(tz_writer_close(w), 0);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true((uint64_t)sb.st_size <= ring);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
+	int chunks = (int)tz_reader_info(r)->chunks;
+	unlink(out);
+	assert_int_equal(tz_recover(r, out, 0), chunks);
+	tz_reader_free(r);
+	/* the unrolled file reads the same */
+	assert_int_equal(tz_reader_open(&r, out, NULL), 0);
+	assert_int_equal(tz_reader_info(r)->ring, 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 1);
+	assert_string_equal(tz_reader_meta_get(r, "final"), "kept");
+	assert_int_equal(tz_reader_info(r)->dropped, 5);
+	tz_reader_free(r);
+	unlink(path);
+	unlink(out);
+}
+
+/* ---------------------------------------------------------------- seek */
+
+static int count_overlap_cb(void *ctx, const struct tz_block_info *b)
+{
+	uint64_t *c = ctx; /* c[0] from, c[1] to, c[2] count */
+	if (b->type == TZ_B_CHUNK && b->max_ts_ns >= c[0] && b->min_ts_ns <= c[1])
+		c[2]++;
+	return 0;
+}
+
+static void t_seek(void **st)
+{
+	(void)st;
+	/* a long synthetic trace: 2 hours, an event every 2 ms, 64 KiB chunks */
+	struct tz_writer_opts o = {.chunk_bytes = 65536, .flags = TZ_W_NO_FSYNC, .level = 1};
+	tz_writer *w = mem_writer(&o);
+	uint64_t n = 3600ull * 2 * 500;
+	for (uint64_t i = 0; i < n; i++) {
+		struct ev_exit x;
+		memset(&x, 0, sizeof(x));
+		x.tgid = (uint32_t)i;
+		x.utime_ns = i * 7;
+		assert_int_equal(tz_writer_add(w, EV_EXIT, i * 2000000, (uint8_t *)&x + 16,
+					       sizeof(x) - 16, NULL, 0),
+				 0);
+	}
+	void *buf;
+	size_t len;
+	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "big", NULL), 0);
+	uint64_t chunks = tz_reader_info(r)->chunks;
+	assert_true(chunks > 1000);
+	uint64_t c[3] = {3000ull * 1000000000, 3001ull * 1000000000, 0};
+	/* verify decodes everything: count on a second handle */
+	tz_reader *r2;
+	assert_int_equal(tz_reader_open_mem(&r2, buf, len, "big", NULL), 0);
+	assert_int_equal(tz_reader_verify(r2, count_overlap_cb, c), 0);
+	tz_reader_free(r2);
+	assert_true(c[2] >= 1 && c[2] <= 3);
+	const struct tz_event *e;
+	uint64_t got = 0;
+	assert_int_equal(tz_reader_iter(r, c[0], c[1], 0), 0);
+	while (tz_reader_next(r, &e) == 1) {
+		assert_true(e->ts_ns >= c[0] && e->ts_ns <= c[1]);
+		got++;
+	}
+	assert_int_equal(got, 501);
+	assert_int_equal(tz_reader_chunks_decoded(r), c[2]);
+	tz_reader_free(r);
+	free(buf);
+}
+
+static void t_errors(void **st)
+{
+	(void)st;
+	assert_string_equal(tz_strerror(TZ_ERR_CHECKSUM), "checksum mismatch");
+	assert_string_equal(tz_strerror(0), "success");
+	assert_string_equal(tz_strerror(-99), "unknown error");
+	assert_string_equal(tz_strerror(5), "unknown error");
+	tz_reader_free(NULL);
+	tz_writer_free(NULL);
+	tz_writer *w = mem_writer(NULL);
+	struct tz_event_type bad = {0, 1, "zero", 0, 0, 0, 0, NULL};
+	assert_int_equal(tz_writer_add_type(w, &bad), TZ_ERR_INVAL);
+	assert_int_equal(tz_writer_add(w, 999, 1, NULL, 0, NULL, 0), TZ_ERR_UNKNOWN_TYPE);
+	assert_int_equal(tz_writer_add_state(w, EV_PROC_STATE, 1, NULL, 0, NULL, 0),
+			 TZ_ERR_STATE);
+	size_t n;
+	const struct tz_event_type *t = tracer_schema(&n);
+	assert_int_equal(tz_writer_add_type(w, &t[0]), TZ_ERR_INVAL); /* duplicate */
+	tz_writer_free(w);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open(&r, "/nonexistent/x.tz", NULL), TZ_ERR_IO);
+	assert_non_null(strstr(tz_reader_errmsg(r), "'/nonexistent/x.tz'"));
+	tz_reader_free(r);
+	assert_int_equal(tz_reader_open_mem(&r, "", 0, "empty", NULL), TZ_ERR_TRUNCATED);
+	tz_reader_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_errors),
+		cmocka_unit_test(t_roundtrip),
+		cmocka_unit_test(t_overlap),
+		cmocka_unit_test(t_thread_file),
+		cmocka_unit_test(t_truncation_sweep),
+		cmocka_unit_test(t_bitflip_sweep),
+		cmocka_unit_test(t_crash_recover),
+		cmocka_unit_test(t_flags),
+		cmocka_unit_test(t_unknown_type),
+		cmocka_unit_test(t_ring_mem),
+		cmocka_unit_test(t_ring_file),
+		cmocka_unit_test(t_seek),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
