@@ -597,7 +597,7 @@ static int finish(struct builder *b, tz_reader *r)
 	}
 
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
-		if (m->drops[i])
+		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
 			m->incomplete = 1;
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork)
 		m->incomplete = 1;

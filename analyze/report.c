@@ -115,7 +115,7 @@ struct tza_profile *tza_profile_new(const struct tza_model *m)
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		const struct tza_proc *p = m->procs[i];
-		uint64_t a = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns;
+		uint64_t a = p->start_ns; /* pre-existing: CPU prorated over the whole life */
 		uint64_t b = tza_proc_end(m, p);
 		if (b <= a || !tza_proc_cpu(p))
 			continue;
@@ -226,7 +226,7 @@ static void decide_flags(struct tza_group *g, const struct tza_crit *c,
 	double cores = tza_group_cores(g);
 	/* long on the critical path, about one core, the machine mostly idle */
 	if (c && c->makespan_ns && g->critical_ns >= SEC &&
-	    (double)g->critical_ns >= 0.10 * (double)c->makespan_ns && cores <= 1.5 &&
+	    (double)g->critical_ns >= 0.20 * (double)c->makespan_ns && cores <= 1.5 &&
 	    mi->ncpus >= 2 && g->machine_cores <= 0.6 * mi->ncpus)
 		g->flags |= TZA_G_SERIAL;
 	/* low CPU%, high I/O: under 30% of a core, at least 4 MiB/s of I/O */

@@ -1,0 +1,302 @@
+/* cmd_summary.c - what ran, what it cost, what was lost, what held it back. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json.h"
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze summary [--by exe|tool|command] [-n N] [--json] FILE\n\n"
+		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
+		"execs, failed execs, non-zero exits and signals; drops and damage (\"tree\n"
+		"incomplete\", with the orphaned pids); the top tools by self CPU; the\n"
+		"critical path's top contributors; the machine's CPU utilisation\n"
+		"(CPU-seconds used / (duration x CPUs)).\n\n"
+		"Options:\n"
+		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
+		"  -n, --limit N    tools and critical-path entries to list (default 10)\n"
+		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"
+		"  -h, --help       this help\n\n"
+		"Examples:\n"
+		"  tracer-analyze summary trace.tz\n"
+		"  tracer-analyze summary --json trace.tz | jq .counts\n");
+}
+
+static const char *wall(tz_reader *r, uint64_t ns, char *b, size_t n)
+{
+	int64_t rt;
+	if (tz_reader_realtime(r, ns, &rt) < 0)
+		return NULL;
+	time_t t = (time_t)(rt / 1000000000LL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	size_t k = strftime(b, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(b + k, n - k, ".%03lldZ", (long long)(rt % 1000000000LL) / 1000000);
+	return b;
+}
+
+static const char *meta(tz_reader *r, const char *k)
+{
+	const char *keys[] = {k, NULL};
+	return tza_meta_any(r, keys);
+}
+
+static const char *const drop_names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
+					 "argv_fault"};
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum tza_by by = TZA_BY_TOOL;
+	uint64_t limit = 10;
+	int json = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (tza_parse_by("--by", optarg, &by) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'n':
+			if (tza_parse_u64("--limit", optarg, 0, 1000000, &limit) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tza_err("summary: expected one FILE (see 'tracer-analyze summary --help')");
+		return TZA_EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	tz_reader *r;
+	struct tza_model *m;
+	struct tza_crit cr;
+	struct tza_machine mi;
+	struct tza_group *g = NULL;
+	uint32_t ng = 0;
+	if (tza_load(path, &r, &m) < 0)
+		return TZA_EXIT_FAIL;
+	tza_machine_get(r, &mi);
+	struct tza_profile *pr = tza_profile_new(m);
+	if (!pr || tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {
+		tza_err("out of memory");
+		tza_profile_free(pr);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	const struct tz_info *in = tz_reader_info(r);
+
+	/* the recording's span: the recorder's start/stop when known, else the events' */
+	uint64_t t0 = m->t0_ns, t1 = m->t1_ns;
+	const char *s0 = meta(r, "start_boottime_ns"), *s1 = meta(r, "stop_boottime_ns");
+	if (s0 && s1) {
+		uint64_t a = strtoull(s0, NULL, 10), b = strtoull(s1, NULL, 10);
+		if (a && b > a) {
+			t0 = a < t0 || !m->nevents ? a : t0;
+			t1 = b > t1 ? b : t1;
+		}
+	}
+	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
+	double cpu_used = tza_profile_cpu_ns(pr, t0, t1);
+	double util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
+
+	uint64_t nz = 0, sig = 0, core = 0, kill9 = 0, running = 0, pre = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		if (p->flags & TZA_P_NO_EXIT)
+			running++;
+		else if (p->signal)
+			sig++;
+		else if (p->exit_code)
+			nz++;
+		if (p->core_dumped)
+			core++;
+		if (p->signal == 9)
+			kill9++;
+		if (p->flags & TZA_P_PRE_EXISTING)
+			pre++;
+	}
+	uint64_t drops_total = 0;
+	for (int i = 0; i < 5; i++)
+		drops_total += m->drops[i];
+	uint32_t nshow = limit < ng ? (uint32_t)limit : ng;
+	uint32_t nc = limit < cr.ntools ? (uint32_t)limit : cr.ntools;
+	char w0[64], w1[64];
+	const char *ws = wall(r, t0, w0, sizeof(w0)), *we = wall(r, t1, w1, sizeof(w1));
+	FILE *f = stdout;
+
+	if (json) {
+		fputs("{\"file\":", f);
+		tza_json_cstr(f, path);
+		fputs(",\"host\":{\"hostname\":", f);
+		tza_json_cstr(f, meta(r, "hostname"));
+		fputs(",\"kernel\":", f);
+		tza_json_cstr(f, meta(r, "kernel"));
+		fprintf(f, ",\"cpus\":%u,\"memory_kib\":%llu},\"recorder\":{\"version\":", mi.ncpus,
+			(unsigned long long)mi.mem_kib);
+		tza_json_cstr(f, meta(r, "recorder_version"));
+		fputs(",\"cmdline\":", f);
+		tza_json_cstr(f, meta(r, "recorder_cmdline"));
+		fputs(",\"command\":", f);
+		tza_json_cstr(f, meta(r, "command"));
+		fputs(",\"mode\":", f);
+		tza_json_cstr(f, meta(r, "mode"));
+		fputs("},\"start\":", f);
+		tza_json_cstr(f, ws);
+		fputs(",\"end\":", f);
+		tza_json_cstr(f, we);
+		fputs(",\"duration_s\":", f);
+		tza_json_secs(f, (int64_t)duration);
+		fprintf(f,
+			",\"counts\":{\"events\":%llu,\"processes\":%u,\"pre_existing\":%llu,"
+			"\"execs\":%llu,\"failed_execs\":%llu,\"nonzero_exits\":%llu,"
+			"\"signaled\":%llu,\"sigkill\":%llu,\"core_dumps\":%llu,\"running\":%llu},",
+			(unsigned long long)m->nevents, m->nprocs, (unsigned long long)pre,
+			(unsigned long long)m->nexecs, (unsigned long long)m->nfailed_execs,
+			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
+			(unsigned long long)core, (unsigned long long)running);
+		fprintf(f, "\"incomplete\":%s,\"drops\":{", m->incomplete ? "true" : "false");
+		for (int i = 0; i < 6; i++)
+			fprintf(f, "\"%s\":%llu,", drop_names[i], (unsigned long long)m->drops[i]);
+		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
+			   "\"no_fork\":%llu,\"orphaned_pids\":[",
+			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
+			(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork);
+		int first = 1;
+		for (uint32_t i = 0; i < m->nprocs; i++)
+			if (m->procs[i]->flags & TZA_P_ORPHAN) {
+				fprintf(f, "%s%u", first ? "" : ",", m->procs[i]->pid);
+				first = 0;
+			}
+		fputs("],\"cpu\":{\"cpu_s\":", f);
+		tza_json_secs(f, (int64_t)cpu_used);
+		fputs(",\"utilisation\":", f);
+		tza_json_num(f, util);
+		fputs("},\"top_tools\":[", f);
+		for (uint32_t i = 0; i < nshow; i++) {
+			const struct tza_group *x = &g[i];
+			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
+			tza_json_cstr(f, x->key);
+			fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
+			tza_json_secs(f, (int64_t)x->wall_ns);
+			fputs(",\"cpu_s\":", f);
+			tza_json_secs(f, (int64_t)x->cpu_ns);
+			fputs(",\"mean_cores\":", f);
+			tza_json_num(f, tza_group_cores(x));
+			fprintf(f, ",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+				   "\"rchar\":%llu,\"wchar\":%llu}",
+				(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
+				(unsigned long long)x->write_bytes, (unsigned long long)x->rchar,
+				(unsigned long long)x->wchar);
+		}
+		fputs("],\"critical_path\":{\"makespan_s\":", f);
+		tza_json_secs(f, (int64_t)cr.makespan_ns);
+		fputs(",\"by_tool\":[", f);
+		for (uint32_t i = 0; i < nc; i++) {
+			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
+			tza_json_cstr(f, cr.by_tool[i].tool);
+			fputs(",\"seconds\":", f);
+			tza_json_secs(f, (int64_t)cr.by_tool[i].ns);
+			fputc('}', f);
+		}
+		fputs("]}}\n", f);
+	} else {
+		char b[8][40];
+		const char *host = meta(r, "hostname"), *kern = meta(r, "kernel");
+		fprintf(f, "trace      %s: %s events, %llu chunks, %s\n", path,
+			tza_fmt_count(b[0], 40, m->nevents), (unsigned long long)in->chunks,
+			tza_fmt_bytes(b[1], 40, in->file_size));
+		fprintf(f, "host       %s, Linux %s, %u CPUs, %s memory\n", host ? host : "?",
+			kern ? kern : "?", mi.ncpus, tza_fmt_bytes(b[2], 40, mi.mem_kib * 1024));
+		const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
+		fprintf(f, "recorder   tracer-record %s: %s\n", ver ? ver : "?", cl ? cl : "?");
+		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
+			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
+		if (m->incomplete) {
+			fprintf(f, "\n*** TREE INCOMPLETE: %llu events dropped by the recorder",
+				(unsigned long long)drops_total);
+			int any = 0;
+			for (int i = 0; i < 5; i++)
+				if (m->drops[i]) {
+					fprintf(f, "%s%s %llu", any ? ", " : " (", drop_names[i],
+						(unsigned long long)m->drops[i]);
+					any = 1;
+				}
+			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks; "
+				   "%llu processes seen without their fork ***\n",
+				any ? ")" : "", (unsigned long long)m->dropped_chunks,
+				(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork);
+			if (m->orphans) {
+				fprintf(f, "orphaned pids (parent not in the trace):");
+				uint64_t k = 0;
+				for (uint32_t i = 0; i < m->nprocs && k < 50; i++)
+					if (m->procs[i]->flags & TZA_P_ORPHAN) {
+						fprintf(f, " %u", m->procs[i]->pid);
+						k++;
+					}
+				fprintf(f, "%s\n", m->orphans > 50 ? " ..." : "");
+			}
+		}
+		if (m->drops[5])
+			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
+				(unsigned long long)m->drops[5]);
+		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running)\n",
+			tza_fmt_count(b[0], 40, m->nprocs), (unsigned long long)pre,
+			(unsigned long long)running);
+		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
+			tza_fmt_count(b[2], 40, m->nfailed_execs));
+		fprintf(f, "exits      %llu non-zero, %llu killed by a signal (%llu SIGKILL, %llu core dumps)\n",
+			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
+			(unsigned long long)core);
+		fprintf(f, "cpu        %.3f CPU-s in %s on %u CPUs: %.1f%% utilisation\n",
+			cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), mi.ncpus, 100 * util);
+		if (nshow) {
+			fprintf(f, "\ntop tools by self CPU:\n  %-28s %7s %10s %10s %6s %9s %9s %9s\n",
+				by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
+				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "READ", "WRITE");
+			for (uint32_t i = 0; i < nshow; i++) {
+				const struct tza_group *x = &g[i];
+				fprintf(f, "  %-28s %7s %10s %10s %6.2f %9s %9s %9s\n", x->key,
+					tza_fmt_count(b[0], 40, x->count),
+					tza_fmt_dur(b[1], 40, x->wall_ns),
+					tza_fmt_dur(b[2], 40, x->cpu_ns), tza_group_cores(x),
+					tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024),
+					tza_fmt_bytes(b[4], 40, x->rchar),
+					tza_fmt_bytes(b[5], 40, x->wchar));
+			}
+		}
+		if (nc) {
+			fprintf(f, "\ncritical path (makespan %s):\n",
+				tza_fmt_dur(b[0], 40, cr.makespan_ns));
+			for (uint32_t i = 0; i < nc; i++)
+				fprintf(f, "  %10s %5.1f%%  %s\n",
+					tza_fmt_dur(b[1], 40, cr.by_tool[i].ns),
+					cr.makespan_ns ? 100.0 * (double)cr.by_tool[i].ns /
+								 (double)cr.makespan_ns
+						       : 0.0,
+					cr.by_tool[i].tool);
+		}
+	}
+	free(g);
+	tza_profile_free(pr);
+	tza_crit_free(&cr);
+	tza_unload(r, m);
+	return TZA_EXIT_OK;
+}

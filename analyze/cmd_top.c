@@ -1,0 +1,205 @@
+/* cmd_top.c - bottleneck binaries: per-group totals and flags a user acts on. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze top [--by exe|tool|command] [--sort COL] [-n N] [--json] FILE\n\n"
+		"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
+		"peak RSS, I/O, share of the critical path, and flags:\n"
+		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
+		"                     <= 1.5 cores, machine <= 60%% busy meanwhile\n"
+		"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of I/O\n"
+		"  memory_heavy       peak RSS >= half the machine's memory\n"
+		"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
+		"  failed             a non-zero exit or a fatal signal\n\n"
+		"Options:\n"
+		"  -b, --by KEY     exe, tool (default) or command\n"
+		"  -s, --sort COL   cpu (default), wall, span, count, cores, max_cores, rss,\n"
+		"                   read, write, io, critical, name\n"
+		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
+		"  -j, --json       an array of {\"tool\",\"count\",\"wall_s\",\"cpu_s\",\"max_cores\",\n"
+		"                   \"peak_rss_kib\",\"read_bytes\",\"write_bytes\",\"critical_s\",\"flags\"}\n"
+		"  -h, --help       this help\n\n"
+		"Examples:\n"
+		"  tracer-analyze top trace.tz\n"
+		"  tracer-analyze top --by command --sort critical trace.tz\n"
+		"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n");
+}
+
+static int sort_col;
+static const char *const cols[] = {"cpu",  "wall",  "span", "count",    "cores", "max_cores",
+				   "rss",  "read",  "write", "io",      "critical", "name", NULL};
+
+static double colval(const struct tza_group *g)
+{
+	switch (sort_col) {
+	case 0: return (double)g->cpu_ns;
+	case 1: return (double)g->wall_ns;
+	case 2: return (double)(g->last_ns - g->first_ns);
+	case 3: return (double)g->count;
+	case 4: return tza_group_cores(g);
+	case 5: return g->max_cores;
+	case 6: return (double)g->peak_rss_kib;
+	case 7: return (double)g->read_bytes;
+	case 8: return (double)g->write_bytes;
+	case 9: return (double)(g->rchar + g->wchar);
+	case 10: return (double)g->critical_ns;
+	}
+	return 0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	const struct tza_group *x = a, *y = b;
+	if (sort_col == 11)
+		return strcmp(x->key, y->key);
+	double u = colval(x), v = colval(y);
+	if (u != v)
+		return u > v ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static void flags_text(FILE *f, uint32_t fl)
+{
+	int first = 1;
+	for (int i = 0; i < 5; i++)
+		if (fl & (1u << i)) {
+			fprintf(f, "%s%s", first ? "" : ",", tza_flag_names[i]);
+			first = 0;
+		}
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
+		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+	};
+	enum tza_by by = TZA_BY_TOOL;
+	int json = 0, c, limit_set = 0;
+	uint64_t limit = 30;
+	sort_col = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:s:n:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (tza_parse_by("--by", optarg, &by) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 's':
+			for (sort_col = 0; cols[sort_col] && strcmp(cols[sort_col], optarg); sort_col++)
+				;
+			if (!cols[sort_col]) {
+				tza_err("--sort: '%s' is not a column (cpu, wall, span, count, cores, "
+					"max_cores, rss, read, write, io, critical, name)",
+					optarg);
+				return TZA_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &limit) < 0)
+				return TZA_EXIT_USAGE;
+			limit_set = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tza_err("top: expected one FILE (see 'tracer-analyze top --help')");
+		return TZA_EXIT_USAGE;
+	}
+	if (json && !limit_set)
+		limit = 0;
+	tz_reader *r;
+	struct tza_model *m;
+	struct tza_crit cr;
+	struct tza_machine mi;
+	struct tza_group *g = NULL;
+	uint32_t ng = 0;
+	if (tza_load(argv[optind], &r, &m) < 0)
+		return TZA_EXIT_FAIL;
+	tza_machine_get(r, &mi);
+	if (tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {
+		tza_err("out of memory");
+		tza_crit_free(&cr);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	qsort(g, ng, sizeof(*g), cmp);
+	uint32_t show = limit && limit < ng ? (uint32_t)limit : ng;
+	FILE *f = stdout;
+	if (json) {
+		fputc('[', f);
+		for (uint32_t i = 0; i < show; i++) {
+			const struct tza_group *x = &g[i];
+			fputs(i ? ",\n{\"tool\":" : "\n{\"tool\":", f);
+			tza_json_cstr(f, x->key);
+			fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
+			tza_json_secs(f, (int64_t)x->wall_ns);
+			fputs(",\"cpu_s\":", f);
+			tza_json_secs(f, (int64_t)x->cpu_ns);
+			fputs(",\"max_cores\":", f);
+			tza_json_num(f, x->max_cores);
+			fprintf(f, ",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+				   "\"critical_s\":",
+				(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
+				(unsigned long long)x->write_bytes);
+			tza_json_secs(f, (int64_t)x->critical_ns);
+			fputs(",\"flags\":[", f);
+			int first = 1;
+			for (int k = 0; k < 5; k++)
+				if (x->flags & (1u << k)) {
+					fprintf(f, "%s\"%s\"", first ? "" : ",", tza_flag_names[k]);
+					first = 0;
+				}
+			fputs("]}", f);
+		}
+		fputs(show ? "\n]\n" : "]\n", f);
+	} else {
+		char b[8][32];
+		fprintf(f, "%-28s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n",
+			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL", "COUNT",
+			"WALL", "SPAN", "CPU", "CORES", "MAX", "PEAK RSS", "RCHAR", "WCHAR", "CRIT%",
+			"FLAGS");
+		for (uint32_t i = 0; i < show; i++) {
+			const struct tza_group *x = &g[i];
+			fprintf(f, "%-28s %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
+				x->key, tza_fmt_count(b[0], 32, x->count),
+				tza_fmt_dur(b[1], 32, x->wall_ns),
+				tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
+				tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
+				tza_fmt_bytes(b[4], 32, x->peak_rss_kib * 1024),
+				tza_fmt_bytes(b[5], 32, x->rchar),
+				tza_fmt_bytes(b[6], 32, x->wchar),
+				cr.makespan_ns ? 100.0 * (double)x->critical_ns / (double)cr.makespan_ns
+					       : 0.0);
+			flags_text(f, x->flags);
+			fputc('\n', f);
+		}
+		if (show < ng)
+			fprintf(f, "... %u more (-n 0 shows all)\n", ng - show);
+		if (m->incomplete)
+			fprintf(f, "note: tree incomplete (drops or damage): see 'summary'\n");
+	}
+	free(g);
+	tza_crit_free(&cr);
+	tza_unload(r, m);
+	return TZA_EXIT_OK;
+}

@@ -1,0 +1,415 @@
+/* cmd_tree.c - the process tree with exit status, CPU and RSS. */
+#include <getopt.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze tree [OPTIONS] FILE\n\n"
+		"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
+		"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
+		"(\"reparented\" notes where they ended up). Leaf siblings with the same tool\n"
+		"and outcome are collapsed into one line (\"2,000x true\") with totals.\n\n"
+		"Options:\n"
+		"  -p, --pid PID            only the subtrees of processes with this pid\n"
+		"  -d, --depth N            at most N levels below the roots\n"
+		"  -m, --min-duration T     hide processes shorter than T (90, 1.5s, 250ms)\n"
+		"                           unless a descendant is shown\n"
+		"  -e, --match REGEX        show processes whose tool, exe or argv matches\n"
+		"                           (extended regex), with their ancestors\n"
+		"  -a, --full-args          do not shorten argv\n"
+		"  -c, --collapse N         collapse runs of N or more identical leaf siblings\n"
+		"                           (default 3; 0 = never)\n"
+		"  -b, --by KEY             name processes by exe, tool (default) or command\n"
+		"  -h, --help               this help\n\n"
+		"Examples:\n"
+		"  tracer-analyze tree trace.tz\n"
+		"  tracer-analyze tree --depth 2 --min-duration 1s trace.tz\n"
+		"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n");
+}
+
+struct agg {
+	uint32_t n, failed;
+	uint64_t first, last, wall, cpu, rss;
+};
+
+struct opts {
+	int full, depth_set;
+	uint64_t depth, min_ns, collapse;
+	enum tza_by by;
+};
+
+struct ctx {
+	struct tza_model *m;
+	struct opts o;
+	uint8_t *keep;	 /* [index] */
+	uint32_t *gsize; /* [index] 0: hidden in a collapsed run; 1: alone; >1: run head */
+	struct agg *agg; /* [index] totals of a run, at its head */
+};
+
+static uint64_t dur(const struct tza_model *m, const struct tza_proc *p)
+{
+	return tza_proc_end(m, p) - p->start_ns;
+}
+
+static void status(FILE *f, const struct tza_proc *p)
+{
+	if (p->flags & TZA_P_NO_EXIT) {
+		fputs("running", f);
+		return;
+	}
+	if (!p->signal) {
+		fprintf(f, "exit %d", p->exit_code);
+		return;
+	}
+	const char *ab = sigabbrev_np(p->signal);
+	if (ab)
+		fprintf(f, "SIG%s", ab);
+	else
+		fprintf(f, "signal %d", p->signal);
+	if (p->core_dumped)
+		fputs(" (core dumped)", f);
+}
+
+static void line(FILE *f, struct ctx *c, struct tza_proc *p)
+{
+	const struct tza_model *m = c->m;
+	char b1[32], b2[32], b3[32];
+	if (c->gsize[p->index] > 1) {
+		const struct agg *a = &c->agg[p->index];
+		fprintf(f, "%s\xc3\x97 %s  +%.3fs..+%.3fs  wall %s  cpu %s  max rss %s",
+			tza_fmt_count(b1, sizeof(b1), a->n), tza_proc_key(p, c->o.by),
+			(double)(int64_t)(a->first - m->t0_ns) / 1e9,
+			(double)(int64_t)(a->last - m->t0_ns) / 1e9,
+			tza_fmt_dur(b2, sizeof(b2), a->wall), tza_fmt_dur(b3, sizeof(b3), a->cpu),
+			tza_fmt_bytes(b1, sizeof(b1), a->rss * 1024));
+		if (a->failed)
+			fprintf(f, "  (%u failed)", a->failed);
+		fputc('\n', f);
+		return;
+	}
+	const struct tza_exec *e = tza_proc_image_inherited(p);
+	fprintf(f, "%u %s", p->pid, tza_proc_key(p, c->o.by));
+	if (e && e->argv_len) {
+		fputs("  ", f);
+		tza_text_argv(f, e->argv, e->argv_len, c->o.full ? 0 : 60);
+		if (c->o.full && (p->flags & TZA_P_ARGV_TRUNCATED))
+			fputs(" [argv truncated]", f);
+	}
+	fprintf(f, "  +%.3fs %s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
+		tza_fmt_dur(b1, sizeof(b1), dur(m, p)));
+	status(f, p);
+	if (!(p->flags & TZA_P_NO_EXIT))
+		fprintf(f, "  cpu %s  rss %s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
+			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024));
+	if (p->nfailed)
+		fprintf(f, "  [%u failed exec%s]", p->nfailed, p->nfailed > 1 ? "s" : "");
+	if (p->nexecs > 1)
+		fprintf(f, "  [%u execs]", p->nexecs);
+	if (p->flags & TZA_P_PRE_EXISTING)
+		fputs("  [pre-existing]", f);
+	if (p->flags & TZA_P_REPARENTED)
+		fprintf(f, "  [reparented to %u]", p->exit_ppid);
+	if (p->flags & TZA_P_NO_FORK)
+		fputs("  [no fork seen]", f);
+	if (p->flags & TZA_P_ORPHAN)
+		fprintf(f, "  [orphan: parent %u not in trace]", p->ppid);
+	fputc('\n', f);
+}
+
+/* keep[i]: shown by the filters (itself, or a descendant, passes) */
+static void filter(struct ctx *c, regex_t *re)
+{
+	struct tza_model *m = c->m;
+	for (uint32_t i = m->nprocs; i-- > 0;) { /* children start after parents */
+		struct tza_proc *p = m->procs[i];
+		int ok = 1;
+		if (c->o.min_ns && dur(m, p) < c->o.min_ns)
+			ok = 0;
+		if (ok && re) {
+			const struct tza_exec *e = tza_proc_image_inherited(p);
+			ok = !regexec(re, tza_proc_key(p, TZA_BY_COMMAND), 0, NULL, 0) ||
+			     (e && e->exe && !regexec(re, e->exe, 0, NULL, 0));
+			if (!ok && e && e->argv_len) {
+				char *s = malloc(e->argv_len + 1);
+				if (s) {
+					for (uint32_t k = 0; k < e->argv_len; k++)
+						s[k] = e->argv[k] ? (char)e->argv[k] : ' ';
+					s[e->argv_len] = 0;
+					ok = !regexec(re, s, 0, NULL, 0);
+					free(s);
+				}
+			}
+		}
+		if (ok)
+			c->keep[i] = 1;
+		if (c->keep[i] && p->parent)
+			c->keep[p->parent->index] = 1;
+	}
+}
+
+struct cand {
+	struct tza_proc *p;
+	const char *key;
+	int failed;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int r = strcmp(x->key, y->key);
+	if (r)
+		return r;
+	if (x->failed != y->failed)
+		return x->failed - y->failed;
+	return x->p->index < y->p->index ? -1 : 1;
+}
+
+static int has_kept_child(struct ctx *c, struct tza_proc *p)
+{
+	for (struct tza_proc *k = p->first_child; k; k = k->next_sibling)
+		if (c->keep[k->index])
+			return 1;
+	return 0;
+}
+
+/* Decide collapsed runs among p's kept children; returns the shown items. */
+static struct tza_proc **items_of(struct ctx *c, struct tza_proc *p, uint32_t *nitems)
+{
+	uint32_t n = 0, nc = 0;
+	struct tza_proc **it = malloc((p->nchildren ? p->nchildren : 1) * sizeof(*it));
+	struct cand *cd = malloc((p->nchildren ? p->nchildren : 1) * sizeof(*cd));
+	if (!it || !cd) {
+		free(it);
+		free(cd);
+		*nitems = 0;
+		return NULL;
+	}
+	for (struct tza_proc *k = p->first_child; k; k = k->next_sibling) {
+		if (!c->keep[k->index])
+			continue;
+		c->gsize[k->index] = 1;
+		if (c->o.collapse && !has_kept_child(c, k))
+			cd[nc++] = (struct cand){k, tza_proc_key(k, c->o.by), tza_proc_failed(k)};
+	}
+	qsort(cd, nc, sizeof(*cd), cmp_cand);
+	for (uint32_t i = 0; i < nc;) {
+		uint32_t j = i + 1;
+		while (j < nc && !strcmp(cd[j].key, cd[i].key) && cd[j].failed == cd[i].failed)
+			j++;
+		if (j - i >= c->o.collapse && j - i > 1) {
+			struct agg *a = &c->agg[cd[i].p->index];
+			memset(a, 0, sizeof(*a));
+			a->first = UINT64_MAX;
+			for (uint32_t k = i; k < j; k++) {
+				struct tza_proc *q = cd[k].p;
+				c->gsize[q->index] = 0;
+				a->n++;
+				a->failed += cd[k].failed ? 1 : 0;
+				if (q->start_ns < a->first)
+					a->first = q->start_ns;
+				if (tza_proc_end(c->m, q) > a->last)
+					a->last = tza_proc_end(c->m, q);
+				a->wall += dur(c->m, q);
+				a->cpu += tza_proc_cpu(q);
+				if (q->maxrss_kib > a->rss)
+					a->rss = q->maxrss_kib;
+			}
+			c->gsize[cd[i].p->index] = j - i;
+		}
+		i = j;
+	}
+	for (struct tza_proc *k = p->first_child; k; k = k->next_sibling)
+		if (c->keep[k->index] && c->gsize[k->index])
+			it[n++] = k;
+	free(cd);
+	*nitems = n;
+	return it;
+}
+
+struct frame {
+	struct tza_proc **it;
+	uint32_t n, next;
+};
+
+static void print_tree(FILE *f, struct ctx *c, struct tza_proc *root)
+{
+	uint64_t cap = 16;
+	struct frame *st = malloc(cap * sizeof(*st));
+	uint8_t *last = malloc(cap);
+	if (!st || !last)
+		goto out;
+	line(f, c, root);
+	uint64_t sp = 0;
+	if (c->o.depth_set && c->o.depth == 0)
+		goto out;
+	st[sp].it = items_of(c, root, &st[sp].n);
+	st[sp].next = 0;
+	sp++;
+	while (sp) {
+		struct frame *fr = &st[sp - 1];
+		if (fr->next >= fr->n) {
+			free(fr->it);
+			sp--;
+			continue;
+		}
+		struct tza_proc *p = fr->it[fr->next++];
+		int is_last = fr->next == fr->n;
+		last[sp - 1] = (uint8_t)is_last;
+		if (sp > 64) {
+			fprintf(f, "[depth %llu] ", (unsigned long long)sp);
+		} else {
+			for (uint64_t d = 0; d + 1 < sp; d++)
+				fputs(last[d] ? "   " : "\xe2\x94\x82  ", f);
+		}
+		fputs(is_last ? "\xe2\x94\x94\xe2\x94\x80 " : "\xe2\x94\x9c\xe2\x94\x80 ", f);
+		line(f, c, p);
+		if (c->gsize[p->index] > 1 || (c->o.depth_set && sp >= c->o.depth) ||
+		    !p->first_child)
+			continue;
+		if (sp == cap) {
+			cap *= 2;
+			struct frame *ns = realloc(st, cap * sizeof(*st));
+			uint8_t *nl = realloc(last, cap);
+			if (ns)
+				st = ns;
+			if (nl)
+				last = nl;
+			if (!ns || !nl)
+				break;
+		}
+		st[sp].it = items_of(c, p, &st[sp].n);
+		st[sp].next = 0;
+		sp++;
+	}
+	while (sp)
+		free(st[--sp].it);
+out:
+	free(st);
+	free(last);
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"pid", required_argument, NULL, 'p'},	  {"depth", required_argument, NULL, 'd'},
+		{"min-duration", required_argument, NULL, 'm'},
+		{"match", required_argument, NULL, 'e'},  {"full-args", no_argument, NULL, 'a'},
+		{"collapse", required_argument, NULL, 'c'}, {"by", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+	};
+	struct ctx c;
+	const char *min_s = NULL, *match = NULL;
+	uint64_t pid = 0;
+	int pid_set = 0, ch;
+	memset(&c, 0, sizeof(c));
+	c.o.collapse = 3;
+	c.o.by = TZA_BY_TOOL;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "p:d:m:e:ac:b:h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (tza_parse_u64("--pid", optarg, 1, UINT32_MAX, &pid) < 0)
+				return TZA_EXIT_USAGE;
+			pid_set = 1;
+			break;
+		case 'd':
+			if (tza_parse_u64("--depth", optarg, 0, 1000000, &c.o.depth) < 0)
+				return TZA_EXIT_USAGE;
+			c.o.depth_set = 1;
+			break;
+		case 'm':
+			min_s = optarg;
+			break;
+		case 'e':
+			match = optarg;
+			break;
+		case 'a':
+			c.o.full = 1;
+			break;
+		case 'c':
+			if (tza_parse_u64("--collapse", optarg, 0, 1000000000, &c.o.collapse) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'b':
+			if (tza_parse_by("--by", optarg, &c.o.by) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tza_err("tree: expected one FILE (see 'tracer-analyze tree --help')");
+		return TZA_EXIT_USAGE;
+	}
+	regex_t re;
+	if (match) {
+		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char eb[128];
+			regerror(rc, &re, eb, sizeof(eb));
+			tza_err("--match: '%s': %s", match, eb);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	tz_reader *r;
+	int ret = TZA_EXIT_OK;
+	if (tza_load(argv[optind], &r, &c.m) < 0) {
+		if (match)
+			regfree(&re);
+		return TZA_EXIT_FAIL;
+	}
+	if (min_s) {
+		/* a duration: parse it relative to the trace start */
+		uint64_t t;
+		if (tza_parse_time(r, "--min-duration", min_s, &t) < 0) {
+			ret = TZA_EXIT_USAGE;
+			goto out;
+		}
+		c.o.min_ns = t - tz_reader_info(r)->first_ts_ns;
+	}
+	uint32_t n = c.m->nprocs;
+	c.keep = calloc(n ? n : 1, 1);
+	c.gsize = calloc(n ? n : 1, sizeof(*c.gsize));
+	c.agg = calloc(n ? n : 1, sizeof(*c.agg));
+	if (!c.keep || !c.gsize || !c.agg) {
+		tza_err("out of memory");
+		ret = TZA_EXIT_FAIL;
+		goto out;
+	}
+	filter(&c, match ? &re : NULL);
+	if (c.m->incomplete)
+		printf("note: tree incomplete (drops or damage; orphaned pids marked): see 'summary'\n");
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct tza_proc *p = c.m->procs[i];
+		if (pid_set ? p->pid != pid : p->parent != NULL)
+			continue;
+		if (!c.keep[i])
+			continue;
+		c.gsize[i] = 1;
+		print_tree(stdout, &c, p);
+		shown++;
+	}
+	if (pid_set && !shown) {
+		tza_err("--pid: no process %llu in '%s'", (unsigned long long)pid, argv[optind]);
+		ret = TZA_EXIT_FAIL;
+	}
+out:
+	free(c.keep);
+	free(c.gsize);
+	free(c.agg);
+	tza_unload(r, c.m);
+	if (match)
+		regfree(&re);
+	return ret;
+}

@@ -1,0 +1,566 @@
+/*
+ * test_model.c - the process model, tool grouping, critical path and group
+ * flags on synthetic traces written with the real writer and read back with
+ * the real reader (tests/unit/analyze_synth.h). Cases of CASES.md that concern
+ * the analyzer: C01 C02 C07 C08 C09 C10 C11 C14, plus pid reuse, orphans,
+ * parent cycles.
+ *
+ * `test_model --write DIR` writes the synthetic traces as .tz files for the
+ * integration tests (tests/integration/4*.sh) instead of running the tests.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+
+#include <cmocka.h>
+
+#include "analyze_synth.h"
+#include "analyze/model.h"
+#include "analyze/report.h"
+
+struct built {
+	void *buf;
+	tz_reader *r;
+	struct tza_model *m;
+};
+
+static void build(struct synth *s, const size_t *order, struct built *b)
+{
+	size_t len = 0;
+	memset(b, 0, sizeof(*b));
+	b->buf = synth_file(s, order, &len);
+	assert_non_null(b->buf);
+	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build(b->r, 0, UINT64_MAX, &b->m), 0);
+}
+
+static void unbuild(struct built *b)
+{
+	tza_model_free(b->m);
+	tz_reader_free(b->r);
+	free(b->buf);
+}
+
+static struct tza_proc *by_pid(struct tza_model *m, uint32_t pid, int nth)
+{
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i]->pid == pid && nth-- == 0)
+			return m->procs[i];
+	return NULL;
+}
+
+static void test_pipeline_tree(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	scen_pipeline(&s);
+	build(&s, NULL, &b);
+	struct tza_model *m = b.m;
+	assert_int_equal(m->nprocs, 9);
+	assert_int_equal(m->nroots, 1);
+	assert_false(m->incomplete);
+	struct tza_proc *root = m->roots[0];
+	assert_int_equal(root->pid, 100);
+	assert_int_equal(root->nchildren, 3);
+	assert_int_equal(root->first_child->pid, 101);
+	assert_int_equal(root->first_child->next_sibling->pid, 102);
+	assert_int_equal(root->first_child->next_sibling->next_sibling->pid, 108);
+	assert_int_equal(by_pid(m, 102, 0)->nchildren, 5);
+	assert_string_equal(tza_proc_key(by_pid(m, 101, 0), TZA_BY_TOOL), "prep.py");
+	assert_string_equal(tza_proc_key(root, TZA_BY_TOOL), "pipeline.sh");
+	assert_string_equal(tza_proc_key(by_pid(m, 102, 0), TZA_BY_TOOL), "stage2.sh");
+	assert_string_equal(tza_proc_key(by_pid(m, 108, 0), TZA_BY_COMMAND), "samtools index");
+	assert_string_equal(tza_proc_key(by_pid(m, 108, 0), TZA_BY_EXE), "/usr/bin/samtools");
+	assert_string_equal(by_pid(m, 103, 0)->id, "103.1001250000000");
+	assert_int_equal(by_pid(m, 103, 0)->end_ns - by_pid(m, 103, 0)->start_ns, 5 * SEC_NS);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+static void test_critical_path(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	scen_pipeline(&s);
+	build(&s, NULL, &b);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(c.makespan_ns, 8 * SEC_NS);
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < c.ntools; i++)
+		sum += c.by_tool[i].ns;
+	assert_int_equal(sum, c.makespan_ns);
+	assert_string_equal(c.by_tool[0].tool, "serial_step");
+	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
+	assert_string_equal(c.by_tool[1].tool, "samtools");
+	assert_int_equal(c.by_tool[1].ns, 1500 * MS);
+	assert_string_equal(c.by_tool[2].tool, "prep.py");
+	assert_int_equal(c.by_tool[2].ns, 1000 * MS);
+	/* root: (0,0.1] (1.1,1.2] (6.3,6.4] (7.9,8.0]; stage2: (1.2,1.25] (6.25,6.3] */
+	assert_string_equal(c.by_tool[3].tool, "pipeline.sh");
+	assert_int_equal(c.by_tool[3].ns, 400 * MS);
+	assert_string_equal(c.by_tool[4].tool, "stage2.sh");
+	assert_int_equal(c.by_tool[4].ns, 100 * MS);
+	assert_int_equal(c.ntools, 5);
+	assert_int_equal(c.npath, 5);
+	uint32_t want[] = {100, 101, 102, 103, 108};
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(c.path[i]->pid, want[i]);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+static void test_top_flags(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	struct tza_machine mi;
+	struct tza_group *g;
+	uint32_t ng;
+	scen_pipeline(&s);
+	build(&s, NULL, &b);
+	tza_machine_get(b.r, &mi);
+	assert_int_equal(mi.ncpus, 8);
+	assert_int_equal(mi.mem_kib, 16777216);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	assert_int_equal(ng, 6);
+	/* sorted by CPU: serial_step 5 s, par_step 4 x 1 s, samtools 1.4 s, ... */
+	assert_string_equal(g[0].key, "serial_step");
+	assert_int_equal(g[0].cpu_ns, 5 * SEC_NS);
+	assert_int_equal(g[0].critical_ns, 5 * SEC_NS);
+	assert_true(g[0].flags & TZA_G_SERIAL);
+	assert_string_equal(g[1].key, "par_step");
+	assert_int_equal(g[1].count, 4);
+	assert_int_equal(g[1].wall_ns, 4 * SEC_NS);
+	assert_int_equal(g[1].first_ns, T0 + 1300 * MS);
+	assert_int_equal(g[1].last_ns, T0 + 2300 * MS);
+	assert_int_equal(g[1].critical_ns, 0);
+	assert_int_equal(g[1].flags, 0);
+	assert_string_equal(g[2].key, "samtools");
+	assert_false(g[2].flags & TZA_G_SERIAL); /* 1.5 s on the path: under 20% */
+	assert_int_equal(g[2].rchar, 300000000);
+	free(g);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* C07: the same events in a shuffled order give the identical model */
+static void c07_scenario(struct synth *s)
+{
+	struct exit_vals v = {.utime = 2 * MS, .rss_kib = 1000};
+	s_fork(s, T0, 1, 1000);
+	s_exec(s, T0 + 10, 1000, T0, 1, "/opt/parent", NULL, "parent", "parent");
+	uint64_t t = T0 + MS;
+	for (uint32_t i = 0; i < 200; i++) {
+		uint32_t c = 2000 + 3 * i;
+		s_fork(s, t, 1000, c);
+		s_exec(s, t + 1000, c, t, 1000, "/opt/child", NULL, "child", "child");
+		s_proc(s, c, c + 1, t + 2000, t + 50000, "/bin/true", "true|g1", "true", v);
+		s_proc(s, c, c + 2, t + 3000, t + 60000, "/bin/true", "true|g2", "true", v);
+		s_exit(s, t + 100000, c, t, 1000, "child", v);
+		t += 100000 + 7;
+	}
+	s_exit(s, t + MS, 1000, T0, 1, "parent", v);
+}
+
+static char *dump(struct tza_model *m)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		fprintf(f, "%s %s %u %llu %llu %u %s %u\n", p->id, p->parent ? p->parent->id : "-",
+			p->nchildren, (unsigned long long)p->end_ns,
+			(unsigned long long)tza_proc_cpu(p), p->nexecs,
+			tza_proc_key(p, TZA_BY_TOOL), p->flags);
+	}
+	fclose(f);
+	return out;
+}
+
+static void test_c07_shuffled(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built a, b;
+	c07_scenario(&s);
+	build(&s, NULL, &a);
+	size_t *order = malloc(s.n * sizeof(*order));
+	for (size_t i = 0; i < s.n; i++)
+		order[i] = s.n - 1 - i; /* reversed */
+	srand(7);
+	for (size_t i = s.n - 1; i > 0; i--) { /* then shuffled */
+		size_t j = (size_t)rand() % (i + 1), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	build(&s, order, &b);
+	assert_int_equal(a.m->nprocs, 601);
+	assert_int_equal(a.m->nroots, 1);
+	assert_int_equal(a.m->roots[0]->nchildren, 200);
+	char *da = dump(a.m), *db = dump(b.m);
+	assert_string_equal(da, db);
+	/* no child before its parent */
+	for (uint32_t i = 0; i < b.m->nprocs; i++)
+		if (b.m->procs[i]->parent)
+			assert_true(b.m->procs[i]->parent->index < i);
+	free(da);
+	free(db);
+	free(order);
+	unbuild(&a);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+static void test_pid_reuse(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	s_fork(&s, T0, 1, 10);
+	s_exec(&s, T0 + 1, 10, T0, 1, "/usr/bin/bash", NULL, "bash|x.sh", "bash");
+	s_proc(&s, 10, 200, T0 + MS, T0 + 2 * MS, "/usr/bin/a", "a", "a", v);
+	s_proc(&s, 10, 200, T0 + 3 * MS, T0 + 9 * MS, "/usr/bin/b", "b", "b", v);
+	s_proc(&s, 200, 201, T0 + 4 * MS, T0 + 5 * MS, "/usr/bin/c", "c", "c", v);
+	s_exit(&s, T0 + 10 * MS, 10, T0, 1, "bash", v);
+	build(&s, NULL, &b);
+	struct tza_proc *a1 = by_pid(b.m, 200, 0), *a2 = by_pid(b.m, 200, 1);
+	assert_non_null(a1);
+	assert_non_null(a2);
+	assert_string_not_equal(a1->id, a2->id);
+	assert_string_equal(tza_proc_key(a1, TZA_BY_TOOL), "a");
+	assert_string_equal(tza_proc_key(a2, TZA_BY_TOOL), "b");
+	assert_int_equal(a1->nchildren, 0);
+	assert_int_equal(a2->nchildren, 1);
+	assert_int_equal(a2->first_child->pid, 201);
+	assert_int_equal(b.m->nprocs, 4);
+	assert_false(b.m->incomplete);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+static void test_reparented_orphan(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	s_fork(&s, T0, 1, 300);
+	s_exec(&s, T0 + 1, 300, T0, 1, "/usr/bin/dash", NULL, "sh|-c|sleep 5 &", "sh");
+	s_fork(&s, T0 + MS, 300, 301);
+	s_exec(&s, T0 + 2 * MS, 301, T0 + MS, 300, "/usr/bin/sleep", NULL, "sleep|5", "sleep");
+	s_exit(&s, T0 + 3 * MS, 300, T0, 1, "sh", v);
+	s_exit(&s, T0 + 5 * SEC_NS, 301, T0 + MS, 1, "sleep", v); /* reparented to init */
+	build(&s, NULL, &b);
+	struct tza_proc *o = by_pid(b.m, 301, 0);
+	assert_non_null(o->parent);
+	assert_int_equal(o->parent->pid, 300);
+	assert_int_equal(o->ppid, 300);
+	assert_int_equal(o->exit_ppid, 1);
+	assert_true(o->flags & TZA_P_REPARENTED);
+	assert_false(by_pid(b.m, 300, 0)->flags & TZA_P_REPARENTED);
+	/* the critical path waits for the root only: the orphan is not on it */
+	struct tza_crit c;
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(c.makespan_ns, 3 * MS);
+	assert_int_equal(c.npath, 1);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* C09: env with failed PATH lookups, then sleep: two images, three failures */
+static void test_c09_exec_chain(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	s_fork(&s, T0, 1, 400);
+	s_exec(&s, T0 + 10, 400, T0, 1, "/usr/bin/env", NULL, "env|PATH=/nx1:/nx2:/nx3:/usr/bin|sleep|0",
+	       "env");
+	s_exec_fail(&s, T0 + 20, 400, ENOENT, "/nx1/sleep");
+	s_exec_fail(&s, T0 + 30, 400, ENOENT, "/nx2/sleep");
+	s_exec_fail(&s, T0 + 40, 400, ENOENT, "/nx3/sleep");
+	s_exec(&s, T0 + 50, 400, T0, 1, "/usr/bin/sleep", NULL, "sleep|0", "sleep");
+	s_exit(&s, T0 + MS, 400, T0, 1, "sleep", v);
+	build(&s, NULL, &b);
+	assert_int_equal(b.m->nprocs, 1);
+	struct tza_proc *p = b.m->procs[0];
+	assert_int_equal(p->nexecs, 2);
+	assert_string_equal(p->execs[0].exe, "/usr/bin/env");
+	assert_string_equal(p->execs[1].exe, "/usr/bin/sleep");
+	assert_int_equal(p->nfailed, 3);
+	assert_string_equal(p->failed[2].filename, "/nx3/sleep");
+	assert_int_equal(p->failed[2].err, ENOENT);
+	assert_int_equal(b.m->nexecs, 2);
+	assert_int_equal(b.m->nfailed_execs, 3);
+	assert_string_equal(tza_proc_key(p, TZA_BY_TOOL), "sleep");
+	assert_string_equal(tza_proc_key(p, TZA_BY_EXE), "/usr/bin/sleep");
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* C01 threads folded; C02 exit status and signals */
+static void test_c01_c02(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	s_proc(&s, 1, 500, T0, T0 + MS, "/opt/threads", "threads|50", "threads",
+	       (struct exit_vals){.threads = 51});
+	s_proc(&s, 1, 501, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 77});
+	s_proc(&s, 1, 502, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.sig = 9});
+	s_proc(&s, 1, 503, T0, T0 + MS, "/opt/x", "x", "x",
+	       (struct exit_vals){.sig = 11, .core = 1});
+	s_proc(&s, 1, 504, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 259});
+	build(&s, NULL, &b);
+	assert_int_equal(b.m->nprocs, 5);
+	struct tza_proc *t = by_pid(b.m, 500, 0);
+	assert_int_equal(t->threads, 51);
+	assert_int_equal(t->nchildren, 0);
+	assert_int_equal(by_pid(b.m, 501, 0)->exit_code, 77);
+	assert_int_equal(by_pid(b.m, 501, 0)->signal, 0);
+	assert_int_equal(by_pid(b.m, 502, 0)->signal, 9);
+	assert_int_equal(by_pid(b.m, 502, 0)->exit_code, -1);
+	assert_false(by_pid(b.m, 502, 0)->core_dumped);
+	assert_int_equal(by_pid(b.m, 503, 0)->signal, 11);
+	assert_true(by_pid(b.m, 503, 0)->core_dumped);
+	assert_int_equal(by_pid(b.m, 504, 0)->exit_code, 3);
+	assert_true(tza_proc_failed(by_pid(b.m, 502, 0)));
+	assert_false(tza_proc_failed(t));
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* C10 shebang scripts grouped by script; C11 comm is not an identity */
+static void test_c10_c11(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v1 = {.utime = SEC_NS}, v2 = {.utime = 2 * SEC_NS};
+	s_fork(&s, T0, 1, 600);
+	s_exec(&s, T0 + 10, 600, T0, 1, "/usr/bin/dash", "./run.sh", "/bin/sh|./run.sh|a|b", "run.sh");
+	s_exit(&s, T0 + SEC_NS, 600, T0, 1, "run.sh", v1);
+	s_fork(&s, T0, 1, 601);
+	s_exec(&s, T0 + 10, 601, T0, 1, "/usr/bin/dash", "./other.sh", "/bin/sh|./other.sh", "other.sh");
+	s_exit(&s, T0 + SEC_NS, 601, T0, 1, "other.sh", v1);
+	/* #!/usr/bin/env python3: env (script flag) then python3 */
+	s_fork(&s, T0, 1, 602);
+	s_exec(&s, T0 + 10, 602, T0, 1, "/usr/bin/env", "./p.py", "/usr/bin/env|python3|./p.py", "p.py");
+	s_exec(&s, T0 + 20, 602, T0, 1, "/usr/bin/python3.11", NULL, "python3|./p.py", "python3");
+	s_exit(&s, T0 + SEC_NS, 602, T0, 1, "python3", v1);
+	s_proc(&s, 1, 603, T0, T0 + SEC_NS, "/opt/cross/x86_64-linux-gnu-as", "as", "x86_64-linux-gn",
+	       v1);
+	s_proc(&s, 1, 604, T0, T0 + 2 * SEC_NS, "/opt/cross/x86_64-linux-gnu-ld", "ld",
+	       "x86_64-linux-gn", v2);
+	s_fork(&s, T0, 1, 605);
+	s_exec(&s, T0 + 10, 605, T0, 1, "/opt/burner", NULL, "burner", "burner");
+	s_exit(&s, T0 + SEC_NS, 605, T0, 1, "renamed", v1);
+	build(&s, NULL, &b);
+	struct tza_proc *r = by_pid(b.m, 600, 0);
+	assert_string_equal(r->execs[0].script, "./run.sh");
+	assert_string_equal(r->execs[0].exe, "/usr/bin/dash");
+	assert_string_equal(tza_proc_key(r, TZA_BY_TOOL), "run.sh");
+	assert_string_equal(tza_proc_key(by_pid(b.m, 601, 0), TZA_BY_TOOL), "other.sh");
+	assert_string_equal(tza_proc_key(by_pid(b.m, 602, 0), TZA_BY_TOOL), "p.py");
+	struct tza_crit c;
+	struct tza_machine mi = {2, 0};
+	struct tza_group *g;
+	uint32_t ng;
+	assert_int_equal(tza_critpath(b.m, TZA_BY_EXE, &c), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_EXE, &c, &mi, &g, &ng), 0);
+	int seen = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		if (!strcmp(g[i].key, "/opt/cross/x86_64-linux-gnu-as")) {
+			assert_int_equal(g[i].cpu_ns, SEC_NS);
+			seen++;
+		}
+		if (!strcmp(g[i].key, "/opt/cross/x86_64-linux-gnu-ld")) {
+			assert_int_equal(g[i].cpu_ns, 2 * SEC_NS);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	free(g);
+	tza_crit_free(&c);
+	struct tza_proc *ren = by_pid(b.m, 605, 0);
+	assert_string_equal(ren->comm, "renamed");
+	assert_string_equal(ren->execs[0].comm, "burner");
+	assert_string_equal(tza_proc_key(ren, TZA_BY_TOOL), "burner");
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* C14: a pre-existing shell from the snapshot, its 200 children under it once */
+static void test_c14_pre_existing(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	uint64_t born = T0 - 5 * SEC_NS;
+	s_state(&s, T0, 700, born, 1, "/usr/bin/dash",
+		"sh|-c|sleep 2; for i in $(seq 200); do /bin/true; done", EV_STATE_PRE_EXISTING, "sh");
+	for (uint32_t i = 0; i < 200; i++)
+		s_proc(&s, 700, 1000 + i, T0 + (i + 1) * MS, T0 + (i + 1) * MS + 500000, "/usr/bin/true",
+		       "/bin/true", "true", v);
+	/* a late state block repeats the living shell: no duplicate */
+	s_state(&s, T0 + SEC_NS, 700, born, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING, "sh");
+	build(&s, NULL, &b);
+	assert_int_equal(b.m->nprocs, 201);
+	assert_int_equal(b.m->nroots, 1);
+	struct tza_proc *sh = b.m->roots[0];
+	assert_int_equal(sh->pid, 700);
+	assert_true(sh->flags & TZA_P_PRE_EXISTING);
+	assert_true(sh->flags & TZA_P_NO_EXIT);
+	assert_int_equal(sh->nchildren, 200);
+	assert_int_equal(sh->nexecs, 1);
+	assert_true(sh->execs[0].flags & TZA_EXEC_FROM_STATE);
+	assert_false(b.m->incomplete);
+	assert_int_equal(b.m->orphans, 0);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* C08: drops make the model incomplete and name orphaned pids */
+static void test_c08_drops(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	s_fork(&s, T0, 50, 800);
+	s_exec(&s, T0 + 1, 800, T0, 50, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
+	/* 801's fork was dropped: first seen at its exec; its parent 799 unknown */
+	s_exec(&s, T0 + 2 * MS, 801, T0 + MS, 799, "/usr/bin/true", NULL, "true", "true");
+	s_exit(&s, T0 + 3 * MS, 801, T0 + MS, 799, "true", v);
+	s_drops(&s, T0 + 4 * MS, 3, 0, 1);
+	s_exit(&s, T0 + 5 * MS, 800, T0, 50, "bash", v);
+	build(&s, NULL, &b);
+	assert_true(b.m->incomplete);
+	assert_int_equal(b.m->drops[EV_DROP_FORK], 3);
+	assert_int_equal(b.m->drops[EV_DROP_EXIT], 1);
+	assert_int_equal(b.m->orphans, 1);
+	struct tza_proc *o = by_pid(b.m, 801, 0);
+	assert_true(o->flags & TZA_P_ORPHAN);
+	assert_true(o->flags & TZA_P_NO_FORK);
+	assert_false(by_pid(b.m, 800, 0)->flags & TZA_P_ORPHAN);
+	assert_int_equal(b.m->no_fork, 1);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* crafted parent cycle and self-parent: the model is built, no loop */
+static void test_parent_cycle(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	s_state(&s, T0, 900, T0 - SEC_NS, 901, "/a", "a", 0, "a");
+	s_state(&s, T0, 901, T0 - SEC_NS, 900, "/b", "b", 0, "b");
+	s_state(&s, T0, 902, T0 - SEC_NS, 902, "/c", "c", 0, "c");
+	s_fork(&s, T0 + 1, 903, 903);
+	build(&s, NULL, &b);
+	assert_int_equal(b.m->nprocs, 4);
+	assert_true(b.m->nroots >= 2);
+	for (uint32_t i = 0; i < b.m->nprocs; i++) {
+		uint32_t n = 0;
+		for (struct tza_proc *p = b.m->procs[i]; p; p = p->parent)
+			assert_true(++n <= b.m->nprocs);
+	}
+	struct tza_crit c;
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* ------------------------------------------------ traces for the CLI tests */
+
+static int write_file(const char *dir, const char *name, struct synth *s)
+{
+	char path[4096];
+	size_t len;
+	void *buf = synth_file(s, NULL, &len);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	if (!buf || !f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		return 1;
+	}
+	free(buf);
+	synth_free(s);
+	return 0;
+}
+
+static int write_all(const char *dir)
+{
+	struct synth s = {0};
+	int bad = 0;
+	scen_pipeline(&s);
+	bad |= write_file(dir, "pipeline.tz", &s);
+
+	/* C05 hostile argv, pid reuse, a reparented orphan, failures, 2,000 trues */
+	struct exit_vals v = {.utime = 100000, .rss_kib = 900};
+	synth_meta(&s, "cpus", "2");
+	synth_meta(&s, "memory_kib", "4000000");
+	s_fork(&s, T0, 40, 10);
+	s_exec(&s, T0 + 1000, 10, T0, 40, "/usr/bin/bash", NULL, "bash|edge.sh", "bash");
+	s_fork(&s, T0 + MS, 10, 11);
+	s_exec(&s, T0 + 2 * MS, 11, T0 + MS, 10, "/usr/bin/printf", NULL,
+	       "printf|a b||x\ny|\xff\xfe|\x01|q\"uote\\|end", "printf");
+	s_exit(&s, T0 + 3 * MS, 11, T0 + MS, 10, "printf", v);
+	s_proc(&s, 10, 12, T0 + 4 * MS, T0 + 5 * MS, "/usr/bin/a", "a", "a", v);
+	s_proc(&s, 10, 12, T0 + 6 * MS, T0 + 7 * MS, "/usr/bin/b", "b", "b", v);
+	s_fork(&s, T0 + 8 * MS, 10, 13);
+	s_exec(&s, T0 + 9 * MS, 13, T0 + 8 * MS, 10, "/usr/bin/env", NULL, "env|sleep|9", "env");
+	s_exec_fail(&s, T0 + 9 * MS + 10, 13, ENOENT, "/nx/sleep");
+	s_exec(&s, T0 + 9 * MS + 20, 13, T0 + 8 * MS, 10, "/usr/bin/sleep", NULL, "sleep|9", "sleep");
+	for (uint32_t i = 0; i < 2000; i++)
+		s_proc(&s, 10, 100 + i, T0 + 10 * MS + i * 100000, T0 + 10 * MS + i * 100000 + 50000,
+		       "/usr/bin/true", "true", "true", (struct exit_vals){.utime = 10000});
+	s_proc(&s, 10, 14, T0 + 300 * MS, T0 + 301 * MS, "/opt/crash", "crash", "crash",
+	       (struct exit_vals){.sig = 11, .core = 1});
+	s_proc(&s, 10, 15, T0 + 302 * MS, T0 + 303 * MS, "/opt/fail", "fail", "fail",
+	       (struct exit_vals){.code = 3});
+	s_exit(&s, T0 + 400 * MS, 10, T0, 40, "bash", v);
+	s_exit(&s, T0 + 9 * SEC_NS, 13, T0 + 8 * MS, 1, "sleep", v);
+	bad |= write_file(dir, "edge.tz", &s);
+
+	/* drops: an incomplete tree */
+	s_fork(&s, T0, 50, 800);
+	s_exec(&s, T0 + 1, 800, T0, 50, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
+	s_exec(&s, T0 + 2 * MS, 801, T0 + MS, 799, "/usr/bin/true", NULL, "true", "true");
+	s_exit(&s, T0 + 3 * MS, 801, T0 + MS, 799, "true", v);
+	s_drops(&s, T0 + 4 * MS, 3, 0, 1);
+	s_exit(&s, T0 + 5 * MS, 800, T0, 50, "bash", v);
+	bad |= write_file(dir, "drops.tz", &s);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--write"))
+		return write_all(argv[2]);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipeline_tree),	 cmocka_unit_test(test_critical_path),
+		cmocka_unit_test(test_top_flags),	 cmocka_unit_test(test_c07_shuffled),
+		cmocka_unit_test(test_pid_reuse),	 cmocka_unit_test(test_reparented_orphan),
+		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
+		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
+		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
