@@ -270,7 +270,7 @@ int cmd_summary(int argc, char **argv)
 		if (nshow) {
 			fprintf(f, "\ntop tools by self CPU:\n  %-28s %7s %10s %10s %6s %9s %9s %9s\n",
 				by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
-				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "READ", "WRITE");
+				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "RCHAR", "WCHAR");
 			for (uint32_t i = 0; i < nshow; i++) {
 				const struct tza_group *x = &g[i];
 				fprintf(f, "  %-28s %7s %10s %10s %6.2f %9s %9s %9s\n", x->key,

@@ -78,7 +78,7 @@ static void status(FILE *f, const struct tza_proc *p)
 static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 {
 	const struct tza_model *m = c->m;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], b4[32];
 	if (c->gsize[p->index] > 1) {
 		const struct agg *a = &c->agg[p->index];
 		fprintf(f, "%s\xc3\x97 %s  +%.3fs..+%.3fs  wall %s  cpu %s  max rss %s",
@@ -86,7 +86,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 			(double)(int64_t)(a->first - m->t0_ns) / 1e9,
 			(double)(int64_t)(a->last - m->t0_ns) / 1e9,
 			tza_fmt_dur(b2, sizeof(b2), a->wall), tza_fmt_dur(b3, sizeof(b3), a->cpu),
-			tza_fmt_bytes(b1, sizeof(b1), a->rss * 1024));
+			tza_fmt_bytes(b4, sizeof(b4), a->rss * 1024));
 		if (a->failed)
 			fprintf(f, "  (%u failed)", a->failed);
 		fputc('\n', f);
