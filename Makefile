@@ -39,6 +39,7 @@ LDFLAGS ?=
 ALL_LDFLAGS := $(LDFLAGS) $(SAN)
 
 .DELETE_ON_ERROR:
+.SECONDARY:
 .SUFFIXES:
 .PHONY: all clean test test-asan test-unit test-integration fuzz demo install deps
 
