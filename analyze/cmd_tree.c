@@ -81,7 +81,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	char b1[32], b2[32], b3[32], b4[32];
 	if (c->gsize[p->index] > 1) {
 		const struct agg *a = &c->agg[p->index];
-		fprintf(f, "%s\xc3\x97 %s  +%.3fs..+%.3fs  wall %s  cpu %s  max rss %s",
+		fprintf(f, "%s\xc3\x97 %s  %+.3fs..%+.3fs  wall %s  cpu %s  max rss %s",
 			tza_fmt_count(b1, sizeof(b1), a->n), tza_proc_key(p, c->o.by),
 			(double)(int64_t)(a->first - m->t0_ns) / 1e9,
 			(double)(int64_t)(a->last - m->t0_ns) / 1e9,
@@ -100,7 +100,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 		if (c->o.full && (p->flags & TZA_P_ARGV_TRUNCATED))
 			fputs(" [argv truncated]", f);
 	}
-	fprintf(f, "  +%.3fs %s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
+	fprintf(f, "  %+.3fs %s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
 		tza_fmt_dur(b1, sizeof(b1), dur(m, p)));
 	status(f, p);
 	if (!(p->flags & TZA_P_NO_EXIT))

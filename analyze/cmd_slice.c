@@ -1,0 +1,257 @@
+/*
+ * cmd_slice.c - cut a time window into a new self-contained .tz. Only the
+ * chunks overlapping the window (and those since the newest state block
+ * before it) are read. Processes alive at the window's start are written as
+ * EV_PROC_STATE events at that instant, encoded with the input's own schema.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/events.h"
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze slice --from T --to T [-f] IN OUT\n\n"
+		"Write the events of IN between --from and --to (inclusive) into a new trace\n"
+		"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
+		"every process alive then (so the slice's tree is complete) and the drop\n"
+		"counters reached by then. Times are seconds from the trace start (90, 1m30s,\n"
+		"250ms) or wall clock (2026-11-29T10:00:00, local; Z for UTC).\n\n"
+		"Options:\n"
+		"  --from T         window start (default: trace start)\n"
+		"  --to T           window end (default: trace end)\n"
+		"  -f, --force      overwrite OUT if it exists\n"
+		"  -h, --help       this help\n\n"
+		"Examples:\n"
+		"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
+		"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n");
+}
+
+static void put(uint8_t *fixed, uint32_t size, const struct tz_event_type *t, const char *name,
+		uint64_t v)
+{
+	const struct tz_field *f = tz_type_field(t, name);
+	if (!f || f->type < TZ_F_U8 || f->type > TZ_F_I64 || f->offset + f->size > size)
+		return;
+	for (uint32_t i = 0; i < f->size; i++)
+		fixed[f->offset + i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_chars(uint8_t *fixed, uint32_t size, const struct tz_event_type *t,
+		      const char *name, const char *s, size_t n)
+{
+	const struct tz_field *f = tz_type_field(t, name);
+	if (!f || f->type != TZ_F_CHARS || f->offset + f->size > size)
+		return;
+	memcpy(fixed + f->offset, s, n < f->size ? n : f->size);
+}
+
+static int put_blob(struct tz_blob *blobs, uint32_t nblobs, const struct tz_event_type *t,
+		    const char *name, const void *data, uint32_t len)
+{
+	const struct tz_field *f = tz_type_field(t, name);
+	if (!f || (f->type != TZ_F_STR && f->type != TZ_F_STRV) || f->offset >= nblobs)
+		return 0;
+	blobs[f->offset] = (struct tz_blob){data, len};
+	return 1;
+}
+
+/* One proc_state event at ts for p (alive then), in the input's layout. */
+static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_proc *p,
+		       uint64_t ts)
+{
+	uint8_t fixed[1024];
+	struct tz_blob blobs[16];
+	uint32_t size = t->fixed_size < sizeof(fixed) ? t->fixed_size : sizeof(fixed);
+	uint32_t nb = t->nblobs < 16 ? t->nblobs : 16;
+	const struct tza_exec *e = tza_proc_image_inherited(p);
+	memset(fixed, 0, sizeof(fixed));
+	memset(blobs, 0, sizeof(blobs));
+	uint32_t exe_len = e && e->exe ? (uint32_t)strlen(e->exe) : 0;
+	uint32_t argv_len = e ? e->argv_len : 0;
+	put(fixed, size, t, "start_ns", p->start_ns);
+	put(fixed, size, t, "tgid", p->pid);
+	put(fixed, size, t, "ppid", p->ppid);
+	put(fixed, size, t, "uid", p->uid);
+	put(fixed, size, t, "euid", p->euid);
+	put(fixed, size, t, "ns_pid", p->ns_pid);
+	put(fixed, size, t, "argc", e ? e->argc : 0);
+	put(fixed, size, t, "argv_size", e ? e->argv_size : 0);
+	put(fixed, size, t, "argv_len", argv_len);
+	put(fixed, size, t, "exe_len", exe_len);
+	put(fixed, size, t, "flags",
+	    ((p->flags & TZA_P_PRE_EXISTING) ? EV_STATE_PRE_EXISTING : 0) |
+		    ((p->flags & TZA_P_KTHREAD) ? EV_STATE_KTHREAD : 0) |
+		    ((p->flags & TZA_P_ARGV_TRUNCATED) ? EV_EXEC_ARGV_TRUNCATED : 0));
+	put_chars(fixed, size, t, "comm", p->comm, strnlen(p->comm, sizeof(p->comm)));
+	put_blob(blobs, nb, t, "exe", e ? e->exe : NULL, exe_len);
+	put_blob(blobs, nb, t, "argv", e ? e->argv : NULL, argv_len);
+	return tz_writer_add(w, t->id, ts, fixed, size, blobs, nb);
+}
+
+static int write_drops(tz_writer *w, const struct tz_event_type *t, const struct tza_model *m,
+		       uint64_t ts)
+{
+	static const char *const names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
+					    "argv_fault"};
+	uint8_t fixed[1024];
+	uint32_t size = t->fixed_size < sizeof(fixed) ? t->fixed_size : sizeof(fixed);
+	int any = 0;
+	memset(fixed, 0, sizeof(fixed));
+	for (int i = 0; i < 6; i++) {
+		put(fixed, size, t, names[i], m->drops[i]);
+		any |= m->drops[i] != 0;
+	}
+	return any ? tz_writer_add(w, t->id, ts, fixed, size, NULL, 0) : 0;
+}
+
+int cmd_slice(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
+		{"force", no_argument, NULL, 'f'},	{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *from_s = NULL, *to_s = NULL;
+	int force = 0, c, ret = TZA_EXIT_FAIL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			from_s = optarg;
+			break;
+		case 'T':
+			to_s = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind + 2 != argc) {
+		tza_err("slice: expected IN and OUT (see 'tracer-analyze slice --help')");
+		return TZA_EXIT_USAGE;
+	}
+	const char *in = argv[optind], *out = argv[optind + 1];
+	tz_reader *r = tza_open(in, NULL);
+	if (!r)
+		return TZA_EXIT_FAIL;
+	const struct tz_info *info = tz_reader_info(r);
+	uint64_t from = info->first_ts_ns, to = info->last_ts_ns;
+	if ((from_s && tza_parse_time(r, "--from", from_s, &from) < 0) ||
+	    (to_s && tza_parse_time(r, "--to", to_s, &to) < 0)) {
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+	if (to < from) {
+		tza_err("slice: --to is before --from");
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+
+	/* processes alive at `from`: from the newest state block before it on */
+	struct tza_model *pre = NULL;
+	const struct tz_event *ev;
+	uint64_t s0 = 0;
+	int rc = tz_reader_iter(r, from, to, TZ_IT_STATE);
+	if (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE))
+		s0 = ev->ts_ns;
+	if (rc >= 0 && from > info->first_ts_ns)
+		rc = tza_model_build(r, s0, from - 1, &pre);
+	if (rc < 0) {
+		const char *msg = tz_reader_errmsg(r);
+		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
+		tz_reader_free(r);
+		return TZA_EXIT_FAIL;
+	}
+
+	tz_writer *w = NULL;
+	struct tz_writer_opts wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.flags = force ? TZ_W_OVERWRITE : 0;
+	rc = tz_writer_open(&w, out, &wo);
+	if (rc < 0) {
+		if (rc == TZ_ERR_EXISTS)
+			tza_err("'%s': file exists (use -f to overwrite)", out);
+		else
+			tza_err("%s", w ? tz_writer_errmsg(w) : tz_strerror(rc));
+		tz_writer_free(w);
+		goto out;
+	}
+	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
+		const char *k, *v;
+		if (tz_reader_meta_at(r, i, &k, &v) == 0)
+			tz_writer_set_meta(w, k, v);
+	}
+	char b[64];
+	tz_writer_set_meta(w, "slice_of", in);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)from);
+	tz_writer_set_meta(w, "slice_from_boottime_ns", b);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)to);
+	tz_writer_set_meta(w, "slice_to_boottime_ns", b);
+	for (size_t i = 0; i < tz_reader_type_count(r); i++)
+		if ((rc = tz_writer_add_type(w, tz_reader_type_at(r, i))) < 0)
+			goto werr;
+	uint64_t nstate = 0, nev = 0, skipped = 0;
+	const struct tz_event_type *st = tz_reader_type_by_id(r, EV_PROC_STATE);
+	const struct tz_event_type *dt = tz_reader_type_by_id(r, EV_DROPS);
+	if (pre && st) {
+		for (uint32_t i = 0; i < pre->nprocs; i++) {
+			struct tza_proc *p = pre->procs[i];
+			if (!(p->flags & TZA_P_NO_EXIT))
+				continue;
+			if ((rc = write_state(w, st, p, from)) < 0)
+				goto werr;
+			nstate++;
+		}
+	}
+	if (pre && dt && (rc = write_drops(w, dt, pre, from)) < 0)
+		goto werr;
+	rc = tz_reader_iter(r, from, to, 0);
+	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
+		if (!ev->type) {
+			skipped++;
+			continue;
+		}
+		rc = tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len, ev->blobs,
+				   ev->nblobs);
+		if (rc < 0)
+			goto werr;
+		nev++;
+	}
+	if (rc < 0) {
+		const char *msg = tz_reader_errmsg(r);
+		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
+		tz_writer_free(w);
+		unlink(out);
+		goto out;
+	}
+	if ((rc = tz_writer_close(w)) < 0) {
+		tza_err("'%s': %s", out, tz_strerror(rc));
+		unlink(out);
+		goto out;
+	}
+	fprintf(stderr, "tracer-analyze: '%s': %llu events, %llu processes alive at the start%s\n",
+		out, (unsigned long long)nev, (unsigned long long)nstate,
+		skipped ? " (events of unknown types skipped)" : "");
+	ret = TZA_EXIT_OK;
+	goto out;
+werr:
+	tza_err("'%s': %s", out, tz_writer_errmsg(w)[0] ? tz_writer_errmsg(w) : tz_strerror(rc));
+	tz_writer_free(w);
+	unlink(out);
+out:
+	tza_model_free(pre);
+	tz_reader_free(r);
+	return ret;
+}
