@@ -5,7 +5,7 @@
 #
 # Usage: samples/pipeline/run.sh [OUTDIR]      (default: ./pipeline-out)
 #   LANES=4      how many lanes the paired reads are split into (aligned one by one)
-#   REPLICATES=12 technical replicates: every lane is aligned once per replicate
+#   REPLICATES=16 technical replicates: every lane is aligned once per replicate
 #   REGIONS=16   the genome is cut into this many windows, called 2 at a time
 #   THREADS=2    bwa mem threads
 #   BT2_EXAMPLES=/usr/share/doc/bowtie2/examples
@@ -22,7 +22,7 @@ set -euo pipefail
 out=${1:-pipeline-out}
 ex=${BT2_EXAMPLES:-/usr/share/doc/bowtie2/examples}
 lanes=${LANES:-4}
-reps=${REPLICATES:-12}
+reps=${REPLICATES:-16}
 regions=${REGIONS:-16}
 threads=${THREADS:-2}
 

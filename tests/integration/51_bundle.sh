@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tracer-analyze bundle: .tar.gz and .zip bundles of the sample trace hold
+# every file README.txt names, MANIFEST sizes and checksums are right, and
+# every subcommand reads the bundle in place with the same output as on the
+# bare .tz (only the file name given on the command line differs).
+set -euo pipefail
+A=${TRACER_ANALYZE:?}
+S=${TESTS_DIR:?}/../samples/pipeline.tz
+t=$(mktemp -d /tmp/tracer-t51.XXXXXX)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cp "$S" "$t/trace.tz"
+before=$(find /tmp -maxdepth 1 -name 'tracer-bundle.*' | sort)
+cd "$t"
+
+timeout 120 "$A" bundle trace.tz -o report.tar.gz
+timeout 120 "$A" bundle trace.tz -o report.zip
+[ -s report.tar.gz ] && [ -s report.zip ] || fail "no bundle written"
+ls ./*.tmp.* 2>/dev/null && fail "temporary file left behind"
+
+want="MANIFEST README.txt cpu.png io.png mem.png processes.csv summary.json summary.txt timeline.png timeline.svg top.txt trace.tz tree.txt"
+command -v gnuplot >/dev/null ||
+	want="MANIFEST README.txt processes.csv summary.json summary.txt top.txt trace.tz tree.txt"
+# list members, check names/types, unpack into x.tar/ and x.zip/ for checks
+python3 - "$want" <<'PY' || fail "bundle members"
+import sys, tarfile, zipfile, os
+want = sorted(sys.argv[1].split())
+with tarfile.open('report.tar.gz') as tf:
+    ms = tf.getmembers()
+    names = sorted(m.name for m in ms)
+    assert names == sorted('report/' + w for w in want), names
+    assert all(m.isfile() and m.mode == 0o644 for m in ms), 'not plain 0644 files'
+    for m in ms:
+        os.makedirs('x.tar', exist_ok=True)
+        open('x.tar/' + os.path.basename(m.name), 'wb').write(tf.extractfile(m).read())
+with zipfile.ZipFile('report.zip') as zf:
+    names = sorted(zf.namelist())
+    assert names == sorted('report/' + w for w in want), names
+    os.makedirs('x.zip', exist_ok=True)
+    for n in names:
+        open('x.zip/' + os.path.basename(n), 'wb').write(zf.read(n))
+PY
+cmp trace.tz x.tar/trace.tz || fail "the bundled trace differs from the input"
+cmp trace.tz x.zip/trace.tz || fail "the zip's trace differs from the input"
+
+# MANIFEST: one line per other file, exact sizes; xxh64 checked with xxhsum when present
+n=0
+while read -r size hash name; do
+	[ "${size:0:1}" = "#" ] && continue
+	n=$((n + 1))
+	[ "$(stat -c %s "x.tar/$name")" = "$size" ] || fail "MANIFEST size of $name"
+	[[ "$hash" =~ ^[0-9a-f]{16}$ ]] || fail "MANIFEST hash of $name: '$hash'"
+	if command -v xxhsum >/dev/null; then
+		[ "$(xxhsum -H1 "x.tar/$name" | cut -d' ' -f1)" = "$hash" ] || fail "xxh64 of $name"
+	fi
+done < x.tar/MANIFEST
+[ "$n" = $(($(wc -w <<< "$want") - 1)) ] || fail "MANIFEST lists $n files"
+for f in $want; do
+	[ "$f" = MANIFEST ] || [ "$f" = README.txt ] || grep -q "^  $f " x.tar/README.txt ||
+		fail "README.txt does not describe $f"
+done
+
+# the text members are what the subcommands print for the bundled trace
+"$A" tree trace.tz | cmp - x.tar/tree.txt || fail "tree.txt differs from 'tree'"
+"$A" top trace.tz | cmp - x.tar/top.txt || fail "top.txt differs from 'top'"
+"$A" export --format csv trace.tz | cmp - x.tar/processes.csv || fail "processes.csv differs"
+"$A" summary trace.tz | cmp - x.tar/summary.txt || fail "summary.txt differs"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' x.tar/summary.json || fail "summary.json is not JSON"
+
+# every subcommand on the bundle = on the bare .tz; summary names the file it
+# was given, so that name is replaced by FILE on both sides
+for b in report.tar.gz report.zip; do
+	for cmd in "summary" "summary --json" "tree" "tree --depth 2" "top" "top --json" \
+		"critical-path" "export --format jsonl" "export --format csv"; do
+		# shellcheck disable=SC2086
+		diff <("$A" $cmd trace.tz | sed 's/trace\.tz/FILE/g') \
+			<("$A" $cmd "$b" | sed "s/${b//./\\.}/FILE/g") > /dev/null ||
+			fail "'$cmd' differs on $b"
+	done
+	"$A" summary "$b" | head -1 | grep -q "$b" || fail "summary does not name $b"
+	diff <("$A" plot trace.tz --script - -o p.png) <("$A" plot "$b" --script - -o p.png) ||
+		fail "plot script differs on $b"
+	if command -v gnuplot >/dev/null; then
+		"$A" plot "$b" -o "p-$b.png"
+		[ "$(head -c 4 "p-$b.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "plot of $b"
+	fi
+done
+
+# a bundle of a bundle carries the same trace
+timeout 120 "$A" bundle report.zip -o again.tar.gz --no-plots
+python3 -c 'import tarfile; tarfile.open("again.tar.gz").extractfile("again/trace.tz").read() == open("trace.tz","rb").read() or exit(1)' ||
+	fail "bundle of a bundle changed the trace"
+
+# usage and failure
+set +e
+"$A" bundle trace.tz -o out.rar 2> err; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q 'unknown bundle type' err || fail "-o out.rar: exit $rc"
+set +e
+"$A" bundle trace.tz 2> err; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "no -o: exit $rc"
+echo hello > not.tz
+set +e
+"$A" bundle not.tz -o bad.tar.gz 2> err; rc=$?
+set -e
+[ "$rc" = 1 ] && [ ! -e bad.tar.gz ] || fail "non-trace input: exit $rc"
+after=$(find /tmp -maxdepth 1 -name 'tracer-bundle.*' | sort)
+[ "$before" = "$after" ] || fail "work directories left behind: $after"
+echo ok
