@@ -33,6 +33,7 @@ int cmd_critical_path(int argc, char **argv)
 	enum tza_by by = TZA_BY_TOOL;
 	int json = 0, c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -46,7 +47,7 @@ int cmd_critical_path(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("critical-path", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

@@ -110,6 +110,7 @@ int cmd_diff(int argc, char **argv)
 	uint64_t limit = 30;
 	int json = 0, c, limit_set = 0;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -128,7 +129,7 @@ int cmd_diff(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("diff", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

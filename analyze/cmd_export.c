@@ -347,6 +347,7 @@ int cmd_export(int argc, char **argv)
 	enum tza_by by = TZA_BY_TOOL;
 	int c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:b:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -363,7 +364,7 @@ int cmd_export(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("export", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

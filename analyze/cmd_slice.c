@@ -119,6 +119,7 @@ int cmd_slice(int argc, char **argv)
 	const char *from_s = NULL, *to_s = NULL;
 	int force = 0, c, ret = TZA_EXIT_FAIL;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -134,7 +135,7 @@ int cmd_slice(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("slice", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}
@@ -146,6 +147,10 @@ int cmd_slice(int argc, char **argv)
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;
+	if (tza_check_whole(r, in, 0) < 0) {
+		tz_reader_free(r);
+		return TZA_EXIT_FAIL;
+	}
 	const struct tz_info *info = tz_reader_info(r);
 	uint64_t from = info->first_ts_ns, to = info->last_ts_ns;
 	if ((from_s && tza_parse_time(r, "--from", from_s, &from) < 0) ||
@@ -232,6 +237,11 @@ int cmd_slice(int argc, char **argv)
 	if (rc < 0) {
 		const char *msg = tz_reader_errmsg(r);
 		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
+		tz_writer_free(w);
+		unlink(out);
+		goto out;
+	}
+	if (tza_check_whole(r, in, 1) < 0) {
 		tz_writer_free(w);
 		unlink(out);
 		goto out;

@@ -59,6 +59,7 @@ int cmd_summary(int argc, char **argv)
 	uint64_t limit = 10;
 	int json = 0, c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -76,7 +77,7 @@ int cmd_summary(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("summary", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

@@ -89,6 +89,7 @@ int cmd_top(int argc, char **argv)
 	uint64_t limit = 30;
 	sort_col = 0;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:s:n:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -117,7 +118,7 @@ int cmd_top(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("top", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

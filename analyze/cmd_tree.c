@@ -310,6 +310,7 @@ int cmd_tree(int argc, char **argv)
 	c.o.collapse = 3;
 	c.o.by = TZA_BY_TOOL;
 	optind = 1;
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "p:d:m:e:ac:b:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
@@ -343,7 +344,7 @@ int cmd_tree(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("tree", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

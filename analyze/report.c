@@ -1,4 +1,5 @@
 /* report.c - shared analysis helpers (report.h). */
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,12 +7,46 @@
 #include "json.h"
 #include "report.h"
 
+/* TRACER_ANALYZE_PARTIAL=1: analyze unfinished or damaged traces anyway */
+static int partial_ok(void)
+{
+	const char *e = getenv("TRACER_ANALYZE_PARTIAL");
+	return e && *e && strcmp(e, "0");
+}
+
+int tza_check_whole(tz_reader *r, const char *path, int after_read)
+{
+	const struct tz_info *in = tz_reader_info(r);
+	if (partial_ok())
+		return 0;
+	if (!after_read && !in->has_footer) {
+		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
+			"keeps what was sealed, TRACER_ANALYZE_PARTIAL=1 analyzes it as is",
+			path);
+		return -1;
+	}
+	if (in->corrupt_blocks) {
+		const char *msg = tz_reader_errmsg(r);
+		char where[96];
+		snprintf(where, sizeof(where), "'%s': offset %llu", path,
+			 (unsigned long long)in->corrupt_first_offset);
+		tza_err("%s: %llu damaged block%s (see 'tracer-analyze verify'; "
+			"TRACER_ANALYZE_PARTIAL=1 analyzes the rest)",
+			msg && *msg ? msg : where, (unsigned long long)in->corrupt_blocks,
+			in->corrupt_blocks > 1 ? "s" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int tza_load(const char *path, tz_reader **r, struct tza_model **m)
 {
 	*m = NULL;
 	*r = tza_open(path, NULL);
 	if (!*r)
 		return -1;
+	if (tza_check_whole(*r, path, 0) < 0)
+		goto fail;
 	int rc = tza_model_build(*r, 0, UINT64_MAX, m);
 	if (rc < 0) {
 		const char *msg = tz_reader_errmsg(*r);
@@ -19,11 +54,24 @@ int tza_load(const char *path, tz_reader **r, struct tza_model **m)
 			tza_err("%s", msg);
 		else
 			tza_err("'%s': %s", path, tz_strerror(rc));
-		tz_reader_free(*r);
-		*r = NULL;
-		return -1;
+		goto fail;
 	}
+	if (tza_check_whole(*r, path, 1) < 0)
+		goto fail;
 	return 0;
+fail:
+	tza_model_free(*m);
+	*m = NULL;
+	tz_reader_free(*r);
+	*r = NULL;
+	return -1;
+}
+
+void tza_bad_option(const char *cmd, int argc, char **argv)
+{
+	const char *what = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	tza_err("%s: unknown option or missing argument: '%s' (see 'tracer-analyze %s --help')",
+		cmd, what, cmd);
 }
 
 void tza_unload(tz_reader *r, struct tza_model *m)

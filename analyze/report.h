@@ -18,7 +18,17 @@
  * line ("tracer-analyze: 'x.tz': ...") and returns -1 with nothing to free.
  */
 int tza_load(const char *path, tz_reader **r, struct tza_model **m);
+/*
+ * Refuse a trace without a footer (crashed or truncated: 'recover' it first)
+ * and one with damaged blocks (after_read: once the events were read), with
+ * one line; -1 then. TRACER_ANALYZE_PARTIAL=1 in the environment accepts
+ * both: the model then counts the damage and flags itself incomplete.
+ */
+int tza_check_whole(tz_reader *r, const char *path, int after_read);
 void tza_unload(tz_reader *r, struct tza_model *m);
+
+/* One line for a getopt '?' (opterr = 0): the offending word and where help is. */
+void tza_bad_option(const char *cmd, int argc, char **argv);
 
 /* "exe", "tool" or "command" into *by; -1 + message (naming opt) otherwise. */
 int tza_parse_by(const char *opt, const char *s, enum tza_by *by);

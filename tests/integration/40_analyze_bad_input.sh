@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# tracer-analyze on bad input: every subcommand on an empty, non-.tz, tiny,
+# truncated, corrupt and missing file prints exactly one line on stderr
+# ("tracer-analyze: ..."), nothing on stdout, exits 1, never crashes; bad
+# command lines exit 2. Synthetic traces come from test_model --write.
+set -u
+A=${TRACER_ANALYZE:?}
+O=${O:-build}
+GEN="$O/tests/test_model"
+[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
+tmp=$(mktemp -d /tmp/tza-bad.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+"$GEN" --write "$tmp" || { echo "cannot write synthetic traces"; exit 1; }
+good="$tmp/edge.tz"
+sz=$(stat -c %s "$good")
+: >"$tmp/empty.tz"
+printf 'this is not a trace\n' >"$tmp/text.tz"
+head -c 10 "$good" >"$tmp/tiny.tz"
+head -c $((sz / 2)) "$good" >"$tmp/trunc.tz"
+head -c $((sz - 1)) "$good" >"$tmp/trunc1.tz"
+cp "$good" "$tmp/corrupt.tz"
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$tmp/corrupt.tz" bs=1 seek=$((sz / 3)) conv=notrunc 2>/dev/null
+head -c 4096 /dev/urandom >"$tmp/random.tz"
+fails=0
+
+expect() { # want_rc name cmd...
+	local want=$1 name=$2; shift 2
+	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$? nl
+	nl=$(wc -l <"$tmp/err")
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: exit $rc, want $want"; cat "$tmp/err"; fails=$((fails + 1)); return
+	fi
+	if [ "$want" -eq 1 ]; then
+		if [ "$nl" -ne 1 ] || ! grep -q '^tracer-analyze: ' "$tmp/err" || [ -s "$tmp/out" ]; then
+			echo "FAIL $name: want one 'tracer-analyze:' line and no output, got:"
+			cat "$tmp/err"; head -c 300 "$tmp/out"; fails=$((fails + 1)); return
+		fi
+	fi
+	if [ "$want" -eq 2 ] && ! grep -q 'tracer-analyze: ' "$tmp/err"; then
+		echo "FAIL $name: usage error without a message"; fails=$((fails + 1)); return
+	fi
+	echo "ok   $name: $(head -n1 "$tmp/err")"
+}
+
+for f in empty text tiny trunc trunc1 corrupt random missing; do
+	in="$tmp/$f.tz"
+	expect 1 "summary $f" "$A" summary "$in"
+	expect 1 "summary --json $f" "$A" summary --json "$in"
+	expect 1 "tree $f" "$A" tree "$in"
+	expect 1 "top $f" "$A" top "$in"
+	expect 1 "top --json $f" "$A" top --json "$in"
+	expect 1 "critical-path $f" "$A" critical-path "$in"
+	for fmt in jsonl csv tsv chrome; do
+		expect 1 "export $fmt $f" "$A" export --format $fmt "$in"
+	done
+	expect 1 "slice $f" "$A" slice --from 0 --to 1 "$in" "$tmp/slice-$f.tz"
+	if [ -e "$tmp/slice-$f.tz" ]; then
+		echo "FAIL slice $f: left an output file"; fails=$((fails + 1))
+	fi
+	expect 1 "diff A=$f" "$A" diff "$in" "$good"
+	expect 1 "diff B=$f" "$A" diff "$good" "$in"
+done
+
+# a damaged trace is analyzed when asked, with the damage shown
+TRACER_ANALYZE_PARTIAL=1 timeout 60 "$A" summary "$tmp/corrupt.tz" >"$tmp/out" 2>&1
+if [ $? -ne 0 ] || ! grep -q 'TREE INCOMPLETE' "$tmp/out" || ! grep -q '1 corrupt blocks' "$tmp/out"; then
+	echo "FAIL partial summary of a corrupt trace"; cat "$tmp/out"; fails=$((fails + 1))
+fi
+
+# usage errors: exit 2 with a message
+expect 2 "no file" "$A" summary
+expect 2 "two files" "$A" tree "$good" "$good"
+expect 2 "unknown option" "$A" top --bogus "$good"
+expect 2 "bad --by" "$A" top --by comm "$good"
+expect 2 "bad --sort" "$A" top --sort nonsense "$good"
+expect 2 "bad --limit" "$A" top -n -3 "$good"
+expect 2 "bad --depth" "$A" tree --depth x "$good"
+expect 2 "bad --pid" "$A" tree --pid 0 "$good"
+expect 2 "bad regex" "$A" tree --match '(' "$good"
+expect 2 "bad --min-duration" "$A" tree --min-duration 5parsecs "$good"
+expect 2 "export no format" "$A" export "$good"
+expect 2 "export bad format" "$A" export --format xml "$good"
+expect 2 "slice bad time" "$A" slice --from yesterday --to 1 "$good" "$tmp/x.tz"
+expect 2 "slice reversed" "$A" slice --from 2 --to 1 "$good" "$tmp/x.tz"
+expect 2 "diff one file" "$A" diff "$good"
+expect 2 "unknown command" "$A" frobnicate "$good"
+# an existing slice output is never overwritten without -f
+: >"$tmp/exists.tz"
+expect 1 "slice onto existing" "$A" slice --from 0 --to 1 "$good" "$tmp/exists.tz"
+[ -s "$tmp/exists.tz" ] && { echo "FAIL slice overwrote"; fails=$((fails + 1)); }
+# --help of every subcommand ends with examples and exits 0
+for c in summary tree top critical-path export slice diff; do
+	"$A" $c --help >"$tmp/out" 2>&1 || { echo "FAIL $c --help exit"; fails=$((fails + 1)); }
+	grep -q '^Examples:' "$tmp/out" || { echo "FAIL $c --help has no examples"; fails=$((fails + 1)); }
+done
+
+echo "$fails failure(s)"
+[ "$fails" -eq 0 ]
