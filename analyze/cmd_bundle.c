@@ -27,6 +27,9 @@ static const char *const default_patterns[] = {
 	/* key=value and key:value secrets */
 	"(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|credentials?|"
 	"private[-_]?key)[=:]([^[:space:]&;,\"']+)",
+	/* "--token VALUE" inside one string (sh -c '...'); see secret_flag for argv */
+	"--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|credentials?)"
+	"[[:space:]]+([^-[:space:]][^[:space:]]*)",
 	/* credentials in URLs: scheme://user:PASSWORD@host */
 	"://[^/:@[:space:]]+:([^/@[:space:]]+)@",
 	/* user names in home directories */
