@@ -131,6 +131,13 @@ $(O)/tests/test_record_%: tests/unit/test_record_%.c $(filter-out $(O)/record/ma
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(filter-out $(O)/record/main.o,$(RECORD_OBJ)) \
 		$(O)/libtz.a $(ALL_LDFLAGS) -lcmocka $(RECORD_LIBS) -o $@
 
+# tzwriter_* helpers write .tz files: they link the format library and schema
+$(O)/tests/helpers/tzwriter_%: tests/helpers/tzwriter_%.c $(O)/libtz.a $(O)/record/schema.o
+	$(call msg,HELPER,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $< $(O)/record/schema.o $(O)/libtz.a $(ALL_LDFLAGS) \
+		$(FORMAT_LIBS) -o $@
+
 $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,HELPER,$@)
 	$(Q)mkdir -p $(@D)

@@ -1,0 +1,264 @@
+/* cmd_cat.c - tracer-analyze cat: events one per line. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "json.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze cat [--from T] [--to T] [--type NAME[,NAME...]] [--state]\n"
+		"                          [--abs] FILE\n\n"
+		"Print events one per line in timestamp order:\n"
+		"  TIME TYPE field=value ...\n"
+		"TIME is seconds since the first event (--abs: CLOCK_BOOTTIME ns). Fields come\n"
+		"from the trace's schema. Strings are double-quoted with C escapes (\\\\ \\\" \\n\n"
+		"\\t \\r \\0, other control and invalid UTF-8 bytes as \\xHH with exactly two hex\n"
+		"digits); argv is a list [\"arg0\", \"arg1\"]; a list that ends without its final\n"
+		"NUL (cut by --argv-max) is followed by '...'.\n\n"
+		"  --from T   first time to print: seconds from the start (90, 1.5, 1m30s, 250ms)\n"
+		"             or wall clock (2026-11-29T10:00:00, local; add Z for UTC)\n"
+		"  --to T     last time to print (same forms)\n"
+		"  --type N   only these event types (comma-separated names: exec,exit)\n"
+		"  --state    also print process-state snapshot events (marked 'state:')\n"
+		"  --abs      absolute CLOCK_BOOTTIME ns instead of relative seconds\n"
+		"  -h, --help this help\n\n"
+		"Exit status: 0 ok (also when only an incomplete last block, as a crash leaves,\n"
+		"was skipped), 1 unreadable trace or damaged blocks skipped, 2 usage.\n\n"
+		"Examples:\n"
+		"  tracer-analyze cat run.tz | head\n"
+		"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
+		"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n");
+}
+
+/* C-quoted byte string: valid UTF-8 passes, everything else escaped. */
+static void quote(FILE *f, const uint8_t *p, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		uint8_t c = p[i];
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c == '\r') {
+			fputs("\\r", f);
+		} else if (c == 0) {
+			fputs("\\0", f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\x%02x", c);
+		} else if (c >= 0x80) {
+			int l = tza_utf8_len(p + i, n - i);
+			if (l > 0) {
+				fwrite(p + i, 1, (size_t)l, f);
+				i += (size_t)l;
+				continue;
+			}
+			fprintf(f, "\\x%02x", c);
+		} else {
+			fputc(c, f);
+		}
+		i++;
+	}
+	fputc('"', f);
+}
+
+static void print_argv(FILE *f, const uint8_t *p, size_t n)
+{
+	fputc('[', f);
+	size_t i = 0;
+	int first = 1;
+	while (i < n) {
+		const uint8_t *z = memchr(p + i, 0, n - i);
+		size_t l = z ? (size_t)(z - (p + i)) : n - i;
+		if (!first)
+			fputs(", ", f);
+		quote(f, p + i, l);
+		first = 0;
+		i += l + (z ? 1 : 0);
+		if (!z) {
+			fputs("...", f);
+			break;
+		}
+	}
+	fputc(']', f);
+}
+
+static void print_field(FILE *f, const struct tz_event *ev, const struct tz_field *fl)
+{
+	uint32_t len;
+	const uint8_t *b;
+	struct tz_blob bl;
+	switch (fl->type) {
+	case TZ_F_I8:
+	case TZ_F_I16:
+	case TZ_F_I32:
+	case TZ_F_I64:
+		fprintf(f, "%" PRId64, tz_event_i64(ev, fl));
+		break;
+	case TZ_F_CHARS:
+		b = tz_event_bytes(ev, fl, &len);
+		if (b) {
+			const uint8_t *z = memchr(b, 0, len);
+			quote(f, b, z ? (size_t)(z - b) : len);
+		} else {
+			fputs("\"\"", f);
+		}
+		break;
+	case TZ_F_BYTES:
+		b = tz_event_bytes(ev, fl, &len);
+		for (uint32_t i = 0; i < len; i++)
+			fprintf(f, "%02x", b[i]);
+		if (!len)
+			fputc('-', f);
+		break;
+	case TZ_F_STR:
+		bl = tz_event_blob(ev, fl);
+		quote(f, bl.data, bl.len);
+		break;
+	case TZ_F_STRV:
+		bl = tz_event_blob(ev, fl);
+		print_argv(f, bl.data, bl.len);
+		break;
+	default:
+		if (strstr(fl->name, "flags"))
+			fprintf(f, "0x%" PRIx64, tz_event_u64(ev, fl));
+		else
+			fprintf(f, "%" PRIu64, tz_event_u64(ev, fl));
+	}
+}
+
+/* Is name in the comma-separated list? */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+		if (l == n && !strncmp(p, name, n))
+			return 1;
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+int cmd_cat(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
+		{"type", required_argument, NULL, 'T'}, {"state", no_argument, NULL, 's'},
+		{"abs", no_argument, NULL, 'a'},	{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *from_s = NULL, *to_s = NULL, *types = NULL;
+	int state = 0, abs_ts = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:t:T:sah", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			from_s = optarg;
+			break;
+		case 't':
+			to_s = optarg;
+			break;
+		case 'T':
+			types = optarg;
+			break;
+		case 's':
+			state = 1;
+			break;
+		case 'a':
+			abs_ts = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		tza_err("cat: expected one FILE (see 'tracer-analyze cat --help')");
+		return TZA_EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	tz_reader *r = tza_open(path, NULL);
+	if (!r)
+		return TZA_EXIT_FAIL;
+	uint64_t from = 0, to = UINT64_MAX;
+	if ((from_s && tza_parse_time(r, "--from", from_s, &from) < 0) ||
+	    (to_s && tza_parse_time(r, "--to", to_s, &to) < 0)) {
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+	if (from > to) {
+		tza_err("cat: --from is after --to");
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+	if (types) {
+		for (const char *p = types; *p;) {
+			const char *cm = strchr(p, ',');
+			size_t l = cm ? (size_t)(cm - p) : strlen(p);
+			int found = 0;
+			for (size_t i = 0; i < tz_reader_type_count(r); i++) {
+				const char *n = tz_reader_type_at(r, i)->name;
+				if (strlen(n) == l && !strncmp(n, p, l))
+					found = 1;
+			}
+			if (!found) {
+				tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l, p,
+					path);
+				tz_reader_free(r);
+				return TZA_EXIT_USAGE;
+			}
+			p = cm ? cm + 1 : p + l;
+		}
+	}
+	uint64_t base = tz_reader_info(r)->first_ts_ns;
+	int rc = tz_reader_iter(r, from, to, state ? TZ_IT_STATE : 0);
+	const struct tz_event *ev;
+	while (rc == 0 && (rc = tz_reader_next(r, &ev)) == 1) {
+		rc = 0;
+		if (types && !in_list(types, ev->type->name))
+			continue;
+		if (abs_ts)
+			printf("%" PRIu64, ev->ts_ns);
+		else if (ev->ts_ns >= base)
+			printf("%" PRIu64 ".%09" PRIu64, (ev->ts_ns - base) / 1000000000,
+			       (ev->ts_ns - base) % 1000000000);
+		else
+			printf("-%" PRIu64 ".%09" PRIu64, (base - ev->ts_ns) / 1000000000,
+			       (base - ev->ts_ns) % 1000000000);
+		printf(" %s%s", ev->flags & TZ_EVF_STATE ? "state:" : "", ev->type->name);
+		for (uint16_t i = 0; i < ev->type->nfields; i++) {
+			const struct tz_field *fl = &ev->type->fields[i];
+			printf(" %s=", fl->name);
+			print_field(stdout, ev, fl);
+		}
+		putchar('\n');
+	}
+	int ret = TZA_EXIT_OK;
+	if (rc < 0) {
+		tza_err("%s", tz_reader_errmsg(r));
+		ret = TZA_EXIT_FAIL;
+	} else if (tz_reader_info(r)->corrupt_blocks) {
+		const struct tz_info *in = tz_reader_info(r);
+		/* an incomplete last block is what a crash leaves: a warning */
+		int torn_only = in->corrupt_blocks == 1 && in->torn_tail_bytes;
+		tza_err("%s (%" PRIu64 " damaged block%s skipped)", tz_reader_errmsg(r),
+			in->corrupt_blocks, in->corrupt_blocks == 1 ? "" : "s");
+		if (!torn_only)
+			ret = TZA_EXIT_FAIL;
+	}
+	tz_reader_free(r);
+	if (fflush(stdout))
+		ret = TZA_EXIT_FAIL;
+	return ret;
+}

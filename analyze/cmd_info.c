@@ -1,0 +1,228 @@
+/* cmd_info.c - tracer-analyze info: header, metadata, schema, chunks, sizes. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyze.h"
+#include "json.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracer-analyze info [--json] [--scan] FILE\n\n"
+		   "Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
+		   "id), metadata, the schema (event types with their fields and units), chunk\n"
+		   "and event counts, the time range in wall-clock time, sizes and compression\n"
+		   "ratio, dropped events and damaged blocks.\n\n"
+		   "  --json     one JSON object instead of text\n"
+		   "  --scan     ignore the footer index and scan the blocks (as after a crash)\n"
+		   "  -h, --help this help\n\n"
+		   "Exit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
+		   "Examples:\n"
+		   "  tracer-analyze info run.tz\n"
+		   "  tracer-analyze info --json run.tz | jq .events\n");
+}
+
+static const char *ftype_name(unsigned t)
+{
+	static const char *n[] = {"?", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64",
+				  "chars", "bytes", "str", "strv"};
+	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
+}
+
+/* "2026-11-29T10:00:00.123456789Z" for CLOCK_BOOTTIME ns, or "-" without anchor. */
+static void wall(tz_reader *r, uint64_t boot, char *buf, size_t n)
+{
+	int64_t rt;
+	if (tz_reader_realtime(r, boot, &rt) < 0) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	time_t s = (time_t)(rt >= 0 ? rt / 1000000000 : (rt - 999999999) / 1000000000);
+	long ns = (long)(rt - (int64_t)s * 1000000000);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	size_t l = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + l, n - l, ".%09ldZ", ns);
+}
+
+static void hex(FILE *f, const uint8_t *p, int n, int uuid)
+{
+	for (int i = 0; i < n; i++) {
+		if (uuid && (i == 4 || i == 6 || i == 8 || i == 10))
+			fputc('-', f);
+		fprintf(f, "%02x", p[i]);
+	}
+}
+
+static void text(tz_reader *r, const char *path)
+{
+	const struct tz_info *in = tz_reader_info(r);
+	char a[64], b[64];
+	printf("file          %s\n", path);
+	printf("size          %" PRIu64 " bytes\n", in->file_size);
+	printf("format        %u.%u, %s, %s\n", in->major, in->minor,
+	       in->ring ? "ring (flight recorder)" : "linear",
+	       in->ring ? "no footer (ring files have none)"
+	       : in->has_footer ? "footer index present"
+				: "no footer (not closed cleanly; index rebuilt by scan)");
+	printf("flags         compat 0x%" PRIx64 ", ro-compat 0x%" PRIx64 ", incompat 0x%" PRIx64 "\n",
+	       in->compat_flags, in->ro_flags, in->incompat_flags);
+	printf("uuid          ");
+	hex(stdout, in->uuid, 16, 1);
+	printf("\nboot id       ");
+	hex(stdout, in->boot_id, 16, 1);
+	printf("\n");
+	wall(r, in->first_ts_ns, a, sizeof(a));
+	wall(r, in->last_ts_ns, b, sizeof(b));
+	printf("time range    %s .. %s (%.3f s)\n", a, b,
+	       (double)(in->last_ts_ns - in->first_ts_ns) / 1e9);
+	printf("boottime      %" PRIu64 " .. %" PRIu64 " ns\n", in->first_ts_ns, in->last_ts_ns);
+	printf("events        %" PRIu64 " in %" PRIu64 " chunks, %" PRIu64 " state blocks\n",
+	       in->events, in->chunks, in->state_blocks);
+	printf("chunk bytes   %" PRIu64 " compressed, %" PRIu64 " uncompressed", in->bytes_compressed,
+	       in->bytes_uncompressed);
+	if (in->bytes_compressed)
+		printf(", ratio %.2f", (double)in->bytes_uncompressed / (double)in->bytes_compressed);
+	printf("\n");
+	if (in->events)
+		printf("bytes/event   %.1f on disk\n", (double)in->file_size / (double)in->events);
+	printf("dropped       %" PRIu64 " events%s\n", in->dropped,
+	       in->dropped ? " (lost before reaching the writer)" : "");
+	printf("damaged       %" PRIu64 " blocks", in->corrupt_blocks);
+	if (in->corrupt_blocks)
+		printf(" (first at offset %" PRIu64 "; see 'tracer-analyze verify')",
+		       in->corrupt_first_offset);
+	printf("\n\nmetadata\n");
+	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
+		const char *k, *v;
+		tz_reader_meta_at(r, i, &k, &v);
+		printf("  %-20s %s\n", k, v);
+	}
+	printf("\nschema\n");
+	for (size_t i = 0; i < tz_reader_type_count(r); i++) {
+		const struct tz_event_type *t = tz_reader_type_at(r, i);
+		printf("  %u %s (version %u, %u fixed bytes, %u blobs%s)\n", t->id, t->name,
+		       t->version, t->fixed_size, t->nblobs,
+		       t->flags & TZ_TYPE_STATE ? ", state" : "");
+		for (uint16_t j = 0; j < t->nfields; j++) {
+			const struct tz_field *f = &t->fields[j];
+			if (f->type == TZ_F_STR || f->type == TZ_F_STRV)
+				printf("    %-24s %-6s blob %u", f->name, ftype_name(f->type),
+				       f->offset);
+			else
+				printf("    %-24s %-6s @%-4u %u bytes", f->name, ftype_name(f->type),
+				       f->offset, f->size);
+			if (*f->unit)
+				printf("  [%s]", f->unit);
+			printf("\n");
+		}
+	}
+}
+
+static void json(tz_reader *r, const char *path)
+{
+	const struct tz_info *in = tz_reader_info(r);
+	char a[64], b[64];
+	FILE *f = stdout;
+	fputs("{\"file\":", f);
+	tza_json_cstr(f, path);
+	fprintf(f, ",\"size\":%" PRIu64 ",\"version\":\"%u.%u\",\"ring\":%s,\"footer\":%s",
+		in->file_size, in->major, in->minor, in->ring ? "true" : "false",
+		in->has_footer ? "true" : "false");
+	fprintf(f, ",\"compat_flags\":%" PRIu64 ",\"ro_compat_flags\":%" PRIu64
+		   ",\"incompat_flags\":%" PRIu64,
+		in->compat_flags, in->ro_flags, in->incompat_flags);
+	fputs(",\"uuid\":\"", f);
+	hex(f, in->uuid, 16, 1);
+	fputs("\",\"boot_id\":\"", f);
+	hex(f, in->boot_id, 16, 1);
+	wall(r, in->first_ts_ns, a, sizeof(a));
+	wall(r, in->last_ts_ns, b, sizeof(b));
+	fprintf(f, "\",\"first_ts_ns\":%" PRIu64 ",\"last_ts_ns\":%" PRIu64
+		   ",\"first_wall\":\"%s\",\"last_wall\":\"%s\"",
+		in->first_ts_ns, in->last_ts_ns, a, b);
+	fprintf(f, ",\"events\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"state_blocks\":%" PRIu64
+		   ",\"bytes_compressed\":%" PRIu64 ",\"bytes_uncompressed\":%" PRIu64
+		   ",\"dropped\":%" PRIu64 ",\"corrupt_blocks\":%" PRIu64,
+		in->events, in->chunks, in->state_blocks, in->bytes_compressed,
+		in->bytes_uncompressed, in->dropped, in->corrupt_blocks);
+	if (in->corrupt_blocks)
+		fprintf(f, ",\"corrupt_first_offset\":%" PRIu64, in->corrupt_first_offset);
+	fputs(",\"metadata\":{", f);
+	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
+		const char *k, *v;
+		tz_reader_meta_at(r, i, &k, &v);
+		if (i)
+			fputc(',', f);
+		tza_json_cstr(f, k);
+		fputc(':', f);
+		tza_json_cstr(f, v);
+	}
+	fputs("},\"schema\":[", f);
+	for (size_t i = 0; i < tz_reader_type_count(r); i++) {
+		const struct tz_event_type *t = tz_reader_type_at(r, i);
+		if (i)
+			fputc(',', f);
+		fprintf(f, "{\"id\":%u,\"name\":", t->id);
+		tza_json_cstr(f, t->name);
+		fprintf(f, ",\"version\":%u,\"fixed_size\":%u,\"state\":%s,\"fields\":[", t->version,
+			t->fixed_size, t->flags & TZ_TYPE_STATE ? "true" : "false");
+		for (uint16_t j = 0; j < t->nfields; j++) {
+			const struct tz_field *fl = &t->fields[j];
+			if (j)
+				fputc(',', f);
+			fputs("{\"name\":", f);
+			tza_json_cstr(f, fl->name);
+			fprintf(f, ",\"type\":\"%s\",\"offset\":%u,\"size\":%u,\"unit\":",
+				ftype_name(fl->type), fl->offset, fl->size);
+			tza_json_cstr(f, fl->unit);
+			fputc('}', f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
+					   {"scan", no_argument, NULL, 's'},
+					   {"help", no_argument, NULL, 'h'},
+					   {NULL, 0, NULL, 0}};
+	int as_json = 0, c;
+	struct tz_reader_opts ro = {0};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jsh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			as_json = 1;
+			break;
+		case 's':
+			ro.flags |= TZ_R_SCAN;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			usage(stderr);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		tza_err("info: expected one FILE (see 'tracer-analyze info --help')");
+		return TZA_EXIT_USAGE;
+	}
+	tz_reader *r = tza_open(argv[optind], &ro);
+	if (!r)
+		return TZA_EXIT_FAIL;
+	if (as_json)
+		json(r, argv[optind]);
+	else
+		text(r, argv[optind]);
+	if (tz_reader_info(r)->corrupt_blocks)
+		tza_err("%s", tz_reader_errmsg(r));
+	tz_reader_free(r);
+	return fflush(stdout) ? TZA_EXIT_FAIL : TZA_EXIT_OK;
+}
