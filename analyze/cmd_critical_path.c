@@ -101,15 +101,30 @@ int cmd_critical_path(int argc, char **argv)
 			tza_fmt_dur(b1, sizeof(b1), cr.makespan_ns), cr.root->pid,
 			tza_proc_key(cr.root, by),
 			m->incomplete ? "  [tree incomplete: see summary]" : "");
-		fprintf(f, "path (%u processes, by start):\n", cr.npath);
+		fprintf(f, "path (%u processes, by start; runs of one tool under one parent "
+			   "in one line):\n",
+			cr.npath);
 		fprintf(f, "  %10s %10s %10s %8s  %s\n", "START", "END", "ON PATH", "PID", "TOOL");
-		for (uint32_t i = 0; i < cr.npath; i++) {
+		for (uint32_t i = 0; i < cr.npath;) {
 			struct tza_proc *p = cr.path[i];
-			fprintf(f, "  %10.3f %10.3f %10s %8u  %s\n",
-				(double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
-				(double)(tza_proc_end(m, p) - m->t0_ns) / 1e9,
-				tza_fmt_dur(b2, sizeof(b2), cr.proc_ns[p->index]), p->pid,
-				tza_proc_key(p, by));
+			const char *key = tza_proc_key(p, by);
+			uint64_t on = cr.proc_ns[p->index], end = tza_proc_end(m, p);
+			uint32_t j = i + 1;
+			while (j < cr.npath && cr.path[j]->parent == p->parent && p->parent &&
+			       !cr.path[j]->first_child && !p->first_child &&
+			       !strcmp(tza_proc_key(cr.path[j], by), key)) {
+				on += cr.proc_ns[cr.path[j]->index];
+				if (tza_proc_end(m, cr.path[j]) > end)
+					end = tza_proc_end(m, cr.path[j]);
+				j++;
+			}
+			fprintf(f, "  %10.3f %10.3f %10s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
+				(double)(end - m->t0_ns) / 1e9, tza_fmt_dur(b2, sizeof(b2), on));
+			if (j - i > 1)
+				fprintf(f, "%8s  %u\xc3\x97 %s\n", "-", j - i, key);
+			else
+				fprintf(f, "%8u  %s\n", p->pid, key);
+			i = j;
 		}
 		fprintf(f, "\nattribution (sums to the makespan):\n");
 		for (uint32_t i = 0; i < cr.ntools; i++)

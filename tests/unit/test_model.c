@@ -514,6 +514,10 @@ static int write_all(const char *dir)
 
 	/* C05 hostile argv, pid reuse, a reparented orphan, failures, 2,000 trues */
 	struct exit_vals v = {.utime = 100000, .rss_kib = 900};
+	synth_meta(&s, "hostname", "synth");
+	synth_meta(&s, "kernel", "6.18.0-synth");
+	synth_meta(&s, "recorder_version", "0.1.0");
+	synth_meta(&s, "recorder_cmdline", "tracer-record -- bash edge.sh");
 	synth_meta(&s, "cpus", "2");
 	synth_meta(&s, "memory_kib", "4000000");
 	s_fork(&s, T0, 40, 10);
@@ -540,6 +544,10 @@ static int write_all(const char *dir)
 	bad |= write_file(dir, "edge.tz", &s);
 
 	/* drops: an incomplete tree */
+	synth_meta(&s, "hostname", "synth");
+	synth_meta(&s, "kernel", "6.18.0-synth");
+	synth_meta(&s, "cpus", "2");
+	synth_meta(&s, "memory_kib", "4000000");
 	s_fork(&s, T0, 50, 800);
 	s_exec(&s, T0 + 1, 800, T0, 50, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
 	s_exec(&s, T0 + 2 * MS, 801, T0 + MS, 799, "/usr/bin/true", NULL, "true", "true");

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Machine outputs of tracer-analyze parse as JSON, including hostile argv
+# bytes (C05): export --format chrome/jsonl, summary/top/critical-path/diff
+# --json. Invalid UTF-8 round-trips through the documented \udcXX escapes;
+# the critical path's attribution sums to the makespan within 1 ms; jsonl has
+# every key of the recorder issue's analysis contract; csv parses with the
+# same number of fields on every row.
+set -u
+A=${TRACER_ANALYZE:?}
+O=${O:-build}
+GEN="$O/tests/test_model"
+[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+tmp=$(mktemp -d /tmp/tza-json.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+"$GEN" --write "$tmp" || exit 1
+cd "$tmp" || exit 1
+set -e
+for f in pipeline edge drops; do
+	timeout 60 "$A" export --format chrome $f.tz >$f.chrome.json
+	python3 -m json.tool $f.chrome.json >/dev/null
+	timeout 60 "$A" export --format jsonl $f.tz >$f.jsonl
+	timeout 60 "$A" export --format csv $f.tz >$f.csv
+	timeout 60 "$A" summary --json $f.tz | python3 -m json.tool >/dev/null
+	timeout 60 "$A" top --json $f.tz >$f.top.json
+	timeout 60 "$A" critical-path --json $f.tz >$f.cp.json
+done
+timeout 60 "$A" diff --json pipeline.tz edge.tz | python3 -m json.tool >/dev/null
+
+python3 - <<'PY'
+import csv, json, sys
+
+keys = ["id", "parent_id", "pid", "ppid", "start_s", "end_s", "realtime_s", "exe", "argv",
+        "comm", "execs", "failed_execs", "script", "pre_existing", "exit_code", "signal",
+        "core_dumped", "utime_s", "stime_s", "cpu_pct", "peak_rss_kib", "rchar", "wchar",
+        "syscr", "syscw", "read_bytes", "write_bytes", "threads", "vol_ctxt", "inv_ctxt",
+        "uid", "euid", "ns_pid", "argv_truncated"]
+for name in ["pipeline", "edge", "drops"]:
+    procs = [json.loads(l) for l in open(name + ".jsonl")]
+    ids = set()
+    last = None
+    for p in procs:
+        missing = [k for k in keys if k not in p]
+        assert not missing, (name, p["id"], missing)
+        assert p["id"] not in ids, p["id"]
+        ids.add(p["id"])
+        assert last is None or p["start_s"] >= last, "not ordered by start"
+        last = p["start_s"]
+        assert p["parent_id"] is None or p["parent_id"] in ids, "parent after child"
+    rows = list(csv.reader(open(name + ".csv", newline="")))
+    assert len(rows) == len(procs) + 1, (name, len(rows))
+    assert all(len(r) == len(rows[0]) for r in rows), "ragged csv"
+    for c in ["realtime", "%cpu", "peak_rss", "rchar", "wchar", "syscr", "syscw",
+              "read_bytes", "write_bytes", "vol_ctxt", "inv_ctxt"]:
+        assert c in rows[0], c
+    top = json.load(open(name + ".top.json"))
+    assert isinstance(top, list)
+    for g in top:
+        assert set(g) == {"tool", "count", "wall_s", "cpu_s", "max_cores", "peak_rss_kib",
+                          "read_bytes", "write_bytes", "critical_s", "flags"}, set(g)
+    cp = json.load(open(name + ".cp.json"))
+    total = sum(t["seconds"] for t in cp["by_tool"])
+    assert abs(total - cp["makespan_s"]) <= 0.001, (name, total, cp["makespan_s"])
+    secs = [t["seconds"] for t in cp["by_tool"]]
+    assert secs == sorted(secs, reverse=True)
+
+# C05: hostile argv bytes round-trip exactly
+edge_list = [json.loads(l) for l in open("edge.jsonl")]
+edge = {p["pid"]: p for p in edge_list}
+assert [p["exe"] for p in edge_list if p["pid"] == 12] == ["/usr/bin/a", "/usr/bin/b"]
+argv = [a.encode("utf-8", "surrogateescape") for a in edge[11]["argv"]]
+want = [b"printf", b"a b", b"", b"x\ny", b"\xff\xfe", b"\x01", b'q"uote\\', b"end"]
+assert argv == want, argv
+chrome = json.load(open("edge.chrome.json"))
+ev = [e for e in chrome["traceEvents"] if e.get("ph") == "X" and e["args"]["id"] == edge[11]["id"]]
+assert len(ev) == 1
+assert [a.encode("utf-8", "surrogateescape") for a in ev[0]["args"]["argv"]] == want
+assert any(e.get("ph") == "i" and e.get("cat") == "exec" for e in chrome["traceEvents"])
+names = [e for e in chrome["traceEvents"] if e.get("name") == "process_name"]
+assert len(names) == len(edge_list) == 2007
+# the pipeline's designed critical path and serial bottleneck
+cp = json.load(open("pipeline.cp.json"))
+assert cp["makespan_s"] == 8 and cp["by_tool"][0] == {"tool": "serial_step", "seconds": 5}, cp
+top = {g["tool"]: g for g in json.load(open("pipeline.top.json"))}
+assert top["serial_step"]["flags"] == ["serial_bottleneck"], top["serial_step"]
+assert top["par_step"]["flags"] == [] and top["par_step"]["count"] == 4
+print("json checks ok")
+PY
