@@ -196,6 +196,8 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 					archive_error_string(a));
 				goto out;
 			}
+			if (!sz)
+				continue;
 			/* sparse tar members give offsets: holes count as data */
 			uint64_t end = (uint64_t)off + sz;
 			if (off < 0 || end > cap) {
