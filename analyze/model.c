@@ -546,6 +546,11 @@ static int finish(struct builder *b, tz_reader *r)
 			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
 			m->no_fork++;
+		/* a fork's start_boottime precedes its event by microseconds: the
+		 * trace starts with the first process started in it */
+		if (!(q->p.flags & (TZA_P_NO_FORK | TZA_P_PRE_EXISTING | TZA_P_FROM_STATE)) &&
+		    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
+			m->t0_ns = q->p.start_ns;
 	}
 	qsort(m->procs, n, sizeof(*m->procs), cmp_start);
 
@@ -717,8 +722,15 @@ const struct tza_exec *tza_proc_image(const struct tza_proc *p)
 
 const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p)
 {
-	for (unsigned n = 0; p && n < 1000000; n++, p = p->parent)
-		if (p->nexecs)
-			return &p->execs[p->nexecs - 1];
+	if (p->nexecs)
+		return &p->execs[p->nexecs - 1];
+	/* the image each ancestor ran when it forked the next one down */
+	uint64_t t = p->start_ns;
+	for (unsigned n = 0; (p = p->parent) && n < 1000000; n++) {
+		for (uint32_t i = p->nexecs; i-- > 0;)
+			if (p->execs[i].ts_ns <= t || (p->execs[i].flags & TZA_EXEC_FROM_STATE))
+				return &p->execs[i];
+		t = p->start_ns;
+	}
 	return NULL;
 }

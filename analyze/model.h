@@ -104,7 +104,10 @@ struct tza_model {
 	uint32_t nprocs;
 	struct tza_proc **roots; /* processes without a parent in the trace */
 	uint32_t nroots;
-	uint64_t t0_ns, t1_ns;	 /* first and last event timestamp (CLOCK_BOOTTIME) */
+	uint64_t t0_ns, t1_ns;	 /* trace start and end (CLOCK_BOOTTIME): first and last
+				    event, t0 moved back to the start of a process forked
+				    within 1 s before its fork event (start_boottime is
+				    taken before the fork tracepoint fires) */
 	uint64_t nevents;	 /* events consumed */
 	uint64_t nexecs, nfailed_execs;
 	uint64_t drops[8];	 /* last EV_DROPS counters (enum ev_drop_slot) */
@@ -146,7 +149,8 @@ struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);
 const struct tza_exec *tza_proc_image(const struct tza_proc *p);
 
 /* The image the process runs: its own final image, else (a fork that never
- * exec'd, e.g. a subshell) the nearest ancestor's; NULL when none is known. */
+ * exec'd, e.g. a subshell) the image its parent ran when it forked it (and so
+ * on up); NULL when none is known. */
 const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p);
 
 /* Grouping keys (see tool.c's rule table). Strings owned by the model. */

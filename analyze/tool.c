@@ -67,7 +67,7 @@ static const char *const subcmd_tools[] = {
 	"bamtools", "sambamba", "seqkit", "csvtk", "salmon", "kallisto", "picard", "fgbio",
 	"docker", "podman", "singularity", "apptainer", "conda", "mamba", "micromamba",
 	"pip", "pip3", "apt", "apt-get", "dnf", "yum", "kubectl", "cargo", "go", "npm",
-	"yarn", "nextflow", "nf-core", "htsfile", "plink2", "*.jar",
+	"yarn", "nextflow", "nf-core", "htsfile", "plink2", "pyenv", "rbenv", "*.jar",
 };
 
 struct args {

@@ -462,6 +462,32 @@ static void test_c08_drops(void **st)
 	synth_free(&s);
 }
 
+/* a subshell forked before its parent exec'd onward runs the parent's image
+ * of that time, not the parent's final image */
+static void test_inherited_image(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	s_fork(&s, T0, 1, 950);
+	s_exec(&s, T0 + 10, 950, T0, 1, "/usr/bin/bash", NULL, "bash|/shims/python3|x.py", "bash");
+	s_fork(&s, T0 + MS, 950, 951); /* $(...) subshell of the shim: no exec */
+	s_exit(&s, T0 + 2 * MS, 951, T0 + MS, 950, "bash", v);
+	s_exec(&s, T0 + 3 * MS, 950, T0, 1, "/usr/bin/python3.11", NULL, "python3|x.py", "python3");
+	s_fork(&s, T0 + 4 * MS, 950, 952); /* forked by python: python's image */
+	s_exit(&s, T0 + 5 * MS, 952, T0 + 4 * MS, 950, "python3", v);
+	s_exit(&s, T0 + 6 * MS, 950, T0, 1, "python3", v);
+	build(&s, NULL, &b);
+	assert_string_equal(tza_proc_key(by_pid(b.m, 950, 0), TZA_BY_TOOL), "x.py");
+	assert_string_equal(tza_proc_key(by_pid(b.m, 951, 0), TZA_BY_TOOL), "python3");
+	assert_string_equal(tza_proc_key(by_pid(b.m, 951, 0), TZA_BY_EXE), "/usr/bin/bash");
+	assert_string_equal(tza_proc_key(by_pid(b.m, 952, 0), TZA_BY_EXE), "/usr/bin/python3.11");
+	assert_null(tza_proc_image(by_pid(b.m, 951, 0)));
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* crafted parent cycle and self-parent: the model is built, no loop */
 static void test_parent_cycle(void **st)
 {
@@ -569,6 +595,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
+		cmocka_unit_test(test_inherited_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
