@@ -86,7 +86,7 @@ int cmd_verify(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	}
 	if (!in->ring && !in->has_footer)
-		tza_err("'%s': note: no footer index (the writer did not close the file); "
+		tza_err("'%s': note: no usable footer index (not closed cleanly, or damaged); "
 			"'tracer-analyze recover' writes a complete copy",
 			path);
 	if (rc > 0)

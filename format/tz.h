@@ -224,7 +224,10 @@ int tz_writer_add_state(tz_writer *w, uint16_t type, uint64_t ts_ns, const void 
 void tz_writer_note_dropped(tz_writer *w, uint64_t n);
 
 /* Seal the open chunk now, if it has events and is older than chunk_age_ns
- * (force != 0: regardless of age). Call periodically from an idle loop. */
+ * (force != 0: regardless of age). Call periodically from an idle loop.
+ * When it returns, every sealed chunk has been written to the file (with
+ * threads = 1 it waits for the compression queue), so a SIGKILL after it
+ * loses nothing sealed. */
 int tz_writer_flush(tz_writer *w, int force);
 
 /* Seal, write final metadata, index and footer, fsync, free. Returns the

@@ -244,10 +244,9 @@ static int walk_linear(tz_reader *r, uint64_t pos, uint64_t end, visit_fn visit,
 			continue;
 		}
 		uint64_t next = resync(r, pos + 1, end, 0, 0);
-		if (next == end && st != TZ_ERR_TRUNCATED)
-			st = TZ_ERR_CORRUPT;
-		if ((rc = visit(r, ctx, pos, NULL, next - pos, next == end ? TZ_ERR_TRUNCATED : st)) <
-		    0)
+		if (st == TZ_ERR_MAGIC)
+			st = TZ_ERR_CORRUPT; /* bytes that are no block */
+		if ((rc = visit(r, ctx, pos, NULL, next - pos, st)) < 0)
 			return rc;
 		pos = next;
 	}
@@ -436,6 +435,8 @@ static int parse_header(tz_reader *r)
 		      "file ends inside the header (%zu bytes)", r->len);
 		CHECK(!(r->len >= 7 && !memcmp(d, "\x89TZ1\n\x1a\n", 7)), TZ_ERR_MAGIC, 0,
 		      "not a .tz file: magic mangled by a text-mode transfer (CRLF became LF)");
+		CHECK(!(r->len >= 7 && !memcmp(d, "\x89TZ1\r\r\n", 7)), TZ_ERR_MAGIC, 0,
+		      "not a .tz file: magic mangled by a text-mode transfer (LF became CR LF)");
 		CHECK(!(r->len >= 4 && !memcmp(d, "\x89TZ1", 4)), TZ_ERR_MAGIC, 0,
 		      "not a .tz file: magic mangled (text-mode transfer?)");
 		CHECK(!(r->len >= 2 && !memcmp(d + 1, "TZ", 2)), TZ_ERR_MAGIC, 0,

@@ -89,8 +89,7 @@ static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_b
 	bi.size = size;
 	if (!h) {
 		bi.status = status ? status : TZ_ERR_CORRUPT;
-		bi.what = status == TZ_ERR_TRUNCATED && off + size == r->len ? "incomplete block"
-									       : "damaged data";
+		bi.what = status == TZ_ERR_TRUNCATED ? "incomplete block" : "damaged data";
 		rd_err(r, bi.status, off, "%s (%llu bytes): %s", bi.what,
 		       (unsigned long long)size, tz_strerror(bi.status));
 	} else {

@@ -1016,7 +1016,9 @@ int tz_writer_flush(tz_writer *w, int force)
 		return 0;
 	if (!force && now_boot() - w->cb.opened_ns < w->o.chunk_age_ns)
 		return 0;
-	return seal(w, force);
+	rc = seal(w, force);
+	drain(w); /* written (to the page cache) when flush returns */
+	return rc ? rc : sticky(w);
 }
 
 static int finish(tz_writer *w)

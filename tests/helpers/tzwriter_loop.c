@@ -117,6 +117,13 @@ int main(int argc, char **argv)
 			memcpy(t + 11, "/usr/bin/cc", 11);
 			memcpy(t + 22, args, sizeof(args) - 1);
 			size = sizeof(*e) + 22 + sizeof(args) - 1;
+			if (i == 1) { /* C05: argument bytes that must survive exactly */
+				static const char odd[] = "printf\0a b\0\0x\ny\0\xff\xfe\0\x01\0end\0";
+				memcpy(t + 22, odd, sizeof(odd) - 1);
+				e->argv_len = e->argv_size = sizeof(odd) - 1;
+				e->argc = 7;
+				size = sizeof(*e) + 22 + sizeof(odd) - 1;
+			}
 		} else {
 			u.x.hdr.type = EV_EXIT;
 			u.x.tgid = pid;
