@@ -473,7 +473,7 @@ static int gantt(FILE *f, struct ctx *c)
 	fputs("set ytics scale 0 font ',8' (", f);
 	for (int r = 0; r < nrows; r++) {
 		char buf[320];
-		if (per_proc || rows[r].count <= 1)
+		if (per_proc || rows[r].count <= 1 || rows[r].label == labels[n]) /* "other" */
 			snprintf(buf, sizeof(buf), "%s", rows[r].label);
 		else
 			snprintf(buf, sizeof(buf), "%s  x%u", rows[r].label, rows[r].count);

@@ -1,0 +1,257 @@
+/* test_plot.c - plot.c: exact cpu/mem/io series from exit totals, gantt rows
+ * (per process, per group, "other"), failure marks, string escaping, and
+ * gnuplot accepting the script. Synthetic traces through the real writer,
+ * reader and model (analyze_synth.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
+#include "analyze_synth.h"
+#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/plot.h"
+
+struct built {
+	void *buf;
+	tz_reader *r;
+	struct tza_model *m;
+};
+
+static void build(struct synth *s, struct built *b)
+{
+	size_t len;
+	b->buf = synth_file(s, NULL, &len);
+	assert_non_null(b->buf);
+	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build(b->r, 0, UINT64_MAX, &b->m), 0);
+}
+
+static void unbuild(struct built *b)
+{
+	tza_model_free(b->m);
+	tz_reader_free(b->r);
+	free(b->buf);
+}
+
+static char *script(struct built *b, enum tza_plot_kind kind, unsigned max_rows)
+{
+	struct tza_plot_opts o = {.kind = kind, .by = TZA_BY_TOOL, .fmt = TZA_PLOT_PNG,
+				  .out = "/dev/null", .max_rows = max_rows};
+	tza_plot_facts(b->r, b->m, &o);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(tza_plot_script(f, b->m, &o), 0);
+	fclose(f);
+	return out;
+}
+
+/* Row b (0-based) of datablock name in the script, as a string. */
+static char *row(const char *s, const char *name, int b)
+{
+	char head[32];
+	snprintf(head, sizeof(head), "%s << EOD\n", name);
+	const char *p = strstr(s, head);
+	assert_non_null(p);
+	p += strlen(head);
+	for (int i = 0; i < b; i++) {
+		p = strchr(p, '\n');
+		assert_non_null(p);
+		p++;
+	}
+	const char *e = strchr(p, '\n');
+	return strndup(p, (size_t)(e - p));
+}
+
+/* Last field of a whitespace-separated row; field k (0-based) with k >= 0. */
+static double field(const char *r, int k)
+{
+	char *dup = strdup(r), *save = NULL, *tok;
+	double v = -1;
+	int i = 0;
+	for (tok = strtok_r(dup, " ", &save); tok; tok = strtok_r(NULL, " ", &save), i++)
+		if (k < 0 || i == k)
+			v = strtod(tok, NULL);
+	free(dup);
+	return v;
+}
+
+/*
+ * root sh 0..10 s (no CPU); worker 2..4 s with 4 s CPU, 1 GiB peak RSS,
+ * 2 GiB read, 1 GiB written. 400 bins of 25 ms: bin 120 covers 3.000..3.025 s.
+ */
+static void test_series_exact(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	synth_meta(&s, "cpus", "8");
+	synth_meta(&s, "hostname", "synth");
+	struct exit_vals z = {0};
+	struct exit_vals w = {.utime = 3 * SEC_NS, .stime = SEC_NS, .rss_kib = 1048576,
+			      .rchar = 2ull << 30, .wchar = 1ull << 30};
+	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", z);
+	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker", "worker", w);
+	struct built b;
+	build(&s, &b);
+
+	char *c = script(&b, TZA_PLOT_CPU, 0);
+	char *r = row(c, "$S", 120);
+	assert_true(field(r, 0) > 3.0 && field(r, 0) < 3.025);
+	assert_float_equal(field(r, -1), 2.0, 1e-9); /* 4 CPU-s over 2 s = 2 cores */
+	free(r);
+	r = row(c, "$S", 20); /* 0.5 s: nothing runs but the idle shell */
+	assert_float_equal(field(r, -1), 0.0, 1e-9);
+	free(r);
+	assert_non_null(strstr(c, "title '8 CPUs'"));
+	assert_non_null(strstr(c, "spread evenly"));
+	free(c);
+
+	c = script(&b, TZA_PLOT_MEM, 0);
+	r = row(c, "$S", 120);
+	/* worker's 1024 MiB plus the shell's 0 */
+	assert_float_equal(field(r, -1), 1024.0, 1e-6);
+	free(r);
+	assert_non_null(strstr(c, "peak RSS held"));
+	free(c);
+
+	c = script(&b, TZA_PLOT_IO, 0);
+	r = row(c, "$IO", 120);
+	assert_float_equal(field(r, 1), 1024.0, 1e-6); /* 2 GiB / 2 s = 1024 MiB/s read */
+	assert_float_equal(field(r, 2), 512.0, 1e-6);  /* 1 GiB / 2 s written */
+	free(r);
+	free(c);
+
+	c = script(&b, TZA_PLOT_GANTT, 0);
+	assert_non_null(strstr(c, "one bar per process"));
+	assert_non_null(strstr(c, "\"100 sh\" 0, \"101 worker\" 1)"));
+	assert_non_null(strstr(c, "on synth,"));
+	/* the worker's bar: 2..4 s on row 1 */
+	r = row(c, "$BARS", 1);
+	assert_float_equal(field(r, 0), 2.0, 1e-6);
+	assert_float_equal(field(r, 1), 4.0, 1e-6);
+	free(r);
+	free(c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* 3000 short processes collapse into one row per tool; failures are marked. */
+static void test_gantt_many(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	struct exit_vals z = {0}, bad = {.code = 1};
+	s_proc(&s, 1, 100, T0, T0 + 20 * SEC_NS, "/bin/sh", "sh|run.sh", "sh", z);
+	for (uint32_t i = 0; i < 3000; i++)
+		s_proc(&s, 100, 1000 + i, T0 + SEC_NS + i * 5 * MS, T0 + SEC_NS + i * 5 * MS + MS,
+		       "/bin/true", "true", "true", z);
+	s_proc(&s, 100, 5000, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false", bad);
+	s_proc(&s, 100, 5001, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false", bad);
+	struct built b;
+	build(&s, &b);
+	char *c = script(&b, TZA_PLOT_GANTT, 0);
+	assert_non_null(strstr(c, "one row per group"));
+	assert_non_null(strstr(c, "\"true  x3000\""));
+	assert_non_null(strstr(c, "\"false  x2\""));
+	assert_non_null(strstr(c, "non-zero exit or signal (2)"));
+	char *r = row(c, "$FAIL", 2);
+	assert_string_equal(r, "EOD");
+	free(r);
+	/* three rows: the script, true, false */
+	assert_non_null(strstr(c, "\"run.sh\" 0, \"true  x3000\" 1, \"false  x2\" 2)"));
+	free(c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* More groups than rows: the smallest share an "other" row. */
+static void test_gantt_other(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	struct exit_vals z = {0};
+	s_proc(&s, 1, 100, T0, T0 + 200 * SEC_NS, "/bin/sh", "sh", "sh", z);
+	for (uint32_t i = 0; i < 100; i++) {
+		char exe[64], argv[64];
+		snprintf(exe, sizeof(exe), "/usr/bin/tool%03u", i);
+		snprintf(argv, sizeof(argv), "tool%03u", i);
+		/* tool i runs i+1 seconds: the longest 9 keep their rows with --rows 10 */
+		s_proc(&s, 100, 200 + i, T0 + SEC_NS, T0 + (2 + i) * SEC_NS, exe, argv, "tool", z);
+	}
+	struct built b;
+	build(&s, &b);
+	char *c = script(&b, TZA_PLOT_GANTT, 10);
+	assert_non_null(strstr(c, "\"other (92 groups)\" 9)"));
+	assert_non_null(strstr(c, "\"tool099\""));
+	assert_null(strstr(c, "\"tool000\""));
+	free(c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* Quotes, backslashes and control bytes in names cannot break the script. */
+static void test_escaping(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	struct exit_vals z = {0};
+	s_proc(&s, 1, 100, T0, T0 + 2 * SEC_NS, "/bin/sh", "sh", "sh", z);
+	s_proc(&s, 100, 101, T0 + MS, T0 + SEC_NS, "/tmp/we\"ird\\x\x01y", "we\"ird", "w", z);
+	struct built b;
+	build(&s, &b);
+	char *c = script(&b, TZA_PLOT_GANTT, 0);
+	assert_non_null(strstr(c, "\"101 we\\\"ird\\\\x?y\""));
+	assert_null(strchr(c, '\x01'));
+	free(c);
+	if (access("/usr/bin/gnuplot", X_OK) == 0) {
+		char dir[] = "/tmp/test_plot.XXXXXX";
+		assert_non_null(mkdtemp(dir));
+		char out[64];
+		snprintf(out, sizeof(out), "%s/e.png", dir);
+		struct tza_plot_opts o = {.kind = TZA_PLOT_GANTT, .by = TZA_BY_TOOL,
+					  .fmt = TZA_PLOT_PNG, .out = out};
+		tza_plot_facts(b.r, b.m, &o);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		assert_int_equal(tza_plot_script(f, b.m, &o), 0);
+		fclose(f);
+		assert_int_equal(tza_plot_run(buf, len), 0);
+		FILE *p = fopen(out, "rb");
+		assert_non_null(p);
+		unsigned char magic[8];
+		assert_int_equal(fread(magic, 1, 8, p), 8);
+		fclose(p);
+		assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+		free(buf);
+		unlink(out);
+		rmdir(dir);
+	}
+	unbuild(&b);
+	synth_free(&s);
+}
+
+static void test_fmt_of(void **state)
+{
+	(void)state;
+	assert_int_equal(tza_plot_fmt_of("a.png"), TZA_PLOT_PNG);
+	assert_int_equal(tza_plot_fmt_of("a.SVG"), TZA_PLOT_SVG);
+	assert_int_equal(tza_plot_fmt_of("dir.x/a.pdf"), TZA_PLOT_PDF);
+	assert_int_equal(tza_plot_fmt_of("a.jpg"), -1);
+	assert_int_equal(tza_plot_fmt_of("png"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_series_exact), cmocka_unit_test(test_gantt_many),
+		cmocka_unit_test(test_gantt_other), cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_fmt_of),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
