@@ -14,7 +14,7 @@ static void usage(FILE *f)
 		"peak RSS, I/O, share of the critical path, and flags:\n"
 		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
 		"                     <= 1.5 cores, machine <= 60%% busy meanwhile\n"
-		"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of I/O\n"
+		"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of storage I/O\n"
 		"  memory_heavy       peak RSS >= half the machine's memory\n"
 		"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
 		"  failed             a non-zero exit or a fatal signal\n\n"

@@ -29,6 +29,64 @@ struct frame {
 	uint64_t lo, t;
 };
 
+#define PIPE_WINDOW_NS 20000000ULL /* siblings forked within 20 ms: a pipeline */
+
+static double rate(const struct tza_model *m, const struct tza_proc *p)
+{
+	uint64_t d = tza_proc_end(m, p) - p->start_ns;
+	return d ? (double)tza_proc_cpu(p) / (double)d : 0;
+}
+
+/*
+ * Give P's own time (a, b] on the path. When P has a pipeline partner (a
+ * sibling forked within PIPE_WINDOW_NS of it: `bwa mem | samtools sort`,
+ * where the shell waits for the last stage but the busiest stage sets the
+ * pace) that used at least twice P's CPU rate and half a core, the overlap of
+ * (a, b] with that partner's life goes to the partner instead.
+ */
+static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_proc *p,
+		      uint64_t a, uint64_t b, uint8_t *onpath)
+{
+	if (b <= a)
+		return;
+	struct tza_proc *best = NULL;
+	if (p->parent) {
+		double pr = rate(m, p), br = 0;
+		uint64_t lo = p->start_ns > PIPE_WINDOW_NS ? p->start_ns - PIPE_WINDOW_NS : 0;
+		uint32_t i = 0, j = m->nprocs;
+		while (i < j) { /* first process started at or after lo */
+			uint32_t mid = i + (j - i) / 2;
+			if (m->procs[mid]->start_ns < lo)
+				i = mid + 1;
+			else
+				j = mid;
+		}
+		for (; i < m->nprocs && m->procs[i]->start_ns <= p->start_ns + PIPE_WINDOW_NS; i++) {
+			struct tza_proc *s = m->procs[i];
+			if (s == p || s->parent != p->parent || tza_proc_end(m, s) <= a ||
+			    s->start_ns >= b)
+				continue;
+			double sr = rate(m, s);
+			if (sr >= 0.5 && sr >= 2 * pr && sr > br) {
+				best = s;
+				br = sr;
+			}
+		}
+	}
+	if (!best) {
+		c->proc_ns[p->index] += b - a;
+		return;
+	}
+	uint64_t x = best->start_ns > a ? best->start_ns : a;
+	uint64_t y = tza_proc_end(m, best) < b ? tza_proc_end(m, best) : b;
+	c->proc_ns[best->index] += y - x;
+	c->proc_ns[p->index] += (b - a) - (y - x);
+	if (!onpath[best->index]) {
+		onpath[best->index] = 1;
+		c->path[c->npath++] = best;
+	}
+}
+
 static const struct tza_model *sort_model;
 static int cmp_end_desc(const void *a, const void *b)
 {
@@ -83,8 +141,9 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *cur = calloc(n ? n : 1, sizeof(*cur));
 	struct tza_proc **kids = malloc((n ? n : 1) * sizeof(*kids));
 	struct frame *st = malloc((n + 1) * sizeof(*st));
+	uint8_t *onpath = calloc(n ? n : 1, 1);
 	c->path = malloc((n ? n : 1) * sizeof(*c->path));
-	if (!off || !cur || !kids || !st || !c->path)
+	if (!off || !cur || !kids || !st || !onpath || !c->path)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++)
 		if (m->procs[i]->parent)
@@ -107,6 +166,7 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	uint32_t sp = 0;
 	st[sp++] = (struct frame){root, c->start_ns, c->end_ns};
 	c->path[c->npath++] = root;
+	onpath[root->index] = 1;
 	while (sp) {
 		struct frame *fr = &st[sp - 1];
 		uint32_t pi = fr->p->index;
@@ -124,16 +184,19 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 			break;
 		}
 		if (!next) {
-			c->proc_ns[pi] += fr->t - fr->lo;
+			attribute(c, m, fr->p, fr->lo, fr->t, onpath);
 			sp--;
 			continue;
 		}
 		cur[pi]++;
-		c->proc_ns[pi] += fr->t - e;
+		attribute(c, m, fr->p, e, fr->t, onpath);
 		uint64_t lo = next->start_ns > fr->lo ? next->start_ns : fr->lo;
 		fr->t = lo;
 		st[sp++] = (struct frame){next, lo, e};
-		c->path[c->npath++] = next;
+		if (!onpath[next->index]) {
+			onpath[next->index] = 1;
+			c->path[c->npath++] = next;
+		}
 	}
 	qsort(c->path, c->npath, sizeof(*c->path), cmp_start);
 
@@ -159,12 +222,14 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	free(cur);
 	free(kids);
 	free(st);
+	free(onpath);
 	return 0;
 fail:
 	free(off);
 	free(cur);
 	free(kids);
 	free(st);
+	free(onpath);
 	tza_crit_free(c);
 	return -1;
 }

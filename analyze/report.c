@@ -277,10 +277,10 @@ static void decide_flags(struct tza_group *g, const struct tza_crit *c,
 	    (double)g->critical_ns >= 0.20 * (double)c->makespan_ns && cores <= 1.5 &&
 	    mi->ncpus >= 2 && g->machine_cores <= 0.6 * mi->ncpus)
 		g->flags |= TZA_G_SERIAL;
-	/* low CPU%, high I/O: under 30% of a core, at least 4 MiB/s of I/O */
-	double io = (double)(g->rchar + g->wchar > g->read_bytes + g->write_bytes
-				     ? g->rchar + g->wchar
-				     : g->read_bytes + g->write_bytes);
+	/* low CPU%, high storage I/O: under 30% of a core, at least 4 MiB/s read
+	 * or written to storage (pipe traffic in rchar/wchar is waiting on a
+	 * partner process, not I/O-bound) */
+	double io = (double)(g->read_bytes + g->write_bytes);
 	if (g->wall_ns >= SEC && cores < 0.3 && io / ((double)g->wall_ns / 1e9) >= 4.0 * 1048576)
 		g->flags |= TZA_G_IO;
 	if (mi->mem_kib && g->peak_rss_kib * 2 >= mi->mem_kib)

@@ -26,6 +26,22 @@ for f in pipeline edge drops; do
 	timeout 60 "$A" critical-path --json $f.tz >$f.cp.json
 done
 timeout 60 "$A" diff --json pipeline.tz edge.tz | python3 -m json.tool >/dev/null
+# the recorded samples (real runs): the same contracts
+samples=()
+for t in "${TESTS_DIR:-$OLDPWD/tests}"/../samples/*.tz; do
+	[ -f "$t" ] || continue
+	n=sample-$(basename "$t" .tz)
+	samples+=("$n")
+	timeout 120 "$A" export --format chrome "$t" >$n.chrome.json
+	python3 -m json.tool $n.chrome.json >/dev/null
+	timeout 120 "$A" export --format jsonl "$t" >$n.jsonl
+	timeout 120 "$A" export --format csv "$t" >$n.csv
+	timeout 120 "$A" summary --json "$t" >$n.summary.json
+	timeout 120 "$A" top --json "$t" >$n.top.json
+	timeout 120 "$A" top --json --by command "$t" >$n.topcmd.json
+	timeout 120 "$A" critical-path --json "$t" >$n.cp.json
+done
+export SAMPLES="${samples[*]}"
 
 python3 - <<'PY'
 import csv, json, sys
@@ -35,7 +51,9 @@ keys = ["id", "parent_id", "pid", "ppid", "start_s", "end_s", "realtime_s", "exe
         "core_dumped", "utime_s", "stime_s", "cpu_pct", "peak_rss_kib", "rchar", "wchar",
         "syscr", "syscw", "read_bytes", "write_bytes", "threads", "vol_ctxt", "inv_ctxt",
         "uid", "euid", "ns_pid", "argv_truncated"]
-for name in ["pipeline", "edge", "drops"]:
+import os
+samples = os.environ.get("SAMPLES", "").split()
+for name in ["pipeline", "edge", "drops"] + samples:
     procs = [json.loads(l) for l in open(name + ".jsonl")]
     ids = set()
     last = None
@@ -84,5 +102,17 @@ assert cp["makespan_s"] == 8 and cp["by_tool"][0] == {"tool": "serial_step", "se
 top = {g["tool"]: g for g in json.load(open("pipeline.top.json"))}
 assert top["serial_step"]["flags"] == ["serial_bottleneck"], top["serial_step"]
 assert top["par_step"]["flags"] == [] and top["par_step"]["count"] == 4
-print("json checks ok")
+# samples: counts agree across outputs; the bioinformatics pipeline's tools
+# are told apart by subcommand
+for name in samples:
+    summ = json.load(open(name + ".summary.json"))
+    n = sum(1 for _ in open(name + ".jsonl"))
+    assert summ["counts"]["processes"] == n, (name, summ["counts"], n)
+    cmds = {g["tool"] for g in json.load(open(name + ".topcmd.json"))}
+    if name == "sample-pipeline":
+        for c in ["samtools sort", "samtools index", "bwa mem", "bcftools call"]:
+            assert c in cmds, (c, sorted(cmds))
+        cp = json.load(open(name + ".cp.json"))
+        assert abs(sum(t["seconds"] for t in cp["by_tool"]) - cp["makespan_s"]) <= 0.001
+print("json checks ok, samples:", samples)
 PY

@@ -152,6 +152,44 @@ static void test_top_flags(void **st)
 	synth_free(&s);
 }
 
+/* `bwa mem | samtools sort`: the shell waits for sort, bwa sets the pace */
+static void test_critical_path_pipe(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	s_fork(&s, T0, 1, 20);
+	s_exec(&s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
+	s_proc(&s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq", "bwa",
+	       (struct exit_vals){.utime = 18 * SEC_NS});
+	s_proc(&s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
+	       "samtools|sort|-o|x.bam", "samtools", (struct exit_vals){.utime = SEC_NS});
+	/* a background job forked at the same time but idle is no partner */
+	s_proc(&s, 20, 23, T0 + 3 * MS, T0 + 10400 * MS, "/usr/bin/sleep", "sleep|10", "sleep",
+	       (struct exit_vals){0});
+	s_exit(&s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
+	build(&s, NULL, &b);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_COMMAND, &c), 0);
+	assert_int_equal(c.makespan_ns, 11 * SEC_NS);
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < c.ntools; i++)
+		sum += c.by_tool[i].ns;
+	assert_int_equal(sum, 11 * SEC_NS);
+	/* sort's own time (2 ms, 10.5 s] goes to bwa while bwa ran: (2 ms, 10 s] */
+	assert_string_equal(c.by_tool[0].tool, "bwa mem");
+	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
+	assert_string_equal(c.by_tool[1].tool, "align.sh");
+	assert_int_equal(c.by_tool[1].ns, 500 * MS + 2 * MS);
+	assert_string_equal(c.by_tool[2].tool, "samtools sort");
+	assert_int_equal(c.by_tool[2].ns, 500 * MS);
+	assert_int_equal(c.npath, 3); /* bash, bwa, samtools; not sleep */
+	assert_int_equal(c.path[1]->pid, 21);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* C07: the same events in a shuffled order give the identical model */
 static void c07_scenario(struct synth *s)
 {
@@ -591,6 +629,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipeline_tree),	 cmocka_unit_test(test_critical_path),
 		cmocka_unit_test(test_top_flags),	 cmocka_unit_test(test_c07_shuffled),
+		cmocka_unit_test(test_critical_path_pipe),
 		cmocka_unit_test(test_pid_reuse),	 cmocka_unit_test(test_reparented_orphan),
 		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
