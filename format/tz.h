@@ -178,7 +178,9 @@ struct tz_writer_opts {
 				   CLOCK_BOOTTIME now); 0 = 1 s */
 	int level;		/* zstd level; 0 = 3 */
 	int threads;		/* 0 = compress in the caller, 1 = a background
-				   compression thread */
+				   compression thread (bounded queue of 4
+				   chunks; ignored in ring mode, which
+				   compresses in the caller) */
 	uint64_t ring_size;	/* bytes; 0 = linear file; else flight-recorder
 				   mode: the file never exceeds ring_size */
 	uint32_t state_every;	/* chunks between state blocks in a linear

@@ -1121,7 +1121,7 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 			r->pre->cur++;
 			return 1;
 		}
-		r->done = r->pre;
+		dchunk_free(r->pre); /* its last event was the previous one */
 		r->pre = NULL;
 	}
 	while (r->icand < r->ncand &&

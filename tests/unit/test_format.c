@@ -315,6 +315,26 @@ static void t_thread_file(void **st)
 	assert_int_equal(in->dropped, 7);
 	assert_true(in->state_blocks >= in->chunks / 4);
 	assert_string_equal(tz_reader_meta_get(r, "end"), "yes");
+	/* a window: the state block before its first chunk comes first (state
+	 * events carry ts 42, far before the window), then the window in order */
+	const struct tz_event *e;
+	uint64_t from = 5000 + 15000 * 10, to = from + 3000, prev = 0;
+	int nstate = 0, nlive = 0, rc;
+	assert_int_equal(tz_reader_iter(r, from, to, TZ_IT_STATE), 0);
+	while ((rc = tz_reader_next(r, &e)) == 1) {
+		if (e->flags & TZ_EVF_STATE) {
+			assert_int_equal(nlive, 0);
+			assert_int_equal(e->type_id, EV_PROC_STATE);
+			nstate++;
+			continue;
+		}
+		assert_true(e->ts_ns >= from && e->ts_ns <= to && e->ts_ns >= prev);
+		prev = e->ts_ns;
+		nlive++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(nstate, 3);
+	assert_int_equal(nlive, 301);
 	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
 	tz_reader_free(r);
 	unlink(path);
