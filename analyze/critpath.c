@@ -30,6 +30,7 @@ struct frame {
 };
 
 #define PIPE_WINDOW_NS 20000000ULL /* siblings forked within 20 ms: a pipeline */
+#define PIPE_SCAN 16		   /* neighbours in start order looked at, each side */
 
 static double rate(const struct tza_model *m, const struct tza_proc *p)
 {
@@ -52,17 +53,15 @@ static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_
 	struct tza_proc *best = NULL;
 	if (p->parent) {
 		double pr = rate(m, p), br = 0;
-		uint64_t lo = p->start_ns > PIPE_WINDOW_NS ? p->start_ns - PIPE_WINDOW_NS : 0;
-		uint32_t i = 0, j = m->nprocs;
-		while (i < j) { /* first process started at or after lo */
-			uint32_t mid = i + (j - i) / 2;
-			if (m->procs[mid]->start_ns < lo)
-				i = mid + 1;
-			else
-				j = mid;
-		}
-		for (; i < m->nprocs && m->procs[i]->start_ns <= p->start_ns + PIPE_WINDOW_NS; i++) {
+		/* a pipeline's stages are forked one after another: neighbours in
+		 * start order (at most PIPE_SCAN each side) */
+		uint32_t i = p->index > PIPE_SCAN ? p->index - PIPE_SCAN : 0;
+		uint32_t end = m->nprocs - p->index > PIPE_SCAN ? p->index + PIPE_SCAN + 1 : m->nprocs;
+		for (; i < end; i++) {
 			struct tza_proc *s = m->procs[i];
+			if (s->start_ns + PIPE_WINDOW_NS < p->start_ns ||
+			    s->start_ns > p->start_ns + PIPE_WINDOW_NS)
+				continue;
 			if (s == p || s->parent != p->parent || tza_proc_end(m, s) <= a ||
 			    s->start_ns >= b)
 				continue;
