@@ -254,6 +254,59 @@ static void us(FILE *f, int64_t ns)
 	fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)((ns < 0 ? -ns : ns) % 1000));
 }
 
+struct cstep {
+	uint64_t t;
+	int d;	    /* +1 start, -1 end */
+	double rate; /* cores, signed like d */
+};
+
+static int cmp_cstep(const void *a, const void *b)
+{
+	const struct cstep *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Counter tracks on pid 0: processes running, and CPU cores in use (each
+ * process's self CPU spread evenly over its life: an estimate). */
+static void chrome_counters(FILE *f, struct tza_model *m)
+{
+	struct cstep *st = malloc((2 * (size_t)m->nprocs + 1) * sizeof(*st));
+	if (!st)
+		return;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		uint64_t s = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns, e = tza_proc_end(m, p);
+		double r = e > p->start_ns ? (double)tza_proc_cpu(p) / (double)(e - p->start_ns) : 0;
+		st[n++] = (struct cstep){s, 1, r};
+		st[n++] = (struct cstep){e, -1, -r};
+	}
+	qsort(st, n, sizeof(*st), cmp_cstep);
+	fputs(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"tid\":0,"
+	      "\"args\":{\"name\":\"machine\"}}",
+	      f);
+	long running = 0;
+	double cores = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint64_t t = st[i].t;
+		for (; i < n && st[i].t == t; i++) {
+			running += st[i].d;
+			cores += st[i].rate;
+		}
+		if (cores < 1e-9)
+			cores = 0;
+		fputs(",\n{\"ph\":\"C\",\"name\":\"processes running\",\"pid\":0,\"tid\":0,\"ts\":", f);
+		us(f, rel(m, t));
+		fprintf(f, ",\"args\":{\"processes\":%ld}}", running);
+		fputs(",\n{\"ph\":\"C\",\"name\":\"cpu cores (estimate)\",\"pid\":0,\"tid\":0,\"ts\":", f);
+		us(f, rel(m, t));
+		fputs(",\"args\":{\"cores\":", f);
+		tza_json_num(f, cores);
+		fputs("}}", f);
+	}
+	free(st);
+}
+
 static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 {
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"tracer-analyze " TRACER_VERSION
@@ -333,6 +386,8 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 				p->failed[k].err);
 		}
 	}
+	if (m->nprocs)
+		chrome_counters(f, m);
 	fputs("\n]}\n", f);
 }
 

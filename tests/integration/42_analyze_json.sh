@@ -94,7 +94,8 @@ ev = [e for e in chrome["traceEvents"] if e.get("ph") == "X" and e["args"]["id"]
 assert len(ev) == 1
 assert [a.encode("utf-8", "surrogateescape") for a in ev[0]["args"]["argv"]] == want
 assert any(e.get("ph") == "i" and e.get("cat") == "exec" for e in chrome["traceEvents"])
-names = [e for e in chrome["traceEvents"] if e.get("name") == "process_name"]
+names = [e for e in chrome["traceEvents"] if e.get("name") == "process_name" and e["pid"] > 0]
+assert any(e.get("ph") == "C" and e["name"] == "processes running" for e in chrome["traceEvents"])
 assert len(names) == len(edge_list) == 2007
 # the pipeline's designed critical path and serial bottleneck
 cp = json.load(open("pipeline.cp.json"))
