@@ -551,6 +551,73 @@ static void test_parent_cycle(void **st)
 	synth_free(&s);
 }
 
+/* random events over a small pid space (crafted traces): the model is built,
+ * acyclic, children start no earlier than... anything; analyses terminate and
+ * the critical path still sums to the makespan */
+static void test_random_events(void **st)
+{
+	(void)st;
+	srand(12345);
+	for (int round = 0; round < 20; round++) {
+		struct synth s = {0};
+		struct built b;
+		for (int i = 0; i < 400; i++) {
+			uint32_t pid = 1 + (uint32_t)rand() % 12, pp = (uint32_t)rand() % 14;
+			uint64_t ts = T0 + (uint64_t)(rand() % 1000) * MS;
+			uint64_t start = T0 + (uint64_t)(rand() % 1000) * MS;
+			switch (rand() % 6) {
+			case 0:
+				s_fork(&s, ts, pp, pid);
+				break;
+			case 1:
+				s_exec(&s, ts, pid, rand() % 2 ? start : ts, pp, "/usr/bin/python3",
+				       rand() % 2 ? "/x/s.py" : NULL, "python3|-m|mod|\xff", "py");
+				break;
+			case 2:
+				s_exec_fail(&s, ts, pid, ENOENT, "/nx");
+				break;
+			case 3:
+				s_exit(&s, ts, pid, rand() % 2 ? start : 0, pp, "x",
+				       (struct exit_vals){.utime = (uint64_t)(rand() % 1000) * MS,
+							  .sig = rand() % 3 ? 0 : 9});
+				break;
+			case 4:
+				s_state(&s, ts, pid, start, pp, "/bin/sh", "sh",
+					rand() % 2 ? EV_STATE_PRE_EXISTING : 0, "sh");
+				break;
+			default:
+				s_drops(&s, ts, (uint64_t)(rand() % 3), 0, 0);
+			}
+		}
+		build(&s, NULL, &b);
+		struct tza_model *m = b.m;
+		for (uint32_t i = 0; i < m->nprocs; i++) {
+			uint32_t n = 0;
+			for (struct tza_proc *p = m->procs[i]; p; p = p->parent)
+				assert_true(++n <= m->nprocs);
+			assert_non_null(tza_proc_key(m->procs[i], TZA_BY_COMMAND));
+		}
+		uint32_t kids = 0;
+		for (uint32_t i = 0; i < m->nprocs; i++)
+			kids += m->procs[i]->nchildren;
+		assert_int_equal(kids + m->nroots, m->nprocs);
+		struct tza_crit c;
+		struct tza_machine mi = {2, 1000};
+		struct tza_group *g;
+		uint32_t ng;
+		assert_int_equal(tza_critpath(m, TZA_BY_TOOL, &c), 0);
+		uint64_t sum = 0;
+		for (uint32_t i = 0; i < c.ntools; i++)
+			sum += c.by_tool[i].ns;
+		assert_int_equal(sum, c.makespan_ns);
+		assert_int_equal(tza_groups(m, TZA_BY_EXE, &c, &mi, &g, &ng), 0);
+		free(g);
+		tza_crit_free(&c);
+		unbuild(&b);
+		synth_free(&s);
+	}
+}
+
 /* ------------------------------------------------ traces for the CLI tests */
 
 static int write_file(const char *dir, const char *name, struct synth *s)
@@ -634,7 +701,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
-		cmocka_unit_test(test_inherited_image),
+		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
