@@ -14,6 +14,7 @@
 
 #include "analyze.h"
 #include "bundle.h"
+#include "report.h"
 
 #define REDACTED "<redacted>"
 #define MAX_PATTERNS 64
@@ -631,6 +632,7 @@ int cmd_bundle(int argc, char **argv)
 	size_t nextra = 0;
 	int redact = 0, plots = 1, c;
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -654,7 +656,7 @@ int cmd_bundle(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("bundle", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}
@@ -705,6 +707,12 @@ int cmd_bundle(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* a whole, readable trace, or one line and nothing made */
+	tz_reader *chk_r;
+	struct tza_model *chk_m;
+	if (tza_load(in, &chk_r, &chk_m) < 0)
+		goto out;
+	tza_unload(chk_r, chk_m);
 	dir = mkdtemp(tmpl);
 	if (!dir) {
 		tza_err("bundle: '%s': %s", tmpl, strerror(errno));
@@ -727,11 +735,6 @@ int cmd_bundle(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		/* check it is a trace before doing any work */
-		tz_reader *r = tza_open(abs_in, NULL);
-		if (!r)
-			goto out;
-		tz_reader_free(r);
 		if (symlink(abs_in, path) < 0) {
 			tza_err("bundle: '%s': %s", path, strerror(errno));
 			goto out;

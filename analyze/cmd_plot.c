@@ -6,6 +6,7 @@
 #include "analyze.h"
 #include "model.h"
 #include "plot.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -87,6 +88,7 @@ int cmd_plot(int argc, char **argv)
 	const char *from = NULL, *to = NULL, *script = NULL, *out = NULL;
 	int c;
 	optind = 0; /* full getopt reset: handlers also run in-process (bundle) */
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:k:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -107,16 +109,8 @@ int cmd_plot(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			if (!strcmp(optarg, "exe"))
-				o.by = TZA_BY_EXE;
-			else if (!strcmp(optarg, "tool"))
-				o.by = TZA_BY_TOOL;
-			else if (!strcmp(optarg, "command"))
-				o.by = TZA_BY_COMMAND;
-			else {
-				tza_err("plot: --by: '%s' is not one of exe, tool, command", optarg);
+			if (tza_parse_by("plot: --by", optarg, &o.by) < 0)
 				return TZA_EXIT_USAGE;
-			}
 			break;
 		case 't':
 			if (!strcmp(optarg, "wall"))
@@ -164,7 +158,7 @@ int cmd_plot(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("plot", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}
@@ -190,6 +184,8 @@ int cmd_plot(int argc, char **argv)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mf = NULL;
+	if (tza_check_whole(r, path, 0) < 0)
+		goto out;
 	if ((from && tza_parse_time(r, "--from", from, &o.from_ns) < 0) ||
 	    (to && tza_parse_time(r, "--to", to, &o.to_ns) < 0)) {
 		rc = TZA_EXIT_USAGE;
@@ -209,6 +205,8 @@ int cmd_plot(int argc, char **argv)
 			tza_err("'%s': %s", path, tz_strerror(err));
 		goto out;
 	}
+	if (tza_check_whole(r, path, 1) < 0)
+		goto out;
 	tza_plot_facts(r, m, &o);
 	mf = open_memstream(&buf, &len);
 	if (!mf || tza_plot_script(mf, m, &o) < 0)

@@ -101,10 +101,30 @@ set -e
 grep -q 'gnuplot-nox' "$t/err" || fail "missing gnuplot: $(cat "$t/err")"
 [ "$(wc -l < "$t/err")" = 1 ] || fail "missing gnuplot: more than one line"
 
-# not a trace
-echo hello > "$t/not.tz"
+# bad input: one line, exit 1, no picture (plot and bundle alike)
+sz=$(stat -c %s "$S")
+: > "$t/empty.tz"
+echo hello > "$t/text.tz"
+head -c $((sz / 2)) "$S" > "$t/trunc.tz"
+cp "$S" "$t/corrupt.tz"
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$t/corrupt.tz" bs=1 seek=$((sz / 3)) conv=notrunc 2>/dev/null
+head -c 4096 /dev/urandom > "$t/random.tz"
+for f in empty text trunc corrupt random missing; do
+	for cmd in "plot -o $t/bad-$f.png" "plot --kind cpu -o $t/bad-$f.png" "bundle -o $t/bad-$f.tar.gz"; do
+		set +e
+		# shellcheck disable=SC2086
+		timeout 60 "$A" $cmd "$t/$f.tz" > "$t/out" 2> "$t/err"; rc=$?
+		set -e
+		[ "$rc" = 1 ] || fail "$cmd on $f: exit $rc, want 1: $(cat "$t/err")"
+		[ "$(wc -l < "$t/err")" = 1 ] && grep -q '^tracer-analyze: ' "$t/err" ||
+			fail "$cmd on $f: not one line: $(cat "$t/err")"
+		[ ! -s "$t/out" ] || fail "$cmd on $f: wrote to stdout"
+		[ ! -e "$t/bad-$f.png" ] && [ ! -e "$t/bad-$f.tar.gz" ] || fail "$cmd on $f: left an output"
+	done
+done
+# unknown option: one line, exit 2
 set +e
-"$A" plot "$t/not.tz" -o "$t/n.png" 2> "$t/err"; rc=$?
+"$A" plot --bogus "$S" 2> "$t/err"; rc=$?
 set -e
-[ "$rc" = 1 ] || fail "non-trace: exit $rc"
+[ "$rc" = 2 ] && [ "$(wc -l < "$t/err")" = 1 ] || fail "plot --bogus: exit $rc: $(cat "$t/err")"
 echo ok
