@@ -204,6 +204,11 @@ int cmd_slice(int argc, char **argv)
 	tz_writer_set_meta(w, "slice_from_boottime_ns", b);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)to);
 	tz_writer_set_meta(w, "slice_to_boottime_ns", b);
+	int64_t rt;
+	if (tza_realtime(r, from, &rt) == 0) { /* keep the recording's wall clock */
+		snprintf(b, sizeof(b), "%lld", (long long)(rt - (int64_t)from));
+		tz_writer_set_meta(w, "realtime_offset_ns", b);
+	}
 	for (size_t i = 0; i < tz_reader_type_count(r); i++)
 		if ((rc = tz_writer_add_type(w, tz_reader_type_at(r, i))) < 0)
 			goto werr;

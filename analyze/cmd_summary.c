@@ -29,7 +29,7 @@ static void usage(FILE *f)
 static const char *wall(tz_reader *r, uint64_t ns, char *b, size_t n)
 {
 	int64_t rt;
-	if (tz_reader_realtime(r, ns, &rt) < 0)
+	if (tza_realtime(r, ns, &rt) < 0)
 		return NULL;
 	time_t t = (time_t)(rt / 1000000000LL);
 	struct tm tm;
@@ -140,7 +140,8 @@ int cmd_summary(int argc, char **argv)
 	uint32_t nshow = limit < ng ? (uint32_t)limit : ng;
 	uint32_t nc = limit < cr.ntools ? (uint32_t)limit : cr.ntools;
 	char w0[64], w1[64];
-	const char *ws = wall(r, t0, w0, sizeof(w0)), *we = wall(r, t1, w1, sizeof(w1));
+	const char *ws = m->nevents ? wall(r, t0, w0, sizeof(w0)) : NULL;
+	const char *we = m->nevents ? wall(r, t1, w1, sizeof(w1)) : NULL;
 	FILE *f = stdout;
 
 	if (json) {

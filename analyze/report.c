@@ -105,6 +105,20 @@ const char *tza_meta_any(tz_reader *r, const char *const *keys)
 	return NULL;
 }
 
+int tza_realtime(tz_reader *r, uint64_t boot_ns, int64_t *rt)
+{
+	const char *off = tz_reader_meta_get(r, "realtime_offset_ns");
+	if (off && *off) {
+		char *end;
+		long long v = strtoll(off, &end, 10);
+		if (!*end) {
+			*rt = (int64_t)boot_ns + v;
+			return 0;
+		}
+	}
+	return tz_reader_realtime(r, boot_ns, rt);
+}
+
 void tza_machine_get(tz_reader *r, struct tza_machine *mi)
 {
 	static const char *const cpus[] = {"cpus", "ncpus", "nr_cpus", "cpu_count",

@@ -39,6 +39,14 @@ struct tza_machine {
 	uint64_t mem_kib; /* MemTotal, KiB */
 };
 void tza_machine_get(tz_reader *r, struct tza_machine *mi);
+/*
+ * CLOCK_BOOTTIME ns of the trace to CLOCK_REALTIME ns: with the metadata
+ * "realtime_offset_ns" (written by slice, whose own clock anchors are those of
+ * the machine that cut it) realtime = boot + offset, else the file's clock
+ * anchors (tz_reader_realtime). Returns 0 or a negative tz_err.
+ */
+int tza_realtime(tz_reader *r, uint64_t boot_ns, int64_t *rt);
+
 /* First metadata value present among NULL-terminated keys, or NULL. */
 const char *tza_meta_any(tz_reader *r, const char *const *keys);
 
