@@ -193,7 +193,8 @@ struct tz_writer_opts {
  * Create a trace at path (mode 0600) and write the file header. opts may be
  * NULL for defaults. On success *out owns the handle (tz_writer_close or
  * tz_writer_free). Errors: TZ_ERR_EXISTS, TZ_ERR_IO, TZ_ERR_NOMEM,
- * TZ_ERR_INVAL (ring_size too small: under 4 chunk_bytes).
+ * TZ_ERR_INVAL (bad options; ring_size too small: under 64 KiB + 4 times the
+ * compressed bound of chunk_bytes, about 64 KiB + 4.02 chunk_bytes).
  */
 int tz_writer_open(tz_writer **out, const char *path, const struct tz_writer_opts *opts);
 /* Same, into a growing memory buffer; see tz_writer_mem_take(). */

@@ -823,6 +823,11 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 	CHECK(h.type == b->type && h.seq == b->seq && tz_block_size(&h) == b->size &&
 		      h.ext_len >= TZ_CHUNK_EXT,
 	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
+	struct tz_chunk_ext hx;
+	tz_chunk_ext_decode(h.ext, &hx);
+	CHECK(hx.min_ts == b->ext.min_ts && hx.max_ts == b->ext.max_ts &&
+		      hx.events == b->ext.events,
+	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
 	if ((rc = rd_payload(r, off, &h, &p, &own)))
 		return rc;
 	r->decoded++;
@@ -861,6 +866,12 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 		    tz_get_varint(&q, end, &flen) || type > 0xffff || flen > (uint64_t)(end - q))
 			goto bad;
 		ts += (uint64_t)tz_unzigzag(dts);
+		if (ts < b->ext.min_ts || ts > b->ext.max_ts) {
+			rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: event time outside the block's range",
+			       what, seq);
+			rc = TZ_ERR_CORRUPT;
+			goto fail;
+		}
 		const uint8_t *fixed = q;
 		q += flen;
 		if (tz_get_varint(&q, end, &nbl) || nbl > (uint64_t)(end - q))
