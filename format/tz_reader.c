@@ -439,7 +439,7 @@ static int parse_header(tz_reader *r)
 		      "not a .tz file: magic mangled by a text-mode transfer (LF became CR LF)");
 		CHECK(!(r->len >= 4 && !memcmp(d, "\x89TZ1", 4)), TZ_ERR_MAGIC, 0,
 		      "not a .tz file: magic mangled (text-mode transfer?)");
-		CHECK(!(r->len >= 2 && !memcmp(d + 1, "TZ", 2)), TZ_ERR_MAGIC, 0,
+		CHECK(!(r->len >= 3 && !memcmp(d + 1, "TZ", 2)), TZ_ERR_MAGIC, 0,
 		      "not a .tz file: magic mangled (8th bit stripped?)");
 		return rd_err(r, TZ_ERR_MAGIC, 0, "not a .tz file (bad magic)");
 	}
