@@ -125,6 +125,7 @@ struct ev_exec_fail {
 /* EV_EXIT flags */
 #define EV_EXIT_CORE_DUMPED 0x1 /* WCOREDUMP(status) */
 #define EV_EXIT_SIGNALED 0x2	/* WIFSIGNALED(status) */
+#define EV_EXIT_EXE_DELETED 0x4 /* the image's file was unlinked by exit time */
 
 /*
  * EV_EXIT: tp_btf/sched_process_exit with group_dead set (the last thread of

@@ -328,17 +328,41 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->exe_len = n;
 	off += n;
 
-	/* #! script: the kernel replaced interp; filename is the script */
+	/* #! script: the kernel replaced interp; filename is the script,
+	 * made absolute with the cwd when it was given relative */
 	n = 0;
 	if (bprm->interp != bprm->filename) {
+		char *fn = s->rec + sizeof(*e);
+		__u32 fl = e->filename_len, skip = 0;
+
 		flags |= EV_EXEC_SCRIPT;
-		n = e->filename_len;
-		bpf_probe_read_kernel(s->rec + (off & OFF_MASK), n & (EV_PATH_MAX - 1),
-				      s->rec + sizeof(*e));
-		n &= EV_PATH_MAX - 1;
+		if (fl && fn[0] != '/') {
+			struct fs_struct *fs = p->fs;
+			__u32 f2 = 0;
+
+			pos = resolve_path(BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt),
+					   s->path, &f2);
+			n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+			if (n > 1) {
+				s->rec[(off + n) & OFF_MASK] = '/';
+				n++;
+			}
+			if (fl > 2 && fn[0] == '.' && fn[1] == '/')
+				skip = 2;
+		}
+		off += n;
+		fl -= skip;
+		if (n + fl > EV_PATH_MAX - 1) {
+			flags |= EV_EXEC_PATH_TRUNCATED;
+			fl = n < EV_PATH_MAX - 1 ? EV_PATH_MAX - 1 - n : 0;
+		}
+		barrier_var(fl);
+		fl &= EV_PATH_MAX - 1;
+		bpf_probe_read_kernel(s->rec + (off & OFF_MASK), fl, fn + (skip & 3));
+		n += fl;
+		off += fl;
 	}
 	e->script_len = n;
-	off += n;
 
 	/* argv of the new image */
 	asz = 0;
@@ -516,9 +540,44 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 		pos = BPF_CORE_READ(pos, next);
 	}
 
+	/* children's I/O that the kernel folded into sig->ioac at reap time */
+	{
+		__u64 io[7] = {e->rchar, e->wchar, e->syscr, e->syscw, e->read_bytes,
+			       e->write_bytes, e->cancelled_write_bytes};
+		struct task_struct *par = p->real_parent;
+		__u32 ptgid = par->tgid;
+		struct tracked *pp = lookup_tracked(ptgid);
+
+		if (pp && ptgid != tgid) {
+			struct k_sigaction *ka = &par->sighand->action[SIGCHLD_NR - 1];
+			unsigned long h = (unsigned long)BPF_CORE_READ(ka, sa.sa_handler);
+			unsigned long fl = BPF_CORE_READ(ka, sa.sa_flags);
+
+			/* no autoreap: the parent's wait4() will add ours */
+			if (h != 1 && !(fl & TR_SA_NOCLDWAIT))
+				for (i = 0; i < 7; i++)
+					__sync_fetch_and_add(&pp->child_io[i], io[i]);
+		}
+		if (tp) {
+			for (i = 0; i < 7; i++)
+				io[i] = io[i] > tp->child_io[i] ? io[i] - tp->child_io[i] : 0;
+			e->rchar = io[0];
+			e->wchar = io[1];
+			e->syscr = io[2];
+			e->syscw = io[3];
+			e->read_bytes = io[4];
+			e->write_bytes = io[5];
+			e->cancelled_write_bytes = io[6];
+		}
+	}
+
 	mm = p->mm;
 	if (mm) {
+		struct dentry *d = BPF_CORE_READ(mm, exe_file, f_path.dentry);
 		__s64 rss = rss_pages(mm);
+
+		if (d && !BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(d, d_parent) != d)
+			e->flags |= EV_EXIT_EXE_DELETED;
 		__u64 hw = BPF_CORE_READ(mm, hiwater_rss);
 
 		if (rss < 0)
@@ -685,6 +744,12 @@ int snap_tasks(struct bpf_iter__task *ctx)
 		r->argv_size = BPF_CORE_READ(mm, arg_end) - BPF_CORE_READ(mm, arg_start);
 	}
 	r->flags = flags;
-	bpf_seq_write(seq, r, sizeof(*r));
+	{
+		__u32 len = r->exe_len;
+
+		barrier_var(len);
+		len &= EV_PATH_MAX - 1;
+		bpf_seq_write(seq, r, offsetof(struct snap_rec, exe) + len);
+	}
 	return 0;
 }

@@ -13,6 +13,11 @@
 struct tracked {
 	__u32 threads; /* threads ever created in the group, main thread included */
 	__u32 flags;   /* TRACKED_* */
+	/* I/O of exited children that wait4() will fold into this process's
+	 * signal->ioac (kernel/exit.c wait_task_zombie), subtracted at exit so
+	 * the counters stay self-only. Order: rchar, wchar, syscr, syscw,
+	 * read_bytes, write_bytes, cancelled_write_bytes. */
+	__u64 child_io[7];
 };
 #define TRACKED_PARENT_ONLY 0x1 /* the recorder itself: track its next child only */
 
@@ -26,6 +31,8 @@ struct tracked {
 /* kernel macros that BTF does not carry (include/linux/sched{,/signal}.h) */
 #define TR_SIGNAL_GROUP_EXIT 0x00000004
 #define TR_PF_KTHREAD 0x00200000
+#define TR_SA_NOCLDWAIT 0x00000002
+#define SIGCHLD_NR 17
 
 /* x86_64 syscall numbers, for the raw_tp sys_enter/sys_exit fallback */
 #define SYS_EXECVE 59

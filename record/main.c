@@ -818,6 +818,8 @@ static int run(struct rec *r)
 			err("ring buffer: %s", strerror(-n));
 			return -1;
 		}
+		/* the BPF side wakes us only when the ring fills up: drain on timeout */
+		ring_buffer__consume(r->rb);
 		if (r->o.mode == MODE_FOLLOW && !r->child_reaped) {
 			pid_t w = waitpid(r->child, &r->child_status, WNOHANG);
 			if (w == r->child)
