@@ -90,10 +90,10 @@ static void text(tz_reader *r, const char *path)
 		printf("bytes/event   %.1f on disk\n", (double)in->file_size / (double)in->events);
 	printf("dropped       %" PRIu64 " events%s\n", in->dropped,
 	       in->dropped ? " (lost before reaching the writer)" : "");
-	printf("damaged       %" PRIu64 " blocks", in->corrupt_blocks);
+	printf("damaged       %" PRIu64 " blocks found while opening", in->corrupt_blocks);
 	if (in->corrupt_blocks)
-		printf(" (first at offset %" PRIu64 "; see 'tracer-analyze verify')",
-		       in->corrupt_first_offset);
+		printf(" (first at offset %" PRIu64 ")", in->corrupt_first_offset);
+	printf("; 'tracer-analyze verify' checks every payload");
 	printf("\n\nmetadata\n");
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;

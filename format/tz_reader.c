@@ -801,7 +801,8 @@ static int cmp_devt(const void *a, const void *b)
 /*
  * Decode block b. Events outside [from, to] and (unless keep_unknown) of
  * types not in the schema are dropped; the rest are sorted by (ts, pos).
- * Returns 0 and *out, or a tz_err (message set).
+ * Returns 0 and *out, 1 (*out NULL) for a block with unknown flags (skipped
+ * by the compatibility rules), or a tz_err (message set).
  */
 int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 	      int keep_unknown, struct dchunk **out);
@@ -823,6 +824,8 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 	CHECK(h.type == b->type && h.seq == b->seq && tz_block_size(&h) == b->size &&
 		      h.ext_len >= TZ_CHUNK_EXT,
 	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
+	if (h.flags & ~TZ_BF_KNOWN)
+		return 1; /* a future encoding: skipped, not damage */
 	struct tz_chunk_ext hx;
 	tz_chunk_ext_decode(h.ext, &hx);
 	CHECK(hx.min_ts == b->ext.min_ts && hx.max_ts == b->ext.max_ts &&
@@ -1087,10 +1090,10 @@ int tz_reader_iter(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flag
 			int rc = rd_decode(r, pre, 0, UINT64_MAX, flags & TZ_IT_UNKNOWN, &c);
 			if (rc == TZ_ERR_NOMEM)
 				return r->fatal = rc;
-			if (rc) {
+			if (rc < 0) {
 				((struct rd_blk *)pre)->bad = 1;
 				rd_corrupt(r, pre->off);
-			} else {
+			} else if (rc == 0) {
 				r->pre = c;
 			}
 		}
@@ -1142,11 +1145,13 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 		int rc = rd_decode(r, b, r->from, r->to, r->iflags & TZ_IT_UNKNOWN, &c);
 		if (rc == TZ_ERR_NOMEM)
 			return r->fatal = rc;
-		if (rc) {
+		if (rc < 0) {
 			b->bad = 1;
 			rd_corrupt(r, b->off);
 			continue;
 		}
+		if (rc > 0)
+			continue;
 		if (!c->n) {
 			dchunk_free(c);
 			continue;

@@ -45,6 +45,8 @@ static int check_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
 			return rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: min_ts after max_ts",
 				      bi->what, (unsigned long long)h->seq);
 		rc = rd_decode(r, &b, 0, UINT64_MAX, 1, &c);
+		if (rc > 0)
+			return 0;
 		if (!rc) {
 			for (size_t i = 0; i < rd_dchunk_events(c); i++)
 				; /* decoded and bounds-checked by rd_decode */
@@ -268,6 +270,10 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 		rc = rd_decode(r, k, 0, UINT64_MAX, 1, &c);
 		if (rc == TZ_ERR_NOMEM)
 			goto out;
+		if (rc > 0) { /* unknown encoding: not ours to copy */
+			rc = 0;
+			continue;
+		}
 		if (rc) {
 			k->bad = 1;
 			rd_corrupt(r, k->off);
