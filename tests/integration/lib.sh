@@ -1,0 +1,95 @@
+# lib.sh - shared helpers of the integration tests (source it; bash).
+#
+#   need_root             skip (exit 77) unless root with BTF, the recorder and python3
+#   T                     a private temp dir, removed at exit with every process
+#                         registered by bg_track
+#   bg_track PID...       kill these at exit (cleanup on failure)
+#   record ARGS...        tracer-record with a time bound (REC_TIMEOUT, default 120 s);
+#                         its exit status is returned, stderr goes to $T/rec.err
+#   export_jsonl TZ OUT   tracer-analyze export --format jsonl TZ > OUT
+#   pycheck JSONL CODE    run python3 CODE with `procs` (list of dicts, export order),
+#                         helpers by_exe(), by_argv(), one(), kids(), near(), check()
+#                         and argv bytes via raw(); non-zero exit fails the test
+#   fail MSG              print and exit 1
+#
+# Tests use exact values and bound their own time; every script sets
+# `set -euo pipefail` via this file.
+set -euo pipefail
+
+R=${TRACER_RECORD:?TRACER_RECORD not set (run through tests/run.sh)}
+A=${TRACER_ANALYZE:?TRACER_ANALYZE not set}
+H=${TESTS_HELPERS:?TESTS_HELPERS not set}
+W=$H/recwork
+REC_TIMEOUT=${REC_TIMEOUT:-120}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+	[ -r /sys/kernel/btf/vmlinux ] || { echo "skip: kernel without BTF"; exit 77; }
+	[ -x "$R" ] || { echo "skip: $R not built"; exit 77; }
+	[ -x "$W" ] || { echo "skip: $W not built"; exit 77; }
+	command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+}
+
+T=$(mktemp -d /tmp/tracer-rec-test.XXXXXX)
+_bg_pids=()
+bg_track() { _bg_pids+=("$@"); }
+_cleanup() {
+	local p
+	for p in "${_bg_pids[@]+"${_bg_pids[@]}"}"; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	cd /
+	rm -rf "$T"
+}
+trap _cleanup EXIT
+
+record() {
+	local rc=0
+	timeout -k 5 "$REC_TIMEOUT" "$R" "$@" 2>"$T/rec.err" || rc=$?
+	[ -s "$T/rec.err" ] && sed 's/^/  rec: /' "$T/rec.err" >&2
+	return $rc
+}
+
+export_jsonl() {
+	timeout 120 "$A" export --format jsonl "$1" >"$2" || fail "export of $1 failed"
+}
+
+cat >"$T/check.py" <<'PY'
+import json, sys
+procs = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+byid = {p["id"]: p for p in procs}
+def raw(s):
+    """argv string -> exact bytes (export uses surrogateescape for non-UTF-8)"""
+    return s.encode("utf-8", "surrogateescape")
+def by_exe(exe):
+    return [p for p in procs if p.get("exe") == exe]
+def by_argv(argv):
+    return [p for p in procs if p.get("argv") == argv]
+def one(lst, what=""):
+    if len(lst) != 1:
+        raise AssertionError("expected exactly one process %s, got %d: %s" % (
+            what, len(lst), [(p["pid"], p.get("exe"), p.get("argv")) for p in lst][:10]))
+    return lst[0]
+def kids(p):
+    return [c for c in procs if c.get("parent_id") == p["id"]]
+def near(v, want, rel):
+    return v is not None and abs(v - want) <= rel * want
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+code = sys.argv[2]
+try:
+    exec(compile(code, "<check>", "exec"))
+except AssertionError as e:
+    print("assertion failed:", e, file=sys.stderr)
+    sys.exit(1)
+PY
+
+pycheck() {
+	timeout 120 python3 "$T/check.py" "$1" "$2" || fail "check on $1"
+}
