@@ -644,6 +644,59 @@ static void t_unknown_type(void **st)
 	xset_free(&s);
 }
 
+/* Unknown block types and block flag bits are skipped by length, not damage. */
+static void t_unknown_block(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 1024, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	uint8_t *buf = make_trace(&o, &s, 400, 0, &len);
+	static struct blist bl;
+	memset(&bl, 0, sizeof(bl));
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "x", NULL), 0);
+	tz_reader_verify(r, blist_cb, &bl);
+	tz_reader_free(r);
+	size_t k = 0;
+	while (bl.type[k] != TZ_B_CHUNK)
+		k++;
+	k += 2; /* insert before the third chunk */
+	/* two foreign blocks: type 99, and a chunk-typed block with flag 0x80 */
+	uint8_t ext[TZ_CHUNK_EXT] = {0}, blk[2][TZ_BHDR_MIN + TZ_CHUNK_EXT + 16];
+	struct tz_bhdr h = {0};
+	h.type = 99;
+	h.payload_len = h.raw_len = 16;
+	h.seq = 5000;
+	h.payload_csum = tz_hash("0123456789abcdef", 16);
+	tz_bhdr_encode(blk[0], &h, NULL);
+	memcpy(blk[0] + TZ_BHDR_MIN, "0123456789abcdef", 16);
+	h.type = TZ_B_CHUNK;
+	h.flags = 0x80;
+	h.ext_len = TZ_CHUNK_EXT;
+	h.seq = 5001;
+	tz_bhdr_encode(blk[1], &h, ext);
+	memcpy(blk[1] + TZ_BHDR_MIN + TZ_CHUNK_EXT, "0123456789abcdef", 16);
+	size_t l0 = TZ_BHDR_MIN + 16, l1 = TZ_BHDR_MIN + TZ_CHUNK_EXT + 16;
+	size_t nlen = bl.off[k] + l0 + l1; /* cut after: no footer, scanned */
+	uint8_t *nb = malloc(nlen + len);
+	memcpy(nb, buf, bl.off[k]);
+	memcpy(nb + bl.off[k], blk[0], l0);
+	memcpy(nb + bl.off[k] + l0, blk[1], l1);
+	memcpy(nb + nlen, buf + bl.off[k], len - bl.off[k]);
+	nlen += len - bl.off[k];
+	assert_int_equal(tz_reader_open_mem(&r, nb, nlen, "foreign", NULL), 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 0); /* index offsets moved */
+	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
+	expect_all(r, &s);
+	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 1); /* only the stale trailer */
+	tz_reader_free(r);
+	free(nb);
+	free(buf);
+	xset_free(&s);
+}
+
 /* ---------------------------------------------------------------- ring */
 
 /*
@@ -909,6 +962,7 @@ int main(void)
 		cmocka_unit_test(t_crash_recover),
 		cmocka_unit_test(t_flags),
 		cmocka_unit_test(t_unknown_type),
+		cmocka_unit_test(t_unknown_block),
 		cmocka_unit_test(t_ring_mem),
 		cmocka_unit_test(t_ring_file),
 		cmocka_unit_test(t_seek),
