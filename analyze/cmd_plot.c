@@ -22,7 +22,8 @@ static void usage(FILE *f)
 	      "      --by exe|tool|command   gantt row groups (default command)\n"
 	      "      --time rel|wall    x axis: seconds from start (default) or UTC wall clock\n"
 	      "      --from T, --to T   window: seconds from start (90, 1m30s) or wall clock\n"
-	      "                         (2026-11-29T10:00:00)\n"
+	      "                         (2026-11-29T10:00:00); the whole trace is read, the\n"
+	      "                         picture is clipped\n"
 	      "      --rows N           gantt: one row per process up to N processes (default 60)\n"
 	      "      --size WxH         picture size in pixels (default: automatic)\n"
 	      "      --all              also processes alive before recording began\n"
@@ -196,7 +197,13 @@ int cmd_plot(int argc, char **argv)
 		rc = TZA_EXIT_USAGE;
 		goto out;
 	}
-	int err = tza_model_build(r, o.from_ns, to ? o.to_ns : UINT64_MAX, &m);
+	/*
+	 * The model always covers the whole trace; a window only clips the
+	 * picture. So processes that began before --from keep their names and
+	 * those still running at --to keep their exit totals (whose share in the
+	 * window is drawn).
+	 */
+	int err = tza_model_build(r, 0, UINT64_MAX, &m);
 	if (err < 0) {
 		const char *msg = tz_reader_errmsg(r);
 		if (msg && *msg)
