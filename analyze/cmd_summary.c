@@ -178,9 +178,10 @@ int cmd_summary(int argc, char **argv)
 		for (int i = 0; i < 6; i++)
 			fprintf(f, "\"%s\":%llu,", drop_names[i], (unsigned long long)m->drops[i]);
 		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
-			   "\"no_fork\":%llu,\"orphaned_pids\":[",
+			   "\"no_fork\":%llu,\"from_state\":%llu,\"orphaned_pids\":[",
 			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
-			(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork);
+			(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
+			(unsigned long long)m->from_state);
 		int first = 1;
 		for (uint32_t i = 0; i < m->nprocs; i++)
 			if (m->procs[i]->flags & TZA_P_ORPHAN) {
@@ -256,6 +257,11 @@ int cmd_summary(int argc, char **argv)
 				fprintf(f, "%s\n", m->orphans > 50 ? " ..." : "");
 			}
 		}
+		if (m->from_state)
+			fprintf(f, "note: %llu processes are known only from state blocks (%s): "
+				   "their earlier history is not in the trace\n",
+				(unsigned long long)m->from_state,
+				in->ring ? "the ring buffer overwrote it" : "a slice or a partial file");
 		if (m->drops[5])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
 				(unsigned long long)m->drops[5]);

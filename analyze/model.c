@@ -15,6 +15,7 @@
 struct pint {
 	struct tza_proc p;
 	struct pint *hnext;	 /* live-by-pid hash chain */
+	struct pint *dnext;	 /* dead-by-pid hash chain (last exited instance) */
 	struct tza_proc *last_child;
 	uint64_t seq;		 /* creation order: stable tie-break */
 	int live;
@@ -39,6 +40,7 @@ struct builder {
 	struct tza_model *m;
 	struct pint **hash;
 	size_t hsize, hcount;
+	struct pint **dead; /* DEAD_SIZE buckets: the last exited instance per pid */
 	size_t cap;
 	uint64_t seq;
 	struct fields f;
@@ -143,6 +145,30 @@ static char *blob_str(const struct tz_event *ev, const struct tz_field *f)
 	if (!b.data)
 		return NULL;
 	return strndup(b.data, b.len);
+}
+
+#define DEAD_SIZE 4096
+
+/* Remember q as the last exited instance of its pid. */
+static void dead_put(struct builder *b, struct pint *q)
+{
+	struct pint **pp = &b->dead[(q->p.pid * 2654435761u) & (DEAD_SIZE - 1)];
+	for (struct pint **x = pp; *x; x = &(*x)->dnext)
+		if ((*x)->p.pid == q->p.pid) {
+			*x = (*x)->dnext;
+			break;
+		}
+	q->dnext = *pp;
+	*pp = q;
+}
+
+/* Did the instance (pid, start) already exit? */
+static int dead_has(struct builder *b, uint32_t pid, uint64_t start)
+{
+	for (struct pint *x = b->dead[(pid * 2654435761u) & (DEAD_SIZE - 1)]; x; x = x->dnext)
+		if (x->p.pid == pid)
+			return x->p.start_ns == start;
+	return 0;
 }
 
 static size_t hslot(const struct builder *b, uint32_t pid)
@@ -410,6 +436,7 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 	if (p->exit_ppid && p->ppid && p->exit_ppid != p->ppid)
 		p->flags |= TZA_P_REPARENTED;
 	live_del(b, q);
+	dead_put(b, q);
 	return 0;
 }
 
@@ -422,6 +449,8 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 	if (!tgid)
 		return 0;
 	struct pint *q = live_get(b, tgid);
+	if (!q && start && dead_has(b, tgid, start))
+		return 0; /* a state block written before the writer saw the exit */
 	if (!q || (start && q->p.start_ns != start)) {
 		uint32_t pf = TZA_P_FROM_STATE;
 		if (sfl & EV_STATE_PRE_EXISTING)
@@ -546,6 +575,8 @@ static int finish(struct builder *b, tz_reader *r)
 			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
 			m->no_fork++;
+		if ((q->p.flags & TZA_P_FROM_STATE) && !(q->p.flags & TZA_P_PRE_EXISTING))
+			m->from_state++;
 		/* a fork's start_boottime precedes its event by microseconds: the
 		 * trace starts with the first process started in it */
 		if (!(q->p.flags & (TZA_P_NO_FORK | TZA_P_PRE_EXISTING | TZA_P_FROM_STATE)) &&
@@ -604,7 +635,7 @@ static int finish(struct builder *b, tz_reader *r)
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
 			m->incomplete = 1;
-	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork)
+	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state))
 		m->incomplete = 1;
 	for (uint32_t i = 0; i < m->nroots; i++) {
 		struct tza_proc *p = m->roots[i];
@@ -627,9 +658,11 @@ int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_m
 	b.m = calloc(1, sizeof(*b.m));
 	b.hsize = 1024;
 	b.hash = calloc(b.hsize, sizeof(*b.hash));
-	if (!b.m || !b.hash) {
+	b.dead = calloc(DEAD_SIZE, sizeof(*b.dead));
+	if (!b.m || !b.hash || !b.dead) {
 		free(b.m);
 		free(b.hash);
+		free(b.dead);
 		return TZ_ERR_NOMEM;
 	}
 	b.m->reader = r;
@@ -674,6 +707,7 @@ int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_m
 	if (rc >= 0)
 		rc = finish(&b, r);
 	free(b.hash);
+	free(b.dead);
 	if (rc < 0) {
 		tza_model_free(b.m);
 		return rc;

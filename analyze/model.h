@@ -118,6 +118,9 @@ struct tza_model {
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
 	uint64_t unknown_events; /* events of types this build does not know (skipped) */
+	uint64_t from_state;	 /* processes known only from state blocks (not
+				    pre-existing): their start is older than the
+				    trace's data (ring mode overwrote it, or a slice) */
 };
 
 /*
@@ -136,8 +139,9 @@ struct tza_model {
  * TZA_P_ORPHAN: no parent in the trace, ppid != 0, not pre-existing, and
  * either first seen without a fork or the trace is incomplete and its ppid
  * differs from the recording root's. The model is incomplete when any drop
- * counter is non-zero, chunks were dropped or corrupt, or a process was seen
- * without its fork.
+ * counter is non-zero, chunks were dropped or corrupt, a process was seen
+ * without its fork, or a ring-mode file lost the history of processes it
+ * knows only from state blocks.
  */
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out);
 void tza_model_free(struct tza_model *m);

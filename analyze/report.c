@@ -19,7 +19,7 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	const struct tz_info *in = tz_reader_info(r);
 	if (partial_ok())
 		return 0;
-	if (!after_read && !in->has_footer) {
+	if (!after_read && !in->has_footer && !in->ring) { /* ring files have none */
 		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
 			"keeps what was sealed, TRACER_ANALYZE_PARTIAL=1 analyzes it as is",
 			path);

@@ -454,8 +454,10 @@ static void test_c14_pre_existing(void **st)
 	for (uint32_t i = 0; i < 200; i++)
 		s_proc(&s, 700, 1000 + i, T0 + (i + 1) * MS, T0 + (i + 1) * MS + 500000, "/usr/bin/true",
 		       "/bin/true", "true", v);
-	/* a late state block repeats the living shell: no duplicate */
+	/* a late state block repeats the living shell: no duplicate; and one
+	 * written before the writer saw a child's exit does not revive it */
 	s_state(&s, T0 + SEC_NS, 700, born, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING, "sh");
+	s_state(&s, T0 + SEC_NS, 1000, T0 + MS, 700, "/usr/bin/true", "/bin/true", 0, "true");
 	build(&s, NULL, &b);
 	assert_int_equal(b.m->nprocs, 201);
 	assert_int_equal(b.m->nroots, 1);
