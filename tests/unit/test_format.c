@@ -427,6 +427,49 @@ static void t_truncation_sweep(void **st)
 	xset_free(&s);
 }
 
+/* Sampled cuts of a larger file with state blocks, and of a ring file. */
+static void t_truncation_sampled(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 16384, .flags = TZ_W_NO_FSYNC, .threads = 1,
+				   .state_fn = state_cb, .state_every = 3};
+	size_t len;
+	void *buf = make_trace(&o, &s, 60000, 0, &len);
+	tz_reader *r;
+	static struct blist bl;
+	memset(&bl, 0, sizeof(bl));
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "full", NULL), 0);
+	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
+	tz_reader_free(r);
+	for (int i = 0; i < 300; i++) {
+		size_t cut = (size_t)(rnd() % len);
+		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL) < 0, cut < TZ_HDR_SIZE);
+		uint64_t want = 0, got = 0;
+		for (size_t k = 0; k < bl.n; k++)
+			if (bl.type[k] == TZ_B_CHUNK && bl.off[k] + bl.size[k] <= cut)
+				want += bl.events[k];
+		const struct tz_event *e;
+		if (cut >= TZ_HDR_SIZE) {
+			assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
+			while (tz_reader_next(r, &e) == 1)
+				if (!(e->flags & TZ_EVF_STATE))
+					assert_true(same(&s.ev[got++], e));
+			assert_int_equal(got, want);
+		}
+		tz_reader_free(r);
+	}
+	free(buf);
+	xset_free(&s);
+}
+
+static int ring_state_cb(void *ctx, tz_writer *w);
+struct pworld;
+static void ring_write(tz_writer *w, struct pworld *p, uint64_t until_bytes);
+
+/* Ring file: every cut and a flip at sampled offsets reads without fault. */
+static void t_ring_damage(void **st);
+
 static void t_bitflip_sweep(void **st)
 {
 	(void)st;
@@ -829,6 +872,42 @@ static void t_ring_mem(void **st)
 	free(buf);
 }
 
+static void t_ring_damage(void **st)
+{
+	(void)st;
+	struct pworld p = {.next = 1};
+	struct tz_writer_opts o = {.chunk_bytes = 4096, .ring_size = 200000,
+				   .state_fn = ring_state_cb, .state_ctx = &p};
+	tz_writer *w = mem_writer(&o);
+	ring_write(w, &p, 5 * o.ring_size);
+	void *buf;
+	size_t len;
+	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	uint8_t *c = malloc(len);
+	for (int i = 0; i < 400; i++) {
+		size_t off = (size_t)(rnd() % len);
+		memcpy(c, buf, len);
+		if (i % 2)
+			c[off] ^= (uint8_t)(1u << (i % 8));
+		tz_reader *r;
+		int rc = tz_reader_open_mem(&r, c, i % 2 ? len : off, "ringdmg", NULL);
+		if (rc == 0) {
+			const struct tz_event *e;
+			uint64_t prev = 0;
+			assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, 0), 0);
+			while ((rc = tz_reader_next(r, &e)) == 1) {
+				assert_true(e->ts_ns >= prev);
+				prev = e->ts_ns;
+			}
+			assert_int_equal(rc, 0);
+			assert_true(tz_reader_verify(r, NULL, NULL) >= 0);
+		}
+		tz_reader_free(r);
+	}
+	free(c);
+	free(buf);
+}
+
 static void t_ring_file(void **st)
 {
 	(void)st;
@@ -958,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(t_overlap),
 		cmocka_unit_test(t_thread_file),
 		cmocka_unit_test(t_truncation_sweep),
+		cmocka_unit_test(t_truncation_sampled),
 		cmocka_unit_test(t_bitflip_sweep),
 		cmocka_unit_test(t_crash_recover),
 		cmocka_unit_test(t_flags),
@@ -965,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(t_unknown_block),
 		cmocka_unit_test(t_ring_mem),
 		cmocka_unit_test(t_ring_file),
+		cmocka_unit_test(t_ring_damage),
 		cmocka_unit_test(t_seek),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
