@@ -51,6 +51,13 @@ struct ctx {
 	struct agg *agg; /* [index] totals of a run, at its head */
 };
 
+/* runs are collapsed by command under --by tool: "bwa mem" and "bwa index"
+ * are not the same thing */
+static enum tza_by collapse_by(enum tza_by by)
+{
+	return by == TZA_BY_TOOL ? TZA_BY_COMMAND : by;
+}
+
 static uint64_t dur(const struct tza_model *m, const struct tza_proc *p)
 {
 	return tza_proc_end(m, p) - p->start_ns;
@@ -82,7 +89,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	if (c->gsize[p->index] > 1) {
 		const struct agg *a = &c->agg[p->index];
 		fprintf(f, "%s\xc3\x97 %s  %+.3fs..%+.3fs  wall %s  cpu %s  max rss %s",
-			tza_fmt_count(b1, sizeof(b1), a->n), tza_proc_key(p, c->o.by),
+			tza_fmt_count(b1, sizeof(b1), a->n), tza_proc_key(p, collapse_by(c->o.by)),
 			(double)(int64_t)(a->first - m->t0_ns) / 1e9,
 			(double)(int64_t)(a->last - m->t0_ns) / 1e9,
 			tza_fmt_dur(b2, sizeof(b2), a->wall), tza_fmt_dur(b3, sizeof(b3), a->cpu),
@@ -194,7 +201,8 @@ static struct tza_proc **items_of(struct ctx *c, struct tza_proc *p, uint32_t *n
 			continue;
 		c->gsize[k->index] = 1;
 		if (c->o.collapse && !has_kept_child(c, k))
-			cd[nc++] = (struct cand){k, tza_proc_key(k, c->o.by), tza_proc_failed(k)};
+			cd[nc++] = (struct cand){k, tza_proc_key(k, collapse_by(c->o.by)),
+						 tza_proc_failed(k)};
 	}
 	qsort(cd, nc, sizeof(*cd), cmp_cand);
 	for (uint32_t i = 0; i < nc;) {

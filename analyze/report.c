@@ -509,12 +509,16 @@ void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 			fputc(' ', f);
 			out++;
 		}
-		if (max && out + n > max && out) {
-			fputs("...", f);
-			return;
-		}
-		if (max && n > max) {
-			out += tza_text_arg(f, argv + i, max);
+		if (max && out + n > max) {
+			/* as much of this word as fits, cut on a character boundary */
+			size_t room = out < max ? max - out : 0;
+			if (room >= 8 || !out) {
+				if (room > n)
+					room = n;
+				while (room > 0 && room < n && (argv[i + room] & 0xc0) == 0x80)
+					room--;
+				tza_text_arg(f, argv + i, room);
+			}
 			fputs("...", f);
 			return;
 		}

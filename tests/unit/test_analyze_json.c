@@ -114,6 +114,27 @@ static void test_text_quoting(void **state)
 	free(out);
 }
 
+static void test_text_shortening(void **state)
+{
+	(void)state;
+	static const char av[] = "sh\0-c\0for i in 1 2 3; do /bin/true $i; done\0x";
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	tza_text_argv(f, (const uint8_t *)av, sizeof(av), 20);
+	fclose(f);
+	/* as much of the long word as fits, then "..." */
+	assert_string_equal(out, "sh -c 'for i in 1 2 3'...");
+	free(out);
+	/* never cut inside a UTF-8 character */
+	static const char u[] = "echo\0\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+	f = open_memstream(&out, &len);
+	tza_text_argv(f, (const uint8_t *)u, sizeof(u), 14); /* room 9: cut back to 8 */
+	fclose(f);
+	assert_string_equal(out, "echo '\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9'...");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_text_quoting),
+		cmocka_unit_test(test_text_shortening),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
