@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/events.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -113,6 +114,12 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	if (!(p->flags & TZA_P_NO_EXIT))
 		fprintf(f, "  cpu %s  rss %s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
 			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024));
+	if (p->threads > 1)
+		fprintf(f, "  [%u threads]", p->threads);
+	if (e && (e->flags & EV_EXEC_EXE_DELETED))
+		fputs("  [exe deleted]", f);
+	if (e && (e->flags & EV_EXEC_EXE_MEMFD))
+		fputs("  [memfd]", f);
 	if (p->nfailed)
 		fprintf(f, "  [%u failed exec%s]", p->nfailed, p->nfailed > 1 ? "s" : "");
 	if (p->nexecs > 1)
