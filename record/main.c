@@ -695,6 +695,14 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
+static void meta_u64(tz_writer *w, const char *k, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	tz_writer_set_meta(w, k, b);
+}
+
 static int open_writer(struct rec *r, int argc, char **argv)
 {
 	struct tz_writer_opts wo = {0};
@@ -751,9 +759,11 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	tz_writer_set_meta(r->w, "compress_level", b);
 	tz_writer_set_meta(r->w, "syscall_source", r->syscall_src);
 	tz_writer_set_meta(r->w, "clock", "CLOCK_BOOTTIME");
-	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rec_real_ns(), b, sizeof(b)));
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)r->t0_boot);
-	tz_writer_set_meta(r->w, "start_boottime_ns", b);
+	/* one clock pair read back to back: realtime = boottime + (this - that) */
+	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
+	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rt, b, sizeof(b)));
+	meta_u64(r->w, "start_realtime_ns", rt);
+	meta_u64(r->w, "start_boottime_ns", bt);
 	if (rc == 0)
 		rc = tracer_schema_register(r->w);
 	if (rc < 0) {
@@ -761,14 +771,6 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		return -1;
 	}
 	return 0;
-}
-
-static void meta_u64(tz_writer *w, const char *k, uint64_t v)
-{
-	char b[32];
-
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-	tz_writer_set_meta(w, k, b);
 }
 
 static int close_writer(struct rec *r, int exit_status)
@@ -789,8 +791,10 @@ static int close_writer(struct rec *r, int exit_status)
 	}
 	meta_u64(r->w, "drops_total", total);
 	meta_u64(r->w, "events_recorded", r->events);
-	tz_writer_set_meta(r->w, "stop_realtime", rec_fmt_time(rec_real_ns(), b, sizeof(b)));
-	meta_u64(r->w, "stop_boottime_ns", rec_boot_ns());
+	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
+	tz_writer_set_meta(r->w, "stop_realtime", rec_fmt_time(rt, b, sizeof(b)));
+	meta_u64(r->w, "stop_realtime_ns", rt);
+	meta_u64(r->w, "stop_boottime_ns", bt);
 	if (r->o.mode == MODE_FOLLOW && r->child_reaped)
 		meta_u64(r->w, "exit_status", (uint64_t)exit_status);
 	if (stop_sig > 0)
