@@ -203,6 +203,11 @@ static int scalar_size(uint8_t type)
 	return -1;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int tz_type_check(const struct tz_event_type *t, const char **why)
 {
 	uint16_t nblobs = 0;
@@ -226,11 +231,6 @@ int tz_type_check(const struct tz_event_type *t, const char **why)
 			*why = "bad field name";
 			return TZ_ERR_INVAL;
 		}
-		for (uint16_t j = 0; j < i; j++)
-			if (!strcmp(t->fields[j].name, f->name)) {
-				*why = "duplicate field name";
-				return TZ_ERR_INVAL;
-			}
 		if (f->type == TZ_F_STR || f->type == TZ_F_STRV) {
 			nblobs++;
 			if (f->size != 0) {
@@ -246,6 +246,25 @@ int tz_type_check(const struct tz_event_type *t, const char **why)
 		}
 		if ((uint64_t)f->offset + f->size > t->fixed_size) {
 			*why = "field beyond the fixed part";
+			return TZ_ERR_INVAL;
+		}
+	}
+	if (t->nfields > 1) {
+		/* duplicate names: sort pointers, compare neighbours (O(n log n)) */
+		const char **names = malloc(t->nfields * sizeof(*names));
+		if (!names) {
+			*why = "out of memory";
+			return TZ_ERR_NOMEM;
+		}
+		for (uint16_t i = 0; i < t->nfields; i++)
+			names[i] = t->fields[i].name;
+		qsort(names, t->nfields, sizeof(*names), cmp_name);
+		int dup = 0;
+		for (uint16_t i = 1; i < t->nfields && !dup; i++)
+			dup = !strcmp(names[i - 1], names[i]);
+		free(names);
+		if (dup) {
+			*why = "duplicate field name";
 			return TZ_ERR_INVAL;
 		}
 	}
@@ -402,6 +421,12 @@ int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, s
 		for (k = 0; k < *n; k++)
 			if ((*types)[k].t.id == t.id)
 				break;
+		if (k == *n && *n >= TZ_MAX_TYPES) {
+			tz_type_free(&own);
+			*why = "too many event types";
+			rc = TZ_ERR_LIMIT;
+			goto out;
+		}
 		if (k < *n) {
 			tz_type_free(&(*types)[k]);
 			(*types)[k] = own;
@@ -496,6 +521,10 @@ int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, c
 		p += vl;
 		if (!kl || memchr(k, 0, kl) || memchr(v, 0, vl))
 			return TZ_ERR_CORRUPT;
+		if (*n >= TZ_MAX_KEYS) {
+			*why = "too many metadata keys";
+			return TZ_ERR_LIMIT;
+		}
 		if (tz_kv_set(kv, n, (const char *)k, kl, (const char *)v, vl))
 			return TZ_ERR_NOMEM;
 	}

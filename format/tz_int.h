@@ -49,6 +49,10 @@ enum tz_btype {
 #define TZ_TRAILER_SIZE (TZ_BHDR_MIN + TZ_TRAILER_EXT) /* 64 */
 #define TZ_INDEX_ENTRY 88 /* bytes per index entry */
 
+/* Reader limits (FORMAT.md "Limits") */
+#define TZ_MAX_TYPES 4096 /* event types per file */
+#define TZ_MAX_KEYS 4096  /* distinct metadata keys per file */
+
 /* Ring layout */
 #define TZ_RING_HEAD 65536 /* head area: header, metadata, schema, final slot */
 #define TZ_RING_FINAL (TZ_RING_HEAD / 2) /* offset of the final metadata slot */

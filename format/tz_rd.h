@@ -71,6 +71,7 @@ struct tz_reader {
 	struct dchunk **heap;
 	size_t nheap;
 	struct dchunk *pre, *done;
+	size_t held; /* bytes held by the decoded chunks in the heap */
 	struct tz_event ev;
 };
 

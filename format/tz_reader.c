@@ -778,6 +778,7 @@ struct dchunk {
 	struct tz_blob *blobs;
 	uint64_t seq;
 	int state;
+	size_t bytes; /* memory held: payload + arrays */
 };
 
 static void dchunk_free(struct dchunk *c)
@@ -927,6 +928,7 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 		rc = TZ_ERR_CORRUPT;
 		goto fail;
 	}
+	c->bytes = (own ? h.raw_len : 0) + cap * sizeof(*c->ev) + bcap * sizeof(*c->blobs);
 	int sorted = 1;
 	for (size_t i = 1; i < c->n && sorted; i++)
 		sorted = c->ev[i - 1].ts <= c->ev[i].ts;
@@ -969,6 +971,7 @@ static void free_iter(tz_reader *r)
 	for (size_t i = 0; i < r->nheap; i++)
 		dchunk_free(r->heap[i]);
 	r->nheap = 0;
+	r->held = 0;
 	dchunk_free(r->pre);
 	r->pre = NULL;
 	dchunk_free(r->done);
@@ -1156,6 +1159,14 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 			dchunk_free(c);
 			continue;
 		}
+		if (r->held + c->bytes > 16 * r->max_chunk) {
+			dchunk_free(c);
+			rd_err(r, TZ_ERR_LIMIT, b->off,
+			       "chunk %llu: too many chunks overlap in time (%zu bytes decoded at once)",
+			       (unsigned long long)b->seq, r->held);
+			return r->fatal = TZ_ERR_LIMIT;
+		}
+		r->held += c->bytes;
 		heap_push(r, c);
 	}
 	if (!r->nheap)
@@ -1164,6 +1175,7 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 	fill(r, c, ev);
 	if (++c->cur == c->n) {
 		r->heap[0] = r->heap[--r->nheap];
+		r->held -= c->bytes;
 		r->done = c;
 	}
 	if (r->nheap)
