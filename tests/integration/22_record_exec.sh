@@ -148,7 +148,9 @@ check(s['exe'] == '/usr/bin/sleep', 'f: exe %r' % s['exe'])
 "
 # (c) the deleted flag is on the exit record of the process whose file went away
 pid=$(python3 -c "import json;print([json.loads(l)['pid'] for l in open('c12.jsonl') if json.loads(l)['exe']=='$T/sl'][0])")
-"$A" cat --type exit c12.tz | grep -E " tgid=$pid " | grep -q 'flags=0x4' || fail "c: no deleted flag on the exit of $pid"
+"$A" cat --type exit c12.tz >exit.txt || fail "cat c12.tz"
+grep -E " tgid=$pid " exit.txt >exit1.txt || fail "c: no exit of $pid"
+grep -q 'flags=0x4' exit1.txt || fail "c: no deleted flag on the exit of $pid"
 
 # --- C16: credentials after a setuid exec
 if [ -z "$(findmnt -no OPTIONS --target "$T" | grep -w nosuid)" ] && command -v setpriv >/dev/null; then

@@ -62,7 +62,8 @@ for p in procs:
 "
 
 # --- C15: pid namespaces: host pids as keys, namespace pids as fields
-if unshare --help 2>&1 | grep -q -- --mount-proc; then
+unshare --help >unshare.txt 2>&1 || true
+if grep -q -- --mount-proc unshare.txt; then
 	record -o c15.tz -- unshare --fork --pid --mount-proc sh -c 'sleep 0.5 & wait' || fail "record c15"
 	export_jsonl c15.tz c15.jsonl
 	pycheck c15.jsonl "

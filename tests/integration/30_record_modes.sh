@@ -42,7 +42,7 @@ sh -c 'sleep 2; for i in $(seq 200); do /bin/true; done' &
 sp=$!
 bg_track $sp
 sleep 1
-timeout -k 5 60 "$R" -a -o c14.tz 2>rec.err &
+"$R" -a --duration 60 -o c14.tz 2>rec.err &
 rp=$!
 bg_track $rp
 wait $sp
