@@ -583,13 +583,15 @@ static int finish(struct builder *b, tz_reader *r)
 		    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
 			m->t0_ns = q->p.start_ns;
 	}
-	qsort(m->procs, n, sizeof(*m->procs), cmp_start);
+	if (n) /* procs is NULL in an empty model: qsort/memcpy need a pointer */
+		qsort(m->procs, n, sizeof(*m->procs), cmp_start);
 
 	/* parents not known at fork time: the process with that pid alive then */
 	struct tza_proc **bypid = malloc((n ? n : 1) * sizeof(*bypid));
 	if (!bypid)
 		return TZ_ERR_NOMEM;
-	memcpy(bypid, m->procs, n * sizeof(*bypid));
+	if (n)
+		memcpy(bypid, m->procs, n * sizeof(*bypid));
 	qsort(bypid, n, sizeof(*bypid), cmp_pid);
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[i];
