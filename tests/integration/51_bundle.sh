@@ -91,6 +91,19 @@ timeout 120 "$A" bundle report.zip -o again.tar.gz --no-plots
 python3 -c 'import tarfile; tarfile.open("again.tar.gz").extractfile("again/trace.tz").read() == open("trace.tz","rb").read() or exit(1)' ||
 	fail "bundle of a bundle changed the trace"
 
+# without gnuplot: the pictures are left out after one message, README says so
+TRACER_GNUPLOT=/nonexistent/gnuplot timeout 120 "$A" bundle trace.tz -o nogp.tar.gz 2> err
+grep -q 'gnuplot-nox' err || fail "no gnuplot: no message naming the package"
+python3 - <<'PY' || fail "bundle without gnuplot"
+import tarfile
+tf = tarfile.open('nogp.tar.gz')
+names = sorted(n.split('/', 1)[1] for n in tf.getnames())
+assert names == ['MANIFEST', 'README.txt', 'processes.csv', 'summary.json', 'summary.txt',
+                 'top.txt', 'trace.tz', 'tree.txt'], names
+readme = tf.extractfile('nogp/README.txt').read().decode()
+assert 'Left out' in readme and 'timeline.png' in readme and 'io.png' in readme, readme
+PY
+
 # usage and failure
 set +e
 "$A" bundle trace.tz -o out.rar 2> err; rc=$?
