@@ -16,7 +16,7 @@ rec=$O/tracer-record
 ana=$O/tracer-analyze
 
 step() { printf '\n==> %s\n' "$*"; }
-die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
+die() { trap - EXIT; printf 'demo: %s\n' "$*" >&2; exit 1; }
 trap 'rc=$?; [ $rc -eq 0 ] || printf "demo: failed (exit %d) at: %s\n" "$rc" "$BASH_COMMAND" >&2' EXIT
 
 [ "$(id -u)" -eq 0 ] || die "run as root: recording uses eBPF and installing packages uses apt-get (try: sudo make demo)"
