@@ -1027,6 +1027,12 @@ static void t_errors(void **st)
 	tz_reader_free(r);
 	assert_int_equal(tz_reader_open_mem(&r, "", 0, "empty", NULL), TZ_ERR_TRUNCATED);
 	tz_reader_free(r);
+	/* a full disk: a clear, sticky error naming the file */
+	struct tz_writer_opts o = {.flags = TZ_W_OVERWRITE};
+	assert_int_equal(tz_writer_open(&w, "/dev/full", &o), TZ_ERR_NOSPC);
+	assert_non_null(strstr(tz_writer_errmsg(w), "'/dev/full'"));
+	assert_non_null(strstr(tz_writer_errmsg(w), "No space"));
+	tz_writer_free(w);
 }
 
 int main(void)
