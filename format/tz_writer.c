@@ -16,6 +16,7 @@
 #define EV_MAX_BYTES (16u << 20) /* fixed part + blobs of one event */
 #define QUEUE_MAX 4		 /* sealed chunks waiting for the compression thread */
 #define SYNC_EVERY_NS 5000000000ull
+#define INDEX_EVERY 64 /* chunks between periodic index blocks (linear files) */
 
 /* Per-chunk builder: string table + encoded events. */
 struct cbuild {
@@ -66,6 +67,8 @@ struct tz_writer {
 
 	/* written by the writing thread (caller, or compression thread) */
 	struct tz_buf index; /* TZ_INDEX_ENTRY bytes per block */
+	size_t index_mark;   /* entries before it are in a periodic index */
+	uint64_t chunks_sealed;
 	ZSTD_CCtx *cctx;
 	struct tz_buf cbuf;
 	uint64_t last_sync_ns;
@@ -275,7 +278,7 @@ static int write_block(tz_writer *w, uint8_t type, uint64_t seq, const struct tz
 	tz_put32(e + 24, type);
 	if (ext)
 		memcpy(e + 32, extb, TZ_CHUNK_EXT);
-	if (!w->ring && tz_buf_put(&w->index, e, sizeof(e)))
+	if (!w->ring && type != TZ_B_INDEX && tz_buf_put(&w->index, e, sizeof(e)))
 		return TZ_ERR_NOMEM;
 	if (w->threaded)
 		pthread_mutex_lock(&w->mu);
@@ -426,8 +429,25 @@ static uint8_t *cb_payload(struct cbuild *b, size_t *len)
 
 /* ---------------------------------------------------------------- thread */
 
+/* A periodic index: the entries of the blocks written since the last one. */
+static int write_periodic_index(tz_writer *w, uint64_t seq)
+{
+	size_t from = w->index_mark, len = w->index.len - from;
+	uint8_t *copy = malloc(len ? len : 1);
+	if (!copy)
+		return TZ_ERR_NOMEM;
+	if (len)
+		memcpy(copy, w->index.p + from, len);
+	int rc = write_block(w, TZ_B_INDEX, seq, NULL, copy, len, 0, UINT64_MAX);
+	free(copy);
+	w->index_mark = w->index.len;
+	return rc;
+}
+
 static int run_job(tz_writer *w, struct job *j)
 {
+	if (j->type == TZ_B_INDEX)
+		return write_periodic_index(w, j->seq);
 	return write_block(w, j->type, j->seq, &j->ext, j->raw, j->raw_len, 1, UINT64_MAX);
 }
 
@@ -464,7 +484,9 @@ static int submit(tz_writer *w, uint8_t type, const struct tz_chunk_ext *ext, ui
 {
 	uint64_t seq = w->seq++;
 	if (!w->threaded) {
-		int rc = write_block(w, type, seq, ext, raw, raw_len, 1, UINT64_MAX);
+		int rc = type == TZ_B_INDEX
+				 ? write_periodic_index(w, seq)
+				 : write_block(w, type, seq, ext, raw, raw_len, 1, UINT64_MAX);
 		free(raw);
 		return rc;
 	}
@@ -475,7 +497,8 @@ static int submit(tz_writer *w, uint8_t type, const struct tz_chunk_ext *ext, ui
 	}
 	j->type = type;
 	j->seq = seq;
-	j->ext = *ext;
+	if (ext)
+		j->ext = *ext;
 	j->raw = raw;
 	j->raw_len = raw_len;
 	pthread_mutex_lock(&w->mu);
@@ -692,6 +715,8 @@ static int seal(tz_writer *w, int allow_empty)
 	w->st.bytes_in += len;
 	cb_reset(b);
 	rc = submit(w, TZ_B_CHUNK, &ext, raw, len);
+	if (!rc && !w->ring && ++w->chunks_sealed % INDEX_EVERY == 0)
+		rc = submit(w, TZ_B_INDEX, NULL, NULL, 0);
 	if (!w->ring && w->o.state_fn && ++w->chunks_since_state >= w->o.state_every)
 		w->need_state = 1;
 	return rc;
