@@ -745,9 +745,25 @@ void tza_model_free(struct tza_model *m)
 
 struct tza_proc *tza_model_find(const struct tza_model *m, const char *id)
 {
-	for (uint32_t i = 0; i < m->nprocs; i++)
-		if (!strcmp(m->procs[i]->id, id))
-			return m->procs[i];
+	char *end;
+	unsigned long pid = strtoul(id, &end, 10);
+	if (*end != '.')
+		return NULL;
+	unsigned long long start = strtoull(end + 1, &end, 10);
+	if (*end)
+		return NULL;
+	uint32_t lo = 0, hi = m->nprocs; /* procs are ordered by (start, pid) */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct tza_proc *p = m->procs[mid];
+		if (p->start_ns < start || (p->start_ns == start && p->pid < pid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->nprocs && m->procs[lo]->start_ns == start && m->procs[lo]->pid == pid; lo++)
+		if (!strcmp(m->procs[lo]->id, id))
+			return m->procs[lo];
 	return NULL;
 }
 

@@ -74,6 +74,11 @@ static void test_pipeline_tree(void **st)
 	assert_string_equal(tza_proc_key(by_pid(m, 108, 0), TZA_BY_COMMAND), "samtools index");
 	assert_string_equal(tza_proc_key(by_pid(m, 108, 0), TZA_BY_EXE), "/usr/bin/samtools");
 	assert_string_equal(by_pid(m, 103, 0)->id, "103.1001250000000");
+	assert_ptr_equal(tza_model_find(m, "103.1001250000000"), by_pid(m, 103, 0));
+	assert_ptr_equal(tza_model_find(m, "100.1000000000000"), root);
+	assert_null(tza_model_find(m, "103.1001250000001"));
+	assert_null(tza_model_find(m, "103"));
+	assert_null(tza_model_find(m, "x"));
 	assert_int_equal(by_pid(m, 103, 0)->end_ns - by_pid(m, 103, 0)->start_ns, 5 * SEC_NS);
 	unbuild(&b);
 	synth_free(&s);
