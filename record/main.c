@@ -37,6 +37,7 @@ struct opts {
 	double duration; /* s; 0 = none */
 	uint64_t ring_size, ringbuf_size;
 	uint32_t argv_max;
+	uint32_t max_procs; /* tracked-map entries; 0 = pid_max */
 	int level;
 	int verbose;
 	char **cmd;
@@ -116,6 +117,7 @@ static void usage(FILE *f)
 		"      --argv-max BYTES    argv bytes kept per exec (default %d, max %d)\n"
 		"      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
 		"      --compress-level N  zstd level 1..19 (default 3)\n"
+		"      --max-procs N       processes tracked at once (default pid_max)\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
@@ -134,7 +136,7 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL };
+	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -145,6 +147,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"argv-max", required_argument, NULL, OPT_ARGV_MAX},
 		{"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
 		{"compress-level", required_argument, NULL, OPT_LEVEL},
+		{"max-procs", required_argument, NULL, OPT_MAX_PROCS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -211,6 +214,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->level = (int)v;
+			break;
+		case OPT_MAX_PROCS:
+			if (rec_parse_size(optarg, 16, 1u << 26, &v) || strpbrk(optarg, "kKmMgG")) {
+				err("--max-procs: '%s': not a count in 16..67108864", optarg);
+				return -1;
+			}
+			o->max_procs = (uint32_t)v;
 			break;
 		case 'v':
 			o->verbose++;
@@ -390,7 +400,7 @@ static int bpf_setup(struct rec *r)
 	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
 	uint32_t pid_max = rec_pid_max();
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)r->o.ringbuf_size);
-	bpf_map__set_max_entries(s->maps.tracked, pid_max);
+	bpf_map__set_max_entries(s->maps.tracked, r->o.max_procs ? r->o.max_procs : pid_max);
 	bpf_map__set_max_entries(s->maps.inflight, pid_max);
 	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
 	bpf_program__set_autoload(s->progs.tp_enter_execve, use_tp);
@@ -839,7 +849,8 @@ static int run(struct rec *r)
 			last_tick = now;
 			write_drops(r, 0);
 			note_write_error(r, tz_writer_flush(r->w, 0));
-			if (r->o.mode != MODE_ALL && (r->drops[EV_DROP_EXIT] || r->child_reaped))
+			if (r->o.mode != MODE_ALL &&
+			    (r->drops[EV_DROP_EXIT] || r->drops[EV_DROP_MAP_FULL] || r->child_reaped))
 				sweep_dead(r);
 		}
 		if (dur_ns && now - start >= dur_ns)
