@@ -39,12 +39,19 @@ static void wall(tz_reader *r, uint64_t boot, char *buf, size_t n)
 		snprintf(buf, n, "-");
 		return;
 	}
-	time_t s = (time_t)(rt >= 0 ? rt / 1000000000 : (rt - 999999999) / 1000000000);
-	long ns = (long)(rt - (int64_t)s * 1000000000);
+	int64_t sec = rt / 1000000000, ns = rt % 1000000000;
+	if (ns < 0) {
+		ns += 1000000000;
+		sec--;
+	}
+	time_t s = (time_t)sec;
 	struct tm tm;
-	gmtime_r(&s, &tm);
+	if (!gmtime_r(&s, &tm)) {
+		snprintf(buf, n, "-");
+		return;
+	}
 	size_t l = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + l, n - l, ".%09ldZ", ns);
+	snprintf(buf + l, n - l, ".%09ldZ", (long)ns);
 }
 
 static void hex(FILE *f, const uint8_t *p, int n, int uuid)

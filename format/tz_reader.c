@@ -747,10 +747,14 @@ int tz_reader_realtime(const tz_reader *r, uint64_t boot_ns, int64_t *realtime_n
 		else
 			hi = mid;
 	}
+#define DIST(x, y) ((x) > (y) ? (x) - (y) : (y) - (x))
 	const struct rd_anchor *a = &r->anchors[lo];
-	if (lo + 1 < r->nanchors && r->anchors[lo + 1].boot - boot_ns < boot_ns - a->boot)
+	if (lo + 1 < r->nanchors &&
+	    DIST(r->anchors[lo + 1].boot, boot_ns) < DIST(a->boot, boot_ns))
 		a = &r->anchors[lo + 1];
-	*realtime_ns = a->real + (int64_t)(boot_ns - a->boot);
+#undef DIST
+	/* unsigned arithmetic: hostile anchors wrap instead of overflowing */
+	*realtime_ns = (int64_t)((uint64_t)a->real + (boot_ns - a->boot));
 	return 0;
 }
 
