@@ -259,7 +259,20 @@ struct row {
 struct bar {
 	uint32_t proc;
 	int row, lane;
+	uint64_t start; /* ns, for drawing order */
 };
+
+static int cmp_bar(const void *a, const void *b)
+{
+	const struct bar *x = a, *y = b;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
 
 /* Depth-first, children by start: the tree read top to bottom. */
 static void dfs(struct ctx *c, struct tza_proc *p, uint32_t *order, uint32_t *n, unsigned depth)
@@ -326,7 +339,7 @@ static int gantt(FILE *f, struct ctx *c)
 			if (!labels[i])
 				goto out;
 			rows[i].label = labels[i];
-			bars[i] = (struct bar){order[i], (int)i, 0};
+			bars[i] = (struct bar){order[i], (int)i, 0, 0};
 			rows[i].nlanes = 1;
 		}
 		nrows = (int)n;
@@ -349,7 +362,7 @@ static int gantt(FILE *f, struct ctx *c)
 			rows[r].wall_s += (double)(p_end(c, p) - p_start(c, p)) / 1e9;
 			if (rows[r].tool != c->proc_tool[order[i]])
 				rows[r].tool = -1;
-			bars[i] = (struct bar){order[i], r, 0};
+			bars[i] = (struct bar){order[i], r, 0, 0};
 		}
 		if ((unsigned)nrows > max_rows) {
 			/* keep the max_rows-1 groups with the most wall time */
@@ -512,19 +525,45 @@ static int gantt(FILE *f, struct ctx *c)
 		}
 	}
 
-	fputs("$BARS << EOD\n", f);
+	/*
+	 * Bars by row, lane and start; touching bars of one colour (gap under
+	 * min_w, i.e. under a pixel or so) are drawn as one, so a lane of
+	 * 100,000 back-to-back processes costs gnuplot a few hundred boxes.
+	 */
+	struct bar *sorted = malloc(sizeof(*sorted) * (n ? n : 1));
+	if (!sorted)
+		goto out;
 	for (uint32_t i = 0; i < n; i++) {
-		struct tza_proc *p = m->procs[bars[i].proc];
-		struct row *r = &rows[bars[i].row];
+		sorted[i] = bars[i];
+		sorted[i].start = p_start(c, m->procs[bars[i].proc]);
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_bar);
+	fputs("$BARS << EOD\n", f);
+	for (uint32_t i = 0; i < n;) {
+		struct tza_proc *p = m->procs[sorted[i].proc];
+		struct row *r = &rows[sorted[i].row];
+		unsigned long rgb = rgb_of(tool_color(c, c->proc_tool[sorted[i].proc]));
 		double x0 = x_of(c, p_start(c, p)), x1 = x_of(c, p_end(c, p));
 		if (x1 - x0 < min_w)
 			x1 = x0 + min_w;
+		uint32_t j = i + 1;
+		for (; j < n && sorted[j].row == sorted[i].row && sorted[j].lane == sorted[i].lane; j++) {
+			struct tza_proc *q = m->procs[sorted[j].proc];
+			double q0 = x_of(c, p_start(c, q)), q1 = x_of(c, p_end(c, q));
+			if (q0 > x1 + min_w || rgb_of(tool_color(c, c->proc_tool[sorted[j].proc])) != rgb)
+				break;
+			if (q1 < q0 + min_w)
+				q1 = q0 + min_w;
+			if (q1 > x1)
+				x1 = q1;
+		}
 		double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
-		double y0 = bars[i].row - 0.4 + bars[i].lane * hgt;
+		double y0 = sorted[i].row - 0.4 + sorted[i].lane * hgt;
 		double y1 = y0 + hgt * (r->nlanes > 1 ? 0.85 : 1.0);
-		fprintf(f, "%.6f %.6f %.4f %.4f %lu\n", x0, x1, y0, y1,
-			rgb_of(tool_color(c, c->proc_tool[bars[i].proc])));
+		fprintf(f, "%.6f %.6f %.4f %.4f %lu\n", x0, x1, y0, y1, rgb);
+		i = j;
 	}
+	free(sorted);
 	fputs("EOD\n$FAIL << EOD\n", f);
 	int nfail = 0, nrun = 0;
 	for (uint32_t i = 0; i < n; i++) {

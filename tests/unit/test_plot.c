@@ -162,6 +162,14 @@ static void test_gantt_many(void **state)
 	char *r = row(c, "$FAIL", 2);
 	assert_string_equal(r, "EOD");
 	free(r);
+	/* 3000 back-to-back 1 ms processes (4 ms apart, under a 1/1500 of the 20 s
+	 * window) are drawn as one box: sh + true + 2 overlapping false = 4 boxes */
+	const char *bs = strstr(c, "$BARS << EOD\n"), *be = bs ? strstr(bs, "\nEOD\n") : NULL;
+	assert_non_null(be);
+	int boxes = 0;
+	for (const char *q = bs; q < be; q++)
+		boxes += *q == '\n';
+	assert_int_equal(boxes, 4);
 	/* three rows: the script, true, false */
 	assert_non_null(strstr(c, "\"run.sh\" 0, \"true  x3000\" 1, \"false  x2\" 2)"));
 	free(c);
