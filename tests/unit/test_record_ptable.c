@@ -1,0 +1,224 @@
+/* test_record_ptable.c - the recorder's live-process table and small parsers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "record/record.h"
+#include "record/schema.h"
+
+static size_t mk_fork(void *buf, uint32_t parent, uint32_t caller, uint32_t child, uint64_t start)
+{
+	struct ev_fork *e = buf;
+
+	memset(e, 0, sizeof(*e));
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_FORK;
+	e->parent_tgid = parent;
+	e->caller_tgid = caller;
+	e->caller_pid = caller;
+	e->child_tgid = child;
+	e->child_start_ns = start;
+	e->child_ns_pid = child;
+	return sizeof(*e);
+}
+
+static size_t mk_exec(void *buf, uint32_t tgid, uint64_t start, const char *exe, const char *argv,
+		      uint32_t argv_len)
+{
+	struct ev_exec *e = buf;
+	char *t = (char *)buf + sizeof(*e);
+
+	memset(e, 0, sizeof(*e));
+	e->hdr.type = EV_EXEC;
+	e->tgid = tgid;
+	e->start_ns = start;
+	e->uid = 1000;
+	e->euid = 0;
+	e->argc = 2;
+	e->argv_size = argv_len;
+	e->filename_len = (uint16_t)strlen(exe);
+	memcpy(t, exe, e->filename_len);
+	t += e->filename_len;
+	e->exe_len = (uint16_t)strlen(exe);
+	memcpy(t, exe, e->exe_len);
+	t += e->exe_len;
+	e->argv_len = argv_len;
+	memcpy(t, argv, argv_len);
+	t += argv_len;
+	strcpy(e->comm, "prog");
+	e->hdr.size = (uint32_t)(t - (char *)buf);
+	return e->hdr.size;
+}
+
+static size_t mk_exit(void *buf, uint32_t tgid, uint64_t start)
+{
+	struct ev_exit *e = buf;
+
+	memset(e, 0, sizeof(*e));
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_EXIT;
+	e->tgid = tgid;
+	e->start_ns = start;
+	return sizeof(*e);
+}
+
+static void test_fork_exec_exit(void **state)
+{
+	struct ptable t;
+	char buf[1024];
+	struct pt_proc *p;
+
+	(void)state;
+	assert_int_equal(ptable_init(&t), 0);
+	assert_int_equal(ptable_apply(&t, buf, mk_exec(buf, 10, 100, "/bin/sh", "sh\0-c\0", 6)), 0);
+	assert_int_equal(ptable_apply(&t, buf, mk_fork(buf, 10, 10, 11, 200)), 0);
+	assert_int_equal(t.count, 2);
+	p = ptable_get(&t, 11);
+	assert_non_null(p);
+	/* a forked child carries its caller's image until it execs */
+	assert_int_equal(p->exe_len, 7);
+	assert_memory_equal(p->exe, "/bin/sh", 7);
+	assert_int_equal(p->argv_len, 6);
+	assert_int_equal(p->ppid, 10);
+	assert_int_equal(p->start_ns, 200);
+	assert_int_equal(ptable_apply(&t, buf, mk_exec(buf, 11, 200, "/bin/true", "true\0x\0", 7)),
+			 0);
+	assert_memory_equal(ptable_get(&t, 11)->argv, "true\0x\0", 7);
+	assert_int_equal(ptable_get(&t, 11)->uid, 1000);
+	/* an exit with another start time is another process: ignored */
+	assert_int_equal(ptable_apply(&t, buf, mk_exit(buf, 11, 999)), 0);
+	assert_int_equal(t.count, 2);
+	assert_int_equal(ptable_apply(&t, buf, mk_exit(buf, 11, 200)), 0);
+	assert_null(ptable_get(&t, 11));
+	assert_int_equal(t.count, 1);
+	ptable_free(&t);
+}
+
+static void test_clone_parent_and_reuse(void **state)
+{
+	struct ptable t;
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(ptable_init(&t), 0);
+	ptable_apply(&t, buf, mk_exec(buf, 20, 1, "/a", "a\0", 2));
+	/* CLONE_PARENT: the image is the caller's, the parent is the real one */
+	ptable_apply(&t, buf, mk_fork(buf, 5, 20, 21, 2));
+	assert_int_equal(ptable_get(&t, 21)->ppid, 5);
+	assert_memory_equal(ptable_get(&t, 21)->exe, "/a", 2);
+	/* a reused tgid with a new start time replaces the stale entry */
+	ptable_apply(&t, buf, mk_exec(buf, 21, 3, "/b", "b\0", 2));
+	assert_int_equal(ptable_get(&t, 21)->start_ns, 3);
+	assert_int_equal(t.count, 2);
+	/* malformed records are refused */
+	struct ev_exec *e = (void *)buf;
+	mk_exec(buf, 22, 4, "/c", "c\0", 2);
+	e->argv_len = 5000;
+	assert_int_equal(ptable_apply(&t, buf, e->hdr.size), -1);
+	ptable_free(&t);
+}
+
+static void test_grow(void **state)
+{
+	struct ptable t;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(ptable_init(&t), 0);
+	for (uint32_t i = 1; i <= 5000; i++)
+		assert_int_equal(ptable_apply(&t, buf, mk_fork(buf, 1, 1, i + 1, i)), 0);
+	assert_int_equal(t.count, 5000);
+	for (uint32_t i = 1; i <= 5000; i++)
+		assert_non_null(ptable_get(&t, i + 1));
+	for (uint32_t i = 1; i <= 5000; i += 2)
+		ptable_del(&t, i + 1, 0);
+	assert_int_equal(t.count, 2500);
+	ptable_free(&t);
+}
+
+static void test_encode_state(void **state)
+{
+	struct pt_proc p = {0};
+	char buf[512];
+	const void *fixed;
+	uint32_t fixed_len;
+	struct tz_blob b[4];
+
+	(void)state;
+	p.tgid = 7;
+	p.ppid = 1;
+	p.start_ns = 42;
+	p.argc = 2;
+	p.argv_size = 9;
+	p.flags = EV_STATE_PRE_EXISTING;
+	p.exe = "/usr/bin/x";
+	p.exe_len = 10;
+	p.argv = "x\0-\xff\0";
+	p.argv_len = 5;
+	strcpy(p.comm, "x");
+	size_t n = ptable_encode_state(&p, 99, buf, sizeof(buf));
+	assert_int_equal(n, sizeof(struct ev_proc_state) + 15);
+	assert_int_equal(ptable_encode_state(&p, 99, buf, 20), 0);
+	assert_int_equal(tracer_event_split(buf, n, &fixed, &fixed_len, b), 2);
+	assert_int_equal(b[0].len, 10);
+	assert_memory_equal(b[0].data, "/usr/bin/x", 10);
+	assert_int_equal(b[1].len, 5);
+	assert_memory_equal(b[1].data, "x\0-\xff\0", 5);
+	const struct ev_proc_state *e = (const void *)buf;
+	assert_int_equal(e->hdr.ts_ns, 99);
+	assert_int_equal(e->flags, EV_STATE_PRE_EXISTING);
+	/* and back into a table */
+	struct ptable t;
+	assert_int_equal(ptable_init(&t), 0);
+	assert_int_equal(ptable_apply(&t, buf, n), 0);
+	assert_int_equal(ptable_get(&t, 7)->argc, 2);
+	assert_int_equal(ptable_get(&t, 7)->start_ns, 42);
+	ptable_free(&t);
+}
+
+static void test_parse_size(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(rec_parse_size("4096", 0, 1u << 30, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(rec_parse_size("8M", 0, 1u << 30, &v), 0);
+	assert_int_equal(v, 8u << 20);
+	assert_int_equal(rec_parse_size("128KiB", 0, 1u << 30, &v), 0);
+	assert_int_equal(v, 128u << 10);
+	assert_int_equal(rec_parse_size("1G", 0, 1u << 30, &v), 0);
+	assert_int_equal(rec_parse_size("2G", 0, 1u << 30, &v), -1);
+	assert_int_equal(rec_parse_size("-1", 0, 100, &v), -1);
+	assert_int_equal(rec_parse_size("12x", 0, 100, &v), -1);
+	assert_int_equal(rec_parse_size("", 0, 100, &v), -1);
+	assert_int_equal(rec_parse_size("99999999999999999999", 0, UINT64_MAX, &v), -1);
+	assert_int_equal(rec_parse_size("3", 4, 100, &v), -1);
+}
+
+static void test_fmt_time(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(rec_fmt_time(1000000000ull * 86400 + 5, b, sizeof(b)),
+			    "1970-01-02T00:00:00.000000005Z");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_clone_parent_and_reuse),
+		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_encode_state),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_fmt_time),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
