@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tz.h - the .tz trace file library: writer, reader, index, recovery.
- * Depends on libc, pthreads and libzstd only. docs/FORMAT.md is the byte-level
+ * Depends on libc, pthreads, libzstd and libxxhash. docs/FORMAT.md is the byte-level
  * specification; this header is the C interface to it.
  *
  * How to write a trace
@@ -305,7 +305,11 @@ struct tz_info {
 	uint64_t events;	/* events in readable chunks (from chunk headers) */
 	uint64_t bytes_compressed, bytes_uncompressed; /* chunk payloads */
 	uint64_t first_ts_ns, last_ts_ns; /* CLOCK_BOOTTIME range of events */
-	uint64_t dropped;	/* sum of chunk headers' dropped counts */
+	uint64_t dropped;	/* events lost before reaching the writer: the
+				   largest cumulative count in a chunk header
+				   (the sum of all chunks' counts in a linear
+				   file; kept in ring mode when old chunks are
+				   overwritten) */
 	uint64_t corrupt_blocks; /* blocks skipped as damaged */
 	uint64_t corrupt_first_offset; /* file offset of the first one */
 	uint64_t torn_tail_bytes; /* bytes at the end forming no complete block
