@@ -66,12 +66,55 @@ static void gp_str(FILE *f, const char *s, size_t max)
 	fputc('"', f);
 }
 
+/* ---------------------------------------------------------------- names */
+
+/* String -> index map (open addressing, FNV-1a): groups by name in O(1). */
+struct namemap {
+	const char **keys;
+	int *vals;
+	size_t cap; /* power of two, at least twice the entries */
+};
+
+static int nm_init(struct namemap *nm, size_t entries)
+{
+	nm->cap = 16;
+	while (nm->cap < 2 * entries + 2)
+		nm->cap *= 2;
+	nm->keys = calloc(nm->cap, sizeof(*nm->keys));
+	nm->vals = calloc(nm->cap, sizeof(*nm->vals));
+	return nm->keys && nm->vals ? 0 : -1;
+}
+
+static void nm_free(struct namemap *nm)
+{
+	free(nm->keys);
+	free(nm->vals);
+}
+
+/* The index of key, or val (stored) when key is new. */
+static int nm_get_or_add(struct namemap *nm, const char *key, int val)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	for (size_t i = (size_t)h & (nm->cap - 1);; i = (i + 1) & (nm->cap - 1)) {
+		if (!nm->keys[i]) {
+			nm->keys[i] = key;
+			nm->vals[i] = val;
+			return val;
+		}
+		if (!strcmp(nm->keys[i], key))
+			return nm->vals[i];
+	}
+}
+
 /* ---------------------------------------------------------------- tools */
 
 struct tool {
 	const char *name;
 	double cpu_s, wall_s;
 	int color; /* palette index, or -1 = other */
+	int first; /* index in order of first sight (ranking tie-break) */
 };
 
 struct ctx {
@@ -129,33 +172,41 @@ static int rank_tools(struct ctx *c)
 	c->tools = calloc(m->nprocs ? m->nprocs : 1, sizeof(struct tool));
 	if (!c->proc_tool || !c->tools)
 		return -1;
+	struct namemap nm;
+	if (nm_init(&nm, m->nprocs) < 0) {
+		nm_free(&nm);
+		return -1;
+	}
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		const char *k = tza_proc_key(p, TZA_BY_TOOL);
-		size_t j;
-		for (j = 0; j < c->ntools; j++) /* few tools: linear is fine */
-			if (!strcmp(c->tools[j].name, k))
-				break;
+		size_t j = (size_t)nm_get_or_add(&nm, k, (int)c->ntools);
 		if (j == c->ntools)
 			c->tools[c->ntools++].name = k;
+		c->proc_tool[i] = (int)j;
 		if (p_in_window(c, p)) {
 			c->tools[j].cpu_s += (double)(p->utime_ns + p->stime_ns) / 1e9;
 			c->tools[j].wall_s += (double)(p_end(c, p) - p_start(c, p)) / 1e9;
 		}
 	}
-	qsort(c->tools, c->ntools, sizeof(*c->tools), cmp_tool);
 	for (size_t j = 0; j < c->ntools; j++)
-		c->tools[j].color = j < NCOLORS ? (int)j : -1;
-	c->ncolored = c->ntools < NCOLORS ? (int)c->ntools : NCOLORS;
-	/* the ranking moved the tools: map processes again */
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const char *k = tza_proc_key(m->procs[i], TZA_BY_TOOL);
-		for (size_t j = 0; j < c->ntools; j++)
-			if (c->tools[j].name == k || !strcmp(c->tools[j].name, k)) {
-				c->proc_tool[i] = (int)j;
-				break;
-			}
+		c->tools[j].first = (int)j; /* index before ranking */
+	qsort(c->tools, c->ntools, sizeof(*c->tools), cmp_tool);
+	int *moved = malloc(sizeof(int) * (c->ntools ? c->ntools : 1));
+	if (!moved) {
+		nm_free(&nm);
+		return -1;
 	}
+	for (size_t j = 0; j < c->ntools; j++) {
+		moved[c->tools[j].first] = (int)j;
+		c->tools[j].color = j < NCOLORS ? (int)j : -1;
+	}
+	c->ncolored = c->ntools < NCOLORS ? (int)c->ntools : NCOLORS;
+	/* the ranking moved the tools: map processes to their new index */
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		c->proc_tool[i] = moved[c->proc_tool[i]];
+	free(moved);
+	nm_free(&nm);
 	return 0;
 }
 
@@ -345,13 +396,15 @@ static int gantt(FILE *f, struct ctx *c)
 		nrows = (int)n;
 	} else {
 		/* one row per group; the smallest groups share an "other" row */
+		struct namemap groups;
+		if (nm_init(&groups, n) < 0) {
+			nm_free(&groups);
+			goto out;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			struct tza_proc *p = m->procs[order[i]];
 			const char *k = tza_proc_key(p, o->by);
-			int r;
-			for (r = 0; r < nrows; r++)
-				if (!strcmp(rows[r].label, k))
-					break;
+			int r = nm_get_or_add(&groups, k, nrows);
 			if (r == nrows) {
 				rows[nrows].label = k;
 				rows[nrows].first = p_start(c, p);
@@ -364,6 +417,7 @@ static int gantt(FILE *f, struct ctx *c)
 				rows[r].tool = -1;
 			bars[i] = (struct bar){order[i], r, 0, 0};
 		}
+		nm_free(&groups);
 		if ((unsigned)nrows > max_rows) {
 			/* keep the max_rows-1 groups with the most wall time */
 			double *w = malloc(sizeof(double) * (size_t)nrows);
