@@ -87,7 +87,8 @@ struct tz_writer {
 	struct job *qhead, *qtail;
 	int qlen, busy, stop, abandon;
 
-	int err; /* first error, sticky */
+	int err;      /* first error, sticky */
+	int soft_err; /* first state callback error (not sticky) */
 	char errmsg[512];
 	struct tz_writer_stats st;
 };
@@ -654,8 +655,13 @@ static int write_state(tz_writer *w, uint64_t ts)
 		w->in_state = 1;
 		rc = w->o.state_fn(w->o.state_ctx, w);
 		w->in_state = 0;
-		if (rc < 0 && !w->err)
-			set_err(w, rc, UINT64_MAX, "state callback failed: %s", tz_strerror(rc));
+		if (rc < 0 && !w->err && !w->soft_err) {
+			/* not sticky: the state block keeps what was added, the
+			 * trace goes on; close() reports it */
+			set_err(w, 0, UINT64_MAX, "state callback failed: %s", tz_strerror(rc));
+			w->soft_err = rc;
+		}
+		rc = 0;
 	}
 	struct tz_chunk_ext ext = {0};
 	ext.events = w->sb.events;
@@ -1102,7 +1108,7 @@ static int finish(tz_writer *w)
 		set_err(w, TZ_ERR_IO, UINT64_MAX, "fsync: %s", strerror(errno));
 		rc = w->err;
 	}
-	return rc ? rc : w->err;
+	return rc ? rc : w->err ? w->err : w->soft_err;
 }
 
 int tz_writer_close(tz_writer *w)

@@ -1002,6 +1002,42 @@ static void t_seek(void **st)
 	free(buf);
 }
 
+static int failing_state(void *ctx, tz_writer *w)
+{
+	int *calls = ctx;
+	(*calls)++;
+	state_cb(NULL, w);
+	return TZ_ERR_NOMEM;
+}
+
+/* A failing state callback is reported by close but the trace is complete. */
+static void t_state_fn_error(void **st)
+{
+	(void)st;
+	char path[] = "/tmp/tz-sfail-XXXXXX";
+	int fd = mkstemp(path), calls = 0;
+	close(fd);
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 1024, .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
+				   .state_fn = failing_state, .state_ctx = &calls, .state_every = 2};
+	tz_writer *w;
+	assert_int_equal(tz_writer_open(&w, path, &o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	for (size_t i = 0; i < 500; i++)
+		add_ev(w, gen_event(&s, 1000 + i, i));
+	assert_non_null(strstr(tz_writer_errmsg(w), "state callback failed"));
+	assert_int_equal(tz_writer_close(w), TZ_ERR_NOMEM);
+	assert_true(calls > 2);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 1);
+	assert_int_equal(tz_reader_info(r)->state_blocks, (uint64_t)calls);
+	expect_all(r, &s);
+	tz_reader_free(r);
+	unlink(path);
+	xset_free(&s);
+}
+
 static void t_errors(void **st)
 {
 	(void)st;
@@ -1039,6 +1075,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_errors),
+		cmocka_unit_test(t_state_fn_error),
 		cmocka_unit_test(t_roundtrip),
 		cmocka_unit_test(t_overlap),
 		cmocka_unit_test(t_thread_file),
