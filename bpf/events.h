@@ -136,8 +136,9 @@ struct ev_exec_fail {
 struct ev_exit {
 	struct ev_hdr hdr;
 	__u64 start_ns;	      /* group_leader->start_boottime: process identity */
-	__u64 utime_ns;	      /* user CPU ns (signal->utime + task->utime) */
-	__u64 stime_ns;	      /* system CPU ns (signal->stime + task->stime) */
+	__u64 utime_ns;	      /* user CPU ns (signal->utime + each thread's utime, scaled
+				 to the precise sum_exec_runtime like getrusage()) */
+	__u64 stime_ns;	      /* system CPU ns (same, from stime) */
 	__u64 maxrss_kib;     /* peak RSS of the last image, KiB (mm->hiwater_rss / rss_stat) */
 	__u64 rchar, wchar;   /* bytes via read/write syscalls (task_io_accounting) */
 	__u64 syscr, syscw;   /* read/write syscall counts */

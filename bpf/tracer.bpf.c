@@ -449,7 +449,67 @@ static __always_inline __s64 rss_pages(struct mm_struct *mm)
 	return total;
 }
 
-static __always_inline void add_task_counters(struct ev_exit *e, struct task_struct *t)
+/*
+ * BSD process accounting writes one record per pid namespace level with
+ * accounting on, as the exiting task, after sched_process_exit: the parent's
+ * wait4() folds those bytes into its I/O too. Returns the levels.
+ */
+static __always_inline __u32 acct_levels(struct task_struct *p)
+{
+	struct pid *pid = BPF_CORE_READ(p, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct pid_namespace *ns = BPF_CORE_READ(pid, numbers[level & 31].ns);
+	__u32 n = 0;
+	int i;
+
+	for (i = 0; i < 8 && ns; i++) {
+		struct fs_pin *pin = BPF_CORE_READ(ns, bacct);
+
+		if (pin) {
+			struct bsd_acct_struct *a = container_of(pin, struct bsd_acct_struct, pin);
+
+			if (BPF_CORE_READ(a, active))
+				n++;
+		}
+		ns = BPF_CORE_READ(ns, parent);
+	}
+	return n;
+}
+
+/*
+ * Scale tick-sampled utime/stime to the precise runtime rt, keeping their
+ * ratio (kernel/sched/cputime.c cputime_adjust; what getrusage() reports).
+ */
+static __always_inline void cputime_scale(__u64 rt, __u64 *ut, __u64 *st)
+{
+	__u64 u = *ut, s = *st, d;
+	int i;
+
+	if (!rt)
+		return;
+	if (!s) {
+		*ut = rt;
+		return;
+	}
+	if (!u) {
+		*st = rt;
+		return;
+	}
+	for (i = 0; i < 40 && u + s > 0xffffffffull; i++) {
+		u >>= 1;
+		s >>= 1;
+	}
+	d = u + s;
+	if (!d)
+		return;
+	u = rt / d * u + (rt % d) * u / d;
+	if (u > rt)
+		u = rt;
+	*ut = u;
+	*st = rt - u;
+}
+
+static __always_inline __u64 add_task_counters(struct ev_exit *e, struct task_struct *t)
 {
 	e->utime_ns += BPF_CORE_READ(t, utime);
 	e->stime_ns += BPF_CORE_READ(t, stime);
@@ -464,6 +524,7 @@ static __always_inline void add_task_counters(struct ev_exit *e, struct task_str
 	e->read_bytes += BPF_CORE_READ(t, ioac.read_bytes);
 	e->write_bytes += BPF_CORE_READ(t, ioac.write_bytes);
 	e->cancelled_write_bytes += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
+	return BPF_CORE_READ(t, se.sum_exec_runtime);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -475,6 +536,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	struct mm_struct *mm;
 	struct ev_exit *e;
 	struct list_head *head, *pos;
+	__u64 rt;
 	int i;
 
 	if (!group_dead)
@@ -533,12 +595,14 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	/* ... threads still on the list (exiting, not yet reaped) and this one */
 	head = &sig->thread_head;
 	pos = BPF_CORE_READ(head, next);
+	rt = sig->sum_sched_runtime;
 	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
 		struct task_struct *t = container_of(pos, struct task_struct, thread_node);
 
-		add_task_counters(e, t);
+		rt += add_task_counters(e, t);
 		pos = BPF_CORE_READ(pos, next);
 	}
+	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
 
 	/* children's I/O that the kernel folded into sig->ioac at reap time */
 	{
@@ -553,10 +617,19 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 			unsigned long h = (unsigned long)BPF_CORE_READ(ka, sa.sa_handler);
 			unsigned long fl = BPF_CORE_READ(ka, sa.sa_flags);
 
-			/* no autoreap: the parent's wait4() will add ours */
-			if (h != 1 && !(fl & TR_SA_NOCLDWAIT))
-				for (i = 0; i < 7; i++)
+			/* no autoreap: the parent's wait4() will add ours, plus the
+			 * accounting records the kernel is about to write */
+			if (h != 1 && !(fl & TR_SA_NOCLDWAIT)) {
+				__u32 na = acct_levels(p);
+
+				__sync_fetch_and_add(&pp->child_io[1],
+						     io[1] + na * bpf_core_field_size(struct bsd_acct_struct, ac));
+				__sync_fetch_and_add(&pp->child_io[3], io[3] + na);
+				__sync_fetch_and_add(&pp->child_io[0], io[0]);
+				__sync_fetch_and_add(&pp->child_io[2], io[2]);
+				for (i = 4; i < 7; i++)
 					__sync_fetch_and_add(&pp->child_io[i], io[i]);
+			}
 		}
 		if (tp) {
 			for (i = 0; i < 7; i++)
