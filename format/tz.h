@@ -167,7 +167,9 @@ struct tz_writer;
  * Called by the writer when it starts a state block (see FORMAT.md "state
  * blocks"): the callee adds one event per living process with
  * tz_writer_add_state(). Runs on the thread that called tz_writer_add() or
- * tz_writer_flush(). Return 0 or a negative tz_err.
+ * tz_writer_flush(). Return 0 or a negative tz_err: an error is not sticky
+ * (the block keeps the events added so far and writing goes on); it is
+ * returned by tz_writer_close().
  */
 typedef int (*tz_state_fn)(void *ctx, tz_writer *w);
 
