@@ -683,11 +683,6 @@ static int write_state(tz_writer *w, uint64_t ts)
 		rc = write_block(w, TZ_B_STATE, w->seq++, &ext, raw, len, 1, UINT64_MAX);
 		w->in_state = 0;
 		free(raw);
-		if (!rc && w->seg_size - w->seg_pos < w->blockmax) {
-			set_err(w, TZ_ERR_LIMIT, UINT64_MAX,
-				"state block leaves no room for a chunk in a ring segment");
-			rc = w->err;
-		}
 		w->need_state = 0;
 	} else {
 		rc = submit(w, TZ_B_STATE, &ext, raw, len);
