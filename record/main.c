@@ -385,6 +385,10 @@ static int bpf_setup(struct rec *r)
 	use_tp = have_syscall_tps();
 	if (!use_tp && mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
 		use_tp = have_syscall_tps();
+	/* tests force the fallback that kernels without syscall events use */
+	const char *src = getenv("TRACER_RECORD_SYSCALL_SOURCE");
+	if (src && !strcmp(src, "raw_tp"))
+		use_tp = 0;
 	r->syscall_src = use_tp ? "tracepoint" : "raw_tp";
 
 	s = tracer_bpf__open();

@@ -70,20 +70,28 @@ check([raw(a) for a in p['argv']] == want, 'argv bytes %r' % p['argv'])
 check(p['execs'][-1]['argc'] == 7, 'argc %r' % p['execs'][-1]['argc'])
 "
 
-# --- C09: failed execs are attempts, never images
-record -o c09.tz -- sh -c "env PATH=/nx1:/nx2:/nx3:/usr/bin sleep 0; $W execfail" || fail "record c09"
-export_jsonl c09.tz c09.jsonl
-pycheck c09.jsonl "
-env = one([p for p in procs if p['execs'] and p['execs'][0]['exe'] == '/usr/bin/env'], 'env')
-check([e['exe'] for e in env['execs']] == ['/usr/bin/env', '/usr/bin/sleep'], 'env images %r' % [e['exe'] for e in env['execs']])
-fl = [(f['filename'], f['errno']) for f in env['failed_execs']]
-check(fl == [('/nx1/sleep', 2), ('/nx2/sleep', 2), ('/nx3/sleep', 2)], 'env failed execs %r' % fl)
-c = one([p for p in procs if p['execs'] and p['execs'][0]['exe'] == '$W'], 'execfail')
-check([e['exe'] for e in c['execs']] == ['$W', '/usr/bin/true'], 'images %r' % [e['exe'] for e in c['execs']])
-check([(f['filename'], f['errno']) for f in c['failed_execs']] == [('/no/such/file', 2)], 'failed %r' % c['failed_execs'])
-check(c['exit_code'] == 0, 'exit %r' % c['exit_code'])
-check(len(procs) == 3, '%d processes, want 3 (a failed exec made a process?)' % len(procs))
-"
+# --- C09: failed execs are attempts, never images (syscall tracepoints, and
+# the raw sys_enter/sys_exit fallback of kernels without syscall events)
+c09='
+env = one([p for p in procs if p["execs"] and p["execs"][0]["exe"] == "/usr/bin/env"], "env")
+check([e["exe"] for e in env["execs"]] == ["/usr/bin/env", "/usr/bin/sleep"], "env images %r" % [e["exe"] for e in env["execs"]])
+fl = [(f["filename"], f["errno"]) for f in env["failed_execs"]]
+check(fl == [("/nx1/sleep", 2), ("/nx2/sleep", 2), ("/nx3/sleep", 2)], "env failed execs %r" % fl)
+c = one([p for p in procs if p["execs"] and p["execs"][0]["exe"] == W], "execfail")
+check([e["exe"] for e in c["execs"]] == [W, "/usr/bin/true"], "images %r" % [e["exe"] for e in c["execs"]])
+check([(f["filename"], f["errno"]) for f in c["failed_execs"]] == [("/no/such/file", 2)], "failed %r" % c["failed_execs"])
+check(c["exit_code"] == 0, "exit %r" % c["exit_code"])
+check(len(procs) == 3, "%d processes, want 3 (a failed exec made a process?)" % len(procs))
+'
+for src in tracepoint raw_tp; do
+	TRACER_RECORD_SYSCALL_SOURCE=$src record -o c09-$src.tz -- sh -c "env PATH=/nx1:/nx2:/nx3:/usr/bin sleep 0; $W execfail" ||
+		fail "record c09 $src"
+	"$A" info c09-$src.tz >info.txt || fail "info c09-$src.tz"
+	grep -Eq "syscall_source +$src\$" info.txt || fail "c09: syscall source is not $src"
+	export_jsonl c09-$src.tz c09-$src.jsonl
+	pycheck c09-$src.jsonl "W = '$W'
+$c09"
+done
 
 # --- C10: #! scripts keep interpreter and script
 printf '#!/bin/sh\nsleep 0.2\n' >run.sh
