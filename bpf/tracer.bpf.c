@@ -417,32 +417,50 @@ static __always_inline unsigned long drops_pcpu_base(void)
 }
 
 /* raw values of the page counters that make up RSS (file + anon + shmem) */
+/* per-CPU offsets, found once (they never change while the system runs) */
+__u64 pcpu_off[MAX_CPUS_EXACT];
+__u32 pcpu_ready;
+
+static __always_inline int pcpu_init(void)
+{
+	unsigned long base = drops_pcpu_base();
+	__u32 cpu;
+
+	if (!base)
+		return -1;
+	for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
+		void *addr = bpf_map_lookup_percpu_elem(&drops, &zero, cpu);
+		unsigned long a = 0;
+
+		if (!addr)
+			return -1;
+		/* the map value address as a plain number */
+		bpf_probe_read_kernel(&a, sizeof(a), &addr);
+		pcpu_off[cpu] = a - base;
+	}
+	pcpu_ready = 1;
+	return 0;
+}
+
 static __always_inline __s64 rss_pages(struct mm_struct *mm)
 {
 	static const int idx[3] = {MM_FILEPAGES, MM_ANONPAGES, MM_SHMEMPAGES};
-	unsigned long pcpu_base = drops_pcpu_base();
+	int exact = nr_cpus <= MAX_CPUS_EXACT && (pcpu_ready || pcpu_init() == 0);
 	__s64 total = 0;
 	int i;
 
 	for (i = 0; i < 3; i++) {
 		struct percpu_counter *pc = &mm->rss_stat[idx[i]];
-		__s32 *ctr = BPF_CORE_READ(pc, counters);
+		unsigned long ctr = (unsigned long)BPF_CORE_READ(pc, counters);
 		__u32 cpu;
 
 		total += BPF_CORE_READ(pc, count);
-		if (nr_cpus > MAX_CPUS_EXACT || !pcpu_base)
+		if (!exact)
 			continue;
 		for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
-			void *addr = bpf_map_lookup_percpu_elem(&drops, &zero, cpu);
 			__s32 v = 0;
 
-			unsigned long a = 0;
-
-			if (!addr)
-				break;
-			/* the map value address as a plain number */
-			bpf_probe_read_kernel(&a, sizeof(a), &addr);
-			bpf_probe_read_kernel(&v, sizeof(v), (void *)((unsigned long)ctr + (a - pcpu_base)));
+			bpf_probe_read_kernel(&v, sizeof(v), (void *)(ctr + pcpu_off[cpu]));
 			total += v;
 		}
 	}
@@ -507,6 +525,25 @@ static __always_inline void cputime_scale(__u64 rt, __u64 *ut, __u64 *st)
 		u = rt;
 	*ut = u;
 	*st = rt - u;
+}
+
+/* the same for the exiting task itself: direct (BTF) loads, no helper calls */
+static __always_inline __u64 add_self_counters(struct ev_exit *e, struct task_struct *t)
+{
+	e->utime_ns += t->utime;
+	e->stime_ns += t->stime;
+	e->nvcsw += t->nvcsw;
+	e->nivcsw += t->nivcsw;
+	e->min_flt += t->min_flt;
+	e->maj_flt += t->maj_flt;
+	e->rchar += t->ioac.rchar;
+	e->wchar += t->ioac.wchar;
+	e->syscr += t->ioac.syscr;
+	e->syscw += t->ioac.syscw;
+	e->read_bytes += t->ioac.read_bytes;
+	e->write_bytes += t->ioac.write_bytes;
+	e->cancelled_write_bytes += t->ioac.cancelled_write_bytes;
+	return t->se.sum_exec_runtime;
 }
 
 static __always_inline __u64 add_task_counters(struct ev_exit *e, struct task_struct *t)
@@ -599,7 +636,10 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
 		struct task_struct *t = container_of(pos, struct task_struct, thread_node);
 
-		rt += add_task_counters(e, t);
+		if (t == p)
+			rt += add_self_counters(e, p);
+		else
+			rt += add_task_counters(e, t);
 		pos = BPF_CORE_READ(pos, next);
 	}
 	cputime_scale(rt, &e->utime_ns, &e->stime_ns);

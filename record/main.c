@@ -406,6 +406,12 @@ static int bpf_setup(struct rec *r)
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)r->o.ringbuf_size);
 	bpf_map__set_max_entries(s->maps.tracked, r->o.max_procs ? r->o.max_procs : pid_max);
 	bpf_map__set_max_entries(s->maps.inflight, pid_max);
+	/* small maps are preallocated: an insert is then a free-list pop, not
+	 * an allocation, on every fork and execve */
+	if ((r->o.max_procs ? r->o.max_procs : pid_max) <= 131072)
+		bpf_map__set_map_flags(s->maps.tracked, 0);
+	if (pid_max <= 131072)
+		bpf_map__set_map_flags(s->maps.inflight, 0);
 	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
 	bpf_program__set_autoload(s->progs.tp_enter_execve, use_tp);
 	bpf_program__set_autoload(s->progs.tp_enter_execveat, use_tp);
