@@ -19,6 +19,9 @@
  *   recwork storm N           N sequential fork + execve("/bin/true") + wait
  *   recwork sleepers N SEC    N children sleeping SEC s concurrently, waited
  *   recwork printf            exec /usr/bin/printf with odd bytes (C05)
+ *   recwork threadexec        a second thread execs /bin/true (de_thread)
+ *   recwork leaderexit N      the main thread exits first; another thread
+ *                             exits the process with N after 0.3 s
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -69,6 +72,24 @@ static void *burn_thread(void *arg)
 static void *nop_thread(void *arg)
 {
 	return arg;
+}
+
+static void run_true(void);
+
+static void *exec_thread(void *arg)
+{
+	(void)arg;
+	run_true();
+	return NULL;
+}
+
+static void *late_exit_thread(void *arg)
+{
+	struct timespec ts = {0, 300000000};
+
+	nanosleep(&ts, NULL);
+	exit(*(int *)arg);
+	return NULL;
 }
 
 static int wait_child(pid_t pid)
@@ -297,6 +318,19 @@ int main(int argc, char **argv)
 		dup2(fd, 1);
 		execve("/usr/bin/printf", av, environ);
 		return 1;
+	}
+	if (!strcmp(c, "threadexec")) {
+		pthread_t t;
+		pthread_create(&t, NULL, exec_thread, NULL);
+		pthread_join(t, NULL);
+		return 1;
+	}
+	if (!strcmp(c, "leaderexit") && argc > 2) {
+		static int code;
+		pthread_t t;
+		code = atoi(argv[2]);
+		pthread_create(&t, NULL, late_exit_thread, &code);
+		pthread_exit(NULL);
 	}
 	fprintf(stderr, "recwork: bad arguments (see the comment at the top of recwork.c)\n");
 	return 2;

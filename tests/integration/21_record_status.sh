@@ -42,6 +42,28 @@ check(p['exit_code'] == 0, 'exit %r' % p['exit_code'])
 check(kids(p) == [], 'threads became child processes')
 "
 
+# --- exec from a non-leader thread; a leader that exits before the process
+record -o thr.tz -- sh -c "$W threadexec; $W leaderexit 6; exit 0" || fail "record thr"
+export_jsonl thr.tz thr.jsonl
+pycheck thr.jsonl "
+te = one([p for p in procs if p['argv'] == ['$W', 'threadexec']] + by_exe('/usr/bin/true'), 'thread exec')
+check([e['exe'] for e in te['execs']] == ['$W', '/usr/bin/true'], 'images %r' % te['execs'])
+check(te['exit_code'] == 0 and te['threads'] == 2, 'exit %r threads %r' % (te['exit_code'], te['threads']))
+le = one([p for p in procs if p['argv'] == ['$W', 'leaderexit', '6']], 'leader exit')
+check(le['exit_code'] == 6 and le['signal'] is None, 'exit %r, want 6 (the group exit, not the leader)' % le['exit_code'])
+check(le['end_s'] - le['start_s'] >= 0.29, 'ended at the leader exit: %r' % (le['end_s'] - le['start_s']))
+check(le['threads'] == 2, 'threads %r' % le['threads'])
+"
+"$A" cat --type exec thr.tz >thr.txt || fail "cat thr.tz"
+grep '"/usr/bin/true"' thr.txt >thr1.txt || fail "no exec of true"
+python3 - thr1.txt <<'PY' || fail "exec from a thread: old_pid is the tgid"
+import re, sys
+l = open(sys.argv[1]).read()
+tgid = int(re.search(r' tgid=(\d+)', l).group(1))
+old = int(re.search(r' old_pid=(\d+)', l).group(1))
+assert old != tgid, (old, tgid)
+PY
+
 # --- CPU burner: 4 threads x 0.5 s of user CPU (2 cores: takes ~1 s)
 record -o burn.tz -- "$W" burn 0.5 4 || fail "record burn"
 export_jsonl burn.tz burn.jsonl
