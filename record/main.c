@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -823,9 +824,16 @@ static int close_writer(struct rec *r, int exit_status)
 	r->w = NULL;
 	if (rc < 0 && !r->werr)
 		err("'%s': %s", r->o.output, tz_strerror(rc));
-	if (r->o.verbose)
-		err("%llu events, %llu dropped, written to '%s'", (unsigned long long)r->events,
-		    (unsigned long long)total, r->o.output);
+	if (r->o.verbose) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		err("%llu events, %llu dropped, written to '%s' (recorder cpu %.3f s, peak rss %ld KiB)",
+		    (unsigned long long)r->events, (unsigned long long)total, r->o.output,
+		    (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+		    ru.ru_maxrss);
+	}
 	return rc;
 }
 
@@ -926,10 +934,7 @@ int main(int argc, char **argv)
 	if (!failed && run(&r))
 		failed = 2;
 out:
-	if (r.o.mode == MODE_FOLLOW && r.child > 0 && !r.child_reaped && !stop_sig && !failed) {
-		if (waitpid(r.child, &r.child_status, 0) == r.child)
-			r.child_reaped = true;
-	}
+	/* stopped early (signal, --duration): COMMAND is left running */
 	if (r.child_reaped) {
 		if (WIFEXITED(r.child_status))
 			status = WEXITSTATUS(r.child_status);

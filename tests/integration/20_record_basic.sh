@@ -41,6 +41,16 @@ p = one(procs)
 check(p['signal'] == 9 and p['exit_code'] is None, 'signal %r exit %r' % (p['signal'], p['exit_code']))
 "
 
+# --- --duration ends a follow-mode recording; the command goes on
+t0=$SECONDS
+rc=0
+record --duration 0.5 -o dur.tz -- sh -c "echo \$\$ >dur.pid; exec sleep 5" || rc=$?
+bg_track "$(cat dur.pid)"
+[ $rc = 0 ] || fail "--duration: exit $rc, want 0"
+[ $((SECONDS - t0)) -le 3 ] || fail "--duration 0.5 took $((SECONDS - t0)) s"
+"$A" verify dur.tz >/dev/null || fail "dur.tz does not verify"
+kill "$(cat dur.pid)" 2>/dev/null || fail "the command did not outlive the recording"
+
 # --- a 3-level pipeline: sh -> (sh -> (sleep | cat)) | wc
 record -o pipe.tz -- sh -c 'sh -c "sleep 0.1 | cat" | wc -c >/dev/null' || fail "pipeline record"
 export_jsonl pipe.tz pipe.jsonl
