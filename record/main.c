@@ -448,11 +448,33 @@ static int bpf_setup(struct rec *r)
 	return 0;
 }
 
-static int track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
+static int track_how(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags, uint64_t how)
 {
 	struct tracked t = {.threads = threads ? threads : 1, .flags = flags};
 
-	return bpf_map_update_elem(bpf_map__fd(r->skel->maps.tracked), &tgid, &t, BPF_ANY);
+	return bpf_map_update_elem(bpf_map__fd(r->skel->maps.tracked), &tgid, &t, how);
+}
+
+/* Track tgid, keeping what the BPF side already counts for it; threads is
+ * at least the snapshot's live thread count. */
+static void track_merge(struct rec *r, uint32_t tgid, uint32_t threads)
+{
+	int fd = bpf_map__fd(r->skel->maps.tracked);
+	struct tracked t;
+
+	if (bpf_map_lookup_elem(fd, &tgid, &t) == 0) {
+		if (t.threads < threads) {
+			t.threads = threads;
+			bpf_map_update_elem(fd, &tgid, &t, BPF_EXIST);
+		}
+		return;
+	}
+	track_how(r, tgid, threads, 0, BPF_NOEXIST);
+}
+
+static int track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
+{
+	return track_how(r, tgid, threads, flags, BPF_ANY);
 }
 
 /* ------------------------------------------------------------ snapshot */
@@ -549,67 +571,83 @@ static int in_subtree(const struct snap *sn, uint32_t tgid, uint32_t root)
  * already seen being born in the events drained so far. */
 static int snapshot(struct rec *r)
 {
-	struct snap sn = {0};
 	struct pt_proc p;
 	size_t cap = sizeof(struct ev_proc_state) + EV_PATH_MAX + EV_ARGV_MAX_LIMIT;
 	char *buf = malloc(cap), *argv = malloc(EV_ARGV_MAX_LIMIT + 1);
 	int found = 0, rc = 0;
+	/* -p: processes of the subtree that forked between a pass and their
+	 * tracking are found by the next pass */
+	int passes = r->o.mode == MODE_PID ? 3 : 1;
 
-	if (!buf || !argv || snap_read(r, &sn)) {
+	if (!buf || !argv) {
+		err("out of memory");
 		rc = -1;
 		goto out;
 	}
-	/* the events so far tell which processes were born after attach */
-	ring_buffer__consume(r->rb);
-	for (size_t i = 0; i < sn.n; i++) {
-		const struct snap_rec *s = &sn.v[i];
-		struct pt_proc *have;
-		uint32_t size = 0, argc = 0;
-		long n = 0;
+	for (int pass = 0; pass < passes; pass++) {
+		struct snap sn = {0};
+		size_t added = 0;
 
-		if (r->o.mode == MODE_PID) {
-			if (!in_subtree(&sn, s->tgid, r->o.pid))
+		if (snap_read(r, &sn)) {
+			rc = -1;
+			goto out;
+		}
+		/* the events so far tell which processes were born after attach */
+		ring_buffer__consume(r->rb);
+		for (size_t i = 0; i < sn.n; i++) {
+			const struct snap_rec *s = &sn.v[i];
+			struct pt_proc *have;
+			uint32_t size = 0, argc = 0;
+			long n = 0;
+
+			if (r->o.mode == MODE_PID) {
+				if (!in_subtree(&sn, s->tgid, r->o.pid))
+					continue;
+				if (s->tgid == r->o.pid)
+					found = 1;
+				track_merge(r, s->tgid, s->threads);
+			}
+			have = ptable_get(&r->pt, s->tgid);
+			if (have && have->start_ns == s->start_ns &&
+			    (pass > 0 || (have->flags & PT_SEEN_FORK)))
 				continue;
-			if (s->tgid == r->o.pid)
-				found = 1;
-			track(r, s->tgid, s->threads, 0);
+			memset(&p, 0, sizeof(p));
+			p.tgid = s->tgid;
+			p.ppid = s->ppid;
+			p.start_ns = s->start_ns;
+			p.uid = s->uid;
+			p.euid = s->euid;
+			p.ns_pid = s->ns_pid;
+			p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0);
+			memcpy(p.comm, s->comm, sizeof(p.comm));
+			p.exe = (char *)s->exe;
+			p.exe_len = s->exe_len;
+			if (!s->kthread) {
+				n = rec_read_cmdline(s->tgid, argv, r->o.argv_max, &size, &argc);
+				if (n < 0)
+					n = 0;
+				if (size > (uint32_t)n)
+					p.flags |= EV_EXEC_ARGV_TRUNCATED;
+			}
+			p.argv = argv;
+			p.argv_len = (uint32_t)n;
+			p.argc = argc;
+			p.argv_size = size;
+			size_t len = ptable_encode_state(&p, r->t0_boot, buf, cap);
+			if (!len)
+				continue;
+			on_event(r, buf, len);
+			added++;
 		}
-		have = ptable_get(&r->pt, s->tgid);
-		if (have && have->start_ns == s->start_ns && (have->flags & PT_SEEN_FORK))
-			continue;
-		memset(&p, 0, sizeof(p));
-		p.tgid = s->tgid;
-		p.ppid = s->ppid;
-		p.start_ns = s->start_ns;
-		p.uid = s->uid;
-		p.euid = s->euid;
-		p.ns_pid = s->ns_pid;
-		p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0);
-		memcpy(p.comm, s->comm, sizeof(p.comm));
-		p.exe = (char *)s->exe;
-		p.exe_len = s->exe_len;
-		if (!s->kthread) {
-			n = rec_read_cmdline(s->tgid, argv, r->o.argv_max, &size, &argc);
-			if (n < 0)
-				n = 0;
-			if (size > (uint32_t)n)
-				p.flags |= EV_EXEC_ARGV_TRUNCATED;
-		}
-		p.argv = argv;
-		p.argv_len = (uint32_t)n;
-		p.argc = argc;
-		p.argv_size = size;
-		size_t len = ptable_encode_state(&p, r->t0_boot, buf, cap);
-		if (!len)
-			continue;
-		on_event(r, buf, len);
+		free(sn.v);
+		if (pass > 0 && !added)
+			break;
 	}
 	if (r->o.mode == MODE_PID && !found) {
 		err("-p %u: no such process", r->o.pid);
 		rc = -1;
 	}
 out:
-	free(sn.v);
 	free(buf);
 	free(argv);
 	return rc;
