@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+# bench/report.py - turn the raw results bench/run leaves in DIR into the
+# markdown tables of docs/PERFORMANCE.md. usage: report.py DIR
+import glob
+import os
+import re
+import statistics as st
+import sys
+
+d = sys.argv[1]
+TCK = os.sysconf("SC_CLK_TCK")
+ORDER = ["none", "tracer", "perf", "bpftrace", "snoop", "atop", "tracefs"]
+NAMES = {
+    "none": "no recorder",
+    "tracer": "tracer-record",
+    "perf": "perf record (3 sched tracepoints)",
+    "bpftrace": "bpftrace (same tracepoints, text)",
+    "snoop": "execsnoop + exitsnoop (libbpf-tools)",
+    "atop": "atop -w (raw, 1 s)",
+    "tracefs": "tracefs events -> trace_pipe",
+}
+BPF = {"tracer", "bpftrace", "snoop"}
+
+
+def kv(path):
+    out = {}
+    try:
+        for line in open(path):
+            p = line.split(None, 1)
+            if len(p) == 2:
+                out[p[0]] = p[1].strip()
+    except OSError:
+        pass
+    return out
+
+
+def nums(path):
+    try:
+        return [float(x) for x in open(path).read().split()]
+    except (OSError, ValueError):
+        return None
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return st.median(xs) if xs else None
+
+
+def fmt(x, f="{:.2f}", none="-"):
+    return none if x is None else f.format(x)
+
+
+def hook(path):
+    procs, bpf = {}, {}
+    try:
+        for line in open(path):
+            p = line.split()
+            if p[0] == "proc" and len(p) >= 5:
+                procs[p[1]] = (int(p[2]) + int(p[3]), int(p[4] or 0))
+            elif p[0] == "bpf" and len(p) >= 4:
+                bpf[p[1]] = (int(p[2]), int(p[3]))
+    except (OSError, ValueError, IndexError):
+        return None
+    return procs, bpf
+
+
+m = kv(os.path.join(d, "machine"))
+wl = m.get("workloads", "").split()
+n = int(m.get("storm", "0"))
+mixn = int(m.get("mix", "0"))
+na = kv(os.path.join(d, "na"))
+sessions = {}
+for sd in glob.glob(os.path.join(d, "s.*.*")):
+    _, v, r = os.path.basename(sd).split(".")
+    sessions.setdefault(v, {})[int(r)] = sd
+variants = [v for v in ORDER if v in sessions]
+
+
+def expected(w):
+    return {
+        "exec-seq": (n, n), "exec-par": (n, n), "fork": (0, n),
+        "mix": (2 * mixn, 3 * mixn),
+    }.get(w)
+
+
+def procs_of(w):
+    return {"exec-seq": n, "exec-par": n, "fork": n, "thread": n,
+            "mix": 3 * mixn}.get(w)
+
+
+print(f"## Recording: {m.get('date', '?')}, mode {m.get('mode')}, {m.get('rounds')} interleaved rounds\n")
+print(f"Machine: {m.get('cpu', '?')}, {m.get('cpus')} CPUs, "
+      f"{int(m.get('mem_kib', '0')) // 1024} MiB, Linux {m.get('kernel')}; "
+      f"load average at the end {m.get('load')}; {m.get('tracer')}; {m.get('perf')}; "
+      f"{m.get('bpftrace')}; {m.get('atop')}. Total bench time {m.get('seconds')} s.\n")
+for v, why in na.items():
+    print(f"- {NAMES.get(v, v)}: n/a ({why})")
+if os.path.exists(os.path.join(d, "pipeline.skipped")):
+    print("- pipeline workload: skipped (" + open(os.path.join(d, "pipeline.skipped")).read().strip() + ")")
+print()
+
+labels = ["start"] + wl
+for w in wl:
+    desc = {
+        "exec-seq": f"{n:,} sequential fork+exec of /bin/true (short argv)",
+        "exec-par": f"{n:,} fork+exec of /bin/true by 2 parallel workers",
+        "fork": f"{n:,} fork + _exit (no exec)",
+        "thread": f"{n:,} pthread_create + join (threads, no process events)",
+        "mix": f"{mixn:,} rounds x 2 workers of: exec with 1 KiB argv, exec, fork-only child writing 64 KiB, 4 threads, CPU burn",
+        "pipeline": "samples/pipeline/run.sh (bwa, samtools, bcftools)",
+    }[w]
+    print(f"### {w}: {desc}\n")
+    print("| recorder | wall s (median) | slowdown | workload CPU s | CPU ratio | captured / expected (worst round) | BPF ns / process | BPF ns / prog run |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    base = {r: nums(os.path.join(sd, f"res.{w}")) for r, sd in sessions.get("none", {}).items()}
+    for v in variants:
+        walls, cpus, sl, cr, caps, bpn, bpr = [], [], [], [], [], [], []
+        for r, sd in sorted(sessions[v].items()):
+            x = nums(os.path.join(sd, f"res.{w}"))
+            if not x:
+                continue
+            walls.append(x[0] / 1e9)
+            cpus.append((x[1] + x[2]) / 1e9)
+            b = base.get(r)
+            if b:
+                sl.append(x[0] / b[0])
+                cr.append((x[1] + x[2]) / (b[1] + b[2]))
+            c = kv(os.path.join(sd, "counts"))
+            for line in open(os.path.join(sd, "counts")):
+                p = line.split()
+                if p[0] == "cap" and p[1] == w:
+                    caps.append((p[2], p[3]))
+            i = labels.index(w)
+            h0 = hook(os.path.join(sd, f"hook.{labels[i - 1]}"))
+            h1 = hook(os.path.join(sd, f"hook.{w}"))
+            if v in BPF and h0 and h1 and procs_of(w):
+                rt = sum(h1[1][k][0] - h0[1].get(k, (0, 0))[0] for k in h1[1])
+                rc = sum(h1[1][k][1] - h0[1].get(k, (0, 0))[1] for k in h1[1])
+                bpn.append(rt / procs_of(w))
+                if rc:
+                    bpr.append(rt / rc)
+        if not walls:
+            continue
+        e = expected(w)
+        capstr = "-"
+        if v != "none" and e and caps:
+            if v == "atop":
+                tot = [int(xt) for _, xt in caps]
+                capstr = f"{min(tot):,} / {e[1]:,} exits"
+            else:
+                tot = [(0 if ex == "-" else int(ex)) + int(xt) for ex, xt in caps]
+                capstr = f"{min(tot):,} / {e[0] + e[1]:,}"
+        print(f"| {NAMES[v]} | {fmt(med(walls), '{:.3f}')} | "
+              f"{fmt(med(sl), '{:.3f}') if v != 'none' else '1'} | {fmt(med(cpus), '{:.3f}')} | "
+              f"{fmt(med(cr), '{:.3f}') if v != 'none' else '1'} | {capstr} | "
+              f"{fmt(med(bpn), '{:,.0f}') if v in BPF else 'n/a (no BPF)'} | "
+              f"{fmt(med(bpr), '{:,.0f}') if v in BPF else '-'} |")
+    print()
+
+if variants:
+    print("### Recorder cost over a whole session (all workloads above, one recorder instance)\n")
+    print("| recorder | recorder CPU s | % of workload CPU | peak RSS MiB | file bytes | processes in file | bytes / process | lost (recorder's own count) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for v in variants:
+        if v == "none":
+            continue
+        cpu, pct, rss, byt, prc, bpp, lost = [], [], [], [], [], [], []
+        for r, sd in sorted(sessions[v].items()):
+            h0 = hook(os.path.join(sd, "hook.start"))
+            h1 = hook(os.path.join(sd, f"hook.{wl[-1]}")) if wl else None
+            wc = 0
+            for w in wl:
+                x = nums(os.path.join(sd, f"res.{w}"))
+                if x:
+                    wc += (x[1] + x[2]) / 1e9
+            if h0 and h1 and h1[0]:
+                c = sum(h1[0][p][0] - h0[0].get(p, (0, 0))[0] for p in h1[0]) / TCK
+                cpu.append(c)
+                if wc:
+                    pct.append(100 * c / wc)
+                rss.append(sum(h1[0][p][1] for p in h1[0]) / 1024)
+            c = kv(os.path.join(sd, "counts"))
+            if "bytes" in c:
+                byt.append(int(c["bytes"]))
+                prc.append(int(c.get("procs", "0")))
+                if int(c.get("procs", "0")):
+                    bpp.append(int(c["bytes"]) / int(c["procs"]))
+            for k in ("dropped", "tracefs_overrun", "bt_Lost", "perf_lost"):
+                if k in c:
+                    lost.append(f"{k.split('_')[0]} {c[k]}")
+        row = (f"| {NAMES[v]} | {fmt(med(cpu), '{:.2f}')} | {fmt(med(pct), '{:.2f}%')} | "
+               f"{fmt(max(rss) if rss else None, '{:.1f}')} | {fmt(med(byt), '{:,.0f}')} | "
+               f"{fmt(med(prc), '{:,.0f}')} | {fmt(med(bpp), '{:,.0f}')} | "
+               f"{', '.join(sorted(set(lost))) or '-'} |")
+        print(row)
+        if v == "perf":
+            z = os.path.join(sessions["perf"].get(1, ""), "perf.data.zst")
+            c = kv(os.path.join(sessions["perf"].get(1, ""), "counts"))
+            if os.path.exists(z) and int(c.get("procs", "0")):
+                zs = os.path.getsize(z)
+                print(f"| perf.data, round 1, zstd -19 | | | | {zs:,} | {int(c['procs']):,} | "
+                      f"{zs / int(c['procs']):,.0f} | |")
+    print()
+    print("Recorder CPU and peak RSS: /proc/PID/stat utime+stime and VmHWM of the recorder "
+          "process(es) between the session's first and last hook (execsnoop + exitsnoop summed). "
+          "Processes in file: process exits the file holds (all processes it recorded, "
+          "other users of the machine included for the system-wide peers).\n")
+
+a = os.path.join(d, "ana")
+if os.path.isdir(a):
+    syn = kv(os.path.join(a, "synth.txt"))
+    s0 = dict(x.split("=") for x in open(os.path.join(a, "synth.txt")).read().split() if "=" in x)
+    ev = int(s0["events"])
+    tzb = int(syn.get("tz_bytes", "0"))
+
+    def runs(prefix):
+        out = []
+        for f in sorted(glob.glob(os.path.join(a, prefix + ".[0-9]"))):
+            x = nums(f)
+            if x:
+                out.append(x)
+        return out
+
+    dec = []
+    for f in sorted(glob.glob(os.path.join(a, "decode.[0-9]"))):
+        mm = re.search(r"seconds=([0-9.]+)", open(f).read())
+        if mm:
+            dec.append(float(mm.group(1)))
+    dsec = med(dec)
+    print(f"## Analyzer: synthetic trace of {ev:,} events, {int(s0['procs']):,} processes, "
+          f"{tzb:,} bytes ({tzb / ev:.1f} bytes/event)\n")
+    print("| what | seconds (median of 3) | events/s | x raw decode time | peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| writer (bench-tzsynth: tz_writer, zstd 3, 1 thread) | {float(s0['seconds']):.2f} | "
+          f"{ev / float(s0['seconds']):,.0f} | | |")
+    drs = runs("decode_rss")
+    print(f"| reader raw decode (bench-tzdecode) | {fmt(dsec)} | {fmt(ev / dsec if dsec else None, '{:,.0f}')} | 1 | "
+          f"{fmt(med([x[1] / 1024 for x in drs]), '{:.0f}')} |")
+    for name, pre in (("tracer-analyze summary", "summary"), ("tracer-analyze export --format jsonl", "export")):
+        rr = runs(pre)
+        s = med([x[0] for x in rr])
+        print(f"| {name} | {fmt(s)} | {fmt(ev / s if s else None, '{:,.0f}')} | "
+              f"{fmt(s / dsec if s and dsec else None)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
+    zt = open(os.path.join(a, "zstd.txt")).read() if os.path.exists(os.path.join(a, "zstd.txt")) else ""
+    zm = re.findall(r"\(x?\s*([0-9.]+)\),\s*([0-9.]+) MB/s", zt)
+    if zm and "raw_bytes" in s0:
+        mbs = float(zm[-1][1])
+        bpe = int(s0["raw_bytes"]) / ev
+        print(f"| zstd -1 on the same raw records ({bpe:.0f} bytes/event, ratio {zm[-1][0]}) | "
+              f"{int(s0['raw_bytes']) / (mbs * 1e6):.2f} | {mbs * 1e6 / bpe:,.0f} | | |")
+    pe = nums(os.path.join(a, "perf_events"))
+    for name, pre in (("perf script", "perfscript"), ("perf report --stdio --sort comm", "perfreport")):
+        rr = runs(pre)
+        s = med([x[0] for x in rr])
+        if s and pe:
+            print(f"| {name} ({int(pe[0]):,} events: fork + exec storms, 3 sched tracepoints) | {s:.2f} | {pe[0] / s:,.0f} | | "
+                  f"{fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
+    print()
+    rs, rb = nums(os.path.join(a, "rss_small")), nums(os.path.join(a, "rss_big"))
+    ss = dict(x.split("=") for x in open(os.path.join(a, "synth_small.txt")).read().split() if "=" in x) \
+        if os.path.exists(os.path.join(a, "synth_small.txt")) else {}
+    sb = dict(x.split("=") for x in open(os.path.join(a, "synth_bigp.txt")).read().split() if "=" in x) \
+        if os.path.exists(os.path.join(a, "synth_bigp.txt")) else {}
+    if rs and rb and ss and sb:
+        print("Peak RSS of `summary` with the same process set (the extra events are the recorder's periodic drop-counter records):\n")
+        print("| events | processes | summary seconds | peak RSS MiB |")
+        print("|---:|---:|---:|---:|")
+        print(f"| {int(ss['events']):,} | {int(ss['procs']):,} | {rs[0]:.2f} | {rs[1] / 1024:.0f} |")
+        print(f"| {int(sb['events']):,} | {int(sb['procs']):,} | {rb[0]:.2f} | {rb[1] / 1024:.0f} |")
+        print()
