@@ -235,6 +235,8 @@ int main(int argc, char **argv)
 	       mb / rd1, (mb / rd1) / (mb / zd1));
 	printf("%-34s %12.0f %10.0f %13.2fx\n", "tz reader, full decode (level 3)", (double)n / rd3,
 	       mb / rd3, (mb / rd3) / (mb / zd3));
+	printf("(vs raw zstd: tz MB/s / raw zstd MB/s on the same bytes in this run; the\n"
+	       " target is >= 0.50x, i.e. within 2x of raw zstd)\n");
 	printf("\n%-34s %10s %10s\n", "bytes per event on disk", "tz", "raw zstd");
 	printf("%-34s %10.1f %10.1f\n", "exec/exit-heavy mix, level 1", (double)w1.out / (double)n,
 	       (double)zo1 / (double)n);
