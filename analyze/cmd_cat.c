@@ -150,11 +150,13 @@ static int in_list(const char *list, const char *name)
 
 int cmd_cat(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
-		{"type", required_argument, NULL, 'T'}, {"state", no_argument, NULL, 's'},
-		{"abs", no_argument, NULL, 'a'},	{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"from", required_argument, NULL, 'f'},
+					   {"to", required_argument, NULL, 't'},
+					   {"type", required_argument, NULL, 'T'},
+					   {"state", no_argument, NULL, 's'},
+					   {"abs", no_argument, NULL, 'a'},
+					   {"help", no_argument, NULL, 'h'},
+					   {NULL, 0, NULL, 0}};
 	const char *from_s = NULL, *to_s = NULL, *types = NULL;
 	int state = 0, abs_ts = 0, c;
 	optind = 1;
@@ -213,8 +215,8 @@ int cmd_cat(int argc, char **argv)
 					found = 1;
 			}
 			if (!found) {
-				tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l, p,
-					path);
+				tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l,
+					p, path);
 				tz_reader_free(r);
 				return TZA_EXIT_USAGE;
 			}

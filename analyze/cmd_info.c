@@ -10,24 +10,26 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracer-analyze info [--json] [--scan] FILE\n\n"
-		   "Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
-		   "id), metadata, the schema (event types with their fields and units), chunk\n"
-		   "and event counts, the time range in wall-clock time, sizes and compression\n"
-		   "ratio, dropped events and damaged blocks.\n\n"
-		   "  --json     one JSON object instead of text\n"
-		   "  --scan     ignore the footer index and scan the blocks (as after a crash)\n"
-		   "  -h, --help this help\n\n"
-		   "Exit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
-		   "Examples:\n"
-		   "  tracer-analyze info run.tz\n"
-		   "  tracer-analyze info --json run.tz | jq .events\n");
+	fprintf(
+	    f,
+	    "usage: tracer-analyze info [--json] [--scan] FILE\n\n"
+	    "Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
+	    "id), metadata, the schema (event types with their fields and units), chunk\n"
+	    "and event counts, the time range in wall-clock time, sizes and compression\n"
+	    "ratio, dropped events and damaged blocks.\n\n"
+	    "  --json     one JSON object instead of text\n"
+	    "  --scan     ignore the footer index and scan the blocks (as after a crash)\n"
+	    "  -h, --help this help\n\n"
+	    "Exit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
+	    "Examples:\n"
+	    "  tracer-analyze info run.tz\n"
+	    "  tracer-analyze info --json run.tz | jq .events\n");
 }
 
 static const char *ftype_name(unsigned t)
 {
-	static const char *n[] = {"?", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64",
-				  "chars", "bytes", "str", "strv"};
+	static const char *n[] = {"?",	 "u8",	"u16",	 "u32",	  "u64", "i8",	"i16",
+				  "i32", "i64", "chars", "bytes", "str", "strv"};
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
 }
 
@@ -71,10 +73,11 @@ static void text(tz_reader *r, const char *path)
 	printf("size          %" PRIu64 " bytes\n", in->file_size);
 	printf("format        %u.%u, %s, %s\n", in->major, in->minor,
 	       in->ring ? "ring (flight recorder)" : "linear",
-	       in->ring ? "no footer (ring files have none)"
+	       in->ring		? "no footer (ring files have none)"
 	       : in->has_footer ? "footer index present"
 				: "no footer (not closed cleanly; index rebuilt by scan)");
-	printf("flags         compat 0x%" PRIx64 ", ro-compat 0x%" PRIx64 ", incompat 0x%" PRIx64 "\n",
+	printf("flags         compat 0x%" PRIx64 ", ro-compat 0x%" PRIx64 ", incompat 0x%" PRIx64
+	       "\n",
 	       in->compat_flags, in->ro_flags, in->incompat_flags);
 	printf("uuid          ");
 	hex(stdout, in->uuid, 16, 1);
@@ -88,10 +91,11 @@ static void text(tz_reader *r, const char *path)
 	printf("boottime      %" PRIu64 " .. %" PRIu64 " ns\n", in->first_ts_ns, in->last_ts_ns);
 	printf("events        %" PRIu64 " in %" PRIu64 " chunks, %" PRIu64 " state blocks\n",
 	       in->events, in->chunks, in->state_blocks);
-	printf("chunk bytes   %" PRIu64 " compressed, %" PRIu64 " uncompressed", in->bytes_compressed,
-	       in->bytes_uncompressed);
+	printf("chunk bytes   %" PRIu64 " compressed, %" PRIu64 " uncompressed",
+	       in->bytes_compressed, in->bytes_uncompressed);
 	if (in->bytes_compressed)
-		printf(", ratio %.2f", (double)in->bytes_uncompressed / (double)in->bytes_compressed);
+		printf(", ratio %.2f",
+		       (double)in->bytes_uncompressed / (double)in->bytes_compressed);
 	printf("\n");
 	if (in->events)
 		printf("bytes/event   %.1f on disk\n", (double)in->file_size / (double)in->events);
@@ -119,8 +123,8 @@ static void text(tz_reader *r, const char *path)
 				printf("    %-24s %-6s blob %u", f->name, ftype_name(f->type),
 				       f->offset);
 			else
-				printf("    %-24s %-6s @%-4u %u bytes", f->name, ftype_name(f->type),
-				       f->offset, f->size);
+				printf("    %-24s %-6s @%-4u %u bytes", f->name,
+				       ftype_name(f->type), f->offset, f->size);
 			if (*f->unit)
 				printf("  [%s]", f->unit);
 			printf("\n");
@@ -138,8 +142,9 @@ static void json(tz_reader *r, const char *path)
 	fprintf(f, ",\"size\":%" PRIu64 ",\"version\":\"%u.%u\",\"ring\":%s,\"footer\":%s",
 		in->file_size, in->major, in->minor, in->ring ? "true" : "false",
 		in->has_footer ? "true" : "false");
-	fprintf(f, ",\"compat_flags\":%" PRIu64 ",\"ro_compat_flags\":%" PRIu64
-		   ",\"incompat_flags\":%" PRIu64,
+	fprintf(f,
+		",\"compat_flags\":%" PRIu64 ",\"ro_compat_flags\":%" PRIu64
+		",\"incompat_flags\":%" PRIu64,
 		in->compat_flags, in->ro_flags, in->incompat_flags);
 	fputs(",\"uuid\":\"", f);
 	hex(f, in->uuid, 16, 1);
@@ -147,12 +152,14 @@ static void json(tz_reader *r, const char *path)
 	hex(f, in->boot_id, 16, 1);
 	wall(r, in->first_ts_ns, a, sizeof(a));
 	wall(r, in->last_ts_ns, b, sizeof(b));
-	fprintf(f, "\",\"first_ts_ns\":%" PRIu64 ",\"last_ts_ns\":%" PRIu64
-		   ",\"first_wall\":\"%s\",\"last_wall\":\"%s\"",
+	fprintf(f,
+		"\",\"first_ts_ns\":%" PRIu64 ",\"last_ts_ns\":%" PRIu64
+		",\"first_wall\":\"%s\",\"last_wall\":\"%s\"",
 		in->first_ts_ns, in->last_ts_ns, a, b);
-	fprintf(f, ",\"events\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"state_blocks\":%" PRIu64
-		   ",\"bytes_compressed\":%" PRIu64 ",\"bytes_uncompressed\":%" PRIu64
-		   ",\"dropped\":%" PRIu64 ",\"corrupt_blocks\":%" PRIu64,
+	fprintf(f,
+		",\"events\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"state_blocks\":%" PRIu64
+		",\"bytes_compressed\":%" PRIu64 ",\"bytes_uncompressed\":%" PRIu64
+		",\"dropped\":%" PRIu64 ",\"corrupt_blocks\":%" PRIu64,
 		in->events, in->chunks, in->state_blocks, in->bytes_compressed,
 		in->bytes_uncompressed, in->dropped, in->corrupt_blocks);
 	if (in->corrupt_blocks)
@@ -174,8 +181,8 @@ static void json(tz_reader *r, const char *path)
 			fputc(',', f);
 		fprintf(f, "{\"id\":%u,\"name\":", t->id);
 		tza_json_cstr(f, t->name);
-		fprintf(f, ",\"version\":%u,\"fixed_size\":%u,\"state\":%s,\"fields\":[", t->version,
-			t->fixed_size, t->flags & TZ_TYPE_STATE ? "true" : "false");
+		fprintf(f, ",\"version\":%u,\"fixed_size\":%u,\"state\":%s,\"fields\":[",
+			t->version, t->fixed_size, t->flags & TZ_TYPE_STATE ? "true" : "false");
 		for (uint16_t j = 0; j < t->nfields; j++) {
 			const struct tz_field *fl = &t->fields[j];
 			if (j)

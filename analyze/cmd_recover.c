@@ -6,17 +6,18 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracer-analyze recover [-f] IN OUT\n\n"
-		   "Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
-		   "blocks are left out (and named), a file cut short by a crash gets its index\n"
-		   "and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
-		   "are copied byte for byte; metadata and schema are merged into one block each.\n\n"
-		   "  -f, --force   replace OUT if it exists\n"
-		   "  -h, --help    this help\n\n"
-		   "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n\n"
-		   "Examples:\n"
-		   "  tracer-analyze recover crashed.tz fixed.tz\n"
-		   "  tracer-analyze recover -f flight.tz linear.tz\n");
+	fprintf(f,
+		"usage: tracer-analyze recover [-f] IN OUT\n\n"
+		"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
+		"blocks are left out (and named), a file cut short by a crash gets its index\n"
+		"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
+		"are copied byte for byte; metadata and schema are merged into one block each.\n\n"
+		"  -f, --force   replace OUT if it exists\n"
+		"  -h, --help    this help\n\n"
+		"Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n\n"
+		"Examples:\n"
+		"  tracer-analyze recover crashed.tz fixed.tz\n"
+		"  tracer-analyze recover -f flight.tz linear.tz\n");
 }
 
 int cmd_recover(int argc, char **argv)

@@ -7,19 +7,20 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracer-analyze verify [-v] FILE\n\n"
-		   "Check a .tz trace completely: the file header, every block header and payload\n"
-		   "checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
-		   "Each bad block is named on stderr with its offset:\n"
-		   "  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n"
-		   "  -v, --verbose  also list every good block on stdout\n"
-		   "  -h, --help     this help\n\n"
-		   "Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
-		   "A file that was not closed cleanly (no footer) but whose blocks are all good\n"
-		   "verifies (a note says so); 'tracer-analyze recover' adds the footer.\n\n"
-		   "Examples:\n"
-		   "  tracer-analyze verify run.tz\n"
-		   "  tracer-analyze verify -v run.tz | less\n");
+	fprintf(f,
+		"usage: tracer-analyze verify [-v] FILE\n\n"
+		"Check a .tz trace completely: the file header, every block header and payload\n"
+		"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
+		"Each bad block is named on stderr with its offset:\n"
+		"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n"
+		"  -v, --verbose  also list every good block on stdout\n"
+		"  -h, --help     this help\n\n"
+		"Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
+		"A file that was not closed cleanly (no footer) but whose blocks are all good\n"
+		"verifies (a note says so); 'tracer-analyze recover' adds the footer.\n\n"
+		"Examples:\n"
+		"  tracer-analyze verify run.tz\n"
+		"  tracer-analyze verify -v run.tz | less\n");
 }
 
 struct vstate {
@@ -93,7 +94,8 @@ int cmd_verify(int argc, char **argv)
 		tza_err("'%s': %d bad block%s, %" PRIu64 " good", path, rc, rc == 1 ? "" : "s",
 			v.good);
 	else
-		printf("'%s': ok, %" PRIu64 " blocks good (%" PRIu64 " chunks, %" PRIu64 " events)\n",
+		printf("'%s': ok, %" PRIu64 " blocks good (%" PRIu64 " chunks, %" PRIu64
+		       " events)\n",
 		       path, v.good, in->chunks, in->events);
 	tz_reader_free(r);
 	return rc > 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;

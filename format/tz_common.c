@@ -6,22 +6,22 @@
 #include "tz_int.h"
 
 static const char *const errstr[TZ_ERR__COUNT] = {
-	[0] = "success",
-	[1] = "i/o error",
-	[2] = "out of memory",
-	[3] = "invalid argument",
-	[4] = "not a .tz file (bad magic)",
-	[5] = "unsupported format version",
-	[6] = "unknown incompatible feature",
-	[7] = "corrupt data",
-	[8] = "truncated file",
-	[9] = "checksum mismatch",
-	[10] = "zstd error",
-	[11] = "limit exceeded",
-	[12] = "invalid call in this state",
-	[13] = "no space left on device",
-	[14] = "file exists",
-	[15] = "unknown event type",
+    [0] = "success",
+    [1] = "i/o error",
+    [2] = "out of memory",
+    [3] = "invalid argument",
+    [4] = "not a .tz file (bad magic)",
+    [5] = "unsupported format version",
+    [6] = "unknown incompatible feature",
+    [7] = "corrupt data",
+    [8] = "truncated file",
+    [9] = "checksum mismatch",
+    [10] = "zstd error",
+    [11] = "limit exceeded",
+    [12] = "invalid call in this state",
+    [13] = "no space left on device",
+    [14] = "file exists",
+    [15] = "unknown event type",
 };
 
 const char *tz_strerror(int err)
@@ -31,10 +31,7 @@ const char *tz_strerror(int err)
 	return errstr[-err];
 }
 
-uint64_t tz_hash(const void *p, size_t len)
-{
-	return XXH3_64bits(p, len);
-}
+uint64_t tz_hash(const void *p, size_t len) { return XXH3_64bits(p, len); }
 
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns)
 {
@@ -360,7 +357,7 @@ int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, s
 	const uint8_t *end = p + len;
 	uint64_t count, v[4];
 	struct tz_field *fields = NULL;
-	char (*names)[256] = NULL;
+	char(*names)[256] = NULL;
 	int rc = TZ_ERR_CORRUPT;
 
 	*why = "bad schema encoding";
@@ -497,8 +494,8 @@ int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n)
 {
 	int rc = tz_buf_varint(b, n);
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = tz_buf_str(b, kv[i].key, strlen(kv[i].key)) ?:
-			tz_buf_str(b, kv[i].value, strlen(kv[i].value));
+		rc = tz_buf_str(b, kv[i].key, strlen(kv[i].key))
+			 ?: tz_buf_str(b, kv[i].value, strlen(kv[i].value));
 	return rc;
 }
 

@@ -19,8 +19,8 @@
 #define TZ_MAGIC_LEN 8
 #define TZ_MAJOR 1
 #define TZ_MINOR 0
-#define TZ_HDR_SIZE 128	     /* header size this version writes */
-#define TZ_HDR_MAX 4096	     /* largest header_size a reader accepts */
+#define TZ_HDR_SIZE 128		/* header size this version writes */
+#define TZ_HDR_MAX 4096		/* largest header_size a reader accepts */
 #define TZ_INCOMPAT_RING 0x1ull /* ring (flight-recorder) layout */
 #define TZ_INCOMPAT_KNOWN TZ_INCOMPAT_RING
 #define TZ_RO_KNOWN 0ull
@@ -41,20 +41,20 @@ enum tz_btype {
 	TZ_B_TRAILER = 6,
 };
 
-#define TZ_BF_ZSTD 0x1	  /* payload is one zstd frame */
+#define TZ_BF_ZSTD 0x1 /* payload is one zstd frame */
 #define TZ_BF_KNOWN TZ_BF_ZSTD
 
-#define TZ_CHUNK_EXT 56	  /* ext of CHUNK and STATE blocks */
-#define TZ_TRAILER_EXT 24 /* ext of the TRAILER block */
+#define TZ_CHUNK_EXT 56				       /* ext of CHUNK and STATE blocks */
+#define TZ_TRAILER_EXT 24			       /* ext of the TRAILER block */
 #define TZ_TRAILER_SIZE (TZ_BHDR_MIN + TZ_TRAILER_EXT) /* 64 */
-#define TZ_INDEX_ENTRY 88 /* bytes per index entry */
+#define TZ_INDEX_ENTRY 88			       /* bytes per index entry */
 
 /* Reader limits (FORMAT.md "Limits") */
 #define TZ_MAX_TYPES 4096 /* event types per file */
 #define TZ_MAX_KEYS 4096  /* distinct metadata keys per file */
 
 /* Ring layout */
-#define TZ_RING_HEAD 65536 /* head area: header, metadata, schema, final slot */
+#define TZ_RING_HEAD 65536		 /* head area: header, metadata, schema, final slot */
 #define TZ_RING_FINAL (TZ_RING_HEAD / 2) /* offset of the final metadata slot */
 
 /* Decoded chunk/state ext */
@@ -79,10 +79,7 @@ struct tz_bhdr {
 
 /* ---------------------------------------------------------------- bytes */
 
-static inline uint16_t tz_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
+static inline uint16_t tz_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t tz_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -141,14 +138,8 @@ static inline int tz_get_varint(const uint8_t **p, const uint8_t *end, uint64_t 
 	return -1;
 }
 
-static inline uint64_t tz_zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-static inline int64_t tz_unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
+static inline uint64_t tz_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t tz_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 /* XXH3-64, seed 0, over len bytes */
 uint64_t tz_hash(const void *p, size_t len);
@@ -227,8 +218,7 @@ int tz_kv_set(struct tz_kv **kv, size_t *n, const char *key, size_t klen, const 
 	      size_t vlen);
 void tz_kv_free(struct tz_kv *kv, size_t n);
 int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n);
-int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n,
-		   const char **why);
+int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why);
 
 /* Current CLOCK_BOOTTIME and CLOCK_REALTIME, taken together. */
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns);

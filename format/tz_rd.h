@@ -12,12 +12,12 @@
 
 /* A chunk, state, metadata or schema block as found by the index or scan. */
 struct rd_blk {
-	uint64_t off;	/* file offset of the block header */
+	uint64_t off; /* file offset of the block header */
 	uint64_t seq;
-	uint64_t size;	/* bytes on disk, header included */
+	uint64_t size; /* bytes on disk, header included */
 	uint32_t payload_len, raw_len;
 	uint8_t type;
-	uint8_t bad;	/* found damaged while decoding (counted once) */
+	uint8_t bad; /* found damaged while decoding (counted once) */
 	struct tz_chunk_ext ext;
 };
 
@@ -76,12 +76,12 @@ struct tz_reader {
 };
 
 int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 void rd_corrupt(tz_reader *r, uint64_t off);
 int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
 	       uint8_t **own);
-int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
-	      int keep_unknown, struct dchunk **out);
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, int keep_unknown,
+	      struct dchunk **out);
 void rd_dchunk_free(struct dchunk *c);
 size_t rd_dchunk_events(const struct dchunk *c);
 

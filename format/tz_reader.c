@@ -15,7 +15,7 @@
 #define CHECK(cond, code, off, ...)                                                                \
 	do {                                                                                       \
 		if (!(cond))                                                                       \
-			return rd_err(r, code, off, __VA_ARGS__);                                   \
+			return rd_err(r, code, off, __VA_ARGS__);                                  \
 	} while (0)
 
 int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
@@ -258,8 +258,7 @@ static int walk_linear(tz_reader *r, uint64_t pos, uint64_t end, visit_fn visit,
  * sequence numbers; a block whose seq does not follow (older lap) or zero
  * bytes end the chain silently; damage followed by a newer block is reported.
  */
-static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, visit_fn visit,
-		      void *ctx)
+static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, visit_fn visit, void *ctx)
 {
 	uint64_t pos = s, prev = 0;
 	int rc, have = 0;
@@ -313,8 +312,8 @@ int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx)
 	return 0;
 }
 
-static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h,
-		      uint64_t size, int status)
+static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h, uint64_t size,
+		      int status)
 {
 	(void)ctx;
 	if (!h) {
@@ -342,8 +341,8 @@ static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhd
 		tz_chunk_ext_decode(h->ext, &ext);
 		return add_block(r, off, h, &ext);
 	}
-	if (h->type == TZ_B_INDEX && tz_hash(r->data + off + tz_bhdr_size(h), h->payload_len) !=
-					     h->payload_csum) {
+	if (h->type == TZ_B_INDEX &&
+	    tz_hash(r->data + off + tz_bhdr_size(h), h->payload_len) != h->payload_csum) {
 		rd_err(r, TZ_ERR_CHECKSUM, off, "index: payload checksum mismatch");
 		rd_corrupt(r, off);
 		return 0;
@@ -355,10 +354,7 @@ static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhd
 
 /* ---------------------------------------------------------------- index */
 
-static void reset_blocks(tz_reader *r)
-{
-	r->nchunks = r->nstates = r->nheads = 0;
-}
+static void reset_blocks(tz_reader *r) { r->nchunks = r->nstates = r->nheads = 0; }
 
 /* Load the block list from the trailer and index; 0 on success, < 0 when
  * there is no usable footer (the caller scans instead). */
@@ -408,8 +404,8 @@ static int load_index(tz_reader *r)
 			}
 			b.payload_len = size - TZ_BHDR_MIN - TZ_CHUNK_EXT;
 			rc = type == TZ_B_CHUNK
-				     ? push_blk(r, &r->chunks, &r->nchunks, &r->cchunks, &b)
-				     : push_blk(r, &r->states, &r->nstates, &r->cstates, &b);
+				 ? push_blk(r, &r->chunks, &r->nchunks, &r->cchunks, &b)
+				 : push_blk(r, &r->states, &r->nstates, &r->cstates, &b);
 		} else if (type == TZ_B_META || type == TZ_B_SCHEMA) {
 			rc = push_blk(r, &r->heads, &r->nheads, &r->cheads, &b);
 		}
@@ -443,8 +439,7 @@ static int parse_header(tz_reader *r)
 		      "not a .tz file: magic mangled (8th bit stripped?)");
 		return rd_err(r, TZ_ERR_MAGIC, 0, "not a .tz file (bad magic)");
 	}
-	CHECK(r->len >= 16, TZ_ERR_TRUNCATED, 0, "file ends inside the header (%zu bytes)",
-	      r->len);
+	CHECK(r->len >= 16, TZ_ERR_TRUNCATED, 0, "file ends inside the header (%zu bytes)", r->len);
 	r->info.major = tz_le16(d + 8);
 	r->info.minor = tz_le16(d + 10);
 	CHECK(r->info.major == TZ_MAJOR, TZ_ERR_VERSION, 8,
@@ -478,8 +473,8 @@ static int parse_header(tz_reader *r)
 		r->nseg = tz_le32(d + 112);
 		r->final_off = tz_le32(d + 116);
 		CHECK(r->ring_start >= hs && r->final_off >= hs && r->final_off <= r->ring_start &&
-			      r->seg_size >= TZ_BHDR_MIN && r->nseg >= 1 && r->nseg <= 1u << 20 &&
-			      r->ring_start <= rs && r->seg_size <= (rs - r->ring_start) / r->nseg,
+			  r->seg_size >= TZ_BHDR_MIN && r->nseg >= 1 && r->nseg <= 1u << 20 &&
+			  r->ring_start <= rs && r->seg_size <= (rs - r->ring_start) / r->nseg,
 		      TZ_ERR_CORRUPT, 88, "inconsistent ring layout in the header");
 	}
 	return 0;
@@ -682,20 +677,11 @@ void tz_reader_free(tz_reader *r)
 	free(r);
 }
 
-const char *tz_reader_errmsg(const tz_reader *r)
-{
-	return r ? r->errmsg : "";
-}
+const char *tz_reader_errmsg(const tz_reader *r) { return r ? r->errmsg : ""; }
 
-const struct tz_info *tz_reader_info(const tz_reader *r)
-{
-	return r ? &r->info : NULL;
-}
+const struct tz_info *tz_reader_info(const tz_reader *r) { return r ? &r->info : NULL; }
 
-size_t tz_reader_meta_count(const tz_reader *r)
-{
-	return r ? r->nkv : 0;
-}
+size_t tz_reader_meta_count(const tz_reader *r) { return r ? r->nkv : 0; }
 
 int tz_reader_meta_at(const tz_reader *r, size_t i, const char **key, const char **value)
 {
@@ -718,10 +704,7 @@ const char *tz_reader_meta_get(const tz_reader *r, const char *key)
 	return NULL;
 }
 
-size_t tz_reader_type_count(const tz_reader *r)
-{
-	return r ? r->ntypes : 0;
-}
+size_t tz_reader_type_count(const tz_reader *r) { return r ? r->ntypes : 0; }
 
 const struct tz_event_type *tz_reader_type_at(const tz_reader *r, size_t i)
 {
@@ -749,8 +732,7 @@ int tz_reader_realtime(const tz_reader *r, uint64_t boot_ns, int64_t *realtime_n
 	}
 #define DIST(x, y) ((x) > (y) ? (x) - (y) : (y) - (x))
 	const struct rd_anchor *a = &r->anchors[lo];
-	if (lo + 1 < r->nanchors &&
-	    DIST(r->anchors[lo + 1].boot, boot_ns) < DIST(a->boot, boot_ns))
+	if (lo + 1 < r->nanchors && DIST(r->anchors[lo + 1].boot, boot_ns) < DIST(a->boot, boot_ns))
 		a = &r->anchors[lo + 1];
 #undef DIST
 	/* unsigned arithmetic: hostile anchors wrap instead of overflowing */
@@ -758,10 +740,7 @@ int tz_reader_realtime(const tz_reader *r, uint64_t boot_ns, int64_t *realtime_n
 	return 0;
 }
 
-uint64_t tz_reader_chunks_decoded(const tz_reader *r)
-{
-	return r ? r->decoded : 0;
-}
+uint64_t tz_reader_chunks_decoded(const tz_reader *r) { return r ? r->decoded : 0; }
 
 /* ---------------------------------------------------------------- decode */
 
@@ -809,11 +788,11 @@ static int cmp_devt(const void *a, const void *b)
  * Returns 0 and *out, 1 (*out NULL) for a block with unknown flags (skipped
  * by the compatibility rules), or a tz_err (message set).
  */
-int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
-	      int keep_unknown, struct dchunk **out);
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, int keep_unknown,
+	      struct dchunk **out);
 
-int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
-	      int keep_unknown, struct dchunk **out)
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, int keep_unknown,
+	      struct dchunk **out)
 {
 	struct tz_bhdr h;
 	const uint8_t *p;
@@ -827,14 +806,14 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 	int rc = tz_bhdr_decode(r->data + off, r->len - off, &h);
 	CHECK(!rc, rc, off, "%s %llu: bad block header: %s", what, seq, tz_strerror(rc));
 	CHECK(h.type == b->type && h.seq == b->seq && tz_block_size(&h) == b->size &&
-		      h.ext_len >= TZ_CHUNK_EXT,
+		  h.ext_len >= TZ_CHUNK_EXT,
 	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
 	if (h.flags & ~TZ_BF_KNOWN)
 		return 1; /* a future encoding: skipped, not damage */
 	struct tz_chunk_ext hx;
 	tz_chunk_ext_decode(h.ext, &hx);
 	CHECK(hx.min_ts == b->ext.min_ts && hx.max_ts == b->ext.max_ts &&
-		      hx.events == b->ext.events,
+		  hx.events == b->ext.events,
 	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
 	if ((rc = rd_payload(r, off, &h, &p, &own)))
 		return rc;
@@ -875,8 +854,8 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to,
 			goto bad;
 		ts += (uint64_t)tz_unzigzag(dts);
 		if (ts < b->ext.min_ts || ts > b->ext.max_ts) {
-			rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: event time outside the block's range",
-			       what, seq);
+			rd_err(r, TZ_ERR_CORRUPT, off,
+			       "%s %llu: event time outside the block's range", what, seq);
 			rc = TZ_ERR_CORRUPT;
 			goto fail;
 		}
@@ -958,15 +937,9 @@ fail:
 	return rc;
 }
 
-void rd_dchunk_free(struct dchunk *c)
-{
-	dchunk_free(c);
-}
+void rd_dchunk_free(struct dchunk *c) { dchunk_free(c); }
 
-size_t rd_dchunk_events(const struct dchunk *c)
-{
-	return c->n;
-}
+size_t rd_dchunk_events(const struct dchunk *c) { return c->n; }
 
 /* ---------------------------------------------------------------- iterate */
 
@@ -1027,7 +1000,8 @@ static void heap_push(tz_reader *r, struct dchunk *c)
 
 static int cmp_cand(const void *a, const void *b)
 {
-	const struct rd_blk *x = *(const struct rd_blk *const *)a, *y = *(const struct rd_blk *const *)b;
+	const struct rd_blk *x = *(const struct rd_blk *const *)a,
+			    *y = *(const struct rd_blk *const *)b;
 	return cmp_chunk(x, y);
 }
 
@@ -1166,7 +1140,8 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 		if (r->held + c->bytes > 16 * r->max_chunk) {
 			dchunk_free(c);
 			rd_err(r, TZ_ERR_LIMIT, b->off,
-			       "chunk %llu: too many chunks overlap in time (%zu bytes decoded at once)",
+			       "chunk %llu: too many chunks overlap in time (%zu bytes decoded at "
+			       "once)",
 			       (unsigned long long)b->seq, r->held);
 			return r->fatal = TZ_ERR_LIMIT;
 		}

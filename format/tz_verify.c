@@ -28,8 +28,8 @@ static int check_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
 		return 0; /* a future encoding: not ours to judge */
 	if (h->type == TZ_B_CHUNK || h->type == TZ_B_STATE) {
 		if (h->ext_len < TZ_CHUNK_EXT)
-			return rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: short header",
-				      bi->what, (unsigned long long)h->seq);
+			return rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: short header", bi->what,
+				      (unsigned long long)h->seq);
 		struct rd_blk b;
 		struct dchunk *c;
 		memset(&b, 0, sizeof(b));
@@ -92,8 +92,8 @@ static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_b
 	if (!h) {
 		bi.status = status ? status : TZ_ERR_CORRUPT;
 		bi.what = status == TZ_ERR_TRUNCATED ? "incomplete block" : "damaged data";
-		rd_err(r, bi.status, off, "%s (%llu bytes): %s", bi.what,
-		       (unsigned long long)size, tz_strerror(bi.status));
+		rd_err(r, bi.status, off, "%s (%llu bytes): %s", bi.what, (unsigned long long)size,
+		       tz_strerror(bi.status));
 	} else {
 		bi.type = h->type;
 		bi.seq = h->seq;
@@ -126,7 +126,8 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
 		bi.what = "trailer";
 		bi.status = TZ_ERR_CORRUPT;
 		v.bad++;
-		rd_err(r, TZ_ERR_CORRUPT, r->saw_trailer, "trailer does not point at a valid index");
+		rd_err(r, TZ_ERR_CORRUPT, r->saw_trailer,
+		       "trailer does not point at a valid index");
 		if (cb && rc != -STOP)
 			cb(ctx, &bi);
 	}
@@ -217,8 +218,8 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 	struct tz_buf b = {0};
 	struct rd_blk **all = NULL;
 
-	s.fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL),
-		    0644);
+	s.fd =
+	    open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0644);
 	if (s.fd < 0) {
 		int e = errno;
 		return rd_err(r, e == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO, UINT64_MAX,
@@ -316,8 +317,7 @@ out:
 	tz_buf_free(&b);
 	tz_buf_free(&s.index);
 	if (close(s.fd) && !rc)
-		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': close: %s", out_path,
-			    strerror(errno));
+		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': close: %s", out_path, strerror(errno));
 	if (rc == TZ_ERR_NOMEM)
 		rd_err(r, rc, UINT64_MAX, "out of memory");
 	return rc ? rc : written;

@@ -22,9 +22,9 @@
 struct cbuild {
 	struct tz_buf strs, evs;
 	uint32_t nstr;
-	uint32_t *ht;	   /* open addressing: string index + 1, 0 = empty */
-	uint64_t *hhash;   /* hash of each string, by index */
-	uint32_t *soff;	   /* offset of each string's bytes in strs */
+	uint32_t *ht;	 /* open addressing: string index + 1, 0 = empty */
+	uint64_t *hhash; /* hash of each string, by index */
+	uint32_t *soff;	 /* offset of each string's bytes in strs */
 	uint32_t *slen;
 	uint32_t htcap, scap;
 	uint64_t events, min_ts, max_ts, prev_ts;
@@ -94,7 +94,7 @@ struct tz_writer {
 };
 
 static void set_err(tz_writer *w, int err, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void set_err(tz_writer *w, int err, uint64_t off, const char *fmt, ...)
 {
@@ -486,8 +486,8 @@ static int submit(tz_writer *w, uint8_t type, const struct tz_chunk_ext *ext, ui
 	uint64_t seq = w->seq++;
 	if (!w->threaded) {
 		int rc = type == TZ_B_INDEX
-				 ? write_periodic_index(w, seq)
-				 : write_block(w, type, seq, ext, raw, raw_len, 1, UINT64_MAX);
+			     ? write_periodic_index(w, seq)
+			     : write_block(w, type, seq, ext, raw, raw_len, 1, UINT64_MAX);
 		free(raw);
 		return rc;
 	}
@@ -633,7 +633,8 @@ static int place_ring(tz_writer *w, uint8_t type, uint64_t size, uint64_t *off)
 	 * estimate fails, place_ring() opens the segment itself (above) */
 	if (size > w->max_block)
 		w->max_block = size;
-	uint64_t need = 2 * w->max_block + 4096 < w->blockmax ? 2 * w->max_block + 4096 : w->blockmax;
+	uint64_t need =
+	    2 * w->max_block + 4096 < w->blockmax ? 2 * w->max_block + 4096 : w->blockmax;
 	if (w->seg_size - w->seg_pos < need)
 		w->need_state = 1;
 	return 0;
@@ -784,7 +785,8 @@ static void default_meta(tz_writer *w)
 	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
 	tz_writer_set_meta(w, "page_size", buf);
 	snprintf(buf, sizeof(buf), "%llu",
-		 (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE));
+		 (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+		     (unsigned long long)sysconf(_SC_PAGESIZE));
 	tz_writer_set_meta(w, "mem_bytes", buf);
 }
 
@@ -825,11 +827,11 @@ static int wopen(tz_writer **out, const char *path, const struct tz_writer_opts 
 		w->blockmax = TZ_BHDR_MIN + TZ_CHUNK_EXT + ZSTD_compressBound(w->o.chunk_bytes);
 		if (w->o.ring_size < TZ_RING_HEAD + 4ull * w->o.chunk_bytes ||
 		    w->o.ring_size < TZ_RING_HEAD + 4 * w->blockmax) {
-			set_err(w, TZ_ERR_INVAL, UINT64_MAX,
-				"ring size %llu is too small (at least %llu bytes with %u-byte chunks)",
-				(unsigned long long)w->o.ring_size,
-				(unsigned long long)(TZ_RING_HEAD + 4 * w->blockmax),
-				w->o.chunk_bytes);
+			set_err(
+			    w, TZ_ERR_INVAL, UINT64_MAX,
+			    "ring size %llu is too small (at least %llu bytes with %u-byte chunks)",
+			    (unsigned long long)w->o.ring_size,
+			    (unsigned long long)(TZ_RING_HEAD + 4 * w->blockmax), w->o.chunk_bytes);
 			return TZ_ERR_INVAL;
 		}
 		uint64_t area = w->o.ring_size - TZ_RING_HEAD;
@@ -1185,10 +1187,7 @@ void tz_writer_free(tz_writer *w)
 	free(w);
 }
 
-const char *tz_writer_errmsg(const tz_writer *w)
-{
-	return w ? w->errmsg : "";
-}
+const char *tz_writer_errmsg(const tz_writer *w) { return w ? w->errmsg : ""; }
 
 void tz_writer_stats(const tz_writer *w, struct tz_writer_stats *st)
 {

@@ -66,9 +66,11 @@ static void gen(struct trace *t, size_t n, int mix)
 			memset(e, 0, sizeof(*e));
 			const char *x = exes[rnd() % 64];
 			char argv[400];
-			int al = snprintf(argv, sizeof(argv), "%s%c-O2%c-c%csrc/module%03u/file%04u.c%c-o%cbuild/obj%04u.o%c",
-					  x, 0, 0, 0, (unsigned)(rnd() % 200), (unsigned)(rnd() % 5000), 0, 0,
-					  (unsigned)(rnd() % 5000), 0);
+			int al = snprintf(
+			    argv, sizeof(argv),
+			    "%s%c-O2%c-c%csrc/module%03u/file%04u.c%c-o%cbuild/obj%04u.o%c", x, 0,
+			    0, 0, (unsigned)(rnd() % 200), (unsigned)(rnd() % 5000), 0, 0,
+			    (unsigned)(rnd() % 5000), 0);
 			size_t xl = strlen(x);
 			e->hdr.type = EV_EXEC;
 			e->start_ns = ts - 5000;
@@ -222,7 +224,8 @@ int main(int argc, char **argv)
 	       "paths and argv, exit), one core unless noted; MB = 10^6 bytes of raw records.\n\n",
 	       n, mb);
 	printf("%-34s %12s %10s %14s\n", "what", "events/s", "MB/s", "vs raw zstd");
-	printf("%-34s %12s %10.0f %14s\n", "raw zstd -1 compress (1 MiB frames)", "-", mb / zc1, "1.00");
+	printf("%-34s %12s %10.0f %14s\n", "raw zstd -1 compress (1 MiB frames)", "-", mb / zc1,
+	       "1.00");
 	printf("%-34s %12.0f %10.0f %13.2fx\n", "tz writer, level 1", (double)n / w1.secs,
 	       mb / w1.secs, (mb / w1.secs) / (mb / zc1));
 	printf("%-34s %12s %10.0f %14s\n", "raw zstd -3 compress", "-", mb / zc3, "1.00");
@@ -242,8 +245,8 @@ int main(int argc, char **argv)
 	       (double)zo1 / (double)n);
 	printf("%-34s %10.1f %10.1f\n", "exec/exit-heavy mix, level 3", (double)w3.out / (double)n,
 	       (double)zo3 / (double)n);
-	printf("%-34s %10.1f %10s\n", "fixed-size mix (exit only), lvl 3", (double)wf.out / (double)n,
-	       "-");
+	printf("%-34s %10.1f %10s\n", "fixed-size mix (exit only), lvl 3",
+	       (double)wf.out / (double)n, "-");
 	printf("%-34s %10.1f\n", "raw record size, exec/exit mix", (double)t.len / (double)n);
 	free(t.buf);
 	free(tf.buf);

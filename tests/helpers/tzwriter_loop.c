@@ -45,8 +45,11 @@ static int state_fn(void *ctx, tz_writer *w)
 int main(int argc, char **argv)
 {
 	uint64_t count = 0, i = 0;
-	struct tz_writer_opts o = {.chunk_bytes = 65536, .flags = TZ_W_OVERWRITE,
-				   .state_fn = state_fn, .state_ctx = &i, .state_every = 16};
+	struct tz_writer_opts o = {.chunk_bytes = 65536,
+				   .flags = TZ_W_OVERWRITE,
+				   .state_fn = state_fn,
+				   .state_ctx = &i,
+				   .state_every = 16};
 	int keep = 0, real = 0, c;
 	while ((c = getopt(argc, argv, "n:c:r:tkR")) != -1) {
 		switch (c) {
@@ -69,7 +72,8 @@ int main(int argc, char **argv)
 			real = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: tzwriter_loop [-n N] [-c B] [-r B] [-t] [-k] [-R] OUT\n");
+			fprintf(stderr,
+				"usage: tzwriter_loop [-n N] [-c B] [-r B] [-t] [-k] [-R] OUT\n");
 			return 2;
 		}
 	}
@@ -118,7 +122,8 @@ int main(int argc, char **argv)
 			memcpy(t + 22, args, sizeof(args) - 1);
 			size = sizeof(*e) + 22 + sizeof(args) - 1;
 			if (i == 1) { /* C05: argument bytes that must survive exactly */
-				static const char odd[] = "printf\0a b\0\0x\ny\0\xff\xfe\0\x01\0end\0";
+				static const char odd[] =
+				    "printf\0a b\0\0x\ny\0\xff\xfe\0\x01\0end\0";
 				memcpy(t + 22, odd, sizeof(odd) - 1);
 				e->argv_len = e->argv_size = sizeof(odd) - 1;
 				e->argc = 7;

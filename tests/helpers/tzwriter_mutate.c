@@ -32,7 +32,8 @@ static int cb(void *ctx, const struct tz_block_info *b)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: tzwriter_mutate IN OUT flip|cut|flag|crlf|chunk [ARG...]\n");
+		fprintf(stderr,
+			"usage: tzwriter_mutate IN OUT flip|cut|flag|crlf|chunk [ARG...]\n");
 		return 2;
 	}
 	FILE *f = fopen(argv[1], "rb");

@@ -53,8 +53,8 @@ static void xset_free(struct xset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *paths[] = {"/usr/bin/cc", "/usr/bin/ld", "/bin/sh", "/usr/lib/gcc/cc1",
-			      "/usr/bin/make", "/usr/bin/printf"};
+static const char *paths[] = {"/usr/bin/cc",	  "/usr/bin/ld",   "/bin/sh",
+			      "/usr/lib/gcc/cc1", "/usr/bin/make", "/usr/bin/printf"};
 
 /* A realistic event: exec (4 blobs), exit, fork; seq is stored in the fixed part. */
 static struct xev *gen_event(struct xset *s, uint64_t ts, uint64_t seq)
@@ -293,8 +293,11 @@ static void t_thread_file(void **st)
 	close(fd);
 	struct xset s = {0};
 	tz_writer *w;
-	struct tz_writer_opts o = {.chunk_bytes = 8192, .threads = 1, .state_every = 4,
-				   .state_fn = state_cb, .state_ctx = NULL};
+	struct tz_writer_opts o = {.chunk_bytes = 8192,
+				   .threads = 1,
+				   .state_every = 4,
+				   .state_fn = state_cb,
+				   .state_ctx = NULL};
 	assert_int_equal(tz_writer_open(&w, path, &o), TZ_ERR_EXISTS);
 	tz_writer_free(w);
 	o.flags = TZ_W_OVERWRITE;
@@ -432,8 +435,11 @@ static void t_truncation_sampled(void **st)
 {
 	(void)st;
 	struct xset s = {0};
-	struct tz_writer_opts o = {.chunk_bytes = 16384, .flags = TZ_W_NO_FSYNC, .threads = 1,
-				   .state_fn = state_cb, .state_every = 3};
+	struct tz_writer_opts o = {.chunk_bytes = 16384,
+				   .flags = TZ_W_NO_FSYNC,
+				   .threads = 1,
+				   .state_fn = state_cb,
+				   .state_every = 3};
 	size_t len;
 	void *buf = make_trace(&o, &s, 60000, 0, &len);
 	tz_reader *r;
@@ -444,7 +450,8 @@ static void t_truncation_sampled(void **st)
 	tz_reader_free(r);
 	for (int i = 0; i < 300; i++) {
 		size_t cut = (size_t)(rnd() % len);
-		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL) < 0, cut < TZ_HDR_SIZE);
+		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL) < 0,
+				 cut < TZ_HDR_SIZE);
 		uint64_t want = 0, got = 0;
 		for (size_t k = 0; k < bl.n; k++)
 			if (bl.type[k] == TZ_B_CHUNK && bl.off[k] + bl.size[k] <= cut)
@@ -497,14 +504,16 @@ static void t_bitflip_sweep(void **st)
 			while (j < s.n && !same(&s.ev[j], e))
 				j++;
 			if (j == s.n)
-				fail_msg("flip at %zu: an event was read that was never written", off);
+				fail_msg("flip at %zu: an event was read that was never written",
+					 off);
 			j++;
 			got++;
 		}
 		assert_int_equal(rc, 0);
 		const struct tz_info *in = tz_reader_info(r);
 		if (got != s.n && !in->corrupt_blocks)
-			fail_msg("flip at %zu: %zu of %zu events, no damage reported", off, got, s.n);
+			fail_msg("flip at %zu: %zu of %zu events, no damage reported", off, got,
+				 s.n);
 		/* one damaged block costs at most one chunk (<= 512 bytes of events) */
 		assert_true(got + 40 >= s.n);
 		if (off >= TZ_HDR_SIZE) {
@@ -849,8 +858,8 @@ static void t_ring_mem(void **st)
 	(void)st;
 	struct pworld p = {.next = 1};
 	uint64_t ring = 256 * 1024;
-	struct tz_writer_opts o = {.chunk_bytes = 4096, .ring_size = ring,
-				   .state_fn = ring_state_cb, .state_ctx = &p};
+	struct tz_writer_opts o = {
+	    .chunk_bytes = 4096, .ring_size = ring, .state_fn = ring_state_cb, .state_ctx = &p};
 	tz_writer *w;
 	o.ring_size = 1000;
 	assert_int_equal(tz_writer_open_mem(&w, &o), TZ_ERR_INVAL);
@@ -876,8 +885,8 @@ static void t_ring_damage(void **st)
 {
 	(void)st;
 	struct pworld p = {.next = 1};
-	struct tz_writer_opts o = {.chunk_bytes = 4096, .ring_size = 200000,
-				   .state_fn = ring_state_cb, .state_ctx = &p};
+	struct tz_writer_opts o = {
+	    .chunk_bytes = 4096, .ring_size = 200000, .state_fn = ring_state_cb, .state_ctx = &p};
 	tz_writer *w = mem_writer(&o);
 	ring_write(w, &p, 5 * o.ring_size);
 	void *buf;
@@ -917,9 +926,11 @@ static void t_ring_file(void **st)
 	snprintf(out, sizeof(out), "%s.lin", path);
 	struct pworld p = {.next = 1};
 	uint64_t ring = 512 * 1024;
-	struct tz_writer_opts o = {.chunk_bytes = 8192, .ring_size = ring,
+	struct tz_writer_opts o = {.chunk_bytes = 8192,
+				   .ring_size = ring,
 				   .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
-				   .state_fn = ring_state_cb, .state_ctx = &p};
+				   .state_fn = ring_state_cb,
+				   .state_ctx = &p};
 	tz_writer *w;
 	assert_int_equal(tz_writer_open(&w, path, &o), 0);
 	assert_int_equal(tracer_schema_register(w), 0);
@@ -1018,8 +1029,11 @@ static void t_state_fn_error(void **st)
 	int fd = mkstemp(path), calls = 0;
 	close(fd);
 	struct xset s = {0};
-	struct tz_writer_opts o = {.chunk_bytes = 1024, .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
-				   .state_fn = failing_state, .state_ctx = &calls, .state_every = 2};
+	struct tz_writer_opts o = {.chunk_bytes = 1024,
+				   .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
+				   .state_fn = failing_state,
+				   .state_ctx = &calls,
+				   .state_every = 2};
 	tz_writer *w;
 	assert_int_equal(tz_writer_open(&w, path, &o), 0);
 	assert_int_equal(tracer_schema_register(w), 0);
@@ -1051,8 +1065,7 @@ static void t_errors(void **st)
 	struct tz_event_type bad = {0, 1, "zero", 0, 0, 0, 0, NULL};
 	assert_int_equal(tz_writer_add_type(w, &bad), TZ_ERR_INVAL);
 	assert_int_equal(tz_writer_add(w, 999, 1, NULL, 0, NULL, 0), TZ_ERR_UNKNOWN_TYPE);
-	assert_int_equal(tz_writer_add_state(w, EV_PROC_STATE, 1, NULL, 0, NULL, 0),
-			 TZ_ERR_STATE);
+	assert_int_equal(tz_writer_add_state(w, EV_PROC_STATE, 1, NULL, 0, NULL, 0), TZ_ERR_STATE);
 	size_t n;
 	const struct tz_event_type *t = tracer_schema(&n);
 	assert_int_equal(tz_writer_add_type(w, &t[0]), TZ_ERR_INVAL); /* duplicate */
@@ -1074,22 +1087,22 @@ static void t_errors(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_errors),
-		cmocka_unit_test(t_state_fn_error),
-		cmocka_unit_test(t_roundtrip),
-		cmocka_unit_test(t_overlap),
-		cmocka_unit_test(t_thread_file),
-		cmocka_unit_test(t_truncation_sweep),
-		cmocka_unit_test(t_truncation_sampled),
-		cmocka_unit_test(t_bitflip_sweep),
-		cmocka_unit_test(t_crash_recover),
-		cmocka_unit_test(t_flags),
-		cmocka_unit_test(t_unknown_type),
-		cmocka_unit_test(t_unknown_block),
-		cmocka_unit_test(t_ring_mem),
-		cmocka_unit_test(t_ring_file),
-		cmocka_unit_test(t_ring_damage),
-		cmocka_unit_test(t_seek),
+	    cmocka_unit_test(t_errors),
+	    cmocka_unit_test(t_state_fn_error),
+	    cmocka_unit_test(t_roundtrip),
+	    cmocka_unit_test(t_overlap),
+	    cmocka_unit_test(t_thread_file),
+	    cmocka_unit_test(t_truncation_sweep),
+	    cmocka_unit_test(t_truncation_sampled),
+	    cmocka_unit_test(t_bitflip_sweep),
+	    cmocka_unit_test(t_crash_recover),
+	    cmocka_unit_test(t_flags),
+	    cmocka_unit_test(t_unknown_type),
+	    cmocka_unit_test(t_unknown_block),
+	    cmocka_unit_test(t_ring_mem),
+	    cmocka_unit_test(t_ring_file),
+	    cmocka_unit_test(t_ring_damage),
+	    cmocka_unit_test(t_seek),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
