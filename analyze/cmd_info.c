@@ -164,6 +164,8 @@ static void json(tz_reader *r, const char *path)
 		in->bytes_uncompressed, in->dropped, in->corrupt_blocks);
 	if (in->corrupt_blocks)
 		fprintf(f, ",\"corrupt_first_offset\":%" PRIu64, in->corrupt_first_offset);
+	if (in->torn_tail_bytes)
+		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64, in->torn_tail_bytes);
 	fputs(",\"metadata\":{", f);
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;

@@ -219,7 +219,7 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 	struct rd_blk **all = NULL;
 
 	s.fd =
-	    open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0644);
+	    open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0600);
 	if (s.fd < 0) {
 		int e = errno;
 		return rd_err(r, e == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO, UINT64_MAX,
