@@ -33,10 +33,11 @@ grep -c '"/bin/true"' cat.txt >n.txt || true
 # --- C08: a 4 KiB ring buffer whose reader is stopped (SIGSTOP) during two
 # parallel storms must drop; for each type recorded + dropped = expected
 M=1000
-"$R" --ringbuf-size 4096 -o drop.tz -- sh -c "sleep 0.5; $W storm $M & $W storm $M & wait; : >$T/done" 2>rec.err &
+"$R" --ringbuf-size 4096 -o drop.tz -- sh -c ": >$T/started; sleep 0.5; $W storm $M & $W storm $M & wait; : >$T/done" 2>rec.err &
 rp=$!
 bg_track $rp
-sleep 0.2
+for _ in $(seq 600); do [ -e started ] && break; sleep 0.1; done
+[ -e started ] || fail "the command did not start"
 kill -STOP $rp
 for _ in $(seq 600); do [ -e done ] && break; sleep 0.1; done
 kill -CONT $rp
