@@ -31,6 +31,26 @@ const char *tz_strerror(int err)
 	return errstr[-err];
 }
 
+int tz_get_varint_slow(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const uint8_t *q = *p;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (q >= end)
+			return -1;
+		uint8_t b = *q++;
+		if (shift == 63 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*p = q;
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 uint64_t tz_hash(const void *p, size_t len) { return XXH3_64bits(p, len); }
 
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns)

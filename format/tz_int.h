@@ -118,24 +118,14 @@ static inline size_t tz_put_varint(uint8_t *p, uint64_t v)
 
 /* Decode a varint from [*p, end); 0 on success and *p advanced, -1 when it
  * runs past end or is longer than 10 bytes / overflows 64 bits. */
+int tz_get_varint_slow(const uint8_t **p, const uint8_t *end, uint64_t *out);
 static inline int tz_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
-	uint64_t v = 0;
-	const uint8_t *q = *p;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (q >= end)
-			return -1;
-		uint8_t b = *q++;
-		if (shift == 63 && b > 1)
-			return -1;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*p = q;
-			*out = v;
-			return 0;
-		}
+	if (*p < end && **p < 0x80) { /* one byte: the common case */
+		*out = *(*p)++;
+		return 0;
 	}
-	return -1;
+	return tz_get_varint_slow(p, end, out);
 }
 
 static inline uint64_t tz_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
