@@ -1013,6 +1013,43 @@ static void t_seek(void **st)
 	free(buf);
 }
 
+/* FORMAT.md section 1: LEB128 varints and zigzag, exactly. */
+static void t_varint(void **st)
+{
+	(void)st;
+	static const uint64_t v[] = {0, 1, 127, 128, 300, 16383, 16384, 1ull << 32,
+				     (1ull << 63) - 1, 1ull << 63, UINT64_MAX};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t b[10];
+		size_t n = tz_put_varint(b, v[i]);
+		const uint8_t *p = b;
+		uint64_t out;
+		assert_int_equal(tz_get_varint(&p, b + n, &out), 0);
+		assert_int_equal(out, v[i]);
+		assert_ptr_equal(p, b + n);
+		p = b;
+		if (n > 1)
+			assert_int_equal(tz_get_varint(&p, b + n - 1, &out), -1); /* cut */
+		int64_t z = (int64_t)v[i];
+		assert_int_equal(tz_unzigzag(tz_zigzag(z)), z);
+	}
+	assert_int_equal(tz_put_varint((uint8_t[10]){0}, UINT64_MAX), 10);
+	assert_int_equal(tz_zigzag(-1), 1);
+	assert_int_equal(tz_zigzag(1), 2);
+	static const uint8_t over[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+	static const uint8_t eleven[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					 0x80, 0x80, 0x80, 0x80, 0x00};
+	const uint8_t *p = over;
+	uint64_t out;
+	assert_int_equal(tz_get_varint(&p, over + sizeof(over), &out), -1);
+	p = eleven;
+	assert_int_equal(tz_get_varint(&p, eleven + sizeof(eleven), &out), -1);
+	static const uint8_t two[] = {0xac, 0x02};
+	p = two;
+	assert_int_equal(tz_get_varint(&p, two + 2, &out), 0);
+	assert_int_equal(out, 300);
+}
+
 static int failing_state(void *ctx, tz_writer *w)
 {
 	int *calls = ctx;
