@@ -14,12 +14,14 @@ sealed() { # file: verifies and has its footer
 }
 
 for sig in INT TERM; do
-	"$R" -o $sig.tz -- sh -c "echo \$\$ >sh.pid; /bin/true first; exec $W sleep 30" 2>rec.err &
+	"$R" -o $sig.tz -- sh -c "echo \$\$ >sh.pid; /bin/true first; : >first.done; exec $W sleep 30" 2>rec.err &
 	rp=$!
 	bg_track $rp
-	for _ in $(seq 50); do [ -s sh.pid ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -e first.done ] && break; sleep 0.1; done
+	[ -e first.done ] || fail "SIG$sig: the command did not run"
+	rm -f first.done
 	bg_track "$(cat sh.pid)"
-	sleep 0.5
+	sleep 0.3
 	kill -$sig $rp
 	rc=0; wait $rp || rc=$?
 	case $sig in INT) want=130 ;; TERM) want=143 ;; esac
@@ -37,12 +39,13 @@ check(s['end_s'] is None and s['exit_code'] is None, 'the running sleeper has an
 done
 
 # --- SIGUSR1 seals; SIGKILL leaves a file recover restores up to the seal
-"$R" -o kill.tz -- sh -c "echo \$\$ >sh.pid; for i in \$(seq 50); do /bin/true k\$i; done; exec $W sleep 30" 2>rec.err &
+"$R" -o kill.tz -- sh -c "echo \$\$ >sh.pid; for i in \$(seq 50); do /bin/true k\$i; done; : >loop.done; exec $W sleep 30" 2>rec.err &
 rp=$!
 bg_track $rp
-for _ in $(seq 50); do [ -s sh.pid ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e loop.done ] && break; sleep 0.1; done
+[ -e loop.done ] || fail "the command did not run"
 bg_track "$(cat sh.pid)"
-sleep 1
+sleep 0.3
 kill -USR1 $rp
 sleep 0.5
 kill -9 $rp
