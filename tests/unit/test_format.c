@@ -1017,8 +1017,9 @@ static void t_seek(void **st)
 static void t_varint(void **st)
 {
 	(void)st;
-	static const uint64_t v[] = {0, 1, 127, 128, 300, 16383, 16384, 1ull << 32,
-				     (1ull << 63) - 1, 1ull << 63, UINT64_MAX};
+	static const uint64_t v[] = {
+	    0,		1,	   127, 128, 300, 16383, 16384, 1ull << 32, (1ull << 63) - 1,
+	    1ull << 63, UINT64_MAX};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		uint8_t b[10];
 		size_t n = tz_put_varint(b, v[i]);
@@ -1125,6 +1126,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(t_errors),
+	    cmocka_unit_test(t_varint),
 	    cmocka_unit_test(t_state_fn_error),
 	    cmocka_unit_test(t_roundtrip),
 	    cmocka_unit_test(t_overlap),
