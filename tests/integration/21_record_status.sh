@@ -10,7 +10,9 @@ cd "$T"
 cat >c02.sh <<EOS
 ulimit -c unlimited
 $W exit 77
-$W sleep 30 & p=\$!; sleep 0.3; kill -9 \$p; wait \$p
+$W sleep 30 & p=\$!
+while [ "\$(readlink /proc/\$p/exe)" != "$W" ]; do sleep 0.05; done
+kill -9 \$p; wait \$p
 $W segv
 $W exit 259
 exit 0

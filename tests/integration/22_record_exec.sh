@@ -132,7 +132,9 @@ ld=/lib64/ld-linux-x86-64.so.2
 cat >c12.sh <<EOS
 (cd /usr/bin && ./true)
 $ld /usr/bin/sleep 0.1
-$T/sl 1 & sleep 0.3; rm $T/sl; wait
+$T/sl 1 & p=\$!
+while [ "\$(readlink /proc/\$p/exe)" != "$T/sl" ]; do sleep 0.05; done
+rm $T/sl; wait
 $W memfd
 $W emptyargv </dev/null
 $W argv0 sshd /usr/bin/sleep 0.1
