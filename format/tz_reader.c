@@ -519,6 +519,15 @@ static int finish_open(tz_reader *r)
 	in->first_ts_ns = UINT64_MAX;
 	if ((rc = add_anchor(r, r->start_boot, r->start_real)))
 		return rc;
+	const char *sb = tz_reader_meta_get(r, "stop_anchor_boot_ns");
+	const char *sr = tz_reader_meta_get(r, "stop_anchor_real_ns");
+	if (sb && sr) {
+		char *e1, *e2;
+		unsigned long long b = strtoull(sb, &e1, 10);
+		long long rt = strtoll(sr, &e2, 10);
+		if (!*e1 && !*e2 && (rc = add_anchor(r, b, rt)))
+			return rc;
+	}
 	uint64_t pm = 0;
 	for (size_t i = 0; i < r->nchunks; i++) {
 		struct rd_blk *b = &r->chunks[i];

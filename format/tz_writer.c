@@ -1070,6 +1070,15 @@ static int finish(tz_writer *w)
 	}
 	if (rc || w->err)
 		return w->err ? w->err : rc;
+	/* the stop clock anchor travels in the final metadata */
+	uint64_t sb;
+	int64_t sr;
+	char num[32];
+	tz_clock_pair(&sb, &sr);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)sb);
+	tz_writer_set_meta(w, "stop_anchor_boot_ns", num);
+	snprintf(num, sizeof(num), "%lld", (long long)sr);
+	tz_writer_set_meta(w, "stop_anchor_real_ns", num);
 	if (w->ring) {
 		rc = write_meta_block(w, TZ_RING_FINAL);
 	} else {
