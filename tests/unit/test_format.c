@@ -318,6 +318,8 @@ static void t_thread_file(void **st)
 	assert_int_equal(in->dropped, 7);
 	assert_true(in->state_blocks >= in->chunks / 4);
 	assert_string_equal(tz_reader_meta_get(r, "end"), "yes");
+	assert_non_null(tz_reader_meta_get(r, "stop_anchor_boot_ns"));
+	assert_non_null(tz_reader_meta_get(r, "stop_anchor_real_ns"));
 	/* a window: the state block before its first chunk comes first (state
 	 * events carry ts 42, far before the window), then the window in order */
 	const struct tz_event *e;
