@@ -39,15 +39,6 @@ struct {
 	__uint(max_entries, 32768);
 } tracked SEC(".maps");
 
-/* tid -> filename pointer of an execve/execveat in flight. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 32768);
-} inflight SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
@@ -709,108 +700,84 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 
 /* ------------------------------------------------------------ exec failures */
 
-static __always_inline int exec_enter(const char *filename)
-{
-	__u64 id = bpf_get_current_pid_tgid(), v = (unsigned long)filename;
-	__u32 tid = (__u32)id, tgid = id >> 32;
-
-	if (filter_on && !lookup_tracked(tgid))
-		return 0;
-	if (bpf_map_update_elem(&inflight, &tid, &v, BPF_ANY))
-		drop(EV_DROP_MAP_FULL);
-	return 0;
-}
-
-static __always_inline int exec_exit(long ret)
+/*
+ * A failed execve/execveat: the filename pointer is still in the syscall's
+ * saved user registers at exit, so no entry program or map is needed.
+ */
+static __always_inline int exec_fail(long ret, const char *uptr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct ev_exec_fail *e;
 	struct fail_scratch *s;
-	__u64 *fp;
 	long n;
 
-	fp = bpf_map_lookup_elem(&inflight, &tid);
-	if (!fp)
+	if (ret >= 0 || (filter_on && !lookup_tracked(tgid)))
 		return 0;
-	if (ret >= 0)
-		goto out;
 	s = bpf_map_lookup_elem(&fail_scratch, &zero);
 	if (!s)
-		goto out;
+		return 0;
 	e = (struct ev_exec_fail *)s->rec;
 	e->hdr.type = EV_EXEC_FAIL;
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
-	e->tgid = id >> 32;
+	e->tgid = tgid;
 	e->pid = tid;
 	e->err = -ret;
 	e->pad0 = 0;
-	n = bpf_probe_read_user_str(s->rec + sizeof(*e), EV_PATH_MAX, (void *)*fp);
+	n = bpf_probe_read_user_str(s->rec + sizeof(*e), EV_PATH_MAX, uptr);
 	n = n > 0 ? n - 1 : 0;
 	e->filename_len = n;
 	e->hdr.size = sizeof(*e) + (n & (EV_PATH_MAX - 1));
 	if (bpf_ringbuf_output(&rb, s->rec, sizeof(*e) + (n & (EV_PATH_MAX - 1)), rb_flags()))
 		drop(EV_DROP_EXEC_FAIL);
-out:
-	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }
 
-/* syscalls:sys_enter_execve / execveat record layouts (tracefs format) */
-struct sys_enter_args {
-	__u64 common;
-	__s64 nr;
-	__u64 args[6];
-};
+/* syscalls:sys_exit_execve(at) record layout (tracefs format) */
 struct sys_exit_args {
 	__u64 common;
 	__s64 nr;
 	__s64 ret;
 };
 
-SEC("tracepoint/syscalls/sys_enter_execve")
-int tp_enter_execve(struct sys_enter_args *ctx)
+static __always_inline const char *syscall_arg(int i)
 {
-	return exec_enter((const char *)ctx->args[0]);
-}
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-SEC("tracepoint/syscalls/sys_enter_execveat")
-int tp_enter_execveat(struct sys_enter_args *ctx)
-{
-	return exec_enter((const char *)ctx->args[1]);
+	return (const char *)(i == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs)
+				     : PT_REGS_PARM2_CORE_SYSCALL(regs));
 }
 
 SEC("tracepoint/syscalls/sys_exit_execve")
 int tp_exit_execve(struct sys_exit_args *ctx)
 {
-	return exec_exit(ctx->ret);
+	if (ctx->ret >= 0)
+		return 0;
+	return exec_fail(ctx->ret, syscall_arg(0));
 }
 
 SEC("tracepoint/syscalls/sys_exit_execveat")
 int tp_exit_execveat(struct sys_exit_args *ctx)
 {
-	return exec_exit(ctx->ret);
+	if (ctx->ret >= 0)
+		return 0;
+	return exec_fail(ctx->ret, syscall_arg(1));
 }
 
-/* Fallback when tracefs has no syscall events: raw sys_enter/sys_exit. */
-SEC("raw_tp/sys_enter")
-int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
-{
-	if (id == SYS_EXECVE)
-		return exec_enter((const char *)PT_REGS_PARM1_CORE_SYSCALL(regs));
-	if (id == SYS_EXECVEAT)
-		return exec_enter((const char *)PT_REGS_PARM2_CORE_SYSCALL(regs));
-	return 0;
-}
-
+/* Fallback when tracefs has no syscall events: raw sys_exit, by number. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 {
-	long id = BPF_CORE_READ(regs, orig_ax);
+	long id;
 
-	if (id == SYS_EXECVE || id == SYS_EXECVEAT)
-		return exec_exit(ret);
+	if (ret >= 0)
+		return 0;
+	id = BPF_CORE_READ(regs, orig_ax);
+	if (id == SYS_EXECVE)
+		return exec_fail(ret, (const char *)PT_REGS_PARM1_CORE_SYSCALL(regs));
+	if (id == SYS_EXECVEAT)
+		return exec_fail(ret, (const char *)PT_REGS_PARM2_CORE_SYSCALL(regs));
 	return 0;
 }
 

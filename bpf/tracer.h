@@ -34,7 +34,7 @@ struct tracked {
 #define TR_SA_NOCLDWAIT 0x00000002
 #define SIGCHLD_NR 17
 
-/* x86_64 syscall numbers, for the raw_tp sys_enter/sys_exit fallback */
+/* x86_64 syscall numbers, for the raw_tp sys_exit fallback */
 #define SYS_EXECVE 59
 #define SYS_EXECVEAT 322
 

@@ -350,7 +350,7 @@ static int have_syscall_tps(void)
 	char p[128];
 
 	for (int i = 0; i < 2; i++) {
-		snprintf(p, sizeof(p), "%s/events/syscalls/sys_enter_execve/id", dirs[i]);
+		snprintf(p, sizeof(p), "%s/events/syscalls/sys_exit_execve/id", dirs[i]);
 		if (access(p, R_OK) == 0)
 			return 1;
 	}
@@ -406,19 +406,13 @@ static int bpf_setup(struct rec *r)
 	uint32_t pid_max = rec_pid_max();
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)r->o.ringbuf_size);
 	bpf_map__set_max_entries(s->maps.tracked, r->o.max_procs ? r->o.max_procs : pid_max);
-	bpf_map__set_max_entries(s->maps.inflight, pid_max);
 	/* small maps are preallocated: an insert is then a free-list pop, not
 	 * an allocation, on every fork and execve */
 	if ((r->o.max_procs ? r->o.max_procs : pid_max) <= 131072)
 		bpf_map__set_map_flags(s->maps.tracked, 0);
-	if (pid_max <= 131072)
-		bpf_map__set_map_flags(s->maps.inflight, 0);
 	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
-	bpf_program__set_autoload(s->progs.tp_enter_execve, use_tp);
-	bpf_program__set_autoload(s->progs.tp_enter_execveat, use_tp);
 	bpf_program__set_autoload(s->progs.tp_exit_execve, use_tp);
 	bpf_program__set_autoload(s->progs.tp_exit_execveat, use_tp);
-	bpf_program__set_autoload(s->progs.raw_sys_enter, !use_tp);
 	bpf_program__set_autoload(s->progs.raw_sys_exit, !use_tp);
 	rc = tracer_bpf__load(s);
 	if (rc) {
@@ -434,10 +428,9 @@ static int bpf_setup(struct rec *r)
 	    attach(r, s->progs.handle_exit))
 		return -1;
 	if (use_tp) {
-		if (attach(r, s->progs.tp_enter_execve) || attach(r, s->progs.tp_enter_execveat) ||
-		    attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
+		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
 			return -1;
-	} else if (attach(r, s->progs.raw_sys_enter) || attach(r, s->progs.raw_sys_exit)) {
+	} else if (attach(r, s->progs.raw_sys_exit)) {
 		return -1;
 	}
 	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), on_event, r, NULL);
