@@ -441,11 +441,10 @@ static __always_inline __s64 rss_pages(struct mm_struct *mm)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		struct percpu_counter *pc = &mm->rss_stat[idx[i]];
-		unsigned long ctr = (unsigned long)BPF_CORE_READ(pc, counters);
+		unsigned long ctr = (unsigned long)mm->rss_stat[idx[i]].counters;
 		__u32 cpu;
 
-		total += BPF_CORE_READ(pc, count);
+		total += mm->rss_stat[idx[i]].count;
 		if (!exact)
 			continue;
 		for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
@@ -677,12 +676,13 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 
 	mm = p->mm;
 	if (mm) {
-		struct dentry *d = BPF_CORE_READ(mm, exe_file, f_path.dentry);
+		struct file *xf = mm->exe_file;
+		struct dentry *d = xf ? xf->f_path.dentry : NULL;
 		__s64 rss = rss_pages(mm);
+		__u64 hw = mm->hiwater_rss;
 
-		if (d && !BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(d, d_parent) != d)
+		if (d && !d->d_hash.pprev && d->d_parent != d)
 			e->flags |= EV_EXIT_EXE_DELETED;
-		__u64 hw = BPF_CORE_READ(mm, hiwater_rss);
 
 		if (rss < 0)
 			rss = 0;

@@ -71,7 +71,7 @@ check(p['execs'][-1]['argc'] == 7, 'argc %r' % p['execs'][-1]['argc'])
 "
 
 # --- C09: failed execs are attempts, never images (syscall tracepoints, and
-# the raw sys_enter/sys_exit fallback of kernels without syscall events)
+# the raw sys_exit fallback of kernels without syscall events)
 c09='
 env = one([p for p in procs if p["execs"] and p["execs"][0]["exe"] == "/usr/bin/env"], "env")
 check([e["exe"] for e in env["execs"]] == ["/usr/bin/env", "/usr/bin/sleep"], "env images %r" % [e["exe"] for e in env["execs"]])
