@@ -898,8 +898,7 @@ static int run(struct rec *r)
 			last_tick = now;
 			write_drops(r, 0);
 			note_write_error(r, tz_writer_flush(r->w, 0));
-			if (r->o.mode != MODE_ALL &&
-			    (r->drops[EV_DROP_EXIT] || r->drops[EV_DROP_MAP_FULL] || r->child_reaped))
+			if (r->drops[EV_DROP_EXIT] || r->drops[EV_DROP_MAP_FULL] || r->child_reaped)
 				sweep_dead(r);
 		}
 		if (dur_ns && now - start >= dur_ns)
