@@ -38,6 +38,10 @@ enum ev_type {
 	EV_EXIT = 4,	   /* the last thread of a thread group exited */
 	EV_PROC_STATE = 5, /* a living process, from a snapshot or a state block */
 	EV_DROPS = 6,	   /* cumulative drop counters (user space, periodic) */
+	EV_SAMPLE = 7,	   /* periodic per-process resource sample (iter/task) */
+	EV_HOST_SAMPLE = 8, /* periodic host sample (/proc, user space) */
+	EV_OOM_KILL = 9,   /* the OOM killer chose a recorded process */
+	EV_SIGNAL = 10,	   /* a fatal-by-default signal was sent to a recorded process */
 	EV_TYPE_MAX,	   /* one past the last type id known to this build */
 };
 
@@ -56,7 +60,7 @@ struct ev_hdr {
 };
 
 /* EV_FORK flags */
-#define EV_FORK_VFORK 0x1	 /* child created with CLONE_VFORK */
+#define EV_FORK_VFORK 0x1	 /* child shares the parent's mm (CLONE_VM: vfork, posix_spawn) */
 #define EV_FORK_CLONE_PARENT 0x2 /* real parent is not the caller (CLONE_PARENT) */
 
 /*
@@ -192,6 +196,7 @@ enum ev_drop_slot {
 	EV_DROP_EXIT = 3,      /* ring buffer full on EV_EXIT */
 	EV_DROP_MAP_FULL = 4,  /* a BPF hash map update failed (tracking lost) */
 	EV_DROP_ARGV_FAULT = 5, /* argv could not be read (record kept, argv empty) */
+	EV_DROP_KEVENT = 6,    /* ring buffer full on EV_OOM_KILL or EV_SIGNAL */
 	EV_DROP_SLOTS = 8,
 };
 
@@ -204,6 +209,117 @@ struct ev_drops {
 	__u64 count[EV_DROP_SLOTS]; /* indexed by enum ev_drop_slot */
 };
 
+/*
+ * EV_SAMPLE: one process's resource use now, taken by the iter/task program
+ * of bpf/sample.bpf.c every --sample-interval for every recorded process
+ * older than one interval, written by user space only when a value changed
+ * since the process's previous sample. Cumulative counters are self-only
+ * like EV_EXIT (every thread, live and exited, never children). No tail.
+ */
+struct ev_sample {
+	struct ev_hdr hdr;
+	__u64 start_ns;	      /* group_leader->start_boottime: process identity */
+	__u64 utime_ns;	      /* cumulative user CPU ns (as EV_EXIT, scaled to runtime) */
+	__u64 stime_ns;	      /* cumulative system CPU ns */
+	__u64 rss_anon_kib;   /* mm->rss_stat[MM_ANONPAGES] now, KiB (per-CPU exact) */
+	__u64 rss_file_kib;   /* mm->rss_stat[MM_FILEPAGES] now, KiB */
+	__u64 rss_shmem_kib;  /* mm->rss_stat[MM_SHMEMPAGES] now, KiB */
+	__u64 rchar, wchar;   /* cumulative bytes via read/write syscalls */
+	__u64 read_bytes;     /* cumulative bytes fetched from storage */
+	__u64 write_bytes;    /* cumulative bytes sent to storage */
+	__u32 tgid;	      /* process */
+	__u32 threads;	      /* live threads now (signal->nr_threads) */
+};
+
+/* EV_HOST_SAMPLE flags */
+#define EV_HOST_PSI 0x1	     /* /proc/pressure/{cpu,memory,io} were read */
+#define EV_HOST_PSI_CPU_FULL 0x2 /* cpu has a "full" line (5.13+) */
+
+/*
+ * EV_HOST_SAMPLE: the machine now, from /proc in user space, every
+ * --sample-interval. CPU times and byte counters are cumulative since boot
+ * (differences between samples give rates). No tail.
+ */
+struct ev_host_sample {
+	struct ev_hdr hdr;
+	__u64 cpu_user_ns;    /* /proc/stat cpu: user, ns (USER_HZ ticks scaled) */
+	__u64 cpu_nice_ns;    /* nice */
+	__u64 cpu_system_ns;  /* system */
+	__u64 cpu_idle_ns;    /* idle */
+	__u64 cpu_iowait_ns;  /* iowait */
+	__u64 cpu_irq_ns;     /* irq */
+	__u64 cpu_softirq_ns; /* softirq */
+	__u64 cpu_steal_ns;   /* steal */
+	__u64 mem_total_kib;  /* /proc/meminfo MemTotal */
+	__u64 mem_available_kib; /* MemAvailable */
+	__u64 mem_used_kib;   /* MemTotal - MemFree - Buffers - Cached - SReclaimable (free(1)) */
+	__u64 mem_cached_kib; /* Cached + SReclaimable */
+	__u64 mem_free_kib;   /* MemFree */
+	__u64 swap_used_kib;  /* SwapTotal - SwapFree */
+	__u64 psi_cpu_some_us, psi_cpu_full_us; /* /proc/pressure/cpu total= (us) */
+	__u64 psi_mem_some_us, psi_mem_full_us; /* /proc/pressure/memory total= */
+	__u64 psi_io_some_us, psi_io_full_us;	/* /proc/pressure/io total= */
+	__u64 disk_read_bytes;	/* /proc/diskstats sectors read * 512, whole disks only */
+	__u64 disk_write_bytes; /* sectors written * 512, whole disks only */
+	__u64 net_rx_bytes;	/* /proc/net/dev receive bytes, every interface but lo */
+	__u64 net_tx_bytes;	/* transmit bytes, every interface but lo */
+	__u32 load1_milli, load5_milli, load15_milli; /* /proc/loadavg x 1000 */
+	__u32 psi_cpu_some_avg10, psi_cpu_full_avg10; /* avg10 in 1/100 % */
+	__u32 psi_mem_some_avg10, psi_mem_full_avg10;
+	__u32 psi_io_some_avg10, psi_io_full_avg10;
+	__u32 nr_running;     /* /proc/loadavg runnable entities now */
+	__u32 ncpus;	      /* online CPUs (sysconf) */
+	__u32 flags;	      /* EV_HOST_* */
+};
+
+/*
+ * EV_OOM_KILL: tp_btf/mark_victim, the OOM killer chose this process (a
+ * recorded one). Values at the moment of the choice. No tail.
+ */
+struct ev_oom_kill {
+	struct ev_hdr hdr;
+	__u64 start_ns;	      /* victim group_leader->start_boottime */
+	__u64 memcg_id;	      /* victim's memory cgroup: cgroup->kn->id of its memory css
+				 (the cgroup v2 id when memory is on the v2 hierarchy) */
+	__u64 total_vm_kib;   /* mm->total_vm, KiB */
+	__u64 rss_anon_kib;   /* mm->rss_stat[MM_ANONPAGES], KiB (percpu_counter count) */
+	__u64 rss_file_kib;   /* MM_FILEPAGES, KiB */
+	__u64 rss_shmem_kib;  /* MM_SHMEMPAGES, KiB */
+	__u32 tgid;	      /* victim process */
+	__u32 pid;	      /* victim thread chosen */
+	__u32 trigger_tgid;   /* current->tgid: whose allocation ran the OOM killer */
+	__u32 trigger_pid;    /* current->pid */
+	__u32 uid;	      /* victim's uid (tracepoint argument) */
+	__s16 oom_score_adj;  /* victim signal->oom_score_adj */
+	__u16 pad0;
+	char comm[EV_COMM_LEN]; /* victim comm */
+};
+
+/* EV_SIGNAL flags */
+#define EV_SIGNAL_GROUP 0x1  /* sent to the whole thread group (kill, not tgkill) */
+#define EV_SIGNAL_KERNEL 0x2 /* sent by the kernel (SEND_SIG_PRIV / SI_KERNEL /
+				si_code > 0: a fault, the OOM killer...); sender is
+				the task that was running */
+
+/*
+ * EV_SIGNAL: tp_btf/signal_generate of a signal whose default action kills
+ * (SIGKILL, or any terminating/core-dumping signal whose handler is SIG_DFL)
+ * to a recorded process, and queued (result DELIVERED or LOSE_INFO). The
+ * analyzer names the sender of the one that matches the exit signal. No tail.
+ */
+struct ev_signal {
+	struct ev_hdr hdr;
+	__u64 target_start_ns; /* target group_leader->start_boottime */
+	__u64 sender_start_ns; /* current->group_leader->start_boottime */
+	__u32 target_tgid, target_pid; /* receiving process and thread */
+	__u32 sender_tgid, sender_pid; /* current: the sending process and thread */
+	__s32 sig;	       /* signal number */
+	__s32 code;	       /* siginfo si_code (SI_USER 0, SI_KERNEL 0x80, ...) */
+	__u32 sender_uid;      /* current's cred uid */
+	__u32 flags;	       /* EV_SIGNAL_* */
+	char sender_comm[EV_COMM_LEN];
+};
+
 #ifndef __BPF__
 _Static_assert(sizeof(struct ev_hdr) == 16, "ev_hdr layout");
 _Static_assert(sizeof(struct ev_fork) == 48, "ev_fork layout");
@@ -212,6 +328,10 @@ _Static_assert(sizeof(struct ev_exec_fail) == 32, "ev_exec_fail layout");
 _Static_assert(sizeof(struct ev_exit) == 184, "ev_exit layout");
 _Static_assert(sizeof(struct ev_proc_state) == 80, "ev_proc_state layout");
 _Static_assert(sizeof(struct ev_drops) == 80, "ev_drops layout");
+_Static_assert(sizeof(struct ev_sample) == 104, "ev_sample layout");
+_Static_assert(sizeof(struct ev_host_sample) == 256, "ev_host_sample layout");
+_Static_assert(sizeof(struct ev_oom_kill) == 104, "ev_oom_kill layout");
+_Static_assert(sizeof(struct ev_signal) == 80, "ev_signal layout");
 #endif
 
 #endif /* TRACER_EVENTS_H */

@@ -261,6 +261,10 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	e->child_start_ns = child->start_boottime;
 	e->child_ns_pid = ns_tgid(child);
 	e->flags = e->parent_tgid != caller_tgid ? EV_FORK_CLONE_PARENT : 0;
+	/* CLONE_VM without CLONE_THREAD: vfork, posix_spawn (clone_flags are
+	 * gone by now, and vfork_done is set only after this tracepoint) */
+	if (child->mm && child->mm == parent->mm)
+		e->flags |= EV_FORK_VFORK;
 	bpf_ringbuf_submit(e, rb_flags());
 	return 0;
 }

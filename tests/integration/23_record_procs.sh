@@ -23,6 +23,18 @@ for p in t:
 check(len(kids(sp)) == 4, 'spawner has %d children, want 4' % len(kids(sp)))
 "
 
+# the vfork and posix_spawn children share the parent's mm until exec
+"$A" cat --type fork c06.tz >fork.txt || fail "cat c06.tz"
+python3 - fork.txt "$(cat cp.pid)" <<'PY' || fail "C06: vfork flags"
+import re, sys
+forks = [l for l in open(sys.argv[1])]
+flags = [int(re.search(r' flags=(0x[0-9a-f]+|\d+)', l).group(1), 0) for l in forks]
+# sh, spawner (dash spawns with vfork), then fork, vfork, clone3,
+# posix_spawn, clone(CLONE_PARENT), and the sleep
+assert len(flags) == 8, flags
+assert flags[2:7] == [0, 1, 0, 1, 2], flags
+PY
+
 # --- C06: under strace, true's parent is sh, not the tracer
 if command -v strace >/dev/null; then
 	record -o strace.tz -- strace -f -o /dev/null sh -c '/bin/true; exit 0' || fail "record strace"
