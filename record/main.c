@@ -266,7 +266,10 @@ static void note_write_error(struct rec *r, int rc)
 	if (rc >= 0 || r->werr)
 		return;
 	r->werr = rc;
-	err("'%s': %s", r->o.output, rc == -1 ? "malformed event" : tz_writer_errmsg(r->w));
+	if (rc == -1)
+		err("'%s': malformed event from the ring buffer", r->o.output);
+	else
+		err("%s", tz_writer_errmsg(r->w));
 	if (!stop_sig)
 		stop_sig = -1;
 }
@@ -777,7 +780,10 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		return -1;
 	}
 	if (rc < 0) {
-		err("'%s': %s", r->o.output, r->w ? tz_writer_errmsg(r->w) : tz_strerror(rc));
+		if (r->w && *tz_writer_errmsg(r->w))
+			err("%s", tz_writer_errmsg(r->w));
+		else
+			err("'%s': %s", r->o.output, tz_strerror(rc));
 		tz_writer_free(r->w);
 		r->w = NULL;
 		return -1;
@@ -819,7 +825,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	if (rc == 0)
 		rc = tracer_schema_register(r->w);
 	if (rc < 0) {
-		err("'%s': %s", r->o.output, tz_writer_errmsg(r->w));
+		err("%s", tz_writer_errmsg(r->w));
 		return -1;
 	}
 	return 0;
