@@ -21,6 +21,7 @@
 
 #include "bpf/tracer.h"
 #include "record.h"
+#include "sample.h"
 #include "schema.h"
 #include "tracer.skel.h"
 
@@ -39,6 +40,7 @@ struct opts {
 	uint64_t ring_size, ringbuf_size;
 	uint32_t argv_max;
 	uint32_t max_procs; /* tracked-map entries; 0 = pid_max */
+	double sample_interval; /* s; 0 = no samples (sample.h) */
 	int level;
 	int verbose;
 	char **cmd;
@@ -119,6 +121,7 @@ static void usage(FILE *f)
 		"      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
 		"      --compress-level N  zstd level 1..19 (default 3)\n"
 		"      --max-procs N       processes tracked at once (default pid_max)\n"
+		"      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
@@ -137,7 +140,7 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS };
+	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -149,6 +152,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
 		{"compress-level", required_argument, NULL, OPT_LEVEL},
 		{"max-procs", required_argument, NULL, OPT_MAX_PROCS},
+		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -162,6 +166,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->argv_max = EV_ARGV_MAX_DEFAULT;
 	o->ringbuf_size = 8u << 20;
 	o->level = 3;
+	o->sample_interval = SAMPLE_INTERVAL_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:fap:d:vVh", lo, NULL)) != -1) {
 		switch (c) {
@@ -222,6 +227,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->max_procs = (uint32_t)v;
+			break;
+		case OPT_SAMPLE:
+			errno = 0;
+			o->sample_interval = strtod(optarg, &end);
+			if (errno || *end || end == optarg ||
+			    !(o->sample_interval == 0 || (o->sample_interval >= SAMPLE_INTERVAL_MIN &&
+							  o->sample_interval <= SAMPLE_INTERVAL_MAX))) {
+				err("--sample-interval: '%s': not 0 or a number of seconds in 0.01..3600",
+				    optarg);
+				return -1;
+			}
 			break;
 		case 'v':
 			o->verbose++;
@@ -907,6 +923,7 @@ static int run(struct rec *r)
 			if (r->drops[EV_DROP_EXIT] || r->drops[EV_DROP_MAP_FULL] || r->child_reaped)
 				sweep_dead(r);
 		}
+		note_write_error(r, sample_poll(r->w, now, 0));
 		if (dur_ns && now - start >= dur_ns)
 			break;
 		if (r->o.mode == MODE_FOLLOW && r->child_reaped && r->pt.count == 0) {
@@ -921,6 +938,7 @@ static int run(struct rec *r)
 		}
 	}
 	ring_buffer__consume(r->rb);
+	note_write_error(r, sample_poll(r->w, rec_boot_ns(), 1));
 	return 0;
 }
 
@@ -950,7 +968,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	r.t0_boot = rec_boot_ns();
-	if (bpf_setup(&r) || open_writer(&r, argc, argv)) {
+	if (bpf_setup(&r) || open_writer(&r, argc, argv) ||
+	    sample_start(r.skel, r.w, r.o.mode != MODE_ALL,
+			 (uint64_t)(r.o.sample_interval * 1e9 + 0.5), r.o.verbose)) {
 		failed = 1;
 		goto out;
 	}
@@ -989,6 +1009,7 @@ out:
 			failed = 2;
 		}
 	}
+	sample_stop();
 	for (int i = 0; i < r.nlinks; i++)
 		bpf_link__destroy(r.links[i]);
 	ring_buffer__free(r.rb);

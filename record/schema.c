@@ -104,6 +104,91 @@ static const struct tz_field drops_fields[] = {
 	FN("exit", ev_drops, count[EV_DROP_EXIT], TZ_F_U64, "count"),
 	FN("map_full", ev_drops, count[EV_DROP_MAP_FULL], TZ_F_U64, "count"),
 	FN("argv_fault", ev_drops, count[EV_DROP_ARGV_FAULT], TZ_F_U64, "count"),
+	FN("kevent", ev_drops, count[EV_DROP_KEVENT], TZ_F_U64, "count"),
+};
+
+static const struct tz_field sample_fields[] = {
+	F(ev_sample, start_ns, TZ_F_U64, "ns"),
+	F(ev_sample, utime_ns, TZ_F_U64, "ns"),
+	F(ev_sample, stime_ns, TZ_F_U64, "ns"),
+	F(ev_sample, rss_anon_kib, TZ_F_U64, "KiB"),
+	F(ev_sample, rss_file_kib, TZ_F_U64, "KiB"),
+	F(ev_sample, rss_shmem_kib, TZ_F_U64, "KiB"),
+	F(ev_sample, rchar, TZ_F_U64, "bytes"),
+	F(ev_sample, wchar, TZ_F_U64, "bytes"),
+	F(ev_sample, read_bytes, TZ_F_U64, "bytes"),
+	F(ev_sample, write_bytes, TZ_F_U64, "bytes"),
+	F(ev_sample, tgid, TZ_F_U32, ""),
+	F(ev_sample, threads, TZ_F_U32, "count"),
+};
+
+static const struct tz_field host_sample_fields[] = {
+	F(ev_host_sample, cpu_user_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_nice_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_system_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_idle_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_iowait_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_irq_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_softirq_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, cpu_steal_ns, TZ_F_U64, "ns"),
+	F(ev_host_sample, mem_total_kib, TZ_F_U64, "KiB"),
+	F(ev_host_sample, mem_available_kib, TZ_F_U64, "KiB"),
+	F(ev_host_sample, mem_used_kib, TZ_F_U64, "KiB"),
+	F(ev_host_sample, mem_cached_kib, TZ_F_U64, "KiB"),
+	F(ev_host_sample, mem_free_kib, TZ_F_U64, "KiB"),
+	F(ev_host_sample, swap_used_kib, TZ_F_U64, "KiB"),
+	F(ev_host_sample, psi_cpu_some_us, TZ_F_U64, "us"),
+	F(ev_host_sample, psi_cpu_full_us, TZ_F_U64, "us"),
+	F(ev_host_sample, psi_mem_some_us, TZ_F_U64, "us"),
+	F(ev_host_sample, psi_mem_full_us, TZ_F_U64, "us"),
+	F(ev_host_sample, psi_io_some_us, TZ_F_U64, "us"),
+	F(ev_host_sample, psi_io_full_us, TZ_F_U64, "us"),
+	F(ev_host_sample, disk_read_bytes, TZ_F_U64, "bytes"),
+	F(ev_host_sample, disk_write_bytes, TZ_F_U64, "bytes"),
+	F(ev_host_sample, net_rx_bytes, TZ_F_U64, "bytes"),
+	F(ev_host_sample, net_tx_bytes, TZ_F_U64, "bytes"),
+	F(ev_host_sample, load1_milli, TZ_F_U32, "1/1000"),
+	F(ev_host_sample, load5_milli, TZ_F_U32, "1/1000"),
+	F(ev_host_sample, load15_milli, TZ_F_U32, "1/1000"),
+	F(ev_host_sample, psi_cpu_some_avg10, TZ_F_U32, "1/100 %"),
+	F(ev_host_sample, psi_cpu_full_avg10, TZ_F_U32, "1/100 %"),
+	F(ev_host_sample, psi_mem_some_avg10, TZ_F_U32, "1/100 %"),
+	F(ev_host_sample, psi_mem_full_avg10, TZ_F_U32, "1/100 %"),
+	F(ev_host_sample, psi_io_some_avg10, TZ_F_U32, "1/100 %"),
+	F(ev_host_sample, psi_io_full_avg10, TZ_F_U32, "1/100 %"),
+	F(ev_host_sample, nr_running, TZ_F_U32, "count"),
+	F(ev_host_sample, ncpus, TZ_F_U32, "count"),
+	F(ev_host_sample, flags, TZ_F_U32, ""),
+};
+
+static const struct tz_field oom_kill_fields[] = {
+	F(ev_oom_kill, start_ns, TZ_F_U64, "ns"),
+	F(ev_oom_kill, memcg_id, TZ_F_U64, ""),
+	F(ev_oom_kill, total_vm_kib, TZ_F_U64, "KiB"),
+	F(ev_oom_kill, rss_anon_kib, TZ_F_U64, "KiB"),
+	F(ev_oom_kill, rss_file_kib, TZ_F_U64, "KiB"),
+	F(ev_oom_kill, rss_shmem_kib, TZ_F_U64, "KiB"),
+	F(ev_oom_kill, tgid, TZ_F_U32, ""),
+	F(ev_oom_kill, pid, TZ_F_U32, ""),
+	F(ev_oom_kill, trigger_tgid, TZ_F_U32, ""),
+	F(ev_oom_kill, trigger_pid, TZ_F_U32, ""),
+	F(ev_oom_kill, uid, TZ_F_U32, ""),
+	F(ev_oom_kill, oom_score_adj, TZ_F_I16, ""),
+	F(ev_oom_kill, comm, TZ_F_CHARS, ""),
+};
+
+static const struct tz_field signal_fields[] = {
+	F(ev_signal, target_start_ns, TZ_F_U64, "ns"),
+	F(ev_signal, sender_start_ns, TZ_F_U64, "ns"),
+	F(ev_signal, target_tgid, TZ_F_U32, ""),
+	F(ev_signal, target_pid, TZ_F_U32, ""),
+	F(ev_signal, sender_tgid, TZ_F_U32, ""),
+	F(ev_signal, sender_pid, TZ_F_U32, ""),
+	F(ev_signal, sig, TZ_F_I32, ""),
+	F(ev_signal, code, TZ_F_I32, ""),
+	F(ev_signal, sender_uid, TZ_F_U32, ""),
+	F(ev_signal, flags, TZ_F_U32, ""),
+	F(ev_signal, sender_comm, TZ_F_CHARS, ""),
 };
 
 static const struct tz_event_type types[] = {
@@ -114,7 +199,12 @@ static const struct tz_event_type types[] = {
 	{EV_EXIT, 1, "exit", FIXED(ev_exit), 0, NF(exit_fields), 0, exit_fields},
 	{EV_PROC_STATE, 1, "proc_state", FIXED(ev_proc_state), TZ_TYPE_STATE, NF(state_fields), 2,
 	 state_fields},
-	{EV_DROPS, 1, "drops", FIXED(ev_drops), 0, NF(drops_fields), 0, drops_fields},
+	{EV_DROPS, 2, "drops", FIXED(ev_drops), 0, NF(drops_fields), 0, drops_fields},
+	{EV_SAMPLE, 1, "sample", FIXED(ev_sample), 0, NF(sample_fields), 0, sample_fields},
+	{EV_HOST_SAMPLE, 1, "host_sample", FIXED(ev_host_sample), 0, NF(host_sample_fields), 0,
+	 host_sample_fields},
+	{EV_OOM_KILL, 1, "oom_kill", FIXED(ev_oom_kill), 0, NF(oom_kill_fields), 0, oom_kill_fields},
+	{EV_SIGNAL, 1, "signal", FIXED(ev_signal), 0, NF(signal_fields), 0, signal_fields},
 };
 
 const struct tz_event_type *tracer_schema(size_t *n)
@@ -184,6 +274,18 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 	}
 	case EV_DROPS:
 		need = sizeof(struct ev_drops);
+		break;
+	case EV_SAMPLE:
+		need = sizeof(struct ev_sample);
+		break;
+	case EV_HOST_SAMPLE:
+		need = sizeof(struct ev_host_sample);
+		break;
+	case EV_OOM_KILL:
+		need = sizeof(struct ev_oom_kill);
+		break;
+	case EV_SIGNAL:
+		need = sizeof(struct ev_signal);
 		break;
 	default:
 		return -1;

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * sample.bpf.c - resource use over time: the per-process sampler (an
+ * iter/task program the recorder reads every --sample-interval), OOM kills
+ * (tp_btf/mark_victim) and fatal signals (tp_btf/signal_generate).
+ * Layout: bpf/events.h (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL).
+ *
+ * This object shares three maps with tracer.bpf.c (user space passes their
+ * fds with bpf_map__reuse_fd before load): `rb` (one ring buffer, so OOM
+ * kills and signals are ordered with exits), `tracked` (the same filter)
+ * and `drops` (the same counters; also the per-CPU array whose copies give
+ * the per-CPU offsets used to sum rss_stat exactly).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "events.h"
+#include "tracer.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by user space before load (rodata). */
+const volatile bool filter_on = true;	/* false: -a, every process */
+const volatile __u32 nr_cpus = 1;	/* possible CPUs, for rss sums */
+const volatile __u32 page_kib = 4;	/* page size in KiB */
+const volatile __u64 min_age_ns = 1000000000ull; /* sample processes older than this */
+
+/* Shared with tracer.bpf.c (fds reused): same definitions. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct tracked);
+	__uint(max_entries, 32768);
+} tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, EV_DROP_SLOTS);
+} drops SEC(".maps");
+
+static const __u32 zero;
+
+/* signals whose default action terminates (with or without a core dump) */
+#define FATAL_MASK                                                                        \
+	(0x1fffeull /* 1..16 */ | 0xf000000ull /* XCPU XFSZ VTALRM PROF */ |                \
+	 0xe0000000ull /* IO PWR SYS */ | 0xffffffff00000000ull /* 32..63 */)
+#define SIG_KILL 9
+#define SI_KERNEL_CODE 0x80
+
+static __always_inline void drop(__u32 slot)
+{
+	__u64 *c = bpf_map_lookup_elem(&drops, &slot);
+
+	if (c)
+		*c += 1;
+}
+
+/* ------------------------------------------------------------ exact RSS */
+
+/*
+ * Per-CPU offsets from the shared per-CPU `drops` map: the address of each
+ * CPU's copy of element 0 minus the map's raw per-CPU pointer. They turn
+ * mm->rss_stat[].counters (a per-CPU pointer) into each CPU's address, so
+ * RSS is summed exactly (what the kernel's own readers approximate).
+ */
+__u64 pcpu_off[MAX_CPUS_EXACT];
+__u32 pcpu_ready;
+
+static __always_inline int pcpu_init(void)
+{
+	struct bpf_array *arr = (struct bpf_array *)&drops;
+	unsigned long self, base = 0;
+	__u32 cpu;
+
+	self = (unsigned long)arr->map.freeze_mutex.wait_list.next;
+	self -= bpf_core_field_offset(struct bpf_map, freeze_mutex) +
+		bpf_core_field_offset(struct mutex, wait_list);
+	bpf_probe_read_kernel(&base, sizeof(base),
+			      (void *)(self + bpf_core_field_offset(struct bpf_array, pptrs)));
+	if (!base)
+		return -1;
+	for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
+		void *addr = bpf_map_lookup_percpu_elem(&drops, &zero, cpu);
+		unsigned long a = 0;
+
+		if (!addr)
+			return -1;
+		bpf_probe_read_kernel(&a, sizeof(a), &addr);
+		pcpu_off[cpu] = a - base;
+	}
+	pcpu_ready = 1;
+	return 0;
+}
+
+/* pages of one rss_stat counter: the shared count plus every CPU's delta */
+static __always_inline __s64 rss_counter(struct mm_struct *mm, int idx, int exact)
+{
+	struct percpu_counter *pc = &mm->rss_stat[idx & 3];
+	unsigned long ctr = (unsigned long)BPF_CORE_READ(pc, counters);
+	__s64 total = BPF_CORE_READ(pc, count);
+	__u32 cpu;
+
+	if (!exact)
+		return total;
+	for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
+		__s32 v = 0;
+
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)(ctr + pcpu_off[cpu]));
+		total += v;
+	}
+	return total;
+}
+
+static __always_inline __u64 pages_kib(__s64 pages)
+{
+	return pages > 0 ? (__u64)pages * page_kib : 0;
+}
+
+/* ------------------------------------------------------------ sampler */
+
+/* tick-sampled utime/stime scaled to the precise runtime (as the exit program) */
+static __always_inline void cputime_scale(__u64 rt, __u64 *ut, __u64 *st)
+{
+	__u64 u = *ut, s = *st, d;
+	int i;
+
+	if (!rt)
+		return;
+	if (!s) {
+		*ut = rt;
+		return;
+	}
+	if (!u) {
+		*st = rt;
+		return;
+	}
+	for (i = 0; i < 40 && u + s > 0xffffffffull; i++) {
+		u >>= 1;
+		s >>= 1;
+	}
+	d = u + s;
+	if (!d)
+		return;
+	u = rt / d * u + (rt % d) * u / d;
+	if (u > rt)
+		u = rt;
+	*ut = u;
+	*st = rt - u;
+}
+
+/* iter/task: one struct ev_sample per recorded process older than min_age_ns. */
+SEC("iter/task")
+int sample_tasks(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *t = ctx->task;
+	struct signal_struct *sig;
+	struct list_head *head, *pos;
+	struct tracked *tp = NULL;
+	struct mm_struct *mm;
+	struct ev_sample e;
+	__u64 now, rt;
+	__u32 tgid;
+	int i, exact;
+
+	if (!t || t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
+		return 0;
+	tgid = t->tgid;
+	tp = bpf_map_lookup_elem(&tracked, &tgid);
+	if (filter_on && (!tp || (tp->flags & TRACKED_PARENT_ONLY)))
+		return 0;
+	now = bpf_ktime_get_boot_ns();
+	if (now - t->start_boottime < min_age_ns)
+		return 0;
+	mm = t->mm;
+	if (!mm)
+		return 0; /* exiting: its exit event has the totals */
+
+	__builtin_memset(&e, 0, sizeof(e));
+	e.hdr.size = sizeof(e);
+	e.hdr.type = EV_SAMPLE;
+	e.hdr.cpu = bpf_get_smp_processor_id();
+	e.hdr.ts_ns = now;
+	e.start_ns = t->start_boottime;
+	e.tgid = tgid;
+
+	sig = t->signal;
+	e.threads = sig->nr_threads;
+	e.utime_ns = sig->utime;
+	e.stime_ns = sig->stime;
+	e.rchar = sig->ioac.rchar;
+	e.wchar = sig->ioac.wchar;
+	e.read_bytes = sig->ioac.read_bytes;
+	e.write_bytes = sig->ioac.write_bytes;
+	rt = sig->sum_sched_runtime;
+	head = &sig->thread_head;
+	pos = BPF_CORE_READ(head, next);
+	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
+		struct task_struct *th = container_of(pos, struct task_struct, thread_node);
+
+		e.utime_ns += BPF_CORE_READ(th, utime);
+		e.stime_ns += BPF_CORE_READ(th, stime);
+		e.rchar += BPF_CORE_READ(th, ioac.rchar);
+		e.wchar += BPF_CORE_READ(th, ioac.wchar);
+		e.read_bytes += BPF_CORE_READ(th, ioac.read_bytes);
+		e.write_bytes += BPF_CORE_READ(th, ioac.write_bytes);
+		rt += BPF_CORE_READ(th, se.sum_exec_runtime);
+		pos = BPF_CORE_READ(pos, next);
+	}
+	cputime_scale(rt, &e.utime_ns, &e.stime_ns);
+	/* children's I/O folded in at wait4() is not this process's own */
+	if (tp) {
+		e.rchar = e.rchar > tp->child_io[0] ? e.rchar - tp->child_io[0] : 0;
+		e.wchar = e.wchar > tp->child_io[1] ? e.wchar - tp->child_io[1] : 0;
+		e.read_bytes = e.read_bytes > tp->child_io[4] ? e.read_bytes - tp->child_io[4] : 0;
+		e.write_bytes =
+			e.write_bytes > tp->child_io[5] ? e.write_bytes - tp->child_io[5] : 0;
+	}
+
+	exact = nr_cpus <= MAX_CPUS_EXACT && (pcpu_ready || pcpu_init() == 0);
+	e.rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES, exact));
+	e.rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES, exact));
+	e.rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES, exact));
+	bpf_seq_write(seq, &e, sizeof(e));
+	return 0;
+}
+
+/* ------------------------------------------------------------ OOM kills */
+
+SEC("tp_btf/mark_victim")
+int BPF_PROG(on_mark_victim, struct task_struct *task, uid_t uid)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
+	struct ev_oom_kill *e;
+	struct mm_struct *mm;
+
+	if (filter_on && !bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		drop(EV_DROP_KEVENT);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_OOM_KILL;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
+	e->tgid = tgid;
+	e->pid = task->pid;
+	e->trigger_tgid = cur->tgid;
+	e->trigger_pid = cur->pid;
+	e->uid = uid;
+	e->oom_score_adj = BPF_CORE_READ(task, signal, oom_score_adj);
+	{
+		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+		struct css_set *cs = BPF_CORE_READ(task, cgroups);
+		struct cgroup_subsys_state *css = NULL;
+
+		if (cs && id >= 0 && id < 16)
+			bpf_probe_read_kernel(&css, sizeof(css), &cs->subsys[id & 15]);
+		if (css)
+			e->memcg_id = BPF_CORE_READ(css, cgroup, kn, id);
+	}
+	mm = BPF_CORE_READ(task, mm);
+	if (mm) {
+		int exact = nr_cpus <= MAX_CPUS_EXACT && (pcpu_ready || pcpu_init() == 0);
+
+		e->total_vm_kib = BPF_CORE_READ(mm, total_vm) * page_kib;
+		e->rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES, exact));
+		e->rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES, exact));
+		e->rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES, exact));
+	}
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), task->comm);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------ signals */
+
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	struct task_struct *cur;
+	__u32 tgid, flags = 0;
+	struct ev_signal *e;
+	int code = 0;
+
+	/* cheap tests first: most signals are SIGCHLD and friends */
+	if (sig <= 0 || sig > 64 || (sig < 64 && !((FATAL_MASK >> sig) & 1)))
+		return 0;
+	if (result != 0 /* DELIVERED */ && result != 4 /* LOSE_INFO */)
+		return 0;
+	tgid = task->tgid;
+	if (filter_on && !bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	if (sig != SIG_KILL) {
+		/* a handled or ignored signal does not kill */
+		unsigned long sh = (unsigned long)task->sighand, h = 1;
+
+		if (!sh)
+			return 0;
+		sh += bpf_core_field_offset(struct sighand_struct, action) +
+		      (__u64)((sig - 1) & 63) * bpf_core_type_size(struct k_sigaction) +
+		      bpf_core_field_offset(struct k_sigaction, sa.sa_handler);
+		bpf_probe_read_kernel(&h, sizeof(h), (void *)sh);
+		if (h != 0 /* SIG_DFL */)
+			return 0;
+	}
+	if ((unsigned long)info == 1 /* SEND_SIG_PRIV */) {
+		code = SI_KERNEL_CODE;
+	} else if (info) {
+		code = BPF_CORE_READ(info, si_code);
+	}
+	if (code == SI_KERNEL_CODE || code > 0)
+		flags |= EV_SIGNAL_KERNEL;
+	if (group)
+		flags |= EV_SIGNAL_GROUP;
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		drop(EV_DROP_KEVENT);
+		return 0;
+	}
+	cur = bpf_get_current_task_btf();
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_SIGNAL;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->target_start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
+	e->sender_start_ns = BPF_CORE_READ(cur, group_leader, start_boottime);
+	e->target_tgid = tgid;
+	e->target_pid = task->pid;
+	e->sender_tgid = cur->tgid;
+	e->sender_pid = cur->pid;
+	e->sig = sig;
+	e->code = code;
+	e->sender_uid = BPF_CORE_READ(cur, cred, uid.val);
+	e->flags = flags;
+	bpf_probe_read_kernel_str(e->sender_comm, sizeof(e->sender_comm), cur->comm);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

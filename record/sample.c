@@ -1,0 +1,292 @@
+/* sample.c - the sampler: bpf/sample.bpf.c driven from the recorder (sample.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/tracer.h"
+#include "record.h"
+#include "sample.h"
+#include "schema.h"
+#include "sample.skel.h"
+#include "tracer.skel.h"
+
+/* Last sample written per process, to write only changes. */
+struct last {
+	struct ev_sample s;
+	uint64_t gen; /* pass that last saw the process */
+	struct last *next;
+};
+
+static struct {
+	struct sample_bpf *skel;
+	struct bpf_link *links[3];
+	int nlinks;
+	struct bpf_link *iter;
+	uint64_t interval_ns, last_ns;
+	int started;
+	char *buf;
+	size_t cap;
+	struct last **slots;
+	size_t nslots, count;
+	uint64_t gen;
+	uint64_t nprocs, nhosts, npasses, iter_ns;
+} S;
+
+static void serr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void serr(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tracer-record: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int attach(struct bpf_program *p, const char *what)
+{
+	struct bpf_link *l = bpf_program__attach(p);
+
+	if (!l) {
+		serr("cannot attach the %s program: %s", what, strerror(errno));
+		return -1;
+	}
+	S.links[S.nlinks++] = l;
+	return 0;
+}
+
+static void meta_u64(tz_writer *w, const char *k, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	tz_writer_set_meta(w, k, b);
+}
+
+int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns,
+		 int verbose)
+{
+	struct sample_bpf *s;
+	int ncpus = libbpf_num_possible_cpus(), rc;
+
+	s = sample_bpf__open();
+	if (!s) {
+		serr("cannot open the sampler BPF object: %s", strerror(errno));
+		return -1;
+	}
+	S.skel = s;
+	s->rodata->filter_on = filter_on;
+	s->rodata->nr_cpus = ncpus > 0 ? (uint32_t)ncpus : 1;
+	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
+	s->rodata->min_age_ns = interval_ns;
+	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
+	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
+	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops))) {
+		serr("cannot share the recorder's maps with the sampler: %s", strerror(errno));
+		return -1;
+	}
+	rc = sample_bpf__load(s);
+	if (rc) {
+		serr("cannot load the sampler BPF programs: %s (run with -vv for the verifier log)",
+		     strerror(-rc));
+		return -1;
+	}
+	if (attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)") ||
+	    attach(s->progs.on_signal_generate, "signal (signal:signal_generate)"))
+		return -1;
+	tz_writer_set_meta(w, "oom_source", "tp_btf/mark_victim");
+	tz_writer_set_meta(w, "signal_source", "tp_btf/signal_generate");
+	meta_u64(w, "sample_interval_ns", interval_ns);
+	S.interval_ns = interval_ns;
+	if (interval_ns) {
+		S.iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
+		if (!S.iter) {
+			serr("cannot attach the sampling task iterator: %s", strerror(errno));
+			return -1;
+		}
+		S.nslots = 1024;
+		S.slots = calloc(S.nslots, sizeof(*S.slots));
+		S.cap = 1 << 16;
+		S.buf = malloc(S.cap);
+		if (!S.slots || !S.buf) {
+			serr("out of memory");
+			return -1;
+		}
+	}
+	S.started = 1;
+	if (verbose)
+		serr("sampling every %.3f s (per process and host), OOM kills and fatal signals",
+		     (double)interval_ns / 1e9);
+	return 0;
+}
+
+static size_t slot_of(uint32_t tgid)
+{
+	return (tgid * 2654435761u) & (S.nslots - 1);
+}
+
+static void grow(void)
+{
+	size_t nn = S.nslots * 2;
+	struct last **ns = calloc(nn, sizeof(*ns));
+
+	if (!ns)
+		return;
+	for (size_t i = 0; i < S.nslots; i++) {
+		struct last *l = S.slots[i], *n;
+		for (; l; l = n) {
+			n = l->next;
+			size_t k = (l->s.tgid * 2654435761u) & (nn - 1);
+			l->next = ns[k];
+			ns[k] = l;
+		}
+	}
+	free(S.slots);
+	S.slots = ns;
+	S.nslots = nn;
+}
+
+/* Has e changed since the process's previous sample? Remembers e. */
+static int changed(const struct ev_sample *e)
+{
+	struct last **pp = &S.slots[slot_of(e->tgid)], *l;
+
+	for (l = *pp; l; l = l->next)
+		if (l->s.tgid == e->tgid)
+			break;
+	if (!l) {
+		l = malloc(sizeof(*l));
+		if (!l)
+			return 1;
+		l->next = *pp;
+		*pp = l;
+		if (++S.count > S.nslots)
+			grow();
+	} else if (l->s.start_ns == e->start_ns &&
+		   !memcmp((const char *)&l->s + sizeof(l->s.hdr), (const char *)e + sizeof(e->hdr),
+			   sizeof(*e) - sizeof(e->hdr))) {
+		l->gen = S.gen;
+		return 0;
+	}
+	l->s = *e;
+	l->gen = S.gen;
+	return 1;
+}
+
+/* Forget processes the last pass did not see (exited). */
+static void sweep(void)
+{
+	for (size_t i = 0; i < S.nslots; i++)
+		for (struct last **pp = &S.slots[i]; *pp;) {
+			struct last *l = *pp;
+			if (l->gen != S.gen) {
+				*pp = l->next;
+				free(l);
+				S.count--;
+			} else {
+				pp = &l->next;
+			}
+		}
+}
+
+static int sample_procs(tz_writer *w)
+{
+	size_t len = 0;
+	int fd, rc = 0;
+	uint64_t t0 = mono_ns();
+
+	fd = bpf_iter_create(bpf_link__fd(S.iter));
+	if (fd < 0)
+		return 0; /* transient: try again next interval */
+	for (;;) {
+		if (S.cap - len < 4096) {
+			char *nb = realloc(S.buf, S.cap * 2);
+			if (!nb)
+				break;
+			S.buf = nb;
+			S.cap *= 2;
+		}
+		ssize_t n = read(fd, S.buf + len, S.cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	S.gen++;
+	for (size_t off = 0; off + sizeof(struct ev_sample) <= len; off += sizeof(struct ev_sample)) {
+		struct ev_sample e;
+
+		memcpy(&e, S.buf + off, sizeof(e));
+		if (!changed(&e))
+			continue;
+		rc = tracer_event_write(w, &e, sizeof(e));
+		if (rc < 0)
+			break;
+		S.nprocs++;
+	}
+	sweep();
+	S.npasses++;
+	S.iter_ns += mono_ns() - t0;
+	return rc;
+}
+
+int sample_poll(tz_writer *w, uint64_t now_ns, int force)
+{
+	struct ev_host_sample h;
+	int rc = 0;
+
+	if (!S.started || !S.interval_ns)
+		return 0;
+	if (!force && S.last_ns && now_ns - S.last_ns < S.interval_ns)
+		return 0;
+	S.last_ns = now_ns;
+	if (host_sample_read(&h, rec_boot_ns()) == 0) {
+		rc = tracer_event_write(w, &h, sizeof(h));
+		S.nhosts++;
+	}
+	if (rc >= 0)
+		rc = sample_procs(w);
+	return rc < 0 ? rc : 0;
+}
+
+void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns)
+{
+	*procs = S.nprocs;
+	*hosts = S.nhosts;
+	*passes = S.npasses;
+	*iter_ns = S.iter_ns;
+}
+
+void sample_stop(void)
+{
+	for (int i = 0; i < S.nlinks; i++)
+		bpf_link__destroy(S.links[i]);
+	bpf_link__destroy(S.iter);
+	sample_bpf__destroy(S.skel);
+	for (size_t i = 0; S.slots && i < S.nslots; i++)
+		for (struct last *l = S.slots[i], *n; l; l = n) {
+			n = l->next;
+			free(l);
+		}
+	free(S.slots);
+	free(S.buf);
+	memset(&S, 0, sizeof(S));
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * sample.h - resource use over time (issue 6): per-process samples from the
+ * iter/task program of bpf/sample.bpf.c, host samples from /proc, OOM kills
+ * and fatal signals (tracepoints of the same object, written into the
+ * recorder's own ring buffer). One sampler per recorder: the state is
+ * private to record/sample.c.
+ *
+ * Order of calls (record/main.c): sample_start() once the main skeleton is
+ * loaded and the writer is open, before any recorded process starts;
+ * sample_poll() from the drain loop; sample_stop() after the loop.
+ */
+#ifndef TRACER_SAMPLE_H
+#define TRACER_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/events.h"
+#include "tz.h"
+
+struct tracer_bpf;
+
+/* Default and bounds of --sample-interval, seconds (0 disables sampling). */
+#define SAMPLE_INTERVAL_DEFAULT 1.0
+#define SAMPLE_INTERVAL_MIN 0.01
+#define SAMPLE_INTERVAL_MAX 3600.0
+
+/*
+ * Open bpf/sample.bpf.c sharing the ring buffer, the tracked map and the
+ * drop counters of skel (loaded), load it, attach the OOM and signal
+ * programs and, when interval_ns > 0, the sampler iterator. filter_on:
+ * false in -a mode (every process). Sets the metadata keys
+ * sample_interval_ns, oom_source and signal_source on w. Returns 0, or -1
+ * after printing one line (the caller stops: nothing is attached).
+ */
+int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns,
+		 int verbose);
+
+/*
+ * Take the samples when interval_ns has passed since the last ones (or now
+ * when force): one EV_HOST_SAMPLE, and one EV_SAMPLE per recorded process
+ * older than one interval whose values changed since its previous sample.
+ * now_ns is CLOCK_BOOTTIME. Returns 0 or the first negative tz_err of the
+ * writer.
+ */
+int sample_poll(tz_writer *w, uint64_t now_ns, int force);
+
+/* Detach and free everything (safe when sample_start failed or never ran). */
+void sample_stop(void);
+
+/* Samples written so far (for -v). */
+void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns);
+
+/* ------------------------------------------------------------ /proc parsers
+ * (record/hostsample.c). Each takes a file's text (NUL-terminated) and fills
+ * its part of h; returns 0, or -1 when the text does not have the expected
+ * shape (h is then left partly filled). */
+
+/* /proc/stat first line ("cpu  user nice system idle iowait irq softirq
+ * steal ..."), ticks of hz per second, into cpu_*_ns. */
+int host_parse_stat(const char *text, long hz, struct ev_host_sample *h);
+/* /proc/meminfo into mem_* and swap_used_kib. */
+int host_parse_meminfo(const char *text, struct ev_host_sample *h);
+/* /proc/loadavg into load*_milli and nr_running. */
+int host_parse_loadavg(const char *text, struct ev_host_sample *h);
+/* One /proc/pressure/X file: avg10 (1/100 %) and total (us) of its "some"
+ * and "full" lines; *has_full is 0 when there is no full line. */
+int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us,
+		   __u32 *full_avg10, __u64 *full_us, int *has_full);
+/* /proc/diskstats: sectors read/written * 512 summed over the devices for
+ * which is_disk(name) is true (NULL: every device). */
+int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),
+			 struct ev_host_sample *h);
+/* /proc/net/dev: receive/transmit bytes summed over every interface but lo. */
+int host_parse_netdev(const char *text, struct ev_host_sample *h);
+
+/* Read every source above from /proc (PSI where present) into h, timestamp
+ * ts_ns. Returns 0, or -1 when /proc/stat or /proc/meminfo is unreadable. */
+int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns);
+
+#endif /* TRACER_SAMPLE_H */
