@@ -282,12 +282,22 @@ static void note_write_error(struct rec *r, int rc)
 	if (rc >= 0 || r->werr)
 		return;
 	r->werr = rc;
-	if (rc == -1)
-		err("'%s': malformed event from the ring buffer", r->o.output);
-	else
+	/* disk full: close_writer() says whether the file could be sealed */
+	if (rc != TZ_ERR_NOSPC)
 		err("%s", tz_writer_errmsg(r->w));
 	if (!stop_sig)
 		stop_sig = -1;
+}
+
+/* tracer_event_write() returns -1 both for a malformed record and for
+ * TZ_ERR_IO: only the first is skipped */
+static int malformed(const void *rec, size_t size)
+{
+	const void *fixed;
+	uint32_t len;
+	struct tz_blob b[4];
+
+	return tracer_event_split(rec, size, &fixed, &len, b) < 0;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -301,7 +311,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*h) || h->size > size)
 		return 0;
 	rc = tracer_event_write(r->w, data, h->size);
-	if (rc == -1) {
+	if (rc == -1 && malformed(data, h->size)) {
 		if (r->o.verbose)
 			err("skipped a malformed event (type %u, %u bytes)", h->type, h->size);
 		return 0;
@@ -667,9 +677,37 @@ out:
 
 /* ------------------------------------------------------------ command */
 
+/*
+ * Resolve COMMAND through PATH here, before the fork, the way execvp would,
+ * so the recorded child does not show execvp's PATH misses as failed execs
+ * of its own. Returns a malloc'd path, or NULL to leave it to execvp.
+ */
+static char *resolve_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	if (strchr(cmd, '/') || !*cmd)
+		return NULL;
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		size_t dl = (size_t)(end - path);
+		char *cand = NULL;
+		if (asprintf(&cand, "%.*s%s%s", (int)dl, path, dl ? "/" : "", cmd) < 0)
+			return NULL;
+		struct stat st;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		path = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
 /* Start COMMAND held on a pipe; released once tracked. Returns 0 or -1. */
 static int start_command(struct rec *r)
 {
+	char *resolved = resolve_command(r->o.cmd[0]);
 	int pfd[2];
 	uint32_t self = (uint32_t)getpid();
 	char c;
@@ -698,11 +736,14 @@ static int start_command(struct rec *r)
 		close(pfd[1]);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(127);
+		if (resolved)
+			execv(resolved, r->o.cmd);
 		execvp(r->o.cmd[0], r->o.cmd);
 		int e = errno;
 		err("'%s': %s", r->o.cmd[0], strerror(e));
 		_exit(e == ENOENT ? 127 : 126);
 	}
+	free(resolved);
 	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.tracked), &self);
 	close(pfd[0]);
 	r->child = pid;
@@ -873,9 +914,17 @@ static int close_writer(struct rec *r, int exit_status)
 		meta_u64(r->w, "exit_status", (uint64_t)exit_status);
 	if (stop_sig > 0)
 		tz_writer_set_meta(r->w, "stop_reason", strsignal(stop_sig));
+	else if (r->werr == TZ_ERR_NOSPC)
+		tz_writer_set_meta(r->w, "stop_reason", "disk full");
 	rc = tz_writer_close(r->w);
 	r->w = NULL;
-	if (rc < 0 && !r->werr)
+	if (r->werr == TZ_ERR_NOSPC)
+		err(rc == TZ_ERR_NOSPC ? "'%s': disk full: recording stopped, the file is sealed with "
+					 "everything written before (free space, or use --ring SIZE)"
+				       : "'%s': disk full: recording stopped, the file could not be "
+					 "sealed (tracer-analyze recover restores it)",
+		    r->o.output);
+	else if (rc < 0 && !r->werr)
 		err("'%s': %s", r->o.output, tz_strerror(rc));
 	if (r->o.verbose) {
 		struct rusage ru;
