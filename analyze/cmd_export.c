@@ -16,7 +16,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by exe|tool|command]\n"
-		"                             [-o OUT] FILE\n\n"
+		"                             [--samples] [-o OUT] FILE\n\n"
 		"Write every process of FILE, ordered by start time:\n"
 		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
 		"  csv,tsv one row per process, Nextflow trace column names where they exist\n"
@@ -27,6 +27,8 @@ static void usage(FILE *f)
 		"  -f, --format FMT   output format (required)\n"
 		"  -b, --by KEY       naming of the 'tool' column/key: exe, tool (default), command\n"
 		"  -o, --output OUT   write to OUT instead of standard output\n"
+		"      --samples      jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
+		"                     rss_kib, threads, read_bytes, write_bytes)\n"
 		"  -h, --help         this help\n\n"
 		"Arguments that are not valid UTF-8 are written in JSON as \\udcXX escapes\n"
 		"(Python's surrogateescape); csv/tsv quote argv words like bash $'...'.\n\n"
@@ -49,7 +51,41 @@ static void key_u64(FILE *f, const char *k, uint64_t v, int known)
 		fprintf(f, ",\"%s\":null", k);
 }
 
-static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tza_by by)
+/* "oom_killed", "killed_by" and, with --samples, "samples" */
+static void jsonl_over_time(FILE *f, struct tza_model *m, struct tza_proc *p, int samples)
+{
+	int ended = !(p->flags & TZA_P_NO_EXIT);
+	fprintf(f, ",\"oom_killed\":%s", p->oom_killed ? "true" : "false");
+	if (ended && p->killer_signal && p->killer_signal == p->signal) {
+		fprintf(f, ",\"killed_by\":{\"pid\":%u,\"signal\":%d,\"comm\":", p->killer_pid,
+			p->killer_signal);
+		tza_json_cstr(f, p->killer_comm);
+		fprintf(f, ",\"kernel\":%s,\"t_s\":", p->killer_kernel ? "true" : "false");
+		tza_json_secs(f, rel(m, p->kill_ns));
+		fputc('}', f);
+	} else {
+		fputs(",\"killed_by\":null", f);
+	}
+	if (!samples)
+		return;
+	fputs(",\"samples\":[", f);
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct tza_sample *s = &p->samples[i];
+		fputs(i ? ",{\"t_s\":" : "{\"t_s\":", f);
+		tza_json_secs(f, rel(m, s->ts_ns));
+		fputs(",\"utime_s\":", f);
+		tza_json_secs(f, (int64_t)s->utime_ns);
+		fputs(",\"stime_s\":", f);
+		tza_json_secs(f, (int64_t)s->stime_ns);
+		fprintf(f, ",\"rss_kib\":%u,\"threads\":%u,\"read_bytes\":%llu,\"write_bytes\":%llu}",
+			s->rss_kib, s->threads, (unsigned long long)s->read_bytes,
+			(unsigned long long)s->write_bytes);
+	}
+	fputc(']', f);
+}
+
+static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tza_by by,
+		       int samples)
 {
 	const struct tza_exec *img = tza_proc_image(p);
 	const struct tza_exec *inh = tza_proc_image_inherited(p);
@@ -152,6 +188,7 @@ static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tz
 	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"ns_pid\":%u,\"argv_truncated\":%s", p->uid, p->euid,
 		p->ns_pid, p->flags & TZA_P_ARGV_TRUNCATED ? "true" : "false");
 	key_u64(f, "exit_ppid", p->exit_ppid, ended && p->exit_ppid);
+	jsonl_over_time(f, m, p, samples);
 	fprintf(f, ",\"reparented\":%s,\"no_fork\":%s,\"orphan\":%s}\n",
 		p->flags & TZA_P_REPARENTED ? "true" : "false",
 		p->flags & TZA_P_NO_FORK ? "true" : "false",
@@ -396,11 +433,12 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{"samples", no_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *fmt = NULL, *outp = NULL;
 	enum tza_by by = TZA_BY_TOOL;
-	int c;
+	int c, samples = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:b:o:h", opts, NULL)) != -1) {
@@ -414,6 +452,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			outp = optarg;
+			break;
+		case 'S':
+			samples = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -439,7 +480,11 @@ int cmd_export(int argc, char **argv)
 	}
 	tz_reader *r;
 	struct tza_model *m;
-	if (tza_load(argv[optind], &r, &m) < 0)
+	if (samples && kind != 0) {
+		tza_err("export: --samples needs --format jsonl");
+		return TZA_EXIT_USAGE;
+	}
+	if (tza_load_ex(argv[optind], samples ? TZA_MB_SAMPLES : 0, &r, &m) < 0)
 		return TZA_EXIT_FAIL;
 	FILE *f = stdout;
 	if (outp && !(f = fopen(outp, "w"))) {
@@ -449,7 +494,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (kind == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++)
-			jsonl_proc(f, m, m->procs[i], by);
+			jsonl_proc(f, m, m->procs[i], by, samples);
 	} else if (kind == 3) {
 		chrome(f, m, by);
 	} else {

@@ -48,6 +48,17 @@ static const char *meta(tz_reader *r, const char *k)
 static const char *const drop_names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
 					 "argv_fault"};
 
+/* an OOM victim's name: its image's file name, else its comm */
+static const char *victim_name(const struct tza_proc *p)
+{
+	const struct tza_exec *img = tza_proc_image_inherited(p);
+	if (img && img->exe) {
+		const char *b = strrchr(img->exe, '/');
+		return b ? b + 1 : img->exe;
+	}
+	return p->comm;
+}
+
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -188,7 +199,34 @@ int cmd_summary(int argc, char **argv)
 				fprintf(f, "%s%u", first ? "" : ",", m->procs[i]->pid);
 				first = 0;
 			}
-		fputs("],\"cpu\":{\"cpu_s\":", f);
+		fputs("],\"oom_kills\":[", f);
+		first = 1;
+		for (uint32_t i = 0; i < m->nprocs; i++) {
+			const struct tza_proc *p = m->procs[i];
+			if (!p->oom_killed)
+				continue;
+			fprintf(f, "%s{\"id\":", first ? "" : ",");
+			tza_json_cstr(f, p->id);
+			fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
+			tza_json_cstr(f, victim_name(p));
+			fprintf(f, ",\"rss_kib\":%llu,\"memcg_id\":%llu,\"t_s\":",
+				(unsigned long long)p->oom_rss_kib, (unsigned long long)p->oom_memcg_id);
+			tza_json_secs(f, (int64_t)(p->oom_ns - m->t0_ns));
+			fputc('}', f);
+			first = 0;
+		}
+		if (m->nhost_samples) {
+			fprintf(f, "],\"host\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
+				   "\"peak_mem_used_kib\":%llu,\"peak_mem_t_s\":",
+				(unsigned long long)m->nhost_samples,
+				(unsigned long long)m->host_mem_total_kib,
+				(unsigned long long)m->host_peak_mem_used_kib);
+			tza_json_secs(f, (int64_t)(m->host_peak_mem_ns - m->t0_ns));
+			fprintf(f, ",\"process_samples\":%llu}", (unsigned long long)m->nsamples);
+		} else {
+			fputs("],\"host\":null", f);
+		}
+		fputs(",\"cpu\":{\"cpu_s\":", f);
 		tza_json_secs(f, (int64_t)cpu_used);
 		fputs(",\"utilisation\":", f);
 		tza_json_num(f, util);
@@ -275,6 +313,24 @@ int cmd_summary(int argc, char **argv)
 			(unsigned long long)core);
 		fprintf(f, "cpu        %.3f CPU-s in %s on %u CPUs: %.1f%% utilisation\n",
 			cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), mi.ncpus, 100 * util);
+		if (m->nhost_samples)
+			fprintf(f, "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
+				tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
+				tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
+				tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
+				(unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
+		if (m->noom_kills) {
+			fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
+			for (uint32_t i = 0; i < m->nprocs; i++) {
+				const struct tza_proc *p = m->procs[i];
+				if (p->oom_killed)
+					fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu\n",
+						victim_name(p), p->pid,
+						tza_fmt_bytes(b[4], 40, p->oom_rss_kib * 1024),
+						tza_fmt_dur(b[5], 40, p->oom_ns - m->t0_ns),
+						(unsigned long long)p->oom_memcg_id);
+			}
+		}
 		if (nshow) {
 			fprintf(f, "\ntop tools by self CPU:\n  %-28s %7s %10s %10s %6s %9s %9s %9s\n",
 				by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",

@@ -34,6 +34,12 @@ struct fields {
 	const struct tz_field *s_start, *s_tgid, *s_ppid, *s_uid, *s_euid, *s_nspid, *s_argc,
 		*s_argvsz, *s_flags, *s_comm, *s_exe, *s_argv;
 	const struct tz_field *d[EV_DROP_SLOTS];
+	const struct tz_field *sm_start, *sm_tgid, *sm_ut, *sm_st, *sm_anon, *sm_file, *sm_shmem,
+		*sm_rb, *sm_wb, *sm_threads;
+	const struct tz_field *h_user, *h_nice, *h_sys, *h_idle, *h_iow, *h_irq, *h_soft,
+		*h_steal, *h_total, *h_avail, *h_used, *h_rd, *h_wr, *h_rx, *h_tx, *h_ncpus, *h_load1;
+	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg;
+	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm;
 };
 
 struct builder {
@@ -44,10 +50,12 @@ struct builder {
 	size_t cap;
 	uint64_t seq;
 	struct fields f;
+	uint32_t flags; /* TZA_MB_* */
+	uint32_t host_cap;
 };
 
 static const char *const drop_names[EV_DROP_SLOTS] = {
-	"fork", "exec", "exec_fail", "exit", "map_full", "argv_fault", NULL, NULL,
+	"fork", "exec", "exec_fail", "exit", "map_full", "argv_fault", "kevent", NULL,
 };
 
 static void lookup_fields(tz_reader *r, struct fields *f)
@@ -119,6 +127,50 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->s_comm, "comm");
 	FLD(f->s_exe, "exe");
 	FLD(f->s_argv, "argv");
+	t = tz_reader_type_by_id(r, EV_SAMPLE);
+	FLD(f->sm_start, "start_ns");
+	FLD(f->sm_tgid, "tgid");
+	FLD(f->sm_ut, "utime_ns");
+	FLD(f->sm_st, "stime_ns");
+	FLD(f->sm_anon, "rss_anon_kib");
+	FLD(f->sm_file, "rss_file_kib");
+	FLD(f->sm_shmem, "rss_shmem_kib");
+	FLD(f->sm_rb, "read_bytes");
+	FLD(f->sm_wb, "write_bytes");
+	FLD(f->sm_threads, "threads");
+	t = tz_reader_type_by_id(r, EV_HOST_SAMPLE);
+	FLD(f->h_user, "cpu_user_ns");
+	FLD(f->h_nice, "cpu_nice_ns");
+	FLD(f->h_sys, "cpu_system_ns");
+	FLD(f->h_idle, "cpu_idle_ns");
+	FLD(f->h_iow, "cpu_iowait_ns");
+	FLD(f->h_irq, "cpu_irq_ns");
+	FLD(f->h_soft, "cpu_softirq_ns");
+	FLD(f->h_steal, "cpu_steal_ns");
+	FLD(f->h_total, "mem_total_kib");
+	FLD(f->h_avail, "mem_available_kib");
+	FLD(f->h_used, "mem_used_kib");
+	FLD(f->h_rd, "disk_read_bytes");
+	FLD(f->h_wr, "disk_write_bytes");
+	FLD(f->h_rx, "net_rx_bytes");
+	FLD(f->h_tx, "net_tx_bytes");
+	FLD(f->h_ncpus, "ncpus");
+	FLD(f->h_load1, "load1_milli");
+	t = tz_reader_type_by_id(r, EV_OOM_KILL);
+	FLD(f->o_start, "start_ns");
+	FLD(f->o_tgid, "tgid");
+	FLD(f->o_anon, "rss_anon_kib");
+	FLD(f->o_file, "rss_file_kib");
+	FLD(f->o_shmem, "rss_shmem_kib");
+	FLD(f->o_memcg, "memcg_id");
+	t = tz_reader_type_by_id(r, EV_SIGNAL);
+	FLD(f->g_tstart, "target_start_ns");
+	FLD(f->g_ttgid, "target_tgid");
+	FLD(f->g_sstart, "sender_start_ns");
+	FLD(f->g_stgid, "sender_tgid");
+	FLD(f->g_sig, "sig");
+	FLD(f->g_flags, "flags");
+	FLD(f->g_comm, "sender_comm");
 	t = tz_reader_type_by_id(r, EV_DROPS);
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		f->d[i] = t && drop_names[i] ? tz_type_field(t, drop_names[i]) : NULL;
@@ -435,9 +487,129 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		p->ppid = p->exit_ppid;
 	if (p->exit_ppid && p->ppid && p->exit_ppid != p->ppid)
 		p->flags |= TZA_P_REPARENTED;
+	if (p->killer_signal && p->killer_signal != p->signal)
+		p->killer_signal = 0; /* the signal it got is not what ended it */
 	live_del(b, q);
 	dead_put(b, q);
 	return 0;
+}
+
+/* The live process (tgid, start_ns), or NULL: samples and kernel events
+ * never create a process. */
+static struct tza_proc *live_proc(struct builder *b, uint32_t tgid, uint64_t start_ns)
+{
+	struct pint *q = tgid ? live_get(b, tgid) : NULL;
+	if (!q || (start_ns && q->p.start_ns && q->p.start_ns != start_ns))
+		return NULL;
+	return &q->p;
+}
+
+static int on_sample(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	struct tza_proc *p = live_proc(b, u32(ev, f->sm_tgid), tz_event_u64(ev, f->sm_start));
+	b->m->nsamples++;
+	if (!p)
+		return 0;
+	uint64_t rss = tz_event_u64(ev, f->sm_anon) + tz_event_u64(ev, f->sm_file) +
+		       tz_event_u64(ev, f->sm_shmem);
+	p->nsamples_seen++;
+	if (rss > p->peak_sample_rss_kib)
+		p->peak_sample_rss_kib = rss;
+	if (!(b->flags & TZA_MB_SAMPLES))
+		return 0;
+	if ((p->nsamples & (p->nsamples - 1)) == 0) { /* grow at powers of two */
+		uint32_t nc = p->nsamples ? p->nsamples * 2 : 4;
+		struct tza_sample *ns = realloc(p->samples, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		p->samples = ns;
+	}
+	struct tza_sample *s = &p->samples[p->nsamples++];
+	s->ts_ns = ev->ts_ns;
+	s->utime_ns = tz_event_u64(ev, f->sm_ut);
+	s->stime_ns = tz_event_u64(ev, f->sm_st);
+	s->read_bytes = tz_event_u64(ev, f->sm_rb);
+	s->write_bytes = tz_event_u64(ev, f->sm_wb);
+	s->rss_kib = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
+	s->threads = u32(ev, f->sm_threads);
+	return 0;
+}
+
+static int on_host_sample(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	struct tza_model *m = b->m;
+	uint64_t used = tz_event_u64(ev, f->h_used);
+	m->nhost_samples++;
+	m->host_mem_total_kib = tz_event_u64(ev, f->h_total);
+	if (used > m->host_peak_mem_used_kib) {
+		m->host_peak_mem_used_kib = used;
+		m->host_peak_mem_ns = ev->ts_ns;
+	}
+	if (!(b->flags & TZA_MB_SAMPLES))
+		return 0;
+	if (m->nhost == b->host_cap) {
+		uint32_t nc = b->host_cap ? b->host_cap * 2 : 64;
+		struct tza_host_sample *nh = realloc(m->host, nc * sizeof(*nh));
+		if (!nh)
+			return -1;
+		m->host = nh;
+		b->host_cap = nc;
+	}
+	struct tza_host_sample *h = &m->host[m->nhost++];
+	uint64_t idle = tz_event_u64(ev, f->h_idle) + tz_event_u64(ev, f->h_iow);
+	uint64_t busy = tz_event_u64(ev, f->h_user) + tz_event_u64(ev, f->h_nice) +
+			tz_event_u64(ev, f->h_sys) + tz_event_u64(ev, f->h_irq) +
+			tz_event_u64(ev, f->h_soft) + tz_event_u64(ev, f->h_steal);
+	h->ts_ns = ev->ts_ns;
+	h->busy_ns = busy;
+	h->total_ns = busy + idle;
+	h->mem_used_kib = used;
+	h->mem_total_kib = m->host_mem_total_kib;
+	h->mem_available_kib = tz_event_u64(ev, f->h_avail);
+	h->disk_read_bytes = tz_event_u64(ev, f->h_rd);
+	h->disk_write_bytes = tz_event_u64(ev, f->h_wr);
+	h->net_rx_bytes = tz_event_u64(ev, f->h_rx);
+	h->net_tx_bytes = tz_event_u64(ev, f->h_tx);
+	h->ncpus = u32(ev, f->h_ncpus);
+	h->load1_milli = u32(ev, f->h_load1);
+	return 0;
+}
+
+static void on_oom_kill(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	struct tza_proc *p = live_proc(b, u32(ev, f->o_tgid), tz_event_u64(ev, f->o_start));
+	if (!p)
+		return;
+	if (!p->oom_killed)
+		b->m->noom_kills++;
+	p->oom_killed = 1;
+	p->oom_ns = ev->ts_ns;
+	p->oom_rss_kib = tz_event_u64(ev, f->o_anon) + tz_event_u64(ev, f->o_file) +
+			 tz_event_u64(ev, f->o_shmem);
+	p->oom_memcg_id = tz_event_u64(ev, f->o_memcg);
+}
+
+/* A fatal signal sent to a live process: remembered as its killer; the
+ * exit keeps it only when the exit signal is this one. */
+static void on_signal(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	struct tza_proc *p = live_proc(b, u32(ev, f->g_ttgid), tz_event_u64(ev, f->g_tstart));
+	int sig = (int)tz_event_i64(ev, f->g_sig);
+	if (!p || sig <= 0)
+		return;
+	/* the first fatal signal wins: later ones hit a process already dying */
+	if (p->killer_signal == sig)
+		return;
+	p->killer_signal = sig;
+	p->killer_pid = u32(ev, f->g_stgid);
+	p->killer_start_ns = tz_event_u64(ev, f->g_sstart);
+	p->killer_kernel = (u32(ev, f->g_flags) & EV_SIGNAL_KERNEL) != 0;
+	get_comm(ev, f->g_comm, p->killer_comm);
+	p->kill_ns = ev->ts_ns;
 }
 
 static int on_state(struct builder *b, const struct tz_event *ev)
@@ -653,9 +825,16 @@ static int finish(struct builder *b, tz_reader *r)
 
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out)
 {
+	return tza_model_build_ex(r, from_ns, to_ns, 0, out);
+}
+
+int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags,
+		       struct tza_model **out)
+{
 	struct builder b;
 	int rc;
 	memset(&b, 0, sizeof(b));
+	b.flags = flags;
 	*out = NULL;
 	b.m = calloc(1, sizeof(*b.m));
 	b.hsize = 1024;
@@ -698,6 +877,18 @@ int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_m
 		case EV_DROPS:
 			on_drops(&b, ev);
 			break;
+		case EV_SAMPLE:
+			e = on_sample(&b, ev);
+			break;
+		case EV_HOST_SAMPLE:
+			e = on_host_sample(&b, ev);
+			break;
+		case EV_OOM_KILL:
+			on_oom_kill(&b, ev);
+			break;
+		case EV_SIGNAL:
+			on_signal(&b, ev);
+			break;
 		default:
 			m->unknown_events++;
 		}
@@ -736,10 +927,12 @@ void tza_model_free(struct tza_model *m)
 		free(p->failed);
 		free(p->tool);
 		free(p->command);
+		free(p->samples);
 		free((struct pint *)p);
 	}
 	free(m->procs);
 	free(m->roots);
+	free(m->host);
 	free(m);
 }
 

@@ -57,6 +57,29 @@ struct tza_failed_exec {
  * state event's time and filename is NULL. */
 #define TZA_EXEC_FROM_STATE 0x80000000u
 
+/*
+ * One per-process sample (EV_SAMPLE), kept only when the model is built with
+ * TZA_MB_SAMPLES. Compact: 48 bytes. Cumulative counters are self-only.
+ */
+struct tza_sample {
+	uint64_t ts_ns;		/* CLOCK_BOOTTIME ns */
+	uint64_t utime_ns, stime_ns; /* cumulative CPU ns */
+	uint64_t read_bytes, write_bytes; /* cumulative storage I/O bytes */
+	uint32_t rss_kib;	/* anon + file + shmem RSS now, KiB (saturates at 4 TiB) */
+	uint32_t threads;	/* live threads now */
+};
+
+/* One host sample (EV_HOST_SAMPLE), kept only with TZA_MB_SAMPLES. */
+struct tza_host_sample {
+	uint64_t ts_ns;		/* CLOCK_BOOTTIME ns */
+	uint64_t busy_ns;	/* cumulative CPU ns not idle nor iowait, all CPUs */
+	uint64_t total_ns;	/* cumulative CPU ns in every state, all CPUs */
+	uint64_t mem_used_kib, mem_total_kib, mem_available_kib;
+	uint64_t disk_read_bytes, disk_write_bytes, net_rx_bytes, net_tx_bytes;
+	uint32_t ncpus;		/* online CPUs */
+	uint32_t load1_milli;	/* 1-minute load average x 1000 */
+};
+
 /* One process: a thread group from its fork (or first sight) to its exit. */
 struct tza_proc {
 	char id[40];	    /* "PID.START_NS" unique in the trace; export's `id` */
@@ -96,6 +119,24 @@ struct tza_proc {
 	/* Derived lazily by tool.c (tza_proc_tool); owned by the model. */
 	char *tool, *command;
 	uint32_t index;		/* position in tza_model.procs */
+
+	/* Resource use over time (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL). */
+	struct tza_sample *samples; /* in time order; only with TZA_MB_SAMPLES */
+	uint32_t nsamples;
+	uint32_t nsamples_seen;	/* EV_SAMPLE events of this process (kept or not) */
+	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
+	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL) */
+	uint64_t oom_ns;	/* when; CLOCK_BOOTTIME ns */
+	uint64_t oom_rss_kib;	/* its RSS then, KiB */
+	uint64_t oom_memcg_id;	/* its memory cgroup id */
+	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
+	 * valid when killer_signal != 0 */
+	int killer_signal;
+	uint32_t killer_pid;	/* sender tgid (the running task for kernel signals) */
+	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
+	int killer_kernel;	/* sent by the kernel (fault, OOM killer) */
+	char killer_comm[16];	/* sender comm, NUL-terminated */
+	uint64_t kill_ns;	/* when the signal was sent */
 };
 
 /* The whole model of one trace. */
@@ -121,7 +162,20 @@ struct tza_model {
 	uint64_t from_state;	 /* processes known only from state blocks (not
 				    pre-existing): their start is older than the
 				    trace's data (ring mode overwrote it, or a slice) */
+
+	/* Resource use over time (always aggregated; arrays only with TZA_MB_SAMPLES) */
+	uint64_t nsamples;	 /* EV_SAMPLE events */
+	uint64_t nhost_samples;	 /* EV_HOST_SAMPLE events */
+	uint64_t noom_kills;	 /* EV_OOM_KILL events of processes in the model */
+	uint64_t host_mem_total_kib; /* from the last host sample (0: none) */
+	uint64_t host_peak_mem_used_kib; /* largest mem_used_kib of any host sample */
+	uint64_t host_peak_mem_ns; /* when (CLOCK_BOOTTIME ns) */
+	struct tza_host_sample *host; /* host samples in time order */
+	uint32_t nhost;
 };
+
+/* tza_model_build_ex flags */
+#define TZA_MB_SAMPLES 0x1 /* keep every per-process and host sample in memory */
 
 /*
  * Build the model from r over [from_ns, to_ns] (0 and UINT64_MAX for all).
@@ -144,6 +198,10 @@ struct tza_model {
  * knows only from state blocks.
  */
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out);
+/* The same with TZA_MB_* flags (tza_model_build is flags 0: samples are
+ * counted and aggregated but not kept). */
+int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags,
+		       struct tza_model **out);
 void tza_model_free(struct tza_model *m);
 
 /* Process by id ("PID.START_NS"), or NULL. */

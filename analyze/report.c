@@ -41,13 +41,18 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 
 int tza_load(const char *path, tz_reader **r, struct tza_model **m)
 {
+	return tza_load_ex(path, 0, r, m);
+}
+
+int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m)
+{
 	*m = NULL;
 	*r = tza_open(path, NULL);
 	if (!*r)
 		return -1;
 	if (tza_check_whole(*r, path, 0) < 0)
 		goto fail;
-	int rc = tza_model_build(*r, 0, UINT64_MAX, m);
+	int rc = tza_model_build_ex(*r, 0, UINT64_MAX, flags, m);
 	if (rc < 0) {
 		const char *msg = tz_reader_errmsg(*r);
 		if (msg && *msg)

@@ -18,6 +18,8 @@
  * line ("tracer-analyze: 'x.tz': ...") and returns -1 with nothing to free.
  */
 int tza_load(const char *path, tz_reader **r, struct tza_model **m);
+/* The same with tza_model_build_ex flags (TZA_MB_SAMPLES). */
+int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m);
 /*
  * Refuse a trace without a footer (crashed or truncated: 'recover' it first)
  * and one with damaged blocks (after_read: once the events were read), with
