@@ -221,7 +221,8 @@ struct ev_sample {
 	__u64 start_ns;	      /* group_leader->start_boottime: process identity */
 	__u64 utime_ns;	      /* cumulative user CPU ns (as EV_EXIT, scaled to runtime) */
 	__u64 stime_ns;	      /* cumulative system CPU ns */
-	__u64 rss_anon_kib;   /* mm->rss_stat[MM_ANONPAGES] now, KiB (per-CPU exact) */
+	__u64 rss_anon_kib;   /* mm->rss_stat[MM_ANONPAGES] now, KiB, as VmRSS and
+				 hiwater_rss see it (shared count, get_mm_counter) */
 	__u64 rss_file_kib;   /* mm->rss_stat[MM_FILEPAGES] now, KiB */
 	__u64 rss_shmem_kib;  /* mm->rss_stat[MM_SHMEMPAGES] now, KiB */
 	__u64 rchar, wchar;   /* cumulative bytes via read/write syscalls */

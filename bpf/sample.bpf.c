@@ -8,8 +8,7 @@
  * This object shares three maps with tracer.bpf.c (user space passes their
  * fds with bpf_map__reuse_fd before load): `rb` (one ring buffer, so OOM
  * kills and signals are ordered with exits), `tracked` (the same filter)
- * and `drops` (the same counters; also the per-CPU array whose copies give
- * the per-CPU offsets used to sum rss_stat exactly).
+ * and `drops` (the same counters).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,7 +22,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load (rodata). */
 const volatile bool filter_on = true;	/* false: -a, every process */
-const volatile __u32 nr_cpus = 1;	/* possible CPUs, for rss sums */
 const volatile __u32 page_kib = 4;	/* page size in KiB */
 const volatile __u64 min_age_ns = 1000000000ull; /* sample processes older than this */
 
@@ -48,8 +46,6 @@ struct {
 	__uint(max_entries, EV_DROP_SLOTS);
 } drops SEC(".maps");
 
-static const __u32 zero;
-
 /* signals whose default action terminates (with or without a core dump) */
 #define FATAL_MASK                                                                        \
 	(0x1fffeull /* 1..16 */ | 0xf000000ull /* XCPU XFSZ VTALRM PROF */ |                \
@@ -65,60 +61,20 @@ static __always_inline void drop(__u32 slot)
 		*c += 1;
 }
 
-/* ------------------------------------------------------------ exact RSS */
+/* ------------------------------------------------------------ RSS */
 
 /*
- * Per-CPU offsets from the shared per-CPU `drops` map: the address of each
- * CPU's copy of element 0 minus the map's raw per-CPU pointer. They turn
- * mm->rss_stat[].counters (a per-CPU pointer) into each CPU's address, so
- * RSS is summed exactly (what the kernel's own readers approximate).
+ * Pages of one rss_stat counter as the kernel's own readers see it
+ * (get_mm_counter: percpu_counter_read_positive, the shared count without
+ * the per-CPU deltas still below the batch): what /proc/PID/status VmRSS
+ * shows and what update_hiwater_rss() records as the peak the exit event
+ * reports, so a sample and the exit-time peak agree.
  */
-__u64 pcpu_off[MAX_CPUS_EXACT];
-__u32 pcpu_ready;
-
-static __always_inline int pcpu_init(void)
-{
-	struct bpf_array *arr = (struct bpf_array *)&drops;
-	unsigned long self, base = 0;
-	__u32 cpu;
-
-	self = (unsigned long)arr->map.freeze_mutex.wait_list.next;
-	self -= bpf_core_field_offset(struct bpf_map, freeze_mutex) +
-		bpf_core_field_offset(struct mutex, wait_list);
-	bpf_probe_read_kernel(&base, sizeof(base),
-			      (void *)(self + bpf_core_field_offset(struct bpf_array, pptrs)));
-	if (!base)
-		return -1;
-	for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
-		void *addr = bpf_map_lookup_percpu_elem(&drops, &zero, cpu);
-		unsigned long a = 0;
-
-		if (!addr)
-			return -1;
-		bpf_probe_read_kernel(&a, sizeof(a), &addr);
-		pcpu_off[cpu] = a - base;
-	}
-	pcpu_ready = 1;
-	return 0;
-}
-
-/* pages of one rss_stat counter: the shared count plus every CPU's delta */
-static __always_inline __s64 rss_counter(struct mm_struct *mm, int idx, int exact)
+static __always_inline __s64 rss_counter(struct mm_struct *mm, int idx)
 {
 	struct percpu_counter *pc = &mm->rss_stat[idx & 3];
-	unsigned long ctr = (unsigned long)BPF_CORE_READ(pc, counters);
-	__s64 total = BPF_CORE_READ(pc, count);
-	__u32 cpu;
 
-	if (!exact)
-		return total;
-	for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
-		__s32 v = 0;
-
-		bpf_probe_read_kernel(&v, sizeof(v), (void *)(ctr + pcpu_off[cpu]));
-		total += v;
-	}
-	return total;
+	return BPF_CORE_READ(pc, count);
 }
 
 static __always_inline __u64 pages_kib(__s64 pages)
@@ -171,7 +127,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	struct ev_sample e;
 	__u64 now, rt;
 	__u32 tgid;
-	int i, exact;
+	int i;
 
 	if (!t || t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
 		return 0;
@@ -227,10 +183,9 @@ int sample_tasks(struct bpf_iter__task *ctx)
 			e.write_bytes > tp->child_io[5] ? e.write_bytes - tp->child_io[5] : 0;
 	}
 
-	exact = nr_cpus <= MAX_CPUS_EXACT && (pcpu_ready || pcpu_init() == 0);
-	e.rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES, exact));
-	e.rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES, exact));
-	e.rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES, exact));
+	e.rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES));
+	e.rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES));
+	e.rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES));
 	bpf_seq_write(seq, &e, sizeof(e));
 	return 0;
 }
@@ -276,12 +231,10 @@ int BPF_PROG(on_mark_victim, struct task_struct *task, uid_t uid)
 	}
 	mm = BPF_CORE_READ(task, mm);
 	if (mm) {
-		int exact = nr_cpus <= MAX_CPUS_EXACT && (pcpu_ready || pcpu_init() == 0);
-
 		e->total_vm_kib = BPF_CORE_READ(mm, total_vm) * page_kib;
-		e->rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES, exact));
-		e->rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES, exact));
-		e->rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES, exact));
+		e->rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES));
+		e->rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES));
+		e->rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES));
 	}
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), task->comm);
 	bpf_ringbuf_submit(e, 0);

@@ -83,7 +83,7 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 		 int verbose)
 {
 	struct sample_bpf *s;
-	int ncpus = libbpf_num_possible_cpus(), rc;
+	int rc;
 
 	s = sample_bpf__open();
 	if (!s) {
@@ -92,7 +92,6 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 	}
 	S.skel = s;
 	s->rodata->filter_on = filter_on;
-	s->rodata->nr_cpus = ncpus > 0 ? (uint32_t)ncpus : 1;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->min_age_ns = interval_ns;
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
