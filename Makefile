@@ -185,3 +185,9 @@ install: all
 
 clean:
 	rm -rf build build-asan
+
+# bench/run: tracer beside perf, bpftrace, libbpf-tools, atop and tracefs
+# (root; ~10 min; BENCH_ARGS=--quick for ~2 min). docs/PERFORMANCE.md.
+.PHONY: bench
+bench: all
+	$(Q)O=$(O) bench/run $(BENCH_ARGS)

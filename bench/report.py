@@ -34,6 +34,13 @@ def kv(path):
     return out
 
 
+def lines(path):
+    try:
+        return open(path).read().splitlines()
+    except OSError:
+        return []
+
+
 def nums(path):
     try:
         return [float(x) for x in open(path).read().split()]
@@ -126,7 +133,7 @@ for w in wl:
                 sl.append(x[0] / b[0])
                 cr.append((x[1] + x[2]) / (b[1] + b[2]))
             c = kv(os.path.join(sd, "counts"))
-            for line in open(os.path.join(sd, "counts")):
+            for line in lines(os.path.join(sd, "counts")):
                 p = line.split()
                 if p[0] == "cap" and p[1] == w:
                     caps.append((p[2], p[3]))
@@ -229,16 +236,27 @@ if os.path.isdir(a):
     dsec = med(dec)
     print(f"## Analyzer: synthetic trace of {ev:,} events, {int(s0['procs']):,} processes, "
           f"{tzb:,} bytes ({tzb / ev:.1f} bytes/event)\n")
-    print("| what | seconds (median of 3) | events/s | x raw decode time | peak RSS MiB |")
+    print("| what | seconds (median of up to 3) | events/s | x raw decode time | peak RSS MiB |")
     print("|---|---:|---:|---:|---:|")
     print(f"| writer (bench-tzsynth: tz_writer, zstd 3, 1 thread) | {float(s0['seconds']):.2f} | "
           f"{ev / float(s0['seconds']):,.0f} | | |")
     drs = runs("decode_rss")
     print(f"| reader raw decode (bench-tzdecode) | {fmt(dsec)} | {fmt(ev / dsec if dsec else None, '{:,.0f}')} | 1 | "
           f"{fmt(med([x[1] / 1024 for x in drs]), '{:.0f}')} |")
+    def timed_out(pre):
+        for f in glob.glob(os.path.join(a, pre + ".[0-9]")):
+            t = open(f).read().split()
+            if t and t[0] == "timeout":
+                return t[1]
+        return None
+
     for name, pre in (("tracer-analyze summary", "summary"), ("tracer-analyze export --format jsonl", "export")):
         rr = runs(pre)
         s = med([x[0] for x in rr])
+        if not rr and timed_out(pre):
+            print(f"| {name} | > {timed_out(pre)} (stopped) | < {ev / float(timed_out(pre)):,.0f} | "
+                  f"> {float(timed_out(pre)) / dsec:.0f} | |")
+            continue
         print(f"| {name} | {fmt(s)} | {fmt(ev / s if s else None, '{:,.0f}')} | "
               f"{fmt(s / dsec if s and dsec else None)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
     zt = open(os.path.join(a, "zstd.txt")).read() if os.path.exists(os.path.join(a, "zstd.txt")) else ""
@@ -261,6 +279,9 @@ if os.path.isdir(a):
         if os.path.exists(os.path.join(a, "synth_small.txt")) else {}
     sb = dict(x.split("=") for x in open(os.path.join(a, "synth_bigp.txt")).read().split() if "=" in x) \
         if os.path.exists(os.path.join(a, "synth_bigp.txt")) else {}
+    for nm, rx in (("rss_small", rs), ("rss_big", rb)):
+        if not rx and os.path.exists(os.path.join(a, nm)):
+            print(f"- `summary` for the memory row {nm}: " + open(os.path.join(a, nm)).read().strip())
     if rs and rb and ss and sb:
         print("Peak RSS of `summary` with the same process set (the extra events are the recorder's periodic drop-counter records):\n")
         print("| events | processes | summary seconds | peak RSS MiB |")
