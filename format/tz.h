@@ -236,7 +236,11 @@ void tz_writer_note_dropped(tz_writer *w, uint64_t n);
 int tz_writer_flush(tz_writer *w, int force);
 
 /* Seal, write final metadata, index and footer, fsync, free. Returns the
- * first error met during the writer's life (0 if none). w is freed always. */
+ * first error met during the writer's life (0 if none). w is freed always.
+ * A linear file keeps disk space allocated ahead of its end for the footer,
+ * so after TZ_ERR_NOSPC (disk full) close still seals the file: every block
+ * written before the error is kept with metadata (write_error), index and
+ * trailer; the open chunk is lost; the return value is TZ_ERR_NOSPC. */
 int tz_writer_close(tz_writer *w);
 
 /* Free without finishing the file (what a crash leaves; used by tests). */

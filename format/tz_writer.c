@@ -17,6 +17,8 @@
 #define QUEUE_MAX 4		 /* sealed chunks waiting for the compression thread */
 #define SYNC_EVERY_NS 5000000000ull
 #define INDEX_EVERY 64 /* chunks between periodic index blocks (linear files) */
+#define FOOTER_RESERVE (64u << 10) /* + the index: kept allocated for the footer */
+#define RESERVE_STEP (1u << 20)	   /* disk space allocated ahead at a time */
 
 /* Per-chunk builder: string table + encoded events. */
 struct cbuild {
@@ -72,6 +74,11 @@ struct tz_writer {
 	ZSTD_CCtx *cctx;
 	struct tz_buf cbuf;
 	uint64_t last_sync_ns;
+	/* linear files: disk allocated (FALLOC_FL_KEEP_SIZE) up to here, so the
+	 * footer always fits even when the disk fills up (docs/RELIABILITY.md) */
+	uint64_t reserved_to;
+	int no_reserve; /* the filesystem cannot preallocate */
+	int finishing;	/* writing the footer: it uses the reserve */
 
 	/* ring */
 	int ring;
@@ -120,6 +127,42 @@ static uint64_t now_boot(void)
 }
 
 /* ---------------------------------------------------------------- output */
+
+/*
+ * Keep disk space allocated beyond the end of a linear file for the block
+ * about to be written at [.., end) plus the footer (metadata, index,
+ * trailer), so that a full disk stops the trace at a block boundary with
+ * room left to seal it. Runs on the writing thread.
+ */
+static int reserve(tz_writer *w, uint64_t off, uint64_t end)
+{
+	uint64_t need = end + FOOTER_RESERVE + w->index.len + 4 * TZ_INDEX_ENTRY;
+
+	if (w->is_mem || w->ring || w->no_reserve || w->finishing || need <= w->reserved_to)
+		return 0;
+	uint64_t from = w->reserved_to > off ? w->reserved_to : off;
+	for (int exact = 0; exact < 2; exact++) {
+		uint64_t to = exact ? need : need + RESERVE_STEP;
+		if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) == 0) {
+			w->reserved_to = to;
+			return 0;
+		}
+		if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) {
+			w->no_reserve = 1; /* fall back: a torn block is cut off at close */
+			return 0;
+		}
+		if (errno == EINTR) {
+			exact--;
+			continue;
+		}
+		if (errno != ENOSPC && errno != EDQUOT)
+			break;
+	}
+	int e = errno;
+	set_err(w, e == ENOSPC || e == EDQUOT ? TZ_ERR_NOSPC : TZ_ERR_IO, off, "write: %s",
+		strerror(e));
+	return w->err;
+}
 
 static int out_write(tz_writer *w, uint64_t off, const struct iovec *iov, int n)
 {
@@ -258,6 +301,11 @@ static int write_block(tz_writer *w, uint8_t type, uint64_t seq, const struct tz
 			return rc;
 	} else {
 		off = w->pos;
+		if (at == UINT64_MAX) {
+			int rc = reserve(w, off, off + size);
+			if (rc)
+				return rc;
+		}
 	}
 	struct iovec iov[2] = {{hdr, hsize}, {(void *)payload, plen}};
 	int rc = out_write(w, off, iov, 2);
@@ -902,6 +950,10 @@ int tz_writer_open(tz_writer **out, const char *path, const struct tz_writer_opt
 			rc = e == ENOSPC ? TZ_ERR_NOSPC : TZ_ERR_IO;
 			set_err(w, rc, UINT64_MAX, "cannot preallocate %llu bytes: %s",
 				(unsigned long long)w->o.ring_size, strerror(e));
+			/* leave nothing behind that looks like a trace */
+			close(w->fd);
+			w->fd = -1;
+			unlink(path);
 			return rc;
 		}
 	}
@@ -1049,14 +1101,91 @@ int tz_writer_flush(tz_writer *w, int force)
 	return rc ? rc : sticky(w);
 }
 
+/* Final metadata, footer index and trailer of a linear file at w->pos (or
+ * the final metadata of a ring file). */
+static int write_footer(tz_writer *w)
+{
+	/* the stop clock anchor travels in the final metadata */
+	uint64_t sb;
+	int64_t sr;
+	char num[32];
+	int rc;
+	tz_clock_pair(&sb, &sr);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)sb);
+	tz_writer_set_meta(w, "stop_anchor_boot_ns", num);
+	snprintf(num, sizeof(num), "%lld", (long long)sr);
+	tz_writer_set_meta(w, "stop_anchor_real_ns", num);
+	if (w->ring)
+		return write_meta_block(w, TZ_RING_FINAL);
+	rc = write_meta_block(w, UINT64_MAX);
+	if (rc)
+		return rc;
+	uint64_t ioff = w->pos;
+	uint64_t iseq = w->seq++;
+	struct tz_buf idx = w->index; /* the index does not list itself */
+	w->index = (struct tz_buf){0};
+	rc = write_block(w, TZ_B_INDEX, iseq, NULL, idx.p, idx.len, 0, UINT64_MAX);
+	tz_buf_free(&idx);
+	if (rc)
+		return rc;
+	uint8_t t[TZ_TRAILER_SIZE], ext[TZ_TRAILER_EXT];
+	struct tz_bhdr h = {0};
+	h.type = TZ_B_TRAILER;
+	h.ext_len = TZ_TRAILER_EXT;
+	h.seq = w->seq++;
+	h.payload_csum = tz_hash(NULL, 0);
+	tz_put64(ext, ioff);
+	tz_put64(ext + 8, w->pos - ioff);
+	tz_put64(ext + 16, w->pos + TZ_TRAILER_SIZE);
+	tz_bhdr_encode(t, &h, ext);
+	struct iovec iov = {t, sizeof(t)};
+	rc = out_write(w, w->pos, &iov, 1);
+	if (!rc) {
+		w->pos += TZ_TRAILER_SIZE;
+		w->st.bytes_out += TZ_TRAILER_SIZE;
+	}
+	return rc;
+}
+
+/*
+ * The disk filled up (TZ_ERR_NOSPC): cut a torn block off, then seal the
+ * file in the space reserve() kept free: every block written before the
+ * error stays readable with a footer; the open chunk and what was queued
+ * after the error are lost. Returns TZ_ERR_NOSPC (sealed) or the error of
+ * the footer (the file then ends at the last whole block).
+ */
+static int finish_nospc(tz_writer *w)
+{
+	uint64_t end = w->pos;
+
+	if (ftruncate(w->fd, (off_t)end))
+		return w->err;
+	w->err = 0;
+	w->finishing = 1;
+	tz_writer_set_meta(w, "write_error", "no space left on device");
+	int rc = write_footer(w);
+	if (rc) {
+		if (ftruncate(w->fd, (off_t)end)) {
+			/* nothing more to do: the reader resynchronises */
+		}
+		w->err = TZ_ERR_NOSPC;
+		return rc;
+	}
+	if (!(w->o.flags & TZ_W_NO_FSYNC))
+		fsync(w->fd);
+	w->err = TZ_ERR_NOSPC;
+	return TZ_ERR_NOSPC;
+}
+
 static int finish(tz_writer *w)
 {
 	int rc = sticky(w);
-	if (rc)
+	if (rc && !(rc == TZ_ERR_NOSPC && !w->is_mem && !w->ring))
 		return rc;
 	if (w->in_state)
 		return TZ_ERR_STATE;
-	rc = ensure_head(w) ?: seal(w, 1);
+	if (!rc)
+		rc = ensure_head(w) ?: seal(w, 1);
 	drain(w);
 	if (w->threaded) {
 		pthread_mutex_lock(&w->mu);
@@ -1068,47 +1197,17 @@ static int finish(tz_writer *w)
 		pthread_mutex_destroy(&w->mu);
 		pthread_cond_destroy(&w->cv);
 	}
+	if (w->err == TZ_ERR_NOSPC && !w->is_mem && !w->ring)
+		return finish_nospc(w);
 	if (rc || w->err)
 		return w->err ? w->err : rc;
-	/* the stop clock anchor travels in the final metadata */
-	uint64_t sb;
-	int64_t sr;
-	char num[32];
-	tz_clock_pair(&sb, &sr);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)sb);
-	tz_writer_set_meta(w, "stop_anchor_boot_ns", num);
-	snprintf(num, sizeof(num), "%lld", (long long)sr);
-	tz_writer_set_meta(w, "stop_anchor_real_ns", num);
-	if (w->ring) {
-		rc = write_meta_block(w, TZ_RING_FINAL);
-	} else {
-		rc = write_meta_block(w, UINT64_MAX);
-		if (!rc) {
-			uint64_t ioff = w->pos;
-			uint64_t iseq = w->seq++;
-			struct tz_buf idx = w->index; /* the index does not list itself */
-			w->index = (struct tz_buf){0};
-			rc = write_block(w, TZ_B_INDEX, iseq, NULL, idx.p, idx.len, 0, UINT64_MAX);
-			tz_buf_free(&idx);
-			if (!rc) {
-				uint8_t t[TZ_TRAILER_SIZE], ext[TZ_TRAILER_EXT];
-				struct tz_bhdr h = {0};
-				h.type = TZ_B_TRAILER;
-				h.ext_len = TZ_TRAILER_EXT;
-				h.seq = w->seq++;
-				h.payload_csum = tz_hash(NULL, 0);
-				tz_put64(ext, ioff);
-				tz_put64(ext + 8, w->pos - ioff);
-				tz_put64(ext + 16, w->pos + TZ_TRAILER_SIZE);
-				tz_bhdr_encode(t, &h, ext);
-				struct iovec iov = {t, sizeof(t)};
-				rc = out_write(w, w->pos, &iov, 1);
-				if (!rc) {
-					w->pos += TZ_TRAILER_SIZE;
-					w->st.bytes_out += TZ_TRAILER_SIZE;
-				}
-			}
-		}
+	w->finishing = 1;
+	rc = write_footer(w);
+	/* give back the disk reserve() allocated beyond the end */
+	if (!rc && !w->is_mem && !w->ring && w->reserved_to > w->pos &&
+	    ftruncate(w->fd, (off_t)w->pos)) {
+		set_err(w, TZ_ERR_IO, UINT64_MAX, "ftruncate: %s", strerror(errno));
+		rc = w->err;
 	}
 	if (!rc && !w->is_mem && !(w->o.flags & TZ_W_NO_FSYNC) && fsync(w->fd)) {
 		set_err(w, TZ_ERR_IO, UINT64_MAX, "fsync: %s", strerror(errno));

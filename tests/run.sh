@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Run every test: cmocka unit binaries, fuzz-corpus replays, integration scripts.
-# Usage: O=build tests/run.sh [unit|integration|all]
+# Run every test: cmocka unit binaries, fuzz-corpus replays, integration
+# scripts, reliability scripts (tests/reliability/, docs/RELIABILITY.md).
+# Usage: O=build tests/run.sh [unit|integration|reliability|all|long]
+# `long` runs the long variants (tests/reliability/long_*.sh, make test-long).
 # Each entry runs under a time bound; the last line is "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -43,6 +45,18 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	for t in tests/integration/[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		run "integration/$(basename "$t" .sh)" 600 bash "$t"
+	done
+fi
+if [ "$what" = all ] || [ "$what" = reliability ]; then
+	for t in tests/reliability/[0-9]*.sh; do
+		[ -f "$t" ] || continue
+		run "reliability/$(basename "$t" .sh)" 600 bash "$t"
+	done
+fi
+if [ "$what" = long ]; then
+	for t in tests/reliability/long_*.sh; do
+		[ -f "$t" ] || continue
+		run "long/$(basename "$t" .sh)" 7200 bash "$t"
 	done
 fi
 echo

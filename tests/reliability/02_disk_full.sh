@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Disk full (issue 8.2). A linear trace on a 2 MiB tmpfs: the recorder stops
+# with one line on stderr, exits 1, leaves a sealed file (footer, verify
+# clean, every exec it kept forms an unbroken prefix of the storm) and the
+# traced command runs on to its end unharmed. A ring trace preallocated on
+# that tmpfs, with the rest of the tmpfs then filled up, never fails while
+# it wraps several times; a ring larger than the free space is refused at
+# start with one line and no file left behind.
+. "$(dirname "$0")/rlib.sh"
+need_root
+cd "$T"
+mkdir mnt
+mount -t tmpfs -o size=2m,mode=0700 tracer-rel-full "$T/mnt" || { echo "skip: cannot mount a tmpfs"; exit 77; }
+on_exit 'umount -l "$T/mnt"'
+
+# --- linear: the disk fills up mid-storm
+N=3000
+rc=0
+record -o mnt/full.tz -- "$S" -n $N -a 4000 -d "$T/done" || rc=$?
+[ $rc = 1 ] || fail "disk full: recorder exit $rc, want 1"
+[ ! -e done ] || fail "the storm ended before the disk filled up (tmpfs too large?)"
+[ "$(wc -l <rec.err)" = 1 ] || fail "disk full: not one line on stderr: $(cat rec.err)"
+grep -qx "tracer-record: 'mnt/full.tz': disk full: recording stopped, the file is sealed with everything written before (free space, or use --ring SIZE)" rec.err ||
+	fail "disk full message: $(cat rec.err)"
+"$A" verify mnt/full.tz >/dev/null 2>verify.err || fail "verify of the full disk's file: $(cat verify.err)"
+"$A" info mnt/full.tz >info.txt || fail "info"
+grep -q 'footer index present' info.txt || fail "the file is not sealed (no footer)"
+[ "$(meta info.txt stop_reason)" = disk ] || fail "stop_reason: $(grep stop_reason info.txt)"
+grep -q '^  write_error  *no space left on device$' info.txt || fail "no write_error metadata"
+k=$(exec_ids mnt/full.tz 0 | prefix_len) || fail "execs kept are not a prefix of the storm"
+[ "$k" -ge 50 ] && [ "$k" -lt $N ] || fail "kept $k execs of $N"
+# the traced command is not harmed: it runs to its end with every exec ok
+wait_for done 300
+[ "$(cat done)" = "$N 0" ] || fail "the storm after the recorder stopped: $(cat done), want '$N 0'"
+echo "linear: $k of $N execs kept, file sealed"
+rm -f mnt/full.tz
+
+# --- ring: preallocated, then the disk is filled by someone else
+rm -f go
+"$R" --ring 1M -o mnt/ring.tz -- sh -c "while [ ! -e $T/go ]; do sleep 0.05; done; exec $S -n 1500 -a 4000" \
+	2>ring.err &
+rp=$!
+bg_track $rp
+for _ in $(seq 100); do [ -s mnt/ring.tz ] && break; sleep 0.1; done
+[ "$(stat -c %s mnt/ring.tz)" = 1048576 ] || fail "ring file not preallocated: $(stat -c %s mnt/ring.tz) bytes"
+dd if=/dev/zero of=mnt/filler bs=64k 2>/dev/null && fail "the filler did not fill the tmpfs"
+[ "$(df --output=avail "$T/mnt" | tail -1)" -lt 64 ] || fail "tmpfs not full: $(df "$T/mnt")"
+: >go
+rc=0
+wait $rp || rc=$?
+[ $rc = 0 ] || fail "ring on a full disk: recorder exit $rc: $(cat ring.err)"
+[ ! -s ring.err ] || fail "ring on a full disk printed: $(cat ring.err)"
+[ "$(stat -c %s mnt/ring.tz)" = 1048576 ] || fail "ring file grew: $(stat -c %s mnt/ring.tz)"
+"$A" verify mnt/ring.tz >/dev/null 2>verify.err || fail "verify ring: $(cat verify.err)"
+ids=$(exec_ids mnt/ring.tz 0 | tail -n 1)
+[ "$ids" = 1499 ] || fail "ring: newest exec kept is $ids, want 1499"
+first=$(exec_ids mnt/ring.tz 0 | head -n 1)
+[ "$first" -gt 0 ] || fail "ring: did not wrap (oldest exec kept $first)"
+echo "ring: execs $first..1499 kept after wrapping on a full disk"
+
+# --- ring larger than the free space: refused at start, nothing left
+rm -f mnt/ring.tz mnt/filler
+rc=0
+record --ring 4M -o mnt/big.tz -- true || rc=$?
+[ $rc = 1 ] || fail "ring larger than the disk: exit $rc, want 1"
+[ "$(wc -l <rec.err)" = 1 ] || fail "ring larger than the disk: $(cat rec.err)"
+grep -q "cannot preallocate 4194304 bytes: No space left on device" rec.err || fail "message: $(cat rec.err)"
+[ ! -e mnt/big.tz ] || fail "a failed ring preallocation left a file"
+echo ok
