@@ -398,14 +398,50 @@ static int attach(struct rec *r, struct bpf_program *p)
 	return 0;
 }
 
+/* The capabilities loading tracepoint programs needs that this process
+ * lacks (effective set, /proc/self/status), as "capability CAP_BPF";
+ * "" when none is missing (CAP_SYS_ADMIN covers both). */
+static const char *missing_caps(void)
+{
+	char line[256];
+	unsigned long long eff = ~0ull;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return "";
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	int bpf = !(eff >> 39 & 1), perfmon = !(eff >> 38 & 1);
+	if (eff >> 21 & 1) /* CAP_SYS_ADMIN */
+		return "";
+	return bpf && perfmon ? "capabilities CAP_BPF and CAP_PERFMON"
+	       : bpf	      ? "capability CAP_BPF"
+	       : perfmon      ? "capability CAP_PERFMON"
+			      : "";
+}
+
 static int bpf_setup(struct rec *r)
 {
 	struct tracer_bpf *s;
 	int use_tp, rc;
+	/* test-only: pretend the kernel's BTF is elsewhere (docs/tracer-record.md) */
+	const char *btf = getenv("TRACER_RECORD_TEST_BTF");
+	const char *caps = missing_caps();
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		err("this kernel has no BTF (/sys/kernel/btf/vmlinux): a kernel built with "
-		    "CONFIG_DEBUG_INFO_BTF=y is needed");
+	if (!btf || !*btf)
+		btf = "/sys/kernel/btf/vmlinux";
+	if (access(btf, R_OK)) {
+		err("this kernel has no BTF ('%s'): a kernel built with CONFIG_DEBUG_INFO_BTF=y "
+		    "is needed",
+		    btf);
+		return -1;
+	}
+	if (*caps) {
+		err("missing %s (uid %u): run as root, or grant them with "
+		    "'setcap cap_bpf,cap_perfmon+ep tracer-record'",
+		    caps, (unsigned)geteuid());
 		return -1;
 	}
 	libbpf_set_print(libbpf_print);
