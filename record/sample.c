@@ -94,6 +94,7 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 	s->rodata->filter_on = filter_on;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->min_age_ns = interval_ns;
+	bpf_map__set_max_entries(s->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
 	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops))) {
