@@ -110,6 +110,8 @@ static void set_err(tz_writer *w, int err, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
+	if (w->threaded) /* the compression thread reports here too */
+		pthread_mutex_lock(&w->mu);
 	if (off != UINT64_MAX)
 		snprintf(w->errmsg, sizeof(w->errmsg), "'%s': offset %llu: %s", w->name,
 			 (unsigned long long)off, detail);
@@ -117,6 +119,8 @@ static void set_err(tz_writer *w, int err, uint64_t off, const char *fmt, ...)
 		snprintf(w->errmsg, sizeof(w->errmsg), "'%s': %s", w->name, detail);
 	if (!w->err)
 		w->err = err;
+	if (w->threaded)
+		pthread_mutex_unlock(&w->mu);
 }
 
 static uint64_t now_boot(void)
