@@ -203,7 +203,9 @@ int cmd_plot(int argc, char **argv)
 	 * those still running at --to keep their exit totals (whose share in the
 	 * window is drawn).
 	 */
-	int err = tza_model_build(r, 0, UINT64_MAX, &m);
+	/* cpu, mem and io draw the periodic samples where the trace has them */
+	int err = tza_model_build_ex(r, 0, UINT64_MAX,
+				     o.kind == TZA_PLOT_GANTT ? 0 : TZA_MB_SAMPLES, &m);
 	if (err < 0) {
 		const char *msg = tz_reader_errmsg(r);
 		if (msg && *msg)

@@ -35,7 +35,7 @@ struct fields {
 		*s_argvsz, *s_flags, *s_comm, *s_exe, *s_argv;
 	const struct tz_field *d[EV_DROP_SLOTS];
 	const struct tz_field *sm_start, *sm_tgid, *sm_ut, *sm_st, *sm_anon, *sm_file, *sm_shmem,
-		*sm_rb, *sm_wb, *sm_threads;
+		*sm_rb, *sm_wb, *sm_threads, *sm_rchar, *sm_wchar;
 	const struct tz_field *h_user, *h_nice, *h_sys, *h_idle, *h_iow, *h_irq, *h_soft,
 		*h_steal, *h_total, *h_avail, *h_used, *h_rd, *h_wr, *h_rx, *h_tx, *h_ncpus, *h_load1;
 	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg;
@@ -138,6 +138,8 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->sm_rb, "read_bytes");
 	FLD(f->sm_wb, "write_bytes");
 	FLD(f->sm_threads, "threads");
+	FLD(f->sm_rchar, "rchar");
+	FLD(f->sm_wchar, "wchar");
 	t = tz_reader_type_by_id(r, EV_HOST_SAMPLE);
 	FLD(f->h_user, "cpu_user_ns");
 	FLD(f->h_nice, "cpu_nice_ns");
@@ -531,6 +533,8 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	s->stime_ns = tz_event_u64(ev, f->sm_st);
 	s->read_bytes = tz_event_u64(ev, f->sm_rb);
 	s->write_bytes = tz_event_u64(ev, f->sm_wb);
+	s->rchar = tz_event_u64(ev, f->sm_rchar);
+	s->wchar = tz_event_u64(ev, f->sm_wchar);
 	s->rss_kib = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
 	s->threads = u32(ev, f->sm_threads);
 	return 0;

@@ -59,12 +59,13 @@ struct tza_failed_exec {
 
 /*
  * One per-process sample (EV_SAMPLE), kept only when the model is built with
- * TZA_MB_SAMPLES. Compact: 48 bytes. Cumulative counters are self-only.
+ * TZA_MB_SAMPLES. Compact: 64 bytes. Cumulative counters are self-only.
  */
 struct tza_sample {
 	uint64_t ts_ns;		/* CLOCK_BOOTTIME ns */
 	uint64_t utime_ns, stime_ns; /* cumulative CPU ns */
 	uint64_t read_bytes, write_bytes; /* cumulative storage I/O bytes */
+	uint64_t rchar, wchar;	/* cumulative bytes via read/write syscalls */
 	uint32_t rss_kib;	/* anon + file + shmem RSS now, KiB (saturates at 4 TiB) */
 	uint32_t threads;	/* live threads now */
 };

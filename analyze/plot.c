@@ -695,6 +695,69 @@ static void hold(double *bins, unsigned nb, const struct ctx *c, uint64_t s, uin
 	spread(bins, nb, c, s, e, v * (double)(e - s));
 }
 
+/* spread v over [a, b] clipped to the window */
+static void spread_clip(double *bins, unsigned nb, const struct ctx *c, uint64_t a, uint64_t b,
+			double v)
+{
+	if (b < a || b < c->t0 || a > c->t1)
+		return;
+	uint64_t wa = a < c->t0 ? c->t0 : a, we = b > c->t1 ? c->t1 : b;
+	spread(bins, nb, c, wa, we, b > a ? v * (double)(we - wa) / (double)(b - a) : v);
+}
+
+/* A cumulative counter of a sample (what: 0 CPU ns, 1 rchar, 2 wchar,
+ * 3 read_bytes, 4 write_bytes). */
+static double sample_val(const struct tza_sample *s, int what)
+{
+	switch (what) {
+	case 0: return (double)(s->utime_ns + s->stime_ns);
+	case 1: return (double)s->rchar;
+	case 2: return (double)s->wchar;
+	case 3: return (double)s->read_bytes;
+	default: return (double)s->write_bytes;
+	}
+}
+
+/*
+ * A cumulative counter of p drawn from its samples: each increase spread
+ * over the interval it happened in (start to first sample, between samples,
+ * last sample to exit with the exit total). total: the exit value (ignored
+ * when the process has not exited: drawn up to its last sample).
+ */
+static void spread_sampled(double *bins, unsigned nb, const struct ctx *c,
+			   const struct tza_proc *p, int what, double total)
+{
+	uint64_t t = p->start_ns;
+	double prev = 0;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		double v = sample_val(&p->samples[i], what);
+		if (v > prev)
+			spread_clip(bins, nb, c, t, p->samples[i].ts_ns, v - prev);
+		if (v > prev)
+			prev = v;
+		t = p->samples[i].ts_ns;
+	}
+	if (!(p->flags & TZA_P_NO_EXIT) && p->end_ns && total > prev)
+		spread_clip(bins, nb, c, t, p->end_ns, total - prev);
+}
+
+/* RSS of p from its samples, in MiB: each sample's value held until the
+ * next (samples are written on change); the first also back to the start. */
+static void hold_sampled(double *bins, unsigned nb, const struct ctx *c, const struct tza_proc *p)
+{
+	uint64_t end = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? c->t1 : p->end_ns;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		uint64_t a = i ? p->samples[i].ts_ns : p->start_ns;
+		uint64_t b = i + 1 < p->nsamples ? p->samples[i + 1].ts_ns : end;
+		if (a < c->t0)
+			a = c->t0;
+		if (b > c->t1)
+			b = c->t1;
+		if (b > a)
+			hold(bins, nb, c, a, b, p->samples[i].rss_kib / 1024.0);
+	}
+}
+
 static int stacked(FILE *f, struct ctx *c)
 {
 	struct tza_model *m = c->m;
@@ -707,11 +770,22 @@ static int stacked(FILE *f, struct ctx *c)
 		tza_err("plot: out of memory");
 		return -1;
 	}
-	uint32_t running = 0;
+	uint32_t running = 0, sampled = 0;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		if (!p_in_window(c, p))
 			continue;
+		if (p->nsamples) {
+			int t = c->proc_tool[i];
+			int s = c->tools[t].color >= 0 ? c->tools[t].color : ns - 1;
+			sampled++;
+			if (is_cpu)
+				spread_sampled(bins + (size_t)s * nb, nb, c, p, 0,
+					       (double)(p->utime_ns + p->stime_ns));
+			else
+				hold_sampled(bins + (size_t)s * nb, nb, c, p);
+			continue;
+		}
 		if ((p->flags & TZA_P_NO_EXIT) || !p->end_ns) {
 			running++;
 			continue; /* no exit totals */
@@ -754,6 +828,11 @@ static int stacked(FILE *f, struct ctx *c)
 				  : "derived from exit totals: each process's peak RSS held over its whole "
 				    "lifetime (an upper bound; no periodic samples in this trace)";
 	char nbuf[320];
+	if (sampled)
+		note = is_cpu ? "from periodic samples where present (CPU between samples spread "
+				"evenly), else from exact exit totals spread over the lifetime"
+			      : "from periodic samples where present (RSS held between samples), "
+				"else each process's peak RSS held over its lifetime";
 	if (running) {
 		snprintf(nbuf, sizeof(nbuf), "%s; %u still running, not counted", note, running);
 		note = nbuf;
@@ -794,8 +873,17 @@ static int io(FILE *f, struct ctx *c)
 		tza_err("plot: out of memory");
 		return -1;
 	}
+	uint32_t sampled = 0;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
+		if (p_in_window(c, p) && p->nsamples) {
+			const double tot[4] = {(double)p->rchar, (double)p->wchar,
+					       (double)p->read_bytes, (double)p->write_bytes};
+			for (int k = 0; k < 4; k++)
+				spread_sampled(bins + (size_t)k * nb, nb, c, p, k + 1, tot[k]);
+			sampled++;
+			continue;
+		}
 		if (!p_in_window(c, p) || (p->flags & TZA_P_NO_EXIT) || !p->end_ns)
 			continue;
 		uint64_t a = p->start_ns, e = p->end_ns;
@@ -823,8 +911,11 @@ static int io(FILE *f, struct ctx *c)
 	free(bins);
 	header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
 	       "I/O: bytes per second",
-	       "derived from exact exit totals: each process's bytes spread evenly over its "
-	       "lifetime (no periodic samples in this trace)", 0);
+	       sampled ? "from periodic samples where present (bytes between samples spread "
+			 "evenly), else from exact exit totals spread over the lifetime"
+		       : "derived from exact exit totals: each process's bytes spread evenly over "
+			 "its lifetime (no periodic samples in this trace)",
+	       0);
 	fprintf(f, "set yrange [0:%.6g]\n", peak > 0 ? peak * 1.12 : 1);
 	fputs("set ylabel 'MiB/s'\nset key outside right top vertical font ',8'\n", f);
 	fputs("plot $IO using 1:2 with lines lw 2 lc rgb '#4e79a7' title 'read (syscalls, rchar)', "

@@ -67,10 +67,20 @@ PY
 "$A" summary peak.tz >summary.txt || fail "summary"
 grep -q '^memory     host peak ' summary.txt || fail "no host memory line: $(cat summary.txt)"
 
+# plots draw the samples: the mem plot's peak is the sampled 200 MiB
+"$A" plot --kind mem --script mem.gp -o mem.png peak.tz || fail "plot mem"
+grep -q 'from periodic samples' mem.gp || fail "mem plot does not use the samples"
+awk '/^\$S << EOD/ {on = 1; next} /^EOD/ {on = 0} on && $3 > m {m = $3} END {exit !(m > 195 && m < 215)}' mem.gp ||
+	fail "mem plot peak not near 200 MiB"
+"$A" plot --kind cpu --script cpu.gp -o cpu.png peak.tz || fail "plot cpu"
+grep -q 'from periodic samples' cpu.gp || fail "cpu plot does not use the samples"
+
 # --sample-interval 0: no samples at all, OOM/signal events still armed
 record -o none.tz --sample-interval 0 -- $M peak 1 0.3 0.3 || fail "recording exited $?"
 n=$("$A" cat --type sample,host_sample none.tz | wc -l)
 [ "$n" = 0 ] || fail "--sample-interval 0 wrote $n samples"
+"$A" plot --kind mem --script none.gp -o none.png none.tz || fail "plot mem without samples"
+grep -q 'no periodic samples' none.gp || fail "a trace without samples is not drawn from exit totals"
 "$A" info none.tz >info.txt || fail "info"
 grep -Eq '^ +sample_interval_ns +0$' info.txt || fail "no sample_interval_ns 0 metadata"
 # bad values are usage errors
