@@ -1,8 +1,13 @@
 # tracer - top-level Makefile.
 #
 #   make             build build/tracer-record and build/tracer-analyze
-#   make test        build and run every test (unit, fuzz replay, integration)
-#   make test-asan   the same under AddressSanitizer + UBSan (in build-asan/)
+#   make test        install what is missing (scripts/deps.sh), then test-fast,
+#                    then test-asan: what .ci/run and the README run
+#   make test-fast   build and run every test once (unit, fuzz replay,
+#                    integration, reliability)
+#   make test-asan   the same under AddressSanitizer + UBSan (in build-asan/;
+#                    ASAN_TESTS=unit|integration|reliability|all picks a group)
+#   make test-long   long reliability runs (soak, 200 kill points; ~40 min)
 #   make fuzz        build the libFuzzer reader target (clang)
 #   make demo        record the bundled sample pipeline, summarise, plot
 #   make install     PREFIX=/usr/local DESTDIR=
@@ -41,7 +46,8 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN)
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all clean test test-asan test-unit test-integration fuzz demo install deps
+.PHONY: all clean test test-fast test-asan test-long test-unit test-integration \
+	test-reliability asan-run fuzz demo install deps
 
 all: $(O)/tracer-record $(O)/tracer-analyze
 
@@ -53,6 +59,11 @@ FORMAT_LIBS := -lzstd -lxxhash -lpthread
 $(O)/libtz.a: $(FORMAT_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---------------------------------------------------------------- common/
+# libc-only code both binaries share (common/redact.c: secret patterns)
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(O)/%.o)
 
 # ---------------------------------------------------------------- bpf/
 BPF_SRC := $(wildcard bpf/*.bpf.c)
@@ -80,7 +91,7 @@ RECORD_LIBS := -lbpf -lelf -lz $(FORMAT_LIBS)
 
 $(filter-out $(O)/record/schema.o,$(RECORD_OBJ)): $(BPF_SKEL)
 
-$(O)/tracer-record: $(RECORD_OBJ) $(O)/libtz.a
+$(O)/tracer-record: $(RECORD_OBJ) $(COMMON_OBJ) $(O)/libtz.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(RECORD_LIBS) -o $@
 
@@ -89,11 +100,11 @@ ANALYZE_SRC := $(wildcard analyze/*.c)
 ANALYZE_LIB_OBJ := $(filter-out $(O)/analyze/main.o,$(ANALYZE_SRC:%.c=$(O)/%.o))
 ANALYZE_LIBS := -larchive -lm $(FORMAT_LIBS)
 
-$(O)/libanalyze.a: $(ANALYZE_LIB_OBJ)
+$(O)/libanalyze.a: $(ANALYZE_LIB_OBJ) $(COMMON_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(O)/tracer-analyze: $(O)/analyze/main.o $(ANALYZE_LIB_OBJ) $(O)/libtz.a
+$(O)/tracer-analyze: $(O)/analyze/main.o $(ANALYZE_LIB_OBJ) $(COMMON_OBJ) $(O)/libtz.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(ANALYZE_LIBS) -o $@
 
@@ -150,7 +161,7 @@ $(O)/tests/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(O)/liba
 
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' -I. -Iformat
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRC) $(COMMON_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) $(filter %.c,$^) $(ANALYZE_LIBS) -o $@
@@ -159,7 +170,12 @@ fuzz: $(FUZZ_BIN)
 
 TEST_BINS := $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 
-test: all $(TEST_BINS)
+# the full pass, then the sanitizer pass (docs/RELIABILITY.md)
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-fast
+	$(Q)$(MAKE) --no-print-directory test-asan
+
+test-fast: all $(TEST_BINS)
 	$(Q)O=$(O) tests/run.sh
 
 test-unit: all $(TEST_BINS)
@@ -168,9 +184,19 @@ test-unit: all $(TEST_BINS)
 test-integration: all $(TEST_BINS)
 	$(Q)O=$(O) tests/run.sh integration
 
+test-reliability: all $(TEST_BINS)
+	$(Q)O=$(O) tests/run.sh reliability
+
+test-long: all $(TEST_BINS)
+	$(Q)O=$(O) tests/run.sh long
+
+ASAN_TESTS ?= all
 test-asan:
 	$(Q)$(MAKE) --no-print-directory O=build-asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
-		SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test
+		SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' asan-run
+
+asan-run: all $(TEST_BINS)
+	$(Q)O=$(O) tests/run.sh $(ASAN_TESTS)
 
 # demo.sh installs what is missing first, then builds (so no `all` prerequisite)
 demo:

@@ -14,40 +14,18 @@
 
 #include "analyze.h"
 #include "bundle.h"
+#include "common/redact.h"
 #include "report.h"
 
 #define REDACTED "<redacted>"
 #define MAX_PATTERNS 64
 
-/*
- * The default redaction patterns (POSIX extended regular expressions,
- * case-insensitive). When a pattern has groups, only the text of its last
- * group that matched is replaced, so "--password=x" keeps its key.
- */
-static const char *const default_patterns[] = {
-	/* key=value and key:value secrets */
-	"(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|credentials?|"
-	"private[-_]?key)[=:]([^[:space:]&;,\"']+)",
-	/* "--token VALUE" inside one string (sh -c '...'); see secret_flag for argv */
-	"--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|credentials?)"
-	"[[:space:]]+([^-[:space:]][^[:space:]]*)",
-	/* credentials in URLs: scheme://user:PASSWORD@host */
-	"://[^/:@[:space:]]+:([^/@[:space:]]+)@",
-	/* user names in home directories */
-	"/home/([^/[:space:]\"']+)",
-	"/Users/([^/[:space:]\"']+)",
-	/* well-known key and token shapes */
-	"AKIA[0-9A-Z]{16}",
-	"gh[pousr]_[A-Za-z0-9]{20,}",
-	"xox[abprs]-[A-Za-z0-9-]{10,}",
-	"(bearer|basic)[[:space:]]+([A-Za-z0-9._~+/=-]{8,})",
-	"-----BEGIN [A-Z ]*PRIVATE KEY-----",
-	NULL,
-};
-/* An argument like this redacts the whole next argument ("--token X"). */
-static const char secret_flag[] =
-	"^--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|"
-	"credentials?)$";
+/* The default redaction patterns (case-insensitive POSIX extended regular
+ * expressions; only the last matched group of a pattern is replaced, so
+ * "--password=x" keeps its key) and the "--token X" flag rule live in
+ * common/redact.c, shared with tracer-record --redact and summary. */
+#define default_patterns redact_default_patterns
+#define secret_flag redact_secret_flag
 
 struct redactor {
 	regex_t re[MAX_PATTERNS];

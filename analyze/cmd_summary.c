@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/redact.h"
 #include "json.h"
 #include "report.h"
 
@@ -57,6 +58,34 @@ static const char *victim_name(const struct tza_proc *p)
 		return b ? b + 1 : img->exe;
 	}
 	return p->comm;
+}
+
+/* Execs whose argv holds something the redaction patterns call a secret
+ * (common/redact.c): summary warns before the trace is shared. */
+static uint64_t secret_execs(const struct tza_model *m)
+{
+	struct redact rd = {0};
+	uint64_t n = 0;
+
+	if (redact_init(&rd))
+		return 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		for (uint32_t k = 0; k < p->nexecs; k++) {
+			const struct tza_exec *e = &p->execs[k];
+			if (!e->argv_len)
+				continue;
+			uint8_t *c = malloc(e->argv_len);
+			if (!c)
+				continue;
+			memcpy(c, e->argv, e->argv_len);
+			if (redact_mask_blob(&rd, c, e->argv_len, 1))
+				n++;
+			free(c);
+		}
+	}
+	redact_free(&rd);
+	return n;
 }
 
 int cmd_summary(int argc, char **argv)
@@ -303,6 +332,12 @@ int cmd_summary(int argc, char **argv)
 		if (m->drops[5])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
 				(unsigned long long)m->drops[5]);
+		uint64_t secrets = secret_execs(m);
+		if (secrets)
+			fprintf(f, "warning: %llu execs have arguments that look like credentials "
+				   "(password=, token=, keys): share with 'tracer-analyze bundle "
+				   "--redact', record with 'tracer-record --redact'\n",
+				(unsigned long long)secrets);
 		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running)\n",
 			tza_fmt_count(b[0], 40, m->nprocs), (unsigned long long)pre,
 			(unsigned long long)running);

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/tracer.h"
+#include "common/redact.h"
 #include "record.h"
 #include "sample.h"
 #include "schema.h"
@@ -43,6 +44,7 @@ struct opts {
 	double sample_interval; /* s; 0 = no samples (sample.h) */
 	int level;
 	int verbose;
+	int redact; /* --redact: mask secrets in every string before writing */
 	char **cmd;
 };
 
@@ -62,6 +64,9 @@ struct rec {
 	uint64_t t0_boot;
 	const char *syscall_src;
 	struct bpf_link *links[16];
+	struct redact rd;     /* --redact */
+	uint8_t *rbuf;	      /* --redact: the record being masked */
+	size_t rbuf_cap;
 	int nlinks;
 };
 
@@ -121,6 +126,8 @@ static void usage(FILE *f)
 		"      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
 		"      --compress-level N  zstd level 1..19 (default 3)\n"
 		"      --max-procs N       processes tracked at once (default pid_max)\n"
+		"      --redact            mask secrets (passwords, tokens, keys, /home/USER)\n"
+		"                          in argv and paths with '*' before writing\n"
 		"      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
@@ -140,7 +147,8 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE };
+	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
+	       OPT_REDACT };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -152,6 +160,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
 		{"compress-level", required_argument, NULL, OPT_LEVEL},
 		{"max-procs", required_argument, NULL, OPT_MAX_PROCS},
+		{"redact", no_argument, NULL, OPT_REDACT},
 		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
@@ -228,6 +237,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->max_procs = (uint32_t)v;
 			break;
+		case OPT_REDACT:
+			o->redact = 1;
+			break;
 		case OPT_SAMPLE:
 			errno = 0;
 			o->sample_interval = strtod(optarg, &end);
@@ -300,6 +312,32 @@ static int malformed(const void *rec, size_t size)
 	return tracer_event_split(rec, size, &fixed, &len, b) < 0;
 }
 
+/* --redact: a copy of the record with every secret in its strings masked
+ * in place (same length, so the layout holds); NULL when out of memory. */
+static void *redact_record(struct rec *r, const void *data, uint32_t size)
+{
+	const void *fixed;
+	uint32_t len;
+	struct tz_blob b[4];
+
+	if (size > r->rbuf_cap) {
+		uint8_t *nb = realloc(r->rbuf, size);
+		if (!nb)
+			return NULL;
+		r->rbuf = nb;
+		r->rbuf_cap = size;
+	}
+	memcpy(r->rbuf, data, size);
+	int nb = tracer_event_split(r->rbuf, size, &fixed, &len, b);
+	for (int i = 0; i < nb; i++) {
+		uint8_t *p = (uint8_t *)b[i].data;
+		/* argv blobs are NUL-separated; paths hold no NUL */
+		if (p && b[i].len)
+			redact_mask_blob(&r->rd, p, b[i].len, memchr(p, 0, b[i].len) != NULL);
+	}
+	return r->rbuf;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -310,6 +348,14 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (size < sizeof(*h) || h->size > size)
 		return 0;
+	if (r->o.redact) {
+		data = redact_record(r, data, h->size);
+		if (!data) {
+			note_write_error(r, TZ_ERR_NOMEM);
+			return 0;
+		}
+		h = data;
+	}
 	rc = tracer_event_write(r->w, data, h->size);
 	if (rc == -1 && malformed(data, h->size)) {
 		if (r->o.verbose)
@@ -883,6 +929,8 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	}
 	rc = rec_meta_host(r->w);
 	char *cl = join_args(argc, argv);
+	if (cl && r->o.redact)
+		redact_mask(&r->rd, cl, strlen(cl));
 	if (cl)
 		tz_writer_set_meta(r->w, "recorder_cmdline", cl);
 	free(cl);
@@ -891,10 +939,14 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		while (r->o.cmd[n])
 			n++;
 		cl = join_args(n, r->o.cmd);
+		if (cl && r->o.redact)
+			redact_mask(&r->rd, cl, strlen(cl));
 		if (cl)
 			tz_writer_set_meta(r->w, "command", cl);
 		free(cl);
 	}
+	if (r->o.redact)
+		tz_writer_set_meta(r->w, "redact", "default patterns (docs/RELIABILITY.md)");
 	tz_writer_set_meta(r->w, "mode", mode_names[r->o.mode]);
 	if (r->o.mode == MODE_PID) {
 		snprintf(b, sizeof(b), "%u", r->o.pid);
@@ -942,6 +994,8 @@ static int close_writer(struct rec *r, int exit_status)
 	}
 	meta_u64(r->w, "drops_total", total);
 	meta_u64(r->w, "events_recorded", r->events);
+	if (r->o.redact)
+		meta_u64(r->w, "redacted_strings", r->rd.hits);
 	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
 	tz_writer_set_meta(r->w, "stop_realtime", rec_fmt_time(rt, b, sizeof(b)));
 	meta_u64(r->w, "stop_realtime_ns", rt);
@@ -1041,6 +1095,10 @@ int main(int argc, char **argv)
 		err("'%s': file exists (use -f to overwrite, or -o another name)", r.o.output);
 		return REC_EXIT_FAIL;
 	}
+	if (r.o.redact && redact_init(&r.rd)) {
+		err("--redact: cannot compile the patterns");
+		return REC_EXIT_FAIL;
+	}
 	if (ptable_init(&r.pt)) {
 		err("out of memory");
 		return REC_EXIT_FAIL;
@@ -1100,6 +1158,8 @@ out:
 	ring_buffer__free(r.rb);
 	tracer_bpf__destroy(r.skel);
 	ptable_free(&r.pt);
+	redact_free(&r.rd);
+	free(r.rbuf);
 	if (failed)
 		return REC_EXIT_FAIL;
 	return status;

@@ -3,7 +3,7 @@
  * [PAD]}) followed by a wait, so the trace can be checked against the
  * exact sequence that ran.
  *
- *   relstorm [-n N] [-j JOBS] [-r RATE] [-a BYTES] [-l LOG] [-d DONE]
+ *   relstorm [-n N] [-j JOBS] [-r RATE] [-a BYTES] [-l LOG] [-d DONE] [-P N]
  *
  *   -n N      execs per job (default 1000; 0 = until killed)
  *   -j JOBS   parallel jobs (default 1): with more than one, JOBS children
@@ -17,9 +17,12 @@
  *             been waited for (COUNT execs done)
  *   -d DONE   write "COUNT STATUS\n" (total execs done; 0, or 1 if an exec
  *             failed) to DONE at the end
+ *   -P N      after the storm, N more execs "true 9-I" paced at 50/s (the
+ *             recorder must have caught up with them)
  *
- * Counts, for `tracer-record -- relstorm -n N -j J`: execs 1 + J*N; forks
- * and exits 1 + J*N, plus J when J > 1. Exits 0, or 1 if an exec failed.
+ * Counts, for `tracer-record -- relstorm -n N -j J -P P`: execs 1 + J*N + P;
+ * forks and exits 1 + J*N + P, plus J when J > 1. Exits 0, or 1 if an exec
+ * failed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,7 +109,9 @@ int main(int argc, char **argv)
 	size_t abytes = 0;
 	const char *donef = NULL;
 
-	while ((c = getopt(argc, argv, "n:j:r:a:l:d:")) != -1) {
+	long after = 0;
+
+	while ((c = getopt(argc, argv, "n:j:r:a:l:d:P:")) != -1) {
 		switch (c) {
 		case 'n':
 			n = atol(optarg);
@@ -129,6 +134,9 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			donef = optarg;
+			break;
+		case 'P':
+			after = atol(optarg);
 			break;
 		default:
 			fprintf(stderr, "usage: relstorm [-n N] [-j JOBS] [-r RATE] [-a BYTES] "
@@ -156,6 +164,10 @@ int main(int argc, char **argv)
 				bad = 1;
 		}
 		done = n * jobs;
+	}
+	if (after > 0) {
+		long d = 0;
+		bad |= storm(9, after, 50, 0, -1, &d);
 	}
 	if (donef) { /* written whole, then renamed: pollers never see half */
 		char tmp[4096];

@@ -25,7 +25,7 @@ _rel_cleanup() {
 trap _rel_cleanup EXIT
 
 exec_ids() {
-	"$A" cat --type exec "$1" | grep -o "argv=\[\"true\", \"$2-[0-9]*\"" |
+	"$A" cat --type exec "$1" | { grep -o "argv=\[\"true\", \"$2-[0-9]*\"" || true; } |
 		sed 's/.*-\([0-9]*\)"$/\1/' | sort -n
 }
 

@@ -1,0 +1,169 @@
+/* redact.c - shared secret patterns and in-place masking (redact.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+
+const char *const redact_default_patterns[] = {
+	/* key=value and key:value secrets */
+	"(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|credentials?|"
+	"private[-_]?key)[=:]([^[:space:]&;,\"']+)",
+	/* "--token VALUE" inside one string (sh -c '...'); see the flag rule for argv */
+	"--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|credentials?)"
+	"[[:space:]]+([^-[:space:]][^[:space:]]*)",
+	/* credentials in URLs: scheme://user:PASSWORD@host */
+	"://[^/:@[:space:]]+:([^/@[:space:]]+)@",
+	/* user names in home directories */
+	"/home/([^/[:space:]\"']+)",
+	"/Users/([^/[:space:]\"']+)",
+	/* well-known key and token shapes */
+	"AKIA[0-9A-Z]{16}",
+	"gh[pousr]_[A-Za-z0-9]{20,}",
+	"xox[abprs]-[A-Za-z0-9-]{10,}",
+	"(bearer|basic)[[:space:]]+([A-Za-z0-9._~+/=-]{8,})",
+	"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+	NULL,
+};
+
+const char redact_secret_flag[] =
+	"^--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|"
+	"credentials?)$";
+
+int redact_add(struct redact *rd, const char *pattern, char *why, size_t why_len)
+{
+	if (rd->n == REDACT_MAX) {
+		if (why_len)
+			snprintf(why, why_len, "more than %d patterns", REDACT_MAX);
+		return -1;
+	}
+	int e = regcomp(&rd->re[rd->n], pattern, REG_EXTENDED | REG_ICASE);
+	if (e) {
+		if (why_len)
+			regerror(e, &rd->re[rd->n], why, why_len);
+		return -1;
+	}
+	rd->n++;
+	return 0;
+}
+
+int redact_init(struct redact *rd)
+{
+	for (int i = 0; redact_default_patterns[i]; i++)
+		if (redact_add(rd, redact_default_patterns[i], NULL, 0)) {
+			redact_free(rd);
+			return -1;
+		}
+	if (regcomp(&rd->flag, redact_secret_flag, REG_EXTENDED | REG_ICASE | REG_NOSUB)) {
+		redact_free(rd);
+		return -1;
+	}
+	rd->have_flag = 1;
+	return 0;
+}
+
+void redact_free(struct redact *rd)
+{
+	for (size_t i = 0; i < rd->n; i++)
+		regfree(&rd->re[i]);
+	if (rd->have_flag)
+		regfree(&rd->flag);
+	rd->n = 0;
+	rd->have_flag = 0;
+}
+
+/* already masked (a --redact trace read again): not a secret */
+static int masked(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != '*')
+			return 0;
+	return 1;
+}
+
+/* regexec() needs a terminated string: s[len] is saved and restored */
+unsigned redact_mask(struct redact *rd, char *s, size_t len)
+{
+	unsigned hits = 0;
+	char save = s[len];
+
+	s[len] = 0;
+	for (size_t i = 0; i < rd->n; i++) {
+		regmatch_t pm[16];
+		size_t ng = rd->re[i].re_nsub < 15 ? rd->re[i].re_nsub : 15;
+		size_t off = 0;
+		while (off < len && !regexec(&rd->re[i], s + off, ng + 1, pm, off ? REG_NOTBOL : 0)) {
+			size_t ms = (size_t)pm[0].rm_so, me = (size_t)pm[0].rm_eo;
+			size_t rs = ms, re = me;
+			for (size_t g = ng; g >= 1; g--)
+				if (pm[g].rm_so >= 0) {
+					rs = (size_t)pm[g].rm_so;
+					re = (size_t)pm[g].rm_eo;
+					break;
+				}
+			if (me == ms) {
+				off += ms + 1;
+				continue;
+			}
+			if (!masked(s + off + rs, re - rs)) {
+				memset(s + off + rs, '*', re - rs);
+				hits++;
+			}
+			off += me;
+		}
+	}
+	s[len] = save;
+	rd->hits += hits;
+	return hits;
+}
+
+unsigned redact_mask_blob(struct redact *rd, uint8_t *p, size_t len, int argv)
+{
+	unsigned hits = 0;
+	int next_secret = 0;
+
+	if (!len)
+		return 0;
+	if (!argv) {
+		/* one byte past the blob may not be ours: mask a terminated copy */
+		size_t n = strnlen((const char *)p, len);
+		char *tmp = malloc(n + 1);
+		if (!tmp)
+			return 0;
+		memcpy(tmp, p, n);
+		tmp[n] = 0;
+		hits = redact_mask(rd, tmp, n);
+		memcpy(p, tmp, n);
+		free(tmp);
+		return hits;
+	}
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen((const char *)p + i, len - i);
+		if (next_secret && n) {
+			if (!masked((const char *)p + i, n)) {
+				memset(p + i, '*', n);
+				rd->hits++;
+				hits++;
+			}
+			next_secret = 0;
+		} else if (n) {
+			if (i + n == len) { /* unterminated last element: mask a copy */
+				char *tmp = malloc(n + 1);
+				if (!tmp)
+					return hits;
+				memcpy(tmp, p + i, n);
+				tmp[n] = 0;
+				next_secret = rd->have_flag && !regexec(&rd->flag, tmp, 0, NULL, 0);
+				hits += redact_mask(rd, tmp, n);
+				memcpy(p + i, tmp, n);
+				free(tmp);
+			} else {
+				next_secret = rd->have_flag &&
+					      !regexec(&rd->flag, (const char *)p + i, 0, NULL, 0);
+				hits += redact_mask(rd, (char *)p + i, n);
+			}
+		}
+		i += n + 1;
+	}
+	return hits;
+}

@@ -1,0 +1,58 @@
+/* redact.h - the secret patterns shared by `tracer-record --redact`,
+ * `tracer-analyze bundle --redact` and summary's credential warning.
+ * libc only (POSIX regex), so record/ and analyze/ both link it.
+ *
+ * The default list (redact_default_patterns, documented in
+ * docs/RELIABILITY.md "Privacy") matches, case-insensitively:
+ * key=value / key:value secrets (password, passwd, passphrase, secret,
+ * token, api-key, access-key, auth, credentials, private-key), "--token X"
+ * inside one string, URL credentials (scheme://user:PASSWORD@host), user
+ * names in /home/NAME and /Users/NAME, AWS access key ids (AKIA...), GitHub
+ * (ghp_...) and Slack (xox?-...) tokens, bearer/basic authorisation values
+ * and PEM private-key headers. When a pattern has groups only its last
+ * matched group is the secret ("--password=x" keeps its key).
+ */
+#ifndef TRACER_REDACT_H
+#define TRACER_REDACT_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* NULL-terminated POSIX extended regular expressions (case-insensitive). */
+extern const char *const redact_default_patterns[];
+/* An argv element matching this ("--token", "-password") makes the whole
+ * next element a secret. */
+extern const char redact_secret_flag[];
+
+#define REDACT_MAX 64
+
+struct redact {
+	regex_t re[REDACT_MAX];
+	size_t n;
+	regex_t flag;
+	int have_flag;
+	uint64_t hits; /* secrets found so far */
+};
+
+/* Compile the default patterns and the flag rule into rd (zeroed by the
+ * caller). Returns 0, or -1 (rd freed). */
+int redact_init(struct redact *rd);
+
+/* Add one more pattern. Returns 0, or -1 with regerror()'s text (or "too
+ * many patterns") in why[why_len]. */
+int redact_add(struct redact *rd, const char *pattern, char *why, size_t why_len);
+
+void redact_free(struct redact *rd);
+
+/* Overwrite every secret in the NUL-free string s[0..len) with '*', in
+ * place (lengths stay exact, so records keep their layout); s[len] must be
+ * writable (it is restored). Returns the number of secrets masked. */
+unsigned redact_mask(struct redact *rd, char *s, size_t len);
+
+/* Mask a blob in place: a path (argv = 0) up to its first NUL, or a
+ * NUL-separated argv (argv = 1), where an element after a secret flag is
+ * masked whole. Returns the number of secrets masked. */
+unsigned redact_mask_blob(struct redact *rd, uint8_t *p, size_t len, int argv);
+
+#endif
