@@ -18,6 +18,7 @@ static const struct tza_cmd cmds[] = {
 	{"diff", cmd_diff, "compare two traces per tool"},
 	{"plot", cmd_plot, "gnuplot timelines: gantt, cpu, mem, io"},
 	{"bundle", cmd_bundle, "a bug-report archive: trace, summaries, plots"},
+	{"idle", cmd_idle, "stretches where the machine used under X% of its cores, and who ran"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,380 @@
+/* cmd_idle.c - `tracer-analyze idle`: stretches where the machine used under
+ * a share of its cores, and which processes were alive then (the "waiting
+ * on one thing" view). docs/tracer-analyze.md. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
+		"                           [-n N] [--all] [--json] FILE\n\n"
+		"List the stretches where the machine used under PCT%% of its cores for at least\n"
+		"DUR, and the recorded processes alive during each (who the run was waiting on).\n\n"
+		"Options:\n"
+		"  -t, --threshold PCT     busy share of all cores under which a moment is idle\n"
+		"                          (default 25)\n"
+		"  -d, --min-duration DUR  shortest stretch reported: 30, 1.5s, 500ms, 2m\n"
+		"                          (default 10s)\n"
+		"  -b, --basis B           host: the host samples' CPU time (every process of the\n"
+		"                          machine; the default when the trace has host samples);\n"
+		"                          procs: the recorded processes' CPU (samples where present,\n"
+		"                          else exit totals spread over each life)\n"
+		"  -n N                    processes listed per stretch (default 10, by CPU in it)\n"
+		"      --all               also processes alive before recording began\n"
+		"  -j, --json              one JSON object (keys: docs/tracer-analyze.md)\n"
+		"  -h, --help              this help\n\n"
+		"Examples:\n"
+		"  tracer-analyze idle trace.tz\n"
+		"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n");
+}
+
+/* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
+static int parse_dur(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v = strtod(s, &end), mul = 1e9;
+
+	if (end == s || !(v >= 0) || v > 1e7)
+		return -1;
+	if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "m"))
+		mul = 60e9;
+	else if (!strcmp(end, "h"))
+		mul = 3600e9;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	*ns = (uint64_t)(v * mul + 0.5);
+	return 0;
+}
+
+/* Cumulative CPU ns of p at time t: linear between (start, 0), its samples
+ * and (end, exit total); a running process stays at its last sample. */
+static double cpu_at(const struct tza_proc *p, uint64_t t)
+{
+	int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
+	uint64_t t0 = p->start_ns;
+	double c0 = 0;
+
+	if (t <= t0)
+		return 0;
+	for (uint32_t i = 0; i <= p->nsamples; i++) {
+		uint64_t t1;
+		double c1;
+		if (i < p->nsamples) {
+			t1 = p->samples[i].ts_ns;
+			c1 = (double)(p->samples[i].utime_ns + p->samples[i].stime_ns);
+		} else if (ended) {
+			t1 = p->end_ns;
+			c1 = (double)(p->utime_ns + p->stime_ns);
+		} else {
+			return c0;
+		}
+		if (c1 < c0)
+			c1 = c0;
+		if (t <= t1)
+			return t1 > t0 ? c0 + (c1 - c0) * (double)(t - t0) / (double)(t1 - t0) : c1;
+		t0 = t1;
+		c0 = c1;
+	}
+	return c0;
+}
+
+struct stretch {
+	uint64_t a, b;	  /* CLOCK_BOOTTIME ns */
+	double busy_ns;	  /* CPU ns used in it (basis) */
+	double total_ns;  /* CPU ns available in it (cores x duration) */
+};
+
+struct who {
+	const struct tza_proc *p;
+	double cpu_ns; /* in the stretch */
+	int whole;     /* alive over the whole stretch */
+};
+
+static int cmp_who(const void *x, const void *y)
+{
+	const struct who *a = x, *b = y;
+	if (a->cpu_ns != b->cpu_ns)
+		return a->cpu_ns < b->cpu_ns ? 1 : -1;
+	if (a->whole != b->whole)
+		return b->whole - a->whole;
+	return a->p->start_ns < b->p->start_ns ? -1 : a->p->start_ns > b->p->start_ns;
+}
+
+static int proc_selected(const struct tza_proc *p, int all)
+{
+	return all || !(p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD | TZA_P_FROM_STATE));
+}
+
+/* Append [a, b) with its busy and available CPU, merging into the last
+ * stretch when adjacent. */
+static int add_idle(struct stretch **v, uint32_t *n, uint32_t *cap, uint64_t a, uint64_t b,
+		    double busy, double total)
+{
+	if (*n && (*v)[*n - 1].b == a) {
+		(*v)[*n - 1].b = b;
+		(*v)[*n - 1].busy_ns += busy;
+		(*v)[*n - 1].total_ns += total;
+		return 0;
+	}
+	if (*n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 16;
+		struct stretch *nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = (struct stretch){a, b, busy, total};
+	return 0;
+}
+
+int cmd_idle(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"threshold", required_argument, NULL, 't'},
+		{"min-duration", required_argument, NULL, 'd'},
+		{"basis", required_argument, NULL, 'b'},
+		{"all", no_argument, NULL, 'a'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	double threshold = 25;
+	uint64_t min_ns = 10000000000ull, limit = 10;
+	int json = 0, all = 0, basis = -1, c; /* basis: 0 host, 1 procs */
+	char *end;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "t:d:b:n:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			threshold = strtod(optarg, &end);
+			if (end == optarg || *end || !(threshold > 0 && threshold <= 100)) {
+				tza_err("--threshold: '%s' is not a percentage in (0, 100]", optarg);
+				return TZA_EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			if (parse_dur(optarg, &min_ns) < 0) {
+				tza_err("--min-duration: '%s' is not a duration (30, 1.5s, 500ms, 2m)",
+					optarg);
+				return TZA_EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			basis = !strcmp(optarg, "host") ? 0 : !strcmp(optarg, "procs") ? 1 : -2;
+			if (basis == -2) {
+				tza_err("--basis: '%s' is not host or procs", optarg);
+				return TZA_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (tza_parse_u64("-n", optarg, 0, 1000000, &limit) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'a':
+			all = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			tza_bad_option("idle", argc, argv);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tza_err("idle: expected one FILE (see 'tracer-analyze idle --help')");
+		return TZA_EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	tz_reader *r;
+	struct tza_model *m;
+	struct tza_machine mi;
+	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0)
+		return TZA_EXIT_FAIL;
+	tza_machine_get(r, &mi);
+	if (basis == 0 && m->nhost < 2) {
+		tza_err("'%s': --basis host: the trace has no host samples (recorded with "
+			"--sample-interval 0, or by an older recorder); use --basis procs",
+			path);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	if (basis < 0)
+		basis = m->nhost >= 2 ? 0 : 1;
+
+	struct stretch *v = NULL;
+	uint32_t nv = 0, cap = 0;
+	int oom = 0;
+	double frac = threshold / 100.0;
+	uint64_t span_a = m->t0_ns, span_b = m->t1_ns;
+	unsigned ncpus = mi.ncpus ? mi.ncpus : 1;
+	if (basis == 0) {
+		span_a = m->host[0].ts_ns;
+		span_b = m->host[m->nhost - 1].ts_ns;
+		for (uint32_t i = 1; i < m->nhost && !oom; i++) {
+			const struct tza_host_sample *h0 = &m->host[i - 1], *h1 = &m->host[i];
+			if (h1->total_ns <= h0->total_ns || h1->ts_ns <= h0->ts_ns)
+				continue;
+			double busy = (double)(h1->busy_ns - h0->busy_ns);
+			double tot = (double)(h1->total_ns - h0->total_ns);
+			if (busy < frac * tot)
+				oom = add_idle(&v, &nv, &cap, h0->ts_ns, h1->ts_ns, busy, tot) < 0;
+		}
+		if (m->host[m->nhost - 1].ncpus)
+			ncpus = m->host[m->nhost - 1].ncpus;
+	} else if (span_b > span_a) {
+		/* bins of 100 ms (up to 100,000 bins) of the recorded processes' CPU */
+		uint64_t bw = (span_b - span_a) / 100000 + 1;
+		if (bw < 100000000ull)
+			bw = 100000000ull;
+		uint32_t nb = (uint32_t)((span_b - span_a + bw - 1) / bw);
+		double *bins = calloc(nb, sizeof(double));
+		oom = !bins;
+		for (uint32_t i = 0; bins && i < m->nprocs; i++) {
+			const struct tza_proc *p = m->procs[i];
+			if (!proc_selected(p, all))
+				continue;
+			uint64_t a = p->start_ns > span_a ? p->start_ns : span_a;
+			uint64_t b = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? span_b : p->end_ns;
+			if (b > span_b)
+				b = span_b;
+			for (uint64_t k = (a - span_a) / bw; b > a && k < nb; k++) {
+				uint64_t ba = span_a + k * bw, bb = ba + bw;
+				if (ba >= b)
+					break;
+				bins[k] += cpu_at(p, bb < b ? bb : b) - cpu_at(p, ba > a ? ba : a);
+			}
+		}
+		for (uint32_t k = 0; bins && k < nb && !oom; k++) {
+			uint64_t ba = span_a + k * bw, bb = ba + bw > span_b ? span_b : ba + bw;
+			double tot = (double)(bb - ba) * ncpus;
+			if (bins[k] < frac * tot)
+				oom = add_idle(&v, &nv, &cap, ba, bb, bins[k], tot) < 0;
+		}
+		free(bins);
+	}
+	if (oom) {
+		tza_err("out of memory");
+		free(v);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+
+	FILE *f = stdout;
+	uint64_t idle_ns = 0;
+	uint32_t shown = 0;
+	struct who *w = calloc(m->nprocs ? m->nprocs : 1, sizeof(*w));
+	if (!w) {
+		tza_err("out of memory");
+		free(v);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	if (json) {
+		fprintf(f, "{\"file\":");
+		tza_json_cstr(f, path);
+		fputs(",\"threshold_pct\":", f);
+		tza_json_num(f, threshold);
+		fputs(",\"min_duration_s\":", f);
+		tza_json_secs(f, (int64_t)min_ns);
+		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[", basis ? "procs" : "host",
+			ncpus);
+	} else {
+		char b1[40];
+		fprintf(f, "idle: under %g%% of %u CPUs for at least %s (%s)\n", threshold, ncpus,
+			tza_fmt_dur(b1, sizeof(b1), min_ns),
+			basis ? "CPU of the recorded processes" : "host CPU from the host samples");
+	}
+	for (uint32_t s = 0; s < nv; s++) {
+		const struct stretch *x = &v[s];
+		if (x->b - x->a < min_ns)
+			continue;
+		idle_ns += x->b - x->a;
+		uint32_t nw = 0;
+		for (uint32_t i = 0; i < m->nprocs; i++) {
+			const struct tza_proc *p = m->procs[i];
+			uint64_t e = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
+			if (!proc_selected(p, all) || p->start_ns >= x->b || e <= x->a)
+				continue;
+			w[nw].p = p;
+			w[nw].cpu_ns = cpu_at(p, x->b) - cpu_at(p, x->a);
+			w[nw].whole = p->start_ns <= x->a && e >= x->b;
+			nw++;
+		}
+		qsort(w, nw, sizeof(*w), cmp_who);
+		uint32_t nl = nw < limit ? nw : (uint32_t)limit;
+		double cores = (double)x->busy_ns / (double)(x->b - x->a);
+		if (json) {
+			fputs(shown ? ",{\"start_s\":" : "{\"start_s\":", f);
+			tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
+			fputs(",\"end_s\":", f);
+			tza_json_secs(f, (int64_t)(x->b - m->t0_ns));
+			fputs(",\"duration_s\":", f);
+			tza_json_secs(f, (int64_t)(x->b - x->a));
+			fputs(",\"mean_cores\":", f);
+			tza_json_num(f, round(cores * 1000) / 1000);
+			fprintf(f, ",\"processes_alive\":%u,\"processes\":[", nw);
+			for (uint32_t i = 0; i < nl; i++) {
+				struct tza_proc *p = (struct tza_proc *)w[i].p;
+				fputs(i ? ",{\"id\":" : "{\"id\":", f);
+				tza_json_cstr(f, p->id);
+				fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
+				tza_json_cstr(f, tza_proc_key(p, TZA_BY_TOOL));
+				fputs(",\"cpu_s\":", f);
+				tza_json_secs(f, (int64_t)w[i].cpu_ns);
+				fprintf(f, ",\"whole\":%s}", w[i].whole ? "true" : "false");
+			}
+			fputs("]}", f);
+		} else {
+			char b1[40], b2[40], b3[40];
+			fprintf(f, "\n  %s - %s  (%s)  %.2f cores busy on average, %u process%s alive\n",
+				tza_fmt_dur(b1, sizeof(b1), x->a - m->t0_ns),
+				tza_fmt_dur(b2, sizeof(b2), x->b - m->t0_ns),
+				tza_fmt_dur(b3, sizeof(b3), x->b - x->a), cores, nw, nw == 1 ? "" : "es");
+			for (uint32_t i = 0; i < nl; i++) {
+				struct tza_proc *p = (struct tza_proc *)w[i].p;
+				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s\n", p->pid,
+					tza_proc_key(p, TZA_BY_TOOL), w[i].cpu_ns / 1e9,
+					w[i].whole ? "  (the whole stretch)" : "");
+			}
+			if (nw > nl)
+				fprintf(f, "    ... %u more\n", nw - nl);
+		}
+		shown++;
+	}
+	uint64_t span = span_b > span_a ? span_b - span_a : 0;
+	if (json) {
+		fputs("],\"idle_s\":", f);
+		tza_json_secs(f, (int64_t)idle_ns);
+		fputs(",\"span_s\":", f);
+		tza_json_secs(f, (int64_t)span);
+		fputs("}\n", f);
+	} else {
+		char b1[40], b2[40];
+		fprintf(f, "%s%u stretch%s, %s idle of %s (%.1f%%)\n", shown ? "\n" : "", shown,
+			shown == 1 ? "" : "es", tza_fmt_dur(b1, sizeof(b1), idle_ns),
+			tza_fmt_dur(b2, sizeof(b2), span), span ? 100.0 * (double)idle_ns / (double)span : 0);
+	}
+	free(w);
+	free(v);
+	int bad = fflush(f) != 0 || ferror(f);
+	tza_unload(r, m);
+	if (bad) {
+		tza_err("standard output: write failed");
+		return TZA_EXIT_FAIL;
+	}
+	return TZA_EXIT_OK;
+}
