@@ -7,6 +7,7 @@
  *   bench-load [-r FILE] [-c COMM] thread N J                N pthread create+join
  *   bench-load [-r FILE] [-c COMM] [-C COMM] mix N J PROG    N rounds of a steady mix
  *   bench-load rusage FILE -- CMD [ARG...]                   run CMD, write its rusage
+ *   bench-load bpfstats                                      hold BPF run-time stats on
  *
  * N is the total over J parallel workers (forked processes, or for `thread`
  * J threads alive at once). -c sets the comm of the workload (inherited by
@@ -22,6 +23,10 @@
  * `rusage` forwards SIGINT/SIGTERM/SIGHUP to CMD and writes
  * "wall_ns utime_ns stime_ns maxrss_kib status" for CMD (wait4(2): CMD and
  * its waited-for descendants; maxrss is the largest of them).
+ *
+ * `bpfstats` enables BPF run-time statistics with BPF_ENABLE_STATS and holds
+ * the fd until SIGTERM/SIGINT: unlike the kernel.bpf_stats_enabled sysctl
+ * alone, another user switching the sysctl off meanwhile does not stop them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +41,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char *child_comm;
@@ -241,6 +248,21 @@ static int cmd_rusage(int argc, char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static int cmd_bpfstats(void)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.enable_stats.type = BPF_STATS_RUN_TIME;
+	fd = (int)syscall(__NR_bpf, BPF_ENABLE_STATS, &attr, sizeof(attr));
+	if (fd < 0)
+		die("BPF_ENABLE_STATS");
+	for (;;)
+		pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *comm = NULL, *mode, *prog = NULL, *hook;
@@ -251,6 +273,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "rusage"))
 		return cmd_rusage(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "bpfstats"))
+		return cmd_bpfstats();
 	while ((opt = getopt(argc, argv, "r:c:C:")) != -1) {
 		switch (opt) {
 		case 'r': out = optarg; break;

@@ -107,7 +107,7 @@ if os.path.exists(os.path.join(d, "pipeline.skipped")):
 print()
 
 labels = ["start"] + wl
-for w in wl:
+for w in (wl if variants else []):
     desc = {
         "exec-seq": f"{n:,} sequential fork+exec of /bin/true (short argv)",
         "exec-par": f"{n:,} fork+exec of /bin/true by 2 parallel workers",
@@ -143,8 +143,8 @@ for w in wl:
             if v in BPF and h0 and h1 and procs_of(w):
                 rt = sum(h1[1][k][0] - h0[1].get(k, (0, 0))[0] for k in h1[1])
                 rc = sum(h1[1][k][1] - h0[1].get(k, (0, 0))[1] for k in h1[1])
-                bpn.append(rt / procs_of(w))
-                if rc:
+                if rc > 0:  # 0: statistics were off (another user of the sysctl)
+                    bpn.append(rt / procs_of(w))
                     bpr.append(rt / rc)
         if not walls:
             continue
@@ -259,6 +259,18 @@ if os.path.isdir(a):
             continue
         print(f"| {name} | {fmt(s)} | {fmt(ev / s if s else None, '{:,.0f}')} | "
               f"{fmt(s / dsec if s and dsec else None)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
+    wsum = nums(os.path.join(a, "wrap_summary"))
+    wdec = lines(os.path.join(a, "wrap_decode"))
+    wpm = lines(os.path.join(a, "wrap_pidmax"))
+    if wsum and wdec and wpm:
+        mm = re.search(r"seconds=([0-9.]+)", wdec[0])
+        wd = float(mm.group(1)) if mm else None
+        print(f"| same events, pids wrapping at {wpm[0]}: raw decode | {fmt(wd)} | "
+              f"{fmt(ev / wd if wd else None, '{:,.0f}')} | 1 | |")
+        print(f"| same events, pids wrapping at {wpm[0]}: summary (1 run) | {wsum[0]:.2f} | {ev / wsum[0]:,.0f} | "
+              f"{fmt(wsum[0] / wd if wd else None)} | {wsum[1] / 1024:.0f} |")
+    elif os.path.exists(os.path.join(a, "wrap_summary")):
+        print(f"| same events, pids wrapping: summary | {open(os.path.join(a, 'wrap_summary')).read().strip()} | | | |")
     zt = open(os.path.join(a, "zstd.txt")).read() if os.path.exists(os.path.join(a, "zstd.txt")) else ""
     zm = re.findall(r"\(x?\s*([0-9.]+)\),\s*([0-9.]+) MB/s", zt)
     if zm and "raw_bytes" in s0:

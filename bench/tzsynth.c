@@ -3,7 +3,7 @@
  * tzsynth.c - bench-tzsynth: write a synthetic .tz trace of a pipeline-like
  * workload with the real writer (format/tz.h) and schema (record/schema.h).
  *
- *   bench-tzsynth -o FILE -e EVENTS [-p PROCS] [-l LEVEL] [-r RAWFILE]
+ *   bench-tzsynth -o FILE -e EVENTS [-p PROCS] [-m PIDMAX] [-l LEVEL] [-r RAWFILE]
  *
  * Without -p: tasks of 2 processes (a `sh -c` wrapper that forks a tool; 6
  * events: fork, exec, fork, exec, exit, exit), 64 tasks alive at a time,
@@ -12,7 +12,9 @@
  * recorder's own counters), so two traces of different sizes hold the same
  * process set: the analyzer's memory should not differ. -r also writes the
  * ring-buffer records (header + fixed + tail, as the BPF side emits them) to
- * RAWFILE: the same bytes, for a raw `zstd -1` reference. Prints
+ * RAWFILE: the same bytes, for a raw `zstd -1` reference. Pids run from
+ * 1000 up to PIDMAX (default 4194304, systemd's pid_max on large hosts) and
+ * are then reused. Prints
  * "events=N procs=P seconds=S bytes=B raw_bytes=R".
  */
 #include <stdint.h>
@@ -85,6 +87,8 @@ static int emit(tz_writer *w, size_t size)
 	return tracer_event_write(w, rec, size);
 }
 
+static uint32_t pid_tasks = 2096000; /* tasks before pids wrap: (PIDMAX - 1000) / 2 */
+
 /* Task t: wrapper pid 1000 + 2t, tool pid 1001 + 2t; step offsets in ns. */
 static const uint64_t step_off[6] = {0, 40000, 900000, 950000, 0, 0};
 
@@ -95,7 +99,7 @@ static uint64_t task_dur(uint32_t t)
 
 static int emit_step(tz_writer *w, uint32_t t, uint32_t step, uint64_t ts, uint64_t t0)
 {
-	uint32_t sh = 1000 + 2 * (t % 2000000), tool = sh + 1;
+	uint32_t sh = 1000 + 2 * (t % pid_tasks), tool = sh + 1;
 	uint64_t sh_start = t0, tool_start = t0 + step_off[2];
 	unsigned k = t % 8;
 
@@ -179,17 +183,18 @@ int main(int argc, char **argv)
 	tz_writer *w;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:e:p:l:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:e:p:m:l:r:")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'e': events = strtoull(optarg, NULL, 10); break;
 		case 'p': procs = strtoull(optarg, NULL, 10); break;
+		case 'm': pid_tasks = (uint32_t)((strtoul(optarg, NULL, 10) - 1000) / 2); break;
 		case 'l': o.level = atoi(optarg); break;
 		case 'r': rawpath = optarg; break;
 		default: return 2;
 		}
 	}
-	if (!out || !events) {
+	if (!out || !events || pid_tasks < 1) {
 		fprintf(stderr, "usage: bench-tzsynth -o FILE -e EVENTS [-p PROCS] [-l LEVEL] [-r RAW]\n");
 		return 2;
 	}
