@@ -1,0 +1,337 @@
+/*
+ * test_samples.c - issue 6 in the analyzer: per-process and host samples,
+ * OOM kills and killing signals attached to the right processes by the
+ * model, on synthetic traces written with the real writer and schema and
+ * read back with the real reader; a trace from an older recorder (no such
+ * types in its schema) still reads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
+#include "analyze_synth.h"
+#include "analyze/model.h"
+
+static void s_sample(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu,
+		     uint64_t anon, uint64_t file, uint64_t rb, uint32_t threads)
+{
+	struct ev_sample e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_SAMPLE, 0, ts};
+	e.start_ns = start;
+	e.utime_ns = cpu;
+	e.stime_ns = cpu / 10;
+	e.rss_anon_kib = anon;
+	e.rss_file_kib = file;
+	e.rss_shmem_kib = 4;
+	e.rchar = rb * 2;
+	e.wchar = 7;
+	e.read_bytes = rb;
+	e.write_bytes = 3;
+	e.tgid = tgid;
+	e.threads = threads;
+	synth_push(s, &e, sizeof(e));
+}
+
+static void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint64_t used)
+{
+	struct ev_host_sample h;
+	memset(&h, 0, sizeof(h));
+	h.hdr = (struct ev_hdr){sizeof(h), EV_HOST_SAMPLE, 0, ts};
+	h.cpu_user_ns = busy;
+	h.cpu_idle_ns = idle;
+	h.mem_total_kib = 1000000;
+	h.mem_used_kib = used;
+	h.mem_available_kib = 1000000 - used;
+	h.ncpus = 2;
+	h.load1_milli = 1500;
+	synth_push(s, &h, sizeof(h));
+}
+
+static void s_oom(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t anon)
+{
+	struct ev_oom_kill e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_OOM_KILL, 0, ts};
+	e.start_ns = start;
+	e.memcg_id = 4242;
+	e.rss_anon_kib = anon;
+	e.rss_file_kib = 100;
+	e.tgid = e.pid = tgid;
+	e.trigger_tgid = e.trigger_pid = tgid;
+	strcpy(e.comm, "hog");
+	synth_push(s, &e, sizeof(e));
+}
+
+static void s_signal(struct synth *s, uint64_t ts, uint32_t target, uint64_t tstart,
+		     uint32_t sender, uint64_t sstart, int sig, uint32_t flags, const char *comm)
+{
+	struct ev_signal e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_SIGNAL, 0, ts};
+	e.target_start_ns = tstart;
+	e.sender_start_ns = sstart;
+	e.target_tgid = e.target_pid = target;
+	e.sender_tgid = e.sender_pid = sender;
+	e.sig = sig;
+	e.flags = flags;
+	strncpy(e.sender_comm, comm, sizeof(e.sender_comm) - 1);
+	synth_push(s, &e, sizeof(e));
+}
+
+/* root 10 (0..10 s) forks 11 (sampled, killed by 12's SIGTERM), 12 (kill),
+ * 13 (OOM-killed), 14 (got SIGTERM but exited 3: handled) */
+static void scenario(struct synth *s)
+{
+	struct exit_vals z = {0};
+	s_host(s, T0, 0, 0, 5000);
+	s_fork(s, T0, 1, 10);
+	s_exec(s, T0 + 1 * MS, 10, T0, 1, "/usr/bin/sh", NULL, "sh|run", "sh");
+	s_fork(s, T0 + 10 * MS, 10, 11);
+	s_exec(s, T0 + 11 * MS, 11, T0 + 10 * MS, 10, "/usr/bin/work", NULL, "work", "work");
+	s_sample(s, T0 + 1 * SEC_NS, 11, T0 + 10 * MS, 900 * MS, 1000, 200, 0, 1);
+	s_host(s, T0 + 1 * SEC_NS, 1 * SEC_NS, 1 * SEC_NS, 9000);
+	s_sample(s, T0 + 2 * SEC_NS, 11, T0 + 10 * MS, 1800 * MS, 204800, 200, 4096, 4);
+	s_host(s, T0 + 2 * SEC_NS, 3 * SEC_NS, 1 * SEC_NS, 250000);
+	s_sample(s, T0 + 3 * SEC_NS, 11, T0 + 10 * MS, 2700 * MS, 1000, 200, 8192, 4);
+	/* a sample of a pid that is not alive (start differs): ignored */
+	s_sample(s, T0 + 3 * SEC_NS, 11, T0 + 5 * MS, 1, 1, 1, 1, 1);
+	s_host(s, T0 + 3 * SEC_NS, 3 * SEC_NS + 100 * MS, 3 * SEC_NS - 100 * MS, 6000);
+	s_fork(s, T0 + 3500 * MS, 10, 12);
+	s_exec(s, T0 + 3510 * MS, 12, T0 + 3500 * MS, 10, "/usr/bin/kill", NULL, "kill|11", "kill");
+	s_signal(s, T0 + 3520 * MS, 11, T0 + 10 * MS, 12, T0 + 3500 * MS, 15, EV_SIGNAL_GROUP,
+		 "kill");
+	s_exit(s, T0 + 3530 * MS, 12, T0 + 3500 * MS, 10, "kill", z);
+	s_exit(s, T0 + 3540 * MS, 11, T0 + 10 * MS, 10, "work",
+	       (struct exit_vals){.sig = 15, .utime = 2800 * MS, .rss_kib = 206000});
+	s_fork(s, T0 + 4 * SEC_NS, 10, 13);
+	s_exec(s, T0 + 4001 * MS, 13, T0 + 4 * SEC_NS, 10, "/usr/bin/hog", NULL, "hog", "hog");
+	s_oom(s, T0 + 5 * SEC_NS, 13, T0 + 4 * SEC_NS, 65000);
+	s_signal(s, T0 + 5 * SEC_NS + 1, 13, T0 + 4 * SEC_NS, 13, T0 + 4 * SEC_NS, 9,
+		 EV_SIGNAL_GROUP | EV_SIGNAL_KERNEL, "hog");
+	s_exit(s, T0 + 5 * SEC_NS + 2 * MS, 13, T0 + 4 * SEC_NS, 10, "hog",
+	       (struct exit_vals){.sig = 9, .rss_kib = 65100});
+	s_fork(s, T0 + 6 * SEC_NS, 10, 14);
+	s_exec(s, T0 + 6001 * MS, 14, T0 + 6 * SEC_NS, 10, "/usr/bin/trapper", NULL, "trapper",
+	       "trapper");
+	s_signal(s, T0 + 6500 * MS, 14, T0 + 6 * SEC_NS, 10, T0, 15, EV_SIGNAL_GROUP, "sh");
+	s_exit(s, T0 + 6600 * MS, 14, T0 + 6 * SEC_NS, 10, "trapper", (struct exit_vals){.code = 3});
+	s_exit(s, T0 + 10 * SEC_NS, 10, T0, 1, "sh", z);
+}
+
+static struct tza_proc *by_pid(struct tza_model *m, uint32_t pid)
+{
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i]->pid == pid)
+			return m->procs[i];
+	return NULL;
+}
+
+static struct tza_model *load(struct synth *s, uint32_t flags, void **buf, tz_reader **r)
+{
+	size_t len = 0;
+	struct tza_model *m = NULL;
+	*buf = synth_file(s, NULL, &len);
+	assert_non_null(*buf);
+	assert_int_equal(tz_reader_open_mem(r, *buf, len, "samples.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(*r, 0, UINT64_MAX, flags, &m), 0);
+	return m;
+}
+
+static void t_samples_kept(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	void *buf;
+	tz_reader *r;
+	scenario(&s);
+	struct tza_model *m = load(&s, TZA_MB_SAMPLES, &buf, &r);
+	assert_int_equal(m->unknown_events, 0);
+	assert_int_equal(m->nsamples, 4); /* the stray one is counted, not attached */
+	assert_int_equal(m->nhost_samples, 4);
+	assert_int_equal(m->nhost, 4);
+	assert_int_equal(m->host_peak_mem_used_kib, 250000);
+	assert_int_equal(m->host_peak_mem_ns, T0 + 2 * SEC_NS);
+	assert_int_equal(m->host_mem_total_kib, 1000000);
+	assert_int_equal(m->host[1].busy_ns, 1 * SEC_NS);
+	assert_int_equal(m->host[1].total_ns, 2 * SEC_NS);
+	assert_int_equal(m->host[3].ncpus, 2);
+	assert_int_equal(m->host[3].load1_milli, 1500);
+	struct tza_proc *p = by_pid(m, 11);
+	assert_non_null(p);
+	assert_int_equal(p->nsamples, 3);
+	assert_int_equal(p->nsamples_seen, 3);
+	assert_int_equal(p->samples[1].ts_ns, T0 + 2 * SEC_NS);
+	assert_int_equal(p->samples[1].rss_kib, 204800 + 200 + 4);
+	assert_int_equal(p->samples[1].utime_ns, 1800 * MS);
+	assert_int_equal(p->samples[1].stime_ns, 180 * MS);
+	assert_int_equal(p->samples[1].threads, 4);
+	assert_int_equal(p->samples[2].read_bytes, 8192);
+	assert_int_equal(p->samples[2].rchar, 16384);
+	assert_int_equal(p->samples[2].wchar, 7);
+	assert_int_equal(p->samples[2].write_bytes, 3);
+	assert_int_equal(p->peak_sample_rss_kib, 205004);
+	assert_int_equal(by_pid(m, 10)->nsamples, 0);
+	tza_model_free(m);
+	tz_reader_free(r);
+	free(buf);
+	synth_free(&s);
+}
+
+static void t_samples_not_kept(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	void *buf;
+	tz_reader *r;
+	scenario(&s);
+	struct tza_model *m = load(&s, 0, &buf, &r);
+	struct tza_proc *p = by_pid(m, 11);
+	assert_int_equal(p->nsamples, 0);
+	assert_null(p->samples);
+	assert_int_equal(p->nsamples_seen, 3);
+	assert_int_equal(p->peak_sample_rss_kib, 205004);
+	assert_null(m->host);
+	assert_int_equal(m->nhost_samples, 4);
+	assert_int_equal(m->host_peak_mem_used_kib, 250000);
+	tza_model_free(m);
+	tz_reader_free(r);
+	free(buf);
+	synth_free(&s);
+}
+
+static void t_oom_and_signals(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	void *buf;
+	tz_reader *r;
+	scenario(&s);
+	struct tza_model *m = load(&s, 0, &buf, &r);
+	assert_int_equal(m->noom_kills, 1);
+	/* killed by another recorded process: the sender named */
+	struct tza_proc *w = by_pid(m, 11);
+	assert_int_equal(w->signal, 15);
+	assert_int_equal(w->killer_signal, 15);
+	assert_int_equal(w->killer_pid, 12);
+	assert_int_equal(w->killer_start_ns, T0 + 3500 * MS);
+	assert_string_equal(w->killer_comm, "kill");
+	assert_int_equal(w->killer_kernel, 0);
+	assert_int_equal(w->kill_ns, T0 + 3520 * MS);
+	assert_int_equal(w->oom_killed, 0);
+	/* OOM: victim, rss, memcg; killed by the kernel's SIGKILL */
+	struct tza_proc *h = by_pid(m, 13);
+	assert_int_equal(h->oom_killed, 1);
+	assert_int_equal(h->oom_ns, T0 + 5 * SEC_NS);
+	assert_int_equal(h->oom_rss_kib, 65100);
+	assert_int_equal(h->oom_memcg_id, 4242);
+	assert_int_equal(h->killer_signal, 9);
+	assert_int_equal(h->killer_kernel, 1);
+	/* a signal that did not end the process names nobody */
+	struct tza_proc *t = by_pid(m, 14);
+	assert_int_equal(t->exit_code, 3);
+	assert_int_equal(t->killer_signal, 0);
+	assert_int_equal(by_pid(m, 10)->killer_signal, 0);
+	assert_int_equal(by_pid(m, 12)->oom_killed, 0);
+	tza_model_free(m);
+	tz_reader_free(r);
+	free(buf);
+	synth_free(&s);
+}
+
+/* A trace whose schema predates issue 6 (types 1..6 only) reads as before. */
+static void t_old_schema(void **state)
+{
+	(void)state;
+	tz_writer *w = NULL;
+	struct tz_writer_opts o;
+	memset(&o, 0, sizeof(o));
+	o.flags = TZ_W_NO_FSYNC;
+	assert_int_equal(tz_writer_open_mem(&w, &o), 0);
+	size_t n;
+	const struct tz_event_type *ts = tracer_schema(&n);
+	assert_int_equal(n, EV_TYPE_MAX - 1);
+	for (size_t i = 0; i < n && ts[i].id <= EV_DROPS; i++)
+		assert_int_equal(tz_writer_add_type(w, &ts[i]), 0);
+	struct synth s = {0};
+	struct exit_vals z = {0};
+	s_proc(&s, 1, 50, T0, T0 + SEC_NS, "/usr/bin/true", "true", "true", z);
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_equal(tracer_event_write(w, s.v[i].buf, s.v[i].len), 0);
+	/* a sample cannot be written without its type */
+	struct ev_sample e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_SAMPLE, 0, T0};
+	assert_int_equal(tracer_event_write(w, &e, sizeof(e)), TZ_ERR_UNKNOWN_TYPE);
+	void *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "old.tz", NULL), 0);
+	assert_null(tz_reader_type_by_id(r, EV_SAMPLE));
+	struct tza_model *m = NULL;
+	assert_int_equal(tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES, &m), 0);
+	assert_int_equal(m->nprocs, 1);
+	assert_int_equal(m->nsamples, 0);
+	assert_int_equal(m->nhost_samples, 0);
+	assert_int_equal(m->procs[0]->oom_killed, 0);
+	assert_int_equal(m->procs[0]->killer_signal, 0);
+	tza_model_free(m);
+	tz_reader_free(r);
+	free(buf);
+	synth_free(&s);
+}
+
+/* The schema describes the new structs truthfully. */
+static void t_schema(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct tz_event_type *ts = tracer_schema(&n);
+	const struct tz_event_type *smp = NULL, *host = NULL, *oom = NULL, *sig = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (ts[i].id == EV_SAMPLE)
+			smp = &ts[i];
+		if (ts[i].id == EV_HOST_SAMPLE)
+			host = &ts[i];
+		if (ts[i].id == EV_OOM_KILL)
+			oom = &ts[i];
+		if (ts[i].id == EV_SIGNAL)
+			sig = &ts[i];
+	}
+	assert_non_null(smp);
+	assert_int_equal(smp->fixed_size, sizeof(struct ev_sample) - sizeof(struct ev_hdr));
+	assert_int_equal(tz_type_field(smp, "threads")->offset,
+			 offsetof(struct ev_sample, threads) - sizeof(struct ev_hdr));
+	assert_string_equal(tz_type_field(smp, "rss_anon_kib")->unit, "KiB");
+	assert_int_equal(host->fixed_size, sizeof(struct ev_host_sample) - sizeof(struct ev_hdr));
+	assert_int_equal(tz_type_field(host, "flags")->offset,
+			 offsetof(struct ev_host_sample, flags) - sizeof(struct ev_hdr));
+	assert_int_equal(oom->fixed_size, sizeof(struct ev_oom_kill) - sizeof(struct ev_hdr));
+	assert_int_equal(tz_type_field(oom, "oom_score_adj")->type, TZ_F_I16);
+	assert_int_equal(sig->fixed_size, sizeof(struct ev_signal) - sizeof(struct ev_hdr));
+	assert_int_equal(tz_type_field(sig, "sig")->type, TZ_F_I32);
+	assert_int_equal(tz_type_field(sig, "sender_comm")->size, EV_COMM_LEN);
+	/* the drops type gained its kevent slot at the end */
+	const struct tz_event_type *d = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].id == EV_DROPS)
+			d = &ts[i];
+	assert_int_equal(tz_type_field(d, "kevent")->offset,
+			 offsetof(struct ev_drops, count[EV_DROP_KEVENT]) - sizeof(struct ev_hdr));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_samples_kept),
+		cmocka_unit_test(t_samples_not_kept),
+		cmocka_unit_test(t_oom_and_signals),
+		cmocka_unit_test(t_old_schema),
+		cmocka_unit_test(t_schema),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
