@@ -980,7 +980,7 @@ static int close_writer(struct rec *r, int exit_status)
 {
 	static const char *const names[EV_DROP_SLOTS] = {
 		"drops_fork", "drops_exec", "drops_exec_fail", "drops_exit",
-		"drops_map_full", "drops_argv_fault", NULL, NULL};
+		"drops_map_full", "drops_argv_fault", "drops_kevent", NULL};
 	char b[64];
 	uint64_t total = 0;
 	int rc;
