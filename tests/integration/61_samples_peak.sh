@@ -2,8 +2,9 @@
 # Samples of issue 6: a program that touches 200 MiB, holds it 2 s, frees
 # it and runs 3 s more has samples that show the peak near its start and
 # little after the free, and its exit-time peak RSS equals the largest
-# sample within one page; host samples are present with sane values;
-# --sample-interval 0 writes none.
+# sample within one page; a 3-thread burner's samples count its threads and
+# sum their CPU; plots draw the samples; host samples are present with sane
+# values; --sample-interval 0 writes none.
 . "$(dirname "$0")/lib.sh"
 need_root
 M=$H/memwork
@@ -74,6 +75,24 @@ awk '/^\$S << EOD/ {on = 1; next} /^EOD/ {on = 0} on && $3 > m {m = $3} END {exi
 	fail "mem plot peak not near 200 MiB"
 "$A" plot --kind cpu --script cpu.gp -o cpu.png peak.tz || fail "plot cpu"
 grep -q 'from periodic samples' cpu.gp || fail "cpu plot does not use the samples"
+
+# a process of 3 threads burning 1.5 CPU-s each: samples count the live
+# threads and sum their CPU (cumulative, never above the exit total)
+record -o burn.tz --sample-interval 0.25 -- $W burn 1.5 3 || fail "recording the burner exited $?"
+timeout 60 "$A" export --format jsonl --samples burn.tz >burn.jsonl || fail "export burn"
+pycheck burn.jsonl "
+p = one(by_exe('$W'), 'burner')
+s = p['samples']
+check(len(s) >= 2, 'only %d samples' % len(s))
+check(max(x['threads'] for x in s) == 3, 'threads %r' % [x['threads'] for x in s])
+cpu = [x['utime_s'] + x['stime_s'] for x in s]
+check(cpu == sorted(cpu), 'cumulative CPU went down: %r' % cpu)
+total = p['utime_s'] + p['stime_s']
+check(4.4 <= total <= 4.8, 'exit CPU %r' % total)
+check(cpu[-1] <= total + 1e-9, 'sampled CPU %r above the exit total %r' % (cpu[-1], total))
+# while all three burn, CPU grows faster than one core (2 CPUs here; others may share them)
+check(cpu[-1] > 1.0, 'last sample only %r CPU-s' % cpu[-1])
+"
 
 # --sample-interval 0: no samples at all, OOM/signal events still armed
 record -o none.tz --sample-interval 0 -- $M peak 1 0.3 0.3 || fail "recording exited $?"
