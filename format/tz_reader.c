@@ -1146,7 +1146,15 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 			dchunk_free(c);
 			continue;
 		}
-		if (r->held + c->bytes > 16 * r->max_chunk) {
+		/* decoded bytes held at once: at most 1024 x the file (a legitimate
+		 * trace compresses far less), at least 256 MiB, at most 16 chunks
+		 * of the largest size */
+		uint64_t cap = 1024 * (uint64_t)r->len;
+		if (cap < (256ull << 20))
+			cap = 256ull << 20;
+		if (cap > 16 * r->max_chunk)
+			cap = 16 * r->max_chunk;
+		if (r->held + c->bytes > cap) {
 			dchunk_free(c);
 			rd_err(r, TZ_ERR_LIMIT, b->off,
 			       "chunk %llu: too many chunks overlap in time (%zu bytes decoded at "

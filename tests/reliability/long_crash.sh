@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# Long crash run (make test-long): 200 SIGKILL points (01_crash.sh).
+RUNS=${RUNS:-200} exec bash "$(dirname "$0")/01_crash.sh"
