@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/tracer.h"
@@ -79,15 +80,32 @@ static void meta_u64(tz_writer *w, const char *k, uint64_t v)
 	tz_writer_set_meta(w, k, b);
 }
 
-int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns,
-		 int verbose)
+/* Does this kernel's BTF have the tp_btf tracepoint NAME? */
+static int have_tp_btf(const struct btf *vml, const char *name)
 {
+	char t[96];
+
+	snprintf(t, sizeof(t), "btf_trace_%s", name);
+	return vml && btf__find_by_name_kind(vml, t, BTF_KIND_TYPEDEF) > 0;
+}
+
+/*
+ * The BPF side: OOM kills, signals, the iterator. Returns 0, or -1 after a
+ * warning: the recording goes on without them (they add to the exact
+ * totals, which never depend on them).
+ */
+static int bpf_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns)
+{
+	struct btf *vml = btf__load_vmlinux_btf();
+	int oom = have_tp_btf(vml, "mark_victim"), sig = have_tp_btf(vml, "signal_generate");
 	struct sample_bpf *s;
 	int rc;
 
+	btf__free(vml);
 	s = sample_bpf__open();
 	if (!s) {
-		serr("cannot open the sampler BPF object: %s", strerror(errno));
+		serr("warning: no samples, OOM kills or signals: cannot open their BPF object: %s",
+		     strerror(errno));
 		return -1;
 	}
 	S.skel = s;
@@ -95,31 +113,54 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->min_age_ns = interval_ns;
 	bpf_map__set_max_entries(s->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
+	bpf_program__set_autoload(s->progs.on_mark_victim, oom);
+	bpf_program__set_autoload(s->progs.on_signal_generate, sig);
+	bpf_program__set_autoload(s->progs.sample_tasks, interval_ns > 0);
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
 	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops))) {
-		serr("cannot share the recorder's maps with the sampler: %s", strerror(errno));
+		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: %s",
+		     strerror(errno));
 		return -1;
 	}
 	rc = sample_bpf__load(s);
 	if (rc) {
-		serr("cannot load the sampler BPF programs: %s (run with -vv for the verifier log)",
+		serr("warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
+		     "(-vv shows the verifier log)",
 		     strerror(-rc));
 		return -1;
 	}
-	if (attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)") ||
-	    attach(s->progs.on_signal_generate, "signal (signal:signal_generate)"))
-		return -1;
-	tz_writer_set_meta(w, "oom_source", "tp_btf/mark_victim");
-	tz_writer_set_meta(w, "signal_source", "tp_btf/signal_generate");
-	meta_u64(w, "sample_interval_ns", interval_ns);
-	S.interval_ns = interval_ns;
+	if (oom && attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)"))
+		oom = 0;
+	if (sig && attach(s->progs.on_signal_generate, "signal (signal:signal_generate)"))
+		sig = 0;
+	if (!oom)
+		serr("warning: OOM kills are not recorded (no tp_btf/mark_victim on this kernel)");
+	if (!sig)
+		serr("warning: fatal signals are not recorded (no tp_btf/signal_generate on this "
+		     "kernel)");
+	tz_writer_set_meta(w, "oom_source", oom ? "tp_btf/mark_victim" : "unavailable");
+	tz_writer_set_meta(w, "signal_source", sig ? "tp_btf/signal_generate" : "unavailable");
 	if (interval_ns) {
 		S.iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
-		if (!S.iter) {
-			serr("cannot attach the sampling task iterator: %s", strerror(errno));
-			return -1;
-		}
+		if (!S.iter)
+			serr("warning: no per-process samples: cannot attach the task iterator: %s",
+			     strerror(errno));
+	}
+	return 0;
+}
+
+int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns,
+		 int verbose)
+{
+	if (bpf_start(skel, w, filter_on, interval_ns) < 0) {
+		tz_writer_set_meta(w, "oom_source", "unavailable");
+		tz_writer_set_meta(w, "signal_source", "unavailable");
+	}
+	meta_u64(w, "sample_interval_ns", interval_ns);
+	tz_writer_set_meta(w, "process_samples", S.iter ? "iter/task" : "none");
+	S.interval_ns = interval_ns;
+	if (interval_ns) {
 		S.nslots = 1024;
 		S.slots = calloc(S.nslots, sizeof(*S.slots));
 		S.cap = 1 << 16;
@@ -130,9 +171,9 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 		}
 	}
 	S.started = 1;
-	if (verbose)
-		serr("sampling every %.3f s (per process and host), OOM kills and fatal signals",
-		     (double)interval_ns / 1e9);
+	if (verbose && interval_ns)
+		serr("sampling every %.3f s (%s), OOM kills and fatal signals",
+		     (double)interval_ns / 1e9, S.iter ? "per process and host" : "host only");
 	return 0;
 }
 
@@ -262,7 +303,7 @@ int sample_poll(tz_writer *w, uint64_t now_ns, int force)
 		rc = tracer_event_write(w, &h, sizeof(h));
 		S.nhosts++;
 	}
-	if (rc >= 0)
+	if (rc >= 0 && S.iter)
 		rc = sample_procs(w);
 	return rc < 0 ? rc : 0;
 }
@@ -279,6 +320,7 @@ void sample_stop(void)
 {
 	for (int i = 0; i < S.nlinks; i++)
 		bpf_link__destroy(S.links[i]);
+	/* S.skel may be set while loading failed: destroy frees it either way */
 	bpf_link__destroy(S.iter);
 	sample_bpf__destroy(S.skel);
 	for (size_t i = 0; S.slots && i < S.nslots; i++)
