@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run every test: cmocka unit binaries, fuzz-corpus replays, integration
 # scripts, reliability scripts (tests/reliability/, docs/RELIABILITY.md).
-# Usage: O=build tests/run.sh [unit|integration|reliability|all|long]
-# `long` runs the long variants (tests/reliability/long_*.sh, make test-long).
+# Usage: O=build tests/run.sh [unit|integration|reliability|all|long|asan]
+# `long` runs the long variants (tests/reliability/long_*.sh, make test-long);
+# `asan` (make test-asan's default) runs unit, fuzz replays and the tests of
+# the analyzer on hostile input (bad files, hostile bundles and files).
 # Each entry runs under a time bound; the last line is "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -30,7 +32,7 @@ run() { # name timeout cmd...
 	fi
 }
 
-if [ "$what" = all ] || [ "$what" = unit ]; then
+if [ "$what" = all ] || [ "$what" = unit ] || [ "$what" = asan ]; then
 	for t in "$O"/tests/test_*; do
 		[ -x "$t" ] || continue
 		run "unit/$(basename "$t")" 300 "$t"
@@ -51,6 +53,13 @@ if [ "$what" = all ] || [ "$what" = reliability ]; then
 	for t in tests/reliability/[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		run "reliability/$(basename "$t" .sh)" 600 bash "$t"
+	done
+fi
+if [ "$what" = asan ]; then
+	for t in tests/integration/40_analyze_bad_input.sh tests/integration/53_hostile_bundle.sh \
+		tests/reliability/05_hostile_files.sh; do
+		[ -f "$t" ] || continue
+		run "asan/$(basename "$t" .sh)" 900 bash "$t"
 	done
 fi
 if [ "$what" = long ]; then
