@@ -11,27 +11,29 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
-		"                           [-n N] [--all] [--json] FILE\n\n"
-		"List the stretches where the machine used under PCT%% of its cores for at least\n"
-		"DUR, and the recorded processes alive during each (who the run was waiting on).\n\n"
-		"Options:\n"
-		"  -t, --threshold PCT     busy share of all cores under which a moment is idle\n"
-		"                          (default 25)\n"
-		"  -d, --min-duration DUR  shortest stretch reported: 30, 1.5s, 500ms, 2m\n"
-		"                          (default 10s)\n"
-		"  -b, --basis B           host: the host samples' CPU time (every process of the\n"
-		"                          machine; the default when the trace has host samples);\n"
-		"                          procs: the recorded processes' CPU (samples where present,\n"
-		"                          else exit totals spread over each life)\n"
-		"  -n N                    processes listed per stretch (default 10, by CPU in it)\n"
-		"      --all               also processes alive before recording began\n"
-		"  -j, --json              one JSON object (keys: docs/tracer-analyze.md)\n"
-		"  -h, --help              this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze idle trace.tz\n"
-		"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n");
+	fprintf(
+	    f,
+	    "usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis "
+	    "host|procs]\n"
+	    "                           [-n N] [--all] [--json] FILE\n\n"
+	    "List the stretches where the machine used under PCT%% of its cores for at least\n"
+	    "DUR, and the recorded processes alive during each (who the run was waiting on).\n\n"
+	    "Options:\n"
+	    "  -t, --threshold PCT     busy share of all cores under which a moment is idle\n"
+	    "                          (default 25)\n"
+	    "  -d, --min-duration DUR  shortest stretch reported: 30, 1.5s, 500ms, 2m\n"
+	    "                          (default 10s)\n"
+	    "  -b, --basis B           host: the host samples' CPU time (every process of the\n"
+	    "                          machine; the default when the trace has host samples);\n"
+	    "                          procs: the recorded processes' CPU (samples where present,\n"
+	    "                          else exit totals spread over each life)\n"
+	    "  -n N                    processes listed per stretch (default 10, by CPU in it)\n"
+	    "      --all               also processes alive before recording began\n"
+	    "  -j, --json              one JSON object (keys: docs/tracer-analyze.md)\n"
+	    "  -h, --help              this help\n\n"
+	    "Examples:\n"
+	    "  tracer-analyze idle trace.tz\n"
+	    "  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n");
 }
 
 /* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
@@ -87,9 +89,9 @@ static double cpu_at(const struct tza_proc *p, uint64_t t)
 }
 
 struct stretch {
-	uint64_t a, b;	  /* CLOCK_BOOTTIME ns */
-	double busy_ns;	  /* CPU ns used in it (basis) */
-	double total_ns;  /* CPU ns available in it (cores x duration) */
+	uint64_t a, b;	 /* CLOCK_BOOTTIME ns */
+	double busy_ns;	 /* CPU ns used in it (basis) */
+	double total_ns; /* CPU ns available in it (cores x duration) */
 };
 
 struct who {
@@ -139,13 +141,13 @@ static int add_idle(struct stretch **v, uint32_t *n, uint32_t *cap, uint64_t a, 
 int cmd_idle(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"threshold", required_argument, NULL, 't'},
-		{"min-duration", required_argument, NULL, 'd'},
-		{"basis", required_argument, NULL, 'b'},
-		{"all", no_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"threshold", required_argument, NULL, 't'},
+	    {"min-duration", required_argument, NULL, 'd'},
+	    {"basis", required_argument, NULL, 'b'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	double threshold = 25;
 	uint64_t min_ns = 10000000000ull, limit = 10;
@@ -158,14 +160,16 @@ int cmd_idle(int argc, char **argv)
 		case 't':
 			threshold = strtod(optarg, &end);
 			if (end == optarg || *end || !(threshold > 0 && threshold <= 100)) {
-				tza_err("--threshold: '%s' is not a percentage in (0, 100]", optarg);
+				tza_err("--threshold: '%s' is not a percentage in (0, 100]",
+					optarg);
 				return TZA_EXIT_USAGE;
 			}
 			break;
 		case 'd':
 			if (parse_dur(optarg, &min_ns) < 0) {
-				tza_err("--min-duration: '%s' is not a duration (30, 1.5s, 500ms, 2m)",
-					optarg);
+				tza_err(
+				    "--min-duration: '%s' is not a duration (30, 1.5s, 500ms, 2m)",
+				    optarg);
 				return TZA_EXIT_USAGE;
 			}
 			break;
@@ -290,8 +294,8 @@ int cmd_idle(int argc, char **argv)
 		tza_json_num(f, threshold);
 		fputs(",\"min_duration_s\":", f);
 		tza_json_secs(f, (int64_t)min_ns);
-		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[", basis ? "procs" : "host",
-			ncpus);
+		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[",
+			basis ? "procs" : "host", ncpus);
 	} else {
 		char b1[40];
 		fprintf(f, "idle: under %g%% of %u CPUs for at least %s (%s)\n", threshold, ncpus,
@@ -306,7 +310,8 @@ int cmd_idle(int argc, char **argv)
 		uint32_t nw = 0;
 		for (uint32_t i = 0; i < m->nprocs; i++) {
 			const struct tza_proc *p = m->procs[i];
-			uint64_t e = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
+			uint64_t e =
+			    (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
 			if (!proc_selected(p, all) || p->start_ns >= x->b || e <= x->a)
 				continue;
 			w[nw].p = p;
@@ -340,10 +345,13 @@ int cmd_idle(int argc, char **argv)
 			fputs("]}", f);
 		} else {
 			char b1[40], b2[40], b3[40];
-			fprintf(f, "\n  %s - %s  (%s)  %.2f cores busy on average, %u process%s alive\n",
-				tza_fmt_dur(b1, sizeof(b1), x->a - m->t0_ns),
-				tza_fmt_dur(b2, sizeof(b2), x->b - m->t0_ns),
-				tza_fmt_dur(b3, sizeof(b3), x->b - x->a), cores, nw, nw == 1 ? "" : "es");
+			fprintf(
+			    f,
+			    "\n  %s - %s  (%s)  %.2f cores busy on average, %u process%s alive\n",
+			    tza_fmt_dur(b1, sizeof(b1), x->a - m->t0_ns),
+			    tza_fmt_dur(b2, sizeof(b2), x->b - m->t0_ns),
+			    tza_fmt_dur(b3, sizeof(b3), x->b - x->a), cores, nw,
+			    nw == 1 ? "" : "es");
 			for (uint32_t i = 0; i < nl; i++) {
 				struct tza_proc *p = (struct tza_proc *)w[i].p;
 				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s\n", p->pid,
@@ -366,7 +374,8 @@ int cmd_idle(int argc, char **argv)
 		char b1[40], b2[40];
 		fprintf(f, "%s%u stretch%s, %s idle of %s (%.1f%%)\n", shown ? "\n" : "", shown,
 			shown == 1 ? "" : "es", tza_fmt_dur(b1, sizeof(b1), idle_ns),
-			tza_fmt_dur(b2, sizeof(b2), span), span ? 100.0 * (double)idle_ns / (double)span : 0);
+			tza_fmt_dur(b2, sizeof(b2), span),
+			span ? 100.0 * (double)idle_ns / (double)span : 0);
 	}
 	free(w);
 	free(v);

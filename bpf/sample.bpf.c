@@ -11,9 +11,9 @@
  * and `drops` (the same counters).
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 
 #include "events.h"
 #include "tracer.h"
@@ -21,8 +21,8 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load (rodata). */
-const volatile bool filter_on = true;	/* false: -a, every process */
-const volatile __u32 page_kib = 4;	/* page size in KiB */
+const volatile bool filter_on = true;		 /* false: -a, every process */
+const volatile __u32 page_kib = 4;		 /* page size in KiB */
 const volatile __u64 min_age_ns = 1000000000ull; /* sample processes older than this */
 
 /* Shared with tracer.bpf.c (fds reused): same definitions. */
@@ -49,8 +49,8 @@ struct {
 /* tgid -> what its last sample held (so unchanged processes cost no
  * output); max_entries set to the tracked map's by user space. */
 struct last_sample {
-	__u64 start_ns; /* identity: a reused pid has another start */
-	__u64 digest;	/* mix of every sampled value */
+	__u64 start_ns;	 /* identity: a reused pid has another start */
+	__u64 digest;	 /* mix of every sampled value */
 	__u64 leader_rt; /* leader's se.sum_exec_runtime then (single-threaded) */
 };
 
@@ -63,8 +63,8 @@ struct {
 } sample_last SEC(".maps");
 
 /* signals whose default action terminates (with or without a core dump) */
-#define FATAL_MASK                                                                        \
-	(0x1fffeull /* 1..16 */ | 0xf000000ull /* XCPU XFSZ VTALRM PROF */ |                \
+#define FATAL_MASK                                                                                 \
+	(0x1fffeull /* 1..16 */ | 0xf000000ull /* XCPU XFSZ VTALRM PROF */ |                       \
 	 0xe0000000ull /* IO PWR SYS */ | 0xffffffff00000000ull /* 32..63 */)
 #define SIG_KILL 9
 #define SI_KERNEL_CODE 0x80
@@ -230,7 +230,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 		e.wchar = e.wchar > tp->child_io[1] ? e.wchar - tp->child_io[1] : 0;
 		e.read_bytes = e.read_bytes > tp->child_io[4] ? e.read_bytes - tp->child_io[4] : 0;
 		e.write_bytes =
-			e.write_bytes > tp->child_io[5] ? e.write_bytes - tp->child_io[5] : 0;
+		    e.write_bytes > tp->child_io[5] ? e.write_bytes - tp->child_io[5] : 0;
 	}
 
 	e.rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES));
@@ -239,10 +239,10 @@ int sample_tasks(struct bpf_iter__task *ctx)
 
 	/* only what changed since this process's previous sample leaves the kernel */
 	{
-		__u64 d = 0xcbf29ce484222325ull, v[11] = {e.utime_ns, e.stime_ns, e.rss_anon_kib,
-							  e.rss_file_kib, e.rss_shmem_kib, e.rchar,
-							  e.wchar, e.read_bytes, e.write_bytes,
-							  e.threads, e.start_ns};
+		__u64 d = 0xcbf29ce484222325ull,
+		      v[11] = {e.utime_ns,	e.stime_ns, e.rss_anon_kib, e.rss_file_kib,
+			       e.rss_shmem_kib, e.rchar,    e.wchar,	    e.read_bytes,
+			       e.write_bytes,	e.threads,  e.start_ns};
 		struct last_sample *ls, nl;
 
 		for (i = 0; i < 11; i++)

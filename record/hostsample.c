@@ -14,24 +14,23 @@ int host_parse_stat(const char *text, long hz, struct ev_host_sample *h)
 
 	if (hz <= 0 || strncmp(text, "cpu ", 4))
 		return -1;
-	n = sscanf(text + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-		   &v[3], &v[4], &v[5], &v[6], &v[7]);
+	n = sscanf(text + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
 	if (n < 4)
 		return -1;
-	__u64 *out[8] = {&h->cpu_user_ns, &h->cpu_nice_ns, &h->cpu_system_ns,
-			    &h->cpu_idle_ns, &h->cpu_iowait_ns, &h->cpu_irq_ns,
-			    &h->cpu_softirq_ns, &h->cpu_steal_ns};
+	__u64 *out[8] = {&h->cpu_user_ns,   &h->cpu_nice_ns, &h->cpu_system_ns,	 &h->cpu_idle_ns,
+			 &h->cpu_iowait_ns, &h->cpu_irq_ns,  &h->cpu_softirq_ns, &h->cpu_steal_ns};
 	for (int i = 0; i < 8; i++)
 		*out[i] = (uint64_t)(v[i] / (unsigned long long)hz * 1000000000ull +
 				     v[i] % (unsigned long long)hz * 1000000000ull /
-					     (unsigned long long)hz);
+					 (unsigned long long)hz);
 	return 0;
 }
 
 int host_parse_meminfo(const char *text, struct ev_host_sample *h)
 {
-	unsigned long long total = 0, avail = 0, fr = 0, buf = 0, cached = 0, srecl = 0,
-			   stot = 0, sfree = 0;
+	unsigned long long total = 0, avail = 0, fr = 0, buf = 0, cached = 0, srecl = 0, stot = 0,
+			   sfree = 0;
 	int seen = 0;
 
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
@@ -99,8 +98,8 @@ int host_parse_loadavg(const char *text, struct ev_host_sample *h)
 	return 0;
 }
 
-int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us,
-		   __u32 *full_avg10, __u64 *full_us, int *has_full)
+int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us, __u32 *full_avg10,
+		   __u64 *full_us, int *has_full)
 {
 	int got = 0;
 
@@ -109,8 +108,8 @@ int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us,
 		char kind[8], avg[32];
 		unsigned long long total;
 
-		if (sscanf(l, "%7s avg10=%31s avg60=%*s avg300=%*s total=%llu", kind, avg, &total) !=
-		    3)
+		if (sscanf(l, "%7s avg10=%31s avg60=%*s avg300=%*s total=%llu", kind, avg,
+			   &total) != 3)
 			continue;
 		if (!strcmp(kind, "some")) {
 			*some_avg10 = milli(avg) / 10;
@@ -135,8 +134,8 @@ int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),
 		char name[64];
 		unsigned long long rio, rmerge, rsec, rms, wio, wmerge, wsec;
 
-		if (sscanf(l, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu", &maj, &min, name, &rio,
-			   &rmerge, &rsec, &rms, &wio, &wmerge, &wsec) != 10)
+		if (sscanf(l, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu", &maj, &min, name,
+			   &rio, &rmerge, &rsec, &rms, &wio, &wmerge, &wsec) != 10)
 			continue;
 		if (is_disk && !is_disk(name))
 			continue;
@@ -231,8 +230,8 @@ int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns)
 	if (read_text("/proc/loadavg", buf, sizeof(buf)) == 0)
 		host_parse_loadavg(buf, h);
 	if (read_text("/proc/pressure/cpu", buf, sizeof(buf)) == 0 &&
-	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us,
-			   &h->psi_cpu_full_avg10, &h->psi_cpu_full_us, &has_full) == 0) {
+	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us, &h->psi_cpu_full_avg10,
+			   &h->psi_cpu_full_us, &has_full) == 0) {
 		h->flags |= EV_HOST_PSI | (has_full ? EV_HOST_PSI_CPU_FULL : 0);
 		if (read_text("/proc/pressure/memory", buf, sizeof(buf)) == 0)
 			host_parse_psi(buf, &h->psi_mem_some_avg10, &h->psi_mem_some_us,

@@ -14,8 +14,8 @@
 #include "bpf/tracer.h"
 #include "record.h"
 #include "sample.h"
-#include "schema.h"
 #include "sample.skel.h"
+#include "schema.h"
 #include "tracer.skel.h"
 
 /* Last sample written per process, to write only changes. */
@@ -119,15 +119,17 @@ static int bpf_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
 	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops))) {
-		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: %s",
+		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: "
+		     "%s",
 		     strerror(errno));
 		return -1;
 	}
 	rc = sample_bpf__load(s);
 	if (rc) {
-		serr("warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
-		     "(-vv shows the verifier log)",
-		     strerror(-rc));
+		serr(
+		    "warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
+		    "(-vv shows the verifier log)",
+		    strerror(-rc));
 		return -1;
 	}
 	if (oom && attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)"))
@@ -177,10 +179,7 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 	return 0;
 }
 
-static size_t slot_of(uint32_t tgid)
-{
-	return (tgid * 2654435761u) & (S.nslots - 1);
-}
+static size_t slot_of(uint32_t tgid) { return (tgid * 2654435761u) & (S.nslots - 1); }
 
 static void grow(void)
 {
@@ -272,7 +271,8 @@ static int sample_procs(tz_writer *w)
 	}
 	close(fd);
 	S.gen++;
-	for (size_t off = 0; off + sizeof(struct ev_sample) <= len; off += sizeof(struct ev_sample)) {
+	for (size_t off = 0; off + sizeof(struct ev_sample) <= len;
+	     off += sizeof(struct ev_sample)) {
 		struct ev_sample e;
 
 		memcpy(&e, S.buf + off, sizeof(e));

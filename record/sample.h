@@ -67,8 +67,8 @@ int host_parse_meminfo(const char *text, struct ev_host_sample *h);
 int host_parse_loadavg(const char *text, struct ev_host_sample *h);
 /* One /proc/pressure/X file: avg10 (1/100 %) and total (us) of its "some"
  * and "full" lines; *has_full is 0 when there is no full line. */
-int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us,
-		   __u32 *full_avg10, __u64 *full_us, int *has_full);
+int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us, __u32 *full_avg10,
+		   __u64 *full_us, int *has_full);
 /* /proc/diskstats: sectors read/written * 512 summed over the devices for
  * which is_disk(name) is true (NULL: every device). */
 int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),

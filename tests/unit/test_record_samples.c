@@ -17,7 +17,8 @@ static void t_stat(void **state)
 	(void)state;
 	struct ev_host_sample h;
 	memset(&h, 0, sizeof(h));
-	assert_int_equal(host_parse_stat("cpu  100 2 30 4000 5 6 7 8 0 0\ncpu0 1 2 3 4\n", 100, &h), 0);
+	assert_int_equal(host_parse_stat("cpu  100 2 30 4000 5 6 7 8 0 0\ncpu0 1 2 3 4\n", 100, &h),
+			 0);
 	assert_int_equal(h.cpu_user_ns, 1000000000ull);
 	assert_int_equal(h.cpu_nice_ns, 20000000ull);
 	assert_int_equal(h.cpu_system_ns, 300000000ull);
@@ -91,18 +92,15 @@ static void t_psi(void **state)
 	assert_int_equal(ft, 42);
 	assert_int_equal(full, 1);
 	/* cpu on older kernels: no full line */
-	assert_int_equal(host_parse_psi("some avg10=0.07 avg60=0.00 avg300=0.00 total=9\n", &sa, &st,
-					&fa, &ft, &full),
+	assert_int_equal(host_parse_psi("some avg10=0.07 avg60=0.00 avg300=0.00 total=9\n", &sa,
+					&st, &fa, &ft, &full),
 			 0);
 	assert_int_equal(sa, 7);
 	assert_int_equal(full, 0);
 	assert_int_equal(host_parse_psi("nothing here\n", &sa, &st, &fa, &ft, &full), -1);
 }
 
-static int only_sda(const char *name)
-{
-	return !strcmp(name, "sda");
-}
+static int only_sda(const char *name) { return !strcmp(name, "sda"); }
 
 static void t_diskstats_netdev(void **state)
 {
@@ -118,11 +116,12 @@ static void t_diskstats_netdev(void **state)
 	assert_int_equal(host_parse_diskstats(ds, NULL, &h), 0);
 	assert_int_equal(h.disk_read_bytes, (2000 + 1800 + 10) * 512);
 	const char *nd =
-		"Inter-|   Receive                                                |  Transmit\n"
-		" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
-		"    lo: 5000 10 0 0 0 0 0 0 5000 10 0 0 0 0 0 0\n"
-		"  eth0: 123456 100 0 0 0 0 0 0 654321 90 0 0 0 0 0 0\n"
-		"  wlan0:1 2 0 0 0 0 0 0 3 4 0 0 0 0 0 0\n";
+	    "Inter-|   Receive                                                |  Transmit\n"
+	    " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets "
+	    "errs drop fifo colls carrier compressed\n"
+	    "    lo: 5000 10 0 0 0 0 0 0 5000 10 0 0 0 0 0 0\n"
+	    "  eth0: 123456 100 0 0 0 0 0 0 654321 90 0 0 0 0 0 0\n"
+	    "  wlan0:1 2 0 0 0 0 0 0 3 4 0 0 0 0 0 0\n";
 	assert_int_equal(host_parse_netdev(nd, &h), 0);
 	assert_int_equal(h.net_rx_bytes, 123457);
 	assert_int_equal(h.net_tx_bytes, 654324);
@@ -149,9 +148,12 @@ static void t_live(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_stat),	  cmocka_unit_test(t_meminfo),
-		cmocka_unit_test(t_loadavg),	  cmocka_unit_test(t_psi),
-		cmocka_unit_test(t_diskstats_netdev), cmocka_unit_test(t_live),
+	    cmocka_unit_test(t_stat),
+	    cmocka_unit_test(t_meminfo),
+	    cmocka_unit_test(t_loadavg),
+	    cmocka_unit_test(t_psi),
+	    cmocka_unit_test(t_diskstats_netdev),
+	    cmocka_unit_test(t_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
-#include "analyze_synth.h"
 #include "analyze/model.h"
+#include "analyze_synth.h"
 
 static void s_sample(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu,
 		     uint64_t anon, uint64_t file, uint64_t rb, uint32_t threads)
@@ -118,7 +118,8 @@ static void scenario(struct synth *s)
 	s_exec(s, T0 + 6001 * MS, 14, T0 + 6 * SEC_NS, 10, "/usr/bin/trapper", NULL, "trapper",
 	       "trapper");
 	s_signal(s, T0 + 6500 * MS, 14, T0 + 6 * SEC_NS, 10, T0, 15, EV_SIGNAL_GROUP, "sh");
-	s_exit(s, T0 + 6600 * MS, 14, T0 + 6 * SEC_NS, 10, "trapper", (struct exit_vals){.code = 3});
+	s_exit(s, T0 + 6600 * MS, 14, T0 + 6 * SEC_NS, 10, "trapper",
+	       (struct exit_vals){.code = 3});
 	s_exit(s, T0 + 10 * SEC_NS, 10, T0, 1, "sh", z);
 }
 
@@ -327,11 +328,9 @@ static void t_schema(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_samples_kept),
-		cmocka_unit_test(t_samples_not_kept),
-		cmocka_unit_test(t_oom_and_signals),
-		cmocka_unit_test(t_old_schema),
-		cmocka_unit_test(t_schema),
+	    cmocka_unit_test(t_samples_kept),	 cmocka_unit_test(t_samples_not_kept),
+	    cmocka_unit_test(t_oom_and_signals), cmocka_unit_test(t_old_schema),
+	    cmocka_unit_test(t_schema),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
