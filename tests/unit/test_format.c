@@ -443,14 +443,14 @@ static void t_truncation_sampled(void **st)
 				   .state_fn = state_cb,
 				   .state_every = 3};
 	size_t len;
-	void *buf = make_trace(&o, &s, 60000, 0, &len);
+	void *buf = make_trace(&o, &s, 30000, 0, &len);
 	tz_reader *r;
 	static struct blist bl;
 	memset(&bl, 0, sizeof(bl));
 	assert_int_equal(tz_reader_open_mem(&r, buf, len, "full", NULL), 0);
 	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
 	tz_reader_free(r);
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 60; i++) {
 		size_t cut = (size_t)(rnd() % len);
 		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL) < 0,
 				 cut < TZ_HDR_SIZE);
