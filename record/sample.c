@@ -30,7 +30,7 @@ static struct {
 	struct bpf_link *links[3];
 	int nlinks;
 	struct bpf_link *iter;
-	uint64_t interval_ns, last_ns;
+	uint64_t interval_ns, next_ns; /* next_ns: when the next samples are due */
 	int started;
 	char *buf;
 	size_t cap;
@@ -296,9 +296,14 @@ int sample_poll(tz_writer *w, uint64_t now_ns, int force)
 
 	if (!S.started || !S.interval_ns)
 		return 0;
-	if (!force && S.last_ns && now_ns - S.last_ns < S.interval_ns)
+	if (!force && S.next_ns && now_ns < S.next_ns)
 		return 0;
-	S.last_ns = now_ns;
+	/* due times advance by the interval (no drift from the 100 ms drain
+	 * tick); after a stall, restart from now */
+	if (S.next_ns && now_ns >= S.next_ns && now_ns - S.next_ns < S.interval_ns)
+		S.next_ns += S.interval_ns;
+	else
+		S.next_ns = now_ns + S.interval_ns;
 	if (host_sample_read(&h, rec_boot_ns()) == 0) {
 		rc = tracer_event_write(w, &h, sizeof(h));
 		S.nhosts++;
