@@ -391,7 +391,7 @@ static void t_truncation_sweep(void **st)
 	struct xset s = {0};
 	struct tz_writer_opts o = {.chunk_bytes = 512, .flags = TZ_W_NO_FSYNC};
 	size_t len;
-	void *buf = make_trace(&o, &s, 300, 0, &len);
+	void *buf = make_trace(&o, &s, 150, 0, &len);
 	tz_reader *r;
 	static struct blist bl;
 	memset(&bl, 0, sizeof(bl));
@@ -485,7 +485,7 @@ static void t_bitflip_sweep(void **st)
 	struct xset s = {0};
 	struct tz_writer_opts o = {.chunk_bytes = 512, .flags = TZ_W_NO_FSYNC};
 	size_t len;
-	void *buf = make_trace(&o, &s, 200, 0, &len);
+	void *buf = make_trace(&o, &s, 120, 0, &len);
 	uint8_t *c = malloc(len);
 	for (size_t off = 0; off < len; off++) {
 		memcpy(c, buf, len);
@@ -1091,5 +1091,7 @@ int main(void)
 	    cmocka_unit_test(t_ring_damage),
 
 	};
+	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER=t_ring_* */
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
