@@ -414,6 +414,23 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 			tza_json_argv(f, x->argv, x->argv_len);
 			fputs("}}", f);
 		}
+		/* periodic samples: resident memory and cumulative CPU of this process */
+		for (uint32_t k = 0; k < p->nsamples; k++) {
+			const struct tza_sample *x = &p->samples[k];
+			fputs(",\n{\"ph\":\"C\",\"name\":\"rss MiB\",\"ts\":", f);
+			us(f, rel(m, x->ts_ns));
+			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss\":", track, p->pid);
+			tza_json_num(f, x->rss_kib / 1024.0);
+			fputs("}}", f);
+		}
+		if (p->oom_killed) {
+			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"oom_kill\",\"name\":\"OOM kill\","
+			      "\"ts\":",
+			      f);
+			us(f, rel(m, p->oom_ns));
+			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss_kib\":%llu}}", track, p->pid,
+				(unsigned long long)p->oom_rss_kib);
+		}
 		for (uint32_t k = 0; k < p->nfailed; k++) {
 			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec_failed\",\"name\":", f);
 			tza_json_cstr(f, p->failed[k].filename ? p->failed[k].filename : "exec");
@@ -425,6 +442,25 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 	}
 	if (m->nprocs)
 		chrome_counters(f, m);
+	/* host samples: CPU cores busy between samples and memory in use */
+	for (uint32_t i = 1; i < m->nhost; i++) {
+		const struct tza_host_sample *a = &m->host[i - 1], *b = &m->host[i];
+		if (b->ts_ns <= a->ts_ns || b->busy_ns < a->busy_ns)
+			continue;
+		fputs(first ? "{" : ",\n{", f);
+		first = 0;
+		fputs("\"ph\":\"C\",\"name\":\"host cpu cores busy\",\"pid\":0,\"tid\":0,\"ts\":", f);
+		us(f, rel(m, a->ts_ns));
+		fputs(",\"args\":{\"cores\":", f);
+		tza_json_num(f, (double)(b->busy_ns - a->busy_ns) / (double)(b->ts_ns - a->ts_ns));
+		fputs("}},\n{\"ph\":\"C\",\"name\":\"host memory used MiB\",\"pid\":0,\"tid\":0,"
+		      "\"ts\":",
+		      f);
+		us(f, rel(m, b->ts_ns));
+		fputs(",\"args\":{\"used\":", f);
+		tza_json_num(f, b->mem_used_kib / 1024.0);
+		fputs("}}", f);
+	}
 	fputs("\n]}\n", f);
 }
 
@@ -484,7 +520,8 @@ int cmd_export(int argc, char **argv)
 		tza_err("export: --samples needs --format jsonl");
 		return TZA_EXIT_USAGE;
 	}
-	if (tza_load_ex(argv[optind], samples ? TZA_MB_SAMPLES : 0, &r, &m) < 0)
+	/* chrome draws the samples as counter tracks */
+	if (tza_load_ex(argv[optind], samples || kind == 3 ? TZA_MB_SAMPLES : 0, &r, &m) < 0)
 		return TZA_EXIT_FAIL;
 	FILE *f = stdout;
 	if (outp && !(f = fopen(outp, "w"))) {

@@ -94,6 +94,17 @@ check(cpu[-1] <= total + 1e-9, 'sampled CPU %r above the exit total %r' % (cpu[-
 check(cpu[-1] > 1.0, 'last sample only %r CPU-s' % cpu[-1])
 "
 
+# chrome export: the samples as an rss counter track, host counters
+timeout 60 "$A" export --format chrome peak.tz >peak.json || fail "export chrome"
+python3 - peak.json <<'PY' || fail "chrome counters"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+rss = [e["args"]["rss"] for e in ev if e["ph"] == "C" and e["name"] == "rss MiB"]
+assert rss and 200 <= max(rss) <= 210, rss
+host = [e for e in ev if e["ph"] == "C" and e["name"] == "host memory used MiB"]
+assert len(host) >= 10, len(host)
+PY
+
 # --sample-interval 0: no samples at all, OOM/signal events still armed
 record -o none.tz --sample-interval 0 -- $M peak 1 0.3 0.3 || fail "recording exited $?"
 n=$("$A" cat --type sample,host_sample none.tz | wc -l)
