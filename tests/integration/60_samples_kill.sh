@@ -50,17 +50,23 @@ n=$(grep -c ' signal ' sig.txt || true)
 
 # --- OOM kill inside a memory-limited cgroup
 CG=
+ENABLED=
 cg_cleanup() {
 	if [ -n "$CG" ] && [ -d "$CG" ]; then
 		for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
 		for _ in $(seq 50); do rmdir "$CG" 2>/dev/null && break; sleep 0.1; done
 	fi
+	# leave the controller as found (fails harmlessly when others use it)
+	[ -n "$ENABLED" ] && { echo -memory >"$ENABLED" 2>/dev/null || true; }
 	_cleanup
 }
 trap cg_cleanup EXIT
 cg2=$(mount -t cgroup2 | awk '{print $3; exit}')
 if [ -n "$cg2" ] && grep -qw memory "$cg2/cgroup.controllers" 2>/dev/null; then
-	grep -qw memory "$cg2/cgroup.subtree_control" || echo +memory >"$cg2/cgroup.subtree_control"
+	if ! grep -qw memory "$cg2/cgroup.subtree_control"; then
+		echo +memory >"$cg2/cgroup.subtree_control"
+		ENABLED=$cg2/cgroup.subtree_control
+	fi
 	CG=$cg2/tracer-test-oom-$$
 	mkdir "$CG"
 	echo $((64 << 20)) >"$CG/memory.max"
