@@ -544,6 +544,7 @@ static int bpf_setup(struct rec *r)
 	} else if (attach(r, s->progs.raw_sys_exit)) {
 		return -1;
 	}
+	sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
 	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), on_event, r, NULL);
 	if (!r->rb) {
 		err("cannot map the BPF ring buffer: %s", strerror(errno));
@@ -1025,6 +1026,13 @@ static int close_writer(struct rec *r, int exit_status)
 		    (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
 		    ru.ru_maxrss);
+		uint64_t sp, sh, np, ins;
+		sample_stats(&sp, &sh, &np, &ins);
+		if (np)
+			err("%llu process and %llu host samples written; %llu iterator passes, "
+			    "%.3f ms each on average",
+			    (unsigned long long)sp, (unsigned long long)sh, (unsigned long long)np,
+			    (double)ins / (double)np / 1e6);
 	}
 	return rc;
 }
@@ -1112,8 +1120,7 @@ int main(int argc, char **argv)
 
 	r.t0_boot = rec_boot_ns();
 	if (bpf_setup(&r) || open_writer(&r, argc, argv) ||
-	    sample_start(r.skel, r.w, r.o.mode != MODE_ALL,
-			 (uint64_t)(r.o.sample_interval * 1e9 + 0.5), r.o.verbose)) {
+	    sample_start(r.w, r.o.verbose)) {
 		failed = 1;
 		goto out;
 	}

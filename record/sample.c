@@ -31,6 +31,7 @@ static struct {
 	int nlinks;
 	struct bpf_link *iter;
 	uint64_t interval_ns, next_ns; /* next_ns: when the next samples are due */
+	int loaded, have_oom, have_sig;
 	int started;
 	char *buf;
 	size_t cap;
@@ -89,80 +90,76 @@ static int have_tp_btf(const struct btf *vml, const char *name)
 	return vml && btf__find_by_name_kind(vml, t, BTF_KIND_TYPEDEF) > 0;
 }
 
-/*
- * The BPF side: OOM kills, signals, the iterator. Returns 0, or -1 after a
- * warning: the recording goes on without them (they add to the exact
- * totals, which never depend on them).
- */
-static int bpf_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns)
+int sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
 {
 	struct btf *vml = btf__load_vmlinux_btf();
-	int oom = have_tp_btf(vml, "mark_victim"), sig = have_tp_btf(vml, "signal_generate");
 	struct sample_bpf *s;
 	int rc;
 
+	S.interval_ns = interval_ns;
+	S.have_oom = have_tp_btf(vml, "mark_victim");
+	S.have_sig = have_tp_btf(vml, "signal_generate");
 	btf__free(vml);
 	s = sample_bpf__open();
 	if (!s) {
 		serr("warning: no samples, OOM kills or signals: cannot open their BPF object: %s",
 		     strerror(errno));
-		return -1;
+		return 0;
 	}
 	S.skel = s;
 	s->rodata->filter_on = filter_on;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->min_age_ns = interval_ns;
 	bpf_map__set_max_entries(s->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
-	bpf_program__set_autoload(s->progs.on_mark_victim, oom);
-	bpf_program__set_autoload(s->progs.on_signal_generate, sig);
+	bpf_program__set_autoload(s->progs.on_mark_victim, S.have_oom);
+	bpf_program__set_autoload(s->progs.on_signal_generate, S.have_sig);
 	bpf_program__set_autoload(s->progs.sample_tasks, interval_ns > 0);
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
 	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops))) {
-		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: "
-		     "%s",
+		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: %s",
 		     strerror(errno));
-		return -1;
+		return 0;
 	}
 	rc = sample_bpf__load(s);
 	if (rc) {
-		serr(
-		    "warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
-		    "(-vv shows the verifier log)",
-		    strerror(-rc));
-		return -1;
+		serr("warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
+		     "(-vv shows the verifier log)",
+		     strerror(-rc));
+		return 0;
 	}
-	if (oom && attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)"))
-		oom = 0;
-	if (sig && attach(s->progs.on_signal_generate, "signal (signal:signal_generate)"))
-		sig = 0;
-	if (!oom)
-		serr("warning: OOM kills are not recorded (no tp_btf/mark_victim on this kernel)");
-	if (!sig)
-		serr("warning: fatal signals are not recorded (no tp_btf/signal_generate on this "
-		     "kernel)");
-	tz_writer_set_meta(w, "oom_source", oom ? "tp_btf/mark_victim" : "unavailable");
-	tz_writer_set_meta(w, "signal_source", sig ? "tp_btf/signal_generate" : "unavailable");
-	if (interval_ns) {
-		S.iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
-		if (!S.iter)
-			serr("warning: no per-process samples: cannot attach the task iterator: %s",
-			     strerror(errno));
-	}
+	S.loaded = 1;
 	return 0;
 }
 
-int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns,
-		 int verbose)
+int sample_start(tz_writer *w, int verbose)
 {
-	if (bpf_start(skel, w, filter_on, interval_ns) < 0) {
-		tz_writer_set_meta(w, "oom_source", "unavailable");
-		tz_writer_set_meta(w, "signal_source", "unavailable");
+	int oom = 0, sig = 0;
+
+	if (S.loaded) {
+		struct sample_bpf *s = S.skel;
+
+		oom = S.have_oom && attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)") == 0;
+		sig = S.have_sig &&
+		      attach(s->progs.on_signal_generate, "signal (signal:signal_generate)") == 0;
+		if (!oom)
+			serr("warning: OOM kills are not recorded (no tp_btf/mark_victim here)");
+		if (!sig)
+			serr("warning: fatal signals are not recorded (no tp_btf/signal_generate "
+			     "here)");
+		if (S.interval_ns) {
+			S.iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
+			if (!S.iter)
+				serr("warning: no per-process samples: cannot attach the task "
+				     "iterator: %s",
+				     strerror(errno));
+		}
 	}
-	meta_u64(w, "sample_interval_ns", interval_ns);
+	tz_writer_set_meta(w, "oom_source", oom ? "tp_btf/mark_victim" : "unavailable");
+	tz_writer_set_meta(w, "signal_source", sig ? "tp_btf/signal_generate" : "unavailable");
+	meta_u64(w, "sample_interval_ns", S.interval_ns);
 	tz_writer_set_meta(w, "process_samples", S.iter ? "iter/task" : "none");
-	S.interval_ns = interval_ns;
-	if (interval_ns) {
+	if (S.interval_ns) {
 		S.nslots = 1024;
 		S.slots = calloc(S.nslots, sizeof(*S.slots));
 		S.cap = 1 << 16;
@@ -173,9 +170,9 @@ int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t
 		}
 	}
 	S.started = 1;
-	if (verbose && interval_ns)
+	if (verbose && S.interval_ns)
 		serr("sampling every %.3f s (%s), OOM kills and fatal signals",
-		     (double)interval_ns / 1e9, S.iter ? "per process and host" : "host only");
+		     (double)S.interval_ns / 1e9, S.iter ? "per process and host" : "host only");
 	return 0;
 }
 

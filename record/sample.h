@@ -6,9 +6,12 @@
  * recorder's own ring buffer). One sampler per recorder: the state is
  * private to record/sample.c.
  *
- * Order of calls (record/main.c): sample_start() once the main skeleton is
- * loaded and the writer is open, before any recorded process starts;
- * sample_poll() from the drain loop; sample_stop() after the loop.
+ * Order of calls (record/main.c): sample_load() once the main skeleton is
+ * loaded and before its ring buffer is mapped in user space (so the
+ * second load of the kernel's BTF does not add to a peak RSS that already
+ * holds the mapping); sample_start() once the writer is open, before any
+ * recorded process starts; sample_poll() from the drain loop;
+ * sample_stop() after the loop.
  */
 #ifndef TRACER_SAMPLE_H
 #define TRACER_SAMPLE_H
@@ -29,14 +32,20 @@ struct tracer_bpf;
 
 /*
  * Open bpf/sample.bpf.c sharing the ring buffer, the tracked map and the
- * drop counters of skel (loaded), load it, attach the OOM and signal
- * programs and, when interval_ns > 0, the sampler iterator. filter_on:
- * false in -a mode (every process). Sets the metadata keys
- * sample_interval_ns, oom_source and signal_source on w. Returns 0, or -1
- * after printing one line (the caller stops: nothing is attached).
+ * drop counters of skel (loaded), and load it (nothing attached yet).
+ * filter_on: false in -a mode (every process); interval_ns 0: no samples.
+ * Returns 0; a failure is a warning on stderr and the recording goes on
+ * without per-process samples, OOM kills and signals.
  */
-int sample_start(struct tracer_bpf *skel, tz_writer *w, bool filter_on, uint64_t interval_ns,
-		 int verbose);
+int sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns);
+
+/*
+ * Attach the OOM and signal programs and the sampler iterator (a missing
+ * one is a warning), set the metadata keys sample_interval_ns,
+ * process_samples, oom_source and signal_source on w. Returns 0, or -1
+ * when out of memory (message printed).
+ */
+int sample_start(tz_writer *w, int verbose);
 
 /*
  * Take the samples when interval_ns has passed since the last ones (or now
