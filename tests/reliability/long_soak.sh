@@ -22,7 +22,7 @@ t0=$SECONDS
 while kill -0 $rp 2>/dev/null; do
 	rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$rp/status 2>/dev/null || true)
 	size=$(stat -c %s soak.tz 2>/dev/null || echo 0)
-	done0=$(tail -n 1 log 2>/dev/null | awk '{ print $2 }')
+	done0=$(tail -n 1 log 2>/dev/null | awk '{ print $2 }' || true)
 	[ -n "$rss" ] && [ -n "$done0" ] && echo "$((SECONDS - t0)) $rss $size $((2 * done0))" >>samples.txt
 	sleep 10
 done
