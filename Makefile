@@ -122,6 +122,8 @@ $(O)/%.o: %.c
 # (cmocka). tests/helpers/X.c -> $(O)/tests/helpers/X: small workload
 # programs the integration tests run. tests/fuzz/fuzz_X.c is built twice: a
 # replay driver (every make) and a libFuzzer binary (make fuzz).
+# Workload helpers are never built with sanitizers: they crash, leak and
+# clone on purpose, and the recorder must see them as they are.
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
@@ -153,7 +155,7 @@ $(O)/tests/helpers/tzwriter_%: tests/helpers/tzwriter_%.c $(O)/libtz.a $(O)/reco
 $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,HELPER,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -Wvla,$(ALL_CFLAGS)) $< -lpthread -o $@
+	$(Q)$(CC) $(filter-out -Wvla $(SAN),$(ALL_CFLAGS)) $< -lpthread -o $@
 
 $(O)/tests/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(O)/libanalyze.a $(O)/libtz.a
 	$(call msg,FUZZ,$@)
