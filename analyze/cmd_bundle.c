@@ -26,13 +26,13 @@
  * common/redact.c, shared with tracer-record --redact and summary. */
 #define default_patterns redact_default_patterns
 #define secret_flag redact_secret_flag
+#define secret_scheme redact_secret_scheme
 
 struct redactor {
 	regex_t re[MAX_PATTERNS];
 	size_t ngroups[MAX_PATTERNS];
 	size_t n;
-	regex_t flag;
-	int have_flag;
+	struct redact_argv argv; /* the whole-argv rules (common/redact.h) */
 	uint64_t hits;
 };
 
@@ -40,10 +40,8 @@ static void redactor_free(struct redactor *rd)
 {
 	for (size_t i = 0; i < rd->n; i++)
 		regfree(&rd->re[i]);
-	if (rd->have_flag)
-		regfree(&rd->flag);
+	redact_argv_free(&rd->argv);
 	rd->n = 0;
-	rd->have_flag = 0;
 }
 
 static int redactor_add(struct redactor *rd, const char *pat)
@@ -118,7 +116,9 @@ static unsigned redact_into(struct redactor *rd, const char *s, size_t len, stru
 					re = (size_t)pm[g].rm_eo;
 					break;
 				}
-			if (me == ms) { /* empty match: step over one byte */
+			if (me == ms || (re - rs == sizeof(REDACTED) - 1 &&
+					 !memcmp(a.p + off + rs, REDACTED, re - rs))) {
+				/* empty match or already redacted: step over one byte */
 				if (off + ms >= a.len)
 					break;
 				sb_add(&b, a.p + off, ms + 1);
@@ -158,7 +158,7 @@ static void redact_blob(struct redactor *rd, const uint8_t *p, uint32_t len, int
 			sb_add(out, (const char *)p + n, len - n);
 		return;
 	}
-	int next_secret = 0;
+	int pending = 0;
 	for (uint32_t i = 0; i < len;) {
 		size_t n = strnlen((const char *)p + i, len - i);
 		char *arg = strndup((const char *)p + i, n);
@@ -166,12 +166,10 @@ static void redact_blob(struct redactor *rd, const uint8_t *p, uint32_t len, int
 			out->oom = 1;
 			return;
 		}
-		if (next_secret && n) {
+		if (redact_argv_step(&rd->argv, &pending, arg)) {
 			sb_add(out, REDACTED, sizeof(REDACTED) - 1);
 			rd->hits++;
-			next_secret = 0;
 		} else {
-			next_secret = rd->have_flag && !regexec(&rd->flag, arg, 0, NULL, 0);
 			redact_into(rd, arg, n, out);
 		}
 		free(arg);
@@ -555,12 +553,15 @@ static void usage(FILE *f)
 	      f);
 	for (int i = 0; default_patterns[i]; i++)
 		fprintf(f, "  %s\n", default_patterns[i]);
-	fprintf(f, "and an argument matching %s redacts the whole next argument.\n\n"
+	fprintf(f, "and in an argv, an argument matching %s (an option\n"
+		   "name ending in a secret word: --db-password, --client-secret) or\n"
+		   "%s redacts the whole next argument\n"
+		   "(\"Authorization:\" \"Bearer\" X: X is redacted).\n\n"
 		   "Examples:\n"
 		   "  tracer-analyze bundle run.tz -o report.tar.gz\n"
 		   "  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
 		   "  tracer-analyze tree report.tar.gz\n",
-		secret_flag);
+		secret_flag, secret_scheme);
 }
 
 struct member {
@@ -659,8 +660,11 @@ int cmd_bundle(int argc, char **argv)
 				redactor_free(&rd);
 				return TZA_EXIT_USAGE;
 			}
-		if (regcomp(&rd.flag, secret_flag, REG_EXTENDED | REG_ICASE | REG_NOSUB) == 0)
-			rd.have_flag = 1;
+		if (redact_argv_init(&rd.argv) < 0) {
+			tza_err("bundle: cannot compile the argument rules");
+			redactor_free(&rd);
+			return TZA_EXIT_FAIL;
+		}
 	}
 
 	int rc = TZA_EXIT_FAIL, cwd = -1;
@@ -808,7 +812,9 @@ int cmd_bundle(int argc, char **argv)
 		for (int i = 0; default_patterns[i]; i++)
 			fprintf(f, "  %s\n", default_patterns[i]);
 		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", nextra);
-		fprintf(f, "and the argument after one matching %s.\n", secret_flag);
+		fprintf(f, "and, in an argv, the argument after one matching %s\n"
+			   "or %s.\n",
+			secret_flag, secret_scheme);
 	}
 	if (fclose(f)) {
 		tza_err("bundle: README.txt: write failed");

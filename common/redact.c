@@ -10,8 +10,8 @@ const char *const redact_default_patterns[] = {
 	"(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|credentials?|"
 	"private[-_]?key)[=:]([^[:space:]&;,\"']+)",
 	/* "--token VALUE" inside one string (sh -c '...'); see the flag rule for argv */
-	"--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|credentials?)"
-	"[[:space:]]+([^-[:space:]][^[:space:]]*)",
+	"--?([[:alnum:]]+[-_.])*(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|"
+	"auth|key|credentials?)[[:space:]]+([^-[:space:]][^[:space:]]*)",
 	/* credentials in URLs: scheme://user:PASSWORD@host */
 	"://[^/:@[:space:]]+:([^/@[:space:]]+)@",
 	/* user names in home directories */
@@ -21,14 +21,56 @@ const char *const redact_default_patterns[] = {
 	"AKIA[0-9A-Z]{16}",
 	"gh[pousr]_[A-Za-z0-9]{20,}",
 	"xox[abprs]-[A-Za-z0-9-]{10,}",
-	"(bearer|basic)[[:space:]]+([A-Za-z0-9._~+/=-]{8,})",
+	/* authorisation values: "Bearer X", "Authorization: X", "Authorization: Bearer X" */
+	"(^|[^[:alnum:]])(bearer|basic|digest)[[:space:]]+([^[:space:]\"']+)",
+	"authorization:[[:space:]]*((bearer|basic|digest|token)[[:space:]]+)?([^[:space:]\"']+)",
 	"-----BEGIN [A-Z ]*PRIVATE KEY-----",
 	NULL,
 };
 
 const char redact_secret_flag[] =
-	"^--?(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|auth|key|"
-	"credentials?)$";
+	"^--?([[:alnum:]]+[-_.])*(pass(word|wd|phrase)?|secret|token|api[-_]?key|access[-_]?key|"
+	"auth|key|credentials?)$";
+
+const char redact_secret_scheme[] = "^((proxy-)?authorization:?|bearer|basic|digest|token)$";
+
+int redact_argv_init(struct redact_argv *ra)
+{
+	memset(ra, 0, sizeof(*ra));
+	if (regcomp(&ra->flag, redact_secret_flag, REG_EXTENDED | REG_ICASE | REG_NOSUB))
+		return -1;
+	if (regcomp(&ra->scheme, redact_secret_scheme, REG_EXTENDED | REG_ICASE | REG_NOSUB)) {
+		regfree(&ra->flag);
+		return -1;
+	}
+	ra->ok = 1;
+	return 0;
+}
+
+void redact_argv_free(struct redact_argv *ra)
+{
+	if (ra->ok) {
+		regfree(&ra->flag);
+		regfree(&ra->scheme);
+	}
+	ra->ok = 0;
+}
+
+int redact_argv_step(const struct redact_argv *ra, int *pending, const char *arg)
+{
+	if (!ra->ok)
+		return 0;
+	int scheme = !regexec(&ra->scheme, arg, 0, NULL, 0);
+	if (*pending) {
+		if (scheme) /* "Authorization:" "Bearer" X: the secret is X */
+			return 0;
+		*pending = 0;
+		return *arg != 0;
+	}
+	if (scheme || !regexec(&ra->flag, arg, 0, NULL, 0))
+		*pending = 1;
+	return 0;
+}
 
 int redact_add(struct redact *rd, const char *pattern, char *why, size_t why_len)
 {
@@ -54,11 +96,10 @@ int redact_init(struct redact *rd)
 			redact_free(rd);
 			return -1;
 		}
-	if (regcomp(&rd->flag, redact_secret_flag, REG_EXTENDED | REG_ICASE | REG_NOSUB)) {
+	if (redact_argv_init(&rd->argv)) {
 		redact_free(rd);
 		return -1;
 	}
-	rd->have_flag = 1;
 	return 0;
 }
 
@@ -66,10 +107,8 @@ void redact_free(struct redact *rd)
 {
 	for (size_t i = 0; i < rd->n; i++)
 		regfree(&rd->re[i]);
-	if (rd->have_flag)
-		regfree(&rd->flag);
+	redact_argv_free(&rd->argv);
 	rd->n = 0;
-	rd->have_flag = 0;
 }
 
 /* already masked (a --redact trace read again): not a secret */
@@ -120,7 +159,7 @@ unsigned redact_mask(struct redact *rd, char *s, size_t len)
 unsigned redact_mask_blob(struct redact *rd, uint8_t *p, size_t len, int argv)
 {
 	unsigned hits = 0;
-	int next_secret = 0;
+	int pending = 0;
 
 	if (!len)
 		return 0;
@@ -139,30 +178,23 @@ unsigned redact_mask_blob(struct redact *rd, uint8_t *p, size_t len, int argv)
 	}
 	for (size_t i = 0; i < len;) {
 		size_t n = strnlen((const char *)p + i, len - i);
-		if (next_secret && n) {
-			if (!masked((const char *)p + i, n)) {
+		/* a terminated copy: the last element may be unterminated */
+		char *tmp = malloc(n + 1);
+		if (!tmp)
+			return hits;
+		memcpy(tmp, p + i, n);
+		tmp[n] = 0;
+		if (redact_argv_step(&rd->argv, &pending, tmp)) {
+			if (!masked(tmp, n)) {
 				memset(p + i, '*', n);
 				rd->hits++;
 				hits++;
 			}
-			next_secret = 0;
 		} else if (n) {
-			if (i + n == len) { /* unterminated last element: mask a copy */
-				char *tmp = malloc(n + 1);
-				if (!tmp)
-					return hits;
-				memcpy(tmp, p + i, n);
-				tmp[n] = 0;
-				next_secret = rd->have_flag && !regexec(&rd->flag, tmp, 0, NULL, 0);
-				hits += redact_mask(rd, tmp, n);
-				memcpy(p + i, tmp, n);
-				free(tmp);
-			} else {
-				next_secret = rd->have_flag &&
-					      !regexec(&rd->flag, (const char *)p + i, 0, NULL, 0);
-				hits += redact_mask(rd, (char *)p + i, n);
-			}
+			hits += redact_mask(rd, tmp, n);
+			memcpy(p + i, tmp, n);
 		}
+		free(tmp);
 		i += n + 1;
 	}
 	return hits;

@@ -21,17 +21,40 @@
 
 /* NULL-terminated POSIX extended regular expressions (case-insensitive). */
 extern const char *const redact_default_patterns[];
-/* An argv element matching this ("--token", "-password") makes the whole
- * next element a secret. */
+/*
+ * Whole-argv rules (the same in the recorder, the bundle and summary): an
+ * element that is an option name ending in a secret word ("--token",
+ * "-password", "--db-password", "--client-secret", "--private-key",
+ * "--access-token", "--api-key": redact_secret_flag) or an authorisation
+ * word ("Authorization:", "Bearer", "Basic", "Digest", "token":
+ * redact_secret_scheme) makes the next element a secret, masked whole; an
+ * authorisation word after one of those passes the rule on
+ * ("Authorization:" "Bearer" X masks X). "--x-password=value" inside one
+ * element is a key=value pattern of redact_default_patterns.
+ */
 extern const char redact_secret_flag[];
+extern const char redact_secret_scheme[];
+
+struct redact_argv {
+	regex_t flag, scheme;
+	int ok;
+};
+
+/* Compile the two rules into ra. Returns 0, or -1 (nothing to free). */
+int redact_argv_init(struct redact_argv *ra);
+void redact_argv_free(struct redact_argv *ra);
+
+/* Feed the argv elements in order (*pending = 0 before the first). Returns 1
+ * when arg (NUL-terminated) is a secret to mask whole, else 0 (the caller
+ * still applies the patterns to it). */
+int redact_argv_step(const struct redact_argv *ra, int *pending, const char *arg);
 
 #define REDACT_MAX 64
 
 struct redact {
 	regex_t re[REDACT_MAX];
 	size_t n;
-	regex_t flag;
-	int have_flag;
+	struct redact_argv argv;
 	uint64_t hits; /* secrets found so far */
 };
 

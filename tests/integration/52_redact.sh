@@ -62,6 +62,42 @@ grep -q 'REDACTED: matches of these patterns' x.tar/README.txt || fail "README d
 diff <(python3 -c 'import json,sys; [print(json.loads(l)["pid"], json.loads(l)["exit_code"]) for l in open(sys.argv[1])]' orig.jsonl) \
 	<(python3 -c 'import json,sys; [print(json.loads(l)["pid"], json.loads(l)["exit_code"]) for l in open(sys.argv[1])]' x.tar/decoded.jsonl) ||
 	fail "pids or exit codes changed"
+
+# argv as a whole (the tester's command): prefixed option names redact the
+# next argument, "Authorization:" "Bearer" X redacts X; in every member, the
+# bundled trace decoded (export, tree --full-args, cat) and a trace recorded
+# with tracer-record --redact
+secrets2=(hunter2 s3cr3tval KEYDATA ATOK abcdefghijk)
+cmd2='/bin/echo --db-password hunter2 --client-secret s3cr3tval --private-key KEYDATA --access-token ATOK Authorization: Bearer abcdefghijk >/dev/null'
+timeout 60 "$R" -f -o sec2.tz -- sh -c "$cmd2" > /dev/null
+timeout 60 "$R" --redact -f -o sec2r.tz -- sh -c "$cmd2" > /dev/null
+"$A" export --format jsonl sec2.tz > orig2.jsonl
+for s in "${secrets2[@]}"; do
+	grep -q -- "$s" orig2.jsonl || fail "the recorded trace lacks '$s'"
+done
+timeout 120 "$A" bundle --redact --no-plots sec2.tz -o red2.tar.gz 2> /dev/null
+mkdir y
+tar -xzf red2.tar.gz -C y
+tz2=$(find y -name trace.tz | head -1)
+[ -s "$tz2" ] || fail "no trace member"
+for src in red2.tar.gz "$tz2" sec2r.tz; do
+	o=y/decoded.$(basename "$src")
+	"$A" export --format jsonl "$src" > "$o.jsonl"
+	"$A" tree --full-args "$src" > "$o.tree"
+	"$A" cat "$src" > "$o.cat"
+	grep -q -- '--db-password' "$o.tree" || fail "$src: option names lost: $(cat "$o.tree")"
+done
+for s in "${secrets2[@]}"; do
+	hits=$(grep -ral -- "$s" y sec2r.tz || true)
+	[ -z "$hits" ] || fail "'$s' survives in: $hits"
+done
+grep -q -- "--db-password '<redacted>' --client-secret '<redacted>'" y/decoded.red2.tar.gz.tree ||
+	fail "bundle: argv not redacted per argument: $(cat y/decoded.red2.tar.gz.tree)"
+grep -q "Authorization: Bearer '<redacted>'" y/decoded.red2.tar.gz.tree ||
+	fail "bundle: bearer value: $(cat y/decoded.red2.tar.gz.tree)"
+grep -q -- "--private-key '\*\*\*\*\*\*\*'" y/decoded.sec2r.tz.tree ||
+	fail "record --redact: argv not masked per argument: $(cat y/decoded.sec2r.tz.tree)"
+
 # a bad pattern is a usage error
 set +e
 "$A" bundle --redact-pattern '(' sec.tz -o bad.tar.gz 2> err; rc=$?
