@@ -733,6 +733,56 @@ static int is_ancestor(const struct tza_proc *a, const struct tza_proc *p, uint3
 	return 0;
 }
 
+/* The image parent ran at time t: its last exec at or before t (a state
+ * block's image counts from any time), or NULL. */
+static const struct tza_exec *image_at(const struct tza_proc *parent, uint64_t t)
+{
+	for (uint32_t i = parent->nexecs; i-- > 0;)
+		if (parent->execs[i].ts_ns <= t || (parent->execs[i].flags & TZA_EXEC_FROM_STATE))
+			return &parent->execs[i];
+	return NULL;
+}
+
+/*
+ * start_image of every process: its parent's image at its start, else the
+ * parent's own start_image. Each process is computed once, ancestors first
+ * (an explicit stack, no recursion): O(processes + images) in all, whatever
+ * the depth of the tree. Parent links are acyclic (finish refuses cycles;
+ * a fork links only to a parent started no later), and the walk is bounded
+ * by the process count anyway.
+ */
+static int set_start_images(struct tza_model *m)
+{
+	uint32_t n = m->nprocs;
+	uint8_t *done = calloc(n ? n : 1, 1);
+	struct tza_proc **stk = malloc((n ? n : 1) * sizeof(*stk));
+	if (!done || !stk) {
+		free(done);
+		free(stk);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t sp = 0;
+		for (struct tza_proc *p = m->procs[i]; p && !done[p->index] && sp < n; p = p->parent) {
+			done[p->index] = 1; /* on the stack: a cycle ends the walk */
+			stk[sp++] = p;
+		}
+		while (sp) {
+			struct tza_proc *p = stk[--sp], *pp = p->parent;
+			const struct tza_exec *e = NULL;
+			if (pp) {
+				e = image_at(pp, p->start_ns);
+				if (!e)
+					e = pp->start_image;
+			}
+			p->start_image = e;
+		}
+	}
+	free(done);
+	free(stk);
+	return 0;
+}
+
 static int finish(struct builder *b, tz_reader *r)
 {
 	struct tza_model *m = b->m;
@@ -774,13 +824,17 @@ static int finish(struct builder *b, tz_reader *r)
 		if (p->parent || !p->ppid || p->ppid == p->pid)
 			continue;
 		struct tza_proc *c = alive_at(bypid, n, p->ppid, p->start_ns);
-		if (c && c != p && !is_ancestor(p, c, n))
+		/* every link runs from an older or same-age parent: only a
+		 * same-age one can close a cycle */
+		if (c && c != p && (c->start_ns < p->start_ns || !is_ancestor(p, c, n)))
 			p->parent = c;
 	}
 	free(bypid);
 
 	for (uint32_t i = 0; i < n; i++)
 		m->procs[i]->index = i;
+	if (set_start_images(m) < 0)
+		return TZ_ERR_NOMEM;
 	uint32_t nroots = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[i];
@@ -973,13 +1027,5 @@ const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p)
 {
 	if (p->nexecs)
 		return &p->execs[p->nexecs - 1];
-	/* the image each ancestor ran when it forked the next one down */
-	uint64_t t = p->start_ns;
-	for (unsigned n = 0; (p = p->parent) && n < 1000000; n++) {
-		for (uint32_t i = p->nexecs; i-- > 0;)
-			if (p->execs[i].ts_ns <= t || (p->execs[i].flags & TZA_EXEC_FROM_STATE))
-				return &p->execs[i];
-		t = p->start_ns;
-	}
-	return NULL;
+	return p->start_image;
 }

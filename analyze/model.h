@@ -117,6 +117,11 @@ struct tza_proc {
 	uint32_t uid, euid;	/* last known credentials */
 	uint64_t cgroup_id;
 
+	/* The image it ran when it started (its fork-time parent's image then,
+	 * and so on up), or NULL; computed once by tza_model_build after the
+	 * tree is built. tza_proc_image_inherited reads it in O(1). */
+	const struct tza_exec *start_image;
+
 	/* Derived lazily by tool.c (tza_proc_tool); owned by the model. */
 	char *tool, *command;
 	uint32_t index;		/* position in tza_model.procs */
@@ -213,7 +218,7 @@ const struct tza_exec *tza_proc_image(const struct tza_proc *p);
 
 /* The image the process runs: its own final image, else (a fork that never
  * exec'd, e.g. a subshell) the image its parent ran when it forked it (and so
- * on up); NULL when none is known. */
+ * on up); NULL when none is known. O(1): precomputed (start_image). */
 const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p);
 
 /* Grouping keys (see tool.c's rule table). Strings owned by the model. */

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -533,6 +534,46 @@ static void test_inherited_image(void **st)
 	synth_free(&s);
 }
 
+/* a chain of n forks without exec under one exec'd root: build the model
+ * and group every process by tool (what export and summary do); returns
+ * the seconds it took and checks every process inherits the root's image */
+static double chain_secs(uint32_t n)
+{
+	struct synth s = {0};
+	struct built b;
+	struct timespec a, z;
+	s_fork(&s, T0, 1, 100);
+	s_exec(&s, T0 + 10, 100, T0, 1, "/usr/bin/deep", NULL, "deep|x", "deep");
+	for (uint32_t i = 0; i < n; i++)
+		s_fork(&s, T0 + 1000 * (i + 1), 100 + i, 101 + i);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	build(&s, NULL, &b);
+	assert_int_equal(b.m->nprocs, n + 1);
+	for (uint32_t i = 0; i < b.m->nprocs; i++) {
+		const struct tza_exec *e = tza_proc_image_inherited(b.m->procs[i]);
+		assert_non_null(e);
+		assert_string_equal(e->exe, "/usr/bin/deep");
+		assert_string_equal(tza_proc_key(b.m->procs[i], TZA_BY_TOOL), "deep");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &z);
+	unbuild(&b);
+	synth_free(&s);
+	return (double)(z.tv_sec - a.tv_sec) + (z.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/* fault 3: a 100k-deep fork chain costs linear time (it was quadratic:
+ * every process walked all its ancestors); 50x the processes must cost
+ * far less than 50^2 = 2500x the time */
+static void test_deep_chain_linear(void **st)
+{
+	(void)st;
+	double small = chain_secs(2000), big = chain_secs(100000);
+	if (small < 0.001)
+		small = 0.001;
+	printf("chain 2k %.4f s, 100k %.4f s (x%.0f)\n", small, big, big / small);
+	assert_true(big < 250 * small);
+}
+
 /* crafted parent cycle and self-parent: the model is built, no loop */
 static void test_parent_cycle(void **st)
 {
@@ -708,7 +749,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
-		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
