@@ -73,7 +73,7 @@ static uint64_t secret_execs(const struct tza_model *m)
 		const struct tza_proc *p = m->procs[i];
 		for (uint32_t k = 0; k < p->nexecs; k++) {
 			const struct tza_exec *e = &p->execs[k];
-			if (!e->argv_len)
+			if (!e->argv_len || !redact_maybe(e->argv, e->argv_len))
 				continue;
 			uint8_t *c = malloc(e->argv_len);
 			if (!c)

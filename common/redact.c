@@ -1,4 +1,5 @@
 /* redact.c - shared secret patterns and in-place masking (redact.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +199,34 @@ unsigned redact_mask_blob(struct redact *rd, uint8_t *p, size_t len, int argv)
 		i += n + 1;
 	}
 	return hits;
+}
+
+/* does p[0..n) start with the lowercase word w, ignoring case? */
+static int starts_ci(const uint8_t *p, size_t n, const char *w)
+{
+	size_t i;
+
+	for (i = 0; w[i]; i++)
+		if (i >= n || tolower(p[i]) != w[i])
+			return 0;
+	return 1;
+}
+
+int redact_maybe(const uint8_t *p, size_t len)
+{
+	static const char *const words[] = {
+		"pass", "secret", "token", "key", "auth", "cred", "akia", "xox", "bearer",
+		"basic", "digest", "begin", "://", "/home/", "/users/", NULL,
+	};
+
+	for (size_t i = 0; i < len; i++) {
+		int c = tolower(p[i]);
+		if (c == 'g' && i + 3 < len && tolower(p[i + 1]) == 'h' && strchr("pousr", p[i + 2]) &&
+		    p[i + 3] == '_')
+			return 1;
+		for (int k = 0; words[k]; k++)
+			if (words[k][0] == c && starts_ci(p + i, len - i, words[k]))
+				return 1;
+	}
+	return 0;
 }

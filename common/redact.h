@@ -78,4 +78,11 @@ unsigned redact_mask(struct redact *rd, char *s, size_t len);
  * masked whole. Returns the number of secrets masked. */
 unsigned redact_mask_blob(struct redact *rd, uint8_t *p, size_t len, int argv);
 
+/* Cheap prefilter: 0 when p[0..len) holds none of the literal words the
+ * patterns and rules need (pass, secret, token, key, auth, cred, akia,
+ * gh?_, xox, bearer, basic, digest, begin, ://, /home/, /users/; any case),
+ * so nothing in it can be a secret and the regexes can be skipped; 1 when
+ * it may hold one. Keep it in step with the patterns. */
+int redact_maybe(const uint8_t *p, size_t len);
+
 #endif

@@ -332,7 +332,7 @@ static void *redact_record(struct rec *r, const void *data, uint32_t size)
 	for (int i = 0; i < nb; i++) {
 		uint8_t *p = (uint8_t *)b[i].data;
 		/* argv blobs are NUL-separated; paths hold no NUL */
-		if (p && b[i].len)
+		if (p && b[i].len && redact_maybe(p, b[i].len))
 			redact_mask_blob(&r->rd, p, b[i].len, memchr(p, 0, b[i].len) != NULL);
 	}
 	return r->rbuf;
