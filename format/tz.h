@@ -5,7 +5,7 @@
  * specification; this header is the C interface to it.
  *
  * How to write a trace
- *   1. tz_writer_open() (file, created 0600, O_EXCL unless TZ_W_OVERWRITE) or
+ *   1. tz_writer_open() (a fresh file, mode 0600, see tz_create_file()) or
  *      tz_writer_open_mem() (in memory, for tests and fuzz seeds).
  *   2. tz_writer_set_meta() for every key/value (hostname, kernel, ...).
  *   3. tz_writer_add_type() for every event type (schema).
@@ -65,6 +65,20 @@ enum tz_err {
 
 /* Static string for an error code ("checksum mismatch"); never NULL. */
 const char *tz_strerror(int err);
+
+/*
+ * Create path as a new, empty regular file of mode 0600 (less the umask) and
+ * open it write-only, close-on-exec. Never writes into an existing inode and
+ * never follows a symlink at path: without overwrite any existing path (a
+ * dangling symlink too) fails with TZ_ERR_EXISTS; with overwrite an existing
+ * regular file or symlink is unlinked first (the link itself, never its
+ * target; the old file's mode, owner and other hard links are not reused)
+ * and anything else (FIFO, device, socket, directory) fails with
+ * TZ_ERR_INVAL without being opened. Returns the fd (>= 0) or a negative
+ * tz_err; errno holds the cause of TZ_ERR_IO. Used by tz_writer_open(),
+ * tz_recover() and the analyzer's output files.
+ */
+int tz_create_file(const char *path, int overwrite);
 
 /* ---------------------------------------------------------------- schema */
 
@@ -159,7 +173,8 @@ const uint8_t *tz_event_bytes(const struct tz_event *ev, const struct tz_field *
 typedef struct tz_writer tz_writer;
 
 /* Writer flags */
-#define TZ_W_OVERWRITE 0x1 /* replace an existing file (else TZ_ERR_EXISTS) */
+#define TZ_W_OVERWRITE 0x1 /* replace an existing regular file or symlink
+				      (else TZ_ERR_EXISTS) */
 #define TZ_W_NO_FSYNC 0x2  /* do not fsync on seal/close (tests, benchmarks) */
 
 struct tz_writer;
@@ -192,9 +207,12 @@ struct tz_writer_opts {
 };
 
 /*
- * Create a trace at path (mode 0600) and write the file header. opts may be
- * NULL for defaults. On success *out owns the handle (tz_writer_close or
- * tz_writer_free). Errors: TZ_ERR_EXISTS, TZ_ERR_IO, TZ_ERR_NOMEM,
+ * Create a trace at path (a fresh file of mode 0600, never through a symlink:
+ * tz_create_file(); TZ_W_OVERWRITE replaces an existing regular file or
+ * symlink) and write the file header. opts may be NULL for defaults. On
+ * success *out owns the handle (tz_writer_close or tz_writer_free). Errors:
+ * TZ_ERR_EXISTS, TZ_ERR_IO (also: path is a FIFO, device, directory or
+ * socket: "not a regular file"), TZ_ERR_NOMEM,
  * TZ_ERR_INVAL (bad options; ring_size too small: under 64 KiB + 4 times the
  * compressed bound of chunk_bytes, about 64 KiB + 4.02 chunk_bytes).
  */
@@ -388,7 +406,8 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
 /*
  * Write every readable block of r as a clean linear file at out_path (ring
  * files are unrolled in sequence order; the index and footer are rebuilt).
- * Fails with TZ_ERR_EXISTS unless overwrite. Returns chunks written (>= 0)
+ * out_path is created like tz_writer_open() does (tz_create_file()): fails
+ * with TZ_ERR_EXISTS unless overwrite. Returns chunks written (>= 0)
  * or a negative tz_err; detail in tz_reader_errmsg(r).
  */
 int tz_recover(tz_reader *r, const char *out_path, int overwrite);

@@ -1,6 +1,10 @@
 /* tz_common.c - error strings, checksums, block headers, schema and metadata codecs. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "tz_int.h"
@@ -49,6 +53,31 @@ int tz_get_varint_slow(const uint8_t **p, const uint8_t *end, uint64_t *out)
 		}
 	}
 	return -1;
+}
+
+int tz_create_file(const char *path, int overwrite)
+{
+	struct stat st;
+	if (!path || !*path) {
+		errno = EINVAL;
+		return TZ_ERR_INVAL;
+	}
+	if (overwrite && !lstat(path, &st)) {
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			errno = EINVAL;
+			return TZ_ERR_INVAL;
+		}
+		/* the name goes, not the inode's contents: a symlink's target and
+		 * other hard links of the old file are left as they were */
+		if (unlink(path) && errno != ENOENT)
+			return TZ_ERR_IO;
+	}
+	/* O_EXCL: never an existing inode, never through a symlink (even one
+	 * planted between the unlink and here) */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO;
+	return fd;
 }
 
 uint64_t tz_hash(const void *p, size_t len) { return XXH3_64bits(p, len); }

@@ -640,12 +640,16 @@ int tz_reader_open(tz_reader **out, const char *path, const struct tz_reader_opt
 	if (!r)
 		return TZ_ERR_NOMEM;
 	*out = r;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer */
+	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->fd < 0)
 		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
 	if (fstat(r->fd, &st))
 		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot stat: %s", strerror(errno));
 	CHECK(S_ISREG(st.st_mode), TZ_ERR_IO, UINT64_MAX, "not a regular file");
+	int fl = fcntl(r->fd, F_GETFL);
+	if (fl < 0 || fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
 	r->len = (size_t)st.st_size;
 	if (r->len) {
 		void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, r->fd, 0);

@@ -218,12 +218,15 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 	struct tz_buf b = {0};
 	struct rd_blk **all = NULL;
 
-	s.fd =
-	    open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0600);
+	/* a fresh 0600 inode, never a FIFO, device or a symlink's target */
+	s.fd = tz_create_file(out_path, overwrite);
 	if (s.fd < 0) {
-		int e = errno;
-		return rd_err(r, e == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO, UINT64_MAX,
-			      "'%s': cannot create: %s", out_path, strerror(e));
+		int e = errno, fd = s.fd;
+		if (fd == TZ_ERR_INVAL)
+			return rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': not a regular file",
+				      out_path);
+		return rd_err(r, fd, UINT64_MAX, "'%s': cannot create: %s", out_path,
+			      strerror(e));
 	}
 	/* header: the input's identity and start anchor, linear layout */
 	uint8_t h[TZ_HDR_SIZE];

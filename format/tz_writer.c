@@ -938,14 +938,18 @@ int tz_writer_open(tz_writer **out, const char *path, const struct tz_writer_opt
 	tz_writer *w = *out;
 	if (rc)
 		return rc;
-	int fl = O_WRONLY | O_CREAT | O_CLOEXEC | (w->o.flags & TZ_W_OVERWRITE ? O_TRUNC : O_EXCL);
-	w->fd = open(path, fl, 0600);
-	if (w->fd < 0) {
+	/* a fresh 0600 inode, never a FIFO, device or a symlink's target */
+	int fd = tz_create_file(path, !!(w->o.flags & TZ_W_OVERWRITE));
+	if (fd < 0) {
 		int e = errno;
-		rc = e == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO;
-		set_err(w, rc, UINT64_MAX, "cannot create: %s", strerror(e));
-		return rc;
+		if (fd == TZ_ERR_INVAL) {
+			set_err(w, TZ_ERR_IO, UINT64_MAX, "not a regular file");
+			return TZ_ERR_IO;
+		}
+		set_err(w, fd, UINT64_MAX, "cannot create: %s", strerror(e));
+		return fd;
 	}
+	w->fd = fd;
 	if (w->ring) {
 		int e = posix_fallocate(w->fd, 0, (off_t)w->o.ring_size);
 		if (e == EOPNOTSUPP || e == EINVAL)
