@@ -6,6 +6,7 @@
 
 #include "analyze.h"
 #include "json.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -160,6 +161,7 @@ int cmd_cat(int argc, char **argv)
 	const char *from_s = NULL, *to_s = NULL, *types = NULL;
 	int state = 0, abs_ts = 0, c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:t:T:sah", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -181,7 +183,7 @@ int cmd_cat(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("cat", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

@@ -7,6 +7,7 @@
 
 #include "analyze.h"
 #include "json.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -210,6 +211,7 @@ int cmd_info(int argc, char **argv)
 	int as_json = 0, c;
 	struct tz_reader_opts ro = {0};
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "jsh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -222,7 +224,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("info", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

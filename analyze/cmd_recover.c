@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "analyze.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -27,6 +28,7 @@ int cmd_recover(int argc, char **argv)
 					   {NULL, 0, NULL, 0}};
 	int force = 0, c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -36,7 +38,7 @@ int cmd_recover(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("recover", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -57,6 +58,7 @@ int cmd_verify(int argc, char **argv)
 	struct vstate v = {0};
 	int c;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'v':
@@ -66,7 +68,7 @@ int cmd_verify(int argc, char **argv)
 			usage(stdout);
 			return TZA_EXIT_OK;
 		default:
-			usage(stderr);
+			tza_bad_option("verify", argc, argv);
 			return TZA_EXIT_USAGE;
 		}
 	}

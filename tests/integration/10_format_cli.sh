@@ -54,6 +54,12 @@ one_line "not a time"
 expect 2 "$A" cat
 expect 2 "$A" info
 expect 2 "$A" verify --bogus "$S"
+# an unknown option: one line in the house voice, no usage dump (fault 15)
+for c in info verify recover cat; do
+	expect 2 "$A" $c --x "$S"
+	one_line "^tracer-analyze: $c: unknown option .*'--x' (see 'tracer-analyze $c --help')$"
+	[ -s "$tmp/out" ] && fail "$c --x: wrote to stdout"
+done
 expect 2 "$A" recover "$S"
 expect 0 "$A" info --help
 tail -n 1 "$tmp/out" | grep -q 'tracer-analyze info' || fail "info --help ends without an example"
