@@ -151,7 +151,8 @@ static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tz
 		tza_json_cstr(f, p->failed[i].filename);
 		fprintf(f, ",\"errno\":%d}", p->failed[i].err);
 	}
-	fputs("],\"script\":", f);
+	fprintf(f, "],\"execs_omitted\":%llu,\"failed_execs_omitted\":%llu,\"script\":",
+		(unsigned long long)p->nexecs_omitted, (unsigned long long)p->nfailed_omitted);
 	tza_json_cstr(f, img ? img->script : NULL);
 	fprintf(f, ",\"pre_existing\":%s", p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
 	if (ended && !p->signal)
@@ -264,7 +265,7 @@ static void sv_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tza_b
 		/* still running: only what is known */
 		for (int i = 0; i < 18; i++)
 			fputc(sep, f);
-		fprintf(f, "%u%c%s\n", p->nfailed, sep,
+		fprintf(f, "%llu%c%s\n", (unsigned long long)(p->nfailed + p->nfailed_omitted), sep,
 			p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
 		return;
 	}
@@ -281,9 +282,9 @@ static void sv_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tza_b
 		fprintf(f, "%c%d", sep, p->signal);
 	else
 		fprintf(f, "%d%c", p->exit_code, sep);
-	fprintf(f, "%c%s%c%u%c%.6f%c%.6f%c%u%c%s\n", sep, p->core_dumped ? "true" : "false", sep,
+	fprintf(f, "%c%s%c%u%c%.6f%c%.6f%c%llu%c%s\n", sep, p->core_dumped ? "true" : "false", sep,
 		p->threads, sep, (double)p->utime_ns / 1e9, sep, (double)p->stime_ns / 1e9, sep,
-		p->nfailed, sep, p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
+		(unsigned long long)(p->nfailed + p->nfailed_omitted), sep, p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
 }
 
 static void us(FILE *f, int64_t ns)

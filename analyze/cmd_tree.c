@@ -120,10 +120,11 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 		fputs("  [exe deleted]", f);
 	if (e && (e->flags & EV_EXEC_EXE_MEMFD))
 		fputs("  [memfd]", f);
-	if (p->nfailed)
-		fprintf(f, "  [%u failed exec%s]", p->nfailed, p->nfailed > 1 ? "s" : "");
-	if (p->nexecs > 1)
-		fprintf(f, "  [%u execs]", p->nexecs);
+	uint64_t nfail = p->nfailed + p->nfailed_omitted, nexec = p->nexecs + p->nexecs_omitted;
+	if (nfail)
+		fprintf(f, "  [%llu failed exec%s]", (unsigned long long)nfail, nfail > 1 ? "s" : "");
+	if (nexec > 1)
+		fprintf(f, "  [%llu execs]", (unsigned long long)nexec);
 	if (p->flags & TZA_P_PRE_EXISTING)
 		fputs("  [pre-existing]", f);
 	if (p->flags & TZA_P_REPARENTED)

@@ -19,6 +19,7 @@ struct pint {
 	struct tza_proc *last_child;
 	uint64_t seq;		 /* creation order: stable tie-break */
 	int live;
+	uint32_t xring, fring;	 /* next tail slot to overwrite once capped */
 };
 
 /* Fields of the types the model reads, looked up by name once. */
@@ -327,13 +328,66 @@ static struct pint *find_or_new(struct builder *b, uint32_t pid, uint64_t start_
 	return new_proc(b, pid, start_ns ? start_ns : ts, flags);
 }
 
-static int add_image(struct tza_proc *p, struct tza_exec *e)
+static void exec_free(struct tza_exec *e)
 {
-	struct tza_exec *ne = realloc(p->execs, (p->nexecs + 1) * sizeof(*ne));
-	if (!ne)
+	free(e->exe);
+	free(e->filename);
+	free(e->script);
+	free(e->argv);
+}
+
+/*
+ * Slot for the next of n stored entries (size bytes each) in *arr: appended
+ * while fewer than TZA_KEEP_HEAD + TZA_KEEP_TAIL are stored, else the oldest
+ * of the tail (a ring at [TZA_KEEP_HEAD, +TZA_KEEP_TAIL) advanced by *ring;
+ * *omitted counts it; the caller frees what the slot held). NULL: no memory.
+ */
+static void *keep_slot(void **arr, uint32_t *n, size_t size, uint32_t *ring, uint64_t *omitted,
+		       int *reused)
+{
+	*reused = 0;
+	if (*n == TZA_KEEP_HEAD + TZA_KEEP_TAIL) {
+		char *slot = (char *)*arr + (TZA_KEEP_HEAD + *ring) * size;
+		*ring = (*ring + 1) % TZA_KEEP_TAIL;
+		(*omitted)++;
+		*reused = 1;
+		return slot;
+	}
+	if ((*n & (*n - 1)) == 0) { /* grow at powers of two */
+		uint32_t nc = *n ? *n * 2 : 1;
+		void *na = realloc(*arr, nc * size);
+		if (!na)
+			return NULL;
+		*arr = na;
+	}
+	return (char *)*arr + (*n)++ * size;
+}
+
+/* Put the tail ring back in time order (oldest first) */
+static void keep_unring(void *arr, uint32_t n, size_t size, uint32_t *ring)
+{
+	if (!*ring || n < TZA_KEEP_HEAD + TZA_KEEP_TAIL)
+		return;
+	char tmp[TZA_KEEP_TAIL * sizeof(struct tza_exec)];
+	char *tail = (char *)arr + TZA_KEEP_HEAD * size;
+	size_t a = *ring * size, all = TZA_KEEP_TAIL * size;
+	memcpy(tmp, tail + a, all - a);
+	memcpy(tmp + all - a, tail, a);
+	memcpy(tail, tmp, all);
+	*ring = 0;
+}
+
+static int add_image(struct pint *q, struct tza_exec *e)
+{
+	struct tza_proc *p = &q->p;
+	int reused;
+	struct tza_exec *slot = keep_slot((void **)&p->execs, &p->nexecs, sizeof(*slot), &q->xring,
+					  &p->nexecs_omitted, &reused);
+	if (!slot)
 		return -1;
-	p->execs = ne;
-	p->execs[p->nexecs++] = *e;
+	if (reused)
+		exec_free(slot);
+	*slot = *e;
 	return 0;
 }
 
@@ -400,11 +454,8 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	e.egid = u32(ev, f->x_egid);
 	e.cgroup_id = tz_event_u64(ev, f->x_cg);
 	get_comm(ev, f->x_comm, e.comm);
-	if (add_image(p, &e) < 0) {
-		free(e.exe);
-		free(e.filename);
-		free(e.script);
-		free(e.argv);
+	if (add_image(q, &e) < 0) {
+		exec_free(&e);
 		return -1;
 	}
 	b->m->nexecs++;
@@ -433,14 +484,16 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	if (!q)
 		return -1;
 	struct tza_proc *p = &q->p;
-	struct tza_failed_exec *nf = realloc(p->failed, (p->nfailed + 1) * sizeof(*nf));
+	int reused;
+	struct tza_failed_exec *nf = keep_slot((void **)&p->failed, &p->nfailed, sizeof(*nf),
+					       &q->fring, &p->nfailed_omitted, &reused);
 	if (!nf)
 		return -1;
-	p->failed = nf;
-	nf[p->nfailed].ts_ns = ev->ts_ns;
-	nf[p->nfailed].filename = blob_str(ev, f->xf_fname);
-	nf[p->nfailed].err = (int)tz_event_i64(ev, f->xf_err);
-	p->nfailed++;
+	if (reused)
+		free(nf->filename);
+	nf->ts_ns = ev->ts_ns;
+	nf->filename = blob_str(ev, f->xf_fname);
+	nf->err = (int)tz_event_i64(ev, f->xf_err);
 	b->m->nfailed_execs++;
 	return 0;
 }
@@ -670,9 +723,8 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 	e.uid = p->uid;
 	e.euid = p->euid;
 	memcpy(e.comm, p->comm, sizeof(e.comm));
-	if (add_image(p, &e) < 0) {
-		free(e.exe);
-		free(e.argv);
+	if (add_image(q, &e) < 0) {
+		exec_free(&e);
 		return -1;
 	}
 	if (sfl & EV_EXEC_ARGV_TRUNCATED)
@@ -793,6 +845,8 @@ static int finish(struct builder *b, tz_reader *r)
 	m->corrupt_blocks = in->corrupt_blocks;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)m->procs[i];
+		keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
+		keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
 		if (q->live)
 			q->p.flags |= TZA_P_NO_EXIT;
 		if (q->p.flags & TZA_P_NO_EXIT)
@@ -973,12 +1027,8 @@ void tza_model_free(struct tza_model *m)
 		return;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
-		for (uint32_t k = 0; k < p->nexecs; k++) {
-			free(p->execs[k].exe);
-			free(p->execs[k].filename);
-			free(p->execs[k].script);
-			free(p->execs[k].argv);
-		}
+		for (uint32_t k = 0; k < p->nexecs; k++)
+			exec_free(&p->execs[k]);
 		free(p->execs);
 		for (uint32_t k = 0; k < p->nfailed; k++)
 			free(p->failed[k].filename);

@@ -41,6 +41,10 @@ struct tza_failed_exec {
 	int err;	/* positive errno */
 };
 
+/* Images and failed execs kept per process: the first and the last */
+#define TZA_KEEP_HEAD 64
+#define TZA_KEEP_TAIL 64
+
 /* Process flags */
 #define TZA_P_PRE_EXISTING 0x01 /* alive when recording started (snapshot) */
 #define TZA_P_NO_FORK 0x02	/* first seen without a fork event (state/exec/exit only) */
@@ -97,10 +101,16 @@ struct tza_proc {
 	struct tza_proc *next_sibling;
 	uint32_t nchildren;
 
+	/* Stored images and failed execs are capped so memory grows with
+	 * processes, not events: the first TZA_KEEP_HEAD and the last
+	 * TZA_KEEP_TAIL are kept (in order), the ones between are only counted
+	 * in *_omitted. Totals: nexecs + nexecs_omitted, nfailed + nfailed_omitted. */
 	struct tza_exec *execs;	       /* images in order; nexecs may be 0 */
 	uint32_t nexecs;
 	struct tza_failed_exec *failed; /* failed exec attempts in order */
 	uint32_t nfailed;
+	uint64_t nexecs_omitted;	/* images between the kept head and tail */
+	uint64_t nfailed_omitted;	/* failed execs between the kept head and tail */
 
 	/* exit totals (valid when !(flags & TZA_P_NO_EXIT)); see struct ev_exit */
 	uint32_t status;	/* raw wait status */

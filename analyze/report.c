@@ -361,7 +361,7 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		x->read_bytes += p->read_bytes;
 		x->write_bytes += p->write_bytes;
 		x->failed += tza_proc_failed(p) ? 1 : 0;
-		x->execs_failed += p->nfailed;
+		x->execs_failed += p->nfailed + p->nfailed_omitted;
 		uint64_t cns = c && c->proc_ns ? c->proc_ns[p->index] : 0;
 		if (cns) {
 			x->critical_ns += cns;
