@@ -47,7 +47,7 @@ static int load(const char *path, enum tza_by by, struct side *s)
 {
 	struct tza_machine mi;
 	memset(s, 0, sizeof(*s));
-	if (tza_load(path, &s->r, &s->m) < 0)
+	if (tza_load_ex(path, TZA_MB_SAMPLES, &s->r, &s->m) < 0) /* host samples: flags */
 		return -1;
 	tza_machine_get(s->r, &mi);
 	if (tza_critpath(s->m, by, &s->c) < 0 || tza_groups(s->m, by, &s->c, &mi, &s->g, &s->ng) < 0) {

@@ -132,7 +132,7 @@ int cmd_summary(int argc, char **argv)
 	struct tza_machine mi;
 	struct tza_group *g = NULL;
 	uint32_t ng = 0;
-	if (tza_load(path, &r, &m) < 0)
+	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
 	tza_machine_get(r, &mi);
 	struct tza_profile *pr = tza_profile_new(m);

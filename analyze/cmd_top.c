@@ -13,7 +13,9 @@ static void usage(FILE *f)
 		"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
 		"peak RSS, I/O, share of the critical path, and flags:\n"
 		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
-		"                     <= 1.5 cores, machine <= 60%% busy meanwhile\n"
+		"                     0.5 to 1.5 cores (a sleeper waits, it is no bottleneck),\n"
+		"                     machine <= 60%% busy meanwhile (host samples when the\n"
+		"                     trace has them, else the traced processes' CPU)\n"
 		"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of storage I/O\n"
 		"  memory_heavy       peak RSS >= half the machine's memory\n"
 		"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
@@ -134,7 +136,7 @@ int cmd_top(int argc, char **argv)
 	struct tza_machine mi;
 	struct tza_group *g = NULL;
 	uint32_t ng = 0;
-	if (tza_load(argv[optind], &r, &m) < 0)
+	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
 	tza_machine_get(r, &mi);
 	if (tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {

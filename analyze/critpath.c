@@ -31,6 +31,27 @@ struct frame {
 
 #define PIPE_WINDOW_NS 20000000ULL /* siblings forked within 20 ms: a pipeline */
 #define PIPE_SCAN 16		   /* neighbours in start order looked at, each side */
+#define PIPE_MIN_LIFE_NS 100000000ULL /* processes whose rate sets the trace's top rate */
+
+/* The highest CPU rate (cores) of a process that lived at least
+ * PIPE_MIN_LIFE_NS (of any process when none did): the scale a pipeline
+ * partner's rate is measured against, whatever the machine's load. */
+static double top_rate(const struct tza_model *m)
+{
+	double top = 0, any = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		if (p->flags & TZA_P_KTHREAD)
+			continue;
+		uint64_t d = tza_proc_end(m, p) - p->start_ns;
+		double r = d ? (double)tza_proc_cpu(p) / (double)d : 0;
+		if (r > any)
+			any = r;
+		if (d >= PIPE_MIN_LIFE_NS && r > top)
+			top = r;
+	}
+	return top > 0 ? top : any;
+}
 
 static double rate(const struct tza_model *m, const struct tza_proc *p)
 {
@@ -42,11 +63,13 @@ static double rate(const struct tza_model *m, const struct tza_proc *p)
  * Give P's own time (a, b] on the path. When P has a pipeline partner (a
  * sibling forked within PIPE_WINDOW_NS of it: `bwa mem | samtools sort`,
  * where the shell waits for the last stage but the busiest stage sets the
- * pace) that used at least twice P's CPU rate and half a core, the overlap of
+ * pace) that used at least twice P's CPU rate and at least a tenth of the
+ * trace's top rate (top_rate(): relative, so a loaded machine, where no
+ * process gets a whole core, still has pipeline partners), the overlap of
  * (a, b] with that partner's life goes to the partner instead.
  */
 static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_proc *p,
-		      uint64_t a, uint64_t b, uint8_t *onpath)
+		      uint64_t a, uint64_t b, uint8_t *onpath, double top)
 {
 	if (b <= a)
 		return;
@@ -66,7 +89,7 @@ static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_
 			    s->start_ns >= b)
 				continue;
 			double sr = rate(m, s);
-			if (sr >= 0.5 && sr >= 2 * pr && sr > br) {
+			if (sr > 0 && sr >= 0.1 * top && sr >= 2 * pr && sr > br) {
 				best = s;
 				br = sr;
 			}
@@ -162,6 +185,7 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 		cur[i] = off[i];
 	}
 
+	double top = top_rate(m);
 	uint32_t sp = 0;
 	st[sp++] = (struct frame){root, c->start_ns, c->end_ns};
 	c->path[c->npath++] = root;
@@ -183,12 +207,12 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 			break;
 		}
 		if (!next) {
-			attribute(c, m, fr->p, fr->lo, fr->t, onpath);
+			attribute(c, m, fr->p, fr->lo, fr->t, onpath, top);
 			sp--;
 			continue;
 		}
 		cur[pi]++;
-		attribute(c, m, fr->p, e, fr->t, onpath);
+		attribute(c, m, fr->p, e, fr->t, onpath, top);
 		uint64_t lo = next->start_ns > fr->lo ? next->start_ns : fr->lo;
 		fr->t = lo;
 		st[sp++] = (struct frame){next, lo, e};

@@ -288,13 +288,14 @@ static int cmp_group_cpu(const void *a, const void *b)
 #define SEC 1000000000ULL
 
 static void decide_flags(struct tza_group *g, const struct tza_crit *c,
-			 const struct tza_machine *mi)
+			 const struct tza_machine *mi, unsigned ncpus)
 {
 	double cores = tza_group_cores(g);
-	/* long on the critical path, about one core, the machine mostly idle */
+	/* long on the critical path, about one core (a sleeper waits, it is no
+	 * bottleneck), the machine mostly idle */
 	if (c && c->makespan_ns && g->critical_ns >= SEC &&
-	    (double)g->critical_ns >= 0.20 * (double)c->makespan_ns && cores <= 1.5 &&
-	    mi->ncpus >= 2 && g->machine_cores <= 0.6 * mi->ncpus)
+	    (double)g->critical_ns >= 0.20 * (double)c->makespan_ns && cores >= 0.5 &&
+	    cores <= 1.5 && ncpus >= 2 && g->machine_cores <= 0.6 * ncpus)
 		g->flags |= TZA_G_SERIAL;
 	/* low CPU%, high storage I/O: under 30% of a core, at least 4 MiB/s read
 	 * or written to storage (pipe traffic in rchar/wchar is waiting on a
@@ -310,9 +311,63 @@ static void decide_flags(struct tza_group *g, const struct tza_crit *c,
 		g->flags |= TZA_G_FAILED;
 }
 
+/* Cumulative host CPU ns (busy and total, all CPUs) at x, interpolated
+ * between the host samples around it (clamped to the first and last). */
+static void host_at(const struct tza_model *m, uint64_t x, double *busy, double *total)
+{
+	const struct tza_host_sample *h = m->host;
+	uint32_t lo = 0, hi = m->nhost;
+	while (lo < hi) { /* first sample after x */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (h[mid].ts_ns <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo == m->nhost) {
+		const struct tza_host_sample *e = &h[lo ? m->nhost - 1 : 0];
+		*busy = (double)e->busy_ns;
+		*total = (double)e->total_ns;
+		return;
+	}
+	const struct tza_host_sample *a = &h[lo - 1], *b = &h[lo];
+	double f = b->ts_ns > a->ts_ns ? (double)(x - a->ts_ns) / (double)(b->ts_ns - a->ts_ns) : 0;
+	*busy = (double)a->busy_ns + f * ((double)b->busy_ns - (double)a->busy_ns);
+	*total = (double)a->total_ns + f * ((double)b->total_ns - (double)a->total_ns);
+}
+
+/* The host's busy fraction of all its CPUs over [a, b] from the host
+ * samples; -1 when they do not cover it (fewer than two, or none inside or
+ * around the window). */
+static double host_busy(const struct tza_model *m, uint64_t a, uint64_t b)
+{
+	if (m->nhost < 2 || b <= a || b < m->host[0].ts_ns || a > m->host[m->nhost - 1].ts_ns)
+		return -1;
+	double b0, t0, b1, t1;
+	if (a < m->host[0].ts_ns) /* a window around the first sample: the first interval */
+		a = m->host[0].ts_ns;
+	if (b > m->host[m->nhost - 1].ts_ns)
+		b = m->host[m->nhost - 1].ts_ns;
+	if (b <= a) { /* inside one interval's edge: that interval */
+		uint32_t i = a <= m->host[0].ts_ns ? 1 : m->nhost - 1;
+		a = m->host[i - 1].ts_ns;
+		b = m->host[i].ts_ns;
+	}
+	host_at(m, a, &b0, &t0);
+	host_at(m, b, &b1, &t1);
+	return t1 > t0 ? (b1 - b0) / (t1 - t0) : -1;
+}
+
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *nout)
 {
+	/* the machine's CPUs: host samples (when kept: TZA_MB_SAMPLES) say how
+	 * busy the whole machine was; without them, the traced processes' CPU
+	 * is all we know */
+	unsigned ncpus = mi->ncpus;
+	int host = m->nhost >= 2;
+	if (host && m->host[m->nhost - 1].ncpus)
+		ncpus = m->host[m->nhost - 1].ncpus;
 	uint32_t n = m->nprocs, ng = 0;
 	struct keyed *k = malloc((n ? n : 1) * sizeof(*k));
 	struct tza_group *g = calloc(n ? n : 1, sizeof(*g));
@@ -365,7 +420,10 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		uint64_t cns = c && c->proc_ns ? c->proc_ns[p->index] : 0;
 		if (cns) {
 			x->critical_ns += cns;
-			if (wall)
+			double hb = host ? host_busy(m, s, e) : -1;
+			if (hb >= 0)
+				x->machine_cores += (double)cns * hb * ncpus;
+			else if (wall)
 				x->machine_cores += (double)cns * tza_profile_cpu_ns(pr, s, e) /
 						    (double)wall;
 		}
@@ -375,7 +433,7 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 			g[i].machine_cores /= (double)g[i].critical_ns;
 		if (g[i].first_ns == UINT64_MAX)
 			g[i].first_ns = 0;
-		decide_flags(&g[i], c, mi);
+		decide_flags(&g[i], c, mi, ncpus);
 	}
 	qsort(g, ng, sizeof(*g), cmp_group_cpu);
 	free(k);

@@ -116,7 +116,10 @@ struct tza_group {
 	uint64_t failed;	  /* processes with a non-zero exit or a signal */
 	uint64_t execs_failed;	  /* failed exec attempts */
 	double machine_cores;	  /* machine's mean cores in use while the
-				     group's critical processes ran */
+				     group's critical processes ran (host
+				     samples when the model kept them,
+				     TZA_MB_SAMPLES; else the traced
+				     processes' CPU), weighted by critical ns */
 	uint32_t flags;		  /* TZA_G_* */
 };
 

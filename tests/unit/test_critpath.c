@@ -1,0 +1,200 @@
+/*
+ * test_critpath.c - critical path and serial_bottleneck under load (fault 5
+ * of the breaker report): the pipeline-partner rule is relative (a loaded
+ * machine's busiest stage gets the share though it never reaches half a
+ * core), the "machine mostly idle" test uses host samples when the trace has
+ * them, and a sleeper on the path is no serial bottleneck.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
+#include "analyze_synth.h"
+#pragma GCC diagnostic pop
+#include "analyze/model.h"
+#include "analyze/report.h"
+
+struct built {
+	void *buf;
+	tz_reader *r;
+	struct tza_model *m;
+};
+
+static void build(struct synth *s, struct built *b)
+{
+	size_t len = 0;
+	memset(b, 0, sizeof(*b));
+	b->buf = synth_file(s, NULL, &len);
+	assert_non_null(b->buf);
+	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(b->r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b->m), 0);
+}
+
+static void unbuild(struct built *b)
+{
+	tza_model_free(b->m);
+	tz_reader_free(b->r);
+	free(b->buf);
+}
+
+/* a host sample at ts: busy and idle CPU ns since boot over all CPUs */
+static void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint32_t ncpus)
+{
+	struct ev_host_sample e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_HOST_SAMPLE, 0, ts};
+	e.cpu_user_ns = busy;
+	e.cpu_idle_ns = idle;
+	e.mem_total_kib = 16777216;
+	e.mem_used_kib = 1048576;
+	e.ncpus = ncpus;
+	synth_push(s, &e, sizeof(e));
+}
+
+static const struct tza_group *group(const struct tza_group *g, uint32_t n, const char *key)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(g[i].key, key))
+			return &g[i];
+	fail_msg("no group %s", key);
+	return NULL;
+}
+
+/* the demo on a loaded 2-CPU machine: bwa mem at 0.4 cores (under the old
+ * absolute half-core floor), samtools sort at 0.05; the shell waits for
+ * sort, but bwa sets the pace */
+static void test_pipe_loaded(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	struct tza_machine mi;
+	struct tza_group *g;
+	uint32_t ng;
+	synth_meta(&s, "cpus", "2");
+	s_fork(&s, T0, 1, 20);
+	s_exec(&s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
+	s_proc(&s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq", "bwa",
+	       (struct exit_vals){.utime = 4 * SEC_NS});
+	s_proc(&s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
+	       "samtools|sort|-o|x.bam", "samtools", (struct exit_vals){.utime = 525 * MS});
+	s_exit(&s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
+	build(&s, &b);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_COMMAND, &c), 0);
+	assert_int_equal(c.makespan_ns, 11 * SEC_NS);
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < c.ntools; i++)
+		sum += c.by_tool[i].ns;
+	assert_int_equal(sum, 11 * SEC_NS);
+	assert_string_equal(c.by_tool[0].tool, "bwa mem");
+	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
+	assert_string_equal(c.by_tool[2].tool, "samtools sort");
+	assert_int_equal(c.by_tool[2].ns, 500 * MS);
+	tza_machine_get(b.r, &mi);
+	assert_int_equal(tza_groups(b.m, TZA_BY_COMMAND, &c, &mi, &g, &ng), 0);
+	/* sort: 0.05 cores, 0.5 s on the path: no serial bottleneck */
+	assert_int_equal(group(g, ng, "samtools sort")->flags, 0);
+	free(g);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* one 1-core step of 6 s in a 7 s run on 8 CPUs: the traced processes use
+ * one core, so it is a serial bottleneck on an idle machine; with host
+ * samples saying the machine was 100% busy, it is not. */
+static void serial_case(int host_busy, int with_host, uint32_t *flags, double *machine)
+{
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	struct tza_machine mi;
+	struct tza_group *g;
+	uint32_t ng;
+	synth_meta(&s, "cpus", "8");
+	uint64_t busy0 = 100 * SEC_NS, idle0 = 700 * SEC_NS;
+	if (with_host)
+		s_host(&s, T0 - 500 * MS, busy0, idle0, 8);
+	s_fork(&s, T0, 1, 30);
+	s_exec(&s, T0 + 10, 30, T0, 1, "/usr/bin/bash", NULL, "bash|run.sh", "bash");
+	s_proc(&s, 30, 31, T0 + 500 * MS, T0 + 6500 * MS, "/usr/bin/step", "step", "step",
+	       (struct exit_vals){.utime = 6 * SEC_NS});
+	/* 8 s of samples: all 8 CPUs busy, or only the step's one */
+	uint64_t b8 = host_busy ? 64 * SEC_NS : 8 * SEC_NS;
+	if (with_host)
+		s_host(&s, T0 + 7500 * MS, busy0 + b8, idle0 + 64 * SEC_NS - b8, 8);
+	s_exit(&s, T0 + 7 * SEC_NS, 30, T0, 1, "bash", (struct exit_vals){0});
+	build(&s, &b);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	tza_machine_get(b.r, &mi);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	const struct tza_group *x = group(g, ng, "step");
+	assert_int_equal(x->critical_ns, 6 * SEC_NS);
+	*flags = x->flags;
+	*machine = x->machine_cores;
+	free(g);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+static void test_serial_host_samples(void **st)
+{
+	(void)st;
+	uint32_t f;
+	double mc;
+	serial_case(0, 0, &f, &mc); /* no host samples: the traced CPU, 1 core of 8 */
+	assert_int_equal(f, TZA_G_SERIAL);
+	assert_true(mc > 0.99 && mc < 1.01);
+	serial_case(0, 1, &f, &mc); /* host samples: 1 of 8 busy */
+	assert_int_equal(f, TZA_G_SERIAL);
+	assert_true(mc > 0.99 && mc < 1.01);
+	serial_case(1, 1, &f, &mc); /* host samples: all 8 busy (untraced load) */
+	assert_int_equal(f, 0);
+	assert_true(mc > 7.99 && mc < 8.01);
+}
+
+/* a sleeper holding the path (5 s of a 6 s run, no CPU) waits, it does not
+ * compute: no serial_bottleneck */
+static void test_sleeper_not_serial(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	struct tza_machine mi;
+	struct tza_group *g;
+	uint32_t ng;
+	synth_meta(&s, "cpus", "8");
+	s_fork(&s, T0, 1, 40);
+	s_exec(&s, T0 + 10, 40, T0, 1, "/usr/bin/bash", NULL, "bash|wait.sh", "bash");
+	s_proc(&s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
+	       (struct exit_vals){.utime = MS});
+	s_exit(&s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
+	build(&s, &b);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_string_equal(c.by_tool[0].tool, "sleep");
+	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
+	tza_machine_get(b.r, &mi);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	assert_int_equal(group(g, ng, "sleep")->flags, 0);
+	free(g);
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipe_loaded),
+		cmocka_unit_test(test_serial_host_samples),
+		cmocka_unit_test(test_sleeper_not_serial),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
