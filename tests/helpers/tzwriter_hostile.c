@@ -11,6 +11,7 @@
  *               of child i and the first is the child of the last, a process
  *               that is its own parent, and state blocks with a ppid cycle
  *   procs N     N forks of distinct pids (a process count linear in the file)
+ *   chain N     a tree N processes deep: process i forks process i+1
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,10 @@ int main(int argc, char **argv)
 		for (uint32_t i = 0; i < ncycle && !rc; i++)
 			rc = fork_ev(w, 2000 + i, 2000 + (i + 1) % ncycle, 2000 + i, 1500);
 		rc = rc ?: fork_ev(w, 9000, 3000, 3000, 1500); /* its own parent */
+	} else if (!strcmp(argv[2], "chain")) {
+		for (long i = 0; i < n && !rc; i++)
+			rc = fork_ev(w, 1000 + (uint64_t)i, (uint32_t)(10 + i), (uint32_t)(11 + i),
+				     900 + (uint64_t)i);
 	} else if (!strcmp(argv[2], "procs")) {
 		for (long i = 0; i < n && !rc; i++)
 			rc = fork_ev(w, 1000 + (uint64_t)i, 1, (uint32_t)(10 + i), 900 + (uint64_t)i);

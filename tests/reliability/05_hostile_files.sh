@@ -7,7 +7,8 @@
 #    with one line and exit 1, within seconds;
 #  - procs: 50,000 and 200,000 processes: time and memory grow linearly;
 #  - cycle: parent links that loop (a 50-process ring, a process that is
-#    its own parent, a state-block ppid cycle): every subcommand ends.
+#    its own parent, a state-block ppid cycle): every subcommand ends;
+#  - chain: a tree 100,000 processes deep: no recursion runs out of stack.
 # Every subcommand runs under a time bound and, outside ASan builds, under
 # `ulimit -v`. The libFuzzer runs are in docs/RELIABILITY.md.
 . "$(dirname "$0")/rlib.sh"
@@ -76,4 +77,11 @@ for c in "${cmds[@]}"; do
 done
 "$A" export --format jsonl cy.tz >cy.jsonl
 [ "$(grep -c '"pid":20[0-9][0-9]' cy.jsonl)" = 50 ] || fail "the 50-process cycle is not exported whole"
+
+# --- deep nesting
+"$G" ch.tz chain 100000 || fail "generating ch.tz"
+for c in "${cmds[@]}" "export --format chrome"; do
+	read -r rc kib sec < <(run_bounded 3000000 120 out $A $c ch.tz)
+	[ "$rc" = 0 ] || fail "$c on a 100,000-deep tree: exit $rc: $(head -c 300 out.err)"
+done
 echo ok
