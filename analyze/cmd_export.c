@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpf/events.h"
 #include "json.h"
@@ -151,8 +152,12 @@ static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tz
 		tza_json_cstr(f, p->failed[i].filename);
 		fprintf(f, ",\"errno\":%d}", p->failed[i].err);
 	}
-	fprintf(f, "],\"execs_omitted\":%llu,\"failed_execs_omitted\":%llu,\"script\":",
-		(unsigned long long)p->nexecs_omitted, (unsigned long long)p->nfailed_omitted);
+	fprintf(f, "],\"execs_omitted\":%llu,\"failed_execs_omitted\":%llu,\"exe_deleted\":%s,"
+		   "\"script\":",
+		(unsigned long long)p->nexecs_omitted, (unsigned long long)p->nfailed_omitted,
+		(p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED))
+			? "true"
+			: "false");
 	tza_json_cstr(f, img ? img->script : NULL);
 	fprintf(f, ",\"pre_existing\":%s", p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
 	if (ended && !p->signal)
@@ -525,10 +530,19 @@ int cmd_export(int argc, char **argv)
 	if (tza_load_ex(argv[optind], samples || kind == 3 ? TZA_MB_SAMPLES : 0, &r, &m) < 0)
 		return TZA_EXIT_FAIL;
 	FILE *f = stdout;
-	if (outp && !(f = fopen(outp, "w"))) {
-		tza_err("'%s': cannot create: %m", outp);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
+	if (outp) {
+		/* a fresh 0600 file: never the old file's inode, never through a symlink */
+		int fd = tz_create_file(outp, 1);
+		if (fd == TZ_ERR_INVAL)
+			tza_err("'%s': not a regular file", outp);
+		else if (fd < 0 || !(f = fdopen(fd, "w")))
+			tza_err("'%s': cannot create: %m", outp);
+		if (fd < 0 || !f) {
+			if (fd >= 0)
+				close(fd);
+			tza_unload(r, m);
+			return TZA_EXIT_FAIL;
+		}
 	}
 	if (kind == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++)

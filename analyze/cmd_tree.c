@@ -116,7 +116,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024));
 	if (p->threads > 1)
 		fprintf(f, "  [%u threads]", p->threads);
-	if (e && (e->flags & EV_EXEC_EXE_DELETED))
+	if ((e && (e->flags & EV_EXEC_EXE_DELETED)) || (p->flags & TZA_P_EXE_DELETED))
 		fputs("  [exe deleted]", f);
 	if (e && (e->flags & EV_EXEC_EXE_MEMFD))
 		fputs("  [memfd]", f);

@@ -363,6 +363,14 @@ static void *keep_slot(void **arr, uint32_t *n, size_t size, uint32_t *ring, uin
 	return (char *)*arr + (*n)++ * size;
 }
 
+/* Index of the newest of n stored entries while building (ring at ring) */
+static uint32_t last_slot(uint32_t n, uint32_t ring)
+{
+	if (n < TZA_KEEP_HEAD + TZA_KEEP_TAIL)
+		return n - 1;
+	return TZA_KEEP_HEAD + (ring + TZA_KEEP_TAIL - 1) % TZA_KEEP_TAIL;
+}
+
 /* Put the tail ring back in time order (oldest first) */
 static void keep_unring(void *arr, uint32_t n, size_t size, uint32_t *ring)
 {
@@ -535,6 +543,11 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		p->exit_code = p->signal ? -1 : (int32_t)((p->status >> 8) & 0xff);
 	}
 	p->core_dumped = (fl & EV_EXIT_CORE_DUMPED) || (!f->e_flags && (p->status & 0x80));
+	if (fl & EV_EXIT_EXE_DELETED) {
+		p->flags |= TZA_P_EXE_DELETED;
+		if (p->nexecs) /* the image it exits with: the last one stored */
+			p->execs[last_slot(p->nexecs, q->xring)].flags |= EV_EXEC_EXE_DELETED;
+	}
 	p->threads = u32(ev, f->e_threads);
 	get_comm(ev, f->e_comm, p->comm);
 	p->exit_ppid = u32(ev, f->e_ppid);

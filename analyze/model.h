@@ -55,6 +55,9 @@ struct tza_failed_exec {
 #define TZA_P_ORPHAN 0x40	/* parent pid known but its process is not in the trace
 				   (see tza_model_build for the exact rule) */
 #define TZA_P_KTHREAD 0x80	/* kernel thread (EV_STATE_KTHREAD in a snapshot) */
+#define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
+				   (EV_EXIT_EXE_DELETED; its own final image, if
+				   any, then has EV_EXEC_EXE_DELETED too) */
 
 /* tza_exec.flags bit beside EV_EXEC_*: the image is known from a snapshot or
  * state block (EV_PROC_STATE), not from an exec event; ts_ns is then the

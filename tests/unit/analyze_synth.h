@@ -129,6 +129,7 @@ struct exit_vals {
 	int code, sig, core;
 	uint64_t utime, stime, rss_kib, rchar, wchar, read_bytes, write_bytes;
 	uint32_t threads;
+	uint32_t flags; /* more EV_EXIT_* bits (EV_EXIT_EXE_DELETED) */
 };
 
 static void s_exit(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint32_t ppid,
@@ -155,7 +156,7 @@ static void s_exit(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, 
 	e.exit_code = v.sig ? -1 : (v.code & 0xff);
 	e.signal = v.sig;
 	e.threads = v.threads ? v.threads : 1;
-	e.flags = (v.sig ? EV_EXIT_SIGNALED : 0) | (v.core ? EV_EXIT_CORE_DUMPED : 0);
+	e.flags = (v.sig ? EV_EXIT_SIGNALED : 0) | (v.core ? EV_EXIT_CORE_DUMPED : 0) | v.flags;
 	strncpy(e.comm, comm, sizeof(e.comm) - 1);
 	synth_push(s, &e, sizeof(e));
 }

@@ -660,6 +660,54 @@ static void test_failed_exec_cap(void **st)
 	synth_free(&s);
 }
 
+/* fault 10 (C12c): the exit's EV_EXIT_EXE_DELETED marks the process and its
+ * final image (not an earlier one); a fork that never exec'd is marked
+ * without touching its parent's image */
+static void test_exit_exe_deleted(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0}, vd = {.flags = EV_EXIT_EXE_DELETED};
+	s_fork(&s, T0, 1, 400);
+	s_exec(&s, T0 + 10, 400, T0, 1, "/usr/bin/bash", NULL, "bash|x.sh", "bash");
+	s_fork(&s, T0 + MS, 400, 401);
+	s_exec(&s, T0 + 2 * MS, 401, T0 + MS, 400, "/usr/bin/env", NULL, "env|mysleep|2", "env");
+	s_exec(&s, T0 + 3 * MS, 401, T0 + MS, 400, "/tmp/mysleep", NULL, "mysleep|2", "mysleep");
+	s_fork(&s, T0 + 4 * MS, 400, 402); /* subshell, exits after a deletion */
+	s_exit(&s, T0 + 5 * MS, 402, T0 + 4 * MS, 400, "bash", vd);
+	s_exit(&s, T0 + 9 * MS, 401, T0 + MS, 400, "mysleep", vd);
+	s_exit(&s, T0 + 10 * MS, 400, T0, 1, "bash", v);
+	build(&s, NULL, &b);
+	struct tza_proc *p = by_pid(b.m, 401, 0), *sub = by_pid(b.m, 402, 0);
+	assert_true(p->flags & TZA_P_EXE_DELETED);
+	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
+	assert_false(p->execs[0].flags & EV_EXEC_EXE_DELETED);
+	assert_true(sub->flags & TZA_P_EXE_DELETED);
+	assert_false(by_pid(b.m, 400, 0)->flags & TZA_P_EXE_DELETED);
+	assert_false(tza_proc_image(by_pid(b.m, 400, 0))->flags & EV_EXEC_EXE_DELETED);
+	unbuild(&b);
+	synth_free(&s);
+
+	/* capped images: the flag lands on the newest, wherever the ring is */
+	char exe[64];
+	memset(&s, 0, sizeof(s));
+	s_fork(&s, T0, 1, 410);
+	for (uint32_t i = 0; i < 200; i++) {
+		snprintf(exe, sizeof(exe), "/bin/step%u", i);
+		s_exec(&s, T0 + 10 + i, 410, T0, 1, exe, NULL, "step", "step");
+	}
+	s_exit(&s, T0 + 2000, 410, T0, 1, "step", vd);
+	build(&s, NULL, &b);
+	p = by_pid(b.m, 410, 0);
+	assert_string_equal(tza_proc_image(p)->exe, "/bin/step199");
+	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
+	for (uint32_t i = 0; i + 1 < p->nexecs; i++)
+		assert_false(p->execs[i].flags & EV_EXEC_EXE_DELETED);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* crafted parent cycle and self-parent: the model is built, no loop */
 static void test_parent_cycle(void **st)
 {
@@ -836,7 +884,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),
-		cmocka_unit_test(test_failed_exec_cap),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
