@@ -977,6 +977,21 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	return 0;
 }
 
+/* 1 when path reads back as a finished .tz: a footer, no torn tail, no
+ * damaged block (what `tracer-analyze verify` calls sealed) */
+static int file_sealed(const char *path)
+{
+	tz_reader *rd = NULL;
+	int ok = 0;
+
+	if (tz_reader_open(&rd, path, NULL) == 0) {
+		const struct tz_info *in = tz_reader_info(rd);
+		ok = in->has_footer && !in->torn_tail_bytes && !in->corrupt_blocks;
+	}
+	tz_reader_free(rd);
+	return ok;
+}
+
 static int close_writer(struct rec *r, int exit_status)
 {
 	static const char *const names[EV_DROP_SLOTS] = {
@@ -1009,11 +1024,14 @@ static int close_writer(struct rec *r, int exit_status)
 		tz_writer_set_meta(r->w, "stop_reason", "disk full");
 	rc = tz_writer_close(r->w);
 	r->w = NULL;
+	/* the close after a full disk may or may not have found room for the
+	 * index and footer: say "sealed" only when the file reads back so */
 	if (r->werr == TZ_ERR_NOSPC)
-		err(rc == TZ_ERR_NOSPC ? "'%s': disk full: recording stopped, the file is sealed with "
-					 "everything written before (free space, or use --ring SIZE)"
-				       : "'%s': disk full: recording stopped, the file could not be "
-					 "sealed (tracer-analyze recover restores it)",
+		err(file_sealed(r->o.output)
+			    ? "'%s': disk full: recording stopped, the file is sealed with "
+			      "everything written before (free space, or use --ring SIZE)"
+			    : "'%s': disk full: recording stopped, the file is not sealed "
+			      "(tracer-analyze recover restores what was written)",
 		    r->o.output);
 	else if (rc < 0 && !r->werr)
 		err("'%s': %s", r->o.output, tz_strerror(rc));
