@@ -856,8 +856,20 @@ static int finish(struct builder *b, tz_reader *r)
 
 	m->dropped_chunks = in->dropped;
 	m->corrupt_blocks = in->corrupt_blocks;
+	/* the recording's start: the recorder's (taken once its programs were
+	 * attached), else the first event */
+	const char *sb = tz_reader_meta_get(r, "start_boottime_ns");
+	uint64_t rec_start = sb ? strtoull(sb, NULL, 10) : 0;
+	if (!rec_start)
+		rec_start = m->t0_ns;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)m->procs[i];
+		/* seen without its fork but started before the recording: alive at
+		 * the start, it exited (or exec'd) before the snapshot saw it */
+		if ((q->p.flags & TZA_P_NO_FORK) && q->p.start_ns < rec_start) {
+			q->p.flags &= ~(uint32_t)TZA_P_NO_FORK;
+			q->p.flags |= TZA_P_PRE_EXISTING;
+		}
 		keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
 		keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
 		if (q->live)

@@ -47,7 +47,11 @@ struct tza_failed_exec {
 
 /* Process flags */
 #define TZA_P_PRE_EXISTING 0x01 /* alive when recording started (snapshot) */
-#define TZA_P_NO_FORK 0x02	/* first seen without a fork event (state/exec/exit only) */
+#define TZA_P_NO_FORK 0x02	/* first seen without a fork event (state/exec/exit only)
+				   and started after the recording began; one started
+				   before it (metadata start_boottime_ns, else the first
+				   event) is TZA_P_PRE_EXISTING instead: it exited or
+				   exec'd before the start-up snapshot saw it */
 #define TZA_P_NO_EXIT 0x04	/* still running at the end of the trace (or exit lost) */
 #define TZA_P_REPARENTED 0x08	/* parent at exit differs from fork-time parent */
 #define TZA_P_FROM_STATE 0x10	/* known only from a state block (ring mode, slice) */

@@ -965,6 +965,9 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	tz_writer_set_meta(r->w, "clock", "CLOCK_BOOTTIME");
 	/* one clock pair read back to back: realtime = boottime + (this - that) */
 	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
+	/* the recording starts now that the programs are attached (the BPF load
+	 * took ~1 s): the start metadata and the snapshot's time */
+	r->t0_boot = bt;
 	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rt, b, sizeof(b)));
 	meta_u64(r->w, "start_realtime_ns", rt);
 	meta_u64(r->w, "start_boottime_ns", bt);
@@ -1136,7 +1139,6 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	r.t0_boot = rec_boot_ns();
 	if (bpf_setup(&r) || open_writer(&r, argc, argv) ||
 	    sample_start(r.w, r.o.verbose)) {
 		failed = 1;

@@ -481,6 +481,47 @@ static void test_c14_pre_existing(void **st)
 	synth_free(&s);
 }
 
+/* fault 7: a process that started before the recording (metadata
+ * start_boottime_ns) and exited before the snapshot saw it is pre-existing,
+ * not incomplete data; one started after it without a fork still is */
+static void test_exited_during_attach(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	char start[32];
+	snprintf(start, sizeof(start), "%llu", (unsigned long long)(T0 + 100 * MS));
+	synth_meta(&s, "start_boottime_ns", start);
+	/* the first event precedes the recorder's start: the start is the
+	 * metadata's, not the first event's */
+	s_state(&s, T0, 700, T0 - 9 * SEC_NS, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING,
+		"sh");
+	s_exit(&s, T0 + 80 * MS, 820, T0 + 60 * MS, 600, "cron", v); /* exited during attach */
+	s_fork(&s, T0 + 200 * MS, 700, 701);
+	s_exit(&s, T0 + 300 * MS, 701, T0 + 200 * MS, 700, "sh", v);
+	build(&s, NULL, &b);
+	struct tza_proc *p = by_pid(b.m, 820, 0);
+	assert_true(p->flags & TZA_P_PRE_EXISTING);
+	assert_false(p->flags & (TZA_P_NO_FORK | TZA_P_ORPHAN));
+	assert_false(b.m->incomplete);
+	assert_int_equal(b.m->no_fork, 0);
+	assert_int_equal(b.m->orphans, 0);
+	unbuild(&b);
+
+	/* the same with a process started after the recording's start */
+	s_exit(&s, T0 + 400 * MS, 830, T0 + 150 * MS, 600, "lost", v);
+	build(&s, NULL, &b);
+	assert_true(by_pid(b.m, 820, 0)->flags & TZA_P_PRE_EXISTING);
+	p = by_pid(b.m, 830, 0);
+	assert_true(p->flags & TZA_P_NO_FORK);
+	assert_false(p->flags & TZA_P_PRE_EXISTING);
+	assert_true(b.m->incomplete);
+	assert_int_equal(b.m->no_fork, 1);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* C08: drops make the model incomplete and name orphaned pids */
 static void test_c08_drops(void **st)
 {
@@ -884,7 +925,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),
-		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
+		cmocka_unit_test(test_exited_during_attach),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
