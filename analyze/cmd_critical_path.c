@@ -105,9 +105,9 @@ int cmd_critical_path(int argc, char **argv)
 			tza_fmt_dur(b1, sizeof(b1), cr.makespan_ns), cr.root->pid,
 			tza_proc_key(cr.root, by),
 			m->incomplete ? "  [tree incomplete: see summary]" : "");
-		fprintf(f, "path (%u processes, by start; runs of one tool under one parent "
+		fprintf(f, "path (%u process%s, by start; runs of one tool under one parent "
 			   "in one line):\n",
-			cr.npath);
+			cr.npath, cr.npath == 1 ? "" : "es");
 		fprintf(f, "  %10s %10s %10s %8s  %s\n", "START", "END", "ON PATH", "PID", "TOOL");
 		for (uint32_t i = 0; i < cr.npath;) {
 			struct tza_proc *p = cr.path[i];

@@ -218,7 +218,8 @@ int cmd_diff(int argc, char **argv)
 		fprintf(f, "A: %s (makespan %s)\nB: %s (makespan %s)\n\n", argv[optind],
 			tza_fmt_dur(x[0], 32, A.c.makespan_ns), argv[optind + 1],
 			tza_fmt_dur(x[1], 32, B.c.makespan_ns));
-		fprintf(f, "%-28s %13s %21s %7s %21s %7s %21s %21s\n",
+		int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
+		fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w,
 			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
 			"COUNT A/B", "WALL A/B", "RATIO", "CPU A/B", "RATIO", "PEAK RSS A/B", "I/O A/B");
 		for (uint32_t k = 0; k < show; k++) {
@@ -235,7 +236,8 @@ int cmd_diff(int argc, char **argv)
 				 tza_fmt_bytes(x[5], 32, b->peak_rss_kib * 1024));
 			snprintf(io, sizeof(io), "%s/%s", tza_fmt_bytes(x[6], 32, a->rchar + a->wchar),
 				 tza_fmt_bytes(x[7], 32, b->rchar + b->wchar));
-			fprintf(f, "%-28s %13s %21s %7s %21s %7s %21s %21s%s\n", rows[k].key, cnt, wall,
+			tza_put_key(f, rows[k].key, w);
+			fprintf(f, " %13s %21s %7s %21s %7s %21s %21s%s\n", cnt, wall,
 				tratio(x[8], 32, ratio(a->wall_ns, b->wall_ns)), cpu,
 				tratio(x[9], 32, ratio(a->cpu_ns, b->cpu_ns)), rss, io,
 				!rows[k].a ? "  only in B" : !rows[k].b ? "  only in A" : "");

@@ -28,9 +28,11 @@ static void usage(FILE *f)
 	      "      --size WxH         picture size in pixels (default: automatic)\n"
 	      "      --all              also processes alive before recording began\n"
 	      "      --script PATH      write the gnuplot script there instead of running gnuplot\n"
-	      "\ncpu/mem/io are derived from exact exit totals until traces carry periodic\n"
-	      "samples: CPU time and bytes spread evenly over each process's lifetime, peak RSS\n"
-	      "held over it; every such plot says so.\n\n"
+	      "\ncpu/mem/io draw the periodic samples where the trace has them (CPU time and\n"
+	      "bytes between two samples spread evenly, RSS held between samples); a trace\n"
+	      "without samples, or a process never sampled, falls back to the exact exit\n"
+	      "totals: CPU time and bytes spread evenly over the process's lifetime, peak RSS\n"
+	      "held over it. Every such plot says which.\n\n"
 	      "Examples:\n"
 	      "  tracer-analyze plot run.tz -o timeline.png\n"
 	      "  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
@@ -58,7 +60,7 @@ void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
 	static const char *const cmd_keys[] = {"command", "cmdline", "record_command", NULL};
 	o->host = meta_any(r, host_keys);
 	const char *cpus = meta_any(r, cpu_keys);
-	o->ncpus = cpus ? (unsigned)strtoul(cpus, NULL, 10) : 0;
+	o->ncpus = tza_parse_cpus(cpus); /* 0: unknown */
 	o->what = meta_any(r, cmd_keys);
 	if (!o->what && m->nroots) {
 		struct tza_proc *root = m->roots[0];

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 		"(CPU-seconds used / (duration x CPUs)).\n\n"
 		"Options:\n"
 		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
-		"  -n, --limit N    tools and critical-path entries to list (default 10)\n"
+		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
+		"                   0 = all, as in top and diff)\n"
 		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"
 		"  -h, --help       this help\n\n"
 		"Examples:\n"
@@ -169,7 +170,7 @@ int cmd_summary(int argc, char **argv)
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		if (p->flags & TZA_P_NO_EXIT)
-			running++;
+			running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
 		else if (p->signal)
 			sig++;
 		else if (p->exit_code)
@@ -184,8 +185,8 @@ int cmd_summary(int argc, char **argv)
 	uint64_t drops_total = 0;
 	for (int i = 0; i < 5; i++)
 		drops_total += m->drops[i];
-	uint32_t nshow = limit < ng ? (uint32_t)limit : ng;
-	uint32_t nc = limit < cr.ntools ? (uint32_t)limit : cr.ntools;
+	uint32_t nshow = limit && limit < ng ? (uint32_t)limit : ng; /* 0: all */
+	uint32_t nc = limit && limit < cr.ntools ? (uint32_t)limit : cr.ntools;
 	char w0[64], w1[64];
 	const char *ws = m->nevents ? wall(r, t0, w0, sizeof(w0)) : NULL;
 	const char *we = m->nevents ? wall(r, t1, w1, sizeof(w1)) : NULL;
@@ -198,7 +199,11 @@ int cmd_summary(int argc, char **argv)
 		tza_json_cstr(f, meta(r, "hostname"));
 		fputs(",\"kernel\":", f);
 		tza_json_cstr(f, meta(r, "kernel"));
-		fprintf(f, ",\"cpus\":%u,\"memory_kib\":%llu},\"recorder\":{\"version\":", mi.ncpus,
+		if (mi.ncpus) /* null: unknown (absent or out of range) */
+			fprintf(f, ",\"cpus\":%u", mi.ncpus);
+		else
+			fputs(",\"cpus\":null", f);
+		fprintf(f, ",\"memory_kib\":%llu},\"recorder\":{\"version\":",
 			(unsigned long long)mi.mem_kib);
 		tza_json_cstr(f, meta(r, "recorder_version"));
 		fputs(",\"cmdline\":", f);
@@ -225,10 +230,10 @@ int cmd_summary(int argc, char **argv)
 		for (int i = 0; i < 6; i++)
 			fprintf(f, "\"%s\":%llu,", drop_names[i], (unsigned long long)m->drops[i]);
 		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
-			   "\"no_fork\":%llu,\"from_state\":%llu,\"orphaned_pids\":[",
+			   "\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
 			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
 			(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
-			(unsigned long long)m->from_state);
+			(unsigned long long)m->from_state, (unsigned long long)m->exit_lost);
 		int first = 1;
 		for (uint32_t i = 0; i < m->nprocs; i++)
 			if (m->procs[i]->flags & TZA_P_ORPHAN) {
@@ -265,7 +270,10 @@ int cmd_summary(int argc, char **argv)
 		fputs(",\"cpu\":{\"cpu_s\":", f);
 		tza_json_secs(f, (int64_t)cpu_used);
 		fputs(",\"utilisation\":", f);
-		tza_json_num(f, util);
+		if (mi.ncpus)
+			tza_json_num(f, util);
+		else
+			fputs("null", f);
 		fputs("},\"top_tools\":[", f);
 		for (uint32_t i = 0; i < nshow; i++) {
 			const struct tza_group *x = &g[i];
@@ -300,8 +308,14 @@ int cmd_summary(int argc, char **argv)
 		fprintf(f, "trace      %s: %s events, %llu chunks, %s\n", path,
 			tza_fmt_count(b[0], 40, m->nevents), (unsigned long long)in->chunks,
 			tza_fmt_bytes(b[1], 40, in->file_size));
-		fprintf(f, "host       %s, Linux %s, %u CPUs, %s memory\n", host ? host : "?",
-			kern ? kern : "?", mi.ncpus, tza_fmt_bytes(b[2], 40, mi.mem_kib * 1024));
+		char ncpu[40];
+		if (mi.ncpus)
+			snprintf(ncpu, sizeof(ncpu), "%u CPU%s", mi.ncpus, mi.ncpus == 1 ? "" : "s");
+		else
+			snprintf(ncpu, sizeof(ncpu), "unknown CPUs");
+		fprintf(f, "host       %s, Linux %s, %s, %s memory\n", host ? host : "?",
+			kern ? kern : "?", ncpu,
+			mi.mem_kib ? tza_fmt_bytes(b[2], 40, mi.mem_kib * 1024) : "unknown");
 		const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
 		fprintf(f, "recorder   tracer-record %s: %s\n", ver ? ver : "?", cl ? cl : "?");
 		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
@@ -317,9 +331,11 @@ int cmd_summary(int argc, char **argv)
 					any = 1;
 				}
 			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks; "
-				   "%llu processes seen without their fork ***\n",
+				   "%llu process%s seen without %s fork; %llu exit%s lost ***\n",
 				any ? ")" : "", (unsigned long long)m->dropped_chunks,
-				(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork);
+				(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
+				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their",
+				(unsigned long long)m->exit_lost, m->exit_lost == 1 ? "" : "s");
 			if (m->orphans) {
 				fprintf(f, "orphaned pids (parent not in the trace):");
 				uint64_t k = 0;
@@ -332,9 +348,10 @@ int cmd_summary(int argc, char **argv)
 			}
 		}
 		if (m->from_state)
-			fprintf(f, "note: %llu processes are known only from state blocks (%s): "
+			fprintf(f, "note: %llu process%s known only from state blocks (%s): "
 				   "their earlier history is not in the trace\n",
 				(unsigned long long)m->from_state,
+				m->from_state == 1 ? " is" : "es are",
 				in->ring ? "the ring buffer overwrote it" : "a slice or a partial file");
 		if (m->drops[5])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
@@ -345,16 +362,23 @@ int cmd_summary(int argc, char **argv)
 				   "(password=, token=, keys): share with 'tracer-analyze bundle "
 				   "--redact', record with 'tracer-record --redact'\n",
 				(unsigned long long)secrets);
-		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running)\n",
+		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running", /* exit_lost */
 			tza_fmt_count(b[0], 40, m->nprocs), (unsigned long long)pre,
 			(unsigned long long)running);
+		if (m->exit_lost)
+			fprintf(f, ", %llu exit lost", (unsigned long long)m->exit_lost);
+		fputs(")\n", f);
 		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
 			tza_fmt_count(b[2], 40, m->nfailed_execs));
 		fprintf(f, "exits      %llu non-zero, %llu killed by a signal (%llu SIGKILL, %llu core dumps)\n",
 			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
 			(unsigned long long)core);
-		fprintf(f, "cpu        %.3f CPU-s in %s on %u CPUs: %.1f%% utilisation\n",
-			cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), mi.ncpus, 100 * util);
+		if (mi.ncpus)
+			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n",
+				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util);
+		else
+			fprintf(f, "cpu        %.3f CPU-s in %s (CPU count unknown: no utilisation)\n",
+				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration));
 		if (m->nhost_samples)
 			fprintf(f, "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
 				tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
@@ -374,12 +398,15 @@ int cmd_summary(int argc, char **argv)
 			}
 		}
 		if (nshow) {
-			fprintf(f, "\ntop tools by self CPU:\n  %-28s %7s %10s %10s %6s %9s %9s %9s\n",
+			int w = tza_key_width(&g[0].key, sizeof(*g), nshow);
+			fprintf(f, "\ntop tools by self CPU:\n  %-*s %7s %10s %10s %6s %9s %9s %9s\n", w,
 				by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
 				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "RCHAR", "WCHAR");
 			for (uint32_t i = 0; i < nshow; i++) {
 				const struct tza_group *x = &g[i];
-				fprintf(f, "  %-28s %7s %10s %10s %6.2f %9s %9s %9s\n", x->key,
+				fputs("  ", f);
+				tza_put_key(f, x->key, w);
+				fprintf(f, " %7s %10s %10s %6.2f %9s %9s %9s\n",
 					tza_fmt_count(b[0], 40, x->count),
 					tza_fmt_dur(b[1], 40, x->wall_ns),
 					tza_fmt_dur(b[2], 40, x->cpu_ns), tza_group_cores(x),

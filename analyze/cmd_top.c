@@ -177,14 +177,17 @@ int cmd_top(int argc, char **argv)
 		fputs(show ? "\n]\n" : "]\n", f);
 	} else {
 		char b[8][32];
-		fprintf(f, "%-28s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n",
+		/* the first column fits the longest key shown */
+		int w = tza_key_width(&g[0].key, sizeof(*g), show);
+		fprintf(f, "%-*s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n", w,
 			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL", "COUNT",
 			"WALL", "SPAN", "CPU", "CORES", "MAX", "PEAK RSS", "RCHAR", "WCHAR", "CRIT%",
 			"FLAGS");
 		for (uint32_t i = 0; i < show; i++) {
 			const struct tza_group *x = &g[i];
-			fprintf(f, "%-28s %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
-				x->key, tza_fmt_count(b[0], 32, x->count),
+			tza_put_key(f, x->key, w);
+			fprintf(f, " %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
+				tza_fmt_count(b[0], 32, x->count),
 				tza_fmt_dur(b[1], 32, x->wall_ns),
 				tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 				tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,

@@ -269,9 +269,9 @@ static void header(FILE *f, const struct ctx *c, unsigned w, unsigned h, const c
 	for (uint32_t i = 0; i < c->m->nprocs; i++)
 		n += p_in_window(c, c->m->procs[i]) != 0;
 	char title[1024];
-	snprintf(title, sizeof(title), "%s: %s%s%s on %s, %s, %s, %u processes%s", kind_title,
+	snprintf(title, sizeof(title), "%s: %s%s%s on %s, %s, %s, %u process%s%s", kind_title,
 		 o->what ? "'" : "", o->what ? o->what : "", o->what ? "'" : "",
-		 o->host ? o->host : "unknown host", date, dur, n,
+		 o->host ? o->host : "unknown host", date, dur, n, n == 1 ? "" : "es",
 		 c->m->incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
 	fputs("set title ", f);
 	gp_str(f, title, sizeof(title));
@@ -648,7 +648,8 @@ static int gantt(FILE *f, struct ctx *c)
 		   "' title 'non-zero exit or signal (%d)'", nfail);
 	fputc('\n', f);
 	if (nrun)
-		fprintf(f, "# %d processes still running at the end of the window\n", nrun);
+		fprintf(f, "# %d process%s still running at the end of the window\n", nrun,
+			nrun == 1 ? "" : "es");
 	rc = 0;
 out:
 	if (rc)

@@ -124,6 +124,27 @@ int tza_realtime(tz_reader *r, uint64_t boot_ns, int64_t *rt)
 	return tz_reader_realtime(r, boot_ns, rt);
 }
 
+/* a metadata number: decimal digits only (no sign, no junk), no overflow */
+static int meta_u64(const char *v, uint64_t *out)
+{
+	uint64_t x = 0;
+	if (!*v)
+		return 0;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9' || x > (UINT64_MAX - 9) / 10)
+			return 0;
+		x = x * 10 + (uint64_t)(*v - '0');
+	}
+	*out = x;
+	return 1;
+}
+
+unsigned tza_parse_cpus(const char *v)
+{
+	uint64_t x;
+	return v && meta_u64(v, &x) && x >= 1 && x <= TZA_MAX_CPUS ? (unsigned)x : 0;
+}
+
 void tza_machine_get(tz_reader *r, struct tza_machine *mi)
 {
 	static const char *const cpus[] = {"cpus", "ncpus", "nr_cpus", "cpu_count",
@@ -133,18 +154,21 @@ void tza_machine_get(tz_reader *r, struct tza_machine *mi)
 	static const char *const memb[] = {"mem_total_bytes", "memory_bytes", "mem_bytes",
 					   "memory", NULL};
 	const char *v;
+	uint64_t x;
 	memset(mi, 0, sizeof(*mi));
 	if ((v = tza_meta_any(r, cpus)))
-		mi->ncpus = (unsigned)strtoul(v, NULL, 10);
-	if ((v = tza_meta_any(r, memk)))
-		mi->mem_kib = strtoull(v, NULL, 10);
-	else if ((v = tza_meta_any(r, memb)))
-		mi->mem_kib = strtoull(v, NULL, 10) / 1024;
+		mi->ncpus = tza_parse_cpus(v);
+	if ((v = tza_meta_any(r, memk)) && meta_u64(v, &x))
+		mi->mem_kib = x;
+	else if ((v = tza_meta_any(r, memb)) && meta_u64(v, &x))
+		mi->mem_kib = x / 1024;
 }
 
 uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p)
 {
-	uint64_t e = (p->flags & TZA_P_NO_EXIT) ? m->t1_ns : p->end_ns;
+	/* exit lost: its last event (end_ns), never the end of the trace */
+	uint64_t e = (p->flags & TZA_P_NO_EXIT) && !(p->flags & TZA_P_EXIT_LOST) ? m->t1_ns
+										: p->end_ns;
 	return e < p->start_ns ? p->start_ns : e;
 }
 
@@ -252,6 +276,27 @@ void tza_profile_free(struct tza_profile *pr)
 }
 
 /* ------------------------------------------------------------- groups */
+
+int tza_key_width(const char *const *keys, size_t stride, uint32_t n)
+{
+	int w = 28;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *k = *(const char *const *)((const char *)keys + i * stride);
+		size_t l = k ? strlen(k) : 0;
+		if ((int)l > w)
+			w = l > TZA_KEY_MAX ? TZA_KEY_MAX : (int)l;
+	}
+	return w;
+}
+
+void tza_put_key(FILE *f, const char *key, int width)
+{
+	size_t l = strlen(key);
+	if (l > TZA_KEY_MAX)
+		fprintf(f, "...%s", key + l - (TZA_KEY_MAX - 3));
+	else
+		fprintf(f, "%-*s", width, key);
+}
 
 const char *const tza_flag_names[5] = {"serial_bottleneck", "io_bound", "memory_heavy",
 				       "spawn_overhead", "failed"};
@@ -394,7 +439,7 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		uint64_t s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns
 										      : p->start_ns;
 		uint64_t e = tza_proc_end(m, p);
-		uint64_t wall = e > s ? e - s : 0;
+		uint64_t wall = e > s && !(p->flags & TZA_P_EXIT_LOST) ? e - s : 0; /* unknown */
 		x->count++;
 		x->wall_ns += wall;
 		if (s < x->first_ns)

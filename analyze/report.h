@@ -37,9 +37,12 @@ int tza_parse_by(const char *opt, const char *s, enum tza_by *by);
 
 /* Machine facts from the metadata (0 when absent). */
 struct tza_machine {
-	unsigned ncpus;	  /* online CPUs */
-	uint64_t mem_kib; /* MemTotal, KiB */
+	unsigned ncpus;	  /* online CPUs (0: unknown, absent or out of range) */
+	uint64_t mem_kib; /* MemTotal, KiB (0: unknown) */
 };
+#define TZA_MAX_CPUS 65536 /* a CPU count above this (or a sign, junk) is unknown */
+/* A "cpus" metadata value: 1..TZA_MAX_CPUS, else 0 (unknown). */
+unsigned tza_parse_cpus(const char *v);
 void tza_machine_get(tz_reader *r, struct tza_machine *mi);
 /*
  * CLOCK_BOOTTIME ns of the trace to CLOCK_REALTIME ns: with the metadata
@@ -130,6 +133,12 @@ struct tza_group {
  */
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *n);
+/* Text tables: the width of the key column for keys[0..n) (at least 28, at
+ * most TZA_KEY_MAX), and one key printed in it (a key longer than
+ * TZA_KEY_MAX keeps its end, "..." in front: /very/long/.../bin/tool). */
+#define TZA_KEY_MAX 60
+int tza_key_width(const char *const *keys, size_t stride, uint32_t n);
+void tza_put_key(FILE *f, const char *key, int width);
 /* Flag names, in TZA_G_* bit order, for JSON and text. */
 extern const char *const tza_flag_names[5];
 /* mean cores used by the group: cpu_ns / wall_ns */
