@@ -195,10 +195,11 @@ static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tz
 		p->ns_pid, p->flags & TZA_P_ARGV_TRUNCATED ? "true" : "false");
 	key_u64(f, "exit_ppid", p->exit_ppid, ended && p->exit_ppid);
 	jsonl_over_time(f, m, p, samples);
-	fprintf(f, ",\"reparented\":%s,\"no_fork\":%s,\"orphan\":%s}\n",
+	fprintf(f, ",\"reparented\":%s,\"no_fork\":%s,\"orphan\":%s,\"exit_lost\":%s}\n",
 		p->flags & TZA_P_REPARENTED ? "true" : "false",
 		p->flags & TZA_P_NO_FORK ? "true" : "false",
-		p->flags & TZA_P_ORPHAN ? "true" : "false");
+		p->flags & TZA_P_ORPHAN ? "true" : "false",
+		p->flags & TZA_P_EXIT_LOST ? "true" : "false");
 }
 
 /* One csv/tsv field: csv quotes per RFC 4180; tsv escapes \t \n \r \\. */

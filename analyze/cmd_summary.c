@@ -170,7 +170,7 @@ int cmd_summary(int argc, char **argv)
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		if (p->flags & TZA_P_NO_EXIT)
-			running++;
+			running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
 		else if (p->signal)
 			sig++;
 		else if (p->exit_code)
@@ -230,10 +230,10 @@ int cmd_summary(int argc, char **argv)
 		for (int i = 0; i < 6; i++)
 			fprintf(f, "\"%s\":%llu,", drop_names[i], (unsigned long long)m->drops[i]);
 		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
-			   "\"no_fork\":%llu,\"from_state\":%llu,\"orphaned_pids\":[",
+			   "\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
 			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
 			(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
-			(unsigned long long)m->from_state);
+			(unsigned long long)m->from_state, (unsigned long long)m->exit_lost);
 		int first = 1;
 		for (uint32_t i = 0; i < m->nprocs; i++)
 			if (m->procs[i]->flags & TZA_P_ORPHAN) {
@@ -331,10 +331,11 @@ int cmd_summary(int argc, char **argv)
 					any = 1;
 				}
 			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks; "
-				   "%llu process%s seen without %s fork ***\n",
+				   "%llu process%s seen without %s fork; %llu exit%s lost ***\n",
 				any ? ")" : "", (unsigned long long)m->dropped_chunks,
 				(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
-				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their");
+				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their",
+				(unsigned long long)m->exit_lost, m->exit_lost == 1 ? "" : "s");
 			if (m->orphans) {
 				fprintf(f, "orphaned pids (parent not in the trace):");
 				uint64_t k = 0;
@@ -361,9 +362,12 @@ int cmd_summary(int argc, char **argv)
 				   "(password=, token=, keys): share with 'tracer-analyze bundle "
 				   "--redact', record with 'tracer-record --redact'\n",
 				(unsigned long long)secrets);
-		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running)\n",
+		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running", /* exit_lost */
 			tza_fmt_count(b[0], 40, m->nprocs), (unsigned long long)pre,
 			(unsigned long long)running);
+		if (m->exit_lost)
+			fprintf(f, ", %llu exit lost", (unsigned long long)m->exit_lost);
+		fputs(")\n", f);
 		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
 			tza_fmt_count(b[2], 40, m->nfailed_execs));
 		fprintf(f, "exits      %llu non-zero, %llu killed by a signal (%llu SIGKILL, %llu core dumps)\n",

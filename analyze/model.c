@@ -20,7 +20,14 @@ struct pint {
 	uint64_t seq;		 /* creation order: stable tie-break */
 	int live;
 	uint32_t xring, fring;	 /* next tail slot to overwrite once capped */
+	uint64_t last_ns;	 /* its last event (fork, exec, sample, state, ...) */
 };
+
+static void seen(struct pint *q, uint64_t ts)
+{
+	if (ts > q->last_ns)
+		q->last_ns = ts;
+}
 
 /* Fields of the types the model reads, looked up by name once. */
 struct fields {
@@ -419,7 +426,10 @@ static int on_fork(struct builder *b, const struct tz_event *ev)
 	}
 	q->p.ppid = parent;
 	q->p.ns_pid = u32(ev, f->f_cns);
+	seen(q, ev->ts_ns);
 	struct pint *pp = parent != child ? live_get(b, parent) : NULL;
+	if (pp)
+		seen(pp, ev->ts_ns);
 	if (pp && !q->p.parent && pp->p.start_ns <= q->p.start_ns)
 		q->p.parent = &pp->p;
 	return 0;
@@ -435,6 +445,7 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 				     TZA_P_NO_FORK);
 	if (!q)
 		return -1;
+	seen(q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	struct tza_exec e;
 	memset(&e, 0, sizeof(e));
@@ -491,6 +502,7 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	struct pint *q = find_or_new(b, tgid, 0, ev->ts_ns, TZA_P_NO_FORK);
 	if (!q)
 		return -1;
+	seen(q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	int reused;
 	struct tza_failed_exec *nf = keep_slot((void **)&p->failed, &p->nfailed, sizeof(*nf),
@@ -581,6 +593,7 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 		return 0;
 	uint64_t rss = tz_event_u64(ev, f->sm_anon) + tz_event_u64(ev, f->sm_file) +
 		       tz_event_u64(ev, f->sm_shmem);
+	seen((struct pint *)p, ev->ts_ns);
 	p->nsamples_seen++;
 	if (rss > p->peak_sample_rss_kib)
 		p->peak_sample_rss_kib = rss;
@@ -702,6 +715,7 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 			return -1;
 	}
 	struct tza_proc *p = &q->p;
+	seen(q, ev->ts_ns);
 	if (sfl & EV_STATE_PRE_EXISTING)
 		p->flags |= TZA_P_PRE_EXISTING;
 	if (sfl & EV_STATE_KTHREAD)
@@ -848,6 +862,35 @@ static int set_start_images(struct tza_model *m)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "12 345 6789" -> sorted *out (malloc'd), *n; -1: no memory */
+static int parse_pids(const char *s, uint32_t **out, size_t *n)
+{
+	size_t cap = 1;
+	for (const char *c = s; *c; c++)
+		cap += *c == ' ';
+	*out = malloc(cap * sizeof(**out));
+	*n = 0;
+	if (!*out)
+		return -1;
+	for (char *end; *s; s = end) {
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s) {
+			end++;
+			continue;
+		}
+		if (*n < cap && v <= UINT32_MAX)
+			(*out)[(*n)++] = (uint32_t)v;
+	}
+	qsort(*out, *n, sizeof(**out), cmp_u32);
+	return 0;
+}
+
 static int finish(struct builder *b, tz_reader *r)
 {
 	struct tza_model *m = b->m;
@@ -862,6 +905,15 @@ static int finish(struct builder *b, tz_reader *r)
 	uint64_t rec_start = sb ? strtoull(sb, NULL, 10) : 0;
 	if (!rec_start)
 		rec_start = m->t0_ns;
+	/* the recorder lists the processes alive at its stop (a slice ends
+	 * earlier: its processes without an exit may still have been running) */
+	const char *alive = tz_reader_meta_get(r, "alive_at_stop");
+	uint32_t *al = NULL;
+	size_t nal = 0;
+	if (tz_reader_meta_get(r, "slice_of"))
+		alive = NULL;
+	if (alive && parse_pids(alive, &al, &nal) < 0)
+		return TZ_ERR_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)m->procs[i];
 		/* seen without its fork but started before the recording: alive at
@@ -876,6 +928,13 @@ static int finish(struct builder *b, tz_reader *r)
 			q->p.flags |= TZA_P_NO_EXIT;
 		if (q->p.flags & TZA_P_NO_EXIT)
 			q->p.end_ns = 0;
+		if (alive && (q->p.flags & TZA_P_NO_EXIT) &&
+		    !(q->live && bsearch(&q->p.pid, al, nal, sizeof(*al), cmp_u32))) {
+			/* not running at the stop: its exit was lost */
+			q->p.flags |= TZA_P_EXIT_LOST;
+			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+			m->exit_lost++;
+		}
 		if (!q->p.comm[0] && q->p.nexecs)
 			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
@@ -888,6 +947,7 @@ static int finish(struct builder *b, tz_reader *r)
 		    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
 			m->t0_ns = q->p.start_ns;
 	}
+	free(al);
 	if (n) /* procs is NULL in an empty model: qsort/memcpy need a pointer */
 		qsort(m->procs, n, sizeof(*m->procs), cmp_start);
 
@@ -946,7 +1006,8 @@ static int finish(struct builder *b, tz_reader *r)
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
 			m->incomplete = 1;
-	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state))
+	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state) ||
+	    m->exit_lost)
 		m->incomplete = 1;
 	for (uint32_t i = 0; i < m->nroots; i++) {
 		struct tza_proc *p = m->roots[i];

@@ -59,6 +59,10 @@ struct tza_failed_exec {
 #define TZA_P_ORPHAN 0x40	/* parent pid known but its process is not in the trace
 				   (see tza_model_build for the exact rule) */
 #define TZA_P_KTHREAD 0x80	/* kernel thread (EV_STATE_KTHREAD in a snapshot) */
+#define TZA_P_EXIT_LOST 0x200	/* with TZA_P_NO_EXIT: not alive when the recorder
+				   stopped (metadata alive_at_stop does not list it),
+				   so its exit event was lost; end_ns is then its last
+				   event's time, exit totals unknown */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
@@ -100,7 +104,8 @@ struct tza_proc {
 	uint32_t ns_pid;    /* pid in its own pid namespace (0 if unknown) */
 	uint32_t exit_ppid; /* real parent at exit (after reparenting); 0 if unknown */
 	uint64_t start_ns;  /* fork time (start_boottime), CLOCK_BOOTTIME ns */
-	uint64_t end_ns;    /* exit time; 0 while TZA_P_NO_EXIT */
+	uint64_t end_ns;    /* exit time; 0 while TZA_P_NO_EXIT (TZA_P_EXIT_LOST:
+			       its last event's time) */
 	uint32_t flags;	    /* TZA_P_* */
 
 	struct tza_proc *parent;       /* fork-time parent process, or NULL */
@@ -182,6 +187,7 @@ struct tza_model {
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
 	uint64_t unknown_events; /* events of types this build does not know (skipped) */
+	uint64_t exit_lost;	 /* processes flagged TZA_P_EXIT_LOST */
 	uint64_t from_state;	 /* processes known only from state blocks (not
 				    pre-existing): their start is older than the
 				    trace's data (ring mode overwrote it, or a slice) */

@@ -995,6 +995,36 @@ static int file_sealed(const char *path)
 	return ok;
 }
 
+/*
+ * Metadata alive_at_stop: the tgids of the tracked processes still alive at
+ * the stop, space-separated (empty: none). A process of the trace without an
+ * exit that is not listed lost its exit event (ring buffer full): the
+ * analyzer says so instead of "still running".
+ */
+static void note_alive(struct rec *r)
+{
+	size_t cap = 64, len = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return;
+	s[0] = 0;
+	sweep_dead(r);
+	for (size_t i = 0; i < r->pt.nslots; i++)
+		for (struct pt_proc *p = r->pt.slots[i]; p; p = p->next) {
+			if (len + 12 > cap) {
+				char *ns = realloc(s, cap *= 2);
+				if (!ns) {
+					free(s);
+					return;
+				}
+				s = ns;
+			}
+			len += (size_t)snprintf(s + len, cap - len, "%s%u", len ? " " : "", p->tgid);
+		}
+	tz_writer_set_meta(r->w, "alive_at_stop", s);
+	free(s);
+}
+
 static int close_writer(struct rec *r, int exit_status)
 {
 	static const char *const names[EV_DROP_SLOTS] = {
@@ -1015,6 +1045,7 @@ static int close_writer(struct rec *r, int exit_status)
 	meta_u64(r->w, "events_recorded", r->events);
 	if (r->o.redact)
 		meta_u64(r->w, "redacted_strings", r->rd.hits);
+	note_alive(r);
 	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
 	tz_writer_set_meta(r->w, "stop_realtime", rec_fmt_time(rt, b, sizeof(b)));
 	meta_u64(r->w, "stop_realtime_ns", rt);

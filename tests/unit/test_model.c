@@ -522,6 +522,73 @@ static void test_exited_during_attach(void **st)
 	synth_free(&s);
 }
 
+/* fault 6: with the recorder's alive_at_stop list, a process without an
+ * exit that was not alive at the stop lost its exit: exit_lost, ends at its
+ * last event, no wall time summed; a listed one is still running; in a
+ * slice the list says nothing */
+static void test_exit_lost(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	synth_meta(&s, "alive_at_stop", "700 9999");
+	s_fork(&s, T0, 1, 700);
+	s_exec(&s, T0 + MS, 700, T0, 1, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
+	s_fork(&s, T0 + 2 * MS, 700, 710); /* its exit is lost */
+	s_exec(&s, T0 + 3 * MS, 710, T0 + 2 * MS, 700, "/usr/bin/true", NULL, "true", "true");
+	s_fork(&s, T0 + 4 * MS, 700, 720);
+	s_exit(&s, T0 + 5 * MS, 720, T0 + 4 * MS, 700, "bash", v);
+	s_fork(&s, T0 + 600 * SEC_NS, 1, 730); /* the trace ends much later */
+	s_exit(&s, T0 + 601 * SEC_NS, 730, T0 + 600 * SEC_NS, 1, "x", v);
+	build(&s, NULL, &b);
+	struct tza_proc *run = by_pid(b.m, 700, 0), *lost = by_pid(b.m, 710, 0);
+	assert_true(run->flags & TZA_P_NO_EXIT);
+	assert_false(run->flags & TZA_P_EXIT_LOST);
+	assert_true(lost->flags & TZA_P_NO_EXIT);
+	assert_true(lost->flags & TZA_P_EXIT_LOST);
+	assert_int_equal(lost->end_ns, T0 + 3 * MS);
+	assert_int_equal(tza_proc_end(b.m, lost), T0 + 3 * MS);
+	assert_int_equal(tza_proc_end(b.m, run), T0 + 601 * SEC_NS);
+	assert_false(by_pid(b.m, 720, 0)->flags & TZA_P_EXIT_LOST);
+	assert_int_equal(b.m->exit_lost, 1);
+	assert_true(b.m->incomplete);
+	struct tza_crit c;
+	struct tza_machine mi = {.ncpus = 2};
+	struct tza_group *g;
+	uint32_t ng;
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	int seen = 0;
+	for (uint32_t i = 0; i < ng; i++)
+		if (!strcmp(g[i].key, "true")) {
+			assert_int_equal(g[i].count, 1);
+			assert_int_equal(g[i].wall_ns, 0);
+			seen = 1;
+		}
+	assert_true(seen);
+	free(g);
+	tza_crit_free(&c);
+	unbuild(&b);
+
+	/* a slice of it: no exit lost */
+	synth_meta(&s, "slice_of", "orig.tz");
+	build(&s, NULL, &b);
+	assert_false(by_pid(b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
+	assert_int_equal(b.m->exit_lost, 0);
+	unbuild(&b);
+	synth_free(&s);
+
+	/* without the list (older recorders, recovered files): running */
+	memset(&s, 0, sizeof(s));
+	s_fork(&s, T0, 1, 710);
+	build(&s, NULL, &b);
+	assert_false(by_pid(b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
+	assert_true(by_pid(b.m, 710, 0)->flags & TZA_P_NO_EXIT);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* C08: drops make the model incomplete and name orphaned pids */
 static void test_c08_drops(void **st)
 {
@@ -926,7 +993,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),
 		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
-		cmocka_unit_test(test_exited_during_attach),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
