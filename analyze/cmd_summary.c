@@ -151,17 +151,23 @@ int cmd_summary(int argc, char **argv)
 	uint64_t t0 = m->t0_ns, t1 = m->t1_ns;
 	const char *s0 = meta(r, "start_boottime_ns"), *s1 = meta(r, "stop_boottime_ns");
 	uint64_t w0_ns = s0 ? strtoull(s0, NULL, 10) : 0, w1_ns = s1 ? strtoull(s1, NULL, 10) : 0;
-	if (w0_ns && w1_ns > w0_ns) {
+	int rec = w0_ns && w1_ns > w0_ns;
+	if (rec) {
 		t0 = w0_ns;
 		t1 = w1_ns;
 	}
+	/* a slice: its window, inside the recording's when that is known (the
+	 * events' span of a slice is not its window) */
 	const char *f0 = meta(r, "slice_from_boottime_ns"), *f1 = meta(r, "slice_to_boottime_ns");
 	w0_ns = f0 ? strtoull(f0, NULL, 10) : 0;
 	w1_ns = f1 ? strtoull(f1, NULL, 10) : 0;
-	if (w0_ns > t0 && w0_ns < t1)
-		t0 = w0_ns;
-	if (w1_ns && w1_ns > t0 && w1_ns < t1)
-		t1 = w1_ns;
+	if (w0_ns && w1_ns > w0_ns) {
+		uint64_t a = rec && t0 > w0_ns ? t0 : w0_ns, z = rec && t1 < w1_ns ? t1 : w1_ns;
+		if (z > a) {
+			t0 = a;
+			t1 = z;
+		}
+	}
 	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
 	double cpu_used = tza_profile_cpu_ns(pr, t0, t1);
 	double util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
