@@ -166,7 +166,9 @@ void tza_machine_get(tz_reader *r, struct tza_machine *mi)
 
 uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p)
 {
-	uint64_t e = (p->flags & TZA_P_NO_EXIT) ? m->t1_ns : p->end_ns;
+	/* exit lost: its last event (end_ns), never the end of the trace */
+	uint64_t e = (p->flags & TZA_P_NO_EXIT) && !(p->flags & TZA_P_EXIT_LOST) ? m->t1_ns
+										: p->end_ns;
 	return e < p->start_ns ? p->start_ns : e;
 }
 
@@ -437,7 +439,7 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		uint64_t s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns
 										      : p->start_ns;
 		uint64_t e = tza_proc_end(m, p);
-		uint64_t wall = e > s ? e - s : 0;
+		uint64_t wall = e > s && !(p->flags & TZA_P_EXIT_LOST) ? e - s : 0; /* unknown */
 		x->count++;
 		x->wall_ns += wall;
 		if (s < x->first_ns)
