@@ -356,6 +356,13 @@ static int on_event(void *ctx, void *data, size_t size)
 		}
 		h = data;
 	}
+	struct ev_exit x; /* ring buffer memory is read-only: a copy */
+	if (h->type == EV_EXIT && h->size == sizeof(x)) {
+		memcpy(&x, data, sizeof(x));
+		sample_cpu_clamp(x.tgid, x.start_ns, &x.utime_ns, &x.stime_ns);
+		data = &x;
+		h = data;
+	}
 	rc = tracer_event_write(r->w, data, h->size);
 	if (rc == -1 && malformed(data, h->size)) {
 		if (r->o.verbose)

@@ -199,14 +199,51 @@ static void grow(void)
 	S.nslots = nn;
 }
 
-/* Has e changed since the process's previous sample? Remembers e. */
-static int changed(const struct ev_sample *e)
+/*
+ * utime/stime never below the previous ones (kernel/sched/cputime.c
+ * cputime_adjust does the same): the BPF side splits the precise runtime by
+ * the tick-sampled ratio, which moves between samples. The sum (runtime) is
+ * kept; when it went backwards, the previous pair stays.
+ */
+void sample_cpu_monotonic(__u64 put, __u64 pst, __u64 *ut, __u64 *st)
+{
+	__u64 rt = *ut + *st;
+
+	if (rt < put + pst) {
+		*ut = put;
+		*st = pst;
+	} else if (*st < pst) {
+		*st = pst;
+		*ut = rt - pst;
+	} else if (*ut < put) {
+		*ut = put;
+		*st = rt - put;
+	}
+}
+
+void sample_cpu_clamp(__u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st)
+{
+	if (!S.slots)
+		return;
+	for (struct last *l = S.slots[slot_of(tgid)]; l; l = l->next)
+		if (l->s.tgid == tgid) {
+			if (l->s.start_ns == start_ns)
+				sample_cpu_monotonic(l->s.utime_ns, l->s.stime_ns, ut, st);
+			return;
+		}
+}
+
+/* Has e changed since the process's previous sample? Remembers e, its CPU
+ * times made monotonic first. */
+static int changed(struct ev_sample *e)
 {
 	struct last **pp = &S.slots[slot_of(e->tgid)], *l;
 
 	for (l = *pp; l; l = l->next)
 		if (l->s.tgid == e->tgid)
 			break;
+	if (l && l->s.start_ns == e->start_ns)
+		sample_cpu_monotonic(l->s.utime_ns, l->s.stime_ns, &e->utime_ns, &e->stime_ns);
 	if (!l) {
 		l = malloc(sizeof(*l));
 		if (!l)

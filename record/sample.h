@@ -58,6 +58,14 @@ int sample_poll(tz_writer *w, uint64_t now_ns, int force);
 
 /* Detach and free everything (safe when sample_start failed or never ran). */
 void sample_stop(void);
+/* Make (*ut, *st) (ns) no less than the previous pair (put, pst), keeping
+ * their sum, as kernel/sched/cputime.c cputime_adjust does; a sum below the
+ * previous one gives the previous pair. */
+void sample_cpu_monotonic(__u64 put, __u64 pst, __u64 *ut, __u64 *st);
+/* Make an exit's CPU times (ns) of the process (tgid, start_ns) no less than
+ * its last written sample's (the sum kept, as cputime_adjust does); no-op
+ * without a sample of it. */
+void sample_cpu_clamp(__u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st);
 
 /* Samples written so far (for -v). */
 void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns);
