@@ -198,7 +198,8 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 		while (cur[pi] < off[pi + 1]) {
 			struct tza_proc *k = kids[cur[pi]];
 			e = tza_proc_end(m, k);
-			if (e > fr->t || k->start_ns >= e) {
+			/* exit lost: its end is unknown, never on the path */
+			if (e > fr->t || k->start_ns >= e || (k->flags & TZA_P_EXIT_LOST)) {
 				cur[pi]++;
 				continue;
 			}

@@ -567,6 +567,7 @@ static void test_exit_lost(void **st)
 			seen = 1;
 		}
 	assert_true(seen);
+	assert_int_equal(c.proc_ns[lost->index], 0); /* never on the critical path */
 	free(g);
 	tza_crit_free(&c);
 	unbuild(&b);
