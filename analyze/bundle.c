@@ -22,9 +22,16 @@
 int tza_bundle_sniff(const char *path)
 {
 	unsigned char b[512];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* O_NONBLOCK: a FIFO must not hang the open; only a regular file is
+	 * sniffed (the .tz reader then refuses the rest in one line) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	ssize_t n = read(fd, b, sizeof(b));
 	close(fd);
 	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
@@ -377,7 +384,7 @@ int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_f
 	}
 	snprintf(tmp, tl, "%s.tmp.%ld", out, (long)getpid());
 	struct archive *a = archive_write_new();
-	int rc = -1;
+	int rc = -1, fd = -2; /* -2: tmp not created (not ours to unlink) */
 	if (!a) {
 		tza_err("bundle: out of memory");
 		free(tmp);
@@ -389,7 +396,16 @@ int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_f
 		archive_write_add_filter_gzip(a);
 		archive_write_set_format_pax_restricted(a);
 	}
-	if (archive_write_open_filename(a, tmp) != ARCHIVE_OK) {
+	/* a fresh 0600 file (never through a symlink planted at the name),
+	 * renamed over out when complete */
+	fd = tz_create_file(tmp, 1);
+	if (fd < 0) {
+		tza_err("bundle: '%s': %s", tmp,
+			fd == TZ_ERR_INVAL ? "not a regular file" : strerror(errno));
+		fd = -2;
+		goto out;
+	}
+	if (archive_write_open_fd(a, fd) != ARCHIVE_OK) {
 		tza_err("bundle: '%s': %s", out, archive_error_string(a));
 		goto out;
 	}
@@ -401,6 +417,12 @@ int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_f
 		tza_err("bundle: '%s': %s", out, archive_error_string(a));
 		goto out;
 	}
+	if (close(fd) < 0) {
+		fd = -1;
+		tza_err("bundle: '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	fd = -1;
 	if (rename(tmp, out) < 0) {
 		tza_err("bundle: '%s': %s", out, strerror(errno));
 		goto out;
@@ -408,7 +430,9 @@ int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_f
 	rc = 0;
 out:
 	archive_write_free(a);
-	if (rc)
+	if (fd >= 0)
+		close(fd);
+	if (rc && fd != -2)
 		unlink(tmp);
 	free(tmp);
 	return rc;

@@ -1,7 +1,9 @@
 /* cmd_plot.c - `tracer-analyze plot`: gantt, cpu, mem and io pictures via gnuplot. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze.h"
 #include "model.h"
@@ -74,6 +76,22 @@ void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
 	int64_t rt;
 	uint64_t t0 = o->from_ns ? o->from_ns : m->t0_ns;
 	o->rt0_ns = tz_reader_realtime(r, t0, &rt) == 0 ? rt : INT64_MIN;
+}
+
+/* path as a fresh 0600 file (tz_create_file(): an existing regular file or
+ * symlink is replaced, never written through); NULL with errno set, 0 for a
+ * FIFO, device or directory at path. */
+static FILE *create_out(const char *path, const char *mode)
+{
+	int fd = tz_create_file(path, 1);
+	if (fd == TZ_ERR_INVAL)
+		errno = 0;
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, mode);
+	if (!f)
+		close(fd);
+	return f;
 }
 
 int cmd_plot(int argc, char **argv)
@@ -229,7 +247,7 @@ int cmd_plot(int argc, char **argv)
 	}
 	mf = NULL;
 	if (script) {
-		FILE *sf = !strcmp(script, "-") ? stdout : fopen(script, "w");
+		FILE *sf = !strcmp(script, "-") ? stdout : create_out(script, "w");
 		if (!sf || fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
 			tza_err("plot: '%s': cannot write the script", script);
 			goto out;
@@ -239,6 +257,14 @@ int cmd_plot(int argc, char **argv)
 		rc = TZA_EXIT_OK;
 		goto out;
 	}
+	/* gnuplot writes into a fresh 0600 file made here: never into an old
+	 * file's inode (keeping its mode) and never through a symlink */
+	FILE *of = create_out(o.out, "w");
+	if (!of) {
+		tza_err("plot: '%s': %s", o.out, errno ? strerror(errno) : "not a regular file");
+		goto out;
+	}
+	fclose(of);
 	if (tza_plot_run(buf, len) < 0) {
 		remove(o.out);
 		goto out;

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# File safety (faults 2 and 11): a FIFO never hangs a reader or a writer (one
+# line "'f': not a regular file", exit 1); every output file (recover, slice,
+# bundle -o, plot -o/--script, export -o, tracer-record -o) is a fresh file of
+# mode 0600, whatever the old file's mode, and a symlink at the output path is
+# replaced, never written through. The recorder part needs root and BTF.
+set -u
+A=${TRACER_ANALYZE:?} R=${TRACER_RECORD:?} D=${TESTS_DIR:?}/data
+S=$D/good/small.tz
+tmp=$(mktemp -d /tmp/tz-safe.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+errors=0
+fail() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
+run() { # run WANT_RC cmd...: bounded, so a hang is a failure, not a stuck test
+	local want=$1; shift
+	timeout 30 "$@" >out 2>err
+	local rc=$?
+	[ $rc -eq "$want" ] || fail "exit $rc, want $want: $* ($(head -c 300 err))"
+}
+one_line() { # stderr is exactly one line matching $1
+	[ "$(wc -l <err)" -eq 1 ] && grep -q -- "$1" err ||
+		fail "stderr is not one line matching '$1': $(cat err)"
+}
+mode() { stat -c %a "$1"; }
+# old FILE MODE: a regular file with content "old" and mode MODE
+old() { rm -f "$1"; echo old >"$1"; chmod "$2" "$1"; }
+# check_fresh OUT WHAT: OUT is a regular 0600 file that is not the old one,
+# and target.txt (the symlink target) is untouched
+check_fresh() {
+	[ -f "$1" ] && [ ! -L "$1" ] || fail "$2: '$1' is not a regular file"
+	[ "$(mode "$1")" = 600 ] || fail "$2: mode $(mode "$1"), want 600"
+	printf 'old\n' | cmp -s - "$1" && fail "$2: old content kept"
+}
+link_to_target() { rm -f "$1" target.txt; echo precious >target.txt; chmod 644 target.txt; ln -s target.txt "$1"; }
+check_target() {
+	[ "$(cat target.txt)" = precious ] && [ "$(mode target.txt)" = 644 ] ||
+		fail "$1: written through the symlink (mode $(mode target.txt))"
+}
+
+# --- a FIFO as input: refused at once by every subcommand
+mkfifo ff
+for c in info verify cat summary tree top critical-path idle plot; do
+	run 1 "$A" $c ff
+	one_line "^tracer-analyze: 'ff': not a regular file$"
+done
+run 1 "$A" export --format jsonl ff
+one_line "'ff': not a regular file$"
+run 1 "$A" recover ff o.tz
+one_line "'ff': not a regular file$"
+run 1 "$A" slice --from 0 --to 1 ff o.tz
+one_line "'ff': not a regular file$"
+run 1 "$A" diff ff "$S"
+one_line "'ff': not a regular file$"
+run 1 "$A" bundle --no-plots ff -o b.tgz
+one_line "'ff': not a regular file$"
+[ -e o.tz ] && fail "an output was left behind"
+
+# --- recover: -f gives a fresh 0600 file, never through a symlink or into a FIFO
+old rec.tz 666
+run 1 "$A" recover "$S" rec.tz
+one_line "exists (use -f"
+[ "$(cat rec.tz)" = old ] || fail "recover without -f changed the file"
+run 0 "$A" recover -f "$S" rec.tz
+check_fresh rec.tz "recover -f"
+link_to_target rec.tz
+run 0 "$A" recover -f "$S" rec.tz
+check_fresh rec.tz "recover -f onto a symlink"
+check_target "recover -f"
+rm -f target.txt && ln -sf target.txt dangling.tz
+run 1 "$A" recover "$S" dangling.tz
+[ -e target.txt ] && fail "recover created the target of a dangling symlink"
+run 1 "$A" recover -f "$S" ff
+one_line "'ff': not a regular file$"
+[ -p ff ] || fail "recover -f replaced the FIFO"
+
+# --- slice
+old sl.tz 644
+run 1 "$A" slice --from 0 --to 1 "$S" sl.tz
+[ "$(cat sl.tz)" = old ] || fail "slice without -f changed the file"
+run 0 "$A" slice -f --from 0 --to 1 "$S" sl.tz
+check_fresh sl.tz "slice -f"
+link_to_target sl.tz
+run 0 "$A" slice -f --from 0 --to 1 "$S" sl.tz
+check_fresh sl.tz "slice -f onto a symlink"
+check_target "slice -f"
+run 1 "$A" slice -f --from 0 --to 1 "$S" ff
+one_line "'ff': not a regular file$"
+
+# --- bundle -o (replaces by design)
+old b.tgz 644
+run 0 "$A" bundle --no-plots "$S" -o b.tgz
+check_fresh b.tgz "bundle -o"
+run 0 "$A" info b.tgz
+link_to_target b.tgz
+run 0 "$A" bundle --no-plots "$S" -o b.tgz
+check_fresh b.tgz "bundle -o onto a symlink"
+check_target "bundle -o"
+ls ./*.tmp.* >/dev/null 2>&1 && fail "bundle left a temporary file"
+
+# --- export -o
+old e.jsonl 644
+run 0 "$A" export --format jsonl "$S" -o e.jsonl
+check_fresh e.jsonl "export -o"
+link_to_target e.jsonl
+run 0 "$A" export --format jsonl "$S" -o e.jsonl
+check_fresh e.jsonl "export -o onto a symlink"
+check_target "export -o"
+run 1 "$A" export --format jsonl "$S" -o ff
+one_line "'ff': not a regular file$"
+
+# --- plot --script, plot -o (gnuplot writes into the fresh file)
+old p.gp 644
+run 0 "$A" plot --script p.gp "$S"
+check_fresh p.gp "plot --script"
+if command -v gnuplot >/dev/null; then
+	old p.png 644
+	run 0 "$A" plot "$S" -o p.png
+	check_fresh p.png "plot -o"
+	link_to_target p.png
+	run 0 "$A" plot "$S" -o p.png
+	check_fresh p.png "plot -o onto a symlink"
+	check_target "plot -o"
+else
+	echo "note: gnuplot missing, plot -o not checked"
+fi
+run 1 "$A" plot "$S" -o ff.png --script ff
+[ -p ff ] || fail "plot --script replaced the FIFO"
+
+# --- the recorder (root, BTF): -f never keeps the old mode, never follows a symlink
+if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] && [ -x "$R" ]; then
+	run 1 "$R" -o ff -- /bin/true
+	one_line "^tracer-record: 'ff': file exists (use -f"
+	run 1 "$R" -f -o ff -- /bin/true
+	one_line "^tracer-record: 'ff': not a regular file$"
+	[ -p ff ] || fail "the recorder replaced the FIFO"
+	old m.tz 644
+	run 0 "$R" -f -o m.tz -- /bin/true
+	check_fresh m.tz "record -f"
+	run 0 "$A" verify m.tz
+	link_to_target s.tz
+	run 0 "$R" -f -o s.tz -- /bin/true
+	check_fresh s.tz "record -f onto a symlink"
+	check_target "record -f"
+	run 0 "$A" verify s.tz
+else
+	echo "note: not root with BTF, recorder part skipped"
+fi
+
+[ $errors -eq 0 ] || exit 1
+echo "ok"
