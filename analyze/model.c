@@ -54,7 +54,8 @@ struct builder {
 	struct tza_model *m;
 	struct pint **hash;
 	size_t hsize, hcount;
-	struct pint **dead; /* DEAD_SIZE buckets: the last exited instance per pid */
+	struct pint **dead; /* dsize buckets: the last exited instance per pid */
+	size_t dsize, dcount; /* buckets (power of 2), distinct pids held */
 	size_t cap;
 	uint64_t seq;
 	struct fields f;
@@ -209,25 +210,48 @@ static char *blob_str(const struct tz_event *ev, const struct tz_field *f)
 	return strndup(b.data, b.len);
 }
 
-#define DEAD_SIZE 4096
+/* Double the dead table when it holds more pids than buckets (chains stay
+ * short whatever the pid range); on allocation failure keep the old one,
+ * which is still correct, only slower. */
+static void dead_grow(struct builder *b)
+{
+	size_t ns = b->dsize * 2;
+	struct pint **nd = calloc(ns, sizeof(*nd));
+	if (!nd)
+		return;
+	for (size_t i = 0; i < b->dsize; i++)
+		for (struct pint *x = b->dead[i], *nx; x; x = nx) {
+			nx = x->dnext;
+			size_t s = (x->p.pid * 2654435761u) & (ns - 1);
+			x->dnext = nd[s];
+			nd[s] = x;
+		}
+	free(b->dead);
+	b->dead = nd;
+	b->dsize = ns;
+}
 
 /* Remember q as the last exited instance of its pid. */
 static void dead_put(struct builder *b, struct pint *q)
 {
-	struct pint **pp = &b->dead[(q->p.pid * 2654435761u) & (DEAD_SIZE - 1)];
+	struct pint **pp = &b->dead[(q->p.pid * 2654435761u) & (b->dsize - 1)];
+	int replaced = 0;
 	for (struct pint **x = pp; *x; x = &(*x)->dnext)
 		if ((*x)->p.pid == q->p.pid) {
 			*x = (*x)->dnext;
+			replaced = 1;
 			break;
 		}
 	q->dnext = *pp;
 	*pp = q;
+	if (!replaced && ++b->dcount > b->dsize)
+		dead_grow(b);
 }
 
 /* Did the instance (pid, start) already exit? */
 static int dead_has(struct builder *b, uint32_t pid, uint64_t start)
 {
-	for (struct pint *x = b->dead[(pid * 2654435761u) & (DEAD_SIZE - 1)]; x; x = x->dnext)
+	for (struct pint *x = b->dead[(pid * 2654435761u) & (b->dsize - 1)]; x; x = x->dnext)
 		if (x->p.pid == pid)
 			return x->p.start_ns == start;
 	return 0;
@@ -1037,7 +1061,8 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	b.m = calloc(1, sizeof(*b.m));
 	b.hsize = 1024;
 	b.hash = calloc(b.hsize, sizeof(*b.hash));
-	b.dead = calloc(DEAD_SIZE, sizeof(*b.dead));
+	b.dsize = 4096;
+	b.dead = calloc(b.dsize, sizeof(*b.dead));
 	if (!b.m || !b.hash || !b.dead) {
 		free(b.m);
 		free(b.hash);
