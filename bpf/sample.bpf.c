@@ -17,6 +17,7 @@
 
 #include "events.h"
 #include "tracer.h"
+#include "cputime.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -102,36 +103,6 @@ static __always_inline __u64 pages_kib(__s64 pages)
 }
 
 /* ------------------------------------------------------------ sampler */
-
-/* tick-sampled utime/stime scaled to the precise runtime (as the exit program) */
-static __always_inline void cputime_scale(__u64 rt, __u64 *ut, __u64 *st)
-{
-	__u64 u = *ut, s = *st, d;
-	int i;
-
-	if (!rt)
-		return;
-	if (!s) {
-		*ut = rt;
-		return;
-	}
-	if (!u) {
-		*st = rt;
-		return;
-	}
-	for (i = 0; i < 40 && u + s > 0xffffffffull; i++) {
-		u >>= 1;
-		s >>= 1;
-	}
-	d = u + s;
-	if (!d)
-		return;
-	u = rt / d * u + (rt % d) * u / d;
-	if (u > rt)
-		u = rt;
-	*ut = u;
-	*st = rt - u;
-}
 
 /* iter/task: one struct ev_sample per recorded process older than min_age_ns. */
 SEC("iter/task")

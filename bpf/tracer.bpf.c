@@ -15,6 +15,7 @@
 
 #include "events.h"
 #include "tracer.h"
+#include "cputime.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -486,39 +487,6 @@ static __always_inline __u32 acct_levels(struct task_struct *p)
 		ns = BPF_CORE_READ(ns, parent);
 	}
 	return n;
-}
-
-/*
- * Scale tick-sampled utime/stime to the precise runtime rt, keeping their
- * ratio (kernel/sched/cputime.c cputime_adjust; what getrusage() reports).
- */
-static __always_inline void cputime_scale(__u64 rt, __u64 *ut, __u64 *st)
-{
-	__u64 u = *ut, s = *st, d;
-	int i;
-
-	if (!rt)
-		return;
-	if (!s) {
-		*ut = rt;
-		return;
-	}
-	if (!u) {
-		*st = rt;
-		return;
-	}
-	for (i = 0; i < 40 && u + s > 0xffffffffull; i++) {
-		u >>= 1;
-		s >>= 1;
-	}
-	d = u + s;
-	if (!d)
-		return;
-	u = rt / d * u + (rt % d) * u / d;
-	if (u > rt)
-		u = rt;
-	*ut = u;
-	*st = rt - u;
 }
 
 /* the same for the exiting task itself: direct (BTF) loads, no helper calls */
