@@ -141,6 +141,24 @@ static uint32_t count_strings(const char *a, uint32_t len)
 	return n;
 }
 
+/* The image facts of p (what a state block repeats): credentials, argv,
+ * exe, comm, flags. exe/argv are copied. Returns 0 or -ENOMEM. */
+static int set_image(struct pt_proc *p, uint32_t uid, uint32_t euid, uint32_t argc,
+		     uint32_t argv_size, uint32_t flags, const char *comm, const void *exe,
+		     uint32_t exe_len, const void *argv, uint32_t argv_len)
+{
+	p->uid = uid;
+	p->euid = euid;
+	p->argc = argc;
+	p->argv_size = argv_size;
+	p->flags = flags;
+	memcpy(p->comm, comm, sizeof(p->comm));
+	if (set_bytes(&p->exe, &p->exe_len, exe, exe_len) ||
+	    set_bytes(&p->argv, &p->argv_len, argv, argv_len))
+		return -ENOMEM;
+	return 0;
+}
+
 int ptable_apply(struct ptable *t, const void *rec, size_t size)
 {
 	const struct ev_hdr *h = rec;
@@ -160,17 +178,10 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 			return -ENOMEM;
 		p->ppid = e->parent_tgid;
 		p->ns_pid = e->child_ns_pid;
-		if (par && par != p) {
-			p->uid = par->uid;
-			p->euid = par->euid;
-			p->argc = par->argc;
-			p->argv_size = par->argv_size;
-			p->flags = par->flags & EV_EXEC_ARGV_TRUNCATED;
-			memcpy(p->comm, par->comm, sizeof(p->comm));
-			if (set_bytes(&p->exe, &p->exe_len, par->exe, par->exe_len) ||
-			    set_bytes(&p->argv, &p->argv_len, par->argv, par->argv_len))
-				return -ENOMEM;
-		}
+		if (par && par != p)
+			return set_image(p, par->uid, par->euid, par->argc, par->argv_size,
+					 par->flags & EV_EXEC_ARGV_TRUNCATED, par->comm, par->exe,
+					 par->exe_len, par->argv, par->argv_len);
 		return 0;
 	}
 	case EV_EXEC: {
@@ -179,17 +190,11 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 		if (!p)
 			return -ENOMEM;
 		p->ppid = e->ppid;
-		p->uid = e->uid;
-		p->euid = e->euid;
 		p->ns_pid = e->ns_pid;
-		p->argc = e->argc;
-		p->argv_size = e->argv_size;
-		p->flags = (p->flags & ~EV_EXEC_ARGV_TRUNCATED) | (e->flags & EV_EXEC_ARGV_TRUNCATED);
-		memcpy(p->comm, e->comm, sizeof(p->comm));
-		if (set_bytes(&p->exe, &p->exe_len, b[1].data, b[1].len) ||
-		    set_bytes(&p->argv, &p->argv_len, b[3].data, b[3].len))
-			return -ENOMEM;
-		return 0;
+		return set_image(p, e->uid, e->euid, e->argc, e->argv_size,
+				 (p->flags & ~EV_EXEC_ARGV_TRUNCATED) |
+					 (e->flags & EV_EXEC_ARGV_TRUNCATED),
+				 e->comm, b[1].data, b[1].len, b[3].data, b[3].len);
 	}
 	case EV_EXIT: {
 		const struct ev_exit *e = rec;
@@ -202,15 +207,9 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 		if (!p)
 			return -ENOMEM;
 		p->ppid = e->ppid;
-		p->uid = e->uid;
-		p->euid = e->euid;
 		p->ns_pid = e->ns_pid;
-		p->argc = e->argc;
-		p->argv_size = e->argv_size;
-		p->flags = e->flags;
-		memcpy(p->comm, e->comm, sizeof(p->comm));
-		if (set_bytes(&p->exe, &p->exe_len, b[0].data, b[0].len) ||
-		    set_bytes(&p->argv, &p->argv_len, b[1].data, b[1].len))
+		if (set_image(p, e->uid, e->euid, e->argc, e->argv_size, e->flags, e->comm,
+			      b[0].data, b[0].len, b[1].data, b[1].len))
 			return -ENOMEM;
 		if (!p->argc)
 			p->argc = count_strings(p->argv, p->argv_len);
