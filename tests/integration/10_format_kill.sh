@@ -64,7 +64,7 @@ n=$(wc -l <"$tmp/cat")
 [ "$n" -gt 10000 ] || fail "ring: only $n events"
 # the last sealed event (fork/exec/exit of pid 1000 + (sealed-1)/3) is there
 last=$((1000 + (sealed - 1) / 3))
-grep -q " tgid=$last " "$tmp/cat" || fail "ring: pid $last (sealed before the kill) missing"
+grep -qE "( |child_)tgid=$last " "$tmp/cat" || fail "ring: pid $last (sealed before the kill) missing"
 awk '{ split($0, f, " "); t = f[2];
 	if (t == "fork") { match($0, /child_tgid=[0-9]+/); p = substr($0, RSTART + 11, RLENGTH - 11) }
 	else { match($0, / tgid=[0-9]+/); p = substr($0, RSTART + 6, RLENGTH - 6) }
