@@ -1,5 +1,7 @@
 /* tracer-analyze: one binary, a dispatch table of subcommands. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
@@ -23,20 +25,37 @@ static const struct tza_cmd cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracer-analyze COMMAND [OPTIONS] FILE...\n\n"
+	fprintf(f, "usage: tracer-analyze [--partial] COMMAND [OPTIONS] FILE...\n\n"
 		   "Read .tz traces written by tracer-record. Commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\n'tracer-analyze COMMAND --help' describes each command.\n"
+		   "--partial (before COMMAND) analyzes unfinished or damaged traces as they are\n"
+		   "(damaged blocks skipped and counted, the model flagged incomplete); the same\n"
+		   "as TRACER_ANALYZE_PARTIAL=1 in the environment.\n"
 		   "Exit status: 0 ok, 1 runtime failure (unreadable or damaged input), 2 usage.\n\n"
 		   "Examples:\n"
 		   "  tracer-analyze summary trace.tz\n"
 		   "  tracer-analyze tree --depth 3 trace.tz\n"
-		   "  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n");
+		   "  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n"
+		   "  tracer-analyze --partial summary killed-recorder.tz\n");
 }
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "--partial")) {
+		/* read by tza_check_whole() (report.c), as the variable is */
+		if (setenv("TRACER_ANALYZE_PARTIAL", "1", 1)) {
+			tza_err("--partial: %s", strerror(errno));
+			return TZA_EXIT_FAIL;
+		}
+		argc--;
+		argv++;
+		if (argc < 2) {
+			tza_err("--partial: expected a COMMAND (see 'tracer-analyze --help')");
+			return TZA_EXIT_USAGE;
+		}
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return TZA_EXIT_USAGE;

@@ -68,6 +68,14 @@ if [ $? -ne 0 ] || ! grep -q 'TREE INCOMPLETE' "$tmp/out" || ! grep -q '1 corrup
 	echo "FAIL partial summary of a corrupt trace"; cat "$tmp/out"; fails=$((fails + 1))
 fi
 
+# the same with the --partial option, and without either it is refused
+timeout 60 "$A" --partial summary "$tmp/corrupt.tz" >"$tmp/out2" 2>&1
+if [ $? -ne 0 ] || ! cmp -s "$tmp/out" "$tmp/out2"; then
+	echo "FAIL --partial summary differs from TRACER_ANALYZE_PARTIAL=1"; diff "$tmp/out" "$tmp/out2"; fails=$((fails + 1))
+fi
+expect 1 "summary of a corrupt trace without --partial" "$A" summary "$tmp/corrupt.tz"
+expect 2 "--partial without a command" "$A" --partial
+
 # usage errors: exit 2 with a message
 expect 2 "no file" "$A" summary
 expect 2 "two files" "$A" tree "$good" "$good"
