@@ -402,7 +402,9 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 			tza_json_argv(f, inh->argv, inh->argv_len);
 		else
 			fputs("[]", f);
-		if (p->flags & TZA_P_NO_EXIT)
+		if (p->flags & TZA_P_EXIT_LOST) /* the slice ends at its last event */
+			fputs(",\"exit_lost\":true", f);
+		else if (p->flags & TZA_P_NO_EXIT)
 			fputs(",\"running\":true", f);
 		else if (p->signal)
 			fprintf(f, ",\"signal\":%d", p->signal);
