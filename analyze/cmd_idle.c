@@ -115,6 +115,15 @@ static int proc_selected(const struct tza_proc *p, int all)
 	return all || !(p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD | TZA_P_FROM_STATE));
 }
 
+/* Last instant p was alive: its exit, its last event when its exit was lost,
+ * else (still running) UINT64_MAX. */
+static uint64_t alive_until(const struct tza_proc *p)
+{
+	if (p->flags & TZA_P_EXIT_LOST)
+		return p->end_ns > p->start_ns ? p->end_ns : p->start_ns;
+	return (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
+}
+
 /* Append [a, b) with its busy and available CPU, merging into the last
  * stretch when adjacent. */
 static int add_idle(struct stretch **v, uint32_t *n, uint32_t *cap, uint64_t a, uint64_t b,
@@ -252,7 +261,7 @@ int cmd_idle(int argc, char **argv)
 			if (!proc_selected(p, all))
 				continue;
 			uint64_t a = p->start_ns > span_a ? p->start_ns : span_a;
-			uint64_t b = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? span_b : p->end_ns;
+			uint64_t b = alive_until(p);
 			if (b > span_b)
 				b = span_b;
 			for (uint64_t k = (a - span_a) / bw; b > a && k < nb; k++) {
@@ -310,8 +319,7 @@ int cmd_idle(int argc, char **argv)
 		uint32_t nw = 0;
 		for (uint32_t i = 0; i < m->nprocs; i++) {
 			const struct tza_proc *p = m->procs[i];
-			uint64_t e =
-			    (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
+			uint64_t e = alive_until(p);
 			if (!proc_selected(p, all) || p->start_ns >= x->b || e <= x->a)
 				continue;
 			w[nw].p = p;
@@ -354,9 +362,10 @@ int cmd_idle(int argc, char **argv)
 			    nw == 1 ? "" : "es");
 			for (uint32_t i = 0; i < nl; i++) {
 				struct tza_proc *p = (struct tza_proc *)w[i].p;
-				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s\n", p->pid,
+				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
 					tza_proc_key(p, TZA_BY_TOOL), w[i].cpu_ns / 1e9,
-					w[i].whole ? "  (the whole stretch)" : "");
+					w[i].whole ? "  (the whole stretch)" : "",
+					p->flags & TZA_P_EXIT_LOST ? "  (exit lost)" : "");
 			}
 			if (nw > nl)
 				fprintf(f, "    ... %u more\n", nw - nl);

@@ -29,6 +29,7 @@ static const char *const palette[NCOLORS] = {
 };
 #define OTHER_COLOR "#bab0ac"
 #define FAIL_COLOR "#d62728"
+#define LOST_COLOR "#333333" /* open circle: exit lost, bar ends at the last event */
 
 int tza_plot_fmt_of(const char *path)
 {
@@ -133,12 +134,28 @@ static uint64_t p_start(const struct ctx *c, const struct tza_proc *p)
 	return p->start_ns < c->t0 ? c->t0 : p->start_ns;
 }
 
+/* Its exit; its last event when the exit was lost (TZA_P_EXIT_LOST), or
+ * UINT64_MAX while it runs. */
+static uint64_t p_last(const struct tza_proc *p)
+{
+	if (p->flags & TZA_P_EXIT_LOST)
+		return p->end_ns > p->start_ns ? p->end_ns : p->start_ns;
+	return (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
+}
+
 static uint64_t p_end(const struct ctx *c, const struct tza_proc *p)
 {
-	uint64_t e = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? c->t1 : p->end_ns;
+	uint64_t e = p_last(p);
 	if (e > c->t1)
 		e = c->t1;
 	return e < p_start(c, p) ? p_start(c, p) : e;
+}
+
+/* Its exit was lost and its last event is in the window: the bar ends
+ * there, marked (one that goes on past the window is drawn to its end) */
+static int p_lost(const struct ctx *c, const struct tza_proc *p)
+{
+	return (p->flags & TZA_P_EXIT_LOST) && p_last(p) <= c->t1;
 }
 
 static int p_failed(const struct tza_proc *p)
@@ -150,8 +167,7 @@ static int p_in_window(const struct ctx *c, const struct tza_proc *p)
 {
 	if (!c->o->all && (p->flags & (TZA_P_PRE_EXISTING | KTHREAD_FLAG)))
 		return 0;
-	uint64_t e = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? UINT64_MAX : p->end_ns;
-	return p->start_ns <= c->t1 && e >= c->t0;
+	return p->start_ns <= c->t1 && p_last(p) >= c->t0;
 }
 
 static int cmp_tool(const void *a, const void *b)
@@ -569,8 +585,8 @@ static int gantt(FILE *f, struct ctx *c)
 			double y = bars[i].row - 0.4 + (bars[i].lane + 0.5) * hgt;
 			char txt[160], ds[32];
 			fmt_dur(ds, sizeof(ds), d);
-			snprintf(txt, sizeof(txt), "%s  %s%s", tza_proc_key(p, TZA_BY_COMMAND), ds,
-				 p_failed(p) ? "  (failed)" : "");
+			const char *why = p_failed(p) ? "  (failed)" : p_lost(c, p) ? "  (exit lost)" : "";
+			snprintf(txt, sizeof(txt), "%s  %s%s", tza_proc_key(p, TZA_BY_COMMAND), ds, why);
 			fputs("set label ", f);
 			gp_str(f, txt, 60);
 			fprintf(f, " at %.6f,%.4f left offset char 0.4,0 font ',7' front\n",
@@ -619,7 +635,7 @@ static int gantt(FILE *f, struct ctx *c)
 	}
 	free(sorted);
 	fputs("EOD\n$FAIL << EOD\n", f);
-	int nfail = 0, nrun = 0;
+	int nfail = 0, nrun = 0, nlost = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[bars[i].proc];
 		struct row *r = &rows[bars[i].row];
@@ -629,11 +645,28 @@ static int gantt(FILE *f, struct ctx *c)
 			fprintf(f, "%.6f %.4f\n", x_of(c, p_end(c, p)), y);
 			nfail++;
 		}
-		nrun += (p->flags & TZA_P_NO_EXIT) != 0;
+		if (p_lost(c, p))
+			nlost++;
+		else
+			nrun += (p->flags & TZA_P_NO_EXIT) != 0;
 	}
 	fputs("EOD\n", f);
 	if (!nfail) /* an empty datablock is an error in gnuplot */
 		fputs("$FAIL << EOD\nNaN NaN\nEOD\n", f);
+	/* exit lost: the bar ends at the last event, marked there (only when
+	 * there are some, so other scripts stay as they were) */
+	if (nlost) {
+		fputs("$LOST << EOD\n", f);
+		for (uint32_t i = 0; i < n; i++) {
+			struct tza_proc *p = m->procs[bars[i].proc];
+			struct row *r = &rows[bars[i].row];
+			double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
+			if (p_lost(c, p))
+				fprintf(f, "%.6f %.4f\n", x_of(c, p_end(c, p)),
+					bars[i].row - 0.4 + (bars[i].lane + 0.5) * hgt);
+		}
+		fputs("EOD\n", f);
+	}
 
 	fputs("plot $BARS using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable notitle", f);
 	for (int t = 0; t < c->ncolored; t++) {
@@ -646,10 +679,16 @@ static int gantt(FILE *f, struct ctx *c)
 		fputs(", keyentry with boxes lc rgb '" OTHER_COLOR "' title 'other tools'", f);
 	fprintf(f, ", $FAIL using 1:2 with points pt 2 ps 1.3 lw 2 lc rgb '" FAIL_COLOR
 		   "' title 'non-zero exit or signal (%d)'", nfail);
+	if (nlost)
+		fprintf(f, ", $LOST using 1:2 with points pt 6 ps 1.3 lw 2 lc rgb '" LOST_COLOR
+			   "' title 'exit lost: ends at its last event (%d)'", nlost);
 	fputc('\n', f);
 	if (nrun)
 		fprintf(f, "# %d process%s still running at the end of the window\n", nrun,
 			nrun == 1 ? "" : "es");
+	if (nlost)
+		fprintf(f, "# %d process%s whose exit was lost, drawn to the last event\n", nlost,
+			nlost == 1 ? "" : "es");
 	rc = 0;
 out:
 	if (rc)
@@ -746,7 +785,7 @@ static void spread_sampled(double *bins, unsigned nb, const struct ctx *c,
  * next (samples are written on change); the first also back to the start. */
 static void hold_sampled(double *bins, unsigned nb, const struct ctx *c, const struct tza_proc *p)
 {
-	uint64_t end = (p->flags & TZA_P_NO_EXIT) || !p->end_ns ? c->t1 : p->end_ns;
+	uint64_t end = p_last(p) > c->t1 ? c->t1 : p_last(p);
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		uint64_t a = i ? p->samples[i].ts_ns : p->start_ns;
 		uint64_t b = i + 1 < p->nsamples ? p->samples[i + 1].ts_ns : end;
@@ -771,7 +810,7 @@ static int stacked(FILE *f, struct ctx *c)
 		tza_err("plot: out of memory");
 		return -1;
 	}
-	uint32_t running = 0, sampled = 0;
+	uint32_t running = 0, lost = 0, sampled = 0;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		if (!p_in_window(c, p))
@@ -788,7 +827,10 @@ static int stacked(FILE *f, struct ctx *c)
 			continue;
 		}
 		if ((p->flags & TZA_P_NO_EXIT) || !p->end_ns) {
-			running++;
+			if (p->flags & TZA_P_EXIT_LOST)
+				lost++;
+			else
+				running++;
 			continue; /* no exit totals */
 		}
 		int t = c->proc_tool[i];
@@ -834,8 +876,13 @@ static int stacked(FILE *f, struct ctx *c)
 				"evenly), else from exact exit totals spread over the lifetime"
 			      : "from periodic samples where present (RSS held between samples), "
 				"else each process's peak RSS held over its lifetime";
-	if (running) {
-		snprintf(nbuf, sizeof(nbuf), "%s; %u still running, not counted", note, running);
+	if (running && lost) {
+		snprintf(nbuf, sizeof(nbuf), "%s; %u still running and %u with a lost exit, not counted",
+			 note, running, lost);
+		note = nbuf;
+	} else if (running || lost) {
+		snprintf(nbuf, sizeof(nbuf), "%s; %u %s, not counted", note, running + lost,
+			 running ? "still running" : "with a lost exit");
 		note = nbuf;
 	}
 	header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
