@@ -3,24 +3,29 @@
  * from the reader in timestamp order; every field is read by name through
  * the file's own schema, so traces from newer recorders still read.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bpf/events.h"
+#include "arena.h"
 #include "model.h"
 
-/* A process plus what only the builder needs. */
+/* A process plus what only the builder needs; allocated from the arena. */
 struct pint {
 	struct tza_proc p;
-	struct pint *hnext;	 /* live-by-pid hash chain */
-	struct pint *dnext;	 /* dead-by-pid hash chain (last exited instance) */
-	struct tza_proc *last_child;
-	uint64_t seq;		 /* creation order: stable tie-break */
-	int live;
-	uint32_t xring, fring;	 /* next tail slot to overwrite once capped */
-	uint64_t last_ns;	 /* its last event (fork, exec, sample, state, ...) */
+	uint64_t last_ns; /* its last event (fork, exec, sample, state, ...) */
+	uint32_t seq;	  /* creation order (index in the build's procs): tie-break */
+	uint8_t live;	  /* the live instance of its pid */
+	uint8_t xring, fring; /* next tail slot to overwrite once capped */
+};
+
+/* The model plus its memory: procs, exec records and strings live in arena. */
+struct mint {
+	struct tza_model m;
+	struct tza_arena arena;
 };
 
 static void seen(struct pint *q, uint64_t ts)
@@ -50,14 +55,27 @@ struct fields {
 	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm;
 };
 
+/* Linux's PID_MAX_LIMIT: pids below it index an array, others (corrupt or
+ * foreign traces) a hash table */
+#define PID_DIRECT (1u << 22)
+
+/* pid -> its newest instance (live or exited), open addressing */
+struct pslot {
+	uint32_t pid;
+	uint32_t idx1; /* 1 + index in the build's procs; 0: empty slot */
+};
+
 struct builder {
 	struct tza_model *m;
-	struct pint **hash;
-	size_t hsize, hcount;
-	struct pint **dead; /* dsize buckets: the last exited instance per pid */
-	size_t dsize, dcount; /* buckets (power of 2), distinct pids held */
+	struct tza_arena *arena;
+	struct tza_strcache strs; /* strings recently copied to the arena */
+	/* pid -> 1 + index in m->procs (creation order) of its newest instance */
+	uint32_t *direct;	/* pids < min(dlen, PID_DIRECT) */
+	uint32_t dlen;
+	struct pslot *pids;	/* pids >= PID_DIRECT */
+	uint32_t pmask, pcount; /* slots - 1 (power of 2), pids held */
+	uint32_t pshift;	/* 32 - log2(slots) */
 	size_t cap;
-	uint64_t seq;
 	struct fields f;
 	uint32_t flags; /* TZA_MB_* */
 	uint32_t host_cap;
@@ -188,158 +206,240 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 #undef FLD
 }
 
+/* tz_event_u64/_i64/_blob/_bytes (tz.h) inlined for the hot path: the same
+ * rules (NULL field or one past the fixed part reads 0, a non-scalar 0). */
+static inline uint64_t fu64(const struct tz_event *ev, const struct tz_field *f)
+{
+	if (!f || (uint64_t)f->offset + f->size > ev->fixed_len)
+		return 0;
+	const uint8_t *p = ev->fixed + f->offset;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+	switch (f->type) {
+	case TZ_F_U8:
+		return p[0];
+	case TZ_F_I8:
+		return (uint64_t)(int64_t)(int8_t)p[0];
+	case TZ_F_U16:
+		memcpy(&v16, p, 2);
+		return le16toh(v16);
+	case TZ_F_I16:
+		memcpy(&v16, p, 2);
+		return (uint64_t)(int64_t)(int16_t)le16toh(v16);
+	case TZ_F_U32:
+		memcpy(&v32, p, 4);
+		return le32toh(v32);
+	case TZ_F_I32:
+		memcpy(&v32, p, 4);
+		return (uint64_t)(int64_t)(int32_t)le32toh(v32);
+	case TZ_F_U64:
+	case TZ_F_I64:
+		memcpy(&v64, p, 8);
+		return le64toh(v64);
+	default:
+		return 0;
+	}
+}
+
+static inline int64_t fi64(const struct tz_event *ev, const struct tz_field *f)
+{
+	return (int64_t)fu64(ev, f);
+}
+
 static inline uint32_t u32(const struct tz_event *ev, const struct tz_field *f)
 {
-	return (uint32_t)tz_event_u64(ev, f);
+	return (uint32_t)fu64(ev, f);
+}
+
+static inline struct tz_blob fblob(const struct tz_event *ev, const struct tz_field *f)
+{
+	if (f && (f->type == TZ_F_STR || f->type == TZ_F_STRV) && f->offset < ev->nblobs)
+		return ev->blobs[f->offset];
+	return (struct tz_blob){NULL, 0};
 }
 
 static void get_comm(const struct tz_event *ev, const struct tz_field *f, char out[16])
 {
-	uint32_t n = 0;
-	const uint8_t *b = f ? tz_event_bytes(ev, f, &n) : NULL;
 	memset(out, 0, 16);
-	if (b && n)
-		memcpy(out, b, n < 15 ? n : 15);
-}
-
-static char *blob_str(const struct tz_event *ev, const struct tz_field *f)
-{
-	struct tz_blob b = f ? tz_event_blob(ev, f) : (struct tz_blob){NULL, 0};
-	if (!b.data)
-		return NULL;
-	return strndup(b.data, b.len);
-}
-
-/* Double the dead table when it holds more pids than buckets (chains stay
- * short whatever the pid range); on allocation failure keep the old one,
- * which is still correct, only slower. */
-static void dead_grow(struct builder *b)
-{
-	size_t ns = b->dsize * 2;
-	struct pint **nd = calloc(ns, sizeof(*nd));
-	if (!nd)
+	if (!f || (f->type != TZ_F_CHARS && f->type != TZ_F_BYTES) ||
+	    (uint64_t)f->offset + f->size > ev->fixed_len || !f->size)
 		return;
-	for (size_t i = 0; i < b->dsize; i++)
-		for (struct pint *x = b->dead[i], *nx; x; x = nx) {
-			nx = x->dnext;
-			size_t s = (x->p.pid * 2654435761u) & (ns - 1);
-			x->dnext = nd[s];
-			nd[s] = x;
-		}
-	free(b->dead);
-	b->dead = nd;
-	b->dsize = ns;
+	memcpy(out, ev->fixed + f->offset, f->size < 15 ? f->size : 15);
 }
 
-/* Remember q as the last exited instance of its pid. */
-static void dead_put(struct builder *b, struct pint *q)
+/*
+ * Strings of stored images and failed execs. Entries that can be evicted
+ * (slot index >= TZA_KEEP_HEAD: the tail ring) get a private malloc'd copy,
+ * freed when evicted, so a process's memory stays capped whatever the number
+ * of distinct strings it execs; the others go to the arena, shared with an
+ * equal string copied shortly before (tza_strcache_get).
+ */
+static int owned_slot(uint32_t idx)
 {
-	struct pint **pp = &b->dead[(q->p.pid * 2654435761u) & (b->dsize - 1)];
-	int replaced = 0;
-	for (struct pint **x = pp; *x; x = &(*x)->dnext)
-		if ((*x)->p.pid == q->p.pid) {
-			*x = (*x)->dnext;
-			replaced = 1;
-			break;
-		}
-	q->dnext = *pp;
-	*pp = q;
-	if (!replaced && ++b->dcount > b->dsize)
-		dead_grow(b);
+	return idx >= TZA_KEEP_HEAD;
 }
 
-/* Did the instance (pid, start) already exit? */
-static int dead_has(struct builder *b, uint32_t pid, uint64_t start)
+/* bytes [p, p+len) as a NUL-terminated copy; *ok = 0 when out of memory */
+static char *store(struct builder *b, int own, const void *p, size_t len, int *ok)
 {
-	for (struct pint *x = b->dead[(pid * 2654435761u) & (b->dsize - 1)]; x; x = x->dnext)
-		if (x->p.pid == pid)
-			return x->p.start_ns == start;
+	char *s;
+	if (own) {
+		s = malloc(len + 1);
+		if (s) {
+			memcpy(s, p, len);
+			s[len] = 0;
+		}
+	} else {
+		s = tza_strcache_get(&b->strs, b->arena, p, len);
+	}
+	if (!s)
+		*ok = 0;
+	return s;
+}
+
+/* A blob field as a C string (up to its first NUL), or NULL when absent */
+static char *blob_str(struct builder *b, int own, const struct tz_event *ev,
+		      const struct tz_field *f, int *ok)
+{
+	struct tz_blob bl = fblob(ev, f);
+	if (!bl.data)
+		return NULL;
+	return store(b, own, bl.data, strnlen(bl.data, bl.len), ok);
+}
+
+static inline struct pint *proc_at(const struct builder *b, uint32_t idx1)
+{
+	return (struct pint *)b->m->procs[idx1 - 1];
+}
+
+static inline uint32_t pid_home(const struct builder *b, uint32_t pid)
+{
+	return (pid * 2654435761u) >> b->pshift;
+}
+
+/* Slot of pid, or the empty slot where it would go */
+static struct pslot *pid_slot(const struct builder *b, uint32_t pid)
+{
+	uint32_t i = pid_home(b, pid);
+	while (b->pids[i].idx1 && b->pids[i].pid != pid)
+		i = (i + 1) & b->pmask;
+	return &b->pids[i];
+}
+
+/* Double the pid table (or make the first one); -1 when out of memory */
+static int pid_grow(struct builder *b)
+{
+	uint32_t nslots = b->pids ? (b->pmask + 1) * 2 : 4096;
+	struct pslot *old = b->pids;
+	uint32_t oslots = old ? b->pmask + 1 : 0;
+	struct pslot *nt = calloc(nslots, sizeof(*nt));
+	if (!nt)
+		return -1;
+	b->pids = nt;
+	b->pmask = nslots - 1;
+	b->pshift = 32 - (uint32_t)__builtin_ctz(nslots);
+	for (uint32_t i = 0; i < oslots; i++)
+		if (old[i].idx1)
+			*pid_slot(b, old[i].pid) = old[i];
+	free(old);
 	return 0;
 }
 
-static size_t hslot(const struct builder *b, uint32_t pid)
+/* 1 + creation index of pid's newest instance, 0 if none */
+static uint32_t pid_get(const struct builder *b, uint32_t pid)
 {
-	return (pid * 2654435761u) & (b->hsize - 1);
+	if (pid < PID_DIRECT)
+		return pid < b->dlen ? b->direct[pid] : 0;
+	return b->pids ? pid_slot(b, pid)->idx1 : 0;
+}
+
+/* The cell of pid (0 while it has no instance), made when absent; NULL: no
+ * memory */
+static uint32_t *pid_cell(struct builder *b, uint32_t pid)
+{
+	if (pid < PID_DIRECT) {
+		if (pid >= b->dlen) {
+			uint32_t nl = b->dlen ? b->dlen : 4096;
+			while (nl <= pid)
+				nl *= 2;
+			uint32_t *nd = realloc(b->direct, nl * sizeof(*nd));
+			if (!nd)
+				return NULL;
+			memset(nd + b->dlen, 0, (nl - b->dlen) * sizeof(*nd));
+			b->direct = nd;
+			b->dlen = nl;
+		}
+		return &b->direct[pid];
+	}
+	if ((!b->pids || (b->pcount + 1) * 4 > (b->pmask + 1) * 3) && pid_grow(b) < 0)
+		return NULL;
+	struct pslot *s = pid_slot(b, pid);
+	if (!s->idx1) {
+		s->pid = pid;
+		b->pcount++;
+	}
+	return &s->idx1;
+}
+
+/* The newest instance of pid (live or exited), or NULL */
+static struct pint *pid_last(const struct builder *b, uint32_t pid)
+{
+	uint32_t i1 = pid_get(b, pid);
+	return i1 ? proc_at(b, i1) : NULL;
 }
 
 static struct pint *live_get(struct builder *b, uint32_t pid)
 {
-	for (struct pint *q = b->hash[hslot(b, pid)]; q; q = q->hnext)
-		if (q->p.pid == pid)
-			return q;
-	return NULL;
+	struct pint *q = pid_last(b, pid);
+	return q && q->live ? q : NULL;
 }
 
-static void live_del(struct builder *b, struct pint *q)
+/* Did the instance (pid, start) already exit? Asked only while pid has no
+ * live instance: its newest instance is then the last one that exited. */
+static int dead_has(struct builder *b, uint32_t pid, uint64_t start)
 {
-	struct pint **pp = &b->hash[hslot(b, q->p.pid)];
-	for (; *pp; pp = &(*pp)->hnext)
-		if (*pp == q) {
-			*pp = q->hnext;
-			b->hcount--;
-			q->live = 0;
-			q->hnext = NULL;
-			return;
-		}
-}
-
-static int live_put(struct builder *b, struct pint *q)
-{
-	if (b->hcount + 1 > b->hsize) {
-		size_t ns = b->hsize * 2;
-		struct pint **nh = calloc(ns, sizeof(*nh));
-		if (!nh)
-			return -1;
-		for (size_t i = 0; i < b->hsize; i++)
-			for (struct pint *x = b->hash[i], *nx; x; x = nx) {
-				nx = x->hnext;
-				size_t s = (x->p.pid * 2654435761u) & (ns - 1);
-				x->hnext = nh[s];
-				nh[s] = x;
-			}
-		free(b->hash);
-		b->hash = nh;
-		b->hsize = ns;
-	}
-	size_t s = hslot(b, q->p.pid);
-	q->hnext = b->hash[s];
-	b->hash[s] = q;
-	b->hcount++;
-	q->live = 1;
-	return 0;
+	struct pint *q = pid_last(b, pid);
+	return q && !q->live && q->p.start_ns == start;
 }
 
 /* A new process instance for pid; an older live instance of pid is ended. */
 static struct pint *new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, uint32_t flags)
 {
 	struct tza_model *m = b->m;
-	struct pint *old = live_get(b, pid);
-	if (old) {
-		old->p.flags |= TZA_P_NO_EXIT;
-		live_del(b, old);
-	}
+	uint32_t *cell = pid_cell(b, pid);
+	if (!cell)
+		return NULL;
 	if (m->nprocs == b->cap) {
+		if (m->nprocs == UINT32_MAX - 1)
+			return NULL;
 		size_t nc = b->cap ? b->cap * 2 : 256;
+		if (nc > UINT32_MAX - 1)
+			nc = UINT32_MAX - 1;
 		struct tza_proc **np = realloc(m->procs, nc * sizeof(*np));
 		if (!np)
 			return NULL;
 		m->procs = np;
 		b->cap = nc;
 	}
-	struct pint *q = calloc(1, sizeof(*q));
+	struct pint *q = tza_arena_alloc(b->arena, sizeof(*q));
 	if (!q)
 		return NULL;
+	if (*cell) {
+		struct pint *old = proc_at(b, *cell);
+		if (old->live) {
+			old->p.flags |= TZA_P_NO_EXIT;
+			old->live = 0;
+		}
+	}
 	q->p.pid = pid;
 	q->p.start_ns = start_ns;
 	q->p.flags = flags;
 	q->p.exit_code = -1;
-	q->seq = b->seq++;
-	snprintf(q->p.id, sizeof(q->p.id), "%u.%llu", pid, (unsigned long long)start_ns);
-	if (live_put(b, q) < 0) {
-		free(q);
-		return NULL;
-	}
+	q->seq = m->nprocs;
+	q->live = 1;
 	m->procs[m->nprocs++] = &q->p;
+	*cell = m->nprocs;
 	return q;
 }
 
@@ -349,16 +449,14 @@ static struct pint *find_or_new(struct builder *b, uint32_t pid, uint64_t start_
 {
 	struct pint *q = live_get(b, pid);
 	if (q && (!start_ns || !q->p.start_ns || q->p.start_ns == start_ns)) {
-		if (!q->p.start_ns && start_ns) {
+		if (!q->p.start_ns && start_ns)
 			q->p.start_ns = start_ns;
-			snprintf(q->p.id, sizeof(q->p.id), "%u.%llu", pid,
-				 (unsigned long long)start_ns);
-		}
 		return q;
 	}
 	return new_proc(b, pid, start_ns ? start_ns : ts, flags);
 }
 
+/* Free the private strings of a tail slot (owned_slot) */
 static void exec_free(struct tza_exec *e)
 {
 	free(e->exe);
@@ -371,27 +469,41 @@ static void exec_free(struct tza_exec *e)
  * Slot for the next of n stored entries (size bytes each) in *arr: appended
  * while fewer than TZA_KEEP_HEAD + TZA_KEEP_TAIL are stored, else the oldest
  * of the tail (a ring at [TZA_KEEP_HEAD, +TZA_KEEP_TAIL) advanced by *ring;
- * *omitted counts it; the caller frees what the slot held). NULL: no memory.
+ * *omitted counts it; the caller frees what the slot held). *idx: its index.
+ * The first entry comes from the arena, more (n > 1) from malloc. NULL: no
+ * memory.
  */
-static void *keep_slot(void **arr, uint32_t *n, size_t size, uint32_t *ring, uint64_t *omitted,
-		       int *reused)
+static void *keep_slot(struct builder *b, void **arr, uint32_t *n, size_t size, uint8_t *ring,
+		       uint64_t *omitted, int *reused, uint32_t *idx)
 {
 	*reused = 0;
 	if (*n == TZA_KEEP_HEAD + TZA_KEEP_TAIL) {
-		char *slot = (char *)*arr + (TZA_KEEP_HEAD + *ring) * size;
-		*ring = (*ring + 1) % TZA_KEEP_TAIL;
+		*idx = TZA_KEEP_HEAD + *ring;
+		*ring = (uint8_t)((*ring + 1) % TZA_KEEP_TAIL);
 		(*omitted)++;
 		*reused = 1;
-		return slot;
+		return (char *)*arr + *idx * size;
 	}
-	if ((*n & (*n - 1)) == 0) { /* grow at powers of two */
-		uint32_t nc = *n ? *n * 2 : 1;
-		void *na = realloc(*arr, nc * size);
+	if (*n == 0) {
+		*arr = tza_arena_alloc(b->arena, size);
+		if (!*arr)
+			return NULL;
+	} else if (*n == 1) {
+		void *na = malloc(2 * size);
+		if (!na)
+			return NULL;
+		memcpy(na, *arr, size);
+		*arr = na;
+	} else if ((*n & (*n - 1)) == 0) { /* grow at powers of two */
+		void *na = realloc(*arr, *n * 2 * size);
 		if (!na)
 			return NULL;
 		*arr = na;
 	}
-	return (char *)*arr + (*n)++ * size;
+	*idx = (*n)++;
+	char *slot = (char *)*arr + *idx * size;
+	memset(slot, 0, size);
+	return slot;
 }
 
 /* Index of the newest of n stored entries while building (ring at ring) */
@@ -403,7 +515,7 @@ static uint32_t last_slot(uint32_t n, uint32_t ring)
 }
 
 /* Put the tail ring back in time order (oldest first) */
-static void keep_unring(void *arr, uint32_t n, size_t size, uint32_t *ring)
+static void keep_unring(void *arr, uint32_t n, size_t size, uint8_t *ring)
 {
 	if (!*ring || n < TZA_KEEP_HEAD + TZA_KEEP_TAIL)
 		return;
@@ -416,25 +528,29 @@ static void keep_unring(void *arr, uint32_t n, size_t size, uint32_t *ring)
 	*ring = 0;
 }
 
-static int add_image(struct pint *q, struct tza_exec *e)
+/* A zeroed slot for q's next image; *own: its strings are private */
+static struct tza_exec *image_slot(struct builder *b, struct pint *q, int *own)
 {
 	struct tza_proc *p = &q->p;
 	int reused;
-	struct tza_exec *slot = keep_slot((void **)&p->execs, &p->nexecs, sizeof(*slot), &q->xring,
-					  &p->nexecs_omitted, &reused);
+	uint32_t idx;
+	struct tza_exec *slot = keep_slot(b, (void **)&p->execs, &p->nexecs, sizeof(*slot),
+					  &q->xring, &p->nexecs_omitted, &reused, &idx);
 	if (!slot)
-		return -1;
-	if (reused)
+		return NULL;
+	if (reused) {
 		exec_free(slot);
-	*slot = *e;
-	return 0;
+		memset(slot, 0, sizeof(*slot));
+	}
+	*own = owned_slot(idx);
+	return slot;
 }
 
 static int on_fork(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	uint32_t child = u32(ev, f->f_child), parent = u32(ev, f->f_parent);
-	uint64_t start = tz_event_u64(ev, f->f_cstart);
+	uint64_t start = fu64(ev, f->f_cstart);
 	if (!child)
 		return 0;
 	if (!start)
@@ -465,52 +581,48 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	uint32_t tgid = u32(ev, f->x_tgid);
 	if (!tgid)
 		return 0;
-	struct pint *q = find_or_new(b, tgid, tz_event_u64(ev, f->x_start), ev->ts_ns,
+	struct pint *q = find_or_new(b, tgid, fu64(ev, f->x_start), ev->ts_ns,
 				     TZA_P_NO_FORK);
 	if (!q)
 		return -1;
 	seen(q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
-	struct tza_exec e;
-	memset(&e, 0, sizeof(e));
-	e.ts_ns = ev->ts_ns;
-	e.exe = blob_str(ev, f->x_exe);
-	e.filename = blob_str(ev, f->x_fname);
-	e.script = blob_str(ev, f->x_script);
-	if (e.script && !*e.script) {
-		free(e.script);
-		e.script = NULL;
-	}
-	struct tz_blob av = f->x_argv ? tz_event_blob(ev, f->x_argv) : (struct tz_blob){NULL, 0};
-	if (av.len) {
-		e.argv = malloc(av.len);
-		if (e.argv)
-			memcpy(e.argv, av.data, av.len);
-		e.argv_len = e.argv ? av.len : 0;
-	}
-	e.argc = u32(ev, f->x_argc);
-	e.argv_size = u32(ev, f->x_argvsz);
-	e.flags = u32(ev, f->x_flags) & ~TZA_EXEC_FROM_STATE;
-	e.uid = u32(ev, f->x_uid);
-	e.euid = u32(ev, f->x_euid);
-	e.gid = u32(ev, f->x_gid);
-	e.egid = u32(ev, f->x_egid);
-	e.cgroup_id = tz_event_u64(ev, f->x_cg);
-	get_comm(ev, f->x_comm, e.comm);
-	if (add_image(q, &e) < 0) {
-		exec_free(&e);
+	int own, ok = 1;
+	struct tza_exec *e = image_slot(b, q, &own);
+	if (!e)
 		return -1;
+	e->ts_ns = ev->ts_ns;
+	e->exe = blob_str(b, own, ev, f->x_exe, &ok);
+	e->filename = blob_str(b, own, ev, f->x_fname, &ok);
+	struct tz_blob sc = fblob(ev, f->x_script);
+	if (sc.data && sc.len && *(const char *)sc.data)
+		e->script = store(b, own, sc.data, strnlen(sc.data, sc.len), &ok);
+	struct tz_blob av = fblob(ev, f->x_argv);
+	if (av.len) {
+		e->argv = (uint8_t *)store(b, own, av.data, av.len, &ok);
+		e->argv_len = e->argv ? av.len : 0;
 	}
+	if (!ok)
+		return -1;
+	e->argc = u32(ev, f->x_argc);
+	e->argv_size = u32(ev, f->x_argvsz);
+	e->flags = u32(ev, f->x_flags) & ~TZA_EXEC_FROM_STATE;
+	e->uid = u32(ev, f->x_uid);
+	e->euid = u32(ev, f->x_euid);
+	e->gid = u32(ev, f->x_gid);
+	e->egid = u32(ev, f->x_egid);
+	e->cgroup_id = fu64(ev, f->x_cg);
+	get_comm(ev, f->x_comm, e->comm);
 	b->m->nexecs++;
 	if (!p->ppid)
 		p->ppid = u32(ev, f->x_ppid);
 	if (f->x_nspid)
 		p->ns_pid = u32(ev, f->x_nspid);
-	p->uid = e.uid;
-	p->euid = e.euid;
-	p->cgroup_id = e.cgroup_id;
-	memcpy(p->comm, e.comm, sizeof(p->comm));
-	if (e.flags & EV_EXEC_ARGV_TRUNCATED)
+	p->uid = e->uid;
+	p->euid = e->euid;
+	p->cgroup_id = e->cgroup_id;
+	memcpy(p->comm, e->comm, sizeof(p->comm));
+	if (e->flags & EV_EXEC_ARGV_TRUNCATED)
 		p->flags |= TZA_P_ARGV_TRUNCATED;
 	else
 		p->flags &= ~(uint32_t)TZA_P_ARGV_TRUNCATED;
@@ -528,18 +640,19 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 		return -1;
 	seen(q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
-	int reused;
-	struct tza_failed_exec *nf = keep_slot((void **)&p->failed, &p->nfailed, sizeof(*nf),
-					       &q->fring, &p->nfailed_omitted, &reused);
+	int reused, ok = 1;
+	uint32_t idx;
+	struct tza_failed_exec *nf = keep_slot(b, (void **)&p->failed, &p->nfailed, sizeof(*nf),
+					       &q->fring, &p->nfailed_omitted, &reused, &idx);
 	if (!nf)
 		return -1;
 	if (reused)
 		free(nf->filename);
 	nf->ts_ns = ev->ts_ns;
-	nf->filename = blob_str(ev, f->xf_fname);
-	nf->err = (int)tz_event_i64(ev, f->xf_err);
+	nf->filename = blob_str(b, owned_slot(idx), ev, f->xf_fname, &ok);
+	nf->err = (int)fi64(ev, f->xf_err);
 	b->m->nfailed_execs++;
-	return 0;
+	return ok ? 0 : -1;
 }
 
 static int on_exit_ev(struct builder *b, const struct tz_event *ev)
@@ -548,32 +661,32 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 	uint32_t tgid = u32(ev, f->e_tgid);
 	if (!tgid)
 		return 0;
-	struct pint *q = find_or_new(b, tgid, tz_event_u64(ev, f->e_start), ev->ts_ns,
+	struct pint *q = find_or_new(b, tgid, fu64(ev, f->e_start), ev->ts_ns,
 				     TZA_P_NO_FORK);
 	if (!q)
 		return -1;
 	struct tza_proc *p = &q->p;
 	p->end_ns = ev->ts_ns < p->start_ns ? p->start_ns : ev->ts_ns;
 	p->flags &= ~(uint32_t)TZA_P_NO_EXIT;
-	p->utime_ns = tz_event_u64(ev, f->e_ut);
-	p->stime_ns = tz_event_u64(ev, f->e_st);
-	p->maxrss_kib = tz_event_u64(ev, f->e_rss);
-	p->rchar = tz_event_u64(ev, f->e_rchar);
-	p->wchar = tz_event_u64(ev, f->e_wchar);
-	p->syscr = tz_event_u64(ev, f->e_syscr);
-	p->syscw = tz_event_u64(ev, f->e_syscw);
-	p->read_bytes = tz_event_u64(ev, f->e_rb);
-	p->write_bytes = tz_event_u64(ev, f->e_wb);
-	p->cancelled_write_bytes = tz_event_u64(ev, f->e_cwb);
-	p->nvcsw = tz_event_u64(ev, f->e_nvcsw);
-	p->nivcsw = tz_event_u64(ev, f->e_nivcsw);
-	p->min_flt = tz_event_u64(ev, f->e_minflt);
-	p->maj_flt = tz_event_u64(ev, f->e_majflt);
+	p->utime_ns = fu64(ev, f->e_ut);
+	p->stime_ns = fu64(ev, f->e_st);
+	p->maxrss_kib = fu64(ev, f->e_rss);
+	p->rchar = fu64(ev, f->e_rchar);
+	p->wchar = fu64(ev, f->e_wchar);
+	p->syscr = fu64(ev, f->e_syscr);
+	p->syscw = fu64(ev, f->e_syscw);
+	p->read_bytes = fu64(ev, f->e_rb);
+	p->write_bytes = fu64(ev, f->e_wb);
+	p->cancelled_write_bytes = fu64(ev, f->e_cwb);
+	p->nvcsw = fu64(ev, f->e_nvcsw);
+	p->nivcsw = fu64(ev, f->e_nivcsw);
+	p->min_flt = fu64(ev, f->e_minflt);
+	p->maj_flt = fu64(ev, f->e_majflt);
 	p->status = u32(ev, f->e_status);
 	uint32_t fl = u32(ev, f->e_flags);
 	if (f->e_code) {
-		p->exit_code = (int32_t)tz_event_i64(ev, f->e_code);
-		p->signal = (int32_t)tz_event_i64(ev, f->e_sig);
+		p->exit_code = (int32_t)fi64(ev, f->e_code);
+		p->signal = (int32_t)fi64(ev, f->e_sig);
 	} else { /* decode the raw wait status */
 		p->signal = p->status & 0x7f;
 		p->exit_code = p->signal ? -1 : (int32_t)((p->status >> 8) & 0xff);
@@ -593,8 +706,7 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		p->flags |= TZA_P_REPARENTED;
 	if (p->killer_signal && p->killer_signal != p->signal)
 		p->killer_signal = 0; /* the signal it got is not what ended it */
-	live_del(b, q);
-	dead_put(b, q);
+	q->live = 0; /* stays its pid's newest instance: dead_has */
 	return 0;
 }
 
@@ -611,12 +723,12 @@ static struct tza_proc *live_proc(struct builder *b, uint32_t tgid, uint64_t sta
 static int on_sample(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
-	struct tza_proc *p = live_proc(b, u32(ev, f->sm_tgid), tz_event_u64(ev, f->sm_start));
+	struct tza_proc *p = live_proc(b, u32(ev, f->sm_tgid), fu64(ev, f->sm_start));
 	b->m->nsamples++;
 	if (!p)
 		return 0;
-	uint64_t rss = tz_event_u64(ev, f->sm_anon) + tz_event_u64(ev, f->sm_file) +
-		       tz_event_u64(ev, f->sm_shmem);
+	uint64_t rss = fu64(ev, f->sm_anon) + fu64(ev, f->sm_file) +
+		       fu64(ev, f->sm_shmem);
 	seen((struct pint *)p, ev->ts_ns);
 	p->nsamples_seen++;
 	if (rss > p->peak_sample_rss_kib)
@@ -632,12 +744,12 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	}
 	struct tza_sample *s = &p->samples[p->nsamples++];
 	s->ts_ns = ev->ts_ns;
-	s->utime_ns = tz_event_u64(ev, f->sm_ut);
-	s->stime_ns = tz_event_u64(ev, f->sm_st);
-	s->read_bytes = tz_event_u64(ev, f->sm_rb);
-	s->write_bytes = tz_event_u64(ev, f->sm_wb);
-	s->rchar = tz_event_u64(ev, f->sm_rchar);
-	s->wchar = tz_event_u64(ev, f->sm_wchar);
+	s->utime_ns = fu64(ev, f->sm_ut);
+	s->stime_ns = fu64(ev, f->sm_st);
+	s->read_bytes = fu64(ev, f->sm_rb);
+	s->write_bytes = fu64(ev, f->sm_wb);
+	s->rchar = fu64(ev, f->sm_rchar);
+	s->wchar = fu64(ev, f->sm_wchar);
 	s->rss_kib = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
 	s->threads = u32(ev, f->sm_threads);
 	return 0;
@@ -647,9 +759,9 @@ static int on_host_sample(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	struct tza_model *m = b->m;
-	uint64_t used = tz_event_u64(ev, f->h_used);
+	uint64_t used = fu64(ev, f->h_used);
 	m->nhost_samples++;
-	m->host_mem_total_kib = tz_event_u64(ev, f->h_total);
+	m->host_mem_total_kib = fu64(ev, f->h_total);
 	if (used > m->host_peak_mem_used_kib) {
 		m->host_peak_mem_used_kib = used;
 		m->host_peak_mem_ns = ev->ts_ns;
@@ -665,20 +777,20 @@ static int on_host_sample(struct builder *b, const struct tz_event *ev)
 		b->host_cap = nc;
 	}
 	struct tza_host_sample *h = &m->host[m->nhost++];
-	uint64_t idle = tz_event_u64(ev, f->h_idle) + tz_event_u64(ev, f->h_iow);
-	uint64_t busy = tz_event_u64(ev, f->h_user) + tz_event_u64(ev, f->h_nice) +
-			tz_event_u64(ev, f->h_sys) + tz_event_u64(ev, f->h_irq) +
-			tz_event_u64(ev, f->h_soft) + tz_event_u64(ev, f->h_steal);
+	uint64_t idle = fu64(ev, f->h_idle) + fu64(ev, f->h_iow);
+	uint64_t busy = fu64(ev, f->h_user) + fu64(ev, f->h_nice) +
+			fu64(ev, f->h_sys) + fu64(ev, f->h_irq) +
+			fu64(ev, f->h_soft) + fu64(ev, f->h_steal);
 	h->ts_ns = ev->ts_ns;
 	h->busy_ns = busy;
 	h->total_ns = busy + idle;
 	h->mem_used_kib = used;
 	h->mem_total_kib = m->host_mem_total_kib;
-	h->mem_available_kib = tz_event_u64(ev, f->h_avail);
-	h->disk_read_bytes = tz_event_u64(ev, f->h_rd);
-	h->disk_write_bytes = tz_event_u64(ev, f->h_wr);
-	h->net_rx_bytes = tz_event_u64(ev, f->h_rx);
-	h->net_tx_bytes = tz_event_u64(ev, f->h_tx);
+	h->mem_available_kib = fu64(ev, f->h_avail);
+	h->disk_read_bytes = fu64(ev, f->h_rd);
+	h->disk_write_bytes = fu64(ev, f->h_wr);
+	h->net_rx_bytes = fu64(ev, f->h_rx);
+	h->net_tx_bytes = fu64(ev, f->h_tx);
 	h->ncpus = u32(ev, f->h_ncpus);
 	h->load1_milli = u32(ev, f->h_load1);
 	return 0;
@@ -687,16 +799,16 @@ static int on_host_sample(struct builder *b, const struct tz_event *ev)
 static void on_oom_kill(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
-	struct tza_proc *p = live_proc(b, u32(ev, f->o_tgid), tz_event_u64(ev, f->o_start));
+	struct tza_proc *p = live_proc(b, u32(ev, f->o_tgid), fu64(ev, f->o_start));
 	if (!p)
 		return;
 	if (!p->oom_killed)
 		b->m->noom_kills++;
 	p->oom_killed = 1;
 	p->oom_ns = ev->ts_ns;
-	p->oom_rss_kib = tz_event_u64(ev, f->o_anon) + tz_event_u64(ev, f->o_file) +
-			 tz_event_u64(ev, f->o_shmem);
-	p->oom_memcg_id = tz_event_u64(ev, f->o_memcg);
+	p->oom_rss_kib = fu64(ev, f->o_anon) + fu64(ev, f->o_file) +
+			 fu64(ev, f->o_shmem);
+	p->oom_memcg_id = fu64(ev, f->o_memcg);
 }
 
 /* A fatal signal sent to a live process: remembered as its killer; the
@@ -704,8 +816,8 @@ static void on_oom_kill(struct builder *b, const struct tz_event *ev)
 static void on_signal(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
-	struct tza_proc *p = live_proc(b, u32(ev, f->g_ttgid), tz_event_u64(ev, f->g_tstart));
-	int sig = (int)tz_event_i64(ev, f->g_sig);
+	struct tza_proc *p = live_proc(b, u32(ev, f->g_ttgid), fu64(ev, f->g_tstart));
+	int sig = (int)fi64(ev, f->g_sig);
 	if (!p || sig <= 0)
 		return;
 	/* the first fatal signal wins: later ones hit a process already dying */
@@ -713,7 +825,7 @@ static void on_signal(struct builder *b, const struct tz_event *ev)
 		return;
 	p->killer_signal = sig;
 	p->killer_pid = u32(ev, f->g_stgid);
-	p->killer_start_ns = tz_event_u64(ev, f->g_sstart);
+	p->killer_start_ns = fu64(ev, f->g_sstart);
 	p->killer_kernel = (u32(ev, f->g_flags) & EV_SIGNAL_KERNEL) != 0;
 	get_comm(ev, f->g_comm, p->killer_comm);
 	p->kill_ns = ev->ts_ns;
@@ -723,7 +835,7 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	uint32_t tgid = u32(ev, f->s_tgid);
-	uint64_t start = tz_event_u64(ev, f->s_start);
+	uint64_t start = fu64(ev, f->s_start);
 	uint32_t sfl = u32(ev, f->s_flags);
 	if (!tgid)
 		return 0;
@@ -755,29 +867,28 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 		return 0;
 	p->uid = u32(ev, f->s_uid);
 	p->euid = u32(ev, f->s_euid);
-	struct tza_exec e;
-	memset(&e, 0, sizeof(e));
-	e.ts_ns = ev->ts_ns;
-	e.exe = blob_str(ev, f->s_exe);
-	struct tz_blob av = f->s_argv ? tz_event_blob(ev, f->s_argv) : (struct tz_blob){NULL, 0};
-	if (!e.exe && !av.len)
+	struct tz_blob exe = fblob(ev, f->s_exe), av = fblob(ev, f->s_argv);
+	if (!exe.data && !av.len)
 		return 0;
-	if (av.len) {
-		e.argv = malloc(av.len);
-		if (e.argv)
-			memcpy(e.argv, av.data, av.len);
-		e.argv_len = e.argv ? av.len : 0;
-	}
-	e.argc = u32(ev, f->s_argc);
-	e.argv_size = u32(ev, f->s_argvsz);
-	e.flags = (sfl & EV_EXEC_ARGV_TRUNCATED) | TZA_EXEC_FROM_STATE;
-	e.uid = p->uid;
-	e.euid = p->euid;
-	memcpy(e.comm, p->comm, sizeof(e.comm));
-	if (add_image(q, &e) < 0) {
-		exec_free(&e);
+	int own, ok = 1;
+	struct tza_exec *e = image_slot(b, q, &own);
+	if (!e)
 		return -1;
+	e->ts_ns = ev->ts_ns;
+	if (exe.data)
+		e->exe = store(b, own, exe.data, strnlen(exe.data, exe.len), &ok);
+	if (av.len) {
+		e->argv = (uint8_t *)store(b, own, av.data, av.len, &ok);
+		e->argv_len = e->argv ? av.len : 0;
 	}
+	if (!ok)
+		return -1;
+	e->argc = u32(ev, f->s_argc);
+	e->argv_size = u32(ev, f->s_argvsz);
+	e->flags = (sfl & EV_EXEC_ARGV_TRUNCATED) | TZA_EXEC_FROM_STATE;
+	e->uid = p->uid;
+	e->euid = p->euid;
+	memcpy(e->comm, p->comm, sizeof(e->comm));
 	if (sfl & EV_EXEC_ARGV_TRUNCATED)
 		p->flags |= TZA_P_ARGV_TRUNCATED;
 	return 0;
@@ -787,7 +898,7 @@ static void on_drops(struct builder *b, const struct tz_event *ev)
 {
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		if (b->f.d[i])
-			b->m->drops[i] = tz_event_u64(ev, b->f.d[i]);
+			b->m->drops[i] = fu64(ev, b->f.d[i]);
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -800,32 +911,124 @@ static int cmp_start(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int cmp_pid(const void *a, const void *b)
+static inline int start_lt(const struct tza_proc *x, const struct tza_proc *y)
 {
-	const struct tza_proc *x = *(struct tza_proc *const *)a, *y = *(struct tza_proc *const *)b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns;
 	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+		return x->pid < y->pid;
+	return ((const struct pint *)x)->seq < ((const struct pint *)y)->seq;
+}
+
+/*
+ * Order v (creation order) by (start_ns, pid, creation): events come in time
+ * order, so processes are created nearly in start order. The ones that break
+ * the order are taken out, sorted alone and merged back from the end:
+ * O(n + k log k) for k out of order. -1: no memory.
+ */
+static int sort_procs(struct tza_proc **v, uint32_t n)
+{
+	struct tza_proc **x = malloc((n ? n : 1) * sizeof(*x));
+	uint32_t nk = 0, nx = 0;
+	if (!x)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!nk || !start_lt(v[i], v[nk - 1]))
+			v[nk++] = v[i];
+		else
+			x[nx++] = v[i];
+	}
+	if (nx) {
+		qsort(x, nx, sizeof(*x), cmp_start);
+		uint32_t w = n, i = nk, j = nx;
+		while (j) {
+			if (i && start_lt(x[j - 1], v[i - 1]))
+				v[--w] = v[--i];
+			else
+				v[--w] = x[--j];
+		}
+	}
+	free(x);
+	return 0;
+}
+
+/* Keys (pid << 32 | index in procs), procs ordered by (start, pid, ...):
+ * sorted by pid with a stable radix sort, so by (pid, start, ...). NULL: no
+ * memory. */
+static uint64_t *by_pid(struct tza_proc **procs, uint32_t n)
+{
+	uint64_t *k = malloc((n ? n : 1) * sizeof(*k)), *t = malloc((n ? n : 1) * sizeof(*t));
+	uint32_t *cnt = malloc(65536 * sizeof(*cnt));
+	uint32_t maxpid = 0;
+	if (!k || !t || !cnt) {
+		free(k);
+		free(t);
+		free(cnt);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		k[i] = (uint64_t)procs[i]->pid << 32 | i;
+		if (procs[i]->pid > maxpid)
+			maxpid = procs[i]->pid;
+	}
+	for (int sh = 32; sh < 64 && (sh == 32 || maxpid >> 16); sh += 16) {
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (uint32_t i = 0; i < n; i++)
+			cnt[(k[i] >> sh) & 0xffff]++;
+		for (uint32_t d = 0, sum = 0; d < 65536; d++) {
+			uint32_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			t[cnt[(k[i] >> sh) & 0xffff]++] = k[i];
+		uint64_t *sw = k;
+		k = t;
+		t = sw;
+	}
+	free(t);
+	free(cnt);
+	return k;
 }
 
 /* The process with pid alive at time t (started at or before t), or NULL. */
-static struct tza_proc *alive_at(struct tza_proc **bypid, uint32_t n, uint32_t pid, uint64_t t)
+static struct tza_proc *alive_at(struct tza_proc **procs, const uint64_t *bypid, uint32_t n,
+				 uint32_t pid, uint64_t t)
 {
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) { /* first entry with (pid, start) > (pid, t) */
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct tza_proc *x = bypid[mid];
-		if (x->pid < pid || (x->pid == pid && x->start_ns <= t))
+		uint32_t xp = (uint32_t)(bypid[mid] >> 32);
+		if (xp < pid || (xp == pid && procs[(uint32_t)bypid[mid]]->start_ns <= t))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || bypid[lo - 1]->pid != pid)
+	if (lo == 0 || (uint32_t)(bypid[lo - 1] >> 32) != pid)
 		return NULL;
-	struct tza_proc *c = bypid[lo - 1];
+	struct tza_proc *c = procs[(uint32_t)bypid[lo - 1]];
 	if (c->end_ns && c->end_ns < t && !(c->flags & TZA_P_NO_EXIT))
 		return NULL;
 	return c;
+}
+
+/* "PID.START_NS" in the arena; NULL: no memory */
+static const char *make_id(struct tza_arena *a, uint32_t pid, uint64_t start)
+{
+	char buf[32], *e = buf + sizeof(buf), *c = e;
+	do
+		*--c = (char)('0' + start % 10);
+	while (start /= 10);
+	*--c = '.';
+	do
+		*--c = (char)('0' + pid % 10);
+	while (pid /= 10);
+	char *s = tza_arena_bytes(a, (size_t)(e - c) + 1);
+	if (s) {
+		memcpy(s, c, (size_t)(e - c));
+		s[e - c] = 0;
+	}
+	return s;
 }
 
 static int is_ancestor(const struct tza_proc *a, const struct tza_proc *p, uint32_t limit)
@@ -940,6 +1143,11 @@ static int finish(struct builder *b, tz_reader *r)
 		return TZ_ERR_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)m->procs[i];
+		q->p.id = make_id(b->arena, q->p.pid, q->p.start_ns);
+		if (!q->p.id) {
+			free(al);
+			return TZ_ERR_NOMEM;
+		}
 		/* seen without its fork but started before the recording: alive at
 		 * the start, it exited (or exec'd) before the snapshot saw it */
 		if ((q->p.flags & TZA_P_NO_FORK) && q->p.start_ns < rec_start) {
@@ -972,60 +1180,37 @@ static int finish(struct builder *b, tz_reader *r)
 			m->t0_ns = q->p.start_ns;
 	}
 	free(al);
-	if (n) /* procs is NULL in an empty model: qsort/memcpy need a pointer */
-		qsort(m->procs, n, sizeof(*m->procs), cmp_start);
-
-	/* parents not known at fork time: the process with that pid alive then */
-	struct tza_proc **bypid = malloc((n ? n : 1) * sizeof(*bypid));
-	if (!bypid)
+	if (sort_procs(m->procs, n) < 0)
 		return TZ_ERR_NOMEM;
-	if (n)
-		memcpy(bypid, m->procs, n * sizeof(*bypid));
-	qsort(bypid, n, sizeof(*bypid), cmp_pid);
+
+	/* parents not known at fork time: the process with that pid alive then
+	 * (the pid table tells which pids the trace has at all; the by-pid
+	 * index is made only when one is needed). A process's parent is final
+	 * once its turn is over: roots are counted in the same pass. */
+	uint64_t *bypid = NULL;
+	uint32_t nroots = 0, root_ppid = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[i];
-		if (p->parent || !p->ppid || p->ppid == p->pid)
-			continue;
-		struct tza_proc *c = alive_at(bypid, n, p->ppid, p->start_ns);
-		/* every link runs from an older or same-age parent: only a
-		 * same-age one can close a cycle */
-		if (c && c != p && (c->start_ns < p->start_ns || !is_ancestor(p, c, n)))
-			p->parent = c;
-	}
-	free(bypid);
-
-	for (uint32_t i = 0; i < n; i++)
-		m->procs[i]->index = i;
-	if (set_start_images(m) < 0)
-		return TZ_ERR_NOMEM;
-	uint32_t nroots = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct tza_proc *p = m->procs[i];
-		if (!p->parent) {
-			nroots++;
-			continue;
+		p->index = i;
+		if (!p->parent && p->ppid && p->ppid != p->pid && pid_get(b, p->ppid)) {
+			if (!bypid && !(bypid = by_pid(m->procs, n)))
+				return TZ_ERR_NOMEM;
+			struct tza_proc *c = alive_at(m->procs, bypid, n, p->ppid, p->start_ns);
+			/* every link runs from an older or same-age parent: only a
+			 * same-age one can close a cycle */
+			if (c && c != p && (c->start_ns < p->start_ns || !is_ancestor(p, c, n)))
+				p->parent = c;
 		}
-		struct pint *pq = (struct pint *)p->parent;
-		if (pq->last_child)
-			pq->last_child->next_sibling = p;
-		else
-			p->parent->first_child = p;
-		pq->last_child = p;
-		p->parent->nchildren++;
-	}
-	m->roots = malloc((nroots ? nroots : 1) * sizeof(*m->roots));
-	if (!m->roots)
-		return TZ_ERR_NOMEM;
-	uint32_t root_ppid = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct tza_proc *p = m->procs[i];
 		if (p->parent)
 			continue;
-		m->roots[m->nroots++] = p;
+		nroots++;
 		if (!root_ppid && !(p->flags & (TZA_P_PRE_EXISTING | TZA_P_NO_FORK | TZA_P_KTHREAD |
 						TZA_P_FROM_STATE)))
 			root_ppid = p->ppid;
 	}
+	free(bypid);
+	if (set_start_images(m) < 0)
+		return TZ_ERR_NOMEM;
 
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
@@ -1033,8 +1218,21 @@ static int finish(struct builder *b, tz_reader *r)
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state) ||
 	    m->exit_lost)
 		m->incomplete = 1;
-	for (uint32_t i = 0; i < m->nroots; i++) {
-		struct tza_proc *p = m->roots[i];
+
+	/* children lists and roots, in order: filled from the last */
+	m->roots = malloc((nroots ? nroots : 1) * sizeof(*m->roots));
+	if (!m->roots)
+		return TZ_ERR_NOMEM;
+	m->nroots = nroots;
+	for (uint32_t i = n; i-- > 0;) {
+		struct tza_proc *p = m->procs[i];
+		if (p->parent) {
+			p->next_sibling = p->parent->first_child;
+			p->parent->first_child = p;
+			p->parent->nchildren++;
+			continue;
+		}
+		m->roots[--nroots] = p;
 		if (!p->ppid || (p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD)))
 			continue;
 		if ((p->flags & TZA_P_NO_FORK) || (m->incomplete && p->ppid != root_ppid)) {
@@ -1058,17 +1256,11 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	memset(&b, 0, sizeof(b));
 	b.flags = flags;
 	*out = NULL;
-	b.m = calloc(1, sizeof(*b.m));
-	b.hsize = 1024;
-	b.hash = calloc(b.hsize, sizeof(*b.hash));
-	b.dsize = 4096;
-	b.dead = calloc(b.dsize, sizeof(*b.dead));
-	if (!b.m || !b.hash || !b.dead) {
-		free(b.m);
-		free(b.hash);
-		free(b.dead);
+	struct mint *mi = calloc(1, sizeof(*mi));
+	if (!mi)
 		return TZ_ERR_NOMEM;
-	}
+	b.m = &mi->m;
+	b.arena = &mi->arena;
 	b.m->reader = r;
 	lookup_fields(r, &b.f);
 	rc = tz_reader_iter(r, from_ns, to_ns, TZ_IT_STATE);
@@ -1122,8 +1314,9 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	}
 	if (rc >= 0)
 		rc = finish(&b, r);
-	free(b.hash);
-	free(b.dead);
+	free(b.direct);
+	free(b.pids);
+	tza_strcache_free(&b.strs);
 	if (rc < 0) {
 		tza_model_free(b.m);
 		return rc;
@@ -1138,21 +1331,24 @@ void tza_model_free(struct tza_model *m)
 		return;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
-		for (uint32_t k = 0; k < p->nexecs; k++)
+		for (uint32_t k = TZA_KEEP_HEAD; k < p->nexecs; k++)
 			exec_free(&p->execs[k]);
-		free(p->execs);
-		for (uint32_t k = 0; k < p->nfailed; k++)
+		if (p->nexecs > 1) /* the first one is in the arena */
+			free(p->execs);
+		for (uint32_t k = TZA_KEEP_HEAD; k < p->nfailed; k++)
 			free(p->failed[k].filename);
-		free(p->failed);
+		if (p->nfailed > 1)
+			free(p->failed);
 		free(p->tool);
 		free(p->command);
 		free(p->samples);
-		free((struct pint *)p);
 	}
 	free(m->procs);
 	free(m->roots);
 	free(m->host);
-	free(m);
+	struct mint *mi = (struct mint *)m;
+	tza_arena_free(&mi->arena);
+	free(mi);
 }
 
 struct tza_proc *tza_model_find(const struct tza_model *m, const char *id)

@@ -18,7 +18,8 @@
 
 #include "tz.h"
 
-/* One successful exec: a new image of a process. Strings owned by the model. */
+/* One successful exec: a new image of a process. Strings owned by the model,
+ * read-only: equal strings may share one copy (interned). */
 struct tza_exec {
 	uint64_t ts_ns;	  /* CLOCK_BOOTTIME ns */
 	char *exe;	  /* resolved absolute path of the image ("memfd:NAME" for memfd) */
@@ -96,9 +97,13 @@ struct tza_host_sample {
 	uint32_t load1_milli;	/* 1-minute load average x 1000 */
 };
 
-/* One process: a thread group from its fork (or first sight) to its exit. */
+/*
+ * One process: a thread group from its fork (or first sight) to its exit.
+ * Fields are ordered to leave no padding (400 bytes); every string and
+ * array is owned by the model and read-only for its users.
+ */
 struct tza_proc {
-	char id[40];	    /* "PID.START_NS" unique in the trace; export's `id` */
+	const char *id;	    /* "PID.START_NS" unique in the trace; export's `id` */
 	uint32_t pid;	    /* tgid (host pid namespace) */
 	uint32_t ppid;	    /* fork-time parent's tgid; 0 if unknown */
 	uint32_t ns_pid;    /* pid in its own pid namespace (0 if unknown) */
@@ -108,10 +113,10 @@ struct tza_proc {
 			       its last event's time) */
 	uint32_t flags;	    /* TZA_P_* */
 
+	uint32_t nchildren;
 	struct tza_proc *parent;       /* fork-time parent process, or NULL */
 	struct tza_proc *first_child;  /* children ordered by start time */
 	struct tza_proc *next_sibling;
-	uint32_t nchildren;
 
 	/* Stored images and failed execs are capped so memory grows with
 	 * processes, not events: the first TZA_KEEP_HEAD and the last
@@ -119,8 +124,8 @@ struct tza_proc {
 	 * in *_omitted. Totals: nexecs + nexecs_omitted, nfailed + nfailed_omitted. */
 	struct tza_exec *execs;	       /* images in order; nexecs may be 0 */
 	uint32_t nexecs;
-	struct tza_failed_exec *failed; /* failed exec attempts in order */
 	uint32_t nfailed;
+	struct tza_failed_exec *failed; /* failed exec attempts in order */
 	uint64_t nexecs_omitted;	/* images between the kept head and tail */
 	uint64_t nfailed_omitted;	/* failed execs between the kept head and tail */
 
@@ -134,9 +139,10 @@ struct tza_proc {
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
 	uint32_t threads;	/* threads ever in the group */
-	char comm[16];		/* comm at exit (or last known) */
 
 	uint32_t uid, euid;	/* last known credentials */
+	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL; see oom_* below) */
+	char comm[16];		/* comm at exit (or last known) */
 	uint64_t cgroup_id;
 
 	/* The image it ran when it started (its fork-time parent's image then,
@@ -146,23 +152,26 @@ struct tza_proc {
 
 	/* Derived lazily by tool.c (tza_proc_tool); owned by the model. */
 	char *tool, *command;
+	/* tza_proc_key's tool and command (tool.c): interned by tool.c, shared
+	 * by every process with the same name, never freed with the model;
+	 * NULL until first asked */
+	const char *tool_key, *command_key;
 	uint32_t index;		/* position in tza_model.procs */
 
 	/* Resource use over time (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL). */
-	struct tza_sample *samples; /* in time order; only with TZA_MB_SAMPLES */
 	uint32_t nsamples;
+	struct tza_sample *samples; /* in time order; only with TZA_MB_SAMPLES */
 	uint32_t nsamples_seen;	/* EV_SAMPLE events of this process (kept or not) */
-	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
-	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL) */
-	uint64_t oom_ns;	/* when; CLOCK_BOOTTIME ns */
-	uint64_t oom_rss_kib;	/* its RSS then, KiB */
-	uint64_t oom_memcg_id;	/* its memory cgroup id */
 	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
 	 * valid when killer_signal != 0 */
 	int killer_signal;
+	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
+	uint64_t oom_ns;	/* when oom_killed; CLOCK_BOOTTIME ns */
+	uint64_t oom_rss_kib;	/* its RSS then, KiB */
+	uint64_t oom_memcg_id;	/* its memory cgroup id */
 	uint32_t killer_pid;	/* sender tgid (the running task for kernel signals) */
-	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
 	int killer_kernel;	/* sent by the kernel (fault, OOM killer) */
+	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
 	char killer_comm[16];	/* sender comm, NUL-terminated */
 	uint64_t kill_ns;	/* when the signal was sent */
 };

@@ -1,0 +1,105 @@
+/*
+ * arena.c - slabs and a string cache for the process model (arena.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "arena.h"
+
+#define SLAB_FIRST (64u << 10)
+#define SLAB_MAX (4u << 20)
+
+struct tza_slab {
+	struct tza_slab *next;
+	size_t size; /* bytes of data */
+	_Alignas(16) char data[];
+};
+
+/* A new slab of at least size bytes; a big one goes behind the current slab
+ * so the space left in that one stays usable. */
+static char *slab_new(struct tza_arena *a, size_t size)
+{
+	if (!a->next)
+		a->next = SLAB_FIRST;
+	int own = size > a->next / 4;
+	size_t sz = own ? size : a->next;
+	struct tza_slab *s = calloc(1, sizeof(*s) + sz);
+	if (!s)
+		return NULL;
+	s->size = sz;
+	a->bytes += sz;
+	if (own && a->slabs) {
+		s->next = a->slabs->next;
+		a->slabs->next = s;
+		return s->data;
+	}
+	s->next = a->slabs;
+	a->slabs = s;
+	a->cur = s->data + size;
+	a->end = s->data + sz;
+	if (!own && a->next < SLAB_MAX)
+		a->next *= 2;
+	return s->data;
+}
+
+void *tza_arena_bytes(struct tza_arena *a, size_t size)
+{
+	if (a->cur && (size_t)(a->end - a->cur) >= size) {
+		char *p = a->cur;
+		a->cur += size;
+		return p;
+	}
+	return slab_new(a, size);
+}
+
+void *tza_arena_alloc(struct tza_arena *a, size_t size)
+{
+	size_t pad = (size_t)-(uintptr_t)a->cur & 7;
+	if (a->cur && (size_t)(a->end - a->cur) >= pad + size) {
+		char *p = a->cur + pad;
+		a->cur = p + size;
+		return p;
+	}
+	return slab_new(a, size);
+}
+
+void tza_arena_free(struct tza_arena *a)
+{
+	if (!a)
+		return;
+	for (struct tza_slab *s = a->slabs, *n; s; s = n) {
+		n = s->next;
+		free(s);
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+char *tza_strcache_get(struct tza_strcache *c, struct tza_arena *a, const void *p, size_t len)
+{
+	if (len > UINT32_MAX)
+		return NULL;
+	if (!c->slot && !(c->slot = calloc(TZA_STRCACHE_SLOTS, sizeof(*c->slot))))
+		return NULL;
+	uint64_t h64 = XXH3_64bits(p, len);
+	uint32_t h = (uint32_t)(h64 >> 32);
+	struct tza_istr *e = &c->slot[h64 & (TZA_STRCACHE_SLOTS - 1)];
+	if (e->s && e->hash == h && e->len == len && !memcmp(e->s, p, len))
+		return (char *)e->s;
+	char *s = tza_arena_bytes(a, len + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, p, len);
+	s[len] = 0;
+	*e = (struct tza_istr){s, (uint32_t)len, h};
+	return s;
+}
+
+void tza_strcache_free(struct tza_strcache *c)
+{
+	if (!c)
+		return;
+	free(c->slot);
+	c->slot = NULL;
+}
