@@ -62,30 +62,55 @@ static const char *victim_name(const struct tza_proc *p)
 }
 
 /* Execs whose argv holds something the redaction patterns call a secret
- * (common/redact.c): summary warns before the trace is shared. */
+ * (common/redact.c): summary warns before the trace is shared. The model
+ * keeps one copy of equal argvs, so a storm's repeats of one argv are
+ * answered from a small direct-mapped cache by address; only argvs that
+ * pass redact_maybe()'s prefilter are copied and run through the regexes. */
+#define SECRET_CACHE 4096 /* entries, a power of two */
+
 static uint64_t secret_execs(const struct tza_model *m)
 {
 	struct redact rd = {0};
+	struct seen {
+		const uint8_t *argv;
+		uint32_t len;
+		int secret;
+	} *cache = calloc(SECRET_CACHE, sizeof(*cache));
 	uint64_t n = 0;
 
-	if (redact_init(&rd))
+	if (!cache || redact_init(&rd)) {
+		free(cache);
 		return 0;
+	}
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		const struct tza_proc *p = m->procs[i];
 		for (uint32_t k = 0; k < p->nexecs; k++) {
 			const struct tza_exec *e = &p->execs[k];
-			if (!e->argv_len || !redact_maybe(e->argv, e->argv_len))
+			if (!e->argv_len)
 				continue;
-			uint8_t *c = malloc(e->argv_len);
-			if (!c)
+			uintptr_t a = (uintptr_t)e->argv;
+			struct seen *c = &cache[(a ^ a >> 12 ^ e->argv_len) & (SECRET_CACHE - 1)];
+			if (c->argv == e->argv && c->len == e->argv_len) {
+				n += (uint64_t)c->secret;
 				continue;
-			memcpy(c, e->argv, e->argv_len);
-			if (redact_mask_blob(&rd, c, e->argv_len, 1))
-				n++;
-			free(c);
+			}
+			int secret = 0;
+			if (redact_maybe(e->argv, e->argv_len)) {
+				uint8_t small[4096];
+				uint8_t *cp = e->argv_len <= sizeof(small) ? small : malloc(e->argv_len);
+				if (!cp)
+					continue;
+				memcpy(cp, e->argv, e->argv_len);
+				secret = redact_mask_blob(&rd, cp, e->argv_len, 1) > 0;
+				if (cp != small)
+					free(cp);
+			}
+			*c = (struct seen){e->argv, e->argv_len, secret};
+			n += (uint64_t)secret;
 		}
 	}
 	redact_free(&rd);
+	free(cache);
 	return n;
 }
 
@@ -137,7 +162,7 @@ int cmd_summary(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	tza_machine_get(r, &mi);
 	struct tza_profile *pr = tza_profile_new(m);
-	if (!pr || tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {
+	if (!pr || tza_critpath(m, by, &cr) < 0 || tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0) {
 		tza_err("out of memory");
 		tza_profile_free(pr);
 		tza_unload(r, m);

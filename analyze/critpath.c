@@ -181,7 +181,8 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	}
 	sort_model = m;
 	for (uint32_t i = 0; i < n; i++) {
-		qsort(kids + off[i], off[i + 1] - off[i], sizeof(*kids), cmp_end_desc);
+		if (off[i + 1] - off[i] > 1)
+			qsort(kids + off[i], off[i + 1] - off[i], sizeof(*kids), cmp_end_desc);
 		cur[i] = off[i];
 	}
 

@@ -197,13 +197,109 @@ static int cmp_step(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* An end step: its time, and j, the position of its process among the
+ * profiled ones (its rate is -start[j].d). */
+struct end_step {
+	uint64_t t;
+	uint32_t j;
+};
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct end_step *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/*
+ * Sort e[0..n) by t, keeping the order of equal times (LSD radix sort on
+ * t - min, 11-bit digits; digits that are the same in every key are
+ * skipped). tmp has room for n. Returns the sorted array (e or tmp).
+ */
+static struct end_step *radix_ends(struct end_step *e, struct end_step *tmp, uint32_t n)
+{
+	enum { BITS = 11, NB = 1 << BITS };
+	uint64_t min = UINT64_MAX, max = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (e[i].t < min)
+			min = e[i].t;
+		if (e[i].t > max)
+			max = e[i].t;
+	}
+	if (!n || min == max)
+		return e;
+	int passes = 0;
+	for (uint64_t span = max - min; span; span >>= BITS)
+		passes++;
+	uint32_t (*cnt)[NB] = calloc((size_t)passes, sizeof(*cnt));
+	if (!cnt) { /* a stable sort without the counts */
+		qsort(e, n, sizeof(*e), cmp_end);
+		return e;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = e[i].t - min;
+		for (int d = 0; d < passes; d++, k >>= BITS)
+			cnt[d][k & (NB - 1)]++;
+	}
+	for (int d = 0; d < passes; d++) {
+		uint32_t *c = cnt[d], sum = 0;
+		int shift = d * BITS;
+		if (c[((e[0].t - min) >> shift) & (NB - 1)] == n)
+			continue; /* one value of this digit everywhere */
+		for (uint32_t b = 0; b < NB; b++) {
+			uint32_t x = c[b];
+			c[b] = sum;
+			sum += x;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			tmp[c[((e[i].t - min) >> shift) & (NB - 1)]++] = e[i];
+		struct end_step *sw = e;
+		e = tmp;
+		tmp = sw;
+	}
+	free(cnt);
+	return e;
+}
+
+/* Add one step at t (rate change d) to the profile being built. */
+static void prof_step(struct tza_profile *pr, uint32_t *k, double *rate, double *cum, uint64_t t,
+		      double d)
+{
+	uint32_t n = *k;
+	if (n && pr->t[n - 1] == t) {
+		*rate += d;
+		pr->rate[n - 1] = *rate < 0 ? 0 : *rate;
+		return;
+	}
+	if (n)
+		*cum += pr->rate[n - 1] * (double)(t - pr->t[n - 1]);
+	*rate += d;
+	pr->t[n] = t;
+	pr->cum[n] = *cum;
+	pr->rate[n] = *rate < 0 ? 0 : *rate;
+	*k = n + 1;
+}
+
+/*
+ * The steps are taken in time order, equal times in the order of the list
+ * [start of process 0, end of process 0, start of 1, end of 1, ...] (what a
+ * stable sort of that list gives: the sums of doubles depend on it).
+ * Processes come sorted by start, so only the ends are sorted (radix), then
+ * merged with the starts; a model not sorted by start takes the stable
+ * sort of the whole list.
+ */
 struct tza_profile *tza_profile_new(const struct tza_model *m)
 {
 	struct tza_profile *pr = calloc(1, sizeof(*pr));
-	struct step *s = malloc((2 * (size_t)m->nprocs + 1) * sizeof(*s));
-	if (!pr || !s)
+	struct step *s = malloc(((size_t)m->nprocs + 1) * sizeof(*s));
+	struct end_step *e = malloc(((size_t)m->nprocs + 1) * sizeof(*e));
+	struct end_step *tmp = malloc(((size_t)m->nprocs + 1) * sizeof(*tmp));
+	struct step *all = NULL;
+	if (!pr || !s || !e || !tmp)
 		goto fail;
 	uint32_t n = 0;
+	int sorted = 1;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		const struct tza_proc *p = m->procs[i];
 		uint64_t a = p->start_ns; /* pre-existing: CPU prorated over the whole life */
@@ -211,36 +307,55 @@ struct tza_profile *tza_profile_new(const struct tza_model *m)
 		if (b <= a || !tza_proc_cpu(p))
 			continue;
 		double rate = (double)tza_proc_cpu(p) / (double)(b - a);
-		s[n++] = (struct step){a, rate};
-		s[n++] = (struct step){b, -rate};
+		if (n && a < s[n - 1].t)
+			sorted = 0;
+		s[n] = (struct step){a, rate};
+		e[n] = (struct end_step){b, n};
+		n++;
 	}
-	qsort(s, n, sizeof(*s), cmp_step);
-	pr->t = malloc((n + 1) * sizeof(*pr->t));
-	pr->cum = malloc((n + 1) * sizeof(*pr->cum));
-	pr->rate = malloc((n + 1) * sizeof(*pr->rate));
+	uint32_t ns = 2 * n;
+	pr->t = malloc((ns + 1) * sizeof(*pr->t));
+	pr->cum = malloc((ns + 1) * sizeof(*pr->cum));
+	pr->rate = malloc((ns + 1) * sizeof(*pr->rate));
 	if (!pr->t || !pr->cum || !pr->rate)
 		goto fail;
 	double rate = 0, cum = 0;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (k && pr->t[k - 1] == s[i].t) {
-			rate += s[i].d;
-			pr->rate[k - 1] = rate < 0 ? 0 : rate;
-			continue;
+	if (sorted) {
+		struct end_step *se = radix_ends(e, tmp, n);
+		uint32_t i = 0, j = 0;
+		while (i < n || j < n) {
+			if (j == n || (i < n && (s[i].t < se[j].t || (s[i].t == se[j].t && i <= se[j].j)))) {
+				prof_step(pr, &k, &rate, &cum, s[i].t, s[i].d);
+				i++;
+			} else {
+				prof_step(pr, &k, &rate, &cum, se[j].t, -s[se[j].j].d);
+				j++;
+			}
 		}
-		if (k)
-			cum += pr->rate[k - 1] * (double)(s[i].t - pr->t[k - 1]);
-		rate += s[i].d;
-		pr->t[k] = s[i].t;
-		pr->cum[k] = cum;
-		pr->rate[k] = rate < 0 ? 0 : rate;
-		k++;
+	} else {
+		all = malloc(((size_t)ns + 1) * sizeof(*all));
+		if (!all)
+			goto fail;
+		for (uint32_t i = 0; i < n; i++) {
+			all[2 * i] = s[i];
+			all[2 * i + 1] = (struct step){e[i].t, -s[i].d};
+		}
+		qsort(all, ns, sizeof(*all), cmp_step);
+		for (uint32_t i = 0; i < ns; i++)
+			prof_step(pr, &k, &rate, &cum, all[i].t, all[i].d);
 	}
 	pr->n = k;
 	free(s);
+	free(e);
+	free(tmp);
+	free(all);
 	return pr;
 fail:
 	free(s);
+	free(e);
+	free(tmp);
+	free(all);
 	tza_profile_free(pr);
 	return NULL;
 }
@@ -304,20 +419,6 @@ const char *const tza_flag_names[5] = {"serial_bottleneck", "io_bound", "memory_
 double tza_group_cores(const struct tza_group *g)
 {
 	return g->wall_ns ? (double)g->cpu_ns / (double)g->wall_ns : 0;
-}
-
-struct keyed {
-	const char *key;
-	struct tza_proc *p;
-};
-
-static int cmp_keyed(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-	if (c)
-		return c;
-	return x->p->index < y->p->index ? -1 : x->p->index > y->p->index;
 }
 
 static int cmp_group_cpu(const void *a, const void *b)
@@ -403,8 +504,52 @@ static double host_busy(const struct tza_model *m, uint64_t a, uint64_t b)
 	return t1 > t0 ? (b1 - b0) / (t1 - t0) : -1;
 }
 
+/* Group index by key: open addressing over the key's hash, grown at half full. */
+struct gmap {
+	struct gslot {
+		uint64_t hash;
+		uint32_t g; /* group index + 1; 0: empty */
+	} *s;
+	uint32_t cap; /* a power of two */
+};
+
+static uint64_t key_hash(const char *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	for (; *k; k++)
+		h = (h ^ (uint8_t)*k) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+static int gmap_grow(struct gmap *mp)
+{
+	uint32_t cap = mp->cap ? mp->cap * 2 : 64;
+	struct gslot *ns = calloc(cap, sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (uint32_t i = 0; i < mp->cap; i++) {
+		if (!mp->s[i].g)
+			continue;
+		uint32_t j = (uint32_t)mp->s[i].hash & (cap - 1);
+		while (ns[j].g)
+			j = (j + 1) & (cap - 1);
+		ns[j] = mp->s[i];
+	}
+	free(mp->s);
+	mp->s = ns;
+	mp->cap = cap;
+	return 0;
+}
+
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *nout)
+{
+	return tza_groups_ex(m, by, c, mi, NULL, out, nout);
+}
+
+int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
+		  const struct tza_machine *mi, const struct tza_profile *prof,
+		  struct tza_group **out, uint32_t *nout)
 {
 	/* the machine's CPUs: host samples (when kept: TZA_MB_SAMPLES) say how
 	 * busy the whole machine was; without them, the traced processes' CPU
@@ -413,29 +558,42 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	int host = m->nhost >= 2;
 	if (host && m->host[m->nhost - 1].ncpus)
 		ncpus = m->host[m->nhost - 1].ncpus;
-	uint32_t n = m->nprocs, ng = 0;
-	struct keyed *k = malloc((n ? n : 1) * sizeof(*k));
-	struct tza_group *g = calloc(n ? n : 1, sizeof(*g));
-	struct tza_profile *pr = tza_profile_new(m);
-	double *mc_w = calloc(n ? n : 1, sizeof(double));
-	if (!k || !g || !pr || !mc_w) {
-		free(k);
-		free(g);
-		free(mc_w);
-		tza_profile_free(pr);
-		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		k[i] = (struct keyed){tza_proc_key(m->procs[i], by), m->procs[i]};
-	qsort(k, n, sizeof(*k), cmp_keyed);
+	uint32_t n = m->nprocs, ng = 0, gcap = 16;
+	struct tza_group *g = malloc(gcap * sizeof(*g));
+	struct tza_profile *own = NULL; /* built on first need when prof is NULL */
+	struct gmap mp = {NULL, 0};
+	if (!g || gmap_grow(&mp) < 0)
+		goto fail;
+	/* processes in index order: each group sums its members in that order
+	 * (the double sums depend on it) */
 	for (uint32_t i = 0; i < n; i++) {
-		struct tza_proc *p = k[i].p;
-		if (!ng || strcmp(g[ng - 1].key, k[i].key)) {
-			g[ng].key = k[i].key;
+		struct tza_proc *p = m->procs[i];
+		const char *key = tza_proc_key(p, by);
+		uint64_t h = key_hash(key);
+		uint32_t j = (uint32_t)h & (mp.cap - 1);
+		for (; mp.s[j].g; j = (j + 1) & (mp.cap - 1))
+			if (mp.s[j].hash == h && !strcmp(g[mp.s[j].g - 1].key, key))
+				break;
+		if (!mp.s[j].g) {
+			if (ng == gcap) {
+				struct tza_group *ngp = realloc(g, 2 * (size_t)gcap * sizeof(*g));
+				if (!ngp)
+					goto fail;
+				g = ngp;
+				gcap *= 2;
+			}
+			memset(&g[ng], 0, sizeof(g[ng]));
+			g[ng].key = key;
 			g[ng].first_ns = UINT64_MAX;
-			ng++;
+			mp.s[j] = (struct gslot){h, ++ng};
+			if (2 * (uint64_t)ng > mp.cap && gmap_grow(&mp) < 0)
+				goto fail;
+			/* the slot moved with the growth: look the key up again */
+			j = (uint32_t)h & (mp.cap - 1);
+			while (mp.s[j].g != ng)
+				j = (j + 1) & (mp.cap - 1);
 		}
-		struct tza_group *x = &g[ng - 1];
+		struct tza_group *x = &g[mp.s[j].g - 1];
 		uint64_t s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns
 										      : p->start_ns;
 		uint64_t e = tza_proc_end(m, p);
@@ -466,11 +624,14 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		if (cns) {
 			x->critical_ns += cns;
 			double hb = host ? host_busy(m, s, e) : -1;
-			if (hb >= 0)
+			if (hb >= 0) {
 				x->machine_cores += (double)cns * hb * ncpus;
-			else if (wall)
-				x->machine_cores += (double)cns * tza_profile_cpu_ns(pr, s, e) /
+			} else if (wall) {
+				if (!prof && !(prof = own = tza_profile_new(m)))
+					goto fail;
+				x->machine_cores += (double)cns * tza_profile_cpu_ns(prof, s, e) /
 						    (double)wall;
+			}
 		}
 	}
 	for (uint32_t i = 0; i < ng; i++) {
@@ -481,12 +642,16 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		decide_flags(&g[i], c, mi, ncpus);
 	}
 	qsort(g, ng, sizeof(*g), cmp_group_cpu);
-	free(k);
-	free(mc_w);
-	tza_profile_free(pr);
+	free(mp.s);
+	tza_profile_free(own);
 	*out = g;
 	*nout = ng;
 	return 0;
+fail:
+	free(g);
+	free(mp.s);
+	tza_profile_free(own);
+	return -1;
 }
 
 /* ---------------------------------------------------------- formatting */

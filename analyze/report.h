@@ -133,6 +133,12 @@ struct tza_group {
  */
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *n);
+/* The same with m's CPU profile when the caller has one (borrowed; NULL:
+ * built here if a group needs it). */
+struct tza_profile;
+int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
+		  const struct tza_machine *mi, const struct tza_profile *prof,
+		  struct tza_group **out, uint32_t *n);
 /* Text tables: the width of the key column for keys[0..n) (at least 28, at
  * most TZA_KEY_MAX), and one key printed in it (a key longer than
  * TZA_KEY_MAX keeps its end, "..." in front: /very/long/.../bin/tool). */

@@ -99,7 +99,106 @@ struct ident {
 };
 
 static int identify(const char *exe, const char *script, const struct args *a, int off,
-		    int depth, struct ident *id);
+		    int depth, int rule, struct ident *id);
+
+/*
+ * The names seen (exe basenames, tools, commands), each kept once for the
+ * life of the program: the tool and command strings every process of a
+ * tool shares (tza_proc_key), and a name's answers to the glob tables (the
+ * first interpreter/loader rule matching a basename, the subcommand test of
+ * a tool), so fnmatch() runs once per distinct name, not once per process.
+ * Open addressing, grown at half full.
+ */
+struct name {
+	const char *s; /* NUL-terminated; NULL: empty slot */
+	uint64_t hash;
+	int rule;   /* rules[] index, -1: none, -2: not asked yet */
+	int subcmd; /* has_subcommands(): 0, 1, -1: not asked yet */
+};
+
+static struct {
+	struct name *t;
+	size_t cap, n; /* cap: a power of two, or 0 */
+} names;
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	return h ^ (h >> 31);
+}
+
+static struct name *name_slot(struct name *t, size_t cap, const char *s, uint64_t h)
+{
+	for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!t[i].s || (t[i].hash == h && !strcmp(t[i].s, s)))
+			return &t[i];
+}
+
+/* The entry of s, added when new; NULL when out of memory. */
+static struct name *name_get(const char *s)
+{
+	uint64_t h = name_hash(s);
+	struct name *e;
+	if (names.cap) {
+		e = name_slot(names.t, names.cap, s, h);
+		if (e->s)
+			return e;
+	}
+	if ((names.n + 1) * 2 > names.cap) {
+		size_t cap = names.cap ? names.cap * 2 : 256;
+		struct name *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < names.cap; i++)
+			if (names.t[i].s)
+				*name_slot(t, cap, names.t[i].s, names.t[i].hash) = names.t[i];
+		free(names.t);
+		names.t = t;
+		names.cap = cap;
+	}
+	e = name_slot(names.t, names.cap, s, h);
+	if (!(e->s = strdup(s)))
+		return NULL;
+	e->hash = h;
+	e->rule = -2;
+	e->subcmd = -1;
+	names.n++;
+	return e;
+}
+
+/* s interned: one copy per distinct string; NULL when out of memory. */
+static const char *intern(const char *s)
+{
+	const struct name *e = name_get(s);
+	return e ? e->s : NULL;
+}
+
+/* Index of the first rule whose glob matches e's name (a basename), or -1. */
+static int name_rule(struct name *e)
+{
+	if (e->rule == -2) {
+		e->rule = -1;
+		for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+			if (!fnmatch(rules[i].glob, e->s, 0)) {
+				e->rule = (int)i;
+				break;
+			}
+	}
+	return e->rule;
+}
+
+static int rule_for(const char *bn)
+{
+	struct name *e = name_get(bn);
+	if (e)
+		return name_rule(e);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) /* out of memory */
+		if (!fnmatch(rules[i].glob, bn, 0))
+			return (int)i;
+	return -1;
+}
 
 /* Shell option clusters: "-ec" means -e -c. */
 static int shell_inline(const char *opt)
@@ -110,7 +209,13 @@ static int shell_inline(const char *opt)
 static int scan_interp(const struct rule *r, const char *bn, const struct args *a, int off,
 		       struct ident *id)
 {
-	int shell = r->inline_opts && !strcmp(r->inline_opts, "-c") && in_list(r->argopts, "-o");
+	static signed char shells[sizeof(rules) / sizeof(rules[0])]; /* 0: not asked, 1, -1 */
+	signed char *sh = &shells[r - rules];
+	if (!*sh)
+		*sh = r->inline_opts && !strcmp(r->inline_opts, "-c") && in_list(r->argopts, "-o")
+			      ? 1
+			      : -1;
+	int shell = *sh > 0;
 	for (int i = off + 1; i < a->ac; i++) {
 		const char *s = a->av[i];
 		if (!strcmp(s, "--") || !strcmp(s, "-")) {
@@ -197,7 +302,7 @@ static int scan_loader(const struct rule *r, const struct args *a, int off, int 
 	for (int i = off + 1; i < a->ac; i++) {
 		const char *s = a->av[i];
 		if (s[0] != '-')
-			return identify(s, NULL, a, i, depth + 1, id);
+			return identify(s, NULL, a, i, depth + 1, -2, id);
 		if (!strcmp(s, "--list") || !strcmp(s, "--verify") || !strcmp(s, "--help"))
 			return 0;
 		if (in_list(r->argopts, s))
@@ -206,42 +311,40 @@ static int scan_loader(const struct rule *r, const struct args *a, int off, int 
 	return 0;
 }
 
+/* rule: rules[] index for exe's basename when the caller knows it (-1:
+ * none), -2: look it up */
 static int identify(const char *exe, const char *script, const struct args *a, int off,
-		    int depth, struct ident *id)
+		    int depth, int rule, struct ident *id)
 {
 	const char *bn = exe && *exe ? base(exe) : "";
 	if (!*bn && off < a->ac)
 		bn = base(a->av[off]);
-	if (depth < 4) {
-		for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
-			const struct rule *r = &rules[k];
-			if (fnmatch(r->glob, bn, 0))
-				continue;
-			int ok = 0;
-			switch (r->kind) {
-			case R_INTERP:
-				ok = scan_interp(r, bn, a, off, id);
-				break;
-			case R_JAVA:
-				ok = scan_java(r, a, off, id);
-				break;
-			case R_RLANG:
-				ok = scan_r(a, off, id);
-				break;
-			case R_LOADER:
-				ok = scan_loader(r, a, off, depth, id);
-				break;
-			case R_APPLET:
-				if (off < a->ac && strcmp(base(a->av[off]), "busybox"))
-					ok = identify(a->av[off], NULL, a, off, depth + 1, id);
-				else if (off + 1 < a->ac)
-					ok = identify(a->av[off + 1], NULL, a, off + 1, depth + 1, id);
-				break;
-			}
-			if (ok)
-				return 1;
+	int k = depth >= 4 ? -1 : rule >= -1 ? rule : rule_for(bn);
+	if (k >= 0) {
+		const struct rule *r = &rules[k];
+		int ok = 0;
+		switch (r->kind) {
+		case R_INTERP:
+			ok = scan_interp(r, bn, a, off, id);
+			break;
+		case R_JAVA:
+			ok = scan_java(r, a, off, id);
+			break;
+		case R_RLANG:
+			ok = scan_r(a, off, id);
+			break;
+		case R_LOADER:
+			ok = scan_loader(r, a, off, depth, id);
+			break;
+		case R_APPLET:
+			if (off < a->ac && strcmp(base(a->av[off]), "busybox"))
+				ok = identify(a->av[off], NULL, a, off, depth + 1, -2, id);
+			else if (off + 1 < a->ac)
+				ok = identify(a->av[off + 1], NULL, a, off + 1, depth + 1, -2, id);
 			break;
 		}
+		if (ok)
+			return 1;
 	}
 	if (script && *script) {
 		id->name = base(script);
@@ -272,7 +375,7 @@ static int is_word(const char *s)
 	return n <= 48;
 }
 
-static int has_subcommands(const char *tool)
+static int subcmd_glob(const char *tool)
 {
 	for (size_t k = 0; k < sizeof(subcmd_tools) / sizeof(subcmd_tools[0]); k++)
 		if (!fnmatch(subcmd_tools[k], tool, 0))
@@ -280,35 +383,81 @@ static int has_subcommands(const char *tool)
 	return 0;
 }
 
-int tza_tool_name(const char *exe, const char *script, const uint8_t *argv, uint32_t argv_len,
-		  char **tool, char **command)
+static int name_subcmd(struct name *e)
 {
+	if (e->subcmd < 0)
+		e->subcmd = subcmd_glob(e->s);
+	return e->subcmd;
+}
+
+/* tza_tool_name with interned results; -1 when out of memory. */
+static int tool_ident(const char *exe, const char *script, const uint8_t *argv,
+		      uint32_t argv_len, const char **tool, const char **command)
+{
+	/* most processes: the exe's basename alone decides (no interpreter or
+	 * loader rule, no script, no subcommands): the tool is the basename */
+	const char *bn = exe && *exe ? base(exe) : "";
+	struct name *e = *bn ? name_get(bn) : NULL;
+	if (e && !(script && *script) && name_rule(e) < 0 && !name_subcmd(e)) {
+		*tool = *command = e->s;
+		return 0;
+	}
 	struct args a;
+	char small[1024], cbuf[256]; /* most argvs and commands: no malloc */
+	char *cmd = NULL;
+	int rc = -1;
 	a.ac = 0;
-	a.buf = malloc((size_t)argv_len + 1);
-	if (!a.buf)
-		return -1;
-	if (argv_len)
+	if (!argv_len || !argv[argv_len - 1]) {
+		a.buf = (char *)argv; /* every argument terminated: read in place */
+	} else {
+		a.buf = argv_len < sizeof(small) ? small : malloc((size_t)argv_len + 1);
+		if (!a.buf)
+			return -1;
 		memcpy(a.buf, argv, argv_len);
-	a.buf[argv_len] = 0;
+		a.buf[argv_len] = 0;
+	}
 	for (uint32_t i = 0; i < argv_len && a.ac < MAX_ARGS;) {
 		a.av[a.ac++] = a.buf + i;
 		i += (uint32_t)strlen(a.buf + i) + 1;
 	}
 	struct ident id = {NULL, 0};
-	if (!identify(exe, script, &a, 0, 0, &id))
+	if (!identify(exe, script, &a, 0, 0, e ? name_rule(e) : -2, &id))
 		id.name = "?";
 	const char *name = *id.name ? id.name : "?";
-	*tool = strdup(name);
-	if (id.rest > 0 && id.rest < a.ac && has_subcommands(name) && is_word(a.av[id.rest])) {
-		size_t n = strlen(name) + strlen(a.av[id.rest]) + 2;
-		*command = malloc(n);
-		if (*command)
-			snprintf(*command, n, "%s %s", name, a.av[id.rest]);
+	struct name *ne = e && name == bn ? e : name_get(name); /* named by its exe */
+	*tool = ne ? ne->s : NULL;
+	if (id.rest > 0 && id.rest < a.ac && (ne ? name_subcmd(ne) : subcmd_glob(name)) &&
+	    is_word(a.av[id.rest])) {
+		size_t n = strlen(name), k = strlen(a.av[id.rest]);
+		cmd = n + k + 2 <= sizeof(cbuf) ? cbuf : malloc(n + k + 2);
+		if (cmd) {
+			memcpy(cmd, name, n);
+			cmd[n] = ' ';
+			memcpy(cmd + n + 1, a.av[id.rest], k + 1);
+			*command = intern(cmd);
+		} else {
+			*command = NULL;
+		}
 	} else {
-		*command = strdup(name);
+		*command = *tool;
 	}
-	free(a.buf);
+	if (*tool && *command)
+		rc = 0;
+	if (cmd != cbuf)
+		free(cmd);
+	if (a.buf != small && a.buf != (char *)argv)
+		free(a.buf);
+	return rc;
+}
+
+int tza_tool_name(const char *exe, const char *script, const uint8_t *argv, uint32_t argv_len,
+		  char **tool, char **command)
+{
+	const char *t, *c;
+	if (tool_ident(exe, script, argv, argv_len, &t, &c) < 0)
+		return -1;
+	*tool = strdup(t);
+	*command = strdup(c);
 	if (!*tool || !*command) {
 		free(*tool);
 		free(*command);
@@ -325,26 +474,24 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 			return e->exe;
 		by = TZA_BY_TOOL;
 	}
-	if (!p->tool) {
-		char *t = NULL, *c = NULL;
+	if (!p->tool_key) {
+		const char *t, *c;
 		if (e) {
-			if (tza_tool_name(e->exe, e->script, e->argv, e->argv_len, &t, &c) < 0)
+			if (tool_ident(e->exe, e->script, e->argv, e->argv_len, &t, &c) < 0)
 				return "?";
 		} else {
 			/* nothing but comm is known: bracketed so it never passes for an exe */
+			char b[sizeof(p->comm) + 3];
 			size_t n = strnlen(p->comm, sizeof(p->comm));
-			t = malloc(n + 3);
-			if (!t)
+			b[0] = '[';
+			memcpy(b + 1, p->comm, n);
+			memcpy(b + 1 + n, "]", 2);
+			if (!(t = intern(b)))
 				return "?";
-			snprintf(t, n + 3, "[%.*s]", (int)n, p->comm);
-			c = strdup(t);
-			if (!c) {
-				free(t);
-				return "?";
-			}
+			c = t;
 		}
-		p->tool = t;
-		p->command = c;
+		p->tool_key = t;
+		p->command_key = c;
 	}
-	return by == TZA_BY_COMMAND ? p->command : p->tool;
+	return by == TZA_BY_COMMAND ? p->command_key : p->tool_key;
 }

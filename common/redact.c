@@ -212,21 +212,71 @@ static int starts_ci(const uint8_t *p, size_t n, const char *w)
 	return 1;
 }
 
+/*
+ * The prefilter's words, one bit each; W_GH is "gh" + one of "pousr" (that
+ * byte as is, or NUL) + "_". Every word is 3 bytes or more, so any
+ * occurrence covers an even position i with i + 1 in the word: there, the
+ * byte pair is either its first two bytes (c0[p[i]] & c1[p[i + 1]]) or its
+ * second and third (c1[p[i]] & c2[p[i + 1]]: it starts at i - 1). Testing
+ * the pairs at even positions only, two table lookups each, ends most
+ * argvs without a candidate; candidates are then checked in full.
+ */
+enum {
+	W_PASS = 1 << 0, W_SECRET = 1 << 1, W_TOKEN = 1 << 2, W_KEY = 1 << 3, W_AUTH = 1 << 4,
+	W_CRED = 1 << 5, W_AKIA = 1 << 6, W_XOX = 1 << 7, W_BEARER = 1 << 8, W_BASIC = 1 << 9,
+	W_DIGEST = 1 << 10, W_BEGIN = 1 << 11, W_URL = 1 << 12, W_HOME = 1 << 13,
+	W_USERS = 1 << 14, W_GH = 1 << 15,
+};
+
+static const char *const maybe_words[15] = {
+	"pass", "secret", "token", "key", "auth", "cred", "akia", "xox", "bearer",
+	"basic", "digest", "begin", "://", "/home/", "/users/",
+};
+
+/* c0, c1, c2: the words whose byte 0, 1, 2 is b (letters in either case) */
+#define BOTH(c, v) [c] = (v), [(c) - 'a' + 'A'] = (v)
+static const uint16_t maybe_c0[256] = {
+	BOTH('p', W_PASS), BOTH('s', W_SECRET), BOTH('t', W_TOKEN), BOTH('k', W_KEY),
+	BOTH('a', W_AUTH | W_AKIA), BOTH('c', W_CRED), BOTH('x', W_XOX),
+	BOTH('b', W_BEARER | W_BASIC | W_BEGIN), BOTH('d', W_DIGEST), BOTH('g', W_GH),
+	[':'] = W_URL, ['/'] = W_HOME | W_USERS,
+};
+static const uint16_t maybe_c1[256] = {
+	BOTH('a', W_PASS | W_BASIC), BOTH('e', W_SECRET | W_KEY | W_BEARER | W_BEGIN),
+	BOTH('o', W_TOKEN | W_XOX), BOTH('u', W_AUTH | W_USERS), BOTH('r', W_CRED),
+	BOTH('k', W_AKIA), BOTH('i', W_DIGEST), BOTH('h', W_HOME | W_GH), ['/'] = W_URL,
+};
+static const uint16_t maybe_c2[256] = {
+	BOTH('s', W_PASS | W_BASIC | W_USERS | W_GH), BOTH('c', W_SECRET), BOTH('k', W_TOKEN),
+	BOTH('y', W_KEY), BOTH('t', W_AUTH), BOTH('e', W_CRED), BOTH('i', W_AKIA),
+	BOTH('x', W_XOX), BOTH('a', W_BEARER), BOTH('g', W_DIGEST | W_BEGIN), ['/'] = W_URL,
+	BOTH('o', W_HOME | W_GH), ['p'] = W_GH, ['u'] = W_GH, ['r'] = W_GH, [0] = W_GH,
+};
+#undef BOTH
+
+/* do the words of m start at p[q], within p[0..len)? */
+static int maybe_at(const uint8_t *p, size_t len, size_t q, unsigned m)
+{
+	if ((m & W_GH) && q + 3 < len && tolower(p[q]) == 'g' && tolower(p[q + 1]) == 'h' &&
+	    strchr("pousr", p[q + 2]) /* NUL too */ && p[q + 3] == '_')
+		return 1;
+	for (m &= ~(unsigned)W_GH; m; m &= m - 1)
+		if (starts_ci(p + q, len - q, maybe_words[__builtin_ctz(m)]))
+			return 1;
+	return 0;
+}
+
 int redact_maybe(const uint8_t *p, size_t len)
 {
-	static const char *const words[] = {
-		"pass", "secret", "token", "key", "auth", "cred", "akia", "xox", "bearer",
-		"basic", "digest", "begin", "://", "/home/", "/users/", NULL,
-	};
-
-	for (size_t i = 0; i < len; i++) {
-		int c = tolower(p[i]);
-		if (c == 'g' && i + 3 < len && tolower(p[i + 1]) == 'h' && strchr("pousr", p[i + 2]) &&
-		    p[i + 3] == '_')
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		unsigned here = maybe_c0[p[i]] & maybe_c1[p[i + 1]];
+		unsigned before = maybe_c1[p[i]] & maybe_c2[p[i + 1]];
+		if (!(here | before))
+			continue;
+		if (here && maybe_at(p, len, i, here))
 			return 1;
-		for (int k = 0; words[k]; k++)
-			if (words[k][0] == c && starts_ci(p + i, len - i, words[k]))
-				return 1;
+		if (before && i && maybe_at(p, len, i - 1, before))
+			return 1;
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
  * ending in a secret word redacts the next argument, prefixed names
  * included; "Authorization:" "Bearer" X) and the in-string patterns,
  * the same secrets in a joined command line. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +97,63 @@ static void test_step(void **state)
 	redact_argv_free(&ra);
 }
 
+/* redact_maybe's first, plain form: the table-driven one must agree */
+static int maybe_ref(const uint8_t *p, size_t len)
+{
+	static const char *const words[] = {
+		"pass", "secret", "token", "key", "auth", "cred", "akia", "xox", "bearer",
+		"basic", "digest", "begin", "://", "/home/", "/users/", NULL,
+	};
+	for (size_t i = 0; i < len; i++) {
+		int c = tolower(p[i]);
+		if (c == 'g' && i + 3 < len && tolower(p[i + 1]) == 'h' && strchr("pousr", p[i + 2]) &&
+		    p[i + 3] == '_')
+			return 1;
+		for (int k = 0; words[k]; k++) {
+			size_t j = 0;
+			while (words[k][j] && i + j < len && tolower(p[i + j]) == words[k][j])
+				j++;
+			if (!words[k][j])
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* the same answer as the reference on words in every case, cut at every
+ * length, and on random bytes drawn mostly from the words' letters */
+static void test_maybe(void **state)
+{
+	(void)state;
+	static const char *const w[] = {"pass", "secret", "token", "key", "auth", "cred",
+					"akia", "xox", "bearer", "basic", "digest", "begin",
+					"://", "/home/", "/users/", "ghp_", "gho_", "ghx_", "gH#_"};
+	uint8_t b[64];
+	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+		size_t n = strlen(w[k]);
+		for (unsigned mask = 0; mask < (1u << n); mask++) {
+			memcpy(b, "xx", 2);
+			for (size_t i = 0; i < n; i++)
+				b[2 + i] = (mask >> i) & 1 ? (uint8_t)toupper(w[k][i]) : (uint8_t)w[k][i];
+			for (size_t i = 0; i < n + 2; i++)
+				if (b[i] == '#')
+					b[i] = 0; /* "gh", NUL, "_" */
+			for (size_t len = 0; len <= n + 2; len++)
+				assert_int_equal(redact_maybe(b, len), maybe_ref(b, len));
+		}
+	}
+	static const char alpha[] = "passecrtokeyauthcdgiAKIAxobnlPSTHGU:/_ \0-=";
+	uint32_t x = 12345;
+	for (int it = 0; it < 200000; it++) {
+		size_t len = (x = x * 1103515245 + 12345) >> 16 & 31;
+		for (size_t i = 0; i < len; i++) {
+			x = x * 1103515245 + 12345;
+			b[i] = (x >> 24) < 16 ? (uint8_t)(x >> 16) : (uint8_t)alpha[(x >> 16) % (sizeof(alpha) - 1)];
+		}
+		assert_int_equal(redact_maybe(b, len), maybe_ref(b, len));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_key_value_and_authorization),
 		cmocka_unit_test(test_joined),
 		cmocka_unit_test(test_step),
+		cmocka_unit_test(test_maybe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
