@@ -25,6 +25,12 @@ const volatile __u32 argv_max = EV_ARGV_MAX_DEFAULT; /* bytes of argv kept */
 const volatile __u32 nr_cpus = 1;	     /* possible CPUs, for rss sums */
 const volatile __u32 page_kib = 4;	     /* page size in KiB */
 const volatile __u64 wake_bytes = 256 * 1024; /* wake user space above this */
+/* bytes a CPU writes between two looks at the ring's fill level (0: every
+ * record); user space keeps nr_cpus * wake_check well below the free space */
+const volatile __u64 wake_check = 0;
+
+/* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -55,6 +61,14 @@ struct {
 	__uint(max_entries, 1); /* set to the CPU count by user space */
 } scratch SEC(".maps");
 
+/* bytes this CPU wrote to rb since its last fill-level check (rb_flags) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} rb_acc SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
@@ -80,8 +94,22 @@ static __always_inline void drop(__u32 slot)
 		*c += 1;
 }
 
-static __always_inline __u64 rb_flags(void)
+/*
+ * Wake-up flags for a record of size bytes: user space drains every 100 ms
+ * anyway and is woken only when the ring holds wake_bytes. The fill level
+ * (a helper call and the consumer's cache line) is looked at once per
+ * wake_check bytes this CPU wrote, not per record.
+ */
+static __always_inline __u64 rb_flags(__u32 size)
 {
+	__u64 *acc = bpf_map_lookup_elem(&rb_acc, &zero);
+
+	if (acc) {
+		*acc += size;
+		if (*acc < wake_check)
+			return BPF_RB_NO_WAKEUP;
+		*acc = 0;
+	}
 	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
 								       : BPF_RB_NO_WAKEUP;
 }
@@ -98,52 +126,66 @@ static __always_inline struct tracked *lookup_tracked(__u32 tgid)
 	return bpf_map_lookup_elem(&tracked, &tgid);
 }
 
-/* pid of a task's thread group in the task's own pid namespace */
+/* pid of a task's thread group in the task's own pid namespace (direct
+ * loads; a variable array index needs a helper read, so only nested
+ * namespaces pay one) */
 static __always_inline __u32 ns_tgid(struct task_struct *t)
 {
-	struct pid *p = BPF_CORE_READ(t, signal, pids[PIDTYPE_TGID]);
-	unsigned int level = BPF_CORE_READ(p, level);
+	struct pid *p = t->signal->pids[PIDTYPE_TGID];
+	unsigned int level = p->level;
 
+	if (!level)
+		return p->numbers[0].nr;
 	return BPF_CORE_READ(p, numbers[level & 31].nr);
 }
 
+/* task->comm, as the kernel keeps it (NUL-padded by __set_task_comm): two
+ * direct loads instead of a string helper */
+static __always_inline void copy_comm(char *dst, struct task_struct *t)
+{
+	__u64 *d = (__u64 *)dst;
+
+	d[0] = *(__u64 *)&t->comm[0];
+	d[1] = *(__u64 *)&t->comm[8];
+}
+
+/* the walk's pointers, kept as numbers (a bpf_loop callback's context loses
+ * their BTF type; bpf_rdonly_cast gives it back for direct loads) */
 struct walk_ctx {
-	struct dentry *dentry;
-	struct vfsmount *vfsmnt;
-	struct mount *mnt;
+	__u64 dentry;
+	__u64 mnt; /* struct mount * */
 	char *buf;
 	__u32 pos;
 	__u32 flags;
 };
 
-/* One step of the upward walk (a bpf_loop callback): 0 goes on, 1 stops. */
+/* One step of the upward walk (a bpf_loop callback): 0 goes on, 1 stops.
+ * Direct (fault-safe) loads; one helper call per name copied. */
 static long walk_step(__u32 i, void *arg)
 {
 	struct walk_ctx *c = arg;
-	struct dentry *dentry = c->dentry, *parent, *root;
+	struct dentry *dentry, *parent;
+	struct mount *mnt;
 	const unsigned char *name;
 	char *buf = c->buf;
 	__u32 len, pos = c->pos;
 
-	struct vfsmount *vfsmnt = c->vfsmnt;
-	struct mount *mnt = c->mnt;
-
-	root = BPF_CORE_READ(vfsmnt, mnt_root);
-	parent = BPF_CORE_READ(dentry, d_parent);
-	if (dentry == root) {
-		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+	dentry = bpf_rdonly_cast((void *)c->dentry, bpf_core_type_id_kernel(struct dentry));
+	mnt = bpf_rdonly_cast((void *)c->mnt, bpf_core_type_id_kernel(struct mount));
+	parent = dentry->d_parent;
+	if (dentry == mnt->mnt.mnt_root) {
+		struct mount *up = mnt->mnt_parent;
 
 		if (up == mnt || !up)
 			return 1;
-		c->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
-		c->mnt = up;
-		c->vfsmnt = &up->mnt;
+		c->dentry = (__u64)mnt->mnt_mountpoint;
+		c->mnt = (__u64)up;
 		return 0;
 	}
 	if (dentry == parent)
 		return 1;
-	name = BPF_CORE_READ(dentry, d_name.name);
-	len = BPF_CORE_READ(dentry, d_name.len);
+	name = dentry->d_name.name;
+	len = dentry->d_name.len;
 	if (len + 1 > pos || pos > PATH_WIN) {
 		c->flags |= EV_EXEC_PATH_TRUNCATED;
 		return 1;
@@ -153,7 +195,7 @@ static long walk_step(__u32 i, void *arg)
 	pos -= 1;
 	buf[pos & (PATH_WIN - 1)] = '/';
 	c->pos = pos;
-	c->dentry = parent;
+	c->dentry = (__u64)parent;
 	return 0;
 }
 
@@ -167,9 +209,8 @@ static __always_inline __u32 resolve_path(struct dentry *dentry, struct vfsmount
 					  char *buf, __u32 *flags)
 {
 	struct walk_ctx c = {
-		.dentry = dentry,
-		.vfsmnt = vfsmnt,
-		.mnt = container_of(vfsmnt, struct mount, mnt),
+		.dentry = (__u64)dentry,
+		.mnt = (__u64)vfsmnt - bpf_core_field_offset(struct mount, mnt),
 		.buf = buf,
 		.pos = PATH_WIN,
 	};
@@ -178,12 +219,12 @@ static __always_inline __u32 resolve_path(struct dentry *dentry, struct vfsmount
 
 	if (!dentry)
 		return PATH_WIN;
-	parent = BPF_CORE_READ(dentry, d_parent);
-	if (dentry == parent && dentry != BPF_CORE_READ(vfsmnt, mnt_root)) {
+	parent = dentry->d_parent;
+	if (dentry == parent && dentry != vfsmnt->mnt_root) {
 		/* pseudo file (memfd, anon inode): its name alone */
-		const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
+		const unsigned char *name = dentry->d_name.name;
 
-		len = BPF_CORE_READ(dentry, d_name.len);
+		len = dentry->d_name.len;
 		if (len > PATH_WIN - 1)
 			len = PATH_WIN - 1;
 		pos = PATH_WIN - len;
@@ -193,7 +234,7 @@ static __always_inline __u32 resolve_path(struct dentry *dentry, struct vfsmount
 			*flags |= EV_EXEC_EXE_MEMFD;
 		return pos;
 	}
-	if (!BPF_CORE_READ(dentry, d_hash.pprev))
+	if (!dentry->d_hash.pprev)
 		*flags |= EV_EXEC_EXE_DELETED;
 	if (bpf_loop(PATH_DEPTH, walk_step, &c, 0) == PATH_DEPTH)
 		c.flags |= EV_EXEC_PATH_TRUNCATED;
@@ -266,7 +307,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	 * gone by now, and vfork_done is set only after this tracepoint) */
 	if (child->mm && child->mm == parent->mm)
 		e->flags |= EV_FORK_VFORK;
-	bpf_ringbuf_submit(e, rb_flags());
+	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	return 0;
 }
 
@@ -291,7 +332,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
 	e->start_ns = p->group_leader->start_boottime;
-	e->cgroup_id = bpf_get_current_cgroup_id();
+	/* bpf_get_current_cgroup_id(): task_dfl_cgroup(current)->kn->id */
+	e->cgroup_id = p->cgroups->dfl_cgrp->kn->id;
 	e->tgid = tgid;
 	e->old_pid = old_pid;
 	e->ppid = p->real_parent->tgid;
@@ -302,7 +344,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->egid = p->cred->egid.val;
 	e->argc = bprm->argc;
 	e->pad0 = 0;
-	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
+	copy_comm(e->comm, p);
 
 	/* filename as passed */
 	off = sizeof(*e);
@@ -336,8 +378,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 			struct fs_struct *fs = p->fs;
 			__u32 f2 = 0;
 
-			pos = resolve_path(BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt),
-					   s->path, &f2);
+			pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
 			n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
 			if (n > 1) {
 				s->rec[(off + n) & OFF_MASK] = '/';
@@ -388,7 +429,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	barrier_var(off);
 	if (off > REC_SIZE)
 		return 0;
-	if (bpf_ringbuf_output(&rb, s->rec, off, rb_flags()))
+	if (bpf_ringbuf_output(&rb, s->rec, off, rb_flags(off)))
 		drop(EV_DROP_EXEC);
 	return 0;
 }
@@ -469,12 +510,21 @@ static __always_inline __s64 rss_pages(struct mm_struct *mm)
  */
 static __always_inline __u32 acct_levels(struct task_struct *p)
 {
-	struct pid *pid = BPF_CORE_READ(p, thread_pid);
-	unsigned int level = BPF_CORE_READ(pid, level);
-	struct pid_namespace *ns = BPF_CORE_READ(pid, numbers[level & 31].ns);
+	struct pid *pid = p->thread_pid;
+	unsigned int level = pid->level;
+	struct pid_namespace *ns;
 	__u32 n = 0;
 	int i;
 
+	/* the initial namespace alone (level 0): direct loads */
+	if (!level) {
+		struct fs_pin *pin = pid->numbers[0].ns->bacct;
+
+		if (!pin)
+			return 0;
+		return BPF_CORE_READ(container_of(pin, struct bsd_acct_struct, pin), active) ? 1 : 0;
+	}
+	ns = BPF_CORE_READ(pid, numbers[level & 31].ns);
 	for (i = 0; i < 8 && ns; i++) {
 		struct fs_pin *pin = BPF_CORE_READ(ns, bacct);
 
@@ -593,16 +643,15 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	e->cancelled_write_bytes = sig->ioac.cancelled_write_bytes;
 	/* ... threads still on the list (exiting, not yet reaped) and this one */
 	head = &sig->thread_head;
-	pos = BPF_CORE_READ(head, next);
+	pos = sig->thread_head.next;
 	rt = sig->sum_sched_runtime;
 	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
-		struct task_struct *t = container_of(pos, struct task_struct, thread_node);
-
-		if (t == p)
+		if (pos == &p->thread_node)
 			rt += add_self_counters(e, p);
 		else
-			rt += add_task_counters(e, t);
-		pos = BPF_CORE_READ(pos, next);
+			rt += add_task_counters(
+			    e, container_of(pos, struct task_struct, thread_node));
+		pos = pos->next;
 	}
 	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
 
@@ -616,8 +665,8 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 
 		if (pp && ptgid != tgid) {
 			struct k_sigaction *ka = &par->sighand->action[SIGCHLD_NR - 1];
-			unsigned long h = (unsigned long)BPF_CORE_READ(ka, sa.sa_handler);
-			unsigned long fl = BPF_CORE_READ(ka, sa.sa_flags);
+			unsigned long h = (unsigned long)ka->sa.sa_handler;
+			unsigned long fl = ka->sa.sa_flags;
 
 			/* no autoreap: the parent's wait4() will add ours, plus the
 			 * accounting records the kernel is about to write */
@@ -660,11 +709,11 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 			rss = 0;
 		e->maxrss_kib = ((__u64)rss > hw ? (__u64)rss : hw) * page_kib;
 	} else {
-		e->maxrss_kib = BPF_CORE_READ(sig, maxrss);
+		e->maxrss_kib = sig->maxrss;
 	}
 	e->threads = threads;
-	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
-	bpf_ringbuf_submit(e, rb_flags());
+	copy_comm(e->comm, p);
+	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	if (tp)
 		bpf_map_delete_elem(&tracked, &tgid);
 	return 0;
@@ -701,7 +750,8 @@ static __always_inline int exec_fail(long ret, const char *uptr)
 	n = n > 0 ? n - 1 : 0;
 	e->filename_len = n;
 	e->hdr.size = sizeof(*e) + (n & (EV_PATH_MAX - 1));
-	if (bpf_ringbuf_output(&rb, s->rec, sizeof(*e) + (n & (EV_PATH_MAX - 1)), rb_flags()))
+	if (bpf_ringbuf_output(&rb, s->rec, sizeof(*e) + (n & (EV_PATH_MAX - 1)),
+			       rb_flags(sizeof(*e) + (n & (EV_PATH_MAX - 1)))))
 		drop(EV_DROP_EXEC_FAIL);
 	return 0;
 }
@@ -787,13 +837,12 @@ int snap_tasks(struct bpf_iter__task *ctx)
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
 	mm = t->mm;
 	if (mm && !r->kthread) {
-		f = BPF_CORE_READ(mm, exe_file);
+		f = mm->exe_file;
 		if (f) {
-			pos = resolve_path(BPF_CORE_READ(f, f_path.dentry),
-					   BPF_CORE_READ(f, f_path.mnt), s->path, &flags);
+			pos = resolve_path(f->f_path.dentry, f->f_path.mnt, s->path, &flags);
 			r->exe_len = copy_path(r->exe, s->path, pos);
 		}
-		r->argv_size = BPF_CORE_READ(mm, arg_end) - BPF_CORE_READ(mm, arg_start);
+		r->argv_size = mm->arg_end - mm->arg_start;
 	}
 	r->flags = flags;
 	{

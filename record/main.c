@@ -521,6 +521,9 @@ static int bpf_setup(struct rec *r)
 	s->rodata->nr_cpus = (uint32_t)r->ncpus;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
+	/* each CPU looks at the fill level once per wake_check bytes: at most
+	 * ringbuf_size / 8 written unseen, over all CPUs */
+	s->rodata->wake_check = r->o.ringbuf_size / 8 / (uint64_t)r->ncpus;
 	uint32_t pid_max = rec_pid_max();
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)r->o.ringbuf_size);
 	bpf_map__set_max_entries(s->maps.tracked, r->o.max_procs ? r->o.max_procs : pid_max);
