@@ -206,7 +206,10 @@ int cmd_cat(int argc, char **argv)
 		tz_reader_free(r);
 		return TZA_EXIT_USAGE;
 	}
-	if (types) {
+	/* names are checked against the file's schema; a file cut before its
+	 * schema block (recorder killed at start-up) has no types and no events:
+	 * every filter then matches nothing, which is not an error */
+	if (types && tz_reader_type_count(r)) {
 		for (const char *p = types; *p;) {
 			const char *cm = strchr(p, ',');
 			size_t l = cm ? (size_t)(cm - p) : strlen(p);

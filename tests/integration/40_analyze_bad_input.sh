@@ -76,6 +76,14 @@ fi
 expect 1 "summary of a corrupt trace without --partial" "$A" summary "$tmp/corrupt.tz"
 expect 2 "--partial without a command" "$A" --partial
 
+# a file cut right after its header (recorder killed at start-up, before the
+# schema block): cat --type prints nothing and succeeds, like cat
+head -c 128 "$good" >"$tmp/header-only.tz"
+expect 0 "cat --type exec of a header-only file" "$A" cat --type exec "$tmp/header-only.tz"
+if [ -s "$tmp/out" ]; then
+	echo "FAIL cat --type exec of a header-only file printed events"; fails=$((fails + 1))
+fi
+
 # usage errors: exit 2 with a message
 expect 2 "no file" "$A" summary
 expect 2 "two files" "$A" tree "$good" "$good"
