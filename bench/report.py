@@ -164,6 +164,50 @@ for w in (wl if variants else []):
               f"{fmt(med(bpr), '{:,.0f}') if v in BPF else '-'} |")
     print()
 
+def prognames(sd):
+    """prog id -> (type, name) of a session's BPF programs (bench/run's hook)"""
+    out = {}
+    for line in lines(os.path.join(sd, "prognames")):
+        p = line.split()
+        if len(p) >= 4 and p[0] == "name":
+            out[p[1]] = (p[2].rstrip(":"), p[3])
+    return out
+
+
+# Per BPF program: mean ns per run, runs per workload process, ns per process
+for w in [x for x in wl if procs_of(x)]:
+    rows = []
+    for v in [x for x in variants if x in BPF]:
+        per = {}  # name -> [(ns_per_run, runs_per_proc, ns_per_proc)]
+        for r, sd in sorted(sessions[v].items()):
+            names = prognames(sd)
+            i = labels.index(w)
+            h0 = hook(os.path.join(sd, f"hook.{labels[i - 1]}"))
+            h1 = hook(os.path.join(sd, f"hook.{w}"))
+            if not (h0 and h1):
+                continue
+            for k, (rt1, rc1) in h1[1].items():
+                rt0, rc0 = h0[1].get(k, (0, 0))
+                rt, rc = rt1 - rt0, rc1 - rc0
+                nm = names.get(k, ("?", f"id {k}"))
+                if rc <= 0:
+                    continue
+                per.setdefault(f"{nm[1]} ({nm[0]})", []).append(
+                    (rt / rc, rc / procs_of(w), rt / procs_of(w)))
+        tot = 0.0
+        for nm, xs in sorted(per.items(), key=lambda kv: -med([x[2] for x in kv[1]])):
+            a, b, c = (med([x[j] for x in xs]) for j in range(3))
+            tot += c
+            rows.append(f"| {NAMES[v]} | {nm} | {a:,.0f} | {b:.2f} | {c:,.0f} |")
+        if per:
+            rows.append(f"| {NAMES[v]} | **all programs** | | | **{tot:,.0f}** |")
+    if rows:
+        print(f"### BPF programs during {w} (median over rounds)\n")
+        print("| recorder | program (type) | ns / run | runs / workload process | ns / workload process |")
+        print("|---|---|---:|---:|---:|")
+        print("\n".join(rows))
+        print()
+
 if variants:
     print("### Recorder cost over a whole session (all workloads above, one recorder instance)\n")
     print("| recorder | recorder CPU s | % of workload CPU | peak RSS MiB | file bytes | processes in file | bytes / process | lost (recorder's own count) |")
