@@ -44,196 +44,273 @@ static int64_t rel(const struct tza_model *m, uint64_t ns)
 	return (int64_t)(ns - m->t0_ns);
 }
 
-static void key_u64(FILE *f, const char *k, uint64_t v, int known)
+/*
+ * jsonl and csv/tsv build each process's line in memory (struct tza_line,
+ * json.h: numbers formatted by hand, the same bytes printf gave) and write
+ * it with one fwrite.
+ */
+#define lit(l, s) tza_line_lit((l), (s))
+
+static void line_tf(struct tza_line *l, int b)
 {
-	if (known)
-		fprintf(f, ",\"%s\":%llu", k, (unsigned long long)v);
+	if (b)
+		lit(l, "true");
 	else
-		fprintf(f, ",\"%s\":null", k);
+		lit(l, "false");
 }
 
+/* ,"k":v or ,"k":null; k: a literal with its quotes and colon */
+#define key_u64(l, k, v, known)                                                                    \
+	do {                                                                                       \
+		lit((l), "," k);                                                                   \
+		if (known)                                                                         \
+			tza_line_u64((l), (v));                                                    \
+		else                                                                               \
+			lit((l), "null");                                                          \
+	} while (0)
+
 /* "oom_killed", "killed_by" and, with --samples, "samples" */
-static void jsonl_over_time(FILE *f, struct tza_model *m, struct tza_proc *p, int samples)
+static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
+			    int samples)
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT);
-	fprintf(f, ",\"oom_killed\":%s", p->oom_killed ? "true" : "false");
+	lit(l, ",\"oom_killed\":");
+	line_tf(l, p->oom_killed);
 	if (ended && p->killer_signal && p->killer_signal == p->signal) {
-		fprintf(f, ",\"killed_by\":{\"pid\":%u,\"signal\":%d,\"comm\":", p->killer_pid,
-			p->killer_signal);
-		tza_json_cstr(f, p->killer_comm);
-		fprintf(f, ",\"kernel\":%s,\"t_s\":", p->killer_kernel ? "true" : "false");
-		tza_json_secs(f, rel(m, p->kill_ns));
-		fputc('}', f);
+		lit(l, ",\"killed_by\":{\"pid\":");
+		tza_line_u64(l, p->killer_pid);
+		lit(l, ",\"signal\":");
+		tza_line_i64(l, p->killer_signal);
+		lit(l, ",\"comm\":");
+		tza_line_json_cstr(l, p->killer_comm);
+		lit(l, ",\"kernel\":");
+		line_tf(l, p->killer_kernel);
+		lit(l, ",\"t_s\":");
+		tza_line_json_secs(l, rel(m, p->kill_ns));
+		tza_line_putc(l, '}');
 	} else {
-		fputs(",\"killed_by\":null", f);
+		lit(l, ",\"killed_by\":null");
 	}
 	if (!samples)
 		return;
-	fputs(",\"samples\":[", f);
+	lit(l, ",\"samples\":[");
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct tza_sample *s = &p->samples[i];
-		fputs(i ? ",{\"t_s\":" : "{\"t_s\":", f);
-		tza_json_secs(f, rel(m, s->ts_ns));
-		fputs(",\"utime_s\":", f);
-		tza_json_secs(f, (int64_t)s->utime_ns);
-		fputs(",\"stime_s\":", f);
-		tza_json_secs(f, (int64_t)s->stime_ns);
-		fprintf(f, ",\"rss_kib\":%u,\"threads\":%u,\"read_bytes\":%llu,\"write_bytes\":%llu}",
-			s->rss_kib, s->threads, (unsigned long long)s->read_bytes,
-			(unsigned long long)s->write_bytes);
+		if (i)
+			lit(l, ",{\"t_s\":");
+		else
+			lit(l, "{\"t_s\":");
+		tza_line_json_secs(l, rel(m, s->ts_ns));
+		lit(l, ",\"utime_s\":");
+		tza_line_json_secs(l, (int64_t)s->utime_ns);
+		lit(l, ",\"stime_s\":");
+		tza_line_json_secs(l, (int64_t)s->stime_ns);
+		lit(l, ",\"rss_kib\":");
+		tza_line_u64(l, s->rss_kib);
+		lit(l, ",\"threads\":");
+		tza_line_u64(l, s->threads);
+		lit(l, ",\"read_bytes\":");
+		tza_line_u64(l, s->read_bytes);
+		lit(l, ",\"write_bytes\":");
+		tza_line_u64(l, s->write_bytes);
+		tza_line_putc(l, '}');
 	}
-	fputc(']', f);
+	tza_line_putc(l, ']');
 }
 
-static void jsonl_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tza_by by,
-		       int samples)
+static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
+		       enum tza_by by, int samples)
 {
 	const struct tza_exec *img = tza_proc_image(p);
 	const struct tza_exec *inh = tza_proc_image_inherited(p);
 	int ended = !(p->flags & TZA_P_NO_EXIT);
 	uint64_t cpu = tza_proc_cpu(p);
 
-	fputs("{\"id\":", f);
-	tza_json_cstr(f, p->id);
-	fputs(",\"parent_id\":", f);
-	tza_json_cstr(f, p->parent ? p->parent->id : NULL);
-	fprintf(f, ",\"pid\":%u,\"ppid\":%u,\"start_s\":", p->pid, p->ppid);
-	tza_json_secs(f, rel(m, p->start_ns));
-	fputs(",\"end_s\":", f);
+	lit(l, "{\"id\":");
+	tza_line_json_cstr(l, p->id);
+	lit(l, ",\"parent_id\":");
+	tza_line_json_cstr(l, p->parent ? p->parent->id : NULL);
+	lit(l, ",\"pid\":");
+	tza_line_u64(l, p->pid);
+	lit(l, ",\"ppid\":");
+	tza_line_u64(l, p->ppid);
+	lit(l, ",\"start_s\":");
+	tza_line_json_secs(l, rel(m, p->start_ns));
+	lit(l, ",\"end_s\":");
 	if (ended)
-		tza_json_secs(f, rel(m, p->end_ns));
+		tza_line_json_secs(l, rel(m, p->end_ns));
 	else
-		fputs("null", f);
-	fputs(",\"realtime_s\":", f);
+		lit(l, "null");
+	lit(l, ",\"realtime_s\":");
 	if (ended)
-		tza_json_secs(f, (int64_t)(p->end_ns - p->start_ns));
+		tza_line_json_secs(l, (int64_t)(p->end_ns - p->start_ns));
 	else
-		fputs("null", f);
-	fputs(",\"exe\":", f);
-	tza_json_cstr(f, inh ? inh->exe : NULL);
-	fputs(",\"argv\":", f);
+		lit(l, "null");
+	lit(l, ",\"exe\":");
+	tza_line_json_cstr(l, inh ? inh->exe : NULL);
+	lit(l, ",\"argv\":");
 	if (inh)
-		tza_json_argv(f, inh->argv, inh->argv_len);
+		tza_line_json_argv(l, inh->argv, inh->argv_len);
 	else
-		fputs("[]", f);
-	fputs(",\"comm\":", f);
-	tza_json_str(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
-	fputs(",\"tool\":", f);
-	tza_json_cstr(f, tza_proc_key(p, by));
-	fputs(",\"execs\":[", f);
+		lit(l, "[]");
+	lit(l, ",\"comm\":");
+	tza_line_json_str(l, p->comm, strnlen(p->comm, sizeof(p->comm)));
+	lit(l, ",\"tool\":");
+	tza_line_json_cstr(l, tza_proc_key(p, by));
+	lit(l, ",\"execs\":[");
 	for (uint32_t i = 0; i < p->nexecs; i++) {
 		const struct tza_exec *e = &p->execs[i];
-		fputs(i ? ",{\"t_s\":" : "{\"t_s\":", f);
-		tza_json_secs(f, rel(m, e->ts_ns));
-		fputs(",\"exe\":", f);
-		tza_json_cstr(f, e->exe);
-		fputs(",\"argv\":", f);
-		tza_json_argv(f, e->argv, e->argv_len);
-		fputs(",\"filename\":", f);
-		tza_json_cstr(f, e->filename);
-		fputs(",\"script\":", f);
-		tza_json_cstr(f, e->script);
-		fputs(",\"comm\":", f);
-		tza_json_str(f, e->comm, strnlen(e->comm, sizeof(e->comm)));
-		fprintf(f, ",\"argc\":%u,\"argv_size\":%u,\"argv_truncated\":%s,\"uid\":%u,"
-			   "\"euid\":%u,\"gid\":%u,\"egid\":%u,\"deleted\":%s,\"memfd\":%s,"
-			   "\"from_snapshot\":%s}",
-			e->argc, e->argv_size, e->flags & EV_EXEC_ARGV_TRUNCATED ? "true" : "false",
-			e->uid, e->euid, e->gid, e->egid,
-			e->flags & EV_EXEC_EXE_DELETED ? "true" : "false",
-			e->flags & EV_EXEC_EXE_MEMFD ? "true" : "false",
-			e->flags & TZA_EXEC_FROM_STATE ? "true" : "false");
+		if (i)
+			lit(l, ",{\"t_s\":");
+		else
+			lit(l, "{\"t_s\":");
+		tza_line_json_secs(l, rel(m, e->ts_ns));
+		lit(l, ",\"exe\":");
+		tza_line_json_cstr(l, e->exe);
+		lit(l, ",\"argv\":");
+		tza_line_json_argv(l, e->argv, e->argv_len);
+		lit(l, ",\"filename\":");
+		tza_line_json_cstr(l, e->filename);
+		lit(l, ",\"script\":");
+		tza_line_json_cstr(l, e->script);
+		lit(l, ",\"comm\":");
+		tza_line_json_str(l, e->comm, strnlen(e->comm, sizeof(e->comm)));
+		lit(l, ",\"argc\":");
+		tza_line_u64(l, e->argc);
+		lit(l, ",\"argv_size\":");
+		tza_line_u64(l, e->argv_size);
+		lit(l, ",\"argv_truncated\":");
+		line_tf(l, e->flags & EV_EXEC_ARGV_TRUNCATED);
+		lit(l, ",\"uid\":");
+		tza_line_u64(l, e->uid);
+		lit(l, ",\"euid\":");
+		tza_line_u64(l, e->euid);
+		lit(l, ",\"gid\":");
+		tza_line_u64(l, e->gid);
+		lit(l, ",\"egid\":");
+		tza_line_u64(l, e->egid);
+		lit(l, ",\"deleted\":");
+		line_tf(l, e->flags & EV_EXEC_EXE_DELETED);
+		lit(l, ",\"memfd\":");
+		line_tf(l, e->flags & EV_EXEC_EXE_MEMFD);
+		lit(l, ",\"from_snapshot\":");
+		line_tf(l, e->flags & TZA_EXEC_FROM_STATE);
+		tza_line_putc(l, '}');
 	}
-	fputs("],\"failed_execs\":[", f);
+	lit(l, "],\"failed_execs\":[");
 	for (uint32_t i = 0; i < p->nfailed; i++) {
-		fputs(i ? ",{\"t_s\":" : "{\"t_s\":", f);
-		tza_json_secs(f, rel(m, p->failed[i].ts_ns));
-		fputs(",\"filename\":", f);
-		tza_json_cstr(f, p->failed[i].filename);
-		fprintf(f, ",\"errno\":%d}", p->failed[i].err);
+		if (i)
+			lit(l, ",{\"t_s\":");
+		else
+			lit(l, "{\"t_s\":");
+		tza_line_json_secs(l, rel(m, p->failed[i].ts_ns));
+		lit(l, ",\"filename\":");
+		tza_line_json_cstr(l, p->failed[i].filename);
+		lit(l, ",\"errno\":");
+		tza_line_i64(l, p->failed[i].err);
+		tza_line_putc(l, '}');
 	}
-	fprintf(f, "],\"execs_omitted\":%llu,\"failed_execs_omitted\":%llu,\"exe_deleted\":%s,"
-		   "\"script\":",
-		(unsigned long long)p->nexecs_omitted, (unsigned long long)p->nfailed_omitted,
-		(p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED))
-			? "true"
-			: "false");
-	tza_json_cstr(f, img ? img->script : NULL);
-	fprintf(f, ",\"pre_existing\":%s", p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
-	if (ended && !p->signal)
-		fprintf(f, ",\"exit_code\":%d,\"signal\":null", p->exit_code);
-	else if (ended)
-		fprintf(f, ",\"exit_code\":null,\"signal\":%d", p->signal);
-	else
-		fputs(",\"exit_code\":null,\"signal\":null", f);
-	fprintf(f, ",\"core_dumped\":%s", p->core_dumped ? "true" : "false");
-	if (ended) {
-		fputs(",\"utime_s\":", f);
-		tza_json_secs(f, (int64_t)p->utime_ns);
-		fputs(",\"stime_s\":", f);
-		tza_json_secs(f, (int64_t)p->stime_ns);
-		fputs(",\"cpu_pct\":", f);
-		uint64_t wall = p->end_ns - p->start_ns;
-		tza_json_num(f, wall ? 100.0 * (double)cpu / (double)wall : 0);
+	lit(l, "],\"execs_omitted\":");
+	tza_line_u64(l, p->nexecs_omitted);
+	lit(l, ",\"failed_execs_omitted\":");
+	tza_line_u64(l, p->nfailed_omitted);
+	lit(l, ",\"exe_deleted\":");
+	line_tf(l, (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
+	lit(l, ",\"script\":");
+	tza_line_json_cstr(l, img ? img->script : NULL);
+	lit(l, ",\"pre_existing\":");
+	line_tf(l, p->flags & TZA_P_PRE_EXISTING);
+	if (ended && !p->signal) {
+		lit(l, ",\"exit_code\":");
+		tza_line_i64(l, p->exit_code);
+		lit(l, ",\"signal\":null");
+	} else if (ended) {
+		lit(l, ",\"exit_code\":null,\"signal\":");
+		tza_line_i64(l, p->signal);
 	} else {
-		fputs(",\"utime_s\":null,\"stime_s\":null,\"cpu_pct\":null", f);
+		lit(l, ",\"exit_code\":null,\"signal\":null");
 	}
-	key_u64(f, "peak_rss_kib", p->maxrss_kib, ended);
-	key_u64(f, "rchar", p->rchar, ended);
-	key_u64(f, "wchar", p->wchar, ended);
-	key_u64(f, "syscr", p->syscr, ended);
-	key_u64(f, "syscw", p->syscw, ended);
-	key_u64(f, "read_bytes", p->read_bytes, ended);
-	key_u64(f, "write_bytes", p->write_bytes, ended);
-	key_u64(f, "cancelled_write_bytes", p->cancelled_write_bytes, ended);
-	key_u64(f, "threads", p->threads, ended);
-	key_u64(f, "vol_ctxt", p->nvcsw, ended);
-	key_u64(f, "inv_ctxt", p->nivcsw, ended);
-	key_u64(f, "min_flt", p->min_flt, ended);
-	key_u64(f, "maj_flt", p->maj_flt, ended);
-	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"ns_pid\":%u,\"argv_truncated\":%s", p->uid, p->euid,
-		p->ns_pid, p->flags & TZA_P_ARGV_TRUNCATED ? "true" : "false");
-	key_u64(f, "exit_ppid", p->exit_ppid, ended && p->exit_ppid);
-	jsonl_over_time(f, m, p, samples);
-	fprintf(f, ",\"reparented\":%s,\"no_fork\":%s,\"orphan\":%s,\"exit_lost\":%s}\n",
-		p->flags & TZA_P_REPARENTED ? "true" : "false",
-		p->flags & TZA_P_NO_FORK ? "true" : "false",
-		p->flags & TZA_P_ORPHAN ? "true" : "false",
-		p->flags & TZA_P_EXIT_LOST ? "true" : "false");
+	lit(l, ",\"core_dumped\":");
+	line_tf(l, p->core_dumped);
+	if (ended) {
+		lit(l, ",\"utime_s\":");
+		tza_line_json_secs(l, (int64_t)p->utime_ns);
+		lit(l, ",\"stime_s\":");
+		tza_line_json_secs(l, (int64_t)p->stime_ns);
+		lit(l, ",\"cpu_pct\":");
+		uint64_t wall = p->end_ns - p->start_ns;
+		tza_line_json_num(l, wall ? 100.0 * (double)cpu / (double)wall : 0);
+	} else {
+		lit(l, ",\"utime_s\":null,\"stime_s\":null,\"cpu_pct\":null");
+	}
+	key_u64(l, "\"peak_rss_kib\":", p->maxrss_kib, ended);
+	key_u64(l, "\"rchar\":", p->rchar, ended);
+	key_u64(l, "\"wchar\":", p->wchar, ended);
+	key_u64(l, "\"syscr\":", p->syscr, ended);
+	key_u64(l, "\"syscw\":", p->syscw, ended);
+	key_u64(l, "\"read_bytes\":", p->read_bytes, ended);
+	key_u64(l, "\"write_bytes\":", p->write_bytes, ended);
+	key_u64(l, "\"cancelled_write_bytes\":", p->cancelled_write_bytes, ended);
+	key_u64(l, "\"threads\":", p->threads, ended);
+	key_u64(l, "\"vol_ctxt\":", p->nvcsw, ended);
+	key_u64(l, "\"inv_ctxt\":", p->nivcsw, ended);
+	key_u64(l, "\"min_flt\":", p->min_flt, ended);
+	key_u64(l, "\"maj_flt\":", p->maj_flt, ended);
+	lit(l, ",\"uid\":");
+	tza_line_u64(l, p->uid);
+	lit(l, ",\"euid\":");
+	tza_line_u64(l, p->euid);
+	lit(l, ",\"ns_pid\":");
+	tza_line_u64(l, p->ns_pid);
+	lit(l, ",\"argv_truncated\":");
+	line_tf(l, p->flags & TZA_P_ARGV_TRUNCATED);
+	key_u64(l, "\"exit_ppid\":", p->exit_ppid, ended && p->exit_ppid);
+	jsonl_over_time(l, m, p, samples);
+	lit(l, ",\"reparented\":");
+	line_tf(l, p->flags & TZA_P_REPARENTED);
+	lit(l, ",\"no_fork\":");
+	line_tf(l, p->flags & TZA_P_NO_FORK);
+	lit(l, ",\"orphan\":");
+	line_tf(l, p->flags & TZA_P_ORPHAN);
+	lit(l, ",\"exit_lost\":");
+	line_tf(l, p->flags & TZA_P_EXIT_LOST);
+	lit(l, "}\n");
 }
 
 /* One csv/tsv field: csv quotes per RFC 4180; tsv escapes \t \n \r \\. */
-static void sv_field(FILE *f, const char *s, size_t len, int tsv)
+static void sv_field(struct tza_line *l, const char *s, size_t len, int tsv)
 {
 	if (tsv) {
 		for (size_t i = 0; i < len; i++) {
 			switch (s[i]) {
-			case '\t': fputs("\\t", f); break;
-			case '\n': fputs("\\n", f); break;
-			case '\r': fputs("\\r", f); break;
-			case '\\': fputs("\\\\", f); break;
-			default: fputc(s[i], f);
+			case '\t': lit(l, "\\t"); break;
+			case '\n': lit(l, "\\n"); break;
+			case '\r': lit(l, "\\r"); break;
+			case '\\': lit(l, "\\\\"); break;
+			default: tza_line_putc(l, s[i]);
 			}
 		}
 		return;
 	}
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
-	    !memchr(s, '\r', len)) {
-		fwrite(s, 1, len, f);
+	size_t k = 0;
+	while (k < len && s[k] != ',' && s[k] != '"' && s[k] != '\n' && s[k] != '\r')
+		k++;
+	if (k == len) {
+		tza_line_put(l, s, len);
 		return;
 	}
-	fputc('"', f);
+	tza_line_putc(l, '"');
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
+			tza_line_putc(l, '"');
+		tza_line_putc(l, s[i]);
 	}
-	fputc('"', f);
+	tza_line_putc(l, '"');
 }
 
-static void sv_str(FILE *f, const char *s, int tsv)
+static void sv_str(struct tza_line *l, const char *s, int tsv)
 {
-	sv_field(f, s ? s : "", s ? strlen(s) : 0, tsv);
+	sv_field(l, s ? s : "", s ? strlen(s) : 0, tsv);
 }
 
 static const char *const sv_cols[] = {
@@ -243,54 +320,75 @@ static const char *const sv_cols[] = {
 	"utime", "stime", "failed_execs", "pre_existing", NULL,
 };
 
-static void sv_proc(FILE *f, struct tza_model *m, struct tza_proc *p, enum tza_by by, int tsv)
+/* cl: scratch line for the command line */
+static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m,
+		    struct tza_proc *p, enum tza_by by, int tsv)
 {
 	char sep = tsv ? '\t' : ',';
 	const struct tza_exec *inh = tza_proc_image_inherited(p);
 	int ended = !(p->flags & TZA_P_NO_EXIT);
-	char *cl = NULL;
-	size_t cll = 0;
-	FILE *mf = open_memstream(&cl, &cll);
-	if (mf) {
-		if (inh)
-			tza_text_argv(mf, inh->argv, inh->argv_len, 0);
-		fclose(mf);
-	}
-	sv_str(f, p->id, tsv);
-	fputc(sep, f);
-	sv_str(f, p->parent ? p->parent->id : "", tsv);
-	fprintf(f, "%c%u%c%u%c", sep, p->pid, sep, p->ppid, sep);
-	sv_str(f, tza_proc_key(p, by), tsv);
-	fputc(sep, f);
-	sv_str(f, inh ? inh->exe : "", tsv);
-	fputc(sep, f);
-	sv_field(f, cl ? cl : "", cl ? cll : 0, tsv);
-	free(cl);
-	fprintf(f, "%c%.6f%c", sep, (double)rel(m, p->start_ns) / 1e9, sep);
+	cl->n = 0;
+	if (inh)
+		tza_line_text_argv(cl, inh->argv, inh->argv_len);
+	sv_str(l, p->id, tsv);
+	tza_line_putc(l, sep);
+	sv_str(l, p->parent ? p->parent->id : "", tsv);
+	tza_line_putc(l, sep);
+	tza_line_u64(l, p->pid);
+	tza_line_putc(l, sep);
+	tza_line_u64(l, p->ppid);
+	tza_line_putc(l, sep);
+	sv_str(l, tza_proc_key(p, by), tsv);
+	tza_line_putc(l, sep);
+	sv_str(l, inh ? inh->exe : "", tsv);
+	tza_line_putc(l, sep);
+	sv_field(l, cl->n ? cl->p : "", cl->n, tsv);
+	tza_line_putc(l, sep);
+	tza_line_fixed(l, (double)rel(m, p->start_ns) / 1e9, 6);
+	tza_line_putc(l, sep);
 	if (!ended) {
 		/* still running: only what is known */
 		for (int i = 0; i < 18; i++)
-			fputc(sep, f);
-		fprintf(f, "%llu%c%s\n", (unsigned long long)(p->nfailed + p->nfailed_omitted), sep,
-			p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
+			tza_line_putc(l, sep);
+		tza_line_u64(l, p->nfailed + p->nfailed_omitted);
+		tza_line_putc(l, sep);
+		line_tf(l, p->flags & TZA_P_PRE_EXISTING);
+		tza_line_putc(l, '\n');
 		return;
 	}
 	uint64_t wall = p->end_ns - p->start_ns;
-	fprintf(f, "%.6f%c%.3f%c%.1f%c%llu%c%llu%c%llu%c%llu%c%llu%c%llu%c%llu%c%llu%c%llu%c",
-		(double)rel(m, p->end_ns) / 1e9, sep, (double)wall / 1e6, sep,
-		wall ? 100.0 * (double)tza_proc_cpu(p) / (double)wall : 0.0, sep,
-		(unsigned long long)p->maxrss_kib * 1024, sep, (unsigned long long)p->rchar, sep,
-		(unsigned long long)p->wchar, sep, (unsigned long long)p->syscr, sep,
-		(unsigned long long)p->syscw, sep, (unsigned long long)p->read_bytes, sep,
-		(unsigned long long)p->write_bytes, sep, (unsigned long long)p->nvcsw, sep,
-		(unsigned long long)p->nivcsw, sep);
-	if (p->signal)
-		fprintf(f, "%c%d", sep, p->signal);
-	else
-		fprintf(f, "%d%c", p->exit_code, sep);
-	fprintf(f, "%c%s%c%u%c%.6f%c%.6f%c%llu%c%s\n", sep, p->core_dumped ? "true" : "false", sep,
-		p->threads, sep, (double)p->utime_ns / 1e9, sep, (double)p->stime_ns / 1e9, sep,
-		(unsigned long long)(p->nfailed + p->nfailed_omitted), sep, p->flags & TZA_P_PRE_EXISTING ? "true" : "false");
+	tza_line_fixed(l, (double)rel(m, p->end_ns) / 1e9, 6);
+	tza_line_putc(l, sep);
+	tza_line_fixed(l, (double)wall / 1e6, 3);
+	tza_line_putc(l, sep);
+	tza_line_fixed(l, wall ? 100.0 * (double)tza_proc_cpu(p) / (double)wall : 0.0, 1);
+	const uint64_t v[] = {p->maxrss_kib * 1024, p->rchar, p->wchar, p->syscr, p->syscw,
+			      p->read_bytes, p->write_bytes, p->nvcsw, p->nivcsw};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		tza_line_putc(l, sep);
+		tza_line_u64(l, v[i]);
+	}
+	tza_line_putc(l, sep);
+	if (p->signal) {
+		tza_line_putc(l, sep);
+		tza_line_i64(l, p->signal);
+	} else {
+		tza_line_i64(l, p->exit_code);
+		tza_line_putc(l, sep);
+	}
+	tza_line_putc(l, sep);
+	line_tf(l, p->core_dumped);
+	tza_line_putc(l, sep);
+	tza_line_u64(l, p->threads);
+	tza_line_putc(l, sep);
+	tza_line_fixed(l, (double)p->utime_ns / 1e9, 6);
+	tza_line_putc(l, sep);
+	tza_line_fixed(l, (double)p->stime_ns / 1e9, 6);
+	tza_line_putc(l, sep);
+	tza_line_u64(l, p->nfailed + p->nfailed_omitted);
+	tza_line_putc(l, sep);
+	line_tf(l, p->flags & TZA_P_PRE_EXISTING);
+	tza_line_putc(l, '\n');
 }
 
 static void us(FILE *f, int64_t ns)
@@ -547,19 +645,27 @@ int cmd_export(int argc, char **argv)
 			return TZA_EXIT_FAIL;
 		}
 	}
+	struct tza_line line = {0}, cl = {0};
+	int lost = 0;
 	if (kind == 0) {
-		for (uint32_t i = 0; i < m->nprocs; i++)
-			jsonl_proc(f, m, m->procs[i], by, samples);
+		for (uint32_t i = 0; i < m->nprocs; i++) {
+			jsonl_proc(&line, m, m->procs[i], by, samples);
+			lost |= tza_line_write(&line, f);
+		}
 	} else if (kind == 3) {
 		chrome(f, m, by);
 	} else {
 		for (int i = 0; sv_cols[i]; i++)
 			fprintf(f, "%s%s", i ? (kind == 2 ? "\t" : ",") : "", sv_cols[i]);
 		fputc('\n', f);
-		for (uint32_t i = 0; i < m->nprocs; i++)
-			sv_proc(f, m, m->procs[i], by, kind == 2);
+		for (uint32_t i = 0; i < m->nprocs; i++) {
+			sv_proc(&line, &cl, m, m->procs[i], by, kind == 2);
+			lost |= tza_line_write(&line, f) | cl.err;
+		}
 	}
-	int bad = ferror(f);
+	tza_line_free(&line);
+	tza_line_free(&cl);
+	int bad = ferror(f) || lost;
 	if (f != stdout)
 		bad |= fclose(f) != 0;
 	else

@@ -43,4 +43,71 @@ void tza_json_num(FILE *f, double v);
  */
 int tza_utf8_len(const uint8_t *s, size_t n);
 
+/*
+ * v with `decimals` (0..9) digits after the point, exactly as printf's
+ * "%.*f" writes it (the decimal value of the double, rounded half to even;
+ * "-" for any negative value, -0.0 too), into b (at least 40 bytes); no
+ * NUL. Returns the bytes written.
+ */
+size_t tza_fmt_fixed(char *b, double v, int decimals);
+/* v in decimal into b (at least 20 / 21 bytes); no NUL. Returns the bytes. */
+size_t tza_fmt_u64(char *b, uint64_t v);
+size_t tza_fmt_i64(char *b, int64_t v);
+
+/*
+ * One output line built in memory and written whole (export writes one per
+ * process instead of a stdio call per field). Appends cannot fail: out of
+ * memory sets err, drops what follows and makes tza_line_write fail. Start
+ * from {0}; tza_line_free releases the buffer.
+ */
+struct tza_line {
+	char *p;
+	size_t n, cap; /* bytes used, allocated */
+	int err;       /* an allocation failed */
+};
+
+/* Make room for `more` bytes (sets err when it cannot). */
+void tza_line_grow(struct tza_line *l, size_t more);
+
+static inline void tza_line_put(struct tza_line *l, const void *s, size_t n)
+{
+	if (l->cap - l->n < n) {
+		tza_line_grow(l, n);
+		if (l->err)
+			return;
+	}
+	if (n) {
+		char *d = l->p + l->n;
+		for (size_t i = 0; i < n; i++) /* short pieces: no memcpy call */
+			d[i] = ((const char *)s)[i];
+		l->n += n;
+	}
+}
+static inline void tza_line_putc(struct tza_line *l, char c)
+{
+	if (l->cap == l->n) {
+		tza_line_grow(l, 1);
+		if (l->err)
+			return;
+	}
+	l->p[l->n++] = c;
+}
+/* A string literal (its size known at compile time). */
+#define tza_line_lit(l, s) tza_line_put((l), (s), sizeof(s) - 1)
+void tza_line_puts(struct tza_line *l, const char *s);
+void tza_line_u64(struct tza_line *l, uint64_t v);
+void tza_line_i64(struct tza_line *l, int64_t v);
+/* printf("%.*f", decimals, v): tza_fmt_fixed */
+void tza_line_fixed(struct tza_line *l, double v, int decimals);
+/* The tza_json_* writers above, appending to a line (same bytes). */
+void tza_line_json_str(struct tza_line *l, const void *buf, size_t len);
+void tza_line_json_cstr(struct tza_line *l, const char *s);
+void tza_line_json_argv(struct tza_line *l, const uint8_t *argv, uint32_t len);
+void tza_line_json_secs(struct tza_line *l, int64_t ns);
+void tza_line_json_num(struct tza_line *l, double v);
+/* Write the line to f and empty it. Returns 0, or -1 when the line lost
+ * bytes (err) or f failed. */
+int tza_line_write(struct tza_line *l, FILE *f);
+void tza_line_free(struct tza_line *l);
+
 #endif /* TRACER_JSON_H */

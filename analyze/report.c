@@ -709,10 +709,25 @@ double tza_secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* bytes a word may hold and stay unquoted: [A-Za-z0-9] and "_./:=+,@%^-" */
+static const uint8_t safe_tab[256] = {
+	['_'] = 1, ['.'] = 1, ['/'] = 1, [':'] = 1, ['='] = 1, ['+'] = 1, [','] = 1,
+	['@'] = 1, ['%'] = 1, ['^'] = 1, ['-'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+	['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+	['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+	['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+	['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+};
+
 static int safe_char(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       strchr("_./:=+,@%^-", c);
+	return safe_tab[c];
 }
 
 size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len)
@@ -796,6 +811,77 @@ void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 			return;
 		}
 		out += tza_text_arg(f, argv + i, n);
+		i += n + 1;
+	}
+}
+
+/* tza_text_arg / tza_text_argv (no limit) appending to a line: same bytes */
+static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
+{
+	size_t i;
+	int plain = len > 0, printable = 1;
+	for (i = 0; i < len; i++) {
+		if (!s[i] || !safe_char(s[i]))
+			plain = 0;
+		if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\'')
+			printable = 0;
+		else if (s[i] >= 0x80) {
+			int n = tza_utf8_len(s + i, len - i);
+			if (!n)
+				printable = 0;
+			else
+				i += (size_t)n - 1;
+		}
+	}
+	if (plain) {
+		tza_line_put(l, s, len);
+		return;
+	}
+	if (printable) {
+		tza_line_putc(l, '\'');
+		tza_line_put(l, s, len);
+		tza_line_putc(l, '\'');
+		return;
+	}
+	static const char hex[] = "0123456789abcdef";
+	tza_line_lit(l, "$'");
+	for (i = 0; i < len; i++) {
+		uint8_t c = s[i];
+		if (c == '\n') {
+			tza_line_lit(l, "\\n");
+		} else if (c == '\t') {
+			tza_line_lit(l, "\\t");
+		} else if (c == '\\' || c == '\'') {
+			tza_line_putc(l, '\\');
+			tza_line_putc(l, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+			tza_line_put(l, x, 4);
+		} else if (c >= 0x80) {
+			int n = tza_utf8_len(s + i, len - i);
+			if (!n) {
+				char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+				tza_line_put(l, x, 4);
+			} else {
+				tza_line_put(l, s + i, (size_t)n);
+				i += (size_t)n - 1;
+			}
+		} else {
+			tza_line_putc(l, (char)c);
+		}
+	}
+	tza_line_putc(l, '\'');
+}
+
+void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
+{
+	uint32_t i = 0;
+	while (i < len) {
+		const uint8_t *e = memchr(argv + i, 0, len - i);
+		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+		if (i)
+			tza_line_putc(l, ' ');
+		line_text_arg(l, argv + i, n);
 		i += n + 1;
 	}
 }

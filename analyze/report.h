@@ -177,5 +177,8 @@ size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len);
 /* argv (NUL after each) as quoted words separated by spaces, cut with "..."
  * after about max bytes (0 = no limit). */
 void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max);
+/* The same without a limit, appended to a line (json.h): the same bytes. */
+struct tza_line;
+void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len);
 
 #endif /* TRACER_REPORT_H */
