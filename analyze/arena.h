@@ -43,8 +43,9 @@ struct tza_istr {
 	uint32_t hash; /* bits of XXH3 of the bytes */
 };
 
-/* Slots of a string cache: 1 MiB, fixed whatever the input */
-#define TZA_STRCACHE_SLOTS 65536
+/* Slots of a string cache: 256 KiB, fixed whatever the input (small enough
+ * to stay in a CPU's L2 cache) */
+#define TZA_STRCACHE_SLOTS 16384
 
 /*
  * A direct-mapped cache of the strings last copied into an arena, by hash:

@@ -1154,8 +1154,10 @@ static int finish(struct builder *b, tz_reader *r)
 			q->p.flags &= ~(uint32_t)TZA_P_NO_FORK;
 			q->p.flags |= TZA_P_PRE_EXISTING;
 		}
-		keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
-		keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
+		if (q->p.nexecs == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
+			keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
+		if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
+			keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
 		if (q->live)
 			q->p.flags |= TZA_P_NO_EXIT;
 		if (q->p.flags & TZA_P_NO_EXIT)
