@@ -75,18 +75,18 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT);
 	lit(l, ",\"oom_killed\":");
-	line_tf(l, p->oom_killed);
-	if (ended && p->killer_signal && p->killer_signal == p->signal) {
+	line_tf(l, p->res->oom_killed);
+	if (ended && p->res->killer_signal && p->res->killer_signal == p->signal) {
 		lit(l, ",\"killed_by\":{\"pid\":");
-		tza_line_u64(l, p->killer_pid);
+		tza_line_u64(l, p->res->killer_pid);
 		lit(l, ",\"signal\":");
-		tza_line_i64(l, p->killer_signal);
+		tza_line_i64(l, p->res->killer_signal);
 		lit(l, ",\"comm\":");
-		tza_line_json_cstr(l, p->killer_comm);
+		tza_line_json_cstr(l, p->res->killer_comm);
 		lit(l, ",\"kernel\":");
-		line_tf(l, p->killer_kernel);
+		line_tf(l, p->res->killer_kernel);
 		lit(l, ",\"t_s\":");
-		tza_line_json_secs(l, rel(m, p->kill_ns));
+		tza_line_json_secs(l, rel(m, p->res->kill_ns));
 		tza_line_putc(l, '}');
 	} else {
 		lit(l, ",\"killed_by\":null");
@@ -94,8 +94,8 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 	if (!samples)
 		return;
 	lit(l, ",\"samples\":[");
-	for (uint32_t i = 0; i < p->nsamples; i++) {
-		const struct tza_sample *s = &p->samples[i];
+	for (uint32_t i = 0; i < p->res->nsamples; i++) {
+		const struct tza_sample *s = &p->res->samples[i];
 		if (i)
 			lit(l, ",{\"t_s\":");
 		else
@@ -522,21 +522,21 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 			fputs("}}", f);
 		}
 		/* periodic samples: resident memory and cumulative CPU of this process */
-		for (uint32_t k = 0; k < p->nsamples; k++) {
-			const struct tza_sample *x = &p->samples[k];
+		for (uint32_t k = 0; k < p->res->nsamples; k++) {
+			const struct tza_sample *x = &p->res->samples[k];
 			fputs(",\n{\"ph\":\"C\",\"name\":\"rss MiB\",\"ts\":", f);
 			us(f, rel(m, x->ts_ns));
 			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss\":", track, p->pid);
 			tza_json_num(f, x->rss_kib / 1024.0);
 			fputs("}}", f);
 		}
-		if (p->oom_killed) {
+		if (p->res->oom_killed) {
 			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"oom_kill\",\"name\":\"OOM kill\","
 			      "\"ts\":",
 			      f);
-			us(f, rel(m, p->oom_ns));
+			us(f, rel(m, p->res->oom_ns));
 			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss_kib\":%llu}}", track, p->pid,
-				(unsigned long long)p->oom_rss_kib);
+				(unsigned long long)p->res->oom_rss_kib);
 		}
 		for (uint32_t k = 0; k < p->nfailed; k++) {
 			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec_failed\",\"name\":", f);

@@ -66,12 +66,12 @@ static double cpu_at(const struct tza_proc *p, uint64_t t)
 
 	if (t <= t0)
 		return 0;
-	for (uint32_t i = 0; i <= p->nsamples; i++) {
+	for (uint32_t i = 0; i <= p->res->nsamples; i++) {
 		uint64_t t1;
 		double c1;
-		if (i < p->nsamples) {
-			t1 = p->samples[i].ts_ns;
-			c1 = (double)(p->samples[i].utime_ns + p->samples[i].stime_ns);
+		if (i < p->res->nsamples) {
+			t1 = p->res->samples[i].ts_ns;
+			c1 = (double)(p->res->samples[i].utime_ns + p->res->samples[i].stime_ns);
 		} else if (ended) {
 			t1 = p->end_ns;
 			c1 = (double)(p->utime_ns + p->stime_ns);

@@ -275,15 +275,15 @@ int cmd_summary(int argc, char **argv)
 		first = 1;
 		for (uint32_t i = 0; i < m->nprocs; i++) {
 			const struct tza_proc *p = m->procs[i];
-			if (!p->oom_killed)
+			if (!p->res->oom_killed)
 				continue;
 			fprintf(f, "%s{\"id\":", first ? "" : ",");
 			tza_json_cstr(f, p->id);
 			fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
 			tza_json_cstr(f, victim_name(p));
 			fprintf(f, ",\"rss_kib\":%llu,\"memcg_id\":%llu,\"t_s\":",
-				(unsigned long long)p->oom_rss_kib, (unsigned long long)p->oom_memcg_id);
-			tza_json_secs(f, (int64_t)(p->oom_ns - m->t0_ns));
+				(unsigned long long)p->res->oom_rss_kib, (unsigned long long)p->res->oom_memcg_id);
+			tza_json_secs(f, (int64_t)(p->res->oom_ns - m->t0_ns));
 			fputc('}', f);
 			first = 0;
 		}
@@ -420,12 +420,12 @@ int cmd_summary(int argc, char **argv)
 			fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
 			for (uint32_t i = 0; i < m->nprocs; i++) {
 				const struct tza_proc *p = m->procs[i];
-				if (p->oom_killed)
+				if (p->res->oom_killed)
 					fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu\n",
 						victim_name(p), p->pid,
-						tza_fmt_bytes(b[4], 40, p->oom_rss_kib * 1024),
-						tza_fmt_dur(b[5], 40, p->oom_ns - m->t0_ns),
-						(unsigned long long)p->oom_memcg_id);
+						tza_fmt_bytes(b[4], 40, p->res->oom_rss_kib * 1024),
+						tza_fmt_dur(b[5], 40, p->res->oom_ns - m->t0_ns),
+						(unsigned long long)p->res->oom_memcg_id);
 			}
 		}
 		if (nshow) {

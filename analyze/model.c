@@ -22,6 +22,9 @@ struct pint {
 	uint8_t xring, fring; /* next tail slot to overwrite once capped */
 };
 
+/* Processes without samples, OOM kill or killer share this one */
+static const struct tza_proc_res res_none;
+
 /* The model plus its memory: procs, exec records and strings live in arena. */
 struct mint {
 	struct tza_model m;
@@ -436,6 +439,7 @@ static struct pint *new_proc(struct builder *b, uint32_t pid, uint64_t start_ns,
 	q->p.start_ns = start_ns;
 	q->p.flags = flags;
 	q->p.exit_code = -1;
+	q->p.res = &res_none;
 	q->seq = m->nprocs;
 	q->live = 1;
 	m->procs[m->nprocs++] = &q->p;
@@ -704,10 +708,23 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		p->ppid = p->exit_ppid;
 	if (p->exit_ppid && p->ppid && p->exit_ppid != p->ppid)
 		p->flags |= TZA_P_REPARENTED;
-	if (p->killer_signal && p->killer_signal != p->signal)
-		p->killer_signal = 0; /* the signal it got is not what ended it */
+	/* the signal it got is not what ended it (never so in res_none) */
+	if (p->res->killer_signal && p->res->killer_signal != p->signal)
+		((struct tza_proc_res *)p->res)->killer_signal = 0;
 	q->live = 0; /* stays its pid's newest instance: dead_has */
 	return 0;
+}
+
+/* p's own resource block (made on first use); NULL: no memory */
+static struct tza_proc_res *res_of(struct builder *b, struct tza_proc *p)
+{
+	if (p->res == &res_none) {
+		struct tza_proc_res *r = tza_arena_alloc(b->arena, sizeof(*r));
+		if (!r)
+			return NULL;
+		p->res = r;
+	}
+	return (struct tza_proc_res *)p->res;
 }
 
 /* The live process (tgid, start_ns), or NULL: samples and kernel events
@@ -730,19 +747,22 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	uint64_t rss = fu64(ev, f->sm_anon) + fu64(ev, f->sm_file) +
 		       fu64(ev, f->sm_shmem);
 	seen((struct pint *)p, ev->ts_ns);
-	p->nsamples_seen++;
-	if (rss > p->peak_sample_rss_kib)
-		p->peak_sample_rss_kib = rss;
+	struct tza_proc_res *x = res_of(b, p);
+	if (!x)
+		return -1;
+	x->nsamples_seen++;
+	if (rss > x->peak_sample_rss_kib)
+		x->peak_sample_rss_kib = rss;
 	if (!(b->flags & TZA_MB_SAMPLES))
 		return 0;
-	if ((p->nsamples & (p->nsamples - 1)) == 0) { /* grow at powers of two */
-		uint32_t nc = p->nsamples ? p->nsamples * 2 : 4;
-		struct tza_sample *ns = realloc(p->samples, nc * sizeof(*ns));
+	if ((x->nsamples & (x->nsamples - 1)) == 0) { /* grow at powers of two */
+		uint32_t nc = x->nsamples ? x->nsamples * 2 : 4;
+		struct tza_sample *ns = realloc(x->samples, nc * sizeof(*ns));
 		if (!ns)
 			return -1;
-		p->samples = ns;
+		x->samples = ns;
 	}
-	struct tza_sample *s = &p->samples[p->nsamples++];
+	struct tza_sample *s = &x->samples[x->nsamples++];
 	s->ts_ns = ev->ts_ns;
 	s->utime_ns = fu64(ev, f->sm_ut);
 	s->stime_ns = fu64(ev, f->sm_st);
@@ -796,39 +816,46 @@ static int on_host_sample(struct builder *b, const struct tz_event *ev)
 	return 0;
 }
 
-static void on_oom_kill(struct builder *b, const struct tz_event *ev)
+static int on_oom_kill(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	struct tza_proc *p = live_proc(b, u32(ev, f->o_tgid), fu64(ev, f->o_start));
 	if (!p)
-		return;
-	if (!p->oom_killed)
+		return 0;
+	struct tza_proc_res *x = res_of(b, p);
+	if (!x)
+		return -1;
+	if (!x->oom_killed)
 		b->m->noom_kills++;
-	p->oom_killed = 1;
-	p->oom_ns = ev->ts_ns;
-	p->oom_rss_kib = fu64(ev, f->o_anon) + fu64(ev, f->o_file) +
-			 fu64(ev, f->o_shmem);
-	p->oom_memcg_id = fu64(ev, f->o_memcg);
+	x->oom_killed = 1;
+	x->oom_ns = ev->ts_ns;
+	x->oom_rss_kib = fu64(ev, f->o_anon) + fu64(ev, f->o_file) + fu64(ev, f->o_shmem);
+	x->oom_memcg_id = fu64(ev, f->o_memcg);
+	return 0;
 }
 
 /* A fatal signal sent to a live process: remembered as its killer; the
  * exit keeps it only when the exit signal is this one. */
-static void on_signal(struct builder *b, const struct tz_event *ev)
+static int on_signal(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	struct tza_proc *p = live_proc(b, u32(ev, f->g_ttgid), fu64(ev, f->g_tstart));
 	int sig = (int)fi64(ev, f->g_sig);
 	if (!p || sig <= 0)
-		return;
+		return 0;
 	/* the first fatal signal wins: later ones hit a process already dying */
-	if (p->killer_signal == sig)
-		return;
-	p->killer_signal = sig;
-	p->killer_pid = u32(ev, f->g_stgid);
-	p->killer_start_ns = fu64(ev, f->g_sstart);
-	p->killer_kernel = (u32(ev, f->g_flags) & EV_SIGNAL_KERNEL) != 0;
-	get_comm(ev, f->g_comm, p->killer_comm);
-	p->kill_ns = ev->ts_ns;
+	if (p->res->killer_signal == sig)
+		return 0;
+	struct tza_proc_res *x = res_of(b, p);
+	if (!x)
+		return -1;
+	x->killer_signal = sig;
+	x->killer_pid = u32(ev, f->g_stgid);
+	x->killer_start_ns = fu64(ev, f->g_sstart);
+	x->killer_kernel = (u32(ev, f->g_flags) & EV_SIGNAL_KERNEL) != 0;
+	get_comm(ev, f->g_comm, x->killer_comm);
+	x->kill_ns = ev->ts_ns;
+	return 0;
 }
 
 static int on_state(struct builder *b, const struct tz_event *ev)
@@ -1301,10 +1328,10 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 			e = on_host_sample(&b, ev);
 			break;
 		case EV_OOM_KILL:
-			on_oom_kill(&b, ev);
+			e = on_oom_kill(&b, ev);
 			break;
 		case EV_SIGNAL:
-			on_signal(&b, ev);
+			e = on_signal(&b, ev);
 			break;
 		default:
 			m->unknown_events++;
@@ -1343,7 +1370,8 @@ void tza_model_free(struct tza_model *m)
 			free(p->failed);
 		free(p->tool);
 		free(p->command);
-		free(p->samples);
+		if (p->res && p->res != &res_none)
+			free(p->res->samples);
 	}
 	free(m->procs);
 	free(m->roots);

@@ -98,9 +98,32 @@ struct tza_host_sample {
 };
 
 /*
+ * Resource use over time of one process (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL),
+ * apart from struct tza_proc since most processes have none (p->res).
+ */
+struct tza_proc_res {
+	struct tza_sample *samples; /* in time order; only with TZA_MB_SAMPLES */
+	uint32_t nsamples;
+	uint32_t nsamples_seen;	/* EV_SAMPLE events of this process (kept or not) */
+	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
+	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL) */
+	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
+	 * valid when killer_signal != 0 */
+	int killer_signal;
+	uint64_t oom_ns;	/* when oom_killed; CLOCK_BOOTTIME ns */
+	uint64_t oom_rss_kib;	/* its RSS then, KiB */
+	uint64_t oom_memcg_id;	/* its memory cgroup id */
+	uint32_t killer_pid;	/* sender tgid (the running task for kernel signals) */
+	int killer_kernel;	/* sent by the kernel (fault, OOM killer) */
+	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
+	char killer_comm[16];	/* sender comm, NUL-terminated */
+	uint64_t kill_ns;	/* when the signal was sent */
+};
+
+/*
  * One process: a thread group from its fork (or first sight) to its exit.
- * Fields are ordered to leave no padding (400 bytes); every string and
- * array is owned by the model and read-only for its users.
+ * Fields are ordered to leave no padding; every string and array is owned
+ * by the model and read-only for its users.
  */
 struct tza_proc {
 	const char *id;	    /* "PID.START_NS" unique in the trace; export's `id` */
@@ -138,10 +161,9 @@ struct tza_proc {
 	uint64_t maxrss_kib;	/* peak RSS of the last image, KiB */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
-	uint32_t threads;	/* threads ever in the group */
+	/* threads (exit total): after the tool.c block below, for alignment */
 
 	uint32_t uid, euid;	/* last known credentials */
-	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL; see oom_* below) */
 	char comm[16];		/* comm at exit (or last known) */
 	uint64_t cgroup_id;
 
@@ -158,22 +180,10 @@ struct tza_proc {
 	const char *tool_key, *command_key;
 	uint32_t index;		/* position in tza_model.procs */
 
-	/* Resource use over time (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL). */
-	uint32_t nsamples;
-	struct tza_sample *samples; /* in time order; only with TZA_MB_SAMPLES */
-	uint32_t nsamples_seen;	/* EV_SAMPLE events of this process (kept or not) */
-	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
-	 * valid when killer_signal != 0 */
-	int killer_signal;
-	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
-	uint64_t oom_ns;	/* when oom_killed; CLOCK_BOOTTIME ns */
-	uint64_t oom_rss_kib;	/* its RSS then, KiB */
-	uint64_t oom_memcg_id;	/* its memory cgroup id */
-	uint32_t killer_pid;	/* sender tgid (the running task for kernel signals) */
-	int killer_kernel;	/* sent by the kernel (fault, OOM killer) */
-	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
-	char killer_comm[16];	/* sender comm, NUL-terminated */
-	uint64_t kill_ns;	/* when the signal was sent */
+	uint32_t threads;	/* threads ever in the group (exit total) */
+	/* Samples, OOM kill and killer: never NULL; a shared all-zero block
+	 * for the (many) processes without any of them. */
+	const struct tza_proc_res *res;
 };
 
 /* The whole model of one trace. */

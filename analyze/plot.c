@@ -769,13 +769,13 @@ static void spread_sampled(double *bins, unsigned nb, const struct ctx *c,
 {
 	uint64_t t = p->start_ns;
 	double prev = 0;
-	for (uint32_t i = 0; i < p->nsamples; i++) {
-		double v = sample_val(&p->samples[i], what);
+	for (uint32_t i = 0; i < p->res->nsamples; i++) {
+		double v = sample_val(&p->res->samples[i], what);
 		if (v > prev)
-			spread_clip(bins, nb, c, t, p->samples[i].ts_ns, v - prev);
+			spread_clip(bins, nb, c, t, p->res->samples[i].ts_ns, v - prev);
 		if (v > prev)
 			prev = v;
-		t = p->samples[i].ts_ns;
+		t = p->res->samples[i].ts_ns;
 	}
 	if (!(p->flags & TZA_P_NO_EXIT) && p->end_ns && total > prev)
 		spread_clip(bins, nb, c, t, p->end_ns, total - prev);
@@ -786,15 +786,15 @@ static void spread_sampled(double *bins, unsigned nb, const struct ctx *c,
 static void hold_sampled(double *bins, unsigned nb, const struct ctx *c, const struct tza_proc *p)
 {
 	uint64_t end = p_last(p) > c->t1 ? c->t1 : p_last(p);
-	for (uint32_t i = 0; i < p->nsamples; i++) {
-		uint64_t a = i ? p->samples[i].ts_ns : p->start_ns;
-		uint64_t b = i + 1 < p->nsamples ? p->samples[i + 1].ts_ns : end;
+	for (uint32_t i = 0; i < p->res->nsamples; i++) {
+		uint64_t a = i ? p->res->samples[i].ts_ns : p->start_ns;
+		uint64_t b = i + 1 < p->res->nsamples ? p->res->samples[i + 1].ts_ns : end;
 		if (a < c->t0)
 			a = c->t0;
 		if (b > c->t1)
 			b = c->t1;
 		if (b > a)
-			hold(bins, nb, c, a, b, p->samples[i].rss_kib / 1024.0);
+			hold(bins, nb, c, a, b, p->res->samples[i].rss_kib / 1024.0);
 	}
 }
 
@@ -815,7 +815,7 @@ static int stacked(FILE *f, struct ctx *c)
 		struct tza_proc *p = m->procs[i];
 		if (!p_in_window(c, p))
 			continue;
-		if (p->nsamples) {
+		if (p->res->nsamples) {
 			int t = c->proc_tool[i];
 			int s = c->tools[t].color >= 0 ? c->tools[t].color : ns - 1;
 			sampled++;
@@ -924,7 +924,7 @@ static int io(FILE *f, struct ctx *c)
 	uint32_t sampled = 0;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
-		if (p_in_window(c, p) && p->nsamples) {
+		if (p_in_window(c, p) && p->res->nsamples) {
 			const double tot[4] = {(double)p->rchar, (double)p->wchar,
 					       (double)p->read_bytes, (double)p->write_bytes};
 			for (int k = 0; k < 4; k++)
