@@ -78,6 +78,14 @@ static __always_inline void drop(__u32 slot)
 		*c += 1;
 }
 
+/* tgid has a live entry in `tracked` (an array slot may be free) */
+static __always_inline bool is_tracked(__u32 tgid)
+{
+	struct tracked *t = bpf_map_lookup_elem(&tracked, &tgid);
+
+	return t && (t->flags & TRACKED_LIVE);
+}
+
 /* ------------------------------------------------------------ RSS */
 
 /*
@@ -113,6 +121,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	struct signal_struct *sig;
 	struct list_head *head, *pos;
 	struct tracked *tp = NULL;
+	bool live;
 	struct mm_struct *mm;
 	struct ev_sample e;
 	__u64 now, rt, leader_rt;
@@ -143,7 +152,8 @@ int sample_tasks(struct bpf_iter__task *ctx)
 			return 0;
 	}
 	tp = bpf_map_lookup_elem(&tracked, &tgid);
-	if (filter_on && (!tp || (tp->flags & TRACKED_PARENT_ONLY)))
+	live = tp && (tp->flags & TRACKED_LIVE); /* else a free slot of the array form */
+	if (filter_on && (!live || (tp->flags & TRACKED_PARENT_ONLY)))
 		return 0;
 	now = bpf_ktime_get_boot_ns();
 	if (now - t->start_boottime < min_age_ns)
@@ -196,7 +206,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	}
 	cputime_scale(rt, &e.utime_ns, &e.stime_ns);
 	/* children's I/O folded in at wait4() is not this process's own */
-	if (tp) {
+	if (tp && live) {
 		e.rchar = e.rchar > tp->child_io[0] ? e.rchar - tp->child_io[0] : 0;
 		e.wchar = e.wchar > tp->child_io[1] ? e.wchar - tp->child_io[1] : 0;
 		e.read_bytes = e.read_bytes > tp->child_io[4] ? e.read_bytes - tp->child_io[4] : 0;
@@ -248,7 +258,7 @@ int BPF_PROG(on_mark_victim, struct task_struct *task, uid_t uid)
 	struct ev_oom_kill *e;
 	struct mm_struct *mm;
 
-	if (filter_on && !bpf_map_lookup_elem(&tracked, &tgid))
+	if (filter_on && !is_tracked(tgid))
 		return 0;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
@@ -306,7 +316,7 @@ int BPF_PROG(on_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	if (result != 0 /* DELIVERED */ && result != 4 /* LOSE_INFO */)
 		return 0;
 	tgid = task->tgid;
-	if (filter_on && !bpf_map_lookup_elem(&tracked, &tgid))
+	if (filter_on && !is_tracked(tgid))
 		return 0;
 	if (sig != SIG_KILL) {
 		/* a handled or ignored signal does not kill */

@@ -21,6 +21,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load (rodata). */
 const volatile bool filter_on = true;	     /* false: -a, every process */
+/* true: `tracked` is an array indexed by tgid (user space chose it, see
+ * TRACKED_ARRAY_MAX): no hashing, no bucket lock, lookups inlined */
+const volatile bool by_index = false;
 const volatile __u32 argv_max = EV_ARGV_MAX_DEFAULT; /* bytes of argv kept */
 const volatile __u32 nr_cpus = 1;	     /* possible CPUs, for rss sums */
 const volatile __u32 page_kib = 4;	     /* page size in KiB */
@@ -37,7 +40,9 @@ struct {
 	__uint(max_entries, 4 << 20); /* resized by user space */
 } rb SEC(".maps");
 
-/* tgid -> struct tracked; max_entries set from pid_max at run time. */
+/* tgid -> struct tracked; max_entries set from pid_max at run time; an
+ * array indexed by tgid when by_index (entries without TRACKED_LIVE are
+ * free slots). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -92,11 +97,17 @@ static __always_inline void drop(__u32 slot)
 
 	if (c)
 		*c += 1;
+	/* a full ring wakes no one (nothing was submitted): the next record
+	 * this CPU writes looks at the fill level (rb_flags) */
+	c = bpf_map_lookup_elem(&rb_acc, &zero);
+	if (c)
+		*c = ~0ull >> 1;
 }
 
 /*
  * Wake-up flags for a record of size bytes: user space drains every 100 ms
- * anyway and is woken only when the ring holds wake_bytes. The fill level
+ * anyway and is woken only when the ring holds wake_bytes, this record
+ * included. The fill level
  * (a helper call and the consumer's cache line) is looked at once per
  * wake_check bytes this CPU wrote, not per record.
  */
@@ -110,8 +121,9 @@ static __always_inline __u64 rb_flags(__u32 size)
 			return BPF_RB_NO_WAKEUP;
 		*acc = 0;
 	}
-	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
-								       : BPF_RB_NO_WAKEUP;
+	/* this record counted (bpf_ringbuf_output's is not in the ring yet) */
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + size >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+									      : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline struct scratch *get_scratch(void)
@@ -123,7 +135,24 @@ static __always_inline struct scratch *get_scratch(void)
 
 static __always_inline struct tracked *lookup_tracked(__u32 tgid)
 {
-	return bpf_map_lookup_elem(&tracked, &tgid);
+	struct tracked *t = bpf_map_lookup_elem(&tracked, &tgid);
+
+	return t && (t->flags & TRACKED_LIVE) ? t : NULL;
+}
+
+/* Stop tracking tgid (t: its entry): an array slot is zeroed, flags first. */
+static __always_inline void untrack(__u32 tgid, struct tracked *t)
+{
+	int i;
+
+	if (!by_index) {
+		bpf_map_delete_elem(&tracked, &tgid);
+		return;
+	}
+	t->flags = 0;
+	t->threads = 0;
+	for (i = 0; i < 7; i++)
+		t->child_io[i] = 0;
 }
 
 /* pid of a task's thread group in the task's own pid namespace (direct
@@ -272,8 +301,18 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		/* a new thread: counted, never emitted */
 		struct tracked *ct = tp;
 
-		if (!ct && !filter_on) {
+		if (!ct && !filter_on && by_index) {
+			/* claim a free (zeroed) slot: threads and flags in one
+			 * 64-bit compare-and-swap (x86-64: little-endian) */
+			struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
+			__u64 w = (__u64)TRACKED_LIVE << 32 | child->signal->nr_threads;
+
+			if (v && __sync_val_compare_and_swap((__u64 *)v, 0, w) == 0)
+				return 0;
+			ct = lookup_tracked(child_tgid);
+		} else if (!ct && !filter_on) {
 			nt.threads = BPF_CORE_READ(child, signal, nr_threads);
+			nt.flags = TRACKED_LIVE;
 			if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
 				ct = lookup_tracked(child_tgid);
 		}
@@ -283,9 +322,25 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	if (filter_on && !tp)
 		return 0;
-	nt.threads = 1;
-	if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_ANY))
-		drop(EV_DROP_MAP_FULL);
+	if (by_index) {
+		/* the child's slot, written in place (it runs only after this) */
+		struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
+		int i;
+
+		if (v) {
+			v->threads = 1;
+			for (i = 0; i < 7; i++)
+				v->child_io[i] = 0;
+			v->flags = TRACKED_LIVE;
+		} else {
+			drop(EV_DROP_MAP_FULL); /* tgid >= pid_max at start */
+		}
+	} else {
+		nt.threads = 1;
+		nt.flags = TRACKED_LIVE;
+		if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_ANY))
+			drop(EV_DROP_MAP_FULL);
+	}
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
@@ -494,10 +549,12 @@ static __always_inline __s64 rss_pages(struct mm_struct *mm)
 		if (!exact)
 			continue;
 		for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
-			__s32 v = 0;
+			/* the s32 at that address by a direct (fault-safe) load:
+			 * struct kref is one int at offset 0 */
+			struct kref *k = bpf_rdonly_cast((void *)(ctr + pcpu_off[cpu]),
+							 bpf_core_type_id_kernel(struct kref));
 
-			bpf_probe_read_kernel(&v, sizeof(v), (void *)(ctr + pcpu_off[cpu]));
-			total += v;
+			total += (__s32)k->refcount.refs.counter;
 		}
 	}
 	return total;
@@ -600,7 +657,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	if (!e) {
 		drop(EV_DROP_EXIT);
 		if (tp)
-			bpf_map_delete_elem(&tracked, &tgid);
+			untrack(tgid, tp);
 		return 0;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
@@ -715,7 +772,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	copy_comm(e->comm, p);
 	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	if (tp)
-		bpf_map_delete_elem(&tracked, &tgid);
+		untrack(tgid, tp);
 	return 0;
 }
 

@@ -20,6 +20,11 @@ struct tracked {
 	__u64 child_io[7];
 };
 #define TRACKED_PARENT_ONLY 0x1 /* the recorder itself: track its next child only */
+#define TRACKED_LIVE 0x2	/* the entry holds a tracked process: set on every
+				   entry, needed by the array form of the map
+				   (one slot per pid, never deleted, zeroed) */
+#define TRACKED_ARRAY_MAX 131072 /* pid_max up to which `tracked` is an array
+				    indexed by tgid (64 bytes a pid: 8 MiB) */
 
 #define PATH_WIN 4096	   /* path resolution window (bytes, power of 2) */
 #define PATH_DEPTH 48	   /* dentry/mount steps walked per path */

@@ -531,6 +531,13 @@ static int bpf_setup(struct rec *r)
 	 * an allocation, on every fork and execve */
 	if ((r->o.max_procs ? r->o.max_procs : pid_max) <= 131072)
 		bpf_map__set_map_flags(s->maps.tracked, 0);
+	/* without --max-procs and with a small pid_max, an array indexed by
+	 * tgid: a slot per pid never fills up, and a lookup is an address
+	 * computation instead of a hash, a bucket walk and a bucket lock */
+	if (!r->o.max_procs && pid_max <= TRACKED_ARRAY_MAX) {
+		bpf_map__set_type(s->maps.tracked, BPF_MAP_TYPE_ARRAY);
+		s->rodata->by_index = true;
+	}
 	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
 	bpf_program__set_autoload(s->progs.tp_exit_execve, use_tp);
 	bpf_program__set_autoload(s->progs.tp_exit_execveat, use_tp);
@@ -563,10 +570,14 @@ static int bpf_setup(struct rec *r)
 	return 0;
 }
 
+/* how: BPF_ANY or BPF_NOEXIST (an array slot has no "exists": the caller
+ * looked it up first) */
 static int track_how(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags, uint64_t how)
 {
-	struct tracked t = {.threads = threads ? threads : 1, .flags = flags};
+	struct tracked t = {.threads = threads ? threads : 1, .flags = flags | TRACKED_LIVE};
 
+	if (r->skel->rodata->by_index)
+		how = BPF_ANY;
 	return bpf_map_update_elem(bpf_map__fd(r->skel->maps.tracked), &tgid, &t, how);
 }
 
@@ -577,7 +588,7 @@ static void track_merge(struct rec *r, uint32_t tgid, uint32_t threads)
 	int fd = bpf_map__fd(r->skel->maps.tracked);
 	struct tracked t;
 
-	if (bpf_map_lookup_elem(fd, &tgid, &t) == 0) {
+	if (bpf_map_lookup_elem(fd, &tgid, &t) == 0 && (t.flags & TRACKED_LIVE)) {
 		if (t.threads < threads) {
 			t.threads = threads;
 			bpf_map_update_elem(fd, &tgid, &t, BPF_EXIST);
@@ -585,6 +596,18 @@ static void track_merge(struct rec *r, uint32_t tgid, uint32_t threads)
 		return;
 	}
 	track_how(r, tgid, threads, 0, BPF_NOEXIST);
+}
+
+/* Stop tracking tgid: delete its entry, or zero its array slot. */
+static void untrack(struct rec *r, uint32_t tgid)
+{
+	int fd = bpf_map__fd(r->skel->maps.tracked);
+	struct tracked z = {0};
+
+	if (r->skel->rodata->by_index)
+		bpf_map_update_elem(fd, &tgid, &z, BPF_ANY);
+	else
+		bpf_map_delete_elem(fd, &tgid);
 }
 
 static int track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
@@ -837,7 +860,7 @@ static int start_command(struct rec *r)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	free(resolved);
-	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.tracked), &self);
+	untrack(r, self);
 	close(pfd[0]);
 	r->child = pid;
 	if (write(pfd[1], "x", 1) != 1) {
