@@ -13,11 +13,12 @@
 #include "arena.h"
 #include "model.h"
 
-/* A process plus what only the builder needs; allocated from the arena. */
+/* A process plus what only the builder needs; allocated from the arena.
+ * Until finish() sorts the processes, p.index is the creation order (the
+ * position in the build's procs): the sort's tie-break. */
 struct pint {
 	struct tza_proc p;
 	uint64_t last_ns; /* its last event (fork, exec, sample, state, ...) */
-	uint32_t seq;	  /* creation order (index in the build's procs): tie-break */
 	uint8_t live;	  /* the live instance of its pid */
 	uint8_t xring, fring; /* next tail slot to overwrite once capped */
 };
@@ -440,7 +441,7 @@ static struct pint *new_proc(struct builder *b, uint32_t pid, uint64_t start_ns,
 	q->p.flags = flags;
 	q->p.exit_code = -1;
 	q->p.res = &res_none;
-	q->seq = m->nprocs;
+	q->p.index = m->nprocs;
 	q->live = 1;
 	m->procs[m->nprocs++] = &q->p;
 	*cell = m->nprocs;
@@ -935,7 +936,7 @@ static int cmp_start(const void *a, const void *b)
 		return x->p.start_ns < y->p.start_ns ? -1 : 1;
 	if (x->p.pid != y->p.pid)
 		return x->p.pid < y->p.pid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->p.index < y->p.index ? -1 : x->p.index > y->p.index;
 }
 
 static inline int start_lt(const struct tza_proc *x, const struct tza_proc *y)
@@ -944,7 +945,7 @@ static inline int start_lt(const struct tza_proc *x, const struct tza_proc *y)
 		return x->start_ns < y->start_ns;
 	if (x->pid != y->pid)
 		return x->pid < y->pid;
-	return ((const struct pint *)x)->seq < ((const struct pint *)y)->seq;
+	return x->index < y->index; /* creation order, until finish() sets it */
 }
 
 /*
@@ -1087,8 +1088,9 @@ static const struct tza_exec *image_at(const struct tza_proc *parent, uint64_t t
 static int set_start_images(struct tza_model *m)
 {
 	uint32_t n = m->nprocs;
+	uint32_t cap = 256; /* the stack grows with the tree's depth only */
 	uint8_t *done = calloc(n ? n : 1, 1);
-	struct tza_proc **stk = malloc((n ? n : 1) * sizeof(*stk));
+	struct tza_proc **stk = malloc(cap * sizeof(*stk));
 	if (!done || !stk) {
 		free(done);
 		free(stk);
@@ -1098,6 +1100,16 @@ static int set_start_images(struct tza_model *m)
 		uint32_t sp = 0;
 		for (struct tza_proc *p = m->procs[i]; p && !done[p->index] && sp < n; p = p->parent) {
 			done[p->index] = 1; /* on the stack: a cycle ends the walk */
+			if (sp == cap) {
+				struct tza_proc **ns = realloc(stk, 2 * (size_t)cap * sizeof(*stk));
+				if (!ns) {
+					free(done);
+					free(stk);
+					return -1;
+				}
+				stk = ns;
+				cap *= 2;
+			}
 			stk[sp++] = p;
 		}
 		while (sp) {
