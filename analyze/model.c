@@ -1043,10 +1043,21 @@ static struct tza_proc *alive_at(struct tza_proc **procs, const uint64_t *bypid,
 /* "PID.START_NS" in the arena; NULL: no memory */
 static const char *make_id(struct tza_arena *a, uint32_t pid, uint64_t start)
 {
+	static const char d2[] = "00010203040506070809101112131415161718192021222324"
+				 "25262728293031323334353637383940414243444546474849"
+				 "50515253545556575859606162636465666768697071727374"
+				 "75767778798081828384858687888990919293949596979899";
 	char buf[32], *e = buf + sizeof(buf), *c = e;
-	do
-		*--c = (char)('0' + start % 10);
-	while (start /= 10);
+	for (; start >= 100; start /= 100) { /* two digits a step */
+		c -= 2;
+		memcpy(c, d2 + 2 * (start % 100), 2);
+	}
+	if (start >= 10) {
+		c -= 2;
+		memcpy(c, d2 + 2 * start, 2);
+	} else {
+		*--c = (char)('0' + start);
+	}
 	*--c = '.';
 	do
 		*--c = (char)('0' + pid % 10);
@@ -1081,50 +1092,56 @@ static const struct tza_exec *image_at(const struct tza_proc *parent, uint64_t t
  * start_image of every process: its parent's image at its start, else the
  * parent's own start_image. Each process is computed once, ancestors first
  * (an explicit stack, no recursion): O(processes + images) in all, whatever
- * the depth of the tree. Parent links are acyclic (finish refuses cycles;
- * a fork links only to a parent started no later), and the walk is bounded
- * by the process count anyway.
+ * the depth of the tree, in any order of calls. Parent links are acyclic
+ * (finish refuses cycles; a fork links only to a parent started no later),
+ * and the walk is bounded by the process count anyway.
  */
-static int set_start_images(struct tza_model *m)
+struct imgwalk {
+	uint8_t *done; /* by tza_proc.index */
+	struct tza_proc **stk;
+	uint32_t cap, n;
+};
+
+static int imgwalk_init(struct imgwalk *w, uint32_t n)
 {
-	uint32_t n = m->nprocs;
-	uint32_t cap = 256; /* the stack grows with the tree's depth only */
-	uint8_t *done = calloc(n ? n : 1, 1);
-	struct tza_proc **stk = malloc(cap * sizeof(*stk));
-	if (!done || !stk) {
-		free(done);
-		free(stk);
-		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t sp = 0;
-		for (struct tza_proc *p = m->procs[i]; p && !done[p->index] && sp < n; p = p->parent) {
-			done[p->index] = 1; /* on the stack: a cycle ends the walk */
-			if (sp == cap) {
-				struct tza_proc **ns = realloc(stk, 2 * (size_t)cap * sizeof(*stk));
-				if (!ns) {
-					free(done);
-					free(stk);
-					return -1;
-				}
-				stk = ns;
-				cap *= 2;
-			}
-			stk[sp++] = p;
+	w->n = n;
+	w->cap = 256; /* the stack grows with the tree's depth only */
+	w->done = calloc(n ? n : 1, 1);
+	w->stk = malloc(w->cap * sizeof(*w->stk));
+	return w->done && w->stk ? 0 : -1;
+}
+
+static void imgwalk_free(struct imgwalk *w)
+{
+	free(w->done);
+	free(w->stk);
+}
+
+/* start_image of p and of its ancestors not done yet; -1: no memory */
+static int set_start_image(struct imgwalk *w, struct tza_proc *p)
+{
+	uint32_t sp = 0;
+	for (; p && !w->done[p->index] && sp < w->n; p = p->parent) {
+		w->done[p->index] = 1; /* on the stack: a cycle ends the walk */
+		if (sp == w->cap) {
+			struct tza_proc **ns = realloc(w->stk, 2 * (size_t)w->cap * sizeof(*ns));
+			if (!ns)
+				return -1;
+			w->stk = ns;
+			w->cap *= 2;
 		}
-		while (sp) {
-			struct tza_proc *p = stk[--sp], *pp = p->parent;
-			const struct tza_exec *e = NULL;
-			if (pp) {
-				e = image_at(pp, p->start_ns);
-				if (!e)
-					e = pp->start_image;
-			}
-			p->start_image = e;
-		}
+		w->stk[sp++] = p;
 	}
-	free(done);
-	free(stk);
+	while (sp) {
+		struct tza_proc *q = w->stk[--sp], *pp = q->parent;
+		const struct tza_exec *e = NULL;
+		if (pp) {
+			e = image_at(pp, q->start_ns);
+			if (!e)
+				e = pp->start_image;
+		}
+		q->start_image = e;
+	}
 	return 0;
 }
 
@@ -1250,8 +1267,6 @@ static int finish(struct builder *b, tz_reader *r)
 			root_ppid = p->ppid;
 	}
 	free(bypid);
-	if (set_start_images(m) < 0)
-		return TZ_ERR_NOMEM;
 
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
@@ -1260,13 +1275,21 @@ static int finish(struct builder *b, tz_reader *r)
 	    m->exit_lost)
 		m->incomplete = 1;
 
-	/* children lists and roots, in order: filled from the last */
+	/* children lists and roots, in order: filled from the last; start
+	 * images (parents are final now) */
+	struct imgwalk w = {0};
 	m->roots = malloc((nroots ? nroots : 1) * sizeof(*m->roots));
-	if (!m->roots)
+	if (!m->roots || imgwalk_init(&w, n) < 0) {
+		imgwalk_free(&w);
 		return TZ_ERR_NOMEM;
+	}
 	m->nroots = nroots;
 	for (uint32_t i = n; i-- > 0;) {
 		struct tza_proc *p = m->procs[i];
+		if (set_start_image(&w, p) < 0) {
+			imgwalk_free(&w);
+			return TZ_ERR_NOMEM;
+		}
 		if (p->parent) {
 			p->next_sibling = p->parent->first_child;
 			p->parent->first_child = p;
@@ -1281,6 +1304,7 @@ static int finish(struct builder *b, tz_reader *r)
 			m->orphans++;
 		}
 	}
+	imgwalk_free(&w);
 	return 0;
 }
 
