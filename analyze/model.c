@@ -949,23 +949,15 @@ static inline int start_lt(const struct tza_proc *x, const struct tza_proc *y)
 }
 
 /*
- * Order v (creation order) by (start_ns, pid, creation): events come in time
- * order, so processes are created nearly in start order. The ones that break
- * the order are taken out, sorted alone and merged back from the end:
- * O(n + k log k) for k out of order. -1: no memory.
+ * Ordering the processes (creation order) by (start_ns, pid, creation):
+ * events come in time order, so processes are created nearly in start order.
+ * One pass (in finish) keeps the ones in order at the front of v and takes
+ * the ones that break it out to x; here x is sorted alone and merged back
+ * from the end: O(n + k log k) for k out of order.
  */
-static int sort_procs(struct tza_proc **v, uint32_t n)
+static void sort_merge(struct tza_proc **v, uint32_t n, uint32_t nk, struct tza_proc **x,
+		       uint32_t nx)
 {
-	struct tza_proc **x = malloc((n ? n : 1) * sizeof(*x));
-	uint32_t nk = 0, nx = 0;
-	if (!x)
-		return -1;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!nk || !start_lt(v[i], v[nk - 1]))
-			v[nk++] = v[i];
-		else
-			x[nx++] = v[i];
-	}
 	if (nx) {
 		qsort(x, nx, sizeof(*x), cmp_start);
 		uint32_t w = n, i = nk, j = nx;
@@ -976,8 +968,6 @@ static int sort_procs(struct tza_proc **v, uint32_t n)
 				v[--w] = x[--j];
 		}
 	}
-	free(x);
-	return 0;
 }
 
 /* Keys (pid << 32 | index in procs), procs ordered by (start, pid, ...):
@@ -1197,11 +1187,18 @@ static int finish(struct builder *b, tz_reader *r)
 		alive = NULL;
 	if (alive && parse_pids(alive, &al, &nal) < 0)
 		return TZ_ERR_NOMEM;
+	struct tza_proc **v = m->procs, **x = malloc((n ? n : 1) * sizeof(*x));
+	uint32_t nk = 0, nx = 0; /* in order (front of v), out of order (x) */
+	if (!x) {
+		free(al);
+		return TZ_ERR_NOMEM;
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct pint *q = (struct pint *)m->procs[i];
+		struct pint *q = (struct pint *)v[i];
 		q->p.id = make_id(b->arena, q->p.pid, q->p.start_ns);
 		if (!q->p.id) {
 			free(al);
+			free(x);
 			return TZ_ERR_NOMEM;
 		}
 		/* seen without its fork but started before the recording: alive at
@@ -1236,10 +1233,14 @@ static int finish(struct builder *b, tz_reader *r)
 		if (!(q->p.flags & (TZA_P_NO_FORK | TZA_P_PRE_EXISTING | TZA_P_FROM_STATE)) &&
 		    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
 			m->t0_ns = q->p.start_ns;
+		if (!nk || !start_lt(&q->p, v[nk - 1]))
+			v[nk++] = &q->p;
+		else
+			x[nx++] = &q->p;
 	}
 	free(al);
-	if (sort_procs(m->procs, n) < 0)
-		return TZ_ERR_NOMEM;
+	sort_merge(v, n, nk, x, nx);
+	free(x);
 
 	/* parents not known at fork time: the process with that pid alive then
 	 * (the pid table tells which pids the trace has at all; the by-pid
