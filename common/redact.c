@@ -273,9 +273,12 @@ int redact_maybe(const uint8_t *p, size_t len)
 		unsigned before = maybe_c1[p[i]] & maybe_c2[p[i + 1]];
 		if (!(here | before))
 			continue;
+		/* the third byte of a word starting here, the first of one before */
+		here = i + 2 < len ? here & maybe_c2[p[i + 2]] : 0;
+		before = i ? before & maybe_c0[p[i - 1]] : 0;
 		if (here && maybe_at(p, len, i, here))
 			return 1;
-		if (before && i && maybe_at(p, len, i - 1, before))
+		if (before && maybe_at(p, len, i - 1, before))
 			return 1;
 	}
 	return 0;
