@@ -35,22 +35,27 @@ struct frame {
 
 /* The highest CPU rate (cores) of a process that lived at least
  * PIPE_MIN_LIFE_NS (of any process when none did): the scale a pipeline
- * partner's rate is measured against, whatever the machine's load. */
-static double top_rate(const struct tza_model *m)
+ * partner's rate is measured against, whatever the machine's load.
+ * top_rate_add() for every process, then top_rate_get(). */
+struct top_rate {
+	double top, any;
+};
+
+static void top_rate_add(struct top_rate *tr, const struct tza_model *m, const struct tza_proc *p)
 {
-	double top = 0, any = 0;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const struct tza_proc *p = m->procs[i];
-		if (p->flags & TZA_P_KTHREAD)
-			continue;
-		uint64_t d = tza_proc_end(m, p) - p->start_ns;
-		double r = d ? (double)tza_proc_cpu(p) / (double)d : 0;
-		if (r > any)
-			any = r;
-		if (d >= PIPE_MIN_LIFE_NS && r > top)
-			top = r;
-	}
-	return top > 0 ? top : any;
+	if (p->flags & TZA_P_KTHREAD)
+		return;
+	uint64_t d = tza_proc_end(m, p) - p->start_ns;
+	double r = d ? (double)tza_proc_cpu(p) / (double)d : 0;
+	if (r > tr->any)
+		tr->any = r;
+	if (d >= PIPE_MIN_LIFE_NS && r > tr->top)
+		tr->top = r;
+}
+
+static double top_rate_get(const struct top_rate *tr)
+{
+	return tr->top > 0 ? tr->top : tr->any;
 }
 
 static double rate(const struct tza_model *m, const struct tza_proc *p)
@@ -159,7 +164,9 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 		c->end_ns = c->start_ns;
 	c->makespan_ns = c->end_ns - c->start_ns;
 
-	/* children of every process, by end (latest first); one cursor each */
+	/* children of every process, by end (latest first); one cursor each.
+	 * One pass over the processes (their parent's index kept in cur,
+	 * the top rate summed); the rest works on arrays. */
 	uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *cur = calloc(n ? n : 1, sizeof(*cur));
 	struct tza_proc **kids = malloc((n ? n : 1) * sizeof(*kids));
 	struct frame *st = malloc((n + 1) * sizeof(*st));
@@ -167,18 +174,22 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	c->path = malloc((n ? n : 1) * sizeof(*c->path));
 	if (!off || !cur || !kids || !st || !onpath || !c->path)
 		goto fail;
-	for (uint32_t i = 0; i < n; i++)
-		if (m->procs[i]->parent)
-			off[m->procs[i]->parent->index + 1]++;
+	struct top_rate tr = {0, 0};
+	for (uint32_t i = 0; i < n; i++) {
+		const struct tza_proc *p = m->procs[i];
+		uint32_t q = p->parent ? p->parent->index : UINT32_MAX;
+		st[i].lo = q; /* st is free until the walk: the parent's index */
+		if (p->parent)
+			off[q + 1]++;
+		top_rate_add(&tr, m, p);
+	}
 	for (uint32_t i = 0; i < n; i++)
 		off[i + 1] += off[i];
 	for (uint32_t i = 0; i < n; i++)
 		cur[i] = off[i];
-	for (uint32_t i = 0; i < n; i++) {
-		struct tza_proc *p = m->procs[i];
-		if (p->parent)
-			kids[cur[p->parent->index]++] = p;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (st[i].lo != UINT32_MAX)
+			kids[cur[st[i].lo]++] = m->procs[i];
 	sort_model = m;
 	for (uint32_t i = 0; i < n; i++) {
 		if (off[i + 1] - off[i] > 1)
@@ -186,7 +197,7 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 		cur[i] = off[i];
 	}
 
-	double top = top_rate(m);
+	double top = top_rate_get(&tr);
 	uint32_t sp = 0;
 	st[sp++] = (struct frame){root, c->start_ns, c->end_ns};
 	c->path[c->npath++] = root;
