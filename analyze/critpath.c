@@ -171,16 +171,18 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	struct tza_proc **kids = malloc((n ? n : 1) * sizeof(*kids));
 	struct frame *st = malloc((n + 1) * sizeof(*st));
 	uint8_t *onpath = calloc(n ? n : 1, 1);
+	uint32_t *pidx = malloc((n ? n : 1) * sizeof(*pidx)); /* parent's index */
 	c->path = malloc((n ? n : 1) * sizeof(*c->path));
-	if (!off || !cur || !kids || !st || !onpath || !c->path)
+	if (!off || !cur || !kids || !st || !onpath || !pidx || !c->path) {
+		free(pidx);
 		goto fail;
+	}
 	struct top_rate tr = {0, 0};
 	for (uint32_t i = 0; i < n; i++) {
 		const struct tza_proc *p = m->procs[i];
-		uint32_t q = p->parent ? p->parent->index : UINT32_MAX;
-		st[i].lo = q; /* st is free until the walk: the parent's index */
+		pidx[i] = p->parent ? p->parent->index : UINT32_MAX;
 		if (p->parent)
-			off[q + 1]++;
+			off[pidx[i] + 1]++;
 		top_rate_add(&tr, m, p);
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -188,8 +190,9 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	for (uint32_t i = 0; i < n; i++)
 		cur[i] = off[i];
 	for (uint32_t i = 0; i < n; i++)
-		if (st[i].lo != UINT32_MAX)
-			kids[cur[st[i].lo]++] = m->procs[i];
+		if (pidx[i] != UINT32_MAX)
+			kids[cur[pidx[i]]++] = m->procs[i];
+	free(pidx);
 	sort_model = m;
 	for (uint32_t i = 0; i < n; i++) {
 		if (off[i + 1] - off[i] > 1)
