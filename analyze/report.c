@@ -7,7 +7,8 @@
 #include "json.h"
 #include "report.h"
 
-/* TRACER_ANALYZE_PARTIAL=1: analyze unfinished or damaged traces anyway */
+/* TRACER_ANALYZE_PARTIAL=1 (set by --partial too): analyze unfinished or
+ * damaged traces anyway */
 static int partial_ok(void)
 {
 	const char *e = getenv("TRACER_ANALYZE_PARTIAL");
@@ -21,7 +22,7 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 		return 0;
 	if (!after_read && !in->has_footer && !in->ring) { /* ring files have none */
 		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
-			"keeps what was sealed, TRACER_ANALYZE_PARTIAL=1 analyzes it as is",
+			"keeps what was sealed, 'tracer-analyze --partial' analyzes it as is",
 			path);
 		return -1;
 	}
@@ -31,7 +32,7 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 		snprintf(where, sizeof(where), "'%s': offset %llu", path,
 			 (unsigned long long)in->corrupt_first_offset);
 		tza_err("%s: %llu damaged block%s (see 'tracer-analyze verify'; "
-			"TRACER_ANALYZE_PARTIAL=1 analyzes the rest)",
+			"'tracer-analyze --partial' analyzes the rest)",
 			msg && *msg ? msg : where, (unsigned long long)in->corrupt_blocks,
 			in->corrupt_blocks > 1 ? "s" : "");
 		return -1;
