@@ -731,60 +731,24 @@ static int safe_char(uint8_t c)
 	return safe_tab[c];
 }
 
+/* shell-quoted form of one argument appended to a line (see tza_text_arg) */
+static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len);
+
 size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len)
 {
-	size_t i, out = 0;
-	int plain = len > 0, printable = 1;
-	for (i = 0; i < len; i++) {
-		if (!s[i] || !safe_char(s[i]))
-			plain = 0;
-		if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\'')
-			printable = 0;
-		else if (s[i] >= 0x80) {
-			int n = tza_utf8_len(s + i, len - i);
-			if (!n)
-				printable = 0;
-			else
-				i += (size_t)n - 1;
-		}
-	}
-	if (plain) {
+	struct tza_line l = {0};
+	size_t out;
+
+	line_text_arg(&l, s, len);
+	if (l.err) { /* out of memory: the bytes as they are, never nothing */
+		tza_line_free(&l);
 		fwrite(s, 1, len, f);
 		return len;
 	}
-	if (printable) {
-		fputc('\'', f);
-		fwrite(s, 1, len, f);
-		fputc('\'', f);
-		return len + 2;
-	}
-	out += (size_t)fprintf(f, "$'");
-	for (i = 0; i < len; i++) {
-		uint8_t c = s[i];
-		if (c == '\n')
-			out += (size_t)fprintf(f, "\\n");
-		else if (c == '\t')
-			out += (size_t)fprintf(f, "\\t");
-		else if (c == '\\' || c == '\'')
-			out += (size_t)fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			out += (size_t)fprintf(f, "\\x%02x", c);
-		else if (c >= 0x80) {
-			int n = tza_utf8_len(s + i, len - i);
-			if (!n) {
-				out += (size_t)fprintf(f, "\\x%02x", c);
-			} else {
-				fwrite(s + i, 1, (size_t)n, f);
-				out += (size_t)n;
-				i += (size_t)n - 1;
-			}
-		} else {
-			fputc(c, f);
-			out++;
-		}
-	}
-	fputc('\'', f);
-	return out + 1;
+	out = l.n;
+	tza_line_write(&l, f);
+	tza_line_free(&l);
+	return out;
 }
 
 void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
@@ -816,7 +780,7 @@ void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 	}
 }
 
-/* tza_text_arg / tza_text_argv (no limit) appending to a line: same bytes */
+/* tza_text_argv (no limit) appending to a line; tza_text_arg writes the same */
 static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
 {
 	size_t i;
