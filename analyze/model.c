@@ -1405,8 +1405,6 @@ void tza_model_free(struct tza_model *m)
 			free(p->failed[k].filename);
 		if (p->nfailed > 1)
 			free(p->failed);
-		free(p->tool);
-		free(p->command);
 		if (p->res && p->res != &res_none)
 			free(p->res->samples);
 	}

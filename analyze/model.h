@@ -172,11 +172,9 @@ struct tza_proc {
 	 * tree is built. tza_proc_image_inherited reads it in O(1). */
 	const struct tza_exec *start_image;
 
-	/* Derived lazily by tool.c (tza_proc_tool); owned by the model. */
-	char *tool, *command;
-	/* tza_proc_key's tool and command (tool.c): interned by tool.c, shared
-	 * by every process with the same name, never freed with the model;
-	 * NULL until first asked */
+	/* Derived lazily by tool.c: tza_proc_key's tool and command strings,
+	 * interned by tool.c and shared by every process with the same name
+	 * (never freed with the model); NULL until first asked */
 	const char *tool_key, *command_key;
 	uint32_t index;		/* position in tza_model.procs */
 
