@@ -913,11 +913,13 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 		return -1;
 	e->argc = u32(ev, f->s_argc);
 	e->argv_size = u32(ev, f->s_argvsz);
-	e->flags = (sfl & EV_EXEC_ARGV_TRUNCATED) | TZA_EXEC_FROM_STATE;
+	/* EV_STATE_ARGV_TRUNCATED; older recorders' 0x1 is EV_STATE_PRE_EXISTING */
+	e->flags = ((sfl & EV_STATE_ARGV_TRUNCATED) ? EV_EXEC_ARGV_TRUNCATED : 0) |
+		   TZA_EXEC_FROM_STATE;
 	e->uid = p->uid;
 	e->euid = p->euid;
 	memcpy(e->comm, p->comm, sizeof(e->comm));
-	if (sfl & EV_EXEC_ARGV_TRUNCATED)
+	if (sfl & EV_STATE_ARGV_TRUNCATED)
 		p->flags |= TZA_P_ARGV_TRUNCATED;
 	return 0;
 }

@@ -165,6 +165,10 @@ struct ev_exit {
 /* EV_PROC_STATE flags */
 #define EV_STATE_PRE_EXISTING 0x1 /* alive before recording started (snapshot) */
 #define EV_STATE_KTHREAD 0x2	  /* kernel thread (PF_KTHREAD) */
+#define EV_STATE_ARGV_TRUNCATED 0x4 /* argv tail is a prefix of the real argv.
+				       Recorders before 0.1.1 set 0x1 for this,
+				       the bit of EV_STATE_PRE_EXISTING: in their
+				       files 0x1 reads as pre-existing only */
 
 /*
  * EV_PROC_STATE: one living process. Written for the start-up snapshot
@@ -184,7 +188,7 @@ struct ev_proc_state {
 	__u32 argv_len;	   /* argv bytes in the tail */
 	__u16 exe_len;	   /* bytes of exe in the tail */
 	__u16 pad0;
-	__u32 flags;	   /* EV_STATE_* | EV_EXEC_ARGV_TRUNCATED ... */
+	__u32 flags;	   /* EV_STATE_* (never EV_EXEC_*: their bits overlap) */
 	char comm[EV_COMM_LEN];
 };
 

@@ -765,7 +765,7 @@ static int snapshot(struct rec *r)
 				if (n < 0)
 					n = 0;
 				if (size > (uint32_t)n)
-					p.flags |= EV_EXEC_ARGV_TRUNCATED;
+					p.flags |= EV_STATE_ARGV_TRUNCATED;
 			}
 			p.argv = argv;
 			p.argv_len = (uint32_t)n;
@@ -1203,6 +1203,13 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* before any BPF or file work (a pid above pid_max would otherwise
+	 * fail as a map update) */
+	if (r.o.mode == MODE_PID && kill((pid_t)r.o.pid, 0) && errno == ESRCH) {
+		err("-p %u: no such process", r.o.pid);
+		failed = 1;
+		goto out;
+	}
 	if (bpf_setup(&r) || open_writer(&r, argc, argv) ||
 	    sample_start(r.w, r.o.verbose)) {
 		failed = 1;

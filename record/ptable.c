@@ -180,7 +180,7 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 		p->ns_pid = e->child_ns_pid;
 		if (par && par != p)
 			return set_image(p, par->uid, par->euid, par->argc, par->argv_size,
-					 par->flags & EV_EXEC_ARGV_TRUNCATED, par->comm, par->exe,
+					 par->flags & EV_STATE_ARGV_TRUNCATED, par->comm, par->exe,
 					 par->exe_len, par->argv, par->argv_len);
 		return 0;
 	}
@@ -192,8 +192,9 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 		p->ppid = e->ppid;
 		p->ns_pid = e->ns_pid;
 		return set_image(p, e->uid, e->euid, e->argc, e->argv_size,
-				 (p->flags & ~EV_EXEC_ARGV_TRUNCATED) |
-					 (e->flags & EV_EXEC_ARGV_TRUNCATED),
+				 (p->flags & ~EV_STATE_ARGV_TRUNCATED) |
+					 ((e->flags & EV_EXEC_ARGV_TRUNCATED) ? EV_STATE_ARGV_TRUNCATED
+									      : 0),
 				 e->comm, b[1].data, b[1].len, b[3].data, b[3].len);
 	}
 	case EV_EXIT: {

@@ -27,7 +27,7 @@ struct pt_proc {
 	uint32_t uid, euid, ns_pid;
 	uint32_t argc;	    /* strings in argv */
 	uint32_t argv_size; /* original argv bytes (may exceed argv_len) */
-	uint32_t flags;	    /* EV_STATE_* | EV_EXEC_ARGV_TRUNCATED */
+	uint32_t flags;	    /* EV_STATE_* (argv cut: EV_STATE_ARGV_TRUNCATED) */
 	char comm[EV_COMM_LEN];
 	char *exe;	    /* owned, exe_len bytes, not NUL-terminated */
 	uint32_t exe_len;

@@ -38,6 +38,9 @@ check(sh['pre_existing'] is True and sh['exit_code'] == 4, 'target %r %r' % (sh[
 sl = one(by_exe('/usr/bin/sleep'), 'sleep')
 check(sl['pre_existing'] is True and sl['parent_id'] == sh['id'], 'sleep %r' % sl)
 check(sl['signal'] == 15 and sl['argv'] == ['sleep', '30'], 'sleep %r %r' % (sl['signal'], sl['argv']))
+# snapshot argv is whole: pre-existing must not read as argv cut (same bit once)
+check(sh['argv_truncated'] is False and sl['argv_truncated'] is False,
+      'pre-existing argv_truncated %r %r' % (sh['argv_truncated'], sl['argv_truncated']))
 t = by_exe('/usr/bin/true')
 check(sorted(p['argv'][1] for p in t) == ['p1', 'p2', 'p3'], 'true runs %r' % [p['argv'] for p in t])
 for p in t:
@@ -46,6 +49,7 @@ check(len(procs) == 5, '%d processes, want 5 (nothing outside the subtree)' % le
 "
 rc=0; "$R" -o nope.tz -p 999999999 2>err.txt || rc=$?
 [ $rc = 1 ] || fail "-p of a missing pid: exit $rc"
+grep -q "999999999.*no such process" err.txt || fail "-p of a missing pid: $(cat err.txt)"
 [ ! -e nope.tz ] || fail "-p of a missing pid left a file"
 
 # --- -a with --duration stops by itself
@@ -77,6 +81,7 @@ check(len(sh) == 1, '%d records of the sh, want 1' % len(sh))
 sh = sh[0]
 check(sh['pre_existing'] is True, 'sh not marked pre-existing')
 check(sh['argv'][:2] == ['sh', '-c'], 'sh argv from the snapshot %r' % sh['argv'])
+check(sh['argv_truncated'] is False, 'sh argv_truncated %r' % sh['argv_truncated'])
 check(sh['exit_code'] == 0, 'sh exit %r' % sh['exit_code'])
 t = [p for p in by_exe('/usr/bin/true') if p['parent_id'] == sh['id']]
 check(len(t) == 200, '%d true children, want 200' % len(t))

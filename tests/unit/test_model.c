@@ -475,8 +475,38 @@ static void test_c14_pre_existing(void **st)
 	assert_int_equal(sh->nchildren, 200);
 	assert_int_equal(sh->nexecs, 1);
 	assert_true(sh->execs[0].flags & TZA_EXEC_FROM_STATE);
+	/* pre-existing is not "argv cut" (EV_EXEC_ARGV_TRUNCATED shares its bit) */
+	assert_false(sh->flags & TZA_P_ARGV_TRUNCATED);
+	assert_false(sh->execs[0].flags & EV_EXEC_ARGV_TRUNCATED);
 	assert_false(b.m->incomplete);
 	assert_int_equal(b.m->orphans, 0);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* A process known only from a state block (ring mode) whose argv was cut is
+ * not pre-existing; a pre-existing one whose argv was cut has both flags. */
+static void test_state_argv_truncated(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	s_state(&s, T0, 700, T0 - SEC_NS, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING, "sh");
+	s_state(&s, T0 + SEC_NS, 710, T0 + 10 * MS, 700, "/usr/bin/python3", "python3|-c|x",
+		EV_STATE_ARGV_TRUNCATED, "python3");
+	s_state(&s, T0 + SEC_NS, 720, T0 - SEC_NS, 700, "/usr/bin/python3", "python3|-c|y",
+		EV_STATE_PRE_EXISTING | EV_STATE_ARGV_TRUNCATED, "python3");
+	build(&s, NULL, &b);
+	struct tza_proc *p = by_pid(b.m, 710, 0), *q = by_pid(b.m, 720, 0);
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_false(p->flags & TZA_P_PRE_EXISTING);
+	assert_true(p->flags & TZA_P_FROM_STATE);
+	assert_true(p->flags & TZA_P_ARGV_TRUNCATED);
+	assert_true(p->execs[0].flags & EV_EXEC_ARGV_TRUNCATED);
+	assert_true(q->flags & TZA_P_PRE_EXISTING);
+	assert_true(q->flags & TZA_P_ARGV_TRUNCATED);
+	assert_false(by_pid(b.m, 700, 0)->flags & TZA_P_ARGV_TRUNCATED);
 	unbuild(&b);
 	synth_free(&s);
 }
@@ -990,6 +1020,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_critical_path_pipe),
 		cmocka_unit_test(test_pid_reuse),	 cmocka_unit_test(test_reparented_orphan),
 		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
+		cmocka_unit_test(test_state_argv_truncated),
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),

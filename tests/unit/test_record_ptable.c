@@ -181,6 +181,55 @@ static void test_encode_state(void **state)
 	ptable_free(&t);
 }
 
+/* State flags never carry EV_EXEC_* bits (EV_EXEC_ARGV_TRUNCATED is 0x1, the
+ * bit of EV_STATE_PRE_EXISTING): a cut argv is EV_STATE_ARGV_TRUNCATED, and a
+ * child of a pre-existing parent inherits its image, not its pre-existence. */
+static void test_state_flags(void **state)
+{
+	struct pt_proc p = {0};
+	char buf[8192], rec[512];
+	struct ptable t;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(ptable_init(&t), 0);
+	/* pre-existing parent 7 with a cut argv, from the start-up snapshot */
+	p.tgid = 7;
+	p.ppid = 1;
+	p.start_ns = 42;
+	p.argc = 1;
+	p.argv_size = 5000;
+	p.flags = EV_STATE_PRE_EXISTING | EV_STATE_ARGV_TRUNCATED;
+	p.exe = "/bin/sh";
+	p.exe_len = 7;
+	p.argv = "sh";
+	p.argv_len = 3;
+	strcpy(p.comm, "sh");
+	n = ptable_encode_state(&p, 50, buf, sizeof(buf));
+	assert_int_not_equal(n, 0);
+	assert_int_equal(ptable_apply(&t, buf, n), 0);
+	/* it forks 8: same image (argv cut), not pre-existing */
+	assert_int_equal(ptable_apply(&t, rec, mk_fork(rec, 7, 7, 8, 100)), 0);
+	n = ptable_encode_state(ptable_get(&t, 8), 200, buf, sizeof(buf));
+	assert_int_equal(((const struct ev_proc_state *)buf)->flags, EV_STATE_ARGV_TRUNCATED);
+	/* 8 execs with a whole argv: nothing set */
+	assert_int_equal(ptable_apply(&t, rec, mk_exec(rec, 8, 100, "/bin/true", "true\0a\0", 7)), 0);
+	n = ptable_encode_state(ptable_get(&t, 8), 300, buf, sizeof(buf));
+	assert_int_equal(((const struct ev_proc_state *)buf)->flags, 0);
+	/* 7 execs with a cut argv: still pre-existing, argv cut */
+	n = mk_exec(rec, 7, 42, "/bin/true", "true\0", 5);
+	((struct ev_exec *)rec)->flags = EV_EXEC_ARGV_TRUNCATED;
+	assert_int_equal(ptable_apply(&t, rec, n), 0);
+	n = ptable_encode_state(ptable_get(&t, 7), 400, buf, sizeof(buf));
+	assert_int_equal(((const struct ev_proc_state *)buf)->flags,
+			 EV_STATE_PRE_EXISTING | EV_STATE_ARGV_TRUNCATED);
+	/* and again with a whole one: the cut bit goes, pre-existence stays */
+	assert_int_equal(ptable_apply(&t, rec, mk_exec(rec, 7, 42, "/bin/true", "true\0", 5)), 0);
+	n = ptable_encode_state(ptable_get(&t, 7), 500, buf, sizeof(buf));
+	assert_int_equal(((const struct ev_proc_state *)buf)->flags, EV_STATE_PRE_EXISTING);
+	ptable_free(&t);
+}
+
 static void test_parse_size(void **state)
 {
 	uint64_t v;
@@ -217,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_clone_parent_and_reuse),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_encode_state),
+		cmocka_unit_test(test_state_flags),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_fmt_time),
 	};
