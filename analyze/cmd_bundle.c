@@ -17,7 +17,7 @@
 #include "common/redact.h"
 #include "report.h"
 
-#define REDACTED "<redacted>"
+#define REDACTED REDACT_PLACEHOLDER
 #define MAX_PATTERNS 64
 
 /* The default redaction patterns (case-insensitive POSIX extended regular

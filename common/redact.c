@@ -112,9 +112,12 @@ void redact_free(struct redact *rd)
 	rd->n = 0;
 }
 
-/* already masked (a --redact trace read again): not a secret */
+/* already masked (a --redact trace read again, or a bundle --redact copy's
+ * placeholder): not a secret */
 static int masked(const char *s, size_t n)
 {
+	if (n == sizeof(REDACT_PLACEHOLDER) - 1 && !memcmp(s, REDACT_PLACEHOLDER, n))
+		return 1;
 	for (size_t i = 0; i < n; i++)
 		if (s[i] != '*')
 			return 0;
@@ -213,8 +216,8 @@ static int starts_ci(const uint8_t *p, size_t n, const char *w)
 }
 
 /*
- * The prefilter's words, one bit each; W_GH is "gh" + one of "pousr" (that
- * byte as is, or NUL) + "_". Every word is 3 bytes or more, so any
+ * The prefilter's words, one bit each; W_GH is "gh" + one of "pousr" (either
+ * case, like the patterns, or NUL) + "_". Every word is 3 bytes or more, so any
  * occurrence covers an even position i with i + 1 in the word: there, the
  * byte pair is either its first two bytes (c0[p[i]] & c1[p[i + 1]]) or its
  * second and third (c1[p[i]] & c2[p[i + 1]]: it starts at i - 1). Testing
@@ -250,7 +253,7 @@ static const uint16_t maybe_c2[256] = {
 	BOTH('s', W_PASS | W_BASIC | W_USERS | W_GH), BOTH('c', W_SECRET), BOTH('k', W_TOKEN),
 	BOTH('y', W_KEY), BOTH('t', W_AUTH), BOTH('e', W_CRED), BOTH('i', W_AKIA),
 	BOTH('x', W_XOX), BOTH('a', W_BEARER), BOTH('g', W_DIGEST | W_BEGIN), ['/'] = W_URL,
-	BOTH('o', W_HOME | W_GH), ['p'] = W_GH, ['u'] = W_GH, ['r'] = W_GH, [0] = W_GH,
+	BOTH('o', W_HOME | W_GH), BOTH('p', W_GH), BOTH('u', W_GH), BOTH('r', W_GH), [0] = W_GH,
 };
 #undef BOTH
 
@@ -258,7 +261,7 @@ static const uint16_t maybe_c2[256] = {
 static int maybe_at(const uint8_t *p, size_t len, size_t q, unsigned m)
 {
 	if ((m & W_GH) && q + 3 < len && tolower(p[q]) == 'g' && tolower(p[q + 1]) == 'h' &&
-	    strchr("pousr", p[q + 2]) /* NUL too */ && p[q + 3] == '_')
+	    strchr("pousr", tolower(p[q + 2])) /* NUL too */ && p[q + 3] == '_')
 		return 1;
 	for (m &= ~(unsigned)W_GH; m; m &= m - 1)
 		if (starts_ci(p + q, len - q, maybe_words[__builtin_ctz(m)]))

@@ -58,6 +58,10 @@ struct redact {
 	uint64_t hits; /* secrets found so far */
 };
 
+/* What bundle --redact writes in place of a secret (lengths change there);
+ * like a run of '*', it is never counted as a secret again. */
+#define REDACT_PLACEHOLDER "<redacted>"
+
 /* Compile the default patterns and the flag rule into rd (zeroed by the
  * caller). Returns 0, or -1 (rd freed). */
 int redact_init(struct redact *rd);

@@ -57,6 +57,10 @@ grep -q '<redacted>' x.tar/decoded.jsonl || fail "no <redacted> marker in the tr
 grep -q '/home/<redacted>/data' x.tar/decoded.jsonl || fail "home directory not redacted to /home/<redacted>"
 grep -q -- '--password=<redacted>' x.tar/decoded.jsonl || fail "key of key=value not kept"
 grep -q 'REDACTED: matches of these patterns' x.tar/README.txt || fail "README does not say it is redacted"
+# the redacted copy's placeholders are not secrets any more: no warning
+! grep -q 'look like credentials' x.tar/decoded.summary ||
+	fail "summary of the redacted bundle still warns: $(grep credentials x.tar/decoded.summary)"
+"$A" summary sec.tz | grep -q 'look like credentials' || fail "summary of the original trace does not warn"
 # nothing lost: same processes, same exit codes
 [ "$(wc -l < x.tar/decoded.jsonl)" = "$(wc -l < orig.jsonl)" ] || fail "process count changed"
 diff <(python3 -c 'import json,sys; [print(json.loads(l)["pid"], json.loads(l)["exit_code"]) for l in open(sys.argv[1])]' orig.jsonl) \

@@ -106,7 +106,7 @@ static int maybe_ref(const uint8_t *p, size_t len)
 	};
 	for (size_t i = 0; i < len; i++) {
 		int c = tolower(p[i]);
-		if (c == 'g' && i + 3 < len && tolower(p[i + 1]) == 'h' && strchr("pousr", p[i + 2]) &&
+		if (c == 'g' && i + 3 < len && tolower(p[i + 1]) == 'h' && strchr("pousr", tolower(p[i + 2])) &&
 		    p[i + 3] == '_')
 			return 1;
 		for (int k = 0; words[k]; k++) {
@@ -118,6 +118,58 @@ static int maybe_ref(const uint8_t *p, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* The prefilter never says 0 where the patterns find a secret: samples of
+ * every pattern in random letter case (the regexes ignore case; a prefilter
+ * that did not let "GHP_..." through once left it unmasked). */
+static void test_maybe_superset(void **state)
+{
+	(void)state;
+	static const char *const smp[] = {
+		"GHP_abcdefghijklmnopqrstuvwxyz0123", "ghs_abcdefghijklmnopqrstuvwxyz0123",
+		"password=hunter2", "--token=abc123", "AKIAIOSFODNN7EXAMPLE",
+		"xoxb-1234567890-abcdefghij", "Authorization: Bearer abc.def.ghi",
+		"https://user:pw@host/x", "/home/alice/data", "/Users/bob/x",
+		"-----BEGIN RSA PRIVATE KEY-----", "api_key=zzz", "client_secret=q",
+	};
+	struct redact rd = {0};
+	uint8_t b[128], c[128];
+	uint32_t x = 777;
+	unsigned masked = 0;
+	assert_int_equal(redact_init(&rd), 0);
+	for (size_t k = 0; k < sizeof(smp) / sizeof(smp[0]); k++) {
+		size_t n = strlen(smp[k]);
+		for (int it = 0; it < 64; it++) {
+			for (size_t i = 0; i < n; i++) {
+				x = x * 1103515245 + 12345;
+				b[i] = (uint8_t)((x >> 20) & 1 ? toupper(smp[k][i]) : tolower(smp[k][i]));
+			}
+			memcpy(c, b, n);
+			c[n] = 0;
+			if (redact_mask_blob(&rd, c, n, 1)) {
+				masked++;
+				assert_int_equal(redact_maybe(b, n), 1);
+			}
+		}
+	}
+	/* not vacuous: most samples are secrets in every case */
+	assert_true(masked > 64 * 8);
+	/* bundle --redact's placeholder is not a secret, nor is a '*' run */
+	static const char *const done[] = {"aws_secret_access_key=<redacted>",
+					   "--password=<redacted>", "/home/<redacted>/x",
+					   "password=*******"};
+	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
+		size_t n = strlen(done[k]);
+		memcpy(c, done[k], n + 1);
+		assert_int_equal(redact_mask_blob(&rd, c, n, 1), 0);
+		assert_memory_equal(c, done[k], n);
+	}
+	/* the case that was missed */
+	memcpy(c, "GHP_abcdefghijklmnopqrstuvwxyz", 31);
+	assert_int_equal(redact_maybe(c, 30), 1);
+	assert_int_not_equal(redact_mask_blob(&rd, c, 30, 1), 0);
+	redact_free(&rd);
 }
 
 /* the same answer as the reference on words in every case, cut at every
@@ -162,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_joined),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_maybe),
+		cmocka_unit_test(test_maybe_superset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
