@@ -210,40 +210,11 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 #undef FLD
 }
 
-/* tz_event_u64/_i64/_blob/_bytes (tz.h) inlined for the hot path: the same
- * rules (NULL field or one past the fixed part reads 0, a non-scalar 0). */
+/* tz_event_u64/_i64/_blob (tz.h), inlined for the hot path: the same rules
+ * (NULL field or one past the fixed part reads 0, a non-scalar 0). */
 static inline uint64_t fu64(const struct tz_event *ev, const struct tz_field *f)
 {
-	if (!f || (uint64_t)f->offset + f->size > ev->fixed_len)
-		return 0;
-	const uint8_t *p = ev->fixed + f->offset;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-	switch (f->type) {
-	case TZ_F_U8:
-		return p[0];
-	case TZ_F_I8:
-		return (uint64_t)(int64_t)(int8_t)p[0];
-	case TZ_F_U16:
-		memcpy(&v16, p, 2);
-		return le16toh(v16);
-	case TZ_F_I16:
-		memcpy(&v16, p, 2);
-		return (uint64_t)(int64_t)(int16_t)le16toh(v16);
-	case TZ_F_U32:
-		memcpy(&v32, p, 4);
-		return le32toh(v32);
-	case TZ_F_I32:
-		memcpy(&v32, p, 4);
-		return (uint64_t)(int64_t)(int32_t)le32toh(v32);
-	case TZ_F_U64:
-	case TZ_F_I64:
-		memcpy(&v64, p, 8);
-		return le64toh(v64);
-	default:
-		return 0;
-	}
+	return tz_event_u64_inline(ev, f);
 }
 
 static inline int64_t fi64(const struct tz_event *ev, const struct tz_field *f)

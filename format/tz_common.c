@@ -593,33 +593,9 @@ const struct tz_field *tz_type_field(const struct tz_event_type *t, const char *
 	return NULL;
 }
 
-static int scalar_in(const struct tz_event *ev, const struct tz_field *f)
-{
-	return ev && f && scalar_size(f->type) > 0 &&
-	       (uint64_t)f->offset + f->size <= ev->fixed_len;
-}
-
 uint64_t tz_event_u64(const struct tz_event *ev, const struct tz_field *f)
 {
-	if (!scalar_in(ev, f))
-		return 0;
-	const uint8_t *p = ev->fixed + f->offset;
-	switch (f->type) {
-	case TZ_F_U8:
-		return p[0];
-	case TZ_F_I8:
-		return (uint64_t)(int64_t)(int8_t)p[0];
-	case TZ_F_U16:
-		return tz_le16(p);
-	case TZ_F_I16:
-		return (uint64_t)(int64_t)(int16_t)tz_le16(p);
-	case TZ_F_U32:
-		return tz_le32(p);
-	case TZ_F_I32:
-		return (uint64_t)(int64_t)(int32_t)tz_le32(p);
-	default:
-		return tz_le64(p);
-	}
+	return tz_event_u64_inline(ev, f);
 }
 
 int64_t tz_event_i64(const struct tz_event *ev, const struct tz_field *f)
