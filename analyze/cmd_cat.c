@@ -187,11 +187,9 @@ int cmd_cat(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		tza_err("cat: expected one FILE (see 'tracer-analyze cat --help')");
+	const char *path = tza_one_file("cat", argc, argv);
+	if (!path)
 		return TZA_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
 	tz_reader *r = tza_open(path, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;

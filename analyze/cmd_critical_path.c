@@ -55,10 +55,8 @@ int cmd_critical_path(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
-		tza_err("critical-path: expected one FILE (see 'tracer-analyze critical-path --help')");
+	if (!tza_one_file("critical-path", argc, argv))
 		return TZA_EXIT_USAGE;
-	}
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;

@@ -617,10 +617,8 @@ int cmd_export(int argc, char **argv)
 		tza_err("--format: '%s' is not one of csv, tsv, jsonl, chrome", fmt);
 		return TZA_EXIT_USAGE;
 	}
-	if (optind + 1 != argc) {
-		tza_err("export: expected one FILE (see 'tracer-analyze export --help')");
+	if (!tza_one_file("export", argc, argv))
 		return TZA_EXIT_USAGE;
-	}
 	tz_reader *r;
 	struct tza_model *m;
 	if (samples && kind != 0) {

@@ -207,11 +207,9 @@ int cmd_idle(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
-		tza_err("idle: expected one FILE (see 'tracer-analyze idle --help')");
+	const char *path = tza_one_file("idle", argc, argv);
+	if (!path)
 		return TZA_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_machine mi;

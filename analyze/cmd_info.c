@@ -228,10 +228,8 @@ int cmd_info(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		tza_err("info: expected one FILE (see 'tracer-analyze info --help')");
+	if (!tza_one_file("info", argc, argv))
 		return TZA_EXIT_USAGE;
-	}
 	tz_reader *r = tza_open(argv[optind], &ro);
 	if (!r)
 		return TZA_EXIT_FAIL;

@@ -147,11 +147,9 @@ int cmd_summary(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
-		tza_err("summary: expected one FILE (see 'tracer-analyze summary --help')");
+	const char *path = tza_one_file("summary", argc, argv);
+	if (!path)
 		return TZA_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;

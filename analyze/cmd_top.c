@@ -124,10 +124,8 @@ int cmd_top(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
-		tza_err("top: expected one FILE (see 'tracer-analyze top --help')");
+	if (!tza_one_file("top", argc, argv))
 		return TZA_EXIT_USAGE;
-	}
 	if (json && !limit_set)
 		limit = 0;
 	tz_reader *r;

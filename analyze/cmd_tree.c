@@ -368,10 +368,8 @@ int cmd_tree(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
-		tza_err("tree: expected one FILE (see 'tracer-analyze tree --help')");
+	if (!tza_one_file("tree", argc, argv))
 		return TZA_EXIT_USAGE;
-	}
 	regex_t re;
 	if (match) {
 		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);

@@ -72,11 +72,9 @@ int cmd_verify(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		tza_err("verify: expected one FILE (see 'tracer-analyze verify --help')");
+	const char *path = tza_one_file("verify", argc, argv);
+	if (!path)
 		return TZA_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
 	tz_reader *r = tza_open(path, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;

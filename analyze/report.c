@@ -80,6 +80,15 @@ void tza_bad_option(const char *cmd, int argc, char **argv)
 		cmd, what, cmd);
 }
 
+const char *tza_one_file(const char *cmd, int argc, char **argv)
+{
+	if (optind + 1 != argc) {
+		tza_err("%s: expected one FILE (see 'tracer-analyze %s --help')", cmd, cmd);
+		return NULL;
+	}
+	return argv[optind];
+}
+
 void tza_unload(tz_reader *r, struct tza_model *m)
 {
 	tza_model_free(m);

@@ -31,6 +31,9 @@ void tza_unload(tz_reader *r, struct tza_model *m);
 
 /* One line for a getopt '?' (opterr = 0): the offending word and where help is. */
 void tza_bad_option(const char *cmd, int argc, char **argv);
+/* After getopt: the one FILE operand argv[optind], or NULL when there is
+ * not exactly one (the one-line usage error for cmd is then printed). */
+const char *tza_one_file(const char *cmd, int argc, char **argv);
 
 /* "exe", "tool" or "command" into *by; -1 + message (naming opt) otherwise. */
 int tza_parse_by(const char *opt, const char *s, enum tza_by *by);
