@@ -18,6 +18,7 @@
 #include "events.h"
 #include "tracer.h"
 #include "cputime.bpf.h"
+#include "maps.bpf.h" /* rb, tracked, drops: shared by both objects */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -25,27 +26,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool filter_on = true;		 /* false: -a, every process */
 const volatile __u32 page_kib = 4;		 /* page size in KiB */
 const volatile __u64 min_age_ns = 1000000000ull; /* sample processes older than this */
-
-/* Shared with tracer.bpf.c (fds reused): same definitions. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} rb SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct tracked);
-	__uint(max_entries, 32768);
-} tracked SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, EV_DROP_SLOTS);
-} drops SEC(".maps");
 
 /* tgid -> what its last sample held (so unchanged processes cost no
  * output); max_entries set to the tracked map's by user space. */

@@ -16,6 +16,7 @@
 #include "events.h"
 #include "tracer.h"
 #include "cputime.bpf.h"
+#include "maps.bpf.h" /* rb, tracked, drops: shared by both objects */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -34,29 +35,6 @@ const volatile __u64 wake_check = 0;
 
 /* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20); /* resized by user space */
-} rb SEC(".maps");
-
-/* tgid -> struct tracked; max_entries set from pid_max at run time; an
- * array indexed by tgid when by_index (entries without TRACKED_LIVE are
- * free slots). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct tracked);
-	__uint(max_entries, 32768);
-} tracked SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, EV_DROP_SLOTS);
-} drops SEC(".maps");
 
 /* One scratch record per CPU (too big for a per-CPU map value). */
 struct {

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * maps.bpf.h - the maps tracer.bpf.c and sample.bpf.c share. Both objects
+ * declare them alike; user space loads tracer.bpf.o first and makes the
+ * sampler reuse its map fds (bpf_map__reuse_fd), so sizes set at run time
+ * (ring buffer, tracked-pid map and its type) come from tracer.bpf.o.
+ * BPF side only.
+ */
+#ifndef TRACER_MAPS_BPF_H
+#define TRACER_MAPS_BPF_H
+
+/* every record to user space (struct ev_* of events.h); size set at run time */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} rb SEC(".maps");
+
+/* tgid -> struct tracked; max_entries set from pid_max at run time; an
+ * array indexed by tgid when by_index (entries without TRACKED_LIVE are
+ * free slots). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct tracked);
+	__uint(max_entries, 32768);
+} tracked SEC(".maps");
+
+/* per-CPU drop counters, by enum ev_drop_slot */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, EV_DROP_SLOTS);
+} drops SEC(".maps");
+
+#endif
