@@ -74,8 +74,9 @@ int cmd_critical_path(int argc, char **argv)
 		fputs(",\"path\":[", f);
 		for (uint32_t i = 0; i < cr.npath; i++) {
 			struct tza_proc *p = cr.path[i];
+			char idb[TZA_ID_MAX];
 			fputs(i ? ",{\"id\":" : "{\"id\":", f);
-			tza_json_cstr(f, p->id);
+			tza_json_cstr(f, tza_proc_id(p, idb));
 			fprintf(f, ",\"pid\":%u,\"tool\":", p->pid);
 			tza_json_cstr(f, tza_proc_key(p, by));
 			fputs(",\"start_s\":", f);

@@ -127,9 +127,10 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	uint64_t cpu = tza_proc_cpu(p);
 
 	lit(l, "{\"id\":");
-	tza_line_json_cstr(l, p->id);
+	char idb[TZA_ID_MAX];
+	tza_line_json_cstr(l, tza_proc_id(p, idb));
 	lit(l, ",\"parent_id\":");
-	tza_line_json_cstr(l, p->parent ? p->parent->id : NULL);
+	tza_line_json_cstr(l, p->parent ? tza_proc_id(p->parent, idb) : NULL);
 	lit(l, ",\"pid\":");
 	tza_line_u64(l, p->pid);
 	lit(l, ",\"ppid\":");
@@ -330,9 +331,10 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	cl->n = 0;
 	if (inh)
 		tza_line_text_argv(cl, inh->argv, inh->argv_len);
-	sv_str(l, p->id, tsv);
+	char idb[TZA_ID_MAX];
+	sv_str(l, tza_proc_id(p, idb), tsv);
 	tza_line_putc(l, sep);
-	sv_str(l, p->parent ? p->parent->id : "", tsv);
+	sv_str(l, p->parent ? tza_proc_id(p->parent, idb) : "", tsv);
 	tza_line_putc(l, sep);
 	tza_line_u64(l, p->pid);
 	tza_line_putc(l, sep);
@@ -490,9 +492,10 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 		fputs(",\"dur\":", f);
 		us(f, (int64_t)(e - s));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"id\":", track, p->pid);
-		tza_json_cstr(f, p->id);
+		char idb[TZA_ID_MAX];
+		tza_json_cstr(f, tza_proc_id(p, idb));
 		fputs(",\"parent_id\":", f);
-		tza_json_cstr(f, p->parent ? p->parent->id : NULL);
+		tza_json_cstr(f, p->parent ? tza_proc_id(p->parent, idb) : NULL);
 		fputs(",\"exe\":", f);
 		tza_json_cstr(f, inh ? inh->exe : NULL);
 		fputs(",\"argv\":", f);

@@ -340,8 +340,9 @@ int cmd_idle(int argc, char **argv)
 			fprintf(f, ",\"processes_alive\":%u,\"processes\":[", nw);
 			for (uint32_t i = 0; i < nl; i++) {
 				struct tza_proc *p = (struct tza_proc *)w[i].p;
+				char idb[TZA_ID_MAX];
 				fputs(i ? ",{\"id\":" : "{\"id\":", f);
-				tza_json_cstr(f, p->id);
+				tza_json_cstr(f, tza_proc_id(p, idb));
 				fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
 				tza_json_cstr(f, tza_proc_key(p, TZA_BY_TOOL));
 				fputs(",\"cpu_s\":", f);

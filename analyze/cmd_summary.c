@@ -275,8 +275,9 @@ int cmd_summary(int argc, char **argv)
 			const struct tza_proc *p = m->procs[i];
 			if (!p->res->oom_killed)
 				continue;
+			char idb[TZA_ID_MAX];
 			fprintf(f, "%s{\"id\":", first ? "" : ",");
-			tza_json_cstr(f, p->id);
+			tza_json_cstr(f, tza_proc_id(p, idb));
 			fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
 			tza_json_cstr(f, victim_name(p));
 			fprintf(f, ",\"rss_kib\":%llu,\"memcg_id\":%llu,\"t_s\":",

@@ -11,6 +11,7 @@
 
 #include "bpf/events.h"
 #include "arena.h"
+#include "evq.h"
 #include "model.h"
 
 /* A process plus what only the builder needs; allocated from the arena.
@@ -1003,35 +1004,6 @@ static struct tza_proc *alive_at(struct tza_proc **procs, const uint64_t *bypid,
 	return c;
 }
 
-/* "PID.START_NS" in the arena; NULL: no memory */
-static const char *make_id(struct tza_arena *a, uint32_t pid, uint64_t start)
-{
-	static const char d2[] = "00010203040506070809101112131415161718192021222324"
-				 "25262728293031323334353637383940414243444546474849"
-				 "50515253545556575859606162636465666768697071727374"
-				 "75767778798081828384858687888990919293949596979899";
-	char buf[32], *e = buf + sizeof(buf), *c = e;
-	for (; start >= 100; start /= 100) { /* two digits a step */
-		c -= 2;
-		memcpy(c, d2 + 2 * (start % 100), 2);
-	}
-	if (start >= 10) {
-		c -= 2;
-		memcpy(c, d2 + 2 * start, 2);
-	} else {
-		*--c = (char)('0' + start);
-	}
-	*--c = '.';
-	do
-		*--c = (char)('0' + pid % 10);
-	while (pid /= 10);
-	char *s = tza_arena_bytes(a, (size_t)(e - c) + 1);
-	if (s) {
-		memcpy(s, c, (size_t)(e - c));
-		s[e - c] = 0;
-	}
-	return s;
-}
 
 static int is_ancestor(const struct tza_proc *a, const struct tza_proc *p, uint32_t limit)
 {
@@ -1168,12 +1140,6 @@ static int finish(struct builder *b, tz_reader *r)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)v[i];
-		q->p.id = make_id(b->arena, q->p.pid, q->p.start_ns);
-		if (!q->p.id) {
-			free(al);
-			free(x);
-			return TZ_ERR_NOMEM;
-		}
 		/* seen without its fork but started before the recording: alive at
 		 * the start, it exited (or exec'd) before the snapshot saw it */
 		if ((q->p.flags & TZA_P_NO_FORK) && q->p.start_ns < rec_start) {
@@ -1282,6 +1248,53 @@ static int finish(struct builder *b, tz_reader *r)
 	return 0;
 }
 
+/* One event into the model: 0, or -1 when out of memory. */
+static int consume(struct builder *b, const struct tz_event *ev)
+{
+	struct tza_model *m = b->m;
+	if (!m->nevents || ev->ts_ns < m->t0_ns)
+		m->t0_ns = ev->ts_ns;
+	if (ev->ts_ns > m->t1_ns)
+		m->t1_ns = ev->ts_ns;
+	m->nevents++;
+	int e = 0;
+	switch (ev->type ? ev->type_id : 0) {
+	case EV_FORK:
+		e = on_fork(b, ev);
+		break;
+	case EV_EXEC:
+		e = on_exec(b, ev);
+		break;
+	case EV_EXEC_FAIL:
+		e = on_exec_fail(b, ev);
+		break;
+	case EV_EXIT:
+		e = on_exit_ev(b, ev);
+		break;
+	case EV_PROC_STATE:
+		e = on_state(b, ev);
+		break;
+	case EV_DROPS:
+		on_drops(b, ev);
+		break;
+	case EV_SAMPLE:
+		e = on_sample(b, ev);
+		break;
+	case EV_HOST_SAMPLE:
+		e = on_host_sample(b, ev);
+		break;
+	case EV_OOM_KILL:
+		e = on_oom_kill(b, ev);
+		break;
+	case EV_SIGNAL:
+		e = on_signal(b, ev);
+		break;
+	default:
+		m->unknown_events++;
+	}
+	return e;
+}
+
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out)
 {
 	return tza_model_build_ex(r, from_ns, to_ns, 0, out);
@@ -1303,54 +1316,19 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	b.m->reader = r;
 	lookup_fields(r, &b.f);
 	rc = tz_reader_iter(r, from_ns, to_ns, TZ_IT_STATE);
+	/* decoding on a second thread when there is a CPU for it: the events
+	 * and their order are the same either way */
+	struct tza_evq *q = NULL;
+	if (rc >= 0 && !(flags & TZA_MB_SERIAL) && tza_evq_useful() && tza_evq_start(r, &q) < 0)
+		q = NULL; /* no thread: read here */
 	const struct tz_event *ev;
-	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
-		struct tza_model *m = b.m;
-		if (!m->nevents || ev->ts_ns < m->t0_ns)
-			m->t0_ns = ev->ts_ns;
-		if (ev->ts_ns > m->t1_ns)
-			m->t1_ns = ev->ts_ns;
-		m->nevents++;
-		int e = 0;
-		switch (ev->type ? ev->type_id : 0) {
-		case EV_FORK:
-			e = on_fork(&b, ev);
-			break;
-		case EV_EXEC:
-			e = on_exec(&b, ev);
-			break;
-		case EV_EXEC_FAIL:
-			e = on_exec_fail(&b, ev);
-			break;
-		case EV_EXIT:
-			e = on_exit_ev(&b, ev);
-			break;
-		case EV_PROC_STATE:
-			e = on_state(&b, ev);
-			break;
-		case EV_DROPS:
-			on_drops(&b, ev);
-			break;
-		case EV_SAMPLE:
-			e = on_sample(&b, ev);
-			break;
-		case EV_HOST_SAMPLE:
-			e = on_host_sample(&b, ev);
-			break;
-		case EV_OOM_KILL:
-			e = on_oom_kill(&b, ev);
-			break;
-		case EV_SIGNAL:
-			e = on_signal(&b, ev);
-			break;
-		default:
-			m->unknown_events++;
-		}
-		if (e < 0) {
+	while (rc >= 0 && (rc = q ? tza_evq_next(q, &ev) : tz_reader_next(r, &ev)) > 0) {
+		if (consume(&b, ev) < 0) {
 			rc = TZ_ERR_NOMEM;
 			break;
 		}
 	}
+	tza_evq_free(q); /* r is ours again: its errmsg, info and meta */
 	if (rc >= 0)
 		rc = finish(&b, r);
 	free(b.direct);
@@ -1389,6 +1367,34 @@ void tza_model_free(struct tza_model *m)
 	free(mi);
 }
 
+const char *tza_proc_id(const struct tza_proc *p, char buf[TZA_ID_MAX])
+{
+	static const char d2[] = "00010203040506070809101112131415161718192021222324"
+				 "25262728293031323334353637383940414243444546474849"
+				 "50515253545556575859606162636465666768697071727374"
+				 "75767778798081828384858687888990919293949596979899";
+	char tmp[TZA_ID_MAX], *e = tmp + sizeof(tmp), *c = e;
+	uint64_t start = p->start_ns;
+	uint32_t pid = p->pid;
+	for (; start >= 100; start /= 100) { /* two digits a step */
+		c -= 2;
+		memcpy(c, d2 + 2 * (start % 100), 2);
+	}
+	if (start >= 10) {
+		c -= 2;
+		memcpy(c, d2 + 2 * start, 2);
+	} else {
+		*--c = (char)('0' + start);
+	}
+	*--c = '.';
+	do
+		*--c = (char)('0' + pid % 10);
+	while (pid /= 10);
+	memcpy(buf, c, (size_t)(e - c));
+	buf[e - c] = 0;
+	return buf;
+}
+
 struct tza_proc *tza_model_find(const struct tza_model *m, const char *id)
 {
 	char *end;
@@ -1407,9 +1413,10 @@ struct tza_proc *tza_model_find(const struct tza_model *m, const char *id)
 		else
 			hi = mid;
 	}
-	for (; lo < m->nprocs && m->procs[lo]->start_ns == start && m->procs[lo]->pid == pid; lo++)
-		if (!strcmp(m->procs[lo]->id, id))
-			return m->procs[lo];
+	char buf[TZA_ID_MAX];
+	if (lo < m->nprocs && m->procs[lo]->start_ns == start && m->procs[lo]->pid == pid &&
+	    !strcmp(tza_proc_id(m->procs[lo], buf), id)) /* the canonical spelling only */
+		return m->procs[lo];
 	return NULL;
 }
 

@@ -126,7 +126,6 @@ struct tza_proc_res {
  * by the model and read-only for its users.
  */
 struct tza_proc {
-	const char *id;	    /* "PID.START_NS" unique in the trace; export's `id` */
 	uint32_t pid;	    /* tgid (host pid namespace) */
 	uint32_t ppid;	    /* fork-time parent's tgid; 0 if unknown */
 	uint32_t ns_pid;    /* pid in its own pid namespace (0 if unknown) */
@@ -222,6 +221,9 @@ struct tza_model {
 
 /* tza_model_build_ex flags */
 #define TZA_MB_SAMPLES 0x1 /* keep every per-process and host sample in memory */
+#define TZA_MB_SERIAL 0x2  /* decode on the caller's thread; by default, with two
+			      or more CPUs, the reader runs on a second thread
+			      (evq.h) while the model is built: same result */
 
 /*
  * Build the model from r over [from_ns, to_ns] (0 and UINT64_MAX for all).
@@ -249,6 +251,13 @@ int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_m
 int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags,
 		       struct tza_model **out);
 void tza_model_free(struct tza_model *m);
+
+/* Bytes of the longest process id with its NUL: "4294967295.18446744073709551615" */
+#define TZA_ID_MAX 32
+
+/* The process's id, "PID.START_NS" (pid and start_ns in decimal), unique in
+ * the trace (export's `id`): formatted into buf, which is returned. */
+const char *tza_proc_id(const struct tza_proc *p, char buf[TZA_ID_MAX]);
 
 /* Process by id ("PID.START_NS"), or NULL. */
 struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);

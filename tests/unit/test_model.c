@@ -75,7 +75,9 @@ static void test_pipeline_tree(void **st)
 	assert_string_equal(tza_proc_key(by_pid(m, 102, 0), TZA_BY_TOOL), "stage2.sh");
 	assert_string_equal(tza_proc_key(by_pid(m, 108, 0), TZA_BY_COMMAND), "samtools index");
 	assert_string_equal(tza_proc_key(by_pid(m, 108, 0), TZA_BY_EXE), "/usr/bin/samtools");
-	assert_string_equal(by_pid(m, 103, 0)->id, "103.1001250000000");
+	char idb[TZA_ID_MAX];
+	assert_string_equal(tza_proc_id(by_pid(m, 103, 0), idb), "103.1001250000000");
+	assert_null(tza_model_find(m, "0103.1001250000000")); /* canonical spelling only */
 	assert_ptr_equal(tza_model_find(m, "103.1001250000000"), by_pid(m, 103, 0));
 	assert_ptr_equal(tza_model_find(m, "100.1000000000000"), root);
 	assert_null(tza_model_find(m, "103.1001250000001"));
@@ -223,7 +225,9 @@ static char *dump(struct tza_model *m)
 	FILE *f = open_memstream(&out, &len);
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
-		fprintf(f, "%s %s %u %llu %llu %u %s %u\n", p->id, p->parent ? p->parent->id : "-",
+		char i1[TZA_ID_MAX], i2[TZA_ID_MAX];
+		fprintf(f, "%s %s %u %llu %llu %u %s %u\n", tza_proc_id(p, i1),
+			p->parent ? tza_proc_id(p->parent, i2) : "-",
 			p->nchildren, (unsigned long long)p->end_ns,
 			(unsigned long long)tza_proc_cpu(p), p->nexecs,
 			tza_proc_key(p, TZA_BY_TOOL), p->flags);
@@ -282,7 +286,10 @@ static void test_pid_reuse(void **st)
 	struct tza_proc *a1 = by_pid(b.m, 200, 0), *a2 = by_pid(b.m, 200, 1);
 	assert_non_null(a1);
 	assert_non_null(a2);
-	assert_string_not_equal(a1->id, a2->id);
+	{
+		char i1[TZA_ID_MAX], i2[TZA_ID_MAX];
+		assert_string_not_equal(tza_proc_id(a1, i1), tza_proc_id(a2, i2));
+	}
 	assert_string_equal(tza_proc_key(a1, TZA_BY_TOOL), "a");
 	assert_string_equal(tza_proc_key(a2, TZA_BY_TOOL), "b");
 	assert_int_equal(a1->nchildren, 0);

@@ -1,0 +1,237 @@
+/*
+ * evq.c - a reader on its own thread (evq.h).
+ *
+ * The thread fills batches: each event is copied as one record
+ *   [u64 record bytes][struct tz_event][fixed part][struct tz_blob x nblobs][blob bytes]
+ * (each part 8-byte aligned) whose pointers point into the batch itself, so
+ * the consumer hands out the struct tz_event in place. A batch is filled by
+ * the thread, then owned by the consumer until it asks for the next one; a
+ * batch's buffer only moves (grows) while it is empty and the thread's.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evq.h"
+
+#define EVQ_BATCHES 4
+#define EVQ_BATCH_BYTES (1u << 20)
+
+struct evq_batch {
+	uint8_t *buf;
+	size_t cap, len; /* bytes allocated, bytes of records */
+	int last;	 /* the reader's last batch: rc is its final return */
+	int rc;
+};
+
+struct tza_evq {
+	tz_reader *r;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t full, empty; /* a batch was filled / released */
+	struct evq_batch b[EVQ_BATCHES];
+	unsigned nfull;	 /* batches filled and not yet released (under mu) */
+	int stop;	 /* the consumer gave up (under mu) */
+	unsigned fill;	 /* the thread's next batch to fill */
+	/* the consumer's side */
+	unsigned take;	 /* next batch to take */
+	struct evq_batch *cur;
+	size_t pos;	 /* next record in cur */
+	int ended, end_rc;
+};
+
+static inline size_t al8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static size_t rec_bytes(const struct tz_event *ev)
+{
+	size_t n = 8 + al8(sizeof(*ev)) + al8(ev->fixed_len) +
+		   al8((size_t)ev->nblobs * sizeof(struct tz_blob));
+	for (uint32_t i = 0; i < ev->nblobs; i++)
+		n += al8(ev->blobs[i].len);
+	return n;
+}
+
+/* Copy ev as one record at p (rec_bytes(ev) of room). */
+static void rec_put(uint8_t *p, size_t size, const struct tz_event *ev)
+{
+	uint64_t sz = size;
+	memcpy(p, &sz, 8);
+	struct tz_event *e = (struct tz_event *)(p + 8);
+	uint8_t *q = p + 8 + al8(sizeof(*e));
+	*e = *ev;
+	e->fixed = q;
+	if (ev->fixed_len)
+		memcpy(q, ev->fixed, ev->fixed_len);
+	q += al8(ev->fixed_len);
+	struct tz_blob *bl = (struct tz_blob *)q;
+	e->blobs = ev->nblobs ? bl : NULL;
+	q += al8((size_t)ev->nblobs * sizeof(*bl));
+	for (uint32_t i = 0; i < ev->nblobs; i++) {
+		bl[i].len = ev->blobs[i].len;
+		bl[i].data = ev->blobs[i].data ? q : NULL;
+		if (ev->blobs[i].data && ev->blobs[i].len)
+			memcpy(q, ev->blobs[i].data, ev->blobs[i].len);
+		q += al8(ev->blobs[i].len);
+	}
+}
+
+/* Hand the batch being filled to the consumer and wait for an empty one;
+ * NULL when the consumer gave up. */
+static struct evq_batch *publish(struct tza_evq *q)
+{
+	pthread_mutex_lock(&q->mu);
+	q->nfull++;
+	q->fill = (q->fill + 1) % EVQ_BATCHES;
+	pthread_cond_signal(&q->full);
+	while (q->nfull == EVQ_BATCHES && !q->stop)
+		pthread_cond_wait(&q->empty, &q->mu);
+	struct evq_batch *b = q->stop ? NULL : &q->b[q->fill];
+	pthread_mutex_unlock(&q->mu);
+	if (b) {
+		b->len = 0;
+		b->last = 0;
+	}
+	return b;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct tza_evq *q = arg;
+	struct evq_batch *b = &q->b[q->fill];
+	const struct tz_event *ev;
+	int rc;
+	b->len = 0;
+	for (;;) {
+		rc = tz_reader_next(q->r, &ev);
+		if (rc <= 0)
+			break;
+		size_t need = rec_bytes(ev);
+		if (b->len + need > b->cap && b->len) {
+			if (!(b = publish(q)))
+				return NULL;
+		}
+		if (need > b->cap) { /* empty here: nothing points into it */
+			uint8_t *nb = realloc(b->buf, need);
+			if (!nb) {
+				rc = TZ_ERR_NOMEM;
+				break;
+			}
+			b->buf = nb;
+			b->cap = need;
+		}
+		rec_put(b->buf + b->len, need, ev);
+		b->len += need;
+	}
+	b->last = 1;
+	b->rc = rc;
+	publish(q);
+	return NULL;
+}
+
+int tza_evq_start(tz_reader *r, struct tza_evq **out)
+{
+	return tza_evq_start_ex(r, EVQ_BATCH_BYTES, out);
+}
+
+int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, struct tza_evq **out)
+{
+	*out = NULL;
+	struct tza_evq *q = calloc(1, sizeof(*q));
+	if (!q)
+		return TZ_ERR_NOMEM;
+	q->r = r;
+	for (int i = 0; i < EVQ_BATCHES; i++) {
+		q->b[i].buf = malloc(batch_bytes ? batch_bytes : 1);
+		q->b[i].cap = batch_bytes ? batch_bytes : 1;
+		if (!q->b[i].buf)
+			goto fail;
+	}
+	if (pthread_mutex_init(&q->mu, NULL))
+		goto fail;
+	if (pthread_cond_init(&q->full, NULL)) {
+		pthread_mutex_destroy(&q->mu);
+		goto fail;
+	}
+	if (pthread_cond_init(&q->empty, NULL)) {
+		pthread_cond_destroy(&q->full);
+		pthread_mutex_destroy(&q->mu);
+		goto fail;
+	}
+	if (pthread_create(&q->th, NULL, reader_thread, q)) {
+		pthread_cond_destroy(&q->empty);
+		pthread_cond_destroy(&q->full);
+		pthread_mutex_destroy(&q->mu);
+		goto fail;
+	}
+	*out = q;
+	return 0;
+fail:
+	for (int i = 0; i < EVQ_BATCHES; i++)
+		free(q->b[i].buf);
+	free(q);
+	return TZ_ERR_NOMEM;
+}
+
+int tza_evq_next(struct tza_evq *q, const struct tz_event **ev)
+{
+	for (;;) {
+		struct evq_batch *b = q->cur;
+		if (b && q->pos < b->len) {
+			uint64_t sz;
+			memcpy(&sz, b->buf + q->pos, 8);
+			*ev = (const struct tz_event *)(b->buf + q->pos + 8);
+			q->pos += sz;
+			return 1;
+		}
+		if (q->ended)
+			return q->end_rc;
+		pthread_mutex_lock(&q->mu);
+		if (b) { /* release it */
+			if (b->last) {
+				q->ended = 1;
+				q->end_rc = b->rc;
+			}
+			q->nfull--;
+			q->cur = NULL;
+			pthread_cond_signal(&q->empty);
+		}
+		if (!q->ended) {
+			while (!q->nfull)
+				pthread_cond_wait(&q->full, &q->mu);
+			q->cur = &q->b[q->take];
+			q->take = (q->take + 1) % EVQ_BATCHES;
+			q->pos = 0;
+		}
+		pthread_mutex_unlock(&q->mu);
+	}
+}
+
+void tza_evq_free(struct tza_evq *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->stop = 1;
+	pthread_cond_broadcast(&q->empty);
+	pthread_mutex_unlock(&q->mu);
+	pthread_join(q->th, NULL);
+	pthread_cond_destroy(&q->empty);
+	pthread_cond_destroy(&q->full);
+	pthread_mutex_destroy(&q->mu);
+	for (int i = 0; i < EVQ_BATCHES; i++)
+		free(q->b[i].buf);
+	free(q);
+}
+
+int tza_evq_useful(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	return CPU_COUNT(&set) >= 2;
+}
