@@ -44,15 +44,16 @@ void rd_corrupt(tz_reader *r, uint64_t off)
 
 /*
  * Check the payload of the block at off (header h) and return its
- * uncompressed bytes in *out (*own set when malloc'd). 0 or a tz_err with
- * the message set.
+ * uncompressed bytes in *out: the mapped file when stored raw, else *buf
+ * (*cap bytes, caller's; replaced by a larger one when raw_len does not fit,
+ * after raw_len was checked against the reader's limit). 0 or a tz_err with
+ * the message set; *buf and *cap stay consistent on every return.
  */
-int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
-	       uint8_t **own)
+static int payload_into(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
+			uint8_t **buf, size_t *cap)
 {
 	const char *what = tz_btype_name(h->type);
 	uint64_t poff = off + tz_bhdr_size(h);
-	*own = NULL;
 	CHECK(poff <= r->len && h->payload_len <= r->len - poff, TZ_ERR_TRUNCATED, off,
 	      "%s %llu: payload runs past the end of the file", what, (unsigned long long)h->seq);
 	const uint8_t *p = r->data + poff;
@@ -69,20 +70,44 @@ int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_
 	CHECK(fcs == h->raw_len, TZ_ERR_CORRUPT, off,
 	      "%s %llu: zstd frame size does not match the header", what,
 	      (unsigned long long)h->seq);
-	uint8_t *b = malloc(h->raw_len ? h->raw_len : 1);
-	CHECK(b, TZ_ERR_NOMEM, off, "out of memory");
+	if (!*buf || *cap < h->raw_len) {
+		/* contents are not kept: free first, no copy; 1/8 headroom so
+		 * that chunks of about the same size reuse the buffer */
+		size_t nc = (size_t)h->raw_len + h->raw_len / 8;
+		free(*buf);
+		*cap = 0;
+		*buf = malloc(nc ? nc : 1);
+		CHECK(*buf, TZ_ERR_NOMEM, off, "out of memory");
+		*cap = nc;
+	}
 	if (!r->dctx)
 		r->dctx = ZSTD_createDCtx();
-	size_t n = r->dctx ? ZSTD_decompressDCtx(r->dctx, b, h->raw_len, p, h->payload_len) : 0;
-	if (!r->dctx || ZSTD_isError(n) || n != h->raw_len) {
-		free(b);
+	size_t n = r->dctx ? ZSTD_decompressDCtx(r->dctx, *buf, h->raw_len, p, h->payload_len) : 0;
+	if (!r->dctx || ZSTD_isError(n) || n != h->raw_len)
 		return rd_err(r, TZ_ERR_ZSTD, off, "%s %llu: zstd: %s", what,
 			      (unsigned long long)h->seq,
 			      r->dctx && ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame");
-	}
-	*out = b;
-	*own = b;
+	*out = *buf;
 	return 0;
+}
+
+/*
+ * Check the payload of the block at off (header h) and return its
+ * uncompressed bytes in *out (*own set when malloc'd, the caller frees it).
+ * 0 or a tz_err with the message set.
+ */
+int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
+	       uint8_t **own)
+{
+	uint8_t *b = NULL;
+	size_t cap = 0;
+	int rc = payload_into(r, off, h, out, &b, &cap);
+	if (rc || *out != b) {
+		free(b);
+		b = NULL;
+	}
+	*own = b;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- blocks */
@@ -768,14 +793,23 @@ struct devt {
 };
 
 struct dchunk {
-	uint8_t *own; /* decompressed payload (or NULL when stored raw) */
+	uint8_t *own; /* decompressed payload buffer (kept when stored raw) */
+	size_t ocap;  /* bytes in own */
 	struct devt *ev;
+	size_t cap; /* entries in ev */
 	size_t n, cur;
 	struct tz_blob *blobs;
+	size_t bcap; /* entries in blobs */
 	uint64_t seq;
 	int state;
-	size_t bytes; /* memory held: payload + arrays */
+	size_t bytes;	     /* memory held: own + ev + blobs, by capacity */
+	struct dchunk *next; /* in the reader's pool */
 };
+
+/* chunks kept for reuse per reader, and the string table scratch entries
+ * kept between chunks (12 bytes each) */
+#define RD_POOL 4
+#define RD_SCRATCH_KEEP 65536
 
 static void dchunk_free(struct dchunk *c)
 {
@@ -785,6 +819,101 @@ static void dchunk_free(struct dchunk *c)
 	free(c->ev);
 	free(c->blobs);
 	free(c);
+}
+
+static size_t dchunk_bytes(const struct dchunk *c)
+{
+	return c->ocap + c->cap * sizeof(*c->ev) + c->bcap * sizeof(*c->blobs);
+}
+
+/* Give c (may be NULL) back to r's pool, or free it when the pool is full. */
+static void dchunk_put(tz_reader *r, struct dchunk *c)
+{
+	if (!c)
+		return;
+	if (r->npool >= RD_POOL) {
+		dchunk_free(c);
+		return;
+	}
+	c->n = c->cur = 0;
+	c->bytes = dchunk_bytes(c);
+	c->next = r->pool;
+	r->pool = c;
+	r->npool++;
+	r->pooled += c->bytes;
+}
+
+/* A chunk from r's pool (buffers kept) or a new empty one; NULL when out of
+ * memory. */
+static struct dchunk *dchunk_get(tz_reader *r)
+{
+	struct dchunk *c = r->pool;
+	if (!c)
+		return calloc(1, sizeof(*c));
+	r->pool = c->next;
+	r->npool--;
+	r->pooled -= c->bytes;
+	c->next = NULL;
+	return c;
+}
+
+static void pool_free(tz_reader *r)
+{
+	while (r->pool) {
+		struct dchunk *c = r->pool;
+		r->pool = c->next;
+		dchunk_free(c);
+	}
+	r->npool = r->pooled = 0;
+}
+
+/*
+ * Make *arr (*cap entries of sz bytes) hold at least want entries: reused
+ * when it does and is not larger than twice want plus 64 KiB, else replaced
+ * without copying (*arr NULL and *cap 0 when that allocation fails). 0 or -1.
+ */
+static int arr_fit(void **arr, size_t *cap, size_t want, size_t sz)
+{
+	if (want > SIZE_MAX / 2 / sz - (64u << 10))
+		return -1;
+	if (*arr && *cap >= want && *cap * sz <= 2 * want * sz + (64u << 10))
+		return 0;
+	free(*arr);
+	*arr = NULL;
+	*cap = 0;
+	if (!want)
+		return 0;
+	if (!(*arr = malloc(want * sz)))
+		return -1;
+	*cap = want;
+	return 0;
+}
+
+/* Double *arr (contents kept, at least 256 entries); 0 or -1 (*arr and
+ * *cap unchanged). */
+static int arr_grow(void **arr, size_t *cap, size_t sz)
+{
+	size_t nc = *cap ? *cap * 2 : 256;
+	if (nc > SIZE_MAX / sz)
+		return -1;
+	void *p = realloc(*arr, nc * sz);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+/* Free the string table scratch when a chunk made it large. */
+static void scratch_trim(tz_reader *r)
+{
+	if (r->scap <= RD_SCRATCH_KEEP)
+		return;
+	free(r->sp);
+	free(r->sl);
+	r->sp = NULL;
+	r->sl = NULL;
+	r->scap = 0;
 }
 
 static int cmp_devt(const void *a, const void *b)
@@ -809,7 +938,6 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 {
 	struct tz_bhdr h;
 	const uint8_t *p;
-	uint8_t *own = NULL;
 	const char *what = tz_btype_name(b->type);
 	unsigned long long seq = b->seq;
 	uint64_t off = b->off;
@@ -828,30 +956,52 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 	CHECK(hx.min_ts == b->ext.min_ts && hx.max_ts == b->ext.max_ts &&
 		  hx.events == b->ext.events,
 	      TZ_ERR_CORRUPT, off, "%s %llu: block header does not match the index", what, seq);
-	if ((rc = rd_payload(r, off, &h, &p, &own)))
+	/* a recycled chunk: every buffer's capacity is right whatever the
+	 * contents a failed decode left */
+	struct dchunk *c = dchunk_get(r);
+	CHECK(c, TZ_ERR_NOMEM, off, "out of memory");
+	if ((rc = payload_into(r, off, &h, &p, &c->own, &c->ocap))) {
+		dchunk_put(r, c);
 		return rc;
+	}
 	r->decoded++;
 	const uint8_t *q = p, *end = p + h.raw_len;
 	uint64_t nstr, v;
-	struct dchunk *c = calloc(1, sizeof(*c));
-	const uint8_t **sp = NULL;
-	uint32_t *sl = NULL;
-	size_t cap = 0, bcap = 0, nb = 0, npos = 0;
-	rc = TZ_ERR_NOMEM;
-	if (!c)
-		goto fail;
-	c->own = own;
+	size_t nb = 0, npos = 0;
 	c->seq = b->seq;
 	c->state = b->type == TZ_B_STATE;
 	rc = TZ_ERR_CORRUPT;
 	if (tz_get_varint(&q, end, &nstr) || nstr > (uint64_t)(end - q))
 		goto bad;
-	sp = malloc((nstr ? nstr : 1) * sizeof(*sp));
-	sl = malloc((nstr ? nstr : 1) * sizeof(*sl));
-	if (!sp || !sl) {
-		rc = TZ_ERR_NOMEM;
+	/* an event takes at least 4 payload bytes and a blob reference 1: the
+	 * header's count (checked after decoding) is only a capacity hint */
+	uint64_t hint = b->ext.events < h.raw_len / 4 ? b->ext.events : h.raw_len / 4;
+	void *a = c->ev;
+	rc = arr_fit(&a, &c->cap, (size_t)hint, sizeof(*c->ev)) ? TZ_ERR_NOMEM : 0;
+	c->ev = a;
+	if (rc)
 		goto fail;
+	if (c->bcap > h.raw_len + 4096) { /* more than any payload this size refers to */
+		free(c->blobs);
+		c->blobs = NULL;
+		c->bcap = 0;
 	}
+	if (r->scap < nstr) {
+		size_t ns = (size_t)nstr + (size_t)nstr / 8;
+		free(r->sp);
+		free(r->sl);
+		r->scap = 0;
+		r->sp = malloc(ns * sizeof(*r->sp));
+		r->sl = malloc(ns * sizeof(*r->sl));
+		if (!r->sp || !r->sl) {
+			rc = TZ_ERR_NOMEM;
+			goto fail;
+		}
+		r->scap = ns;
+	}
+	const uint8_t **sp = r->sp;
+	uint32_t *sl = r->sl;
+	rc = TZ_ERR_CORRUPT;
 	for (uint64_t i = 0; i < nstr; i++) {
 		if (tz_get_varint(&q, end, &v) || v > (uint64_t)(end - q))
 			goto bad;
@@ -869,7 +1019,6 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 		if (ts < b->ext.min_ts || ts > b->ext.max_ts) {
 			rd_err(r, TZ_ERR_CORRUPT, off,
 			       "%s %llu: event time outside the block's range", what, seq);
-			rc = TZ_ERR_CORRUPT;
 			goto fail;
 		}
 		const uint8_t *fixed = q;
@@ -880,15 +1029,13 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 		for (uint64_t i = 0; i < nbl; i++) {
 			if (tz_get_varint(&q, end, &v) || v > nstr)
 				goto bad;
-			if (nb == bcap) {
-				size_t nc = bcap ? bcap * 2 : 256;
-				struct tz_blob *nbp = realloc(c->blobs, nc * sizeof(*nbp));
-				if (!nbp) {
+			if (nb == c->bcap) {
+				a = c->blobs;
+				if (arr_grow(&a, &c->bcap, sizeof(*c->blobs))) {
 					rc = TZ_ERR_NOMEM;
 					goto fail;
 				}
-				c->blobs = nbp;
-				bcap = nc;
+				c->blobs = a;
 			}
 			c->blobs[nb].data = v ? sp[v - 1] : NULL;
 			c->blobs[nb].len = v ? sl[v - 1] : 0;
@@ -899,15 +1046,13 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 			nb = b0;
 			continue;
 		}
-		if (c->n == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			struct devt *ne = realloc(c->ev, nc * sizeof(*ne));
-			if (!ne) {
+		if (c->n == c->cap) {
+			a = c->ev;
+			if (arr_grow(&a, &c->cap, sizeof(*c->ev))) {
 				rc = TZ_ERR_NOMEM;
 				goto fail;
 			}
-			c->ev = ne;
-			cap = nc;
+			c->ev = a;
 		}
 		struct devt *e = &c->ev[c->n++];
 		e->ts = ts;
@@ -921,18 +1066,16 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 	if (npos != b->ext.events) {
 		rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: %zu events, header says %llu", what, seq,
 		       npos, (unsigned long long)b->ext.events);
-		rc = TZ_ERR_CORRUPT;
 		goto fail;
 	}
-	c->bytes = (own ? h.raw_len : 0) + cap * sizeof(*c->ev) + bcap * sizeof(*c->blobs);
+	c->bytes = dchunk_bytes(c);
 	int sorted = 1;
 	for (size_t i = 1; i < c->n && sorted; i++)
 		sorted = c->ev[i - 1].ts <= c->ev[i].ts;
 	if (!sorted)
 		if (c->n > 1)
 			qsort(c->ev, c->n, sizeof(*c->ev), cmp_devt);
-	free(sp);
-	free(sl);
+	scratch_trim(r);
 	*out = c;
 	return 0;
 bad:
@@ -941,12 +1084,8 @@ bad:
 fail:
 	if (rc == TZ_ERR_NOMEM)
 		rd_err(r, rc, off, "out of memory");
-	free(sp);
-	free(sl);
-	if (c)
-		dchunk_free(c);
-	else
-		free(own);
+	scratch_trim(r);
+	dchunk_put(r, c);
 	return rc;
 }
 
@@ -956,6 +1095,7 @@ size_t rd_dchunk_events(const struct dchunk *c) { return c->n; }
 
 /* ---------------------------------------------------------------- iterate */
 
+/* End an iteration: every decoded chunk, the pool and the scratch freed. */
 static void free_iter(tz_reader *r)
 {
 	for (size_t i = 0; i < r->nheap; i++)
@@ -967,6 +1107,12 @@ static void free_iter(tz_reader *r)
 	dchunk_free(r->done);
 	r->done = NULL;
 	r->ncand = r->icand = 0;
+	pool_free(r);
+	free(r->sp);
+	free(r->sl);
+	r->sp = NULL;
+	r->sl = NULL;
+	r->scap = 0;
 }
 
 static int heap_less(const struct dchunk *a, const struct dchunk *b)
@@ -1121,7 +1267,7 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 		return r->fatal;
 	if (!r->cand)
 		return 0;
-	dchunk_free(r->done);
+	dchunk_put(r, r->done);
 	r->done = NULL;
 	if (r->pre) {
 		if (r->pre->cur < r->pre->n) {
@@ -1129,7 +1275,7 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 			r->pre->cur++;
 			return 1;
 		}
-		dchunk_free(r->pre); /* its last event was the previous one */
+		dchunk_put(r, r->pre); /* its last event was the previous one */
 		r->pre = NULL;
 	}
 	while (r->icand < r->ncand &&
@@ -1147,17 +1293,19 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 		if (rc > 0)
 			continue;
 		if (!c->n) {
-			dchunk_free(c);
+			dchunk_put(r, c);
 			continue;
 		}
 		/* decoded bytes held at once: at most 1024 x the file (a legitimate
 		 * trace compresses far less), at least 256 MiB, at most 16 chunks
-		 * of the largest size */
+		 * of the largest size; the pool counts too, and goes first */
 		uint64_t cap = 1024 * (uint64_t)r->len;
 		if (cap < (256ull << 20))
 			cap = 256ull << 20;
 		if (cap > 16 * r->max_chunk)
 			cap = 16 * r->max_chunk;
+		if (r->held + r->pooled + c->bytes > cap)
+			pool_free(r);
 		if (r->held + c->bytes > cap) {
 			dchunk_free(c);
 			rd_err(r, TZ_ERR_LIMIT, b->off,
