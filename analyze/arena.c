@@ -1,6 +1,7 @@
 /*
  * arena.c - slabs and a string cache for the process model (arena.h).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,10 @@ static char *slab_new(struct tza_arena *a, size_t size)
 		a->next = SLAB_FIRST;
 	int own = size > a->next / 4;
 	size_t sz = own ? size : a->next;
-	struct tza_slab *s = calloc(1, sizeof(*s) + sz);
-	if (!s)
+	struct tza_slab *s = NULL;
+	if (sz == SLAB_MAX)
+		s = atomic_exchange(&a->spare, NULL); /* faulted in ahead, zeroed */
+	if (!s && !(s = calloc(1, sizeof(*s) + sz)))
 		return NULL;
 	s->size = sz;
 	a->bytes += sz;
@@ -65,10 +68,26 @@ void *tza_arena_alloc(struct tza_arena *a, size_t size)
 	return slab_new(a, size);
 }
 
+void tza_arena_prefault(struct tza_arena *a)
+{
+	if (atomic_load(&a->spare))
+		return;
+	struct tza_slab *s = malloc(sizeof(*s) + SLAB_MAX);
+	if (!s)
+		return;
+	/* zeroing writes every page: what faults them in (calloc would only
+	 * map them, fresh pages reading as zero until touched) */
+	memset(s, 0, sizeof(*s) + SLAB_MAX);
+	struct tza_slab *none = NULL;
+	if (!atomic_compare_exchange_strong(&a->spare, &none, s))
+		free(s);
+}
+
 void tza_arena_free(struct tza_arena *a)
 {
 	if (!a)
 		return;
+	free(atomic_exchange(&a->spare, NULL));
 	for (struct tza_slab *s = a->slabs, *n; s; s = n) {
 		n = s->next;
 		free(s);

@@ -23,6 +23,9 @@ struct tza_arena {
 	char *cur, *end;	/* free space in the newest slab */
 	size_t next;		/* bytes of the next slab (grows to a cap) */
 	size_t bytes;		/* bytes of every slab, for reports */
+	/* a full-size slab made ahead by tza_arena_prefault (maybe on another
+	 * thread), taken by the next slab the arena needs; NULL: none */
+	struct tza_slab *_Atomic spare;
 };
 
 /* size bytes, zeroed, 8-byte aligned (enough for every struct of the model),
@@ -33,7 +36,17 @@ void *tza_arena_alloc(struct tza_arena *a, size_t size);
 /* The same without alignment, for strings. */
 void *tza_arena_bytes(struct tza_arena *a, size_t size);
 
-/* Free every slab; the arena is then empty and reusable. NULL is fine. */
+/*
+ * Make the arena's next full-size slab (4 MiB) ahead and fault its pages in,
+ * unless one is waiting already. The one call that may run on another
+ * thread, concurrently with the arena's user: a kernel that is slow to fault
+ * pages in (a VM's first touch of its memory) then costs that thread, not
+ * the user's. Out of memory: nothing is made, the arena is unchanged.
+ */
+void tza_arena_prefault(struct tza_arena *a);
+
+/* Free every slab (the spare too); the arena is then empty and reusable.
+ * No tza_arena_prefault may be running. NULL is fine. */
 void tza_arena_free(struct tza_arena *a);
 
 /* One cached string: its bytes (NUL-terminated after len) and hash. */

@@ -17,7 +17,6 @@
 #include "evq.h"
 
 #define EVQ_BATCHES 4
-#define EVQ_BATCH_BYTES (1u << 20)
 
 struct evq_batch {
 	uint8_t *buf;
@@ -28,6 +27,8 @@ struct evq_batch {
 
 struct tza_evq {
 	tz_reader *r;
+	void (*idle)(void *);
+	void *idle_arg;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t full, empty; /* a batch was filled / released */
@@ -88,8 +89,16 @@ static struct evq_batch *publish(struct tza_evq *q)
 	q->nfull++;
 	q->fill = (q->fill + 1) % EVQ_BATCHES;
 	pthread_cond_signal(&q->full);
-	while (q->nfull == EVQ_BATCHES && !q->stop)
+	while (q->nfull == EVQ_BATCHES && !q->stop) {
+		if (q->idle) { /* once per wait: it may have work again next time */
+			pthread_mutex_unlock(&q->mu);
+			q->idle(q->idle_arg);
+			pthread_mutex_lock(&q->mu);
+			if (q->nfull < EVQ_BATCHES || q->stop)
+				break;
+		}
 		pthread_cond_wait(&q->empty, &q->mu);
+	}
 	struct evq_batch *b = q->stop ? NULL : &q->b[q->fill];
 	pthread_mutex_unlock(&q->mu);
 	if (b) {
@@ -135,16 +144,19 @@ static void *reader_thread(void *arg)
 
 int tza_evq_start(tz_reader *r, struct tza_evq **out)
 {
-	return tza_evq_start_ex(r, EVQ_BATCH_BYTES, out);
+	return tza_evq_start_ex(r, TZA_EVQ_BATCH_BYTES, NULL, NULL, out);
 }
 
-int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, struct tza_evq **out)
+int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, void (*idle)(void *), void *idle_arg,
+		     struct tza_evq **out)
 {
 	*out = NULL;
 	struct tza_evq *q = calloc(1, sizeof(*q));
 	if (!q)
 		return TZ_ERR_NOMEM;
 	q->r = r;
+	q->idle = idle;
+	q->idle_arg = idle_arg;
 	for (int i = 0; i < EVQ_BATCHES; i++) {
 		q->b[i].buf = malloc(batch_bytes ? batch_bytes : 1);
 		q->b[i].cap = batch_bytes ? batch_bytes : 1;

@@ -25,9 +25,19 @@ struct tza_evq;
  */
 int tza_evq_start(tz_reader *r, struct tza_evq **out);
 
-/* The same with batches of batch_bytes (> 0) instead of 1 MiB: for tests,
- * which make events outgrow their batch and batches change hands often. */
-int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, struct tza_evq **out);
+/* Bytes of a batch by default */
+#define TZA_EVQ_BATCH_BYTES (1u << 20)
+
+/*
+ * The same with batches of batch_bytes (> 0; tests make events outgrow
+ * their batch and batches change hands often), and idle(idle_arg), when
+ * idle is not NULL, called on the thread each time it would wait for the
+ * consumer (every batch full): work the consumer would otherwise do itself,
+ * such as faulting in the memory it will need next. idle runs concurrently
+ * with the consumer and must be short (it delays the reading).
+ */
+int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, void (*idle)(void *), void *idle_arg,
+		     struct tza_evq **out);
 
 /*
  * The next event: 1 and *ev (owned by the queue, valid until the next call

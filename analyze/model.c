@@ -1248,6 +1248,13 @@ static int finish(struct builder *b, tz_reader *r)
 	return 0;
 }
 
+/* The reader's thread, while it waits for the builder: the arena's next
+ * slab, faulted in there instead of on the builder's thread */
+static void prefault(void *arena)
+{
+	tza_arena_prefault(arena);
+}
+
 /* One event into the model: 0, or -1 when out of memory. */
 static int consume(struct builder *b, const struct tz_event *ev)
 {
@@ -1319,7 +1326,8 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	/* decoding on a second thread when there is a CPU for it: the events
 	 * and their order are the same either way */
 	struct tza_evq *q = NULL;
-	if (rc >= 0 && !(flags & TZA_MB_SERIAL) && tza_evq_useful() && tza_evq_start(r, &q) < 0)
+	if (rc >= 0 && !(flags & TZA_MB_SERIAL) && tza_evq_useful() &&
+	    tza_evq_start_ex(r, TZA_EVQ_BATCH_BYTES, prefault, b.arena, &q) < 0)
 		q = NULL; /* no thread: read here */
 	const struct tz_event *ev;
 	while (rc >= 0 && (rc = q ? tza_evq_next(q, &ev) : tz_reader_next(r, &ev)) > 0) {

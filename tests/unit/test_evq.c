@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <xxhash.h>
@@ -119,7 +120,7 @@ static void test_same_events(void **st)
 		struct tza_evq *q;
 		assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
 		assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
-		assert_int_equal(tza_evq_start_ex(r, sizes[k], &q), 0);
+		assert_int_equal(tza_evq_start_ex(r, sizes[k], NULL, NULL, &q), 0);
 		const struct tz_event *ev;
 		size_t i = 0;
 		int rc;
@@ -142,9 +143,15 @@ static void test_same_events(void **st)
 /* The consumer gives up after a few events, with the thread blocked on full
  * batches or still reading: free returns (the runner's time bound catches a
  * hang) and the reader can be iterated again from the start. */
+static void count_idle(void *arg)
+{
+	__atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
 static void test_early_free(void **st)
 {
 	(void)st;
+	int idles = 0;
 	struct trace t;
 	trace_make(&t);
 	for (size_t stop = 0; stop < 40; stop += 13) {
@@ -153,7 +160,12 @@ static void test_early_free(void **st)
 		const struct tz_event *ev;
 		assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
 		assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
-		assert_int_equal(tza_evq_start_ex(r, 512, &q), 0);
+		assert_int_equal(tza_evq_start_ex(r, 512, count_idle, &idles, &q), 0);
+		if (!stop) { /* nobody takes: the thread fills every batch, then idles */
+			for (int w = 0; w < 10000 && !__atomic_load_n(&idles, __ATOMIC_SEQ_CST); w++)
+				nanosleep(&(struct timespec){0, 1000000}, NULL);
+			assert_true(__atomic_load_n(&idles, __ATOMIC_SEQ_CST) >= 1);
+		}
 		for (size_t i = 0; i < stop; i++)
 			assert_int_equal(tza_evq_next(q, &ev), 1);
 		tza_evq_free(q);
