@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "evq.h"
 
 #define EVQ_BATCHES 4
@@ -27,8 +28,7 @@ struct evq_batch {
 
 struct tza_evq {
 	tz_reader *r;
-	void (*idle)(void *);
-	void *idle_arg;
+	struct tza_evq_opts o;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t full, empty; /* a batch was filled / released */
@@ -48,17 +48,19 @@ static inline size_t al8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static size_t rec_bytes(const struct tz_event *ev)
+static size_t rec_bytes(const struct tz_event *ev, int intern)
 {
 	size_t n = 8 + al8(sizeof(*ev)) + al8(ev->fixed_len) +
 		   al8((size_t)ev->nblobs * sizeof(struct tz_blob));
-	for (uint32_t i = 0; i < ev->nblobs; i++)
+	for (uint32_t i = 0; !intern && i < ev->nblobs; i++)
 		n += al8(ev->blobs[i].len);
 	return n;
 }
 
-/* Copy ev as one record at p (rec_bytes(ev) of room). */
-static void rec_put(uint8_t *p, size_t size, const struct tz_event *ev)
+/* Copy ev as one record at p (rec_bytes(ev) of room); with o->intern, its
+ * blobs are interned instead. -1: out of memory. */
+static int rec_put(uint8_t *p, size_t size, const struct tz_event *ev,
+		   const struct tza_evq_opts *o)
 {
 	uint64_t sz = size;
 	memcpy(p, &sz, 8);
@@ -73,12 +75,21 @@ static void rec_put(uint8_t *p, size_t size, const struct tz_event *ev)
 	e->blobs = ev->nblobs ? bl : NULL;
 	q += al8((size_t)ev->nblobs * sizeof(*bl));
 	for (uint32_t i = 0; i < ev->nblobs; i++) {
-		bl[i].len = ev->blobs[i].len;
-		bl[i].data = ev->blobs[i].data ? q : NULL;
-		if (ev->blobs[i].data && ev->blobs[i].len)
-			memcpy(q, ev->blobs[i].data, ev->blobs[i].len);
-		q += al8(ev->blobs[i].len);
+		const struct tz_blob *in = &ev->blobs[i];
+		bl[i].len = in->len;
+		if (!in->data) {
+			bl[i].data = NULL;
+		} else if (o->intern) {
+			if (!(bl[i].data = tza_strcache_get(o->cache, o->intern, in->data, in->len)))
+				return -1;
+		} else {
+			bl[i].data = q;
+			if (in->len)
+				memcpy(q, in->data, in->len);
+			q += al8(in->len);
+		}
 	}
+	return 0;
 }
 
 /* Hand the batch being filled to the consumer and wait for an empty one;
@@ -90,9 +101,9 @@ static struct evq_batch *publish(struct tza_evq *q)
 	q->fill = (q->fill + 1) % EVQ_BATCHES;
 	pthread_cond_signal(&q->full);
 	while (q->nfull == EVQ_BATCHES && !q->stop) {
-		if (q->idle) { /* once per wait: it may have work again next time */
+		if (q->o.idle) { /* once per wait: it may have work again next time */
 			pthread_mutex_unlock(&q->mu);
-			q->idle(q->idle_arg);
+			q->o.idle(q->o.idle_arg);
 			pthread_mutex_lock(&q->mu);
 			if (q->nfull < EVQ_BATCHES || q->stop)
 				break;
@@ -119,7 +130,7 @@ static void *reader_thread(void *arg)
 		rc = tz_reader_next(q->r, &ev);
 		if (rc <= 0)
 			break;
-		size_t need = rec_bytes(ev);
+		size_t need = rec_bytes(ev, q->o.intern != NULL);
 		if (b->len + need > b->cap && b->len) {
 			if (!(b = publish(q)))
 				return NULL;
@@ -133,7 +144,10 @@ static void *reader_thread(void *arg)
 			b->buf = nb;
 			b->cap = need;
 		}
-		rec_put(b->buf + b->len, need, ev);
+		if (rec_put(b->buf + b->len, need, ev, &q->o) < 0) {
+			rc = TZ_ERR_NOMEM;
+			break;
+		}
 		b->len += need;
 	}
 	b->last = 1;
@@ -144,22 +158,28 @@ static void *reader_thread(void *arg)
 
 int tza_evq_start(tz_reader *r, struct tza_evq **out)
 {
-	return tza_evq_start_ex(r, TZA_EVQ_BATCH_BYTES, NULL, NULL, out);
+	return tza_evq_start_ex(r, NULL, out);
 }
 
-int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, void (*idle)(void *), void *idle_arg,
-		     struct tza_evq **out)
+int tza_evq_start_ex(tz_reader *r, const struct tza_evq_opts *o, struct tza_evq **out)
 {
 	*out = NULL;
 	struct tza_evq *q = calloc(1, sizeof(*q));
 	if (!q)
 		return TZ_ERR_NOMEM;
 	q->r = r;
-	q->idle = idle;
-	q->idle_arg = idle_arg;
+	if (o)
+		q->o = *o;
+	if (!q->o.intern)
+		q->o.cache = NULL;
+	else if (!q->o.cache) {
+		free(q);
+		return TZ_ERR_INVAL;
+	}
+	size_t batch_bytes = q->o.batch_bytes ? q->o.batch_bytes : TZA_EVQ_BATCH_BYTES;
 	for (int i = 0; i < EVQ_BATCHES; i++) {
-		q->b[i].buf = malloc(batch_bytes ? batch_bytes : 1);
-		q->b[i].cap = batch_bytes ? batch_bytes : 1;
+		q->b[i].buf = malloc(batch_bytes);
+		q->b[i].cap = batch_bytes;
 		if (!q->b[i].buf)
 			goto fail;
 	}

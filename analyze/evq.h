@@ -28,16 +28,32 @@ int tza_evq_start(tz_reader *r, struct tza_evq **out);
 /* Bytes of a batch by default */
 #define TZA_EVQ_BATCH_BYTES (1u << 20)
 
-/*
- * The same with batches of batch_bytes (> 0; tests make events outgrow
- * their batch and batches change hands often), and idle(idle_arg), when
- * idle is not NULL, called on the thread each time it would wait for the
- * consumer (every batch full): work the consumer would otherwise do itself,
- * such as faulting in the memory it will need next. idle runs concurrently
- * with the consumer and must be short (it delays the reading).
- */
-int tza_evq_start_ex(tz_reader *r, size_t batch_bytes, void (*idle)(void *), void *idle_arg,
-		     struct tza_evq **out);
+struct tza_arena;
+struct tza_strcache;
+
+/* tza_evq_start_ex options; zero-initialise, then set what differs */
+struct tza_evq_opts {
+	size_t batch_bytes; /* bytes of a batch; 0: TZA_EVQ_BATCH_BYTES (tests use
+			       small ones: events outgrow their batch and
+			       batches change hands often) */
+	/* called on the thread each time it would wait for the consumer (every
+	 * batch full): work the consumer would otherwise do itself, such as
+	 * faulting in memory it will need next; runs concurrently with the
+	 * consumer and must be short (it delays the reading). NULL: none */
+	void (*idle)(void *);
+	void *idle_arg;
+	/* non-NULL: every blob (data != NULL) is interned by the thread with
+	 * tza_strcache_get(cache, intern, ...) instead of copied into the
+	 * batch: the event's blob data then points to that NUL-terminated,
+	 * possibly shared copy, which lives as long as the arena. Both belong
+	 * to the thread until tza_evq_free() returns, the caller's after. */
+	struct tza_arena *intern;
+	struct tza_strcache *cache;
+};
+
+/* tza_evq_start with options (NULL: the defaults); TZ_ERR_INVAL: intern
+ * without cache */
+int tza_evq_start_ex(tz_reader *r, const struct tza_evq_opts *o, struct tza_evq **out);
 
 /*
  * The next event: 1 and *ev (owned by the queue, valid until the next call

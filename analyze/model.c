@@ -31,6 +31,7 @@ static const struct tza_proc_res res_none;
 struct mint {
 	struct tza_model m;
 	struct tza_arena arena;
+	struct tza_arena strs; /* strings interned by the reading thread (evq.h) */
 };
 
 static void seen(struct pint *q, uint64_t ts)
@@ -74,6 +75,7 @@ struct builder {
 	struct tza_model *m;
 	struct tza_arena *arena;
 	struct tza_strcache strs; /* strings recently copied to the arena */
+	int interned;		  /* blobs come interned (evq.h): store() keeps them */
 	/* pid -> 1 + index in m->procs (creation order) of its newest instance */
 	uint32_t *direct;	/* pids < min(dlen, PID_DIRECT) */
 	uint32_t dlen;
@@ -260,6 +262,10 @@ static int owned_slot(uint32_t idx)
 static char *store(struct builder *b, int own, const void *p, size_t len, int *ok)
 {
 	char *s;
+	if (b->interned && !own) /* p is the blob's interned copy: NUL-terminated
+				    after the blob; a string field reads up to
+				    its first NUL, as the copy of len would */
+		return (char *)p;
 	if (own) {
 		s = malloc(len + 1);
 		if (s) {
@@ -1326,9 +1332,13 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	/* decoding on a second thread when there is a CPU for it: the events
 	 * and their order are the same either way */
 	struct tza_evq *q = NULL;
+	struct tza_strcache qstrs = {0}; /* the thread's, then freed here */
+	struct tza_evq_opts qo = {.idle = prefault, .idle_arg = b.arena, .intern = &mi->strs,
+				  .cache = &qstrs};
 	if (rc >= 0 && !(flags & TZA_MB_SERIAL) && tza_evq_useful() &&
-	    tza_evq_start_ex(r, TZA_EVQ_BATCH_BYTES, prefault, b.arena, &q) < 0)
+	    tza_evq_start_ex(r, &qo, &q) < 0)
 		q = NULL; /* no thread: read here */
+	b.interned = q != NULL;
 	const struct tz_event *ev;
 	while (rc >= 0 && (rc = q ? tza_evq_next(q, &ev) : tz_reader_next(r, &ev)) > 0) {
 		if (consume(&b, ev) < 0) {
@@ -1337,6 +1347,8 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 		}
 	}
 	tza_evq_free(q); /* r is ours again: its errmsg, info and meta */
+	tza_strcache_free(&qstrs);
+	b.interned = 0;
 	if (rc >= 0)
 		rc = finish(&b, r);
 	free(b.direct);
@@ -1372,6 +1384,7 @@ void tza_model_free(struct tza_model *m)
 	free(m->host);
 	struct mint *mi = (struct mint *)m;
 	tza_arena_free(&mi->arena);
+	tza_arena_free(&mi->strs);
 	free(mi);
 }
 

@@ -18,6 +18,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
 #include "analyze_synth.h"
 #pragma GCC diagnostic pop
+#include "analyze/arena.h"
 #include "analyze/evq.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
@@ -113,30 +114,57 @@ static void test_same_events(void **st)
 	struct trace t;
 	trace_make(&t);
 	/* 1 MiB (all in one batch), 4 KiB (argv outgrow it), 1 byte (a batch
-	 * per event, each one grown) */
+	 * per event, each one grown); blobs copied, then interned */
 	const size_t sizes[] = {1u << 20, 4096, 1};
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		tz_reader *r;
-		struct tza_evq *q;
-		assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
-		assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
-		assert_int_equal(tza_evq_start_ex(r, sizes[k], NULL, NULL, &q), 0);
-		const struct tz_event *ev;
-		size_t i = 0;
-		int rc;
-		while ((rc = tza_evq_next(q, &ev)) > 0) {
-			assert_true(i < t.n);
-			char *d = digest(ev);
-			assert_string_equal(d, t.ev[i]);
-			free(d);
-			i++;
+	for (int intern = 0; intern < 2; intern++) {
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			tz_reader *r;
+			struct tza_evq *q;
+			struct tza_arena a = {0};
+			struct tza_strcache c = {0};
+			struct tza_evq_opts o = {.batch_bytes = sizes[k]};
+			if (intern) {
+				o.intern = &a;
+				o.cache = &c;
+			}
+			assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
+			assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
+			assert_int_equal(tza_evq_start_ex(r, &o, &q), 0);
+			const struct tz_event *ev;
+			const void *tool = NULL; /* the first exe blob "/usr/bin/tool" */
+			size_t i = 0, same = 0;
+			int rc;
+			while ((rc = tza_evq_next(q, &ev)) > 0) {
+				assert_true(i < t.n);
+				char *d = digest(ev);
+				assert_string_equal(d, t.ev[i]);
+				free(d);
+				for (uint32_t j = 0; intern && j < ev->nblobs; j++)
+					if (ev->blobs[j].data) /* NUL after the interned bytes */
+						assert_int_equal(((const char *)ev->blobs[j].data)[ev->blobs[j].len], 0);
+				if (ev->type_id == EV_EXEC && ev->nblobs > 1 && ev->blobs[1].len == 13 &&
+				    !memcmp(ev->blobs[1].data, "/usr/bin/tool", 13)) {
+					if (!tool)
+						tool = ev->blobs[1].data;
+					else if (ev->blobs[1].data == tool)
+						same++;
+				}
+				i++;
+			}
+			assert_int_equal(rc, 0);
+			assert_int_equal(i, t.n);
+			assert_int_equal(tza_evq_next(q, &ev), 0); /* the end stays the end */
+			tza_evq_free(q);
+			tz_reader_free(r);
+			if (intern) /* 600 execs of /usr/bin/tool: one copy */
+				assert_int_equal(same, 599);
+			tza_strcache_free(&c);
+			tza_arena_free(&a);
 		}
-		assert_int_equal(rc, 0);
-		assert_int_equal(i, t.n);
-		assert_int_equal(tza_evq_next(q, &ev), 0); /* the end stays the end */
-		tza_evq_free(q);
-		tz_reader_free(r);
 	}
+	struct tza_evq *q;
+	assert_int_equal(tza_evq_start_ex(NULL, &(struct tza_evq_opts){.intern = (struct tza_arena *)&t}, &q),
+			 TZ_ERR_INVAL); /* an arena without its cache */
 	trace_free(&t);
 }
 
@@ -160,7 +188,7 @@ static void test_early_free(void **st)
 		const struct tz_event *ev;
 		assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
 		assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
-		assert_int_equal(tza_evq_start_ex(r, 512, count_idle, &idles, &q), 0);
+		assert_int_equal(tza_evq_start_ex(r, &(struct tza_evq_opts){.batch_bytes = 512, .idle = count_idle, .idle_arg = &idles}, &q), 0);
 		if (!stop) { /* nobody takes: the thread fills every batch, then idles */
 			for (int w = 0; w < 10000 && !__atomic_load_n(&idles, __ATOMIC_SEQ_CST); w++)
 				nanosleep(&(struct timespec){0, 1000000}, NULL);
