@@ -73,9 +73,9 @@ struct tz_reader {
 	struct dchunk *pre, *done;
 	size_t held; /* bytes held by the decoded chunks in the heap */
 	/* decode memory kept for the next chunk (tz_reader.c; freed by
-	 * free_iter and tz_reader_free): decoded chunks with their buffers,
-	 * linked by next, at most RD_POOL of them holding pooled bytes; the
-	 * string table scratch of the chunk being decoded, scap entries each */
+	 * free_iter and tz_reader_free): npool decoded chunks with their
+	 * buffers, linked by next, holding pooled bytes (at most RD_POOL and
+	 * RD_POOL_BYTES); the string table scratch, scap entries each */
 	struct dchunk *pool;
 	size_t npool, pooled;
 	const uint8_t **sp;

@@ -806,9 +806,11 @@ struct dchunk {
 	struct dchunk *next; /* in the reader's pool */
 };
 
-/* chunks kept for reuse per reader, and the string table scratch entries
- * kept between chunks (12 bytes each) */
+/* decoded chunks kept for reuse per reader, and bytes they may hold (a
+ * 32 MiB chunk with its arrays fits); string table scratch entries kept
+ * between chunks (12 bytes each) */
 #define RD_POOL 4
+#define RD_POOL_BYTES (64u << 20)
 #define RD_SCRATCH_KEEP 65536
 
 static void dchunk_free(struct dchunk *c)
@@ -831,12 +833,12 @@ static void dchunk_put(tz_reader *r, struct dchunk *c)
 {
 	if (!c)
 		return;
-	if (r->npool >= RD_POOL) {
+	c->bytes = dchunk_bytes(c);
+	if (r->npool >= RD_POOL || c->bytes > RD_POOL_BYTES - r->pooled) {
 		dchunk_free(c);
 		return;
 	}
 	c->n = c->cur = 0;
-	c->bytes = dchunk_bytes(c);
 	c->next = r->pool;
 	r->pool = c;
 	r->npool++;
