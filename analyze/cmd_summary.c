@@ -152,21 +152,13 @@ int cmd_summary(int argc, char **argv)
 		return TZA_EXIT_USAGE;
 	tz_reader *r;
 	struct tza_model *m;
-	struct tza_crit cr;
+	struct tza_crit cr = {0};
 	struct tza_machine mi;
 	struct tza_group *g = NULL;
 	uint32_t ng = 0;
 	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
 	tza_machine_get(r, &mi);
-	struct tza_profile *pr = tza_profile_new(m);
-	if (!pr || tza_critpath(m, by, &cr) < 0 || tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0) {
-		tza_err("out of memory");
-		tza_profile_free(pr);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
-	}
-	const struct tz_info *in = tz_reader_info(r);
 
 	/* the recording's window: the recorder's start (once its programs were
 	 * attached) and stop when known, else the events' span; a slice's
@@ -192,7 +184,21 @@ int cmd_summary(int argc, char **argv)
 		}
 	}
 	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
-	double cpu_used = tza_profile_cpu_ns(pr, t0, t1);
+	/* the window's CPU and the groups' critical processes' windows: one
+	 * sweep of the profile answers all */
+	struct tza_profile *pr = tza_profile_new(m);
+	double cpu_used;
+	if (!pr || tza_profile_want(pr, t0, t1) < 0 || tza_critpath(m, by, &cr) < 0 ||
+	    tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0 ||
+	    tza_profile_cpu_ns(pr, t0, t1, &cpu_used) < 0) {
+		tza_err("out of memory");
+		free(g);
+		tza_profile_free(pr);
+		tza_crit_free(&cr);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	const struct tz_info *in = tz_reader_info(r);
 	double util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
 
 	uint64_t nz = 0, sig = 0, core = 0, kill9 = 0, running = 0, pre = 0;

@@ -189,12 +189,211 @@ int tza_proc_failed(const struct tza_proc *p)
 
 /* ------------------------------------------------------------ profile */
 
-struct tza_profile {
-	uint64_t *t;
-	double *cum;  /* CPU ns used before t[i] */
-	double *rate; /* cores in use from t[i] to t[i+1] */
-	uint32_t n;
+/* A point the profile is asked at: the CPU ns used before x (once swept). */
+struct prof_pt {
+	uint64_t x;
+	double cum;
 };
+
+struct tza_profile {
+	const struct tza_model *m;
+	struct prof_pt *pt; /* [0, nswept): swept, by x, unique; then wanted */
+	uint32_t n, nswept, cap;
+};
+
+struct tza_profile *tza_profile_new(const struct tza_model *m)
+{
+	struct tza_profile *pr = calloc(1, sizeof(*pr));
+	if (pr)
+		pr->m = m;
+	return pr;
+}
+
+void tza_profile_free(struct tza_profile *pr)
+{
+	if (!pr)
+		return;
+	free(pr->pt);
+	free(pr);
+}
+
+static int want_pt(struct tza_profile *pr, uint64_t x)
+{
+	if (pr->n == pr->cap) {
+		uint32_t cap = pr->cap ? 2 * pr->cap : 16;
+		struct prof_pt *p =
+			cap > pr->cap ? realloc(pr->pt, (size_t)cap * sizeof(*p)) : NULL;
+		if (!p)
+			return -1;
+		pr->pt = p;
+		pr->cap = cap;
+	}
+	pr->pt[pr->n++] = (struct prof_pt){x, 0};
+	return 0;
+}
+
+int tza_profile_want(struct tza_profile *pr, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return 0;
+	return want_pt(pr, a) < 0 || want_pt(pr, b) < 0 ? -1 : 0;
+}
+
+/*
+ * The profile is a list of steps: at each process's start its rate (cores)
+ * is added, at its end taken away. The sweep takes them in time order, equal
+ * times in the order of the list [start of process 0, end of process 0,
+ * start of 1, end of 1, ...] (a stable sort of that list: the sums of
+ * doubles depend on it), merges equal times into one step, and answers the
+ * points as it passes them: cum + rate * (x - t) of the last step at or
+ * before x. It starts as a step at 0 with no rate: a point before the
+ * first step is 0 (0 + 0 * (x - 0)), a first step at 0 merges with it.
+ */
+struct sweep {
+	uint64_t t;    /* the last step's time */
+	double cum;    /* CPU ns used before t */
+	double rate;   /* cores in use from t on (clamped at 0) */
+	double run;    /* the sum of the rate changes so far (unclamped) */
+	uint64_t next; /* x of the next point unanswered (UINT64_MAX: none) */
+	struct prof_pt *pt;
+	uint32_t npt, q; /* points by x; the next one unanswered */
+};
+
+/* Answer the points before t (the step at t comes next). */
+static void sweep_answer(struct sweep *w, uint64_t t)
+{
+	for (; w->q < w->npt && w->pt[w->q].x < t; w->q++)
+		w->pt[w->q].cum = w->cum + w->rate * (double)(w->pt[w->q].x - w->t);
+	w->next = w->q < w->npt ? w->pt[w->q].x : UINT64_MAX;
+}
+
+static inline void sweep_step(struct sweep *w, uint64_t t, double d)
+{
+	if (t != w->t) {
+		if (t > w->next)
+			sweep_answer(w, t);
+		w->cum += w->rate * (double)(t - w->t);
+		w->t = t;
+	}
+	w->run += d;
+	w->rate = w->run < 0 ? 0 : w->run;
+}
+
+static void sweep_init(struct sweep *w, struct prof_pt *pt, uint32_t npt)
+{
+	*w = (struct sweep){.pt = pt, .npt = npt, .next = npt ? pt[0].x : UINT64_MAX};
+}
+
+/* A process in the profile: its life [*a, *b) and rate; 0 when it has none
+ * (no CPU, or no life: its CPU is in no window). */
+static int prof_proc(const struct tza_model *m, const struct tza_proc *p, uint64_t *a,
+		     uint64_t *b, double *rate)
+{
+	*a = p->start_ns; /* pre-existing: CPU prorated over the whole life */
+	*b = tza_proc_end(m, p);
+	*rate = 0;
+	if (*b <= *a || !tza_proc_cpu(p))
+		return 0;
+	*rate = (double)tza_proc_cpu(p) / (double)(*b - *a);
+	return 1;
+}
+
+/* An end step waiting in the heap: time, the process's rate and index
+ * (equal times: the lower index first). */
+struct end_step {
+	uint64_t t;
+	double d;
+	uint32_t j;
+};
+
+static int end_before(const struct end_step *x, uint64_t t, uint32_t j)
+{
+	return x->t < t || (x->t == t && x->j < j);
+}
+
+static void heap_up(struct end_step *h, uint32_t i, struct end_step v)
+{
+	while (i) {
+		uint32_t up = (i - 1) / 2;
+		if (!end_before(&v, h[up].t, h[up].j))
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = v;
+}
+
+/* h[0] replaced by v: v goes down to its place. */
+static void heap_down(struct end_step *h, uint32_t n, struct end_step v)
+{
+	uint32_t i = 0, c;
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && end_before(&h[c + 1], h[c].t, h[c].j))
+			c++;
+		if (!end_before(&h[c], v.t, v.j))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
+}
+
+/*
+ * The sweep over a model sorted by start (m->procs is): starts in process
+ * order, the ends of the processes alive in a heap (their number is all the
+ * memory it takes). A start usually follows one end: the start's own end
+ * takes that end's place at the top (one sift instead of two). Returns 0,
+ * 1 when a start is out of order (nothing answered then), -1 when out of
+ * memory.
+ */
+static int sweep_sorted(const struct tza_model *m, struct sweep *w)
+{
+	struct end_step *h = NULL;
+	uint32_t nh = 0, cap = 0;
+	uint64_t last = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		uint64_t a, b;
+		double rate;
+		if (!prof_proc(m, m->procs[i], &a, &b, &rate))
+			continue;
+		if (a < last) {
+			free(h);
+			return 1;
+		}
+		last = a;
+		struct end_step v = {b, rate, i}; /* b > a: after this start */
+		if (nh && end_before(&h[0], a, i)) {
+			sweep_step(w, h[0].t, -h[0].d);
+			heap_down(h, nh, v);
+			while (end_before(&h[0], a, i)) {
+				sweep_step(w, h[0].t, -h[0].d);
+				nh--;
+				heap_down(h, nh, h[nh]);
+			}
+		} else {
+			if (nh == cap) {
+				uint32_t nc = cap ? 2 * cap : 256;
+				struct end_step *g =
+					nc > cap ? realloc(h, (size_t)nc * sizeof(*h)) : NULL;
+				if (!g) {
+					free(h);
+					return -1;
+				}
+				h = g;
+				cap = nc;
+			}
+			heap_up(h, nh++, v);
+		}
+		sweep_step(w, a, rate);
+	}
+	while (nh) {
+		sweep_step(w, h[0].t, -h[0].d);
+		if (--nh)
+			heap_down(h, nh, h[nh]);
+	}
+	free(h);
+	return 0;
+}
 
 struct step {
 	uint64_t t;
@@ -207,197 +406,88 @@ static int cmp_step(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-/* An end step: its time, and j, the position of its process among the
- * profiled ones (its rate is -start[j].d). */
-struct end_step {
-	uint64_t t;
-	uint32_t j;
-};
-
-static int cmp_end(const void *a, const void *b)
+/* The sweep over a model not sorted by start: the whole list sorted. */
+static int sweep_unsorted(const struct tza_model *m, struct sweep *w)
 {
-	const struct end_step *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->j < y->j ? -1 : x->j > y->j;
-}
-
-/*
- * Sort e[0..n) by t, keeping the order of equal times (LSD radix sort on
- * t - min, 11-bit digits; digits that are the same in every key are
- * skipped). tmp has room for n. Returns the sorted array (e or tmp).
- */
-static struct end_step *radix_ends(struct end_step *e, struct end_step *tmp, uint32_t n)
-{
-	enum { BITS = 11, NB = 1 << BITS };
-	uint64_t min = UINT64_MAX, max = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (e[i].t < min)
-			min = e[i].t;
-		if (e[i].t > max)
-			max = e[i].t;
-	}
-	if (!n || min == max)
-		return e;
-	int passes = 0;
-	for (uint64_t span = max - min; span; span >>= BITS)
-		passes++;
-	uint32_t (*cnt)[NB] = calloc((size_t)passes, sizeof(*cnt));
-	if (!cnt) { /* a stable sort without the counts */
-		qsort(e, n, sizeof(*e), cmp_end);
-		return e;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k = e[i].t - min;
-		for (int d = 0; d < passes; d++, k >>= BITS)
-			cnt[d][k & (NB - 1)]++;
-	}
-	for (int d = 0; d < passes; d++) {
-		uint32_t *c = cnt[d], sum = 0;
-		int shift = d * BITS;
-		if (c[((e[0].t - min) >> shift) & (NB - 1)] == n)
-			continue; /* one value of this digit everywhere */
-		for (uint32_t b = 0; b < NB; b++) {
-			uint32_t x = c[b];
-			c[b] = sum;
-			sum += x;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			tmp[c[((e[i].t - min) >> shift) & (NB - 1)]++] = e[i];
-		struct end_step *sw = e;
-		e = tmp;
-		tmp = sw;
-	}
-	free(cnt);
-	return e;
-}
-
-/* Add one step at t (rate change d) to the profile being built. */
-static void prof_step(struct tza_profile *pr, uint32_t *k, double *rate, double *cum, uint64_t t,
-		      double d)
-{
-	uint32_t n = *k;
-	if (n && pr->t[n - 1] == t) {
-		*rate += d;
-		pr->rate[n - 1] = *rate < 0 ? 0 : *rate;
-		return;
-	}
-	if (n)
-		*cum += pr->rate[n - 1] * (double)(t - pr->t[n - 1]);
-	*rate += d;
-	pr->t[n] = t;
-	pr->cum[n] = *cum;
-	pr->rate[n] = *rate < 0 ? 0 : *rate;
-	*k = n + 1;
-}
-
-/*
- * The steps are taken in time order, equal times in the order of the list
- * [start of process 0, end of process 0, start of 1, end of 1, ...] (what a
- * stable sort of that list gives: the sums of doubles depend on it).
- * Processes come sorted by start, so only the ends are sorted (radix), then
- * merged with the starts; a model not sorted by start takes the stable
- * sort of the whole list.
- */
-struct tza_profile *tza_profile_new(const struct tza_model *m)
-{
-	struct tza_profile *pr = calloc(1, sizeof(*pr));
-	struct step *s = malloc(((size_t)m->nprocs + 1) * sizeof(*s));
-	struct end_step *e = malloc(((size_t)m->nprocs + 1) * sizeof(*e));
-	struct end_step *tmp = malloc(((size_t)m->nprocs + 1) * sizeof(*tmp));
-	struct step *all = NULL;
-	if (!pr || !s || !e || !tmp)
-		goto fail;
-	uint32_t n = 0;
-	int sorted = 1;
+	struct step *all = malloc(2 * ((size_t)m->nprocs + 1) * sizeof(*all));
+	size_t n = 0;
+	if (!all)
+		return -1;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const struct tza_proc *p = m->procs[i];
-		uint64_t a = p->start_ns; /* pre-existing: CPU prorated over the whole life */
-		uint64_t b = tza_proc_end(m, p);
-		if (b <= a || !tza_proc_cpu(p))
+		uint64_t a, b;
+		double rate;
+		if (!prof_proc(m, m->procs[i], &a, &b, &rate))
 			continue;
-		double rate = (double)tza_proc_cpu(p) / (double)(b - a);
-		if (n && a < s[n - 1].t)
-			sorted = 0;
-		s[n] = (struct step){a, rate};
-		e[n] = (struct end_step){b, n};
-		n++;
+		all[n++] = (struct step){a, rate};
+		all[n++] = (struct step){b, -rate};
 	}
-	uint32_t ns = 2 * n;
-	pr->t = malloc((ns + 1) * sizeof(*pr->t));
-	pr->cum = malloc((ns + 1) * sizeof(*pr->cum));
-	pr->rate = malloc((ns + 1) * sizeof(*pr->rate));
-	if (!pr->t || !pr->cum || !pr->rate)
-		goto fail;
-	double rate = 0, cum = 0;
-	uint32_t k = 0;
-	if (sorted) {
-		struct end_step *se = radix_ends(e, tmp, n);
-		uint32_t i = 0, j = 0;
-		while (i < n || j < n) {
-			if (j == n || (i < n && (s[i].t < se[j].t || (s[i].t == se[j].t && i <= se[j].j)))) {
-				prof_step(pr, &k, &rate, &cum, s[i].t, s[i].d);
-				i++;
-			} else {
-				prof_step(pr, &k, &rate, &cum, se[j].t, -s[se[j].j].d);
-				j++;
-			}
-		}
-	} else {
-		all = malloc(((size_t)ns + 1) * sizeof(*all));
-		if (!all)
-			goto fail;
-		for (uint32_t i = 0; i < n; i++) {
-			all[2 * i] = s[i];
-			all[2 * i + 1] = (struct step){e[i].t, -s[i].d};
-		}
-		qsort(all, ns, sizeof(*all), cmp_step);
-		for (uint32_t i = 0; i < ns; i++)
-			prof_step(pr, &k, &rate, &cum, all[i].t, all[i].d);
-	}
-	pr->n = k;
-	free(s);
-	free(e);
-	free(tmp);
+	qsort(all, n, sizeof(*all), cmp_step);
+	for (size_t i = 0; i < n; i++)
+		sweep_step(w, all[i].t, all[i].d);
 	free(all);
-	return pr;
-fail:
-	free(s);
-	free(e);
-	free(tmp);
-	free(all);
-	tza_profile_free(pr);
-	return NULL;
+	return 0;
 }
 
-static double prof_at(const struct tza_profile *pr, uint64_t x)
+static int cmp_pt(const void *a, const void *b)
 {
-	uint32_t lo = 0, hi = pr->n;
+	const struct prof_pt *x = a, *y = b;
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+/* Answer every point, swept before or wanted since: one sweep. */
+static int prof_sweep(struct tza_profile *pr)
+{
+	uint32_t n = 0;
+	qsort(pr->pt, pr->n, sizeof(*pr->pt), cmp_pt);
+	for (uint32_t i = 0; i < pr->n; i++)
+		if (!n || pr->pt[i].x != pr->pt[n - 1].x)
+			pr->pt[n++] = pr->pt[i];
+	struct sweep w;
+	sweep_init(&w, pr->pt, n);
+	int rc = sweep_sorted(pr->m, &w);
+	if (rc == 1) {
+		sweep_init(&w, pr->pt, n);
+		rc = sweep_unsorted(pr->m, &w);
+	}
+	pr->n = n;
+	if (rc < 0) {
+		pr->nswept = 0; /* all wanted again */
+		return -1;
+	}
+	sweep_answer(&w, UINT64_MAX);
+	if (w.q < w.npt) /* a point at UINT64_MAX */
+		w.pt[w.q].cum = w.cum + w.rate * (double)(w.pt[w.q].x - w.t);
+	pr->nswept = n;
+	return 0;
+}
+
+static const struct prof_pt *prof_find(const struct tza_profile *pr, uint64_t x)
+{
+	uint32_t lo = 0, hi = pr->nswept;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (pr->t[mid] <= x)
+		if (pr->pt[mid].x < x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo < pr->nswept && pr->pt[lo].x == x ? &pr->pt[lo] : NULL;
+}
+
+int tza_profile_cpu_ns(struct tza_profile *pr, uint64_t a, uint64_t b, double *ns)
+{
+	*ns = 0;
+	if (b <= a)
 		return 0;
-	return pr->cum[lo - 1] + pr->rate[lo - 1] * (double)(x - pr->t[lo - 1]);
-}
-
-double tza_profile_cpu_ns(const struct tza_profile *pr, uint64_t a, uint64_t b)
-{
-	return b > a ? prof_at(pr, b) - prof_at(pr, a) : 0;
-}
-
-void tza_profile_free(struct tza_profile *pr)
-{
-	if (!pr)
-		return;
-	free(pr->t);
-	free(pr->cum);
-	free(pr->rate);
-	free(pr);
+	const struct prof_pt *pa = prof_find(pr, a), *pb = prof_find(pr, b);
+	if (!pa || !pb) {
+		if (tza_profile_want(pr, a, b) < 0 || prof_sweep(pr) < 0)
+			return -1;
+		pa = prof_find(pr, a);
+		pb = prof_find(pr, b);
+	}
+	*ns = pb->cum - pa->cum;
+	return 0;
 }
 
 /* ------------------------------------------------------------- groups */
@@ -551,6 +641,16 @@ static int gmap_grow(struct gmap *mp)
 	return 0;
 }
 
+/* A process's span in its group: start (a pre-existing one's at the trace
+ * start), end; returns its wall time (0: unknown, its exit was lost). */
+static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, uint64_t *s,
+			   uint64_t *e)
+{
+	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : p->start_ns;
+	*e = tza_proc_end(m, p);
+	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
+}
+
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *nout)
 {
@@ -558,7 +658,7 @@ int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 }
 
 int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
-		  const struct tza_machine *mi, const struct tza_profile *prof,
+		  const struct tza_machine *mi, struct tza_profile *prof,
 		  struct tza_group **out, uint32_t *nout)
 {
 	/* the machine's CPUs: host samples (when kept: TZA_MB_SAMPLES) say how
@@ -570,10 +670,22 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		ncpus = m->host[m->nhost - 1].ncpus;
 	uint32_t n = m->nprocs, ng = 0, gcap = 16;
 	struct tza_group *g = malloc(gcap * sizeof(*g));
-	struct tza_profile *own = NULL; /* built on first need when prof is NULL */
+	struct tza_profile *own = NULL; /* made on first need when prof is NULL */
 	struct gmap mp = {NULL, 0};
 	if (!g || gmap_grow(&mp) < 0)
 		goto fail;
+	/* the windows of the critical processes that take the profile (below),
+	 * wanted first: the first answer sweeps once for all */
+	for (uint32_t i = 0; c && c->proc_ns && i < c->npath; i++) {
+		const struct tza_proc *p = c->path[i];
+		uint64_t s, e, wall = group_span(m, p, &s, &e);
+		if (!c->proc_ns[p->index] || !wall || (host && host_busy(m, s, e) >= 0))
+			continue;
+		if (!prof && !(prof = own = tza_profile_new(m)))
+			goto fail;
+		if (tza_profile_want(prof, s, e) < 0)
+			goto fail;
+	}
 	/* processes in index order: each group sums its members in that order
 	 * (the double sums depend on it) */
 	for (uint32_t i = 0; i < n; i++) {
@@ -604,10 +716,7 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 				j = (j + 1) & (mp.cap - 1);
 		}
 		struct tza_group *x = &g[mp.s[j].g - 1];
-		uint64_t s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns
-										      : p->start_ns;
-		uint64_t e = tza_proc_end(m, p);
-		uint64_t wall = e > s && !(p->flags & TZA_P_EXIT_LOST) ? e - s : 0; /* unknown */
+		uint64_t s, e, wall = group_span(m, p, &s, &e);
 		x->count++;
 		x->wall_ns += wall;
 		if (s < x->first_ns)
@@ -637,10 +746,12 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 			if (hb >= 0) {
 				x->machine_cores += (double)cns * hb * ncpus;
 			} else if (wall) {
+				double cpu;
 				if (!prof && !(prof = own = tza_profile_new(m)))
 					goto fail;
-				x->machine_cores += (double)cns * tza_profile_cpu_ns(prof, s, e) /
-						    (double)wall;
+				if (tza_profile_cpu_ns(prof, s, e, &cpu) < 0)
+					goto fail;
+				x->machine_cores += (double)cns * cpu / (double)wall;
 			}
 		}
 	}

@@ -136,11 +136,12 @@ struct tza_group {
  */
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *n);
-/* The same with m's CPU profile when the caller has one (borrowed; NULL:
- * built here if a group needs it). */
+/* The same with m's CPU profile when the caller has one (borrowed: the
+ * critical processes' windows are wanted in it and answered, with any the
+ * caller wanted before, by one sweep; NULL: made here if a group needs it). */
 struct tza_profile;
 int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
-		  const struct tza_machine *mi, const struct tza_profile *prof,
+		  const struct tza_machine *mi, struct tza_profile *prof,
 		  struct tza_group **out, uint32_t *n);
 /* Text tables: the width of the key column for keys[0..n) (at least 28, at
  * most TZA_KEY_MAX), and one key printed in it (a key longer than
@@ -153,11 +154,30 @@ extern const char *const tza_flag_names[5];
 /* mean cores used by the group: cpu_ns / wall_ns */
 double tza_group_cores(const struct tza_group *g);
 
-/* Machine CPU-seconds used over [a, b] by every process (CPU spread evenly
- * over each process's life): a profile built once per model. */
+/*
+ * CPU ns used over a window [a, b] (CLOCK_BOOTTIME ns) by all the traced
+ * processes, each one's utime + stime spread evenly over its life [start,
+ * tza_proc_end) (a pre-existing one's over the whole of it). The windows
+ * are wanted first and answered together by one sweep over the processes'
+ * starts and ends in time order, which holds only the ends of the processes
+ * alive at the time (24 bytes each); a model not sorted by start (m->procs
+ * is) is swept from the whole list sorted, 32 bytes a process meanwhile.
+ *
+ *	pr = tza_profile_new(m);		m is borrowed, read at each sweep
+ *	tza_profile_want(pr, a, b);		every window to be asked
+ *	tza_profile_cpu_ns(pr, a, b, &ns);	the first one sweeps
+ *	tza_profile_free(pr);			NULL is fine
+ *
+ * tza_profile_new does no work; NULL when out of memory.
+ * tza_profile_want: 0, or -1 when out of memory (b <= a: nothing to want).
+ * tza_profile_cpu_ns: *ns = CPU ns over [a, b] (0 when b <= a); a window not
+ * wanted before the last sweep is answered by a sweep of its own. 0, or -1
+ * when out of memory (*ns = 0 then).
+ */
 struct tza_profile;
 struct tza_profile *tza_profile_new(const struct tza_model *m);
-double tza_profile_cpu_ns(const struct tza_profile *pr, uint64_t a, uint64_t b);
+int tza_profile_want(struct tza_profile *pr, uint64_t a, uint64_t b);
+int tza_profile_cpu_ns(struct tza_profile *pr, uint64_t a, uint64_t b, double *ns);
 void tza_profile_free(struct tza_profile *pr);
 
 /* ---------------------------------------------------------- formatting */
