@@ -68,15 +68,22 @@ struct fields {
 /* pid -> its newest instance (live or exited), open addressing */
 struct pslot {
 	uint32_t pid;
-	uint32_t idx1; /* 1 + index in the build's procs; 0: empty slot */
+	uint32_t idx1; /* 1 + index in the build's procs, | PID_LIVE; 0: empty slot */
 };
+
+/* In a pid's cell (direct[] or pslot.idx1) beside 1 + the index: its newest
+ * instance is alive (pint.live), so the liveness of a pid is known without
+ * touching the instance (cold in memory when the pid is being reused) */
+#define PID_LIVE 0x80000000u
+#define PID_IDX 0x7fffffffu
 
 struct builder {
 	struct tza_model *m;
 	struct tza_arena *arena;
 	struct tza_strcache strs; /* strings recently copied to the arena */
 	int interned;		  /* blobs come interned (evq.h): store() keeps them */
-	/* pid -> 1 + index in m->procs (creation order) of its newest instance */
+	/* pid -> 1 + index in m->procs (creation order) of its newest instance,
+	 * | PID_LIVE while that one is alive */
 	uint32_t *direct;	/* pids < min(dlen, PID_DIRECT) */
 	uint32_t dlen;
 	struct pslot *pids;	/* pids >= PID_DIRECT */
@@ -328,12 +335,19 @@ static int pid_grow(struct builder *b)
 	return 0;
 }
 
-/* 1 + creation index of pid's newest instance, 0 if none */
-static uint32_t pid_get(const struct builder *b, uint32_t pid)
+/* pid's cell value (1 + creation index of its newest instance | PID_LIVE),
+ * 0 if none */
+static uint32_t pid_val(const struct builder *b, uint32_t pid)
 {
 	if (pid < PID_DIRECT)
 		return pid < b->dlen ? b->direct[pid] : 0;
 	return b->pids ? pid_slot(b, pid)->idx1 : 0;
+}
+
+/* 1 + creation index of pid's newest instance, 0 if none */
+static uint32_t pid_get(const struct builder *b, uint32_t pid)
+{
+	return pid_val(b, pid) & PID_IDX;
 }
 
 /* The cell of pid (0 while it has no instance), made when absent; NULL: no
@@ -373,8 +387,8 @@ static struct pint *pid_last(const struct builder *b, uint32_t pid)
 
 static struct pint *live_get(struct builder *b, uint32_t pid)
 {
-	struct pint *q = pid_last(b, pid);
-	return q && q->live ? q : NULL;
+	uint32_t v = pid_val(b, pid);
+	return v & PID_LIVE ? proc_at(b, v & PID_IDX) : NULL;
 }
 
 /* Did the instance (pid, start) already exit? Asked only while pid has no
@@ -393,11 +407,11 @@ static struct pint *new_proc(struct builder *b, uint32_t pid, uint64_t start_ns,
 	if (!cell)
 		return NULL;
 	if (m->nprocs == b->cap) {
-		if (m->nprocs == UINT32_MAX - 1)
+		if (m->nprocs == PID_IDX - 1)
 			return NULL;
 		size_t nc = b->cap ? b->cap * 2 : 256;
-		if (nc > UINT32_MAX - 1)
-			nc = UINT32_MAX - 1;
+		if (nc > PID_IDX - 1)
+			nc = PID_IDX - 1;
 		struct tza_proc **np = realloc(m->procs, nc * sizeof(*np));
 		if (!np)
 			return NULL;
@@ -407,12 +421,10 @@ static struct pint *new_proc(struct builder *b, uint32_t pid, uint64_t start_ns,
 	struct pint *q = tza_arena_alloc(b->arena, sizeof(*q));
 	if (!q)
 		return NULL;
-	if (*cell) {
-		struct pint *old = proc_at(b, *cell);
-		if (old->live) {
-			old->p.flags |= TZA_P_NO_EXIT;
-			old->live = 0;
-		}
+	if (*cell & PID_LIVE) {
+		struct pint *old = proc_at(b, *cell & PID_IDX);
+		old->p.flags |= TZA_P_NO_EXIT;
+		old->live = 0;
 	}
 	q->p.pid = pid;
 	q->p.start_ns = start_ns;
@@ -422,7 +434,7 @@ static struct pint *new_proc(struct builder *b, uint32_t pid, uint64_t start_ns,
 	q->p.index = m->nprocs;
 	q->live = 1;
 	m->procs[m->nprocs++] = &q->p;
-	*cell = m->nprocs;
+	*cell = m->nprocs | PID_LIVE;
 	return q;
 }
 
@@ -691,6 +703,10 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 	if (p->res->killer_signal && p->res->killer_signal != p->signal)
 		((struct tza_proc_res *)p->res)->killer_signal = 0;
 	q->live = 0; /* stays its pid's newest instance: dead_has */
+	if (p->pid < PID_DIRECT) /* q was live: its pid has a cell */
+		b->direct[p->pid] &= ~PID_LIVE;
+	else
+		pid_slot(b, p->pid)->idx1 &= ~PID_LIVE;
 	return 0;
 }
 
