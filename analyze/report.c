@@ -1,9 +1,11 @@
 /* report.c - shared analysis helpers (report.h). */
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evq.h"
 #include "json.h"
 #include "report.h"
 
@@ -199,6 +201,8 @@ struct tza_profile {
 	const struct tza_model *m;
 	struct prof_pt *pt; /* [0, nswept): swept, by x, unique; then wanted */
 	uint32_t n, nswept, cap;
+	pthread_t th;	    /* the sweep of tza_profile_sweep_start, while busy */
+	int busy, busy_rc;  /* joined by the next call that needs its answers */
 };
 
 struct tza_profile *tza_profile_new(const struct tza_model *m)
@@ -209,10 +213,42 @@ struct tza_profile *tza_profile_new(const struct tza_model *m)
 	return pr;
 }
 
+static int prof_sweep(struct tza_profile *pr);
+
+/* Wait for a sweep started by tza_profile_sweep_start; its result */
+static int prof_join(struct tza_profile *pr)
+{
+	if (!pr->busy)
+		return 0;
+	pthread_join(pr->th, NULL);
+	pr->busy = 0;
+	return pr->busy_rc;
+}
+
+static void *sweep_thread(void *arg)
+{
+	struct tza_profile *pr = arg;
+	pr->busy_rc = prof_sweep(pr);
+	return NULL;
+}
+
+int tza_profile_sweep_start(struct tza_profile *pr)
+{
+	if (pr->busy)
+		return 0;
+	if (pr->nswept == pr->n) /* nothing new to answer */
+		return 0;
+	if (!tza_evq_useful() || pthread_create(&pr->th, NULL, sweep_thread, pr))
+		return prof_sweep(pr); /* here, now */
+	pr->busy = 1;
+	return 0;
+}
+
 void tza_profile_free(struct tza_profile *pr)
 {
 	if (!pr)
 		return;
+	prof_join(pr);
 	free(pr->pt);
 	free(pr);
 }
@@ -236,6 +272,8 @@ int tza_profile_want(struct tza_profile *pr, uint64_t a, uint64_t b)
 {
 	if (b <= a)
 		return 0;
+	if (prof_join(pr) < 0)
+		return -1;
 	return want_pt(pr, a) < 0 || want_pt(pr, b) < 0 ? -1 : 0;
 }
 
@@ -479,6 +517,8 @@ int tza_profile_cpu_ns(struct tza_profile *pr, uint64_t a, uint64_t b, double *n
 	*ns = 0;
 	if (b <= a)
 		return 0;
+	if (prof_join(pr) < 0)
+		return -1;
 	const struct prof_pt *pa = prof_find(pr, a), *pb = prof_find(pr, b);
 	if (!pa || !pb) {
 		if (tza_profile_want(pr, a, b) < 0 || prof_sweep(pr) < 0)
@@ -672,7 +712,18 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	struct tza_group *g = malloc(gcap * sizeof(*g));
 	struct tza_profile *own = NULL; /* made on first need when prof is NULL */
 	struct gmap mp = {NULL, 0};
+	/* the critical processes' machine_cores terms, in index order: added to
+	 * their groups after the sweep (the sums in the same order as ever) */
+	struct crit_term {
+		uint32_t g;	  /* group index */
+		int prof;	  /* the term is v * (the CPU ns of [s, e]) / wall */
+		double v;	  /* the term, or cns when prof */
+		uint64_t s, e, wall;
+	} *ct = NULL;
+	uint32_t nct = 0;
 	if (!g || gmap_grow(&mp) < 0)
+		goto fail;
+	if (c && c->proc_ns && c->npath && !(ct = malloc(c->npath * sizeof(*ct))))
 		goto fail;
 	/* the windows of the critical processes that take the profile (below),
 	 * wanted first: the first answer sweeps once for all */
@@ -686,6 +737,9 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		if (tza_profile_want(prof, s, e) < 0)
 			goto fail;
 	}
+	/* answered on a second thread while the groups are summed */
+	if (prof && tza_profile_sweep_start(prof) < 0)
+		goto fail;
 	/* processes in index order: each group sums its members in that order
 	 * (the double sums depend on it) */
 	for (uint32_t i = 0; i < n; i++) {
@@ -743,17 +797,25 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		if (cns) {
 			x->critical_ns += cns;
 			double hb = host ? host_busy(m, s, e) : -1;
-			if (hb >= 0) {
-				x->machine_cores += (double)cns * hb * ncpus;
-			} else if (wall) {
-				double cpu;
-				if (!prof && !(prof = own = tza_profile_new(m)))
-					goto fail;
-				if (tza_profile_cpu_ns(prof, s, e, &cpu) < 0)
-					goto fail;
-				x->machine_cores += (double)cns * cpu / (double)wall;
-			}
+			if (hb >= 0)
+				ct[nct++] = (struct crit_term){(uint32_t)(x - g), 0,
+							       (double)cns * hb * ncpus, 0, 0, 0};
+			else if (wall)
+				ct[nct++] = (struct crit_term){(uint32_t)(x - g), 1, (double)cns,
+							       s, e, wall};
 		}
+	}
+	for (uint32_t i = 0; i < nct; i++) {
+		double v = ct[i].v;
+		if (ct[i].prof) {
+			double cpu;
+			if (!prof && !(prof = own = tza_profile_new(m)))
+				goto fail;
+			if (tza_profile_cpu_ns(prof, ct[i].s, ct[i].e, &cpu) < 0)
+				goto fail;
+			v = v * cpu / (double)ct[i].wall;
+		}
+		g[ct[i].g].machine_cores += v;
 	}
 	for (uint32_t i = 0; i < ng; i++) {
 		if (g[i].critical_ns)
@@ -764,6 +826,7 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	}
 	qsort(g, ng, sizeof(*g), cmp_group_cpu);
 	free(mp.s);
+	free(ct);
 	tza_profile_free(own);
 	*out = g;
 	*nout = ng;
@@ -771,6 +834,7 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 fail:
 	free(g);
 	free(mp.s);
+	free(ct);
 	tza_profile_free(own);
 	return -1;
 }

@@ -168,6 +168,12 @@ double tza_group_cores(const struct tza_group *g);
  *	tza_profile_cpu_ns(pr, a, b, &ns);	the first one sweeps
  *	tza_profile_free(pr);			NULL is fine
  *
+ * tza_profile_sweep_start(pr) answers what was wanted so far on a second
+ * thread (when this process may use two CPUs, else here and now): the
+ * caller goes on with other work, without changing m, and the next call on
+ * pr waits for the answers. 0, or -1 when out of memory (no thread: the
+ * sweep then runs here).
+ *
  * tza_profile_new does no work; NULL when out of memory.
  * tza_profile_want: 0, or -1 when out of memory (b <= a: nothing to want).
  * tza_profile_cpu_ns: *ns = CPU ns over [a, b] (0 when b <= a); a window not
@@ -177,6 +183,7 @@ double tza_group_cores(const struct tza_group *g);
 struct tza_profile;
 struct tza_profile *tza_profile_new(const struct tza_model *m);
 int tza_profile_want(struct tza_profile *pr, uint64_t a, uint64_t b);
+int tza_profile_sweep_start(struct tza_profile *pr);
 int tza_profile_cpu_ns(struct tza_profile *pr, uint64_t a, uint64_t b, double *ns);
 void tza_profile_free(struct tza_profile *pr);
 

@@ -168,19 +168,35 @@ static const struct {
 	{500, 600, 300},	    /* the exit-lost one's life */
 };
 
-static void check_steps(struct hand *h)
+/* bg: the wanted windows are swept by tza_profile_sweep_start (on a second
+ * thread when there are two CPUs), then asked: the same answers */
+static void check_steps_ex(struct hand *h, int bg)
 {
 	struct tza_profile *pr = tza_profile_new(&h->m);
 	assert_non_null(pr);
 	for (size_t i = 0; i < sizeof(steps_want) / sizeof(steps_want[0]); i++)
 		assert_int_equal(tza_profile_want(pr, steps_want[i].a, steps_want[i].b), 0);
+	if (bg) {
+		assert_int_equal(tza_profile_sweep_start(pr), 0);
+		assert_int_equal(tza_profile_sweep_start(pr), 0); /* busy or done: no-op */
+	}
 	for (size_t i = 0; i < sizeof(steps_want) / sizeof(steps_want[0]); i++)
 		assert_same_double(cpu_ns(pr, steps_want[i].a, steps_want[i].b), steps_want[i].ns);
 	/* not wanted: a sweep of its own, the others still answered */
 	assert_same_double(cpu_ns(pr, 550, 650), 250);
 	assert_same_double(cpu_ns(pr, 150, 250), 400);
 	assert_same_double(cpu_ns(pr, 350, 450), 300);
+	if (bg) { /* wanted while nobody asks, then freed: the thread is joined */
+		assert_int_equal(tza_profile_want(pr, 120, 130), 0);
+		assert_int_equal(tza_profile_sweep_start(pr), 0);
+	}
 	tza_profile_free(pr);
+}
+
+static void check_steps(struct hand *h)
+{
+	check_steps_ex(h, 0);
+	check_steps_ex(h, 1);
 }
 
 static void test_profile_steps(void **st)
