@@ -1,10 +1,12 @@
 /* cmd_summary.c - what ran, what it cost, what was lost, what held it back. */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/redact.h"
+#include "evq.h"
 #include "json.h"
 #include "report.h"
 
@@ -114,6 +116,39 @@ static uint64_t secret_execs(const struct tza_model *m)
 	return n;
 }
 
+/* What summary counts over every process and exec, apart from the groups:
+ * on a second thread while the critical path and the groups are made (it
+ * reads exit totals, flags and argv; they write only the tool keys) */
+struct counts {
+	const struct tza_model *m;
+	int want_secrets;
+	uint64_t nz, sig, core, kill9, running, pre, secrets;
+};
+
+static void *count_all(void *arg)
+{
+	struct counts *k = arg;
+	const struct tza_model *m = k->m;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		if (p->flags & TZA_P_NO_EXIT)
+			k->running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
+		else if (p->signal)
+			k->sig++;
+		else if (p->exit_code)
+			k->nz++;
+		if (p->core_dumped)
+			k->core++;
+		if (p->signal == 9)
+			k->kill9++;
+		if (p->flags & TZA_P_PRE_EXISTING)
+			k->pre++;
+	}
+	if (k->want_secrets)
+		k->secrets = secret_execs(m);
+	return NULL;
+}
+
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -184,13 +219,21 @@ int cmd_summary(int argc, char **argv)
 		}
 	}
 	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
+	struct counts cnt = {.m = m, .want_secrets = !json};
+	pthread_t kth;
+	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &cnt);
 	/* the window's CPU and the groups' critical processes' windows: one
 	 * sweep of the profile answers all */
 	struct tza_profile *pr = tza_profile_new(m);
 	double cpu_used;
-	if (!pr || tza_profile_want(pr, t0, t1) < 0 || tza_critpath(m, by, &cr) < 0 ||
-	    tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0 ||
-	    tza_profile_cpu_ns(pr, t0, t1, &cpu_used) < 0) {
+	int oom = !pr || tza_profile_want(pr, t0, t1) < 0 || tza_critpath(m, by, &cr) < 0 ||
+		  tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0 ||
+		  tza_profile_cpu_ns(pr, t0, t1, &cpu_used) < 0;
+	if (kbg)
+		pthread_join(kth, NULL);
+	else
+		count_all(&cnt);
+	if (oom) {
 		tza_err("out of memory");
 		free(g);
 		tza_profile_free(pr);
@@ -201,22 +244,8 @@ int cmd_summary(int argc, char **argv)
 	const struct tz_info *in = tz_reader_info(r);
 	double util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
 
-	uint64_t nz = 0, sig = 0, core = 0, kill9 = 0, running = 0, pre = 0;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		struct tza_proc *p = m->procs[i];
-		if (p->flags & TZA_P_NO_EXIT)
-			running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
-		else if (p->signal)
-			sig++;
-		else if (p->exit_code)
-			nz++;
-		if (p->core_dumped)
-			core++;
-		if (p->signal == 9)
-			kill9++;
-		if (p->flags & TZA_P_PRE_EXISTING)
-			pre++;
-	}
+	uint64_t nz = cnt.nz, sig = cnt.sig, core = cnt.core, kill9 = cnt.kill9,
+		 running = cnt.running, pre = cnt.pre;
 	uint64_t drops_total = 0;
 	for (int i = 0; i < 5; i++)
 		drops_total += m->drops[i];
@@ -392,7 +421,7 @@ int cmd_summary(int argc, char **argv)
 		if (m->drops[5])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
 				(unsigned long long)m->drops[5]);
-		uint64_t secrets = secret_execs(m);
+		uint64_t secrets = cnt.secrets;
 		if (secrets)
 			fprintf(f, "warning: %llu execs have arguments that look like credentials "
 				   "(password=, token=, keys): share with 'tracer-analyze bundle "
