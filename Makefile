@@ -5,7 +5,7 @@
 #                    then test-asan: what .ci/run and the README run
 #   make test-fast   build and run every test once (unit, fuzz replay,
 #                    integration, reliability)
-#   make test-asan   under AddressSanitizer + UBSan (in build-asan/): unit,
+#   make test-asan   under AddressSanitizer + UBSan (in $(O)-asan/, build-asan/ by default): unit,
 #                    fuzz replays and the analyzer's hostile-input tests;
 #                    ASAN_TESTS=all runs every test (~2x test-fast's time)
 #   make test-long   long reliability runs (soak, 200 kill points; ~40 min)
@@ -195,7 +195,7 @@ test-long: all $(TEST_BINS)
 
 ASAN_TESTS ?= asan
 test-asan:
-	$(Q)$(MAKE) --no-print-directory O=build-asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
+	$(Q)$(MAKE) --no-print-directory O=$(O)-asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' asan-run
 
 asan-run: all $(TEST_BINS)
