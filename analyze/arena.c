@@ -95,13 +95,23 @@ void tza_arena_free(struct tza_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+uint64_t tza_strcache_hash(const void *p, size_t len)
+{
+	return XXH3_64bits(p, len);
+}
+
 char *tza_strcache_get(struct tza_strcache *c, struct tza_arena *a, const void *p, size_t len)
+{
+	return tza_strcache_get_h(c, a, p, len, XXH3_64bits(p, len));
+}
+
+char *tza_strcache_get_h(struct tza_strcache *c, struct tza_arena *a, const void *p, size_t len,
+			 uint64_t h64)
 {
 	if (len > UINT32_MAX)
 		return NULL;
 	if (!c->slot && !(c->slot = calloc(TZA_STRCACHE_SLOTS, sizeof(*c->slot))))
 		return NULL;
-	uint64_t h64 = XXH3_64bits(p, len);
 	uint32_t h = (uint32_t)(h64 >> 32);
 	struct tza_istr *e = &c->slot[h64 & (TZA_STRCACHE_SLOTS - 1)];
 	if (e->s && e->hash == h && e->len == len && !memcmp(e->s, p, len))

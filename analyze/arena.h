@@ -81,6 +81,18 @@ struct tza_strcache {
  */
 char *tza_strcache_get(struct tza_strcache *c, struct tza_arena *a, const void *p, size_t len);
 
+/* The same in two steps, for a caller with several strings at hand: their
+ * hashes (tza_strcache_hash: XXH3 of the bytes) and the prefetch of their
+ * slots first, the lookups after, so the slots' cache misses overlap. */
+uint64_t tza_strcache_hash(const void *p, size_t len);
+static inline void tza_strcache_prefetch(const struct tza_strcache *c, uint64_t h)
+{
+	if (c->slot)
+		__builtin_prefetch(&c->slot[h & (TZA_STRCACHE_SLOTS - 1)]);
+}
+char *tza_strcache_get_h(struct tza_strcache *c, struct tza_arena *a, const void *p, size_t len,
+			 uint64_t h);
+
 /* Free the cache's slots (not the strings, which live in the arena). */
 void tza_strcache_free(struct tza_strcache *c);
 

@@ -62,7 +62,15 @@ static size_t rec_bytes(const struct tz_event *ev, int intern)
 static int rec_put(uint8_t *p, size_t size, const struct tz_event *ev,
 		   const struct tza_evq_opts *o)
 {
-	uint64_t sz = size;
+	uint64_t sz = size, h[8];
+	/* the strings' hashes and cache slots asked for first: the slots'
+	 * misses overlap each other and the copies below */
+	for (uint32_t i = 0; o->intern && i < ev->nblobs && i < 8; i++) {
+		if (!ev->blobs[i].data)
+			continue;
+		h[i] = tza_strcache_hash(ev->blobs[i].data, ev->blobs[i].len);
+		tza_strcache_prefetch(o->cache, h[i]);
+	}
 	memcpy(p, &sz, 8);
 	struct tz_event *e = (struct tz_event *)(p + 8);
 	uint8_t *q = p + 8 + al8(sizeof(*e));
@@ -80,7 +88,9 @@ static int rec_put(uint8_t *p, size_t size, const struct tz_event *ev,
 		if (!in->data) {
 			bl[i].data = NULL;
 		} else if (o->intern) {
-			if (!(bl[i].data = tza_strcache_get(o->cache, o->intern, in->data, in->len)))
+			uint64_t hi = i < 8 ? h[i] : tza_strcache_hash(in->data, in->len);
+			if (!(bl[i].data = tza_strcache_get_h(o->cache, o->intern, in->data, in->len,
+							      hi)))
 				return -1;
 		} else {
 			bl[i].data = q;
