@@ -5,6 +5,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ struct fields {
 		*h_steal, *h_total, *h_avail, *h_used, *h_rd, *h_wr, *h_rx, *h_tx, *h_ncpus, *h_load1;
 	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg;
 	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm;
+	int e_native; /* the exit type's fields are struct ev_exit's, at its offsets */
 };
 
 /* Linux's PID_MAX_LIMIT: pids below it index an array, others (corrupt or
@@ -98,6 +100,17 @@ struct builder {
 static const char *const drop_names[EV_DROP_SLOTS] = {
 	"fork", "exec", "exec_fail", "exit", "map_full", "argv_fault", "kevent", NULL,
 };
+
+/* f is the member of this build's struct at offset off (after the header),
+ * of size bytes and type ty: a file of the recorder's own layout */
+static int native(const struct tz_field *f, size_t off, size_t size, uint16_t ty)
+{
+	return f && f->offset == off && f->size == size && f->type == ty;
+}
+
+#define NATIVE(fld, st, mem, ty)                                                             \
+	native(fld, offsetof(struct st, mem) - sizeof(struct ev_hdr),                        \
+	       sizeof(((struct st *)0)->mem), ty)
 
 static void lookup_fields(tz_reader *r, struct fields *f)
 {
@@ -155,6 +168,30 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->e_threads, "threads");
 	FLD(f->e_flags, "flags");
 	FLD(f->e_comm, "comm");
+	f->e_native = t && t->fixed_size >= sizeof(struct ev_exit) - sizeof(struct ev_hdr) &&
+		NATIVE(f->e_start, ev_exit, start_ns, TZ_F_U64) &&
+		NATIVE(f->e_ut, ev_exit, utime_ns, TZ_F_U64) &&
+		NATIVE(f->e_st, ev_exit, stime_ns, TZ_F_U64) &&
+		NATIVE(f->e_rss, ev_exit, maxrss_kib, TZ_F_U64) &&
+		NATIVE(f->e_rchar, ev_exit, rchar, TZ_F_U64) &&
+		NATIVE(f->e_wchar, ev_exit, wchar, TZ_F_U64) &&
+		NATIVE(f->e_syscr, ev_exit, syscr, TZ_F_U64) &&
+		NATIVE(f->e_syscw, ev_exit, syscw, TZ_F_U64) &&
+		NATIVE(f->e_rb, ev_exit, read_bytes, TZ_F_U64) &&
+		NATIVE(f->e_wb, ev_exit, write_bytes, TZ_F_U64) &&
+		NATIVE(f->e_cwb, ev_exit, cancelled_write_bytes, TZ_F_U64) &&
+		NATIVE(f->e_nvcsw, ev_exit, nvcsw, TZ_F_U64) &&
+		NATIVE(f->e_nivcsw, ev_exit, nivcsw, TZ_F_U64) &&
+		NATIVE(f->e_minflt, ev_exit, min_flt, TZ_F_U64) &&
+		NATIVE(f->e_majflt, ev_exit, maj_flt, TZ_F_U64) &&
+		NATIVE(f->e_tgid, ev_exit, tgid, TZ_F_U32) &&
+		NATIVE(f->e_ppid, ev_exit, ppid, TZ_F_U32) &&
+		NATIVE(f->e_status, ev_exit, status, TZ_F_U32) &&
+		NATIVE(f->e_code, ev_exit, exit_code, TZ_F_I32) &&
+		NATIVE(f->e_sig, ev_exit, signal, TZ_F_I32) &&
+		NATIVE(f->e_threads, ev_exit, threads, TZ_F_U32) &&
+		NATIVE(f->e_flags, ev_exit, flags, TZ_F_U32) &&
+		NATIVE(f->e_comm, ev_exit, comm, TZ_F_CHARS);
 	t = tz_reader_type_by_id(r, EV_PROC_STATE);
 	FLD(f->s_start, "start_ns");
 	FLD(f->s_tgid, "tgid");
@@ -650,38 +687,113 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	return ok ? 0 : -1;
 }
 
+/* An exit event's values, read either way (exit_read) */
+struct exit_in {
+	uint64_t start, ut, st, rss, rchar, wchar, syscr, syscw, rb, wb, cwb, nvcsw, nivcsw,
+		minflt, majflt;
+	uint32_t tgid, ppid, status, flags, threads;
+	int32_t code, sig;
+	int has_code; /* exit_code and signal are in the file (else from status) */
+	char comm[16];
+};
+
+static void exit_read(const struct fields *f, const struct tz_event *ev, struct exit_in *x)
+{
+	if (f->e_native && ev->fixed_len >= sizeof(struct ev_exit) - sizeof(struct ev_hdr)) {
+		/* the recorder's own layout: one copy, no per-field lookups */
+		struct ev_exit e;
+		memcpy((char *)&e + sizeof(e.hdr), ev->fixed, sizeof(e) - sizeof(e.hdr));
+		x->start = le64toh(e.start_ns);
+		x->ut = le64toh(e.utime_ns);
+		x->st = le64toh(e.stime_ns);
+		x->rss = le64toh(e.maxrss_kib);
+		x->rchar = le64toh(e.rchar);
+		x->wchar = le64toh(e.wchar);
+		x->syscr = le64toh(e.syscr);
+		x->syscw = le64toh(e.syscw);
+		x->rb = le64toh(e.read_bytes);
+		x->wb = le64toh(e.write_bytes);
+		x->cwb = le64toh(e.cancelled_write_bytes);
+		x->nvcsw = le64toh(e.nvcsw);
+		x->nivcsw = le64toh(e.nivcsw);
+		x->minflt = le64toh(e.min_flt);
+		x->majflt = le64toh(e.maj_flt);
+		x->tgid = le32toh(e.tgid);
+		x->ppid = le32toh(e.ppid);
+		x->status = le32toh(e.status);
+		x->flags = le32toh(e.flags);
+		x->threads = le32toh(e.threads);
+		x->code = (int32_t)le32toh((uint32_t)e.exit_code);
+		x->sig = (int32_t)le32toh((uint32_t)e.signal);
+		x->has_code = 1;
+		memcpy(x->comm, e.comm, 15);
+		x->comm[15] = 0;
+		return;
+	}
+	x->start = fu64(ev, f->e_start);
+	x->ut = fu64(ev, f->e_ut);
+	x->st = fu64(ev, f->e_st);
+	x->rss = fu64(ev, f->e_rss);
+	x->rchar = fu64(ev, f->e_rchar);
+	x->wchar = fu64(ev, f->e_wchar);
+	x->syscr = fu64(ev, f->e_syscr);
+	x->syscw = fu64(ev, f->e_syscw);
+	x->rb = fu64(ev, f->e_rb);
+	x->wb = fu64(ev, f->e_wb);
+	x->cwb = fu64(ev, f->e_cwb);
+	x->nvcsw = fu64(ev, f->e_nvcsw);
+	x->nivcsw = fu64(ev, f->e_nivcsw);
+	x->minflt = fu64(ev, f->e_minflt);
+	x->majflt = fu64(ev, f->e_majflt);
+	x->tgid = u32(ev, f->e_tgid);
+	x->ppid = u32(ev, f->e_ppid);
+	x->status = u32(ev, f->e_status);
+	x->flags = u32(ev, f->e_flags);
+	x->threads = u32(ev, f->e_threads);
+	x->has_code = f->e_code != NULL;
+	x->code = (int32_t)fi64(ev, f->e_code);
+	x->sig = (int32_t)fi64(ev, f->e_sig);
+	get_comm(ev, f->e_comm, x->comm);
+}
+
 static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
-	uint32_t tgid = u32(ev, f->e_tgid);
-	if (!tgid)
+	struct exit_in x;
+	if (b->flags & TZA_MB_GENERIC) {
+		struct fields g = *f;
+		g.e_native = 0;
+		exit_read(&g, ev, &x);
+	} else {
+		exit_read(f, ev, &x);
+	}
+	if (!x.tgid)
 		return 0;
-	struct pint *q = find_or_new(b, tgid, fu64(ev, f->e_start), ev->ts_ns,
-				     TZA_P_NO_FORK);
+	struct pint *q = find_or_new(b, x.tgid, x.start, ev->ts_ns, TZA_P_NO_FORK);
 	if (!q)
 		return -1;
 	struct tza_proc *p = &q->p;
 	p->end_ns = ev->ts_ns < p->start_ns ? p->start_ns : ev->ts_ns;
 	p->flags &= ~(uint32_t)TZA_P_NO_EXIT;
-	p->utime_ns = fu64(ev, f->e_ut);
-	p->stime_ns = fu64(ev, f->e_st);
-	p->maxrss_kib = fu64(ev, f->e_rss);
-	p->rchar = fu64(ev, f->e_rchar);
-	p->wchar = fu64(ev, f->e_wchar);
-	p->syscr = fu64(ev, f->e_syscr);
-	p->syscw = fu64(ev, f->e_syscw);
-	p->read_bytes = fu64(ev, f->e_rb);
-	p->write_bytes = fu64(ev, f->e_wb);
-	p->cancelled_write_bytes = fu64(ev, f->e_cwb);
-	p->nvcsw = fu64(ev, f->e_nvcsw);
-	p->nivcsw = fu64(ev, f->e_nivcsw);
-	p->min_flt = fu64(ev, f->e_minflt);
-	p->maj_flt = fu64(ev, f->e_majflt);
-	p->status = u32(ev, f->e_status);
-	uint32_t fl = u32(ev, f->e_flags);
-	if (f->e_code) {
-		p->exit_code = (int32_t)fi64(ev, f->e_code);
-		p->signal = (int32_t)fi64(ev, f->e_sig);
+	p->utime_ns = x.ut;
+	p->stime_ns = x.st;
+	p->maxrss_kib = x.rss;
+	p->rchar = x.rchar;
+	p->wchar = x.wchar;
+	p->syscr = x.syscr;
+	p->syscw = x.syscw;
+	p->read_bytes = x.rb;
+	p->write_bytes = x.wb;
+	p->cancelled_write_bytes = x.cwb;
+	p->nvcsw = x.nvcsw;
+	p->nivcsw = x.nivcsw;
+	p->min_flt = x.minflt;
+	p->maj_flt = x.majflt;
+	p->status = x.status;
+	uint32_t fl = x.flags;
+	if (x.has_code) {
+		p->exit_code = x.code;
+		p->signal = x.sig;
 	} else { /* decode the raw wait status */
 		p->signal = p->status & 0x7f;
 		p->exit_code = p->signal ? -1 : (int32_t)((p->status >> 8) & 0xff);
@@ -692,9 +804,9 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		if (p->nexecs) /* the image it exits with: the last one stored */
 			p->execs[last_slot(p->nexecs, q->xring)].flags |= EV_EXEC_EXE_DELETED;
 	}
-	p->threads = u32(ev, f->e_threads);
-	get_comm(ev, f->e_comm, p->comm);
-	p->exit_ppid = u32(ev, f->e_ppid);
+	p->threads = x.threads;
+	memcpy(p->comm, x.comm, sizeof(p->comm));
+	p->exit_ppid = x.ppid;
 	if (!p->ppid)
 		p->ppid = p->exit_ppid;
 	if (p->exit_ppid && p->ppid && p->exit_ppid != p->ppid)

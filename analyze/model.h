@@ -224,6 +224,9 @@ struct tza_model {
 #define TZA_MB_SERIAL 0x2  /* decode on the caller's thread; by default, with two
 			      or more CPUs, the reader runs on a second thread
 			      (evq.h) while the model is built: same result */
+#define TZA_MB_GENERIC 0x4 /* read every field through the file's schema, also
+			      where its layout is this build's own (which is
+			      otherwise read in one copy): same result; tests */
 
 /*
  * Build the model from r over [from_ns, to_ns] (0 and UINT64_MAX for all).

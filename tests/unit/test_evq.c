@@ -3,7 +3,8 @@
  * hands over are the reader's, byte for byte and in the same order, whatever
  * the batch size (events bigger than a batch, a batch per event); a consumer
  * that stops early gets its reader back; and the model built with it equals
- * the model built on one thread.
+ * the model built on one thread, and with every field read through the
+ * schema.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,7 +39,16 @@ static void scen_many(struct synth *s)
 			argv[k] = (char)('a' + (i + k) % 26);
 		argv[k] = 0;
 		v.utime = 1000 * (uint64_t)i;
+		v.stime = 300 * (uint64_t)i;
+		v.rss_kib = 4096 + i;
 		v.rchar = 7 * (uint64_t)i;
+		v.wchar = 11 * (uint64_t)i;
+		v.read_bytes = 4096 * (uint64_t)(i % 5);
+		v.write_bytes = 8192 * (uint64_t)(i % 3);
+		v.threads = 1 + i % 4;
+		v.code = i % 9 == 0 ? 1 : 0;
+		v.sig = i % 13 == 0 ? 9 : 0;
+		v.core = i % 26 == 0;
 		s_proc(s, 10, 100 + i % 250, T0 + (uint64_t)i * MS, T0 + (uint64_t)i * MS + MS / 2,
 		       "/usr/bin/tool", argv, "tool", v);
 		if (i % 50 == 0)
@@ -220,11 +230,21 @@ static char *model_dump(const struct tza_model *m)
 		const struct tza_proc *p = m->procs[i];
 		const struct tza_exec *x = tza_proc_image(p);
 		char i1[TZA_ID_MAX], i2[TZA_ID_MAX];
-		fprintf(f, "%s %s %u %u %llu %llu %llu %u %s %llx\n", tza_proc_id(p, i1),
+		fprintf(f, "%s %s %u %u %llu %llu %llu %u %s %llx", tza_proc_id(p, i1),
 			p->parent ? tza_proc_id(p->parent, i2) : "-", p->nchildren, p->nexecs,
 			(unsigned long long)p->end_ns, (unsigned long long)tza_proc_cpu(p),
 			(unsigned long long)p->rchar, p->flags, x ? x->exe : "-",
 			(unsigned long long)(x ? XXH3_64bits(x->argv, x->argv_len) : 0));
+		/* every exit total */
+		fprintf(f, " %u %d %d %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %u %.16s\n",
+			p->status, p->exit_code, p->signal, p->core_dumped,
+			(unsigned long long)p->utime_ns, (unsigned long long)p->stime_ns,
+			(unsigned long long)p->maxrss_kib, (unsigned long long)p->wchar,
+			(unsigned long long)p->syscr, (unsigned long long)p->syscw,
+			(unsigned long long)p->read_bytes, (unsigned long long)p->write_bytes,
+			(unsigned long long)p->cancelled_write_bytes, (unsigned long long)p->nvcsw,
+			(unsigned long long)p->nivcsw, (unsigned long long)p->min_flt,
+			(unsigned long long)p->maj_flt, p->threads, p->exit_ppid, p->comm);
 	}
 	fclose(f);
 	return out;
@@ -235,12 +255,15 @@ static void test_model_same(void **st)
 	(void)st;
 	struct trace t;
 	trace_make(&t);
-	char *d[2];
-	for (int k = 0; k < 2; k++) {
+	/* default (a reading thread, the exit layout read in one copy), one
+	 * thread, every field through the schema */
+	const uint32_t how[3] = {0, TZA_MB_SERIAL, TZA_MB_SERIAL | TZA_MB_GENERIC};
+	char *d[3];
+	for (int k = 0; k < 3; k++) {
 		tz_reader *r;
 		struct tza_model *m;
 		assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
-		assert_int_equal(tza_model_build_ex(r, 0, UINT64_MAX, k ? TZA_MB_SERIAL : 0, &m), 0);
+		assert_int_equal(tza_model_build_ex(r, 0, UINT64_MAX, how[k], &m), 0);
 		assert_int_equal(m->nprocs, 1 + 600);
 		assert_int_equal(m->nevents, t.n);
 		d[k] = model_dump(m);
@@ -248,8 +271,12 @@ static void test_model_same(void **st)
 		tz_reader_free(r);
 	}
 	assert_string_equal(d[0], d[1]);
+	assert_string_equal(d[0], d[2]);
+	/* the values are the scenario's: process 13 of the loop (i = 13) */
+	assert_non_null(strstr(d[0], " 9 -1 9 0 13000 3900 4109 143 "));
 	free(d[0]);
 	free(d[1]);
+	free(d[2]);
 	trace_free(&t);
 }
 
