@@ -331,6 +331,8 @@ static char *blob_str(struct builder *b, int own, const struct tz_event *ev,
 	struct tz_blob bl = fblob(ev, f);
 	if (!bl.data)
 		return NULL;
+	if (b->interned && !own) /* store() keeps the interned copy: no length needed */
+		return (char *)bl.data;
 	return store(b, own, bl.data, strnlen(bl.data, bl.len), ok);
 }
 
