@@ -41,6 +41,18 @@ static void usage(FILE *f)
 		   "  tracer-analyze --partial summary killed-recorder.tz\n");
 }
 
+/* Output that could not be written (a full disk, a closed descriptor) is a
+ * failure whatever the command made of it: rc, or TZA_EXIT_FAIL with one
+ * line when the command did not fail already (it said why then). */
+static int out_done(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	if (rc == TZA_EXIT_OK)
+		tza_err("standard output: write failed");
+	return rc == TZA_EXIT_OK ? TZA_EXIT_FAIL : rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "--partial")) {
@@ -62,15 +74,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return TZA_EXIT_OK;
+		return out_done(TZA_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tracer-analyze %s\n", TRACER_VERSION);
-		return TZA_EXIT_OK;
+		return out_done(TZA_EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].run(argc - 1, argv + 1);
+			return out_done(cmds[i].run(argc - 1, argv + 1));
 	tza_err("unknown command '%s' (see 'tracer-analyze --help')", argv[1]);
 	return TZA_EXIT_USAGE;
 }

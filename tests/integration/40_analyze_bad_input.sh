@@ -105,6 +105,19 @@ expect 2 "unknown command" "$A" frobnicate "$good"
 : >"$tmp/exists.tz"
 expect 1 "slice onto existing" "$A" slice --from 0 --to 1 "$good" "$tmp/exists.tz"
 [ -s "$tmp/exists.tz" ] && { echo "FAIL slice overwrote"; fails=$((fails + 1)); }
+# output that cannot be written (a full disk): exit 1 with one line, never 0
+for c in summary "summary --json" tree top "top --json" critical-path verify info idle \
+	"export --format jsonl" "export --format csv" "diff $good" --version "summary --help"; do
+	timeout 60 "$A" $c "$good" >/dev/full 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+	   ! grep -q '^tracer-analyze: .*write failed' "$tmp/err"; then
+		echo "FAIL $c > /dev/full: exit $rc, want 1 and one 'write failed' line:"; cat "$tmp/err"
+		fails=$((fails + 1))
+	else
+		echo "ok   $c > /dev/full: $(cat "$tmp/err")"
+	fi
+done
 # --help of every subcommand ends with examples and exits 0
 for c in summary tree top critical-path export slice diff; do
 	"$A" $c --help >"$tmp/out" 2>&1 || { echo "FAIL $c --help exit"; fails=$((fails + 1)); }
