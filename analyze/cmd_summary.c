@@ -427,17 +427,17 @@ int cmd_summary(int argc, char **argv)
 				   "(password=, token=, keys): share with 'tracer-analyze bundle "
 				   "--redact', record with 'tracer-record --redact'\n",
 				(unsigned long long)secrets);
-		fprintf(f, "\nprocesses  %s (%llu pre-existing, %llu still running", /* exit_lost */
-			tza_fmt_count(b[0], 40, m->nprocs), (unsigned long long)pre,
-			(unsigned long long)running);
+		fprintf(f, "\nprocesses  %s (%s pre-existing, %s still running", /* exit_lost */
+			tza_fmt_count(b[0], 40, m->nprocs), tza_fmt_count(b[1], 40, pre),
+			tza_fmt_count(b[2], 40, running));
 		if (m->exit_lost)
-			fprintf(f, ", %llu exit lost", (unsigned long long)m->exit_lost);
+			fprintf(f, ", %s exit lost", tza_fmt_count(b[0], 40, m->exit_lost));
 		fputs(")\n", f);
 		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
 			tza_fmt_count(b[2], 40, m->nfailed_execs));
-		fprintf(f, "exits      %llu non-zero, %llu killed by a signal (%llu SIGKILL, %llu core dumps)\n",
-			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
-			(unsigned long long)core);
+		fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
+			tza_fmt_count(b[4], 40, nz), tza_fmt_count(b[5], 40, sig),
+			tza_fmt_count(b[6], 40, kill9), tza_fmt_count(b[7], 40, core));
 		if (mi.ncpus)
 			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n",
 				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util);
