@@ -56,6 +56,21 @@ check drops-tree "$A" tree drops.tz
 check slice-tree "$A" tree slice.tz
 check slice-critical-path "$A" critical-path slice.tz
 check diff "$A" diff pipeline.tz slice.tz
+# held to one CPU, the analyzer reads on one thread (no reading thread, no
+# background sweep or counts): the same bytes
+if command -v taskset >/dev/null && [ "${UPDATE:-0}" != 1 ]; then
+	for c in "summary pipeline.tz" "summary edge.tz" "summary drops.tz" "top pipeline.tz" \
+		"critical-path pipeline.tz" "export --format jsonl pipeline.tz" "tree edge.tz"; do
+		(cd "$tmp" && timeout 60 "$A" $c) >"$tmp/two.out" 2>&1
+		(cd "$tmp" && timeout 60 taskset -c 0 "$A" $c) >"$tmp/one.out" 2>&1
+		if cmp -s "$tmp/two.out" "$tmp/one.out" && [ -s "$tmp/one.out" ]; then
+			echo "ok   one CPU: $c"
+		else
+			echo "FAIL one CPU: $c differs from two"; diff "$tmp/two.out" "$tmp/one.out" | head -10
+			fails=$((fails + 1))
+		fi
+	done
+fi
 # the first rows of edge.tz's jsonl (the hostile argv is the second)
 "$A" export --format jsonl "$tmp/edge.tz" | head -n 6 >"$tmp/edge-jsonl-head.out"
 if [ "${UPDATE:-0}" = 1 ]; then
