@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "analyze.h"
 #include "bundle.h"
 
@@ -127,6 +129,61 @@ static void member_err(const char *path, const char *m, const char *why)
 	tza_err("'%s': bundle member '%s': %s", path, clean, why);
 }
 
+/* What a member held: for the check against the bundle's MANIFEST */
+struct seen_member {
+	char *name;
+	uint64_t size, xxh64;
+};
+
+/* MANIFEST bytes kept at most (a bundle's lists a dozen files) */
+#define MANIFEST_MAX (1u << 20)
+
+/*
+ * The bundle's own MANIFEST ("SIZE  XXH64  NAME" per file, names relative to
+ * the MANIFEST's directory) against what its members held: a member whose
+ * size or checksum differs, or one listed but absent, is damage (gzip's CRC
+ * is not checked by libarchive, so damaged deflate data can decode to other
+ * bytes). 0, or -1 with the message printed.
+ */
+static int check_manifest(const char *path, const char *mname, const char *text,
+			  const struct seen_member *m, size_t nm)
+{
+	size_t dir = (size_t)(base_name(mname) - mname);
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[1024];
+		unsigned long long sz, h;
+		int off = 0;
+		if (len && *l != '#' && len < sizeof(line)) {
+			memcpy(line, l, len);
+			line[len] = 0;
+			if (sscanf(line, "%llu %llx %n", &sz, &h, &off) != 2 || !line[off]) {
+				member_err(path, mname, "malformed line");
+				return -1;
+			}
+			const char *name = line + off;
+			size_t i = 0;
+			for (; i < nm; i++)
+				if (!strncmp(m[i].name, mname, dir) && !strcmp(m[i].name + dir, name))
+					break;
+			if (i == nm) {
+				member_err(path, name, "listed in MANIFEST but not in the bundle");
+				return -1;
+			}
+			if (m[i].size != sz || m[i].xxh64 != h) {
+				member_err(path, m[i].name, "damaged: its size or XXH64 differs from MANIFEST");
+				return -1;
+			}
+		} else if (len >= sizeof(line)) {
+			member_err(path, mname, "line too long");
+			return -1;
+		}
+		l = e ? e + 1 : l + len;
+	}
+	return 0;
+}
+
 static int read_trace(const char *path, void **out_buf, size_t *out_len, char **out_member)
 {
 	uint64_t cap = member_cap();
@@ -137,9 +194,14 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 	size_t best_len = 0;
 	char *best_name = NULL;
 	int rc = -1, entries = 0;
-	if (!a) {
+	struct seen_member *seen = NULL;
+	size_t nseen = 0;
+	char *manifest = NULL, *manifest_name = NULL; /* the bundle's MANIFEST, NUL-ended */
+	size_t manifest_len = 0;
+	XXH64_state_t *xs = XXH64_createState();
+	if (!a || !xs) {
 		tza_err("'%s': out of memory", path);
-		return -1;
+		goto out;
 	}
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
@@ -190,7 +252,17 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 			goto out;
 		}
 		int want = ends_with(name, ".tz") && (!best || !strcmp(base_name(name), "trace.tz"));
+		/* the MANIFEST at the top: "MANIFEST" or "DIR/MANIFEST" */
+		const char *slash = strchr(name, '/');
+		int is_manifest = !strcmp(base_name(name), "MANIFEST") && !manifest &&
+				  base_name(name) == (slash ? slash + 1 : name);
 		size_t len = 0, alloc = 0;
+		uint64_t pos = 0; /* bytes hashed: data and the holes before it */
+		XXH64_reset(xs, 0);
+		if (is_manifest && !(manifest = calloc(1, MANIFEST_MAX + 1))) {
+			tza_err("'%s': out of memory", path);
+			goto out;
+		}
 		for (;;) {
 			const void *blk;
 			size_t sz;
@@ -220,6 +292,25 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 					total > total_cap ? "" : " at more than 200:1");
 				goto out;
 			}
+			static const char zeros[4096];
+			while (pos < (uint64_t)off) { /* a hole: zeros */
+				size_t n = (uint64_t)off - pos > sizeof(zeros) ? sizeof(zeros)
+									     : (size_t)((uint64_t)off - pos);
+				XXH64_update(xs, zeros, n);
+				pos += n;
+			}
+			XXH64_update(xs, blk, sz);
+			if (end > pos)
+				pos = end;
+			if (is_manifest) {
+				if (end > MANIFEST_MAX) {
+					member_err(path, name, "larger than 1 MiB: not a bundle's MANIFEST");
+					goto out;
+				}
+				memcpy(manifest + off, blk, sz);
+				if (end > manifest_len)
+					manifest_len = (size_t)end;
+			}
 			if (!want)
 				continue;
 			if (end > alloc) {
@@ -242,6 +333,24 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 			if (end > len)
 				len = (size_t)end;
 		}
+		/* what it held, for the MANIFEST check */
+		if (nseen % 64 == 0) {
+			struct seen_member *ns = realloc(seen, (nseen + 64) * sizeof(*ns));
+			if (!ns) {
+				tza_err("'%s': out of memory", path);
+				goto out;
+			}
+			seen = ns;
+		}
+		seen[nseen] = (struct seen_member){strdup(name), pos, XXH64_digest(xs)};
+		if (!seen[nseen++].name) {
+			tza_err("'%s': out of memory", path);
+			goto out;
+		}
+		if (is_manifest && !(manifest_name = strdup(name))) {
+			tza_err("'%s': out of memory", path);
+			goto out;
+		}
 		if (want) {
 			free(best);
 			free(best_name);
@@ -259,6 +368,11 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 		tza_err("'%s': no trace (*.tz member) inside the bundle", path);
 		goto out;
 	}
+	if (manifest && manifest_name) {
+		manifest[manifest_len] = 0;
+		if (check_manifest(path, manifest_name, manifest, seen, nseen) < 0)
+			goto out;
+	}
 	*out_buf = best;
 	*out_len = best_len;
 	*out_member = best_name;
@@ -269,6 +383,12 @@ out:
 	free(cur);
 	free(best);
 	free(best_name);
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i].name);
+	free(seen);
+	free(manifest);
+	free(manifest_name);
+	XXH64_freeState(xs);
 	archive_read_free(a);
 	return rc;
 }

@@ -118,6 +118,29 @@ set +e
 "$A" bundle not.tz -o bad.tar.gz 2> err; rc=$?
 set -e
 [ "$rc" = 1 ] && [ ! -e bad.tar.gz ] || fail "non-trace input: exit $rc"
+# a member that differs from MANIFEST (gzip's CRC is not checked on read:
+# damaged deflate data can decode to other bytes) is damage: exit 1, one
+# line naming it; a listed member missing too; a tar of a bare .tz (no
+# MANIFEST) still reads
+mkdir -p m/report && tar -xzf report.tar.gz -C m
+echo extra >> m/report/README.txt
+tar -czf damaged.tar.gz -C m report
+set +e
+timeout 60 "$A" summary damaged.tar.gz > out 2> err; rc=$?
+set -e
+[ "$rc" = 1 ] && [ "$(wc -l < err)" = 1 ] && [ ! -s out ] &&
+	grep -q "bundle member 'report/README.txt': damaged: its size or XXH64 differs from MANIFEST" err ||
+	fail "member unlike MANIFEST: exit $rc: $(cat err)"
+rm m/report/README.txt
+tar -czf missing.tar.gz -C m report
+set +e
+timeout 60 "$A" summary missing.tar.gz > out 2> err; rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "bundle member 'README.txt': listed in MANIFEST but not in the bundle" err ||
+	fail "member missing: exit $rc: $(cat err)"
+tar -czf bare.tar.gz trace.tz
+timeout 60 "$A" summary bare.tar.gz > bare.out || fail "a tar of a bare .tz does not read"
+grep -q '^processes ' bare.out || fail "bare .tz bundle: no summary"
 after=$(find /tmp -maxdepth 1 -name 'tracer-bundle.*' | sort)
 [ "$before" = "$after" ] || fail "work directories left behind: $after"
 echo ok
