@@ -66,6 +66,8 @@ static void hex(FILE *f, const uint8_t *p, int n, int uuid)
 	}
 }
 
+static int scanned; /* --scan: the footer was not read, by request */
+
 static void text(tz_reader *r, const char *path)
 {
 	const struct tz_info *in = tz_reader_info(r);
@@ -74,9 +76,13 @@ static void text(tz_reader *r, const char *path)
 	printf("size          %" PRIu64 " bytes\n", in->file_size);
 	printf("format        %u.%u, %s, %s\n", in->major, in->minor,
 	       in->ring ? "ring (flight recorder)" : "linear",
-	       in->ring		? "no footer (ring files have none)"
+	       in->ring && in->unfinished
+		       ? "not closed cleanly (final metadata slot empty)"
+	       : in->ring	? "no footer (ring files have none)"
 	       : in->has_footer ? "footer index present"
-				: "no footer (not closed cleanly; index rebuilt by scan)");
+	       : in->unfinished ? "no footer (not closed cleanly; index rebuilt by scan)"
+	       : scanned	? "footer not read (--scan; index rebuilt by scan)"
+				: "footer index unusable (damaged or stale; index rebuilt by scan)");
 	printf("flags         compat 0x%" PRIx64 ", ro-compat 0x%" PRIx64 ", incompat 0x%" PRIx64
 	       "\n",
 	       in->compat_flags, in->ro_flags, in->incompat_flags);
@@ -167,6 +173,8 @@ static void json(tz_reader *r, const char *path)
 		fprintf(f, ",\"corrupt_first_offset\":%" PRIu64, in->corrupt_first_offset);
 	if (in->torn_tail_bytes)
 		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64, in->torn_tail_bytes);
+	if (in->ring && in->unfinished)
+		fputs(",\"unfinished\":true", f);
 	fputs(",\"metadata\":{", f);
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;
@@ -219,6 +227,7 @@ int cmd_info(int argc, char **argv)
 			break;
 		case 's':
 			ro.flags |= TZ_R_SCAN;
+			scanned = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -237,7 +246,8 @@ int cmd_info(int argc, char **argv)
 		json(r, argv[optind]);
 	else
 		text(r, argv[optind]);
-	if (tz_reader_info(r)->corrupt_blocks)
+	const struct tz_info *in = tz_reader_info(r);
+	if (in->corrupt_blocks || (!in->ring && !in->has_footer && !in->unfinished && !scanned))
 		tza_err("%s", tz_reader_errmsg(r));
 	tz_reader_free(r);
 	return TZA_EXIT_OK; /* a write that failed: main says so (out_done) */

@@ -17,8 +17,9 @@ static void usage(FILE *f)
 		"  -v, --verbose  also list every good block on stdout\n"
 		"  -h, --help     this help\n\n"
 		"Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
-		"A file that was not closed cleanly (no footer) but whose blocks are all good\n"
-		"verifies (a note says so); 'tracer-analyze recover' adds the footer.\n\n"
+		"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
+		"empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
+		"recover' adds the footer.\n\n"
 		"Examples:\n"
 		"  tracer-analyze verify run.tz\n"
 		"  tracer-analyze verify -v run.tz | less\n");
@@ -90,6 +91,10 @@ int cmd_verify(int argc, char **argv)
 		tza_err("'%s': note: no usable footer index (not closed cleanly, or damaged); "
 			"'tracer-analyze recover' writes a complete copy",
 			path);
+	if (in->ring && in->unfinished)
+		tza_err("'%s': offset %" PRIu64 ": note: final metadata slot empty (not closed "
+			"cleanly); 'tracer-analyze recover' writes a complete copy",
+			path, in->unfinished_offset);
 	if (rc > 0)
 		tza_err("'%s': %d bad block%s, %" PRIu64 " good", path, rc, rc == 1 ? "" : "s",
 			v.good);

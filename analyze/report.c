@@ -22,10 +22,27 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	const struct tz_info *in = tz_reader_info(r);
 	if (partial_ok())
 		return 0;
-	if (!after_read && !in->has_footer && !in->ring) { /* ring files have none */
+	if (!after_read && in->unfinished && !in->ring) {
 		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
 			"keeps what was sealed, 'tracer-analyze --partial' analyzes it as is",
 			path);
+		return -1;
+	}
+	if (!after_read && !in->has_footer && !in->ring && !in->unfinished) {
+		const char *msg = tz_reader_errmsg(r);
+		char where[64];
+		snprintf(where, sizeof(where), "'%s': index", path);
+		tza_err("%s: footer index ignored, blocks found by scanning ('tracer-analyze "
+			"verify' checks them, 'tracer-analyze recover' rewrites the index, "
+			"'tracer-analyze --partial' analyzes it as is)",
+			msg && *msg ? msg : where);
+		return -1;
+	}
+	if (!after_read && in->unfinished) {
+		tza_err("'%s': offset %llu: unfinished ring trace (final metadata slot empty: the "
+			"recorder did not stop cleanly); 'tracer-analyze recover' keeps what was "
+			"sealed, 'tracer-analyze --partial' analyzes it as is",
+			path, (unsigned long long)in->unfinished_offset);
 		return -1;
 	}
 	if (in->corrupt_blocks) {

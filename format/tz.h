@@ -377,6 +377,19 @@ struct tz_info {
 	uint64_t torn_tail_bytes; /* bytes at the end forming no complete block
 				     (a write cut short by a crash); also
 				     counted in corrupt_blocks */
+	int unfinished;		/* the writer never closed the file (killed,
+				   or still writing): linear: no valid
+				   trailer at the end (has_footer is 0 too);
+				   ring: the final-metadata slot holds no
+				   METADATA block. Its blocks are read all
+				   the same. A linear file whose trailer is
+				   valid but whose index does not describe
+				   its blocks (damaged or stale) has
+				   has_footer and unfinished both 0: it was
+				   read by scan and tz_reader_errmsg() says
+				   what is wrong with the index. */
+	uint64_t unfinished_offset; /* ring: offset of the empty final slot;
+				       linear: the file size */
 };
 const struct tz_info *tz_reader_info(const tz_reader *r);
 

@@ -44,9 +44,13 @@ struct tz_reader {
 	uint64_t start_boot;
 	int64_t start_real;
 	int ring;
-	uint64_t ring_start, seg_size, final_off;
+	uint64_t ring_start, seg_size, final_off, ring_size;
 	uint32_t nseg;
 	uint64_t saw_trailer;
+	/* the trailer was valid but its index was not (load_index): the
+	 * index's (or trailer's) offset, 0 if not; idxmsg says why */
+	uint64_t idx_bad;
+	char idxmsg[512];
 
 	struct tz_kv *kv;
 	size_t nkv;

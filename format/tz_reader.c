@@ -144,8 +144,15 @@ static int add_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
 	switch (h->type) {
 	case TZ_B_CHUNK:
 	case TZ_B_STATE:
-		if (b.ext.min_ts > b.ext.max_ts || b.ext.events > h->raw_len ||
-		    h->raw_len > r->max_chunk) {
+		if (h->raw_len > r->max_chunk) {
+			rd_err(r, TZ_ERR_LIMIT, off,
+			       "%s %llu: %u uncompressed bytes exceed the reader's limit (%llu)",
+			       tz_btype_name(h->type), (unsigned long long)h->seq, h->raw_len,
+			       (unsigned long long)r->max_chunk);
+			rd_corrupt(r, off);
+			return 0;
+		}
+		if (b.ext.min_ts > b.ext.max_ts || b.ext.events > h->raw_len) {
 			rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: inconsistent header",
 			       tz_btype_name(h->type), (unsigned long long)h->seq);
 			rd_corrupt(r, off);
@@ -334,6 +341,10 @@ int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx)
 		if ((rc = walk_chain(r, s, e, 1, visit, ctx)) < 0)
 			return rc;
 	}
+	/* a ring file keeps its size from creation: shorter was cut short */
+	if (r->len < r->ring_size &&
+	    (rc = visit(r, ctx, r->len, NULL, r->ring_size - r->len, TZ_ERR_TRUNCATED)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -342,7 +353,11 @@ static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhd
 {
 	(void)ctx;
 	if (!h) {
-		if (status == TZ_ERR_TRUNCATED && off + size == r->len && !r->ring) {
+		if (r->ring && off >= r->len) {
+			rd_err(r, TZ_ERR_TRUNCATED, off,
+			       "ring file cut short: %zu of its %llu bytes",
+			       r->len, (unsigned long long)(off + size));
+		} else if (status == TZ_ERR_TRUNCATED && off + size == r->len && !r->ring) {
 			r->info.torn_tail_bytes = size;
 			rd_err(r, TZ_ERR_TRUNCATED, off, "incomplete block at the end (%llu bytes)",
 			       (unsigned long long)size);
@@ -381,68 +396,134 @@ static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhd
 
 static void reset_blocks(tz_reader *r) { r->nchunks = r->nstates = r->nheads = 0; }
 
-/* Load the block list from the trailer and index; 0 on success, < 0 when
- * there is no usable footer (the caller scans instead). */
+/* fail load_index() with the index found damaged at off */
+#define IDX_CHECK(cond, off, ...)                                                                  \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			rd_err(r, TZ_ERR_CORRUPT, off, __VA_ARGS__);                               \
+			r->idx_bad = off;                                                          \
+			goto bad;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* Does the file end with a valid TRAILER block (was it closed)? */
+static int trailer_valid(tz_reader *r)
+{
+	struct tz_bhdr h;
+	if (r->len < r->hdr_size + TZ_TRAILER_SIZE)
+		return 0;
+	uint64_t toff = r->len - TZ_TRAILER_SIZE;
+	return !tz_bhdr_decode(r->data + toff, TZ_TRAILER_SIZE, &h) && h.type == TZ_B_TRAILER &&
+	       h.ext_len == TZ_TRAILER_EXT && !h.payload_len;
+}
+
+/* Is [pos, end) exactly a run of valid INDEX blocks (periodic indexes, which
+ * the final index does not list)? */
+static int index_blocks_only(tz_reader *r, uint64_t pos, uint64_t end)
+{
+	while (pos < end) {
+		struct tz_bhdr h;
+		if (tz_bhdr_decode(r->data + pos, end - pos, &h) || h.type != TZ_B_INDEX ||
+		    tz_block_size(&h) > end - pos)
+			return 0;
+		pos += tz_block_size(&h);
+	}
+	return 1;
+}
+
+/*
+ * Load the block list from the trailer and index (section 10 of FORMAT.md).
+ * 0 on success; 1 when the file does not end with a valid trailer (not
+ * closed: the caller scans); TZ_ERR_CORRUPT when the trailer is valid but
+ * the index is not usable (r->idx_bad and r->idxmsg set: the caller ignores
+ * the footer and scans); TZ_ERR_NOMEM. Blocks the index lists that are
+ * themselves inconsistent or over the size limit are counted as damaged.
+ */
 static int load_index(tz_reader *r)
 {
 	struct tz_bhdr h, ih;
-	if (r->len < r->hdr_size + TZ_TRAILER_SIZE)
-		return -1;
+	if (!trailer_valid(r))
+		return 1;
 	uint64_t toff = r->len - TZ_TRAILER_SIZE;
-	if (tz_bhdr_decode(r->data + toff, TZ_TRAILER_SIZE, &h) || h.type != TZ_B_TRAILER ||
-	    h.ext_len != TZ_TRAILER_EXT || h.payload_len)
-		return -1;
+	tz_bhdr_decode(r->data + toff, TZ_TRAILER_SIZE, &h);
+	/* the writer closed the file: from here on, what fails is damage */
+	uint64_t corrupt = r->info.corrupt_blocks, corrupt_off = r->info.corrupt_first_offset;
+	const uint8_t *p = NULL;
+	uint8_t *own = NULL;
+	int rc = TZ_ERR_CORRUPT;
 	uint64_t ioff = tz_le64(h.ext), isize = tz_le64(h.ext + 8), fsize = tz_le64(h.ext + 16);
-	if (fsize != r->len || ioff < r->hdr_size || ioff > toff || isize != toff - ioff)
-		return -1;
-	if (tz_bhdr_decode(r->data + ioff, isize, &ih) || ih.type != TZ_B_INDEX ||
-	    tz_block_size(&ih) != isize)
-		return -1;
-	const uint8_t *p;
-	uint8_t *own;
-	if (rd_payload(r, ioff, &ih, &p, &own))
-		return -1;
-	int rc = 0;
-	if (ih.raw_len % TZ_INDEX_ENTRY)
-		rc = -1;
-	for (uint64_t i = 0; !rc && i < ih.raw_len / TZ_INDEX_ENTRY; i++) {
+	IDX_CHECK(fsize == r->len, toff, "trailer: file size %llu, the file has %zu bytes",
+		  (unsigned long long)fsize, r->len);
+	IDX_CHECK(ioff >= r->hdr_size && ioff <= toff && isize == toff - ioff, toff,
+		  "trailer: index at %llu (%llu bytes) does not end at the trailer",
+		  (unsigned long long)ioff, (unsigned long long)isize);
+	IDX_CHECK(!tz_bhdr_decode(r->data + ioff, isize, &ih) && ih.type == TZ_B_INDEX &&
+			  tz_block_size(&ih) == isize,
+		  ioff, "index: bad block header");
+	if ((rc = rd_payload(r, ioff, &ih, &p, &own))) {
+		if (rc == TZ_ERR_NOMEM)
+			goto bad;
+		r->idx_bad = ioff;
+		rc = TZ_ERR_CORRUPT;
+		goto bad;
+	}
+	rc = TZ_ERR_CORRUPT;
+	IDX_CHECK(ih.raw_len % TZ_INDEX_ENTRY == 0, ioff,
+		  "index %llu: size is not a multiple of the entry size",
+		  (unsigned long long)ih.seq);
+	/* entries in file order tile [header_size, index_offset): each block
+	 * starts where the one before ended, or after periodic INDEX blocks */
+	uint64_t pos = r->hdr_size, n = ih.raw_len / TZ_INDEX_ENTRY;
+	for (uint64_t i = 0; i < n; i++) {
 		const uint8_t *e = p + i * TZ_INDEX_ENTRY;
 		uint64_t off = tz_le64(e), seq = tz_le64(e + 8);
 		uint32_t size = tz_le32(e + 16), raw_len = tz_le32(e + 20), type = tz_le32(e + 24);
-		if (off < r->hdr_size || off > ioff || size < TZ_BHDR_MIN || size > ioff - off) {
-			rc = -1;
-			break;
-		}
-		struct rd_blk b;
-		memset(&b, 0, sizeof(b));
-		b.off = off;
-		b.seq = seq;
-		b.type = (uint8_t)type;
-		b.size = size;
-		b.raw_len = raw_len;
-		if (type == TZ_B_CHUNK || type == TZ_B_STATE) {
-			tz_chunk_ext_decode(e + 32, &b.ext);
-			if (size < TZ_BHDR_MIN + TZ_CHUNK_EXT || b.ext.min_ts > b.ext.max_ts ||
-			    raw_len > r->max_chunk || b.ext.events > raw_len) {
-				rc = -1;
-				break;
-			}
-			b.payload_len = size - TZ_BHDR_MIN - TZ_CHUNK_EXT;
-			rc = type == TZ_B_CHUNK
-				 ? push_blk(r, &r->chunks, &r->nchunks, &r->cchunks, &b)
-				 : push_blk(r, &r->states, &r->nstates, &r->cstates, &b);
-		} else if (type == TZ_B_META || type == TZ_B_SCHEMA) {
-			rc = push_blk(r, &r->heads, &r->nheads, &r->cheads, &b);
-		}
-		if (rc == TZ_ERR_NOMEM)
-			break;
+		IDX_CHECK(off >= pos && off <= ioff && size >= TZ_BHDR_MIN && size <= ioff - off,
+			  ioff, "index %llu: entry %llu: block at %llu (%u bytes) %s",
+			  (unsigned long long)ih.seq, (unsigned long long)i,
+			  (unsigned long long)off, size,
+			  off < pos ? "overlaps the one before" : "out of range");
+		IDX_CHECK(index_blocks_only(r, pos, off), ioff,
+			  "index %llu: entry %llu: bytes %llu..%llu before it are not listed",
+			  (unsigned long long)ih.seq, (unsigned long long)i,
+			  (unsigned long long)pos, (unsigned long long)off);
+		int hrc = tz_bhdr_decode(r->data + off, size, &h);
+		IDX_CHECK(!hrc && h.type == type && h.seq == seq && tz_block_size(&h) == size &&
+				  h.raw_len == raw_len &&
+				  ((type != TZ_B_CHUNK && type != TZ_B_STATE) ||
+				   (h.ext_len >= TZ_CHUNK_EXT &&
+				    !memcmp(h.ext, e + 32, TZ_CHUNK_EXT))),
+			  ioff,
+			  "index %llu: entry %llu (type %u, seq %llu) does not match the block at "
+			  "%llu (%s)",
+			  (unsigned long long)ih.seq, (unsigned long long)i, type,
+			  (unsigned long long)seq, (unsigned long long)off,
+			  hrc ? "no valid block header" : tz_btype_name(h.type));
+		pos = off + size;
+		if (h.flags & ~TZ_BF_KNOWN)
+			continue; /* a future encoding: skipped by length */
+		struct tz_chunk_ext ext;
+		int ce = type == TZ_B_CHUNK || type == TZ_B_STATE;
+		if (ce)
+			tz_chunk_ext_decode(h.ext, &ext);
+		if ((rc = add_block(r, off, &h, ce ? &ext : NULL)))
+			goto bad; /* out of memory */
+		rc = TZ_ERR_CORRUPT;
 	}
+	IDX_CHECK(index_blocks_only(r, pos, ioff), ioff,
+		  "index %llu: bytes %llu..%llu before it are not listed",
+		  (unsigned long long)ih.seq, (unsigned long long)pos, (unsigned long long)ioff);
 	free(own);
-	if (rc) {
-		reset_blocks(r);
-		return rc == TZ_ERR_NOMEM ? rc : -1;
-	}
 	return 0;
+bad:
+	free(own);
+	reset_blocks(r);
+	r->info.corrupt_blocks = corrupt;
+	r->info.corrupt_first_offset = corrupt_off;
+	if (rc == TZ_ERR_NOMEM)
+		return rc;
+	memcpy(r->idxmsg, r->errmsg, sizeof(r->idxmsg));
+	return TZ_ERR_CORRUPT;
 }
 
 /* ---------------------------------------------------------------- open */
@@ -493,6 +574,7 @@ static int parse_header(tz_reader *r)
 		r->ring = 1;
 		r->info.ring = 1;
 		uint64_t rs = tz_le64(d + 88);
+		r->ring_size = rs;
 		r->ring_start = tz_le64(d + 96);
 		r->seg_size = tz_le64(d + 104);
 		r->nseg = tz_le32(d + 112);
@@ -601,19 +683,37 @@ static int ropen(tz_reader *r)
 	if (rc)
 		return rc;
 	r->info.file_size = r->len;
-	if (!r->ring && !(r->opts.flags & TZ_R_SCAN)) {
+	if (r->ring) {
+		/* the final slot holds a METADATA block once the writer closed */
+		struct tz_bhdr fh;
+		uint64_t e = r->ring_start < r->len ? r->ring_start : r->len;
+		if (r->final_off >= e || tz_bhdr_decode(r->data + r->final_off, e - r->final_off, &fh) ||
+		    fh.type != TZ_B_META || tz_block_size(&fh) > e - r->final_off) {
+			r->info.unfinished = 1;
+			r->info.unfinished_offset = r->final_off;
+		}
+	} else if (!(r->opts.flags & TZ_R_SCAN)) {
 		rc = load_index(r);
 		if (rc == TZ_ERR_NOMEM)
 			return rd_err(r, rc, UINT64_MAX, "out of memory");
 		if (!rc)
 			r->info.has_footer = 1;
+		else if (rc > 0)
+			r->info.unfinished = 1;
+	} else if (!trailer_valid(r)) {
+		r->info.unfinished = 1;
 	}
+	if (r->info.unfinished && !r->ring)
+		r->info.unfinished_offset = r->len;
 	if (!r->info.has_footer) {
 		r->errmsg[0] = 0;
 		rc = rd_walk(r, scan_visit, NULL);
 		if (rc)
 			return rc;
-		/* a trailer seen by the scan but not usable above is damage */
+		/* a closed file whose index does not describe it: the footer
+		 * is ignored (not a lost block: the scan found the blocks) */
+		if (r->idx_bad)
+			memcpy(r->errmsg, r->idxmsg, sizeof(r->errmsg));
 	}
 	return finish_open(r);
 }
@@ -1309,11 +1409,13 @@ int tz_reader_next(tz_reader *r, const struct tz_event **ev)
 		if (r->held + r->pooled + c->bytes > cap)
 			pool_free(r);
 		if (r->held + c->bytes > cap) {
+			/* the total this chunk would make, not what is held */
+			unsigned long long would = (unsigned long long)(r->held + c->bytes);
 			dchunk_free(c);
 			rd_err(r, TZ_ERR_LIMIT, b->off,
-			       "chunk %llu: too many chunks overlap in time (%zu bytes decoded at "
-			       "once)",
-			       (unsigned long long)b->seq, r->held);
+			       "chunk %llu: too many chunks overlap in time (%llu bytes decoded at "
+			       "once, over the limit of %llu)",
+			       (unsigned long long)b->seq, would, (unsigned long long)cap);
 			return r->fatal = TZ_ERR_LIMIT;
 		}
 		r->held += c->bytes;

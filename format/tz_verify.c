@@ -92,8 +92,14 @@ static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_b
 	if (!h) {
 		bi.status = status ? status : TZ_ERR_CORRUPT;
 		bi.what = status == TZ_ERR_TRUNCATED ? "incomplete block" : "damaged data";
-		rd_err(r, bi.status, off, "%s (%llu bytes): %s", bi.what, (unsigned long long)size,
-		       tz_strerror(bi.status));
+		if (r->ring && off >= r->len) {
+			bi.what = "missing data";
+			rd_err(r, bi.status, off, "ring file cut short: %zu of its %llu bytes",
+			       r->len, (unsigned long long)(off + size));
+		} else {
+			rd_err(r, bi.status, off, "%s (%llu bytes): %s", bi.what,
+			       (unsigned long long)size, tz_strerror(bi.status));
+		}
 	} else {
 		bi.type = h->type;
 		bi.seq = h->seq;
@@ -117,17 +123,23 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
 	int rc = rd_walk(r, verify_visit, &v);
 	if (rc < 0 && rc != -STOP)
 		return rc;
-	if (!r->ring && !r->info.has_footer && !(r->opts.flags & TZ_R_SCAN) && r->saw_trailer) {
-		/* a trailer exists but did not lead to a usable index */
+	if (!r->ring && !r->info.has_footer && !(r->opts.flags & TZ_R_SCAN) &&
+	    (r->idx_bad || r->saw_trailer)) {
+		/* a trailer exists but did not lead to a usable index (the
+		 * reason found at open, else the trailer is not at the end) */
 		struct tz_block_info bi = {0};
-		bi.offset = r->saw_trailer;
-		bi.type = TZ_B_TRAILER;
-		bi.size = TZ_TRAILER_SIZE;
-		bi.what = "trailer";
+		int idx = r->idx_bad && r->idx_bad != r->len - TZ_TRAILER_SIZE;
+		bi.offset = r->idx_bad ? r->idx_bad : r->saw_trailer;
+		bi.type = idx ? TZ_B_INDEX : TZ_B_TRAILER;
+		bi.size = idx ? r->len - TZ_TRAILER_SIZE - r->idx_bad : TZ_TRAILER_SIZE;
+		bi.what = idx ? "index" : "trailer";
 		bi.status = TZ_ERR_CORRUPT;
 		v.bad++;
-		rd_err(r, TZ_ERR_CORRUPT, r->saw_trailer,
-		       "trailer does not point at a valid index");
+		if (r->idx_bad)
+			memcpy(r->errmsg, r->idxmsg, sizeof(r->errmsg));
+		else
+			rd_err(r, TZ_ERR_CORRUPT, r->saw_trailer,
+			       "trailer does not point at a valid index");
 		if (cb && rc != -STOP)
 			cb(ctx, &bi);
 	}

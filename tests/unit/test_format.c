@@ -964,6 +964,238 @@ static void t_ring_file(void **st)
 	unlink(out);
 }
 
+/* A ring file whose writer was killed (final slot all zero) is unfinished;
+ * one cut short (a partial copy) is damaged at the cut: neither reads as a
+ * clean run (FORMAT.md section 9). */
+static void t_ring_unfinished(void **st)
+{
+	(void)st;
+	struct pworld p = {.next = 1};
+	uint64_t ring = 256 * 1024;
+	struct tz_writer_opts o = {
+	    .chunk_bytes = 4096, .ring_size = ring, .state_fn = ring_state_cb, .state_ctx = &p};
+	tz_writer *w = mem_writer(&o);
+	ring_write(w, &p, 3 * ring);
+	const void *peek;
+	size_t plen, len;
+	assert_int_equal(tz_writer_mem_peek(w, &peek, &plen), 0);
+	assert_int_equal(plen, ring);
+	uint8_t *crash = malloc(plen), *buf;
+	memcpy(crash, peek, plen);
+	assert_int_equal(tz_writer_mem_take(w, (void **)&buf, &len), 0);
+	assert_int_equal(len, ring);
+	assert_int_equal(tz_le32(buf + 116), 32768); /* final_off */
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "closed", NULL), 0);
+	assert_int_equal(tz_reader_info(r)->unfinished, 0);
+	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
+	tz_reader_free(r);
+	/* killed: the final slot is zero; every sealed block still reads */
+	for (size_t i = 32768; i < 65536; i++)
+		assert_int_equal(crash[i], 0);
+	assert_int_equal(tz_reader_open_mem(&r, crash, plen, "killed", NULL), 0);
+	const struct tz_info *in = tz_reader_info(r);
+	assert_int_equal(in->unfinished, 1);
+	assert_int_equal(in->unfinished_offset, 32768);
+	assert_int_equal(in->corrupt_blocks, 0);
+	assert_true(in->chunks >= 4 && in->events > 100);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
+	tz_reader_free(r);
+	/* cut short: one damaged region at the cut, named */
+	size_t cut = 65536 + 5000;
+	assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL), 0);
+	in = tz_reader_info(r);
+	assert_int_equal(in->unfinished, 0); /* the final slot is in the copy */
+	assert_int_equal(in->corrupt_blocks, 1);
+	assert_int_equal(in->corrupt_first_offset, cut);
+	assert_string_equal(tz_reader_errmsg(r),
+			    "'cut': offset 70536: ring file cut short: 70536 of its 262144 bytes");
+	static struct blist bl;
+	memset(&bl, 0, sizeof(bl));
+	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 1);
+	assert_int_equal(bl.off[bl.n - 1], cut);
+	assert_int_equal(bl.size[bl.n - 1], ring - cut);
+	tz_reader_free(r);
+	/* every cut after the header: damaged, never clean */
+	for (cut = 128; cut < ring; cut += 997) {
+		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL), 0);
+		assert_true(tz_reader_info(r)->corrupt_blocks >= 1);
+		assert_int_equal(tz_reader_info(r)->unfinished, cut < 32768 + 40);
+		assert_true(tz_reader_verify(r, NULL, NULL) >= 1);
+		tz_reader_free(r);
+	}
+	free(crash);
+	free(buf);
+}
+
+/* The final index's location in a closed linear file. */
+static void index_at(const uint8_t *buf, size_t len, uint64_t *ioff, uint64_t *n)
+{
+	*ioff = tz_le64(buf + len - TZ_TRAILER_SIZE + 32);
+	*n = (tz_le64(buf + len - TZ_TRAILER_SIZE + 40) - TZ_BHDR_MIN) / TZ_INDEX_ENTRY;
+}
+
+/* A copy of buf with its final index replaced by n entries (checksums
+ * right, trailer moved): a damaged index a checksum cannot catch. */
+static uint8_t *with_index(const uint8_t *buf, size_t len, const uint8_t *ent, uint64_t n,
+			   size_t *nlen)
+{
+	uint64_t ioff, old;
+	index_at(buf, len, &ioff, &old);
+	size_t isize = TZ_BHDR_MIN + n * TZ_INDEX_ENTRY;
+	*nlen = ioff + isize + TZ_TRAILER_SIZE;
+	uint8_t *d = malloc(*nlen), ext[TZ_TRAILER_EXT];
+	memcpy(d, buf, ioff);
+	struct tz_bhdr h = {0};
+	h.type = TZ_B_INDEX;
+	h.payload_len = h.raw_len = (uint32_t)(n * TZ_INDEX_ENTRY);
+	h.seq = tz_le64(buf + ioff + 16);
+	h.payload_csum = tz_hash(ent, n * TZ_INDEX_ENTRY);
+	tz_bhdr_encode(d + ioff, &h, NULL);
+	memcpy(d + ioff + TZ_BHDR_MIN, ent, n * TZ_INDEX_ENTRY);
+	memset(&h, 0, sizeof(h));
+	h.type = TZ_B_TRAILER;
+	h.ext_len = TZ_TRAILER_EXT;
+	h.seq = tz_le64(buf + len - TZ_TRAILER_SIZE + 16);
+	h.payload_csum = tz_hash(NULL, 0);
+	tz_put64(ext, ioff);
+	tz_put64(ext + 8, isize);
+	tz_put64(ext + 16, *nlen);
+	tz_bhdr_encode(d + ioff + isize, &h, ext);
+	return d;
+}
+
+/* An index whose checksums are right but which does not describe the
+ * file's blocks is ignored: the blocks are found by scanning, all of them,
+ * and verify names the index (FORMAT.md section 10). */
+static void t_index_mismatch(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 512, .flags = TZ_W_NO_FSYNC};
+	size_t len, nlen;
+	uint8_t *buf = make_trace(&o, &s, 3000, 0, &len);
+	tz_reader *r;
+	static struct blist bl;
+	memset(&bl, 0, sizeof(bl));
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "idx", NULL), 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 1);
+	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
+	uint64_t chunks = tz_reader_info(r)->chunks;
+	tz_reader_free(r);
+	size_t nidx = 0;
+	for (size_t i = 0; i < bl.n; i++)
+		nidx += bl.type[i] == TZ_B_INDEX;
+	assert_true(nidx >= 3); /* periodic indexes fill gaps of the final one */
+	uint64_t ioff, n;
+	index_at(buf, len, &ioff, &n);
+	const uint8_t *ent = buf + ioff + TZ_BHDR_MIN;
+	uint8_t *e = malloc(n * TZ_INDEX_ENTRY);
+	uint64_t k = n / 2;
+	while (tz_le32(ent + k * TZ_INDEX_ENTRY + 24) != TZ_B_CHUNK)
+		k++;
+	uint64_t koff = tz_le64(ent + k * TZ_INDEX_ENTRY), kseq = tz_le64(ent + k * 88 + 8);
+	char want[400];
+	for (int c = 0; c < 6; c++) {
+		uint64_t m = n;
+		memcpy(e, ent, n * TZ_INDEX_ENTRY);
+		uint8_t *x = e + k * TZ_INDEX_ENTRY;
+		switch (c) {
+		case 0: /* chunk entry's type: unknown type 35 */
+			tz_put32(x + 24, 35);
+			snprintf(want, sizeof(want),
+				 "'idx': offset %llu: index %llu: entry %llu (type 35, seq %llu) "
+				 "does not match the block at %llu (chunk)",
+				 (unsigned long long)ioff, (unsigned long long)tz_le64(buf + ioff + 16),
+				 (unsigned long long)k, (unsigned long long)kseq,
+				 (unsigned long long)koff);
+			break;
+		case 1: /* the entry deleted */
+			memmove(x, x + TZ_INDEX_ENTRY, (n - k - 1) * TZ_INDEX_ENTRY);
+			m = n - 1;
+			snprintf(want, sizeof(want),
+				 "'idx': offset %llu: index %llu: entry %llu: bytes %llu..%llu "
+				 "before it are not listed",
+				 (unsigned long long)ioff,
+				 (unsigned long long)tz_le64(buf + ioff + 16), (unsigned long long)k,
+				 (unsigned long long)koff, (unsigned long long)tz_le64(x));
+			break;
+		case 2: /* seq */
+			tz_put64(x + 8, kseq + 1);
+			want[0] = 0;
+			break;
+		case 3: /* events in the ext copy */
+			tz_put64(x + 32 + 16, tz_le64(x + 32 + 16) + 1);
+			want[0] = 0;
+			break;
+		case 4: /* two entries swapped */
+			memcpy(x, ent + (k + 1) * TZ_INDEX_ENTRY, TZ_INDEX_ENTRY);
+			memcpy(x + TZ_INDEX_ENTRY, ent + k * TZ_INDEX_ENTRY, TZ_INDEX_ENTRY);
+			want[0] = 0;
+			break;
+		case 5: /* one entry listed twice (the last dropped) */
+			memmove(x + TZ_INDEX_ENTRY, x, (n - k - 1) * TZ_INDEX_ENTRY);
+			want[0] = 0;
+			break;
+		}
+		uint8_t *d = with_index(buf, len, e, m, &nlen);
+		assert_int_equal(tz_reader_open_mem(&r, d, nlen, "idx", NULL), 0);
+		const struct tz_info *in = tz_reader_info(r);
+		assert_int_equal(in->has_footer, 0);
+		assert_int_equal(in->unfinished, 0);
+		assert_int_equal(in->corrupt_blocks, 0);
+		assert_int_equal(in->chunks, chunks);
+		assert_int_equal(in->events, 3000);
+		if (want[0])
+			assert_string_equal(tz_reader_errmsg(r), want);
+		else
+			assert_non_null(strstr(tz_reader_errmsg(r), "'idx': offset "));
+		expect_all(r, &s);
+		assert_int_equal(tz_reader_verify(r, NULL, NULL), 1);
+		if (want[0])
+			assert_string_equal(tz_reader_errmsg(r), want);
+		tz_reader_free(r);
+		free(d);
+	}
+	/* the same entries rewritten unchanged: the index is used */
+	uint8_t *d = with_index(buf, len, ent, n, &nlen);
+	assert_int_equal(nlen, len);
+	assert_int_equal(tz_reader_open_mem(&r, d, nlen, "idx", NULL), 0);
+	assert_int_equal(tz_reader_info(r)->has_footer, 1);
+	tz_reader_free(r);
+	free(d);
+	free(e);
+	free(buf);
+	xset_free(&s);
+}
+
+/* A chunk over the reader's size limit is named as such, the footer used. */
+static void t_chunk_limit(void **st)
+{
+	(void)st;
+	struct xset s = {0};
+	struct tz_writer_opts o = {.chunk_bytes = 64 * 1024, .flags = TZ_W_NO_FSYNC};
+	size_t len;
+	void *buf = make_trace(&o, &s, 3000, 0, &len);
+	for (int scan = 0; scan < 2; scan++) {
+		struct tz_reader_opts ro = {.flags = scan ? TZ_R_SCAN : 0, .max_chunk = 16384};
+		tz_reader *r;
+		assert_int_equal(tz_reader_open_mem(&r, buf, len, "lim", &ro), 0);
+		const struct tz_info *in = tz_reader_info(r);
+		assert_int_equal(in->has_footer, !scan);
+		assert_int_equal(in->unfinished, 0);
+		assert_true(in->corrupt_blocks >= 1);
+		const char *m = tz_reader_errmsg(r);
+		assert_non_null(strstr(m, "'lim': offset "));
+		assert_non_null(strstr(m, ": chunk "));
+		assert_non_null(strstr(m, " uncompressed bytes exceed the reader's limit (16384)"));
+		tz_reader_free(r);
+	}
+	free(buf);
+	xset_free(&s);
+}
+
 /* FORMAT.md section 1: LEB128 varints and zigzag, exactly. */
 static void t_varint(void **st)
 {
@@ -1260,6 +1492,9 @@ int main(void)
 	    cmocka_unit_test(t_ring_mem),
 	    cmocka_unit_test(t_ring_file),
 	    cmocka_unit_test(t_ring_damage),
+	    cmocka_unit_test(t_ring_unfinished),
+	    cmocka_unit_test(t_index_mismatch),
+	    cmocka_unit_test(t_chunk_limit),
 
 	};
 	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER=t_ring_* */
