@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Files that look whole but are not (tester's F2-F5, FORMAT.md sections 9, 10,
+# 14): a ring recording cut short or whose recorder was killed, a closed file
+# whose index (checksums right) does not describe its blocks, a chunk over the
+# reader's size limit, and the overlap limit's message. Each is refused by the
+# analysis commands with one line naming file and offset (exit 1), read with
+# --partial, and recover still works.
+. "$(dirname "$0")/lib.sh"
+need_root
+cd "$T"
+export -n TRACER_ANALYZE_PARTIAL 2>/dev/null || true
+unset TRACER_ANALYZE_PARTIAL
+D=${TESTS_DIR:?}/data/good
+
+expect_err() { # want-rc want-stderr-line cmd... : exact exit status and one stderr line
+	local rc=0 want=$1 line=$2
+	shift 2
+	timeout 60 "$@" >out 2>err || rc=$?
+	[ "$rc" = "$want" ] || fail "$*: exit $rc, want $want: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || fail "$*: not one line: $(cat err)"
+	[ "$(cat err)" = "$line" ] || fail "$*: got '$(cat err)', want '$line'"
+}
+
+work='for j in $(seq 40); do for i in $(seq 20); do /bin/true & done; wait; done'
+
+# --- F2: a finished ring recording, then a copy cut 5000 bytes into segment 0
+record --ring 1M -o ring.tz -- sh -c "$work" || fail "record --ring"
+[ "$(stat -c %s ring.tz)" = 1048576 ] || fail "ring.tz is $(stat -c %s ring.tz) bytes"
+timeout 60 "$A" summary ring.tz >/dev/null 2>err || fail "summary of the finished ring: $(cat err)"
+head -c $((65536 + 5000)) ring.tz >t.tz
+cut="tracer-analyze: 't.tz': offset 70536: ring file cut short: 70536 of its 1048576 bytes"
+expect_err 1 "$cut: 1 damaged block (see 'tracer-analyze verify'; 'tracer-analyze --partial' analyzes the rest)" \
+	"$A" summary t.tz
+timeout 60 "$A" verify t.tz >out 2>err && fail "verify of the cut ring said ok"
+[ "$(head -n 1 err)" = "$cut" ] || fail "verify: $(cat err)"
+[ "$(tail -n 1 err)" = "tracer-analyze: 't.tz': 1 bad block, 4 good" ] || fail "verify: $(cat err)"
+timeout 60 "$A" --partial summary t.tz >out 2>err || fail "--partial summary t.tz: $(cat err)"
+grep -q '^\*\*\* TREE INCOMPLETE: .*; 1 corrupt blocks;' out || fail "--partial: not flagged: $(cat out)"
+timeout 60 "$A" recover t.tz t-rec.tz >/dev/null 2>err || fail "recover t.tz: $(cat err)"
+timeout 60 "$A" verify t-rec.tz >/dev/null 2>err || fail "verify of recovered t.tz: $(cat err)"
+
+# --- F2: the recorder killed: the final metadata slot stays zero
+"$R" --ring 1M -o k.tz -- sh -c "echo \$\$ >wpid; for n in \$(seq 10); do $work; done" 2>/dev/null &
+rp=$!
+bg_track $rp
+sleep 1.5
+kill -9 $rp || fail "the recorder ended before 1.5 s"
+wait $rp 2>/dev/null || true
+[ -s wpid ] && { bg_track "$(cat wpid)"; kill "$(cat wpid)" 2>/dev/null || true; }
+dd if=k.tz bs=32768 skip=1 count=1 2>/dev/null | cmp -s - <(head -c 32768 /dev/zero) || fail "final slot not empty"
+msg="tracer-analyze: 'k.tz': offset 32768: unfinished ring trace (final metadata slot empty: the recorder did not stop cleanly); 'tracer-analyze recover' keeps what was sealed, 'tracer-analyze --partial' analyzes it as is"
+expect_err 1 "$msg" "$A" summary k.tz
+expect_err 1 "$msg" "$A" tree k.tz
+expect_err 0 "tracer-analyze: 'k.tz': offset 32768: note: final metadata slot empty (not closed cleanly); 'tracer-analyze recover' writes a complete copy" \
+	"$A" verify k.tz
+timeout 60 "$A" info k.tz >out || fail "info k.tz"
+grep -qx 'format        1.0, ring (flight recorder), not closed cleanly (final metadata slot empty)' out ||
+	fail "info k.tz: $(head -n 3 out)"
+timeout 60 "$A" --partial summary k.tz >/dev/null 2>err || fail "--partial summary k.tz: $(cat err)"
+timeout 60 "$A" cat k.tz >cat.k 2>err || fail "cat k.tz: $(cat err)"
+timeout 60 "$A" recover k.tz k-rec.tz >/dev/null 2>err || fail "recover k.tz: $(cat err)"
+timeout 60 "$A" summary k-rec.tz >/dev/null 2>err || fail "summary of recovered k.tz: $(cat err)"
+timeout 60 "$A" cat k-rec.tz | cmp -s - cat.k || fail "recovered k.tz reads differently"
+
+# --- F3, F4: index entries rewritten with their checksums right
+cat >mut.py <<'PY'
+import ctypes, struct, sys
+x = ctypes.CDLL("libxxhash.so.0")
+x.XXH3_64bits.restype = ctypes.c_uint64
+H = lambda b: x.XXH3_64bits(bytes(b), len(b))
+d = bytearray(open(sys.argv[1], "rb").read())
+t = len(d) - 64
+io, isz = struct.unpack_from("<QQ", d, t + 32)
+p = io + 40
+n = (isz - 40) // 88
+ch = [i for i in range(n) if struct.unpack_from("<I", d, p + i * 88 + 24)[0] == 3]
+k = ch[len(ch) // 2]
+e = p + k * 88
+off = struct.unpack_from("<Q", d, e)[0]
+if sys.argv[3] == "type":      # the entry's type CHUNK -> 35
+    struct.pack_into("<I", d, e + 24, 35)
+elif sys.argv[3] == "delete":  # the entry deleted (index and trailer rewritten)
+    nxt = struct.unpack_from("<Q", d, e + 88)[0]
+    del d[e:e + 88]
+    isz -= 88
+    struct.pack_into("<II", d, io + 8, isz - 40, isz - 40)
+    t = len(d) - 64
+    struct.pack_into("<QQ", d, t + 40, isz, len(d))
+    struct.pack_into("<Q", d, t + 56, H(d[t:t + 56]))
+    off = nxt  # printed: the end of the unlisted bytes
+elif sys.argv[3] == "big":     # the chunk (header and entry) claims 70,000,000 bytes
+    struct.pack_into("<I", d, off + 12, 70000000)
+    struct.pack_into("<Q", d, off + 88, H(d[off:off + 88]))
+    struct.pack_into("<I", d, e + 20, 70000000)
+struct.pack_into("<Q", d, io + 24, H(d[p:io + isz]))
+struct.pack_into("<Q", d, io + 32, H(d[io:io + 32]))
+open(sys.argv[2], "wb").write(d)
+print(k, off, struct.unpack_from("<Q", d, e + 8)[0], io, struct.unpack_from("<Q", d, io + 16)[0])
+PY
+cp "$D/small.tz" s.tz
+timeout 60 "$A" summary s.tz >good.txt 2>err || fail "summary small.tz: $(cat err)"
+read -r k off seq io iseq < <(python3 mut.py s.tz r2.tz type) || fail "mut.py type"
+line="tracer-analyze: 'r2.tz': offset $io: index $iseq: entry $k (type 35, seq $seq) does not match the block at $off (chunk)"
+expect_err 1 "$line: footer index ignored, blocks found by scanning ('tracer-analyze verify' checks them, 'tracer-analyze recover' rewrites the index, 'tracer-analyze --partial' analyzes it as is)" \
+	"$A" summary r2.tz
+timeout 60 "$A" verify r2.tz >out 2>err && fail "verify r2.tz said ok"
+grep -qxF "$line" err || fail "verify r2.tz: $(cat err)"
+# with --partial every event is there: the same summary as the intact file
+timeout 60 "$A" --partial summary r2.tz 2>err | sed 's/r2\.tz/s.tz/' | sed '1s/, [0-9.]* [KM]iB$//' >p.txt ||
+	fail "--partial summary r2.tz: $(cat err)"
+sed '1s/, [0-9.]* [KM]iB$//' good.txt | cmp -s - p.txt || fail "--partial r2.tz: $(diff good.txt p.txt | head)"
+timeout 60 "$A" info r2.tz >out 2>err || fail "info r2.tz: $(cat err)"
+grep -q 'footer index unusable (damaged or stale' out || fail "info r2.tz: $(head -n 3 out)"
+[ "$(cat err)" = "${line#tracer-analyze: }" ] || [ "$(cat err)" = "$line" ] || fail "info r2.tz stderr: $(cat err)"
+timeout 60 "$A" recover r2.tz r2-rec.tz >/dev/null 2>err || fail "recover r2.tz: $(cat err)"
+timeout 60 "$A" summary r2-rec.tz >/dev/null 2>err || fail "summary of recovered r2.tz: $(cat err)"
+
+read -r _ koff _ _ _ < <(python3 mut.py s.tz r2.tz type) || fail "mut.py type"
+read -r k next seq io iseq < <(python3 mut.py s.tz r3.tz delete) || fail "mut.py delete"
+expect_err 1 "tracer-analyze: 'r3.tz': offset $io: index $iseq: entry $k: bytes $koff..$next before it are not listed: footer index ignored, blocks found by scanning ('tracer-analyze verify' checks them, 'tracer-analyze recover' rewrites the index, 'tracer-analyze --partial' analyzes it as is)" \
+	"$A" summary r3.tz
+
+# F4: the real cause, not 'no footer'
+read -r k off seq io iseq < <(python3 mut.py s.tz big.tz big) || fail "mut.py big"
+expect_err 1 "tracer-analyze: 'big.tz': offset $off: chunk $seq: 70000000 uncompressed bytes exceed the reader's limit (67108864): 1 damaged block (see 'tracer-analyze verify'; 'tracer-analyze --partial' analyzes the rest)" \
+	"$A" summary big.tz
+
+# --- F5: the overlap limit names the total that would have been held
+G=$H/tzwriter_hostile
+if [ -x "$G" ]; then
+	"$G" ov.tz overlap 8 || fail "generating ov.tz"
+	rc=0
+	timeout 120 "$A" cat ov.tz >/dev/null 2>err || rc=$?
+	[ $rc = 1 ] || fail "cat ov.tz: exit $rc: $(head -c 300 err)"
+	read -r held lim < <(sed -n 's/.*too many chunks overlap in time (\([0-9]*\) bytes decoded at once, over the limit of \([0-9]*\))$/\1 \2/p' err)
+	[ "$lim" = 268435456 ] || fail "overlap limit: $(cat err)"
+	[ "$held" -gt "$lim" ] || fail "overlap: $held bytes reported, not over $lim"
+fi
+echo ok
