@@ -1348,7 +1348,7 @@ static int finish(struct builder *b, tz_reader *r)
 		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
 			m->incomplete = 1;
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state) ||
-	    m->exit_lost)
+	    m->exit_lost || in->unfinished) /* unfinished: what was not sealed is lost */
 		m->incomplete = 1;
 
 	/* children lists and roots, in order: filled from the last; start
