@@ -87,8 +87,9 @@ int cmd_verify(int argc, char **argv)
 		tz_reader_free(r);
 		return TZA_EXIT_FAIL;
 	}
-	if (!in->ring && !in->has_footer)
-		tza_err("'%s': note: no usable footer index (not closed cleanly, or damaged); "
+	/* a linear file never closed (a damaged index is a bad block above) */
+	if (!in->ring && !in->has_footer && in->unfinished)
+		tza_err("'%s': note: no footer index (not closed cleanly); "
 			"'tracer-analyze recover' writes a complete copy",
 			path);
 	if (in->ring && in->unfinished)
