@@ -111,7 +111,7 @@ static struct evq_batch *publish(struct tza_evq *q)
 	q->fill = (q->fill + 1) % EVQ_BATCHES;
 	pthread_cond_signal(&q->full);
 	while (q->nfull == EVQ_BATCHES && !q->stop) {
-		if (q->o.idle) { /* once per wait: it may have work again next time */
+		if (q->o.idle) { /* before each wait: it may have work again */
 			pthread_mutex_unlock(&q->mu);
 			q->o.idle(q->o.idle_arg);
 			pthread_mutex_lock(&q->mu);

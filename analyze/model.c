@@ -762,13 +762,7 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	struct exit_in x;
-	if (b->flags & TZA_MB_GENERIC) {
-		struct fields g = *f;
-		g.e_native = 0;
-		exit_read(&g, ev, &x);
-	} else {
-		exit_read(f, ev, &x);
-	}
+	exit_read(f, ev, &x);
 	if (!x.tgid)
 		return 0;
 	struct pint *q = find_or_new(b, x.tgid, x.start, ev->ts_ns, TZA_P_NO_FORK);
@@ -1458,6 +1452,8 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	b.arena = &mi->arena;
 	b.m->reader = r;
 	lookup_fields(r, &b.f);
+	if (flags & TZA_MB_GENERIC) /* every field through the schema (tests) */
+		b.f.e_native = 0;
 	rc = tz_reader_iter(r, from_ns, to_ns, TZ_IT_STATE);
 	/* decoding on a second thread when there is a CPU for it: the events
 	 * and their order are the same either way */
