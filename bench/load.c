@@ -6,11 +6,14 @@
  *   bench-load [-r FILE] [-c COMM] [-C COMM] fork N J        N fork+_exit
  *   bench-load [-r FILE] [-c COMM] thread N J                N pthread create+join
  *   bench-load [-r FILE] [-c COMM] [-C COMM] mix N J PROG    N rounds of a steady mix
+ *   bench-load [-r FILE] [-c COMM] syscall N J               N 1-byte read()s of /dev/zero
  *   bench-load rusage FILE -- CMD [ARG...]                   run CMD, write its rusage
  *   bench-load bpfstats                                      hold BPF run-time stats on
  *
  * N is the total over J parallel workers (forked processes, or for `thread`
- * J threads alive at once). -c sets the comm of the workload (inherited by
+ * J threads alive at once; `syscall` is meant for J = 1: one process
+ * making small syscalls, which costs nothing extra unless a recorder
+ * attached a syscall tracepoint and put every task on the slow path). -c sets the comm of the workload (inherited by
  * the workers), -C the comm a fork-only child sets before it exits, so a
  * recorder's output can be matched against the expected count. PROG is run
  * as `PROG a<i>` (a short argv). -r FILE receives one line
@@ -188,8 +191,27 @@ static void *thread_worker(void *arg)
 	return NULL;
 }
 
+/* n read()s of one byte from /dev/zero: the small-read loop of a tool that
+ * reads unbuffered (dd bs=1, a byte-at-a-time parser). */
+static void run_syscalls(long n)
+{
+	char b;
+	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("/dev/zero");
+	for (long i = 0; i < n; i++)
+		if (read(fd, &b, 1) != 1)
+			die("read /dev/zero");
+	close(fd);
+}
+
 static void worker(const char *mode, long from, long to, const char *prog)
 {
+	if (!strcmp(mode, "syscall")) {
+		run_syscalls(to - from);
+		return;
+	}
 	for (long i = from; i < to; i++) {
 		if (!strcmp(mode, "exec"))
 			run_exec(prog, i);
@@ -284,7 +306,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind < 3) {
-		fprintf(stderr, "usage: bench-load [-r FILE] [-c COMM] [-C COMM] exec|fork|thread|mix N J [PROG]\n");
+		fprintf(stderr, "usage: bench-load [-r FILE] [-c COMM] [-C COMM] exec|fork|thread|mix|syscall N J [PROG]\n");
 		return 2;
 	}
 	mode = argv[optind];
@@ -314,7 +336,8 @@ int main(int argc, char **argv)
 			pthread_join(t[k], NULL);
 		free(t);
 		free(jb);
-	} else if (!strcmp(mode, "exec") || !strcmp(mode, "fork") || !strcmp(mode, "mix")) {
+	} else if (!strcmp(mode, "exec") || !strcmp(mode, "fork") || !strcmp(mode, "mix") ||
+		   !strcmp(mode, "syscall")) {
 		if (j == 1) {
 			worker(mode, 0, n, prog);
 		} else {
