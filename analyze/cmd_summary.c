@@ -255,6 +255,9 @@ int cmd_summary(int argc, char **argv)
 	const char *ws = m->nevents ? wall(r, t0, w0, sizeof(w0)) : NULL;
 	const char *we = m->nevents ? wall(r, t1, w1, sizeof(w1)) : NULL;
 	FILE *f = stdout;
+	/* recorders before 0.2.0 always recorded failed execs and wrote no key */
+	const char *xf = meta(r, "exec_failures");
+	int xf_recorded = !xf || strcmp(xf, "off");
 
 	if (json) {
 		fputs("{\"file\":", f);
@@ -276,7 +279,7 @@ int cmd_summary(int argc, char **argv)
 		tza_json_cstr(f, meta(r, "command"));
 		fputs(",\"mode\":", f);
 		tza_json_cstr(f, meta(r, "mode"));
-		fputs("},\"start\":", f);
+		fprintf(f, ",\"exec_failures\":%s},\"start\":", xf_recorded ? "true" : "false");
 		tza_json_cstr(f, ws);
 		fputs(",\"end\":", f);
 		tza_json_cstr(f, we);
@@ -433,8 +436,13 @@ int cmd_summary(int argc, char **argv)
 		if (m->exit_lost)
 			fprintf(f, ", %s exit lost", tza_fmt_count(b[0], 40, m->exit_lost));
 		fputs(")\n", f);
-		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
-			tza_fmt_count(b[2], 40, m->nfailed_execs));
+		if (xf_recorded)
+			fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
+				tza_fmt_count(b[2], 40, m->nfailed_execs));
+		else
+			fprintf(f, "execs      %s, failed execs not recorded (tracer-record "
+				   "--exec-failures)\n",
+				tza_fmt_count(b[1], 40, m->nexecs));
 		fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
 			tza_fmt_count(b[4], 40, nz), tza_fmt_count(b[5], 40, sig),
 			tza_fmt_count(b[6], 40, kill9), tza_fmt_count(b[7], 40, core));

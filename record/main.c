@@ -45,6 +45,7 @@ struct opts {
 	int level;
 	int verbose;
 	int redact; /* --redact: mask secrets in every string before writing */
+	int exec_failures; /* --exec-failures: attach the execve syscall exit */
 	char **cmd;
 };
 
@@ -62,7 +63,7 @@ struct rec {
 	uint64_t events;
 	uint64_t drops[EV_DROP_SLOTS];
 	uint64_t t0_boot;
-	const char *syscall_src;
+	const char *syscall_src; /* failed execs from: "tracepoint", "raw_tp"; NULL: not recorded */
 	struct bpf_link *links[16];
 	struct redact rd;     /* --redact */
 	uint8_t *rbuf;	      /* --redact: the record being masked */
@@ -112,8 +113,8 @@ static void usage(FILE *f)
 		"\n"
 		"Record every process of COMMAND and its descendants (or of the whole system,\n"
 		"or of PID and its descendants) with eBPF tracepoints into a .tz trace:\n"
-		"fork, exec (argv, exe, script, credentials), failed execs and exit (status,\n"
-		"CPU time, peak RSS, I/O, context switches, faults, threads).\n"
+		"fork, exec (argv, exe, script, credentials) and exit (status, CPU time,\n"
+		"peak RSS, I/O, context switches, faults, threads); failed execs on request.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output FILE       trace file (default trace.tz, created mode 0600)\n"
@@ -129,6 +130,8 @@ static void usage(FILE *f)
 		"      --redact            mask secrets (passwords, tokens, keys, /home/USER)\n"
 		"                          in argv and paths with '*' before writing\n"
 		"      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
+		"      --exec-failures     also record failed execve/execveat (pid, filename,\n"
+		"                          errno); costs every syscall on the host ~60 ns\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
@@ -148,7 +151,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-	       OPT_REDACT };
+	       OPT_REDACT, OPT_EXEC_FAILURES };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -161,6 +164,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"compress-level", required_argument, NULL, OPT_LEVEL},
 		{"max-procs", required_argument, NULL, OPT_MAX_PROCS},
 		{"redact", no_argument, NULL, OPT_REDACT},
+		{"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
 		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
@@ -239,6 +243,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_REDACT:
 			o->redact = 1;
+			break;
+		case OPT_EXEC_FAILURES:
+			o->exec_failures = 1;
 			break;
 		case OPT_SAMPLE:
 			errno = 0;
@@ -501,14 +508,24 @@ static int bpf_setup(struct rec *r)
 	r->ncpus = libbpf_num_possible_cpus();
 	if (r->ncpus <= 0)
 		r->ncpus = 1;
-	use_tp = have_syscall_tps();
-	if (!use_tp && mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+	/*
+	 * Failed execs need a syscall tracepoint (no other hook sees an execve
+	 * that fails), and attaching any syscall tracepoint or raw sys_exit
+	 * sets SYSCALL_WORK_SYSCALL_TRACEPOINT on every task of the host: each
+	 * syscall of each process, recorded or not, then takes the slow path.
+	 * So they are recorded only when asked for (docs/tracer-record.md).
+	 */
+	use_tp = 0;
+	if (r->o.exec_failures) {
 		use_tp = have_syscall_tps();
-	/* tests force the fallback that kernels without syscall events use */
-	const char *src = getenv("TRACER_RECORD_SYSCALL_SOURCE");
-	if (src && !strcmp(src, "raw_tp"))
-		use_tp = 0;
-	r->syscall_src = use_tp ? "tracepoint" : "raw_tp";
+		if (!use_tp && mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+			use_tp = have_syscall_tps();
+		/* tests force the fallback that kernels without syscall events use */
+		const char *src = getenv("TRACER_RECORD_SYSCALL_SOURCE");
+		if (src && !strcmp(src, "raw_tp"))
+			use_tp = 0;
+		r->syscall_src = use_tp ? "tracepoint" : "raw_tp";
+	}
 
 	s = tracer_bpf__open();
 	if (!s) {
@@ -539,9 +556,9 @@ static int bpf_setup(struct rec *r)
 		s->rodata->by_index = true;
 	}
 	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
-	bpf_program__set_autoload(s->progs.tp_exit_execve, use_tp);
-	bpf_program__set_autoload(s->progs.tp_exit_execveat, use_tp);
-	bpf_program__set_autoload(s->progs.raw_sys_exit, !use_tp);
+	bpf_program__set_autoload(s->progs.tp_exit_execve, r->syscall_src && use_tp);
+	bpf_program__set_autoload(s->progs.tp_exit_execveat, r->syscall_src && use_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_exit, r->syscall_src && !use_tp);
 	rc = tracer_bpf__load(s);
 	if (rc) {
 		if (rc == -EPERM || errno == EPERM)
@@ -555,10 +572,10 @@ static int bpf_setup(struct rec *r)
 	if (attach(r, s->progs.handle_fork) || attach(r, s->progs.handle_exec) ||
 	    attach(r, s->progs.handle_exit))
 		return -1;
-	if (use_tp) {
+	if (r->syscall_src && use_tp) {
 		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
 			return -1;
-	} else if (attach(r, s->progs.raw_sys_exit)) {
+	} else if (r->syscall_src && attach(r, s->progs.raw_sys_exit)) {
 		return -1;
 	}
 	sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
@@ -994,7 +1011,9 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	tz_writer_set_meta(r->w, "ring_size", b);
 	snprintf(b, sizeof(b), "%d", r->o.level);
 	tz_writer_set_meta(r->w, "compress_level", b);
-	tz_writer_set_meta(r->w, "syscall_source", r->syscall_src);
+	tz_writer_set_meta(r->w, "exec_failures", r->syscall_src ? "on" : "off");
+	if (r->syscall_src)
+		tz_writer_set_meta(r->w, "syscall_source", r->syscall_src);
 	tz_writer_set_meta(r->w, "clock", "CLOCK_BOOTTIME");
 	/* one clock pair read back to back: realtime = boottime + (this - that) */
 	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();

@@ -70,8 +70,9 @@ check([raw(a) for a in p['argv']] == want, 'argv bytes %r' % p['argv'])
 check(p['execs'][-1]['argc'] == 7, 'argc %r' % p['execs'][-1]['argc'])
 "
 
-# --- C09: failed execs are attempts, never images (syscall tracepoints, and
-# the raw sys_exit fallback of kernels without syscall events)
+# --- C09: failed execs are attempts, never images (--exec-failures: syscall
+# tracepoints, and the raw sys_exit fallback of kernels without syscall
+# events; by default they are not recorded and no syscall hook is attached)
 c09='
 env = one([p for p in procs if p["execs"] and p["execs"][0]["exe"] == "/usr/bin/env"], "env")
 check([e["exe"] for e in env["execs"]] == ["/usr/bin/env", "/usr/bin/sleep"], "env images %r" % [e["exe"] for e in env["execs"]])
@@ -83,15 +84,55 @@ check([(f["filename"], f["errno"]) for f in c["failed_execs"]] == [("/no/such/fi
 check(c["exit_code"] == 0, "exit %r" % c["exit_code"])
 check(len(procs) == 3, "%d processes, want 3 (a failed exec made a process?)" % len(procs))
 '
+# syscall_progs [OPTION...]: the syscall-exit programs a recorder run with
+# these options attaches (read from its link fds while it records, named by
+# bpftool), sorted, on one line
+syscall_progs() {
+	record -f -o progs.tz "$@" -- sh -c '
+		for f in /proc/$PPID/fdinfo/*; do
+			grep -qs "^link_type" "$f" && sed -n "s/^prog_id:[[:space:]]*//p" "$f"
+		done | while read -r id; do
+			bpftool prog show id "$id" | sed -n "s/.* name \([^ ]*\) .*/\1/p"
+		done' >progs.txt || fail "record syscall_progs $*"
+	{ grep -E '^(tp_exit_exec|raw_sys_exit)' progs.txt || true; } | sort | tr '\n' ' ' | sed 's/ $//'
+}
+command -v bpftool >/dev/null || fail "bpftool missing (a build dependency)"
 for src in tracepoint raw_tp; do
-	TRACER_RECORD_SYSCALL_SOURCE=$src record -o c09-$src.tz -- sh -c "env PATH=/nx1:/nx2:/nx3:/usr/bin sleep 0; $W execfail" ||
+	TRACER_RECORD_SYSCALL_SOURCE=$src record --exec-failures -o c09-$src.tz -- sh -c "env PATH=/nx1:/nx2:/nx3:/usr/bin sleep 0; $W execfail" ||
 		fail "record c09 $src"
 	"$A" info c09-$src.tz >info.txt || fail "info c09-$src.tz"
 	grep -Eq "syscall_source +$src\$" info.txt || fail "c09: syscall source is not $src"
+	grep -Eq "exec_failures +on\$" info.txt || fail "c09: exec_failures is not on"
+	want=$([ $src = tracepoint ] && echo "tp_exit_execve tp_exit_execveat" || echo raw_sys_exit)
+	got=$(TRACER_RECORD_SYSCALL_SOURCE=$src syscall_progs --exec-failures)
+	[ "$got" = "$want" ] || fail "c09 $src: syscall programs '$got', want '$want'"
 	export_jsonl c09-$src.tz c09-$src.jsonl
 	pycheck c09-$src.jsonl "W = '$W'
 $c09"
 done
+
+# default: the same run records no failed exec and hooks no syscall (a
+# syscall tracepoint would slow every syscall of the host); env still has
+# exactly its two images
+record -o c09-off.tz -- sh -c "env PATH=/nx1:/nx2:/nx3:/usr/bin sleep 0; $W execfail" ||
+	fail "record c09 default"
+"$A" info c09-off.tz >info.txt || fail "info c09-off.tz"
+grep -Eq "exec_failures +off\$" info.txt || fail "c09 default: exec_failures is not off"
+! grep -q syscall_source info.txt || fail "c09 default: a syscall source is named"
+got=$(syscall_progs)
+grep -qx handle_exec progs.txt || fail "c09 default: the recorder's programs were not listed: $(cat progs.txt)"
+[ -z "$got" ] || fail "c09 default: syscall programs attached: $got"
+"$A" summary c09-off.tz >sum.txt || fail "summary c09-off.tz"
+grep -q '^execs .*failed execs not recorded (tracer-record --exec-failures)$' sum.txt ||
+	fail "c09 default: summary: $(grep '^execs' sum.txt)"
+export_jsonl c09-off.tz c09-off.jsonl
+pycheck c09-off.jsonl "W = '$W'
+env = one([p for p in procs if p['execs'] and p['execs'][0]['exe'] == '/usr/bin/env'], 'env')
+check([e['exe'] for e in env['execs']] == ['/usr/bin/env', '/usr/bin/sleep'], 'env images %r' % env['execs'])
+check(all(p['failed_execs'] == [] for p in procs), 'failed execs recorded by default')
+c = one([p for p in procs if p['execs'] and p['execs'][0]['exe'] == W], 'execfail')
+check([e['exe'] for e in c['execs']] == [W, '/usr/bin/true'], 'images %r' % c['execs'])
+"
 
 # --- C10: #! scripts keep interpreter and script
 printf '#!/bin/sh\nsleep 0.2\n' >run.sh

@@ -26,7 +26,7 @@ sh -c 'exit 7'
 sh -c 'kill -9 \$\$'
 true
 EOS
-if ! timeout 120 "$R" -o rec.tz -- sh job.sh >rec.log 2>&1; then
+if ! timeout 120 "$R" --exec-failures -o rec.tz -- sh job.sh >rec.log 2>&1; then
 	if grep -qiE 'bpf|btf|permission|operation not permitted' rec.log; then
 		echo "skip: recorder cannot attach here: $(head -n1 rec.log)"; exit 77
 	fi
