@@ -9,20 +9,22 @@ import sys
 
 d = sys.argv[1]
 TCK = os.sysconf("SC_CLK_TCK")
-ORDER = ["none", "tracer", "perf", "bpftrace", "snoop", "atop", "tracefs"]
+ORDER = ["none", "tracer", "tracer-xf", "perf", "bpftrace", "snoop", "atop", "tracefs"]
 NAMES = {
     "none": "no recorder",
     "tracer": "tracer-record",
+    "tracer-xf": "tracer-record --exec-failures",
     "perf": "perf record (3 sched tracepoints)",
     "bpftrace": "bpftrace (same tracepoints, text)",
     "snoop": "execsnoop + exitsnoop (libbpf-tools)",
     "atop": "atop -w (raw, 1 s)",
     "tracefs": "tracefs events -> trace_pipe",
 }
-BPF = {"tracer", "bpftrace", "snoop"}
+BPF = {"tracer", "tracer-xf", "bpftrace", "snoop"}
 
 
 def kv(path):
+    """first word -> rest of the line, of every line of path ({} if unreadable)"""
     out = {}
     try:
         for line in open(path):
@@ -32,6 +34,14 @@ def kv(path):
     except OSError:
         pass
     return out
+
+
+def eqvals(path):
+    """key -> value of every key=value word of path ({} if unreadable)"""
+    try:
+        return dict(x.split("=", 1) for x in open(path).read().split() if "=" in x)
+    except OSError:
+        return {}
 
 
 def lines(path):
@@ -45,6 +55,14 @@ def nums(path):
     try:
         return [float(x) for x in open(path).read().split()]
     except (OSError, ValueError):
+        return None
+
+
+def nums_of(x):
+    """x as a float, None if it is not a number"""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
         return None
 
 
@@ -76,14 +94,34 @@ wl = m.get("workloads", "").split()
 n = int(m.get("storm", "0"))
 mixn = int(m.get("mix", "0"))
 na = kv(os.path.join(d, "na"))
-sessions = {}
-for sd in glob.glob(os.path.join(d, "s.*.*")):
-    _, v, r = os.path.basename(sd).split(".")
-    sessions.setdefault(v, {})[int(r)] = sd
+
+
+def find_sessions(prefix):
+    """variant -> round -> directory of bench/run's PREFIX.VARIANT.ROUND"""
+    out = {}
+    for sd in glob.glob(os.path.join(d, prefix + ".*.*")):
+        p = os.path.basename(sd).split(".")
+        if len(p) == 3 and p[2].isdigit():
+            out.setdefault(p[1], {})[int(p[2])] = sd
+    return out
+
+
+# s.V.R: the timed rounds; b.V.1: one untimed session per BPF-based recorder
+# with kernel.bpf_stats_enabled on, the source of every BPF figure. Results
+# of a bench/run older than the b sessions had the stats on in the timed
+# rounds: their BPF figures come from those.
+sessions = find_sessions("s")
+bsessions = find_sessions("b")
+separate = bool(bsessions)
 variants = [v for v in ORDER if v in sessions]
 
 
+def bpf_sessions(v):
+    return bsessions.get(v, {}) if separate else sessions.get(v, {})
+
+
 def expected(w):
+    """(execs, exits) of the workload's own children a recorder must capture"""
     return {
         "exec-seq": (n, n), "exec-par": (n, n), "fork": (0, n),
         "mix": (2 * mixn, 3 * mixn),
@@ -91,8 +129,23 @@ def expected(w):
 
 
 def procs_of(w):
+    """the workload's processes (threads for thread), BPF time is divided by;
+    None for syscall: one process, and no BPF program runs for its read()s
+    (what the recorders' programs do meanwhile is for the rest of the machine)"""
     return {"exec-seq": n, "exec-par": n, "fork": n, "thread": n,
             "mix": 3 * mixn}.get(w)
+
+
+def bpf_delta(sd, w):
+    """prog id -> (run_time_ns, run_cnt) spent during workload w of session
+    sd (the hooks before and after it), or None without both hooks"""
+    i = labels.index(w)
+    h0 = hook(os.path.join(sd, f"hook.{labels[i - 1]}"))
+    h1 = hook(os.path.join(sd, f"hook.{w}"))
+    if not (h0 and h1):
+        return None
+    return {k: (rt - h0[1].get(k, (0, 0))[0], rc - h0[1].get(k, (0, 0))[1])
+            for k, (rt, rc) in h1[1].items()}
 
 
 print(f"## Recording: {m.get('date', '?')}, mode {m.get('mode')}, {m.get('rounds')} interleaved rounds\n")
@@ -102,11 +155,22 @@ print(f"Machine: {m.get('cpu', '?')}, {m.get('cpus')} CPUs, "
       f"{m.get('bpftrace')}; {m.get('atop')}. Total bench time {m.get('seconds')} s.\n")
 for v, why in na.items():
     print(f"- {NAMES.get(v, v)}: n/a ({why})")
+labels = ["start"] + wl
+if separate:
+    print("- BPF columns and tables: from one extra, untimed session per BPF-based recorder with "
+          "kernel.bpf_stats_enabled=1; the timed rounds ran with it off (its clock reads would "
+          "be charged to the BPF recorders only)")
+    # a timed round whose BPF programs accumulated run time: the statistics
+    # were on anyway (another process holding BPF_ENABLE_STATS, or the sysctl)
+    leak = sorted({f"{NAMES[v]} round {r}" for v in BPF for r, sd in sessions.get(v, {}).items()
+                   for w in wl if any(rt > 0 for rt, _ in (bpf_delta(sd, w) or {}).values())})
+    if leak:
+        print("- **BPF statistics were on during timed rounds** (switched on outside bench/run): "
+              + ", ".join(leak) + "; those rounds carry their cost")
 if os.path.exists(os.path.join(d, "pipeline.skipped")):
     print("- pipeline workload: skipped (" + open(os.path.join(d, "pipeline.skipped")).read().strip() + ")")
 print()
 
-labels = ["start"] + wl
 for w in (wl if variants else []):
     desc = {
         "exec-seq": f"{n:,} sequential fork+exec of /bin/true (short argv)",
@@ -114,13 +178,17 @@ for w in (wl if variants else []):
         "fork": f"{n:,} fork + _exit (no exec)",
         "thread": f"{n:,} pthread_create + join (threads, no process events)",
         "mix": f"{mixn:,} rounds x 2 workers of: exec with 1 KiB argv, exec, fork-only child writing 64 KiB, 4 threads, CPU burn",
+        "syscall": f"{int(m.get('syscalls', '0')):,} 1-byte read()s of /dev/zero by one process",
         "pipeline": "samples/pipeline/run.sh (bwa, samtools, bcftools)",
-    }[w]
+    }.get(w, w)
     print(f"### {w}: {desc}\n")
     print("| recorder | wall s (median) | slowdown | workload CPU s | CPU ratio | captured / expected (worst round) | BPF ns / process | BPF ns / prog run |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     base = {r: nums(os.path.join(sd, f"res.{w}")) for r, sd in sessions.get("none", {}).items()}
-    for v in variants:
+    for v in [x for x in ORDER if x in variants or x in na]:
+        if v not in variants:
+            print(f"| {NAMES[v]} | n/a ({na[v]}) | - | - | - | - | - | - |")
+            continue
         walls, cpus, sl, cr, caps, bpn, bpr = [], [], [], [], [], [], []
         for r, sd in sorted(sessions[v].items()):
             x = nums(os.path.join(sd, f"res.{w}"))
@@ -132,17 +200,15 @@ for w in (wl if variants else []):
             if b:
                 sl.append(x[0] / b[0])
                 cr.append((x[1] + x[2]) / (b[1] + b[2]))
-            c = kv(os.path.join(sd, "counts"))
             for line in lines(os.path.join(sd, "counts")):
                 p = line.split()
-                if p[0] == "cap" and p[1] == w:
+                if len(p) >= 4 and p[0] == "cap" and p[1] == w:
                     caps.append((p[2], p[3]))
-            i = labels.index(w)
-            h0 = hook(os.path.join(sd, f"hook.{labels[i - 1]}"))
-            h1 = hook(os.path.join(sd, f"hook.{w}"))
-            if v in BPF and h0 and h1 and procs_of(w):
-                rt = sum(h1[1][k][0] - h0[1].get(k, (0, 0))[0] for k in h1[1])
-                rc = sum(h1[1][k][1] - h0[1].get(k, (0, 0))[1] for k in h1[1])
+        for r, sd in sorted(bpf_sessions(v).items()):
+            dl = bpf_delta(sd, w)
+            if v in BPF and dl and procs_of(w):
+                rt = sum(x[0] for x in dl.values())
+                rc = sum(x[1] for x in dl.values())
                 if rc > 0:  # 0: statistics were off (another user of the sysctl)
                     bpn.append(rt / procs_of(w))
                     bpr.append(rt / rc)
@@ -155,7 +221,7 @@ for w in (wl if variants else []):
                 tot = [int(xt) for _, xt in caps]
                 capstr = f"{min(tot):,} / {e[1]:,} exits"
             else:
-                tot = [(0 if ex == "-" else int(ex)) + int(xt) for ex, xt in caps]
+                tot = [(0 if ex == "-" else int(ex)) + (0 if xt == "-" else int(xt)) for ex, xt in caps]
                 capstr = f"{min(tot):,} / {e[0] + e[1]:,}"
         print(f"| {NAMES[v]} | {fmt(med(walls), '{:.3f}')} | "
               f"{fmt(med(sl), '{:.3f}') if v != 'none' else '1'} | {fmt(med(cpus), '{:.3f}')} | "
@@ -179,16 +245,12 @@ for w in [x for x in wl if procs_of(x)]:
     rows = []
     for v in [x for x in variants if x in BPF]:
         per = {}  # name -> [(ns_per_run, runs_per_proc, ns_per_proc)]
-        for r, sd in sorted(sessions[v].items()):
+        for r, sd in sorted(bpf_sessions(v).items()):
             names = prognames(sd)
-            i = labels.index(w)
-            h0 = hook(os.path.join(sd, f"hook.{labels[i - 1]}"))
-            h1 = hook(os.path.join(sd, f"hook.{w}"))
-            if not (h0 and h1):
+            dl = bpf_delta(sd, w)
+            if not dl:
                 continue
-            for k, (rt1, rc1) in h1[1].items():
-                rt0, rc0 = h0[1].get(k, (0, 0))
-                rt, rc = rt1 - rt0, rc1 - rc0
+            for k, (rt, rc) in dl.items():
                 nm = names.get(k, ("?", f"id {k}"))
                 if rc <= 0:
                     continue
@@ -202,7 +264,7 @@ for w in [x for x in wl if procs_of(x)]:
         if per:
             rows.append(f"| {NAMES[v]} | **all programs** | | | **{tot:,.0f}** |")
     if rows:
-        print(f"### BPF programs during {w} (median over rounds)\n")
+        print(f"### BPF programs during {w} ({'the statistics session' if separate else 'median over rounds'})\n")
         print("| recorder | program (type) | ns / run | runs / workload process | ns / workload process |")
         print("|---|---|---:|---:|---:|")
         print("\n".join(rows))
@@ -258,9 +320,11 @@ if variants:
           "other users of the machine included for the system-wide peers).\n")
 
 a = os.path.join(d, "ana")
-if os.path.isdir(a):
+s0 = eqvals(os.path.join(a, "synth.txt"))
+if os.path.isdir(a) and not s0.get("events", "").isdigit():
+    print("## Analyzer: no results (ana/synth.txt missing: the synthetic trace was not written)\n")
+if os.path.isdir(a) and s0.get("events", "").isdigit() and int(s0["events"]) > 0:
     syn = kv(os.path.join(a, "synth.txt"))
-    s0 = dict(x.split("=") for x in open(os.path.join(a, "synth.txt")).read().split() if "=" in x)
     ev = int(s0["events"])
     tzb = int(syn.get("tz_bytes", "0"))
 
@@ -278,12 +342,13 @@ if os.path.isdir(a):
         if mm:
             dec.append(float(mm.group(1)))
     dsec = med(dec)
-    print(f"## Analyzer: synthetic trace of {ev:,} events, {int(s0['procs']):,} processes, "
+    print(f"## Analyzer: synthetic trace of {ev:,} events, {fmt(int(s0['procs']) if s0.get('procs', '').isdigit() else None, '{:,}')} processes, "
           f"{tzb:,} bytes ({tzb / ev:.1f} bytes/event)\n")
     print("| what | seconds (median of up to 3) | events/s | x raw decode time | CPU s (user+sys, all threads) | peak RSS MiB |")
     print("|---|---:|---:|---:|---:|---:|")
-    print(f"| writer (bench-tzsynth: tz_writer, zstd 3, 1 thread) | {float(s0['seconds']):.2f} | "
-          f"{ev / float(s0['seconds']):,.0f} | | | |")
+    wsec = nums_of(s0.get("seconds"))
+    print(f"| writer (bench-tzsynth: tz_writer, zstd 3, 1 thread) | {fmt(wsec)} | "
+          f"{fmt(ev / wsec if wsec else None, '{:,.0f}')} | | | |")
     def cpu(rr):
         return fmt(med([x[2] + x[3] for x in rr if len(x) >= 4]))
     drs = runs("decode_rss")
@@ -301,7 +366,7 @@ if os.path.isdir(a):
         s = med([x[0] for x in rr])
         if not rr and timed_out(pre):
             print(f"| {name} | > {timed_out(pre)} (stopped) | < {ev / float(timed_out(pre)):,.0f} | "
-                  f"> {float(timed_out(pre)) / dsec:.0f} | | |")
+                  f"> {fmt(float(timed_out(pre)) / dsec if dsec else None, '{:.0f}')} | | |")
             continue
         print(f"| {name} | {fmt(s)} | {fmt(ev / s if s else None, '{:,.0f}')} | "
               f"{fmt(s / dsec if s and dsec else None)} | {cpu(rr)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
@@ -312,7 +377,7 @@ if os.path.isdir(a):
     wsum = nums(os.path.join(a, "wrap_summary"))
     wdec = lines(os.path.join(a, "wrap_decode"))
     wpm = lines(os.path.join(a, "wrap_pidmax"))
-    if wsum and wdec and wpm:
+    if wsum and len(wsum) >= 2 and wdec and wpm:
         mm = re.search(r"seconds=([0-9.]+)", wdec[0])
         wd = float(mm.group(1)) if mm else None
         print(f"| same events, pids wrapping at {wpm[0]}: raw decode | {fmt(wd)} | "
@@ -338,14 +403,13 @@ if os.path.isdir(a):
                   f"{cpu(rr)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
     print()
     rs, rb = nums(os.path.join(a, "rss_small")), nums(os.path.join(a, "rss_big"))
-    ss = dict(x.split("=") for x in open(os.path.join(a, "synth_small.txt")).read().split() if "=" in x) \
-        if os.path.exists(os.path.join(a, "synth_small.txt")) else {}
-    sb = dict(x.split("=") for x in open(os.path.join(a, "synth_bigp.txt")).read().split() if "=" in x) \
-        if os.path.exists(os.path.join(a, "synth_bigp.txt")) else {}
+    ss = eqvals(os.path.join(a, "synth_small.txt"))
+    sb = eqvals(os.path.join(a, "synth_bigp.txt"))
     for nm, rx in (("rss_small", rs), ("rss_big", rb)):
         if not rx and os.path.exists(os.path.join(a, nm)):
             print(f"- `summary` for the memory row {nm}: " + open(os.path.join(a, nm)).read().strip())
-    if rs and rb and ss and sb:
+    if rs and rb and len(rs) >= 2 and len(rb) >= 2 and all(
+            x.get(k, "").isdigit() for x in (ss, sb) for k in ("events", "procs")):
         print("Peak RSS of `summary` with the same process set (the extra events are the recorder's periodic drop-counter records):\n")
         print("| events | processes | summary seconds | peak RSS MiB |")
         print("|---:|---:|---:|---:|")
