@@ -250,11 +250,20 @@ for w in [x for x in wl if procs_of(x)]:
             dl = bpf_delta(sd, w)
             if not dl:
                 continue
+            # programs of one name (bpftrace's names are cut to 15
+            # characters: sched_process_exec and _exit) are summed
+            sums = {}  # name -> [run_time_ns, run_cnt, programs]
             for k, (rt, rc) in dl.items():
                 nm = names.get(k, ("?", f"id {k}"))
                 if rc <= 0:
                     continue
-                per.setdefault(f"{nm[1]} ({nm[0]})", []).append(
+                x = sums.setdefault((nm[1], nm[0]), [0, 0, 0])
+                x[0] += rt
+                x[1] += rc
+                x[2] += 1
+            for (nm, ty), (rt, rc, cnt) in sums.items():
+                label = f"{nm} ({ty}{f', {cnt} programs' if cnt > 1 else ''})"
+                per.setdefault(label, []).append(
                     (rt / rc, rc / procs_of(w), rt / procs_of(w)))
         tot = 0.0
         for nm, xs in sorted(per.items(), key=lambda kv: -med([x[2] for x in kv[1]])):
