@@ -148,7 +148,10 @@ def bpf_delta(sd, w):
             for k, (rt, rc) in h1[1].items()}
 
 
-print(f"## Recording: {m.get('date', '?')}, mode {m.get('mode')}, {m.get('rounds')} interleaved rounds\n")
+if variants:
+    print(f"## Recording: {m.get('date', '?')}, mode {m.get('mode')}, {m.get('rounds')} interleaved rounds\n")
+else:
+    print(f"## Run: {m.get('date', '?')}, mode {m.get('mode')}, no recording rounds\n")
 print(f"Machine: {m.get('cpu', '?')}, {m.get('cpus')} CPUs, "
       f"{int(m.get('mem_kib', '0')) // 1024} MiB, Linux {m.get('kernel')}; "
       f"load average at the end {m.get('load')}; {m.get('tracer')}; {m.get('perf')}; "
