@@ -295,6 +295,8 @@ if variants:
             h1 = hook(os.path.join(sd, f"hook.{wl[-1]}")) if wl else None
             wc = 0
             for w in wl:
+                if w == "syscall":  # no process events: would dilute the %
+                    continue
                 x = nums(os.path.join(sd, f"res.{w}"))
                 if x:
                     wc += (x[1] + x[2]) / 1e9
@@ -327,7 +329,8 @@ if variants:
                       f"{zs / int(c['procs']):,.0f} | |")
     print()
     print("Recorder CPU and peak RSS: /proc/PID/stat utime+stime and VmHWM of the recorder "
-          "process(es) between the session's first and last hook (execsnoop + exitsnoop summed). "
+          "process(es) between the session's first and last hook (execsnoop + exitsnoop summed); "
+          "% of the CPU of the workloads with process events (not `syscall`). "
           "Processes in file: process exits the file holds (all processes it recorded, "
           "other users of the machine included for the system-wide peers).\n")
 
