@@ -156,6 +156,47 @@ static __always_inline void copy_comm(char *dst, struct task_struct *t)
 	d[1] = *(__u64 *)&t->comm[8];
 }
 
+/* names up to this many bytes are copied by direct loads, not a helper call */
+#define NAME_DIRECT_MAX 32
+/* filenames up to this many bytes (NUL excluded) likewise */
+#define FNAME_DIRECT_MAX 63
+
+/* the 8 bytes at kernel address addr by a direct (fault-safe) load: struct
+ * rb_node starts with an unsigned long; a fault reads 0 */
+static __always_inline __u64 load_word(__u64 addr)
+{
+	struct rb_node *w = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct rb_node));
+
+	return w->__rb_parent_color;
+}
+
+/*
+ * Copy the string at kernel address src to dst by direct loads of 8-byte
+ * words, NUL included (dst gets whole words: up to 7 bytes past the NUL).
+ * Returns its length, or FNAME_DIRECT_MAX + 1 when it is longer or a word
+ * reads as all zero (a fault, or a NUL at a word start): then the caller
+ * reads it with the helper.
+ */
+static __always_inline __u32 copy_str_direct(char *dst, __u64 src)
+{
+	__u64 w, m;
+	int k;
+
+#pragma unroll
+	for (k = 0; k < (FNAME_DIRECT_MAX + 1) / 8; k++) {
+		w = load_word(src + 8 * k);
+		if (!w)
+			break;
+		*(__u64 *)(dst + 8 * k) = w;
+		/* the first zero byte, as the kernel's word-at-a-time
+		 * has_zero()/find_zero() find it (little-endian) */
+		m = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+		if (m)
+			return 8 * k + ((((m - 1) & ~m) >> 7) * 0x0001020304050608ull >> 56);
+	}
+	return FNAME_DIRECT_MAX + 1;
+}
+
 /* the walk's pointers, kept as numbers (a bpf_loop callback's context loses
  * their BTF type; bpf_rdonly_cast gives it back for direct loads) */
 struct walk_ctx {
@@ -167,7 +208,8 @@ struct walk_ctx {
 };
 
 /* One step of the upward walk (a bpf_loop callback): 0 goes on, 1 stops.
- * Direct (fault-safe) loads; one helper call per name copied. */
+ * Direct (fault-safe) loads; a helper call only for a name longer than
+ * NAME_DIRECT_MAX. */
 static long walk_step(__u32 i, void *arg)
 {
 	struct walk_ctx *c = arg;
@@ -198,7 +240,26 @@ static long walk_step(__u32 i, void *arg)
 		return 1;
 	}
 	pos -= len;
-	bpf_probe_read_kernel(buf + (pos & (PATH_WIN - 1)), len & (PATH_WIN - 1), name);
+	if (len <= NAME_DIRECT_MAX && pos >= 8) {
+		/* right-aligned 8-byte words: the bytes before the name land
+		 * left of pos, where the '/' and the parent's name go (or
+		 * outside the result). A whole zero word is a fault (a name's
+		 * last byte is never 0): the helper reads it again. */
+		__u64 end = (__u64)name + len, w;
+		__u32 k;
+
+		for (k = 8; k <= NAME_DIRECT_MAX; k += 8) {
+			if (k - 8 >= len)
+				break;
+			w = load_word(end - k);
+			if (!w)
+				goto slow;
+			*(__u64 *)(buf + ((pos + len - k) & (PATH_WIN - 1))) = w;
+		}
+	} else {
+slow:
+		bpf_probe_read_kernel(buf + (pos & (PATH_WIN - 1)), len & (PATH_WIN - 1), name);
+	}
 	pos -= 1;
 	buf[pos & (PATH_WIN - 1)] = '/';
 	c->pos = pos;
@@ -382,12 +443,11 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	/* filename as passed */
 	off = sizeof(*e);
 	fname = bprm->filename;
-	n = 0;
-	{
+	n = copy_str_direct(s->rec + off, (__u64)fname);
+	if (n > FNAME_DIRECT_MAX) {
 		long r = bpf_probe_read_kernel_str(s->rec + off, EV_PATH_MAX, fname);
 
-		if (r > 0)
-			n = r - 1;
+		n = r > 0 ? r - 1 : 0;
 	}
 	e->filename_len = n;
 	off += n & (EV_PATH_MAX - 1);
@@ -541,9 +601,10 @@ static __always_inline __s64 rss_pages(struct mm_struct *mm)
 /*
  * BSD process accounting writes one record per pid namespace level with
  * accounting on, as the exiting task, after sched_process_exit: the parent's
- * wait4() folds those bytes into its I/O too. Returns the levels.
+ * wait4() folds those bytes into its I/O too. Returns the levels. pin0: the
+ * initial namespace's bacct, loaded by the caller (acct_pin0()).
  */
-static __always_inline __u32 acct_levels(struct task_struct *p)
+static __always_inline __u32 acct_levels(struct task_struct *p, struct fs_pin *pin0)
 {
 	struct pid *pid = p->thread_pid;
 	unsigned int level = pid->level;
@@ -553,11 +614,9 @@ static __always_inline __u32 acct_levels(struct task_struct *p)
 
 	/* the initial namespace alone (level 0): direct loads */
 	if (!level) {
-		struct fs_pin *pin = pid->numbers[0].ns->bacct;
-
-		if (!pin)
+		if (!pin0)
 			return 0;
-		return BPF_CORE_READ(container_of(pin, struct bsd_acct_struct, pin), active) ? 1 : 0;
+		return BPF_CORE_READ(container_of(pin0, struct bsd_acct_struct, pin), active) ? 1 : 0;
 	}
 	ns = BPF_CORE_READ(pid, numbers[level & 31].ns);
 	for (i = 0; i < 8 && ns; i++) {
@@ -572,6 +631,20 @@ static __always_inline __u32 acct_levels(struct task_struct *p)
 		ns = BPF_CORE_READ(ns, parent);
 	}
 	return n;
+}
+
+/*
+ * The exiting task's namespace's bacct (its level-0 one), loaded early: that
+ * cache line (struct pid_namespace's refcount is in it) moves to whichever CPU
+ * forked or reaped last, and a miss started before the ring reservation
+ * overlaps the others instead of stalling the acct_levels() test.
+ */
+static __always_inline struct fs_pin *acct_pin0(struct task_struct *p)
+{
+	struct fs_pin *pin = p->thread_pid->numbers[0].ns->bacct;
+
+	barrier_var(pin);
+	return pin;
 }
 
 /* the same for the exiting task itself: direct (BTF) loads, no helper calls */
@@ -620,6 +693,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	struct mm_struct *mm;
 	struct ev_exit *e;
 	struct list_head *head, *pos;
+	struct fs_pin *pin0;
 	__u64 rt;
 	int i;
 
@@ -630,6 +704,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	if (tp)
 		threads = tp->threads;
+	pin0 = acct_pin0(p);
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
@@ -706,7 +781,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 			/* no autoreap: the parent's wait4() will add ours, plus the
 			 * accounting records the kernel is about to write */
 			if (h != 1 && !(fl & TR_SA_NOCLDWAIT)) {
-				__u32 na = acct_levels(p);
+				__u32 na = acct_levels(p, pin0);
 
 				__sync_fetch_and_add(&pp->child_io[1],
 						     io[1] + na * bpf_core_field_size(struct bsd_acct_struct, ac));
