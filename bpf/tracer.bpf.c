@@ -160,6 +160,9 @@ static __always_inline void copy_comm(char *dst, struct task_struct *t)
 #define NAME_DIRECT_MAX 32
 /* filenames up to this many bytes (NUL excluded) likewise */
 #define FNAME_DIRECT_MAX 63
+/* resolved paths up to this many bytes are copied out of the walk's window
+ * by 8-byte loads and stores */
+#define PATH_DIRECT_MAX 64
 
 /* the 8 bytes at kernel address addr by a direct (fault-safe) load: struct
  * rb_node starts with an unsigned long; a fault reads 0 */
@@ -315,11 +318,24 @@ static __always_inline __u32 resolve_path(struct dentry *dentry, struct vfsmount
 	return pos;
 }
 
-/* Copy buf[pos..PATH_WIN) to dst; returns the length. */
+/* Copy buf[pos..PATH_WIN) to dst; returns the length. A path up to
+ * PATH_DIRECT_MAX bytes goes by 8-byte words (dst gets up to 7 bytes more,
+ * which later fields overwrite or the record leaves out). */
 static __always_inline __u32 copy_path(char *dst, const char *buf, __u32 pos)
 {
 	__u32 len = PATH_WIN - pos;
+	int k;
 
+	if (len <= PATH_DIRECT_MAX) {
+#pragma unroll
+		for (k = 0; k < PATH_DIRECT_MAX / 8; k++) {
+			if (8 * k >= len)
+				break;
+			*(__u64 *)(dst + 8 * k) =
+			    *(const __u64 *)(buf + ((pos + 8 * k) & (PATH_WIN - 1)));
+		}
+		return len;
+	}
 	if (len > EV_PATH_MAX - 1)
 		len = EV_PATH_MAX - 1;
 	barrier_var(len);
