@@ -1246,7 +1246,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (r.o.verbose && !failed)
-		err("recording to '%s' (%s mode)", r.o.output, mode_names[r.o.mode]);
+		err("recording to '%s' (%s mode; failed execs %s)", r.o.output, mode_names[r.o.mode],
+		    r.syscall_src ? (strcmp(r.syscall_src, "raw_tp") ? "from syscalls:sys_exit_execve"
+								 : "from raw_syscalls:sys_exit")
+				  : "not recorded, see --exec-failures");
 	if (!failed && run(&r))
 		failed = 2;
 out:
