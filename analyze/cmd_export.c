@@ -194,6 +194,8 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		line_tf(l, e->flags & EV_EXEC_EXE_DELETED);
 		lit(l, ",\"memfd\":");
 		line_tf(l, e->flags & EV_EXEC_EXE_MEMFD);
+		lit(l, ",\"path_truncated\":");
+		line_tf(l, e->flags & EV_EXEC_PATH_TRUNCATED);
 		lit(l, ",\"from_snapshot\":");
 		line_tf(l, e->flags & TZA_EXEC_FROM_STATE);
 		tza_line_putc(l, '}');

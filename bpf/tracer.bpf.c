@@ -208,6 +208,7 @@ struct walk_ctx {
 	char *buf;
 	__u32 pos;
 	__u32 flags;
+	__u32 done; /* the walk reached a root (not cut by PATH_DEPTH) */
 };
 
 /* One step of the upward walk (a bpf_loop callback): 0 goes on, 1 stops.
@@ -228,17 +229,23 @@ static long walk_step(__u32 i, void *arg)
 	if (dentry == mnt->mnt.mnt_root) {
 		struct mount *up = mnt->mnt_parent;
 
-		if (up == mnt || !up)
+		if (up == mnt || !up) {
+			c->done = 1;
 			return 1;
+		}
 		c->dentry = (__u64)mnt->mnt_mountpoint;
 		c->mnt = (__u64)up;
 		return 0;
 	}
-	if (dentry == parent)
+	if (dentry == parent) {
+		c->done = 1;
 		return 1;
+	}
 	name = dentry->d_name.name;
 	len = dentry->d_name.len;
-	if (len + 1 > pos || pos > PATH_WIN) {
+	/* the name and its '/' must leave pos >= 1: the kept tail (at most
+	 * EV_PATH_MAX - 1 bytes, '/' first) is then never cut at its end */
+	if (len + 2 > pos || pos > PATH_WIN) {
 		c->flags |= EV_EXEC_PATH_TRUNCATED;
 		return 1;
 	}
@@ -307,7 +314,9 @@ static __always_inline __u32 resolve_path(struct dentry *dentry, struct vfsmount
 	}
 	if (!dentry->d_hash.pprev)
 		*flags |= EV_EXEC_EXE_DELETED;
-	if (bpf_loop(PATH_DEPTH, walk_step, &c, 0) == PATH_DEPTH)
+	/* a walk that stops at its last allowed step is complete, not cut */
+	bpf_loop(PATH_DEPTH, walk_step, &c, 0);
+	if (!c.done)
 		c.flags |= EV_EXEC_PATH_TRUNCATED;
 	*flags |= c.flags;
 	pos = c.pos;

@@ -27,7 +27,10 @@ struct tracked {
 				    indexed by tgid (64 bytes a pid: 8 MiB) */
 
 #define PATH_WIN 4096	   /* path resolution window (bytes, power of 2) */
-#define PATH_DEPTH 48	   /* dentry/mount steps walked per path */
+/* dentry/mount steps walked per path: a name takes 2+ bytes of the window,
+ * so the window cuts a deep path before this does (a walk that reaches the
+ * limit without a root is flagged cut) */
+#define PATH_DEPTH 4096
 #define THREAD_WALK_MAX 64 /* unreaped threads summed at group exit */
 #define MAX_CPUS_EXACT 64  /* above this, rss per-CPU deltas are not summed */
 #define OFF_MASK 16383	   /* bound of the tail offset before argv */

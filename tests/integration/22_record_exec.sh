@@ -203,6 +203,49 @@ pid=$(python3 -c "import json;print([json.loads(l)['pid'] for l in open('c12.jso
 grep -E " tgid=$pid " exit.txt >exit1.txt || fail "c: no exit of $pid"
 grep -q 'flags=0x4' exit1.txt || fail "c: no deleted flag on the exit of $pid"
 
+# (g) deep and long exe paths: copies of true 250, 1,500 and 2,100 one-letter
+# directories deep (the first two whole and unflagged; the last over 4,096
+# bytes), and one under 20 directories of 250 bytes (over 4,096 bytes): a path
+# too long for the window keeps its exact end, flagged, and tree says so
+deep=$T/deep
+mkdir -p "$deep"
+(cd "$deep" && for i in $(seq 2100); do mkdir d && cd d || exit 1
+	case $i in 250|1500|2100) cp /usr/bin/true "t$i" ;; esac; done) || fail "g: deep tree"
+long=$T/long
+mkdir -p "$long"
+(cd "$long" && for i in $(seq 20); do n=$(printf "%0250d" "$i"); mkdir "$n" && cd "$n" || exit 1; done &&
+	cp /usr/bin/true t) || fail "g: long tree"
+# dash's cd and the kernel's path lookup stop at 4,096 bytes: chdir step by step
+cat >c12g.sh <<EOS
+for i in 250 1500 2100; do (cd $deep && python3 -c 'import os, sys
+for _ in range(int(sys.argv[1])): os.chdir("d")
+os.execv("./t" + sys.argv[1], ["./t" + sys.argv[1]])' \$i); done
+cd $long && python3 -c 'import os
+for i in range(1, 21): os.chdir("%0250d" % i)
+os.execv("./t", ["./t"])'
+EOS
+record -o c12g.tz -- sh c12g.sh || fail "record c12g"
+export_jsonl c12g.tz c12g.jsonl
+pycheck c12g.jsonl "
+import os
+def cut_ok(p, real):
+    return real.endswith(p['exe']) and p['exe'].startswith('/') and len(p['exe']) <= 4095
+for i in (250, 1500, 2100):
+    real = os.path.realpath('$deep') + '/d' * i + '/t%d' % i
+    p = one([q for q in procs if q['argv'] == ['./t%d' % i]], 't%d' % i)
+    fl = p['execs'][-1]['path_truncated']
+    if len(real) <= 4095:
+        check(p['exe'] == real and not fl, 'g: depth %d: exe of %d bytes (want %d), flag %r' % (i, len(p['exe']), len(real), fl))
+    else:
+        check(fl and cut_ok(p, real), 'g: depth %d: exe of %d bytes, flag %r: %r ... %r' % (i, len(p['exe']), fl, p['exe'][:20], p['exe'][-20:]))
+real = os.path.realpath('$long') + ''.join('/%0250d' % i for i in range(1, 21)) + '/t'
+p = one([q for q in procs if q['argv'] == ['./t']], 'long')
+fl = p['execs'][-1]['path_truncated']
+check(len(real) > 4095 and fl and cut_ok(p, real), 'g: long path: exe of %d bytes, flag %r' % (len(p['exe']), fl))
+"
+"$A" tree c12g.tz >tree.txt || fail "tree c12g.tz"
+[ "$(grep -c '\[path truncated\]' tree.txt)" = 2 ] || fail "g: tree: $(grep -c 'path truncated' tree.txt) [path truncated] notes, want 2"
+
 # --- C16: credentials after a setuid exec
 if [ -z "$(findmnt -no OPTIONS --target "$T" | grep -w nosuid)" ] && command -v setpriv >/dev/null; then
 	cp /usr/bin/id id-suid
