@@ -106,7 +106,7 @@ def find_sessions(prefix):
     return out
 
 
-# s.V.R: the timed rounds; b.V.1: one untimed session per BPF-based recorder
+# s.V.R: the timed rounds; b.V.R: untimed sessions per BPF-based recorder
 # with kernel.bpf_stats_enabled on, the source of every BPF figure. Results
 # of a bench/run older than the b sessions had the stats on in the timed
 # rounds: their BPF figures come from those.
@@ -160,9 +160,10 @@ for v, why in na.items():
     print(f"- {NAMES.get(v, v)}: n/a ({why})")
 labels = ["start"] + wl
 if separate:
-    print("- BPF columns and tables: from one extra, untimed session per BPF-based recorder with "
-          "kernel.bpf_stats_enabled=1; the timed rounds ran with it off (its clock reads would "
-          "be charged to the BPF recorders only)")
+    nb = max((len(x) for x in bsessions.values()), default=0)
+    print(f"- BPF columns and tables: median of {nb} extra, untimed session{'s' if nb != 1 else ''} per "
+          "BPF-based recorder with kernel.bpf_stats_enabled=1; the timed rounds ran with it off (its "
+          "clock reads would be charged to the BPF recorders only)")
     # a timed round whose BPF programs accumulated run time: the statistics
     # were on anyway (another process holding BPF_ENABLE_STATS, or the sysctl)
     leak = sorted({f"{NAMES[v]} round {r}" for v in BPF for r, sd in sessions.get(v, {}).items()
@@ -276,7 +277,7 @@ for w in [x for x in wl if procs_of(x)]:
         if per:
             rows.append(f"| {NAMES[v]} | **all programs** | | | **{tot:,.0f}** |")
     if rows:
-        print(f"### BPF programs during {w} ({'the statistics session' if separate else 'median over rounds'})\n")
+        print(f"### BPF programs during {w} ({'median of the statistics sessions' if separate else 'median over rounds'})\n")
         print("| recorder | program (type) | ns / run | runs / workload process | ns / workload process |")
         print("|---|---|---:|---:|---:|")
         print("\n".join(rows))
