@@ -556,9 +556,10 @@ static int bpf_setup(struct rec *r)
 		s->rodata->by_index = true;
 	}
 	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
-	bpf_program__set_autoload(s->progs.tp_exit_execve, r->syscall_src && use_tp);
-	bpf_program__set_autoload(s->progs.tp_exit_execveat, r->syscall_src && use_tp);
-	bpf_program__set_autoload(s->progs.raw_sys_exit, r->syscall_src && !use_tp);
+	bool xf_tp = r->syscall_src && use_tp, xf_raw = r->syscall_src && !use_tp;
+	bpf_program__set_autoload(s->progs.tp_exit_execve, xf_tp);
+	bpf_program__set_autoload(s->progs.tp_exit_execveat, xf_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_exit, xf_raw);
 	rc = tracer_bpf__load(s);
 	if (rc) {
 		if (rc == -EPERM || errno == EPERM)
@@ -572,10 +573,10 @@ static int bpf_setup(struct rec *r)
 	if (attach(r, s->progs.handle_fork) || attach(r, s->progs.handle_exec) ||
 	    attach(r, s->progs.handle_exit))
 		return -1;
-	if (r->syscall_src && use_tp) {
+	if (xf_tp) {
 		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
 			return -1;
-	} else if (r->syscall_src && attach(r, s->progs.raw_sys_exit)) {
+	} else if (xf_raw && attach(r, s->progs.raw_sys_exit)) {
 		return -1;
 	}
 	sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
