@@ -17,8 +17,10 @@
  * the workers), -C the comm a fork-only child sets before it exits, so a
  * recorder's output can be matched against the expected count. PROG is run
  * as `PROG a<i>` (a short argv). -r FILE receives one line
- * "wall_ns utime_ns stime_ns" of the timed part: the workload's own CPU time
- * (self and all its children, RUSAGE_SELF + RUSAGE_CHILDREN). After FILE is
+ * "wall_ns utime_ns stime_ns start_ns end_ns" of the timed part: the
+ * workload's own CPU time (self and all its children, RUSAGE_SELF +
+ * RUSAGE_CHILDREN), and when it began and ended on CLOCK_MONOTONIC (the
+ * window bench/run attributes a whole-machine CPU profile by). After FILE is
  * written, the environment variable BENCH_HOOK (if set) is run with
  * system(3) (bench/run uses it to read BPF run-time statistics while a
  * recorder that stops with its command is still attached).
@@ -290,7 +292,7 @@ int main(int argc, char **argv)
 	const char *out = NULL, *comm = NULL, *mode, *prog = NULL, *hook;
 	struct rusage self, kids;
 	long n, j;
-	uint64_t t0, wall;
+	uint64_t t0, t1, wall;
 	int opt;
 
 	if (argc > 1 && !strcmp(argv[1], "rusage"))
@@ -365,7 +367,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-load: '%s': unknown mode\n", mode);
 		return 2;
 	}
-	wall = now_ns() - t0;
+	t1 = now_ns();
+	wall = t1 - t0;
 	getrusage(RUSAGE_SELF, &self);
 	getrusage(RUSAGE_CHILDREN, &kids);
 	if (out) {
@@ -373,9 +376,10 @@ int main(int argc, char **argv)
 
 		if (!f)
 			die(out);
-		fprintf(f, "%llu %llu %llu\n", (unsigned long long)wall,
+		fprintf(f, "%llu %llu %llu %llu %llu\n", (unsigned long long)wall,
 			(unsigned long long)(tv_ns(self.ru_utime) + tv_ns(kids.ru_utime)),
-			(unsigned long long)(tv_ns(self.ru_stime) + tv_ns(kids.ru_stime)));
+			(unsigned long long)(tv_ns(self.ru_stime) + tv_ns(kids.ru_stime)),
+			(unsigned long long)t0, (unsigned long long)t1);
 		fclose(f);
 	}
 	hook = getenv("BENCH_HOOK");

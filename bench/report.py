@@ -234,6 +234,63 @@ for w in (wl if variants else []):
               f"{fmt(med(bpr), '{:,.0f}') if v in BPF else '-'} |")
     print()
 
+# p.V.R: untimed sessions under a whole-machine CPU profile (perf record -a
+# -g); prof.sum has, per workload, the samples in that workload's window:
+# all, idle, in a tracing hook (any task), in the recorder's processes.
+psessions = find_sessions("p")
+
+
+def prof_counts(v, w):
+    """(hooks, recorder, rounds, hz) summed over v's profile sessions for w"""
+    hk = rc = k = 0
+    hz = None
+    for r, sd in sorted(psessions.get(v, {}).items()):
+        for line in lines(os.path.join(sd, "prof.sum")):
+            p = line.split()
+            if len(p) >= 2 and p[0] == "w" and p[1] == w:
+                x = dict(zip(p[2::2], p[3::2]))
+                hk += int(x.get("hooks", 0))
+                rc += int(x.get("recorder", 0))
+                hz = int(x.get("hz", 0)) or hz
+                k += 1
+    return hk, rc, k, hz
+
+
+pw = [x for x in wl if procs_of(x) or x == "syscall"]
+if psessions and pw:
+    npr = max(len(x) for x in psessions.values())
+    print(f"### CPU per workload process, from a whole-machine CPU profile ({npr} untimed session"
+          f"{'s' if npr != 1 else ''} per recorder)\n")
+    print("perf record -a -g at the rate given, both CPUs, each workload's own window. In the kernel: "
+          "samples with a tracing hook on the stack (tracepoint probes, BPF programs, the syscall-tracepoint "
+          "slow path, process accounting), in any task, minus the no-recorder session's (other users' "
+          "hooks). Recorder: samples of the recorder's processes. A sample stands for 1/rate s of one CPU; "
+          "the counts are a share of one run, so the VM's speed from one session to the next does not "
+          "move them as it moves the wall ratios.\n")
+    for w in pw:
+        per = procs_of(w) or int(m.get("syscalls", "0"))
+        unit = "us / process" if procs_of(w) else "ns / read()"
+        scale = 1e6 if procs_of(w) else 1e9
+        bh, _, bk, bhz = prof_counts("none", w)
+        base = bh / bk / bhz / per * scale if bk and bhz and per else None
+        print(f"#### {w}\n")
+        print(f"| recorder | in the kernel's hooks, {unit} | recorder processes, {unit} | total, {unit} (± sampling error, 1 sd) | samples (hooks / recorder) |")
+        print("|---|---:|---:|---:|---:|")
+        if base is not None:
+            print(f"| no recorder (hooks of other users, subtracted below) | {base:.2f} | - | - | {bh:,} / - |")
+        for v in [x for x in ORDER if x in psessions and x != "none"]:
+            hk, rc, k, hz = prof_counts(v, w)
+            if not k or not hz or not per:
+                continue
+            kern = hk / k / hz / per * scale - (base or 0)
+            rec = rc / k / hz / per * scale
+            # sampling error (counts are Poisson): one standard deviation
+            var = (hk / k / k + rc / k / k + (bh / bk / bk if base is not None else 0))
+            sd = var ** 0.5 / hz / per * scale
+            print(f"| {NAMES[v]} | {kern:.2f} | {rec:.2f} | **{kern + rec:.2f}** ± {sd:.2f} | {hk:,} / {rc:,} |")
+        print()
+
+
 def prognames(sd):
     """prog id -> (type, name) of a session's BPF programs (bench/run's hook)"""
     out = {}
