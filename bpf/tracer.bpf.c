@@ -83,8 +83,8 @@ static __always_inline void drop(__u32 slot)
 }
 
 /*
- * Wake-up flags for a record of size bytes: user space drains every 100 ms
- * anyway and is woken only when the ring holds wake_bytes, this record
+ * Wake-up flags for a record of size bytes: user space drains at least once
+ * a second anyway and is woken only when the ring holds wake_bytes, this record
  * included. The fill level (a helper call and the consumer's cache line) is
  * looked at once per wake_check bytes this CPU wrote, not per record, and
  * after a drop (drop()).

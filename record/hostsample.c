@@ -33,11 +33,21 @@ int host_parse_meminfo(const char *text, struct ev_host_sample *h)
 			   sfree = 0;
 	int seen = 0;
 
+	/* "Key:   value kB" lines; only the keys below are parsed (a sscanf of
+	 * every one of ~55 lines was a quarter of a host sample's cost) */
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *colon = strchr(l, ':'), *nl = strchr(l, '\n'), *end;
 		unsigned long long v;
 		char key[32];
+		size_t n;
 
-		if (sscanf(l, "%31[^:]: %llu", key, &v) != 2)
+		if (!colon || (nl && colon > nl) || (n = (size_t)(colon - l)) >= sizeof(key) ||
+		    !strchr("MBCS", *l))
+			continue;
+		memcpy(key, l, n);
+		key[n] = 0;
+		v = strtoull(colon + 1, (char **)&end, 10);
+		if (end == colon + 1)
 			continue;
 		if (!strcmp(key, "MemTotal"))
 			total = v, seen |= 1;
@@ -179,33 +189,76 @@ int host_parse_netdev(const char *text, struct ev_host_sample *h)
 	return 0;
 }
 
-/* a whole disk with a device behind it (not a partition, loop, dm, md, ram) */
+/* a whole disk with a device behind it (not a partition, loop, dm, md, ram).
+ * Answers are kept by name (a path walk per /proc/diskstats line, every
+ * sample, was most of a host sample's cost): a device that appears later is
+ * looked at once; beyond DISK_CACHE names, every time. */
+#define DISK_CACHE 64
+static struct {
+	char name[32];
+	int is_disk;
+} disk_cache[DISK_CACHE];
+static int disk_cached;
+
 static int real_disk(const char *name)
 {
 	char p[128];
+	int r;
 
 	if (strchr(name, '/'))
 		return 0;
+	for (int i = 0; i < disk_cached; i++)
+		if (!strcmp(disk_cache[i].name, name))
+			return disk_cache[i].is_disk;
 	snprintf(p, sizeof(p), "/sys/block/%s/device", name);
-	return access(p, F_OK) == 0;
+	r = access(p, F_OK) == 0;
+	if (disk_cached < DISK_CACHE && strlen(name) < sizeof(disk_cache[0].name)) {
+		strcpy(disk_cache[disk_cached].name, name);
+		disk_cache[disk_cached++].is_disk = r;
+	}
+	return r;
 }
 
-static int read_text(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
+/* The files of a host sample, opened once and read again from offset 0
+ * (procfs regenerates them on every read at 0): no open, path walk and
+ * close per file per sample. O_CLOEXEC: COMMAND does not inherit them. */
+enum { HF_STAT, HF_MEMINFO, HF_LOADAVG, HF_PSI_CPU, HF_PSI_MEM, HF_PSI_IO, HF_DISKSTATS,
+       HF_NETDEV, HF_N };
+static const char *const host_files[HF_N] = {
+	"/proc/stat",	       "/proc/meminfo",	    "/proc/loadavg",  "/proc/pressure/cpu",
+	"/proc/pressure/memory", "/proc/pressure/io", "/proc/diskstats", "/proc/net/dev",
+};
+static int host_fd[HF_N] = {-1, -1, -1, -1, -1, -1, -1, -1};
 
-	if (fd < 0)
-		return -1;
+static int read_text(int id, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = host_fd[id];
+
+	if (fd < 0) {
+		fd = open(host_files[id], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1; /* tried again next time (not cached) */
+		host_fd[id] = fd;
+	}
 	while (len < cap - 1) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
 		if (n <= 0)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
 	buf[len] = 0;
 	return len ? 0 : -1;
+}
+
+void host_sample_close(void)
+{
+	for (int i = 0; i < HF_N; i++) {
+		if (host_fd[i] >= 0)
+			close(host_fd[i]);
+		host_fd[i] = -1;
+	}
+	disk_cached = 0;
 }
 
 int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns)
@@ -223,26 +276,26 @@ int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns)
 	long nc = sysconf(_SC_NPROCESSORS_ONLN);
 	h->ncpus = nc > 0 ? (uint32_t)nc : 1;
 	/* /proc/stat's first line is all we need: a small read is enough */
-	if (read_text("/proc/stat", buf, 4096) || host_parse_stat(buf, hz, h))
+	if (read_text(HF_STAT, buf, 4096) || host_parse_stat(buf, hz, h))
 		rc = -1;
-	if (read_text("/proc/meminfo", buf, sizeof(buf)) || host_parse_meminfo(buf, h))
+	if (read_text(HF_MEMINFO, buf, sizeof(buf)) || host_parse_meminfo(buf, h))
 		rc = -1;
-	if (read_text("/proc/loadavg", buf, sizeof(buf)) == 0)
+	if (read_text(HF_LOADAVG, buf, sizeof(buf)) == 0)
 		host_parse_loadavg(buf, h);
-	if (read_text("/proc/pressure/cpu", buf, sizeof(buf)) == 0 &&
+	if (read_text(HF_PSI_CPU, buf, sizeof(buf)) == 0 &&
 	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us, &h->psi_cpu_full_avg10,
 			   &h->psi_cpu_full_us, &has_full) == 0) {
 		h->flags |= EV_HOST_PSI | (has_full ? EV_HOST_PSI_CPU_FULL : 0);
-		if (read_text("/proc/pressure/memory", buf, sizeof(buf)) == 0)
+		if (read_text(HF_PSI_MEM, buf, sizeof(buf)) == 0)
 			host_parse_psi(buf, &h->psi_mem_some_avg10, &h->psi_mem_some_us,
 				       &h->psi_mem_full_avg10, &h->psi_mem_full_us, &has_full);
-		if (read_text("/proc/pressure/io", buf, sizeof(buf)) == 0)
+		if (read_text(HF_PSI_IO, buf, sizeof(buf)) == 0)
 			host_parse_psi(buf, &h->psi_io_some_avg10, &h->psi_io_some_us,
 				       &h->psi_io_full_avg10, &h->psi_io_full_us, &has_full);
 	}
-	if (read_text("/proc/diskstats", buf, sizeof(buf)) == 0)
+	if (read_text(HF_DISKSTATS, buf, sizeof(buf)) == 0)
 		host_parse_diskstats(buf, real_disk, h);
-	if (read_text("/proc/net/dev", buf, sizeof(buf)) == 0)
+	if (read_text(HF_NETDEV, buf, sizeof(buf)) == 0)
 		host_parse_netdev(buf, h);
 	return rc;
 }

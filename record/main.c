@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -73,6 +74,19 @@ struct rec {
 
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t usr1;
+/* self-pipe: a signal handler (in whichever thread) writes one byte, which
+ * wakes the drain loop's poll() at once however long it meant to sleep */
+static int wake_fd[2] = {-1, -1};
+
+static void wake_drain_loop(void)
+{
+	int e = errno;
+
+	if (wake_fd[1] >= 0 && write(wake_fd[1], "", 1) < 0) {
+		/* pipe full: a wake-up is pending already */
+	}
+	errno = e;
+}
 
 static void on_signal(int sig)
 {
@@ -80,6 +94,14 @@ static void on_signal(int sig)
 		usr1 = 1;
 	else if (!stop_sig)
 		stop_sig = sig;
+	wake_drain_loop();
+}
+
+/* COMMAND (or anything else of ours) exited: let the loop reap it now */
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	wake_drain_loop();
 }
 
 static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -867,6 +889,7 @@ static int start_command(struct rec *r)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGUSR1, &sa, NULL);
+		sigaction(SIGCHLD, &sa, NULL);
 		close(pfd[1]);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(127);
@@ -1144,19 +1167,57 @@ static int close_writer(struct rec *r, int exit_status)
 
 /* ------------------------------------------------------------ main */
 
+/*
+ * How long the drain loop may sleep (ms): until the next 1 s tick, the next
+ * samples or the end of --duration, whichever comes first. The BPF side
+ * wakes the loop when the ring holds a quarter of its size, a signal or
+ * COMMAND's exit through the self-pipe. Waiting for processes that are not
+ * our children (-p, or COMMAND's descendants after COMMAND itself exited)
+ * has no wake-up: their exits are looked for every 100 ms.
+ */
+static int drain_timeout_ms(const struct rec *r, uint64_t now, uint64_t last_tick,
+			    uint64_t start, uint64_t dur_ns)
+{
+	uint64_t due = last_tick + 1000000000ull, s = sample_next_ns(), cap = 1000;
+
+	if (s && s < due)
+		due = s;
+	if (dur_ns && start + dur_ns < due)
+		due = start + dur_ns;
+	if (r->o.mode == MODE_PID || (r->o.mode == MODE_FOLLOW && r->child_reaped))
+		cap = 100;
+	if (due <= now)
+		return 0;
+	due = (due - now + 999999) / 1000000;
+	return (int)(due < cap ? due : cap);
+}
+
 static int run(struct rec *r)
 {
 	uint64_t start = rec_boot_ns(), last_tick = start;
 	uint64_t dur_ns = (uint64_t)(r->o.duration * 1e9);
+	struct pollfd pf[2] = {
+		{.fd = ring_buffer__epoll_fd(r->rb), .events = POLLIN},
+		{.fd = wake_fd[0], .events = POLLIN},
+	};
 
 	while (!stop_sig) {
-		int n = ring_buffer__poll(r->rb, 100);
+		char junk[64];
+		int n = poll(pf, 2, drain_timeout_ms(r, rec_boot_ns(), last_tick, start, dur_ns));
+
+		if (n < 0 && errno != EINTR) {
+			err("poll: %s", strerror(errno));
+			return -1;
+		}
+		if (n > 0 && (pf[1].revents & POLLIN))
+			while (read(wake_fd[0], junk, sizeof(junk)) > 0)
+				;
+		/* whatever woke us (the BPF side only when the ring fills up) */
+		n = ring_buffer__consume(r->rb);
 		if (n < 0 && n != -EINTR) {
 			err("ring buffer: %s", strerror(-n));
 			return -1;
 		}
-		/* the BPF side wakes us only when the ring fills up: drain on timeout */
-		ring_buffer__consume(r->rb);
 		if (r->o.mode == MODE_FOLLOW && !r->child_reaped) {
 			pid_t w = waitpid(r->child, &r->child_status, WNOHANG);
 			if (w == r->child)
@@ -1168,7 +1229,8 @@ static int run(struct rec *r)
 			ring_buffer__consume(r->rb);
 			note_write_error(r, tz_writer_flush(r->w, 1));
 		}
-		if (now - last_tick >= 1000000000ull) {
+		/* 100 ms early at most: the tick then shares the samples' wake-up */
+		if (now - last_tick >= 900000000ull) {
 			last_tick = now;
 			write_drops(r, 0);
 			note_write_error(r, tz_writer_flush(r->w, 0));
@@ -1216,11 +1278,20 @@ int main(int argc, char **argv)
 		err("out of memory");
 		return REC_EXIT_FAIL;
 	}
+	if (pipe2(wake_fd, O_NONBLOCK | O_CLOEXEC)) {
+		err("pipe: %s", strerror(errno));
+		return REC_EXIT_FAIL;
+	}
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	/* SA_RESTART: the writer's and libbpf's syscalls in any thread go on */
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_flags = 0;
 	signal(SIGPIPE, SIG_IGN);
 
 	/* before any BPF or file work (a pid above pid_max would otherwise

@@ -332,8 +332,8 @@ int sample_poll(tz_writer *w, uint64_t now_ns, int force)
 		return 0;
 	if (!force && S.next_ns && now_ns < S.next_ns)
 		return 0;
-	/* due times advance by the interval (no drift from the 100 ms drain
-	 * tick); after a stall, restart from now */
+	/* due times advance by the interval (no drift from the drain loop's
+	 * wake-ups); after a stall, restart from now */
 	if (S.next_ns && now_ns >= S.next_ns && now_ns - S.next_ns < S.interval_ns)
 		S.next_ns += S.interval_ns;
 	else
@@ -347,6 +347,13 @@ int sample_poll(tz_writer *w, uint64_t now_ns, int force)
 	return rc < 0 ? rc : 0;
 }
 
+uint64_t sample_next_ns(void)
+{
+	if (!S.started || !S.interval_ns)
+		return 0;
+	return S.next_ns ? S.next_ns : 1;
+}
+
 void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns)
 {
 	*procs = S.nprocs;
@@ -357,6 +364,7 @@ void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *
 
 void sample_stop(void)
 {
+	host_sample_close();
 	for (int i = 0; i < S.nlinks; i++)
 		bpf_link__destroy(S.links[i]);
 	/* S.skel may be set while loading failed: destroy frees it either way */

@@ -56,6 +56,13 @@ int sample_start(tz_writer *w, int verbose);
  */
 int sample_poll(tz_writer *w, uint64_t now_ns, int force);
 
+/*
+ * CLOCK_BOOTTIME (ns) at which sample_poll() takes the next samples: the
+ * drain loop sleeps until then at the latest. 0 when sampling is off or
+ * never started; a time already passed when samples are due now.
+ */
+uint64_t sample_next_ns(void);
+
 /* Detach and free everything (safe when sample_start failed or never ran). */
 void sample_stop(void);
 /* Make (*ut, *st) (ns) no less than the previous pair (put, pst), keeping
@@ -94,7 +101,13 @@ int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),
 int host_parse_netdev(const char *text, struct ev_host_sample *h);
 
 /* Read every source above from /proc (PSI where present) into h, timestamp
- * ts_ns. Returns 0, or -1 when /proc/stat or /proc/meminfo is unreadable. */
+ * ts_ns. Returns 0, or -1 when /proc/stat or /proc/meminfo is unreadable.
+ * The files stay open (O_CLOEXEC) between calls and are read again from
+ * offset 0; which /proc/diskstats names are whole disks is looked up once
+ * per name. Not thread-safe (one sampler per recorder). */
 int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns);
+/* Close the files host_sample_read() keeps open and forget the disk names
+ * (sample_stop() calls it). */
+void host_sample_close(void);
 
 #endif /* TRACER_SAMPLE_H */

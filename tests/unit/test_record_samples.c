@@ -143,6 +143,21 @@ static void t_live(void **state)
 	assert_int_equal(h.ncpus, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
 	if (access("/proc/pressure/cpu", R_OK) == 0)
 		assert_true(h.flags & EV_HOST_PSI);
+
+	/* again, from the files kept open (read from offset 0) and the disk
+	 * names looked up once: the same totals, counters that only grow */
+	struct ev_host_sample h2;
+	assert_int_equal(host_sample_read(&h2, 78), 0);
+	assert_int_equal(h2.mem_total_kib, h.mem_total_kib);
+	assert_true(h2.cpu_user_ns + h2.cpu_system_ns + h2.cpu_idle_ns >=
+		    h.cpu_user_ns + h.cpu_system_ns + h.cpu_idle_ns);
+	assert_true(h2.disk_read_bytes >= h.disk_read_bytes);
+	assert_true(h2.net_rx_bytes >= h.net_rx_bytes);
+	assert_int_equal(h2.flags, h.flags);
+	host_sample_close();
+	assert_int_equal(host_sample_read(&h2, 79), 0);
+	assert_int_equal(h2.mem_total_kib, h.mem_total_kib);
+	host_sample_close();
 }
 
 int main(void)
