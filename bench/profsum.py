@@ -28,7 +28,10 @@ HOOK = re.compile(
     r"^(__traceiter_\w+|bpf_trace_run\d+|perf_trace_\w+|perf_syscall_(enter|exit)"
     r"|ftrace_syscall_(enter|exit)|trace_event_raw_event_\w+|trace_call_bpf"
     r"|syscall_trace_enter|syscall_exit_work|acct_process|do_acct_process"
-    r"|__bpf_prog_enter\w*|bpf_prog_\w+|bpf_ringbuf_\w+)$")
+    r"|__bpf_prog_enter\w*|bpf_prog_\w+|bpf_ringbuf_\w+"
+    # perf's side-band records (comm, fork/exit, mmap of each exec) are
+    # written by the workload's tasks outside any tracepoint
+    r"|perf_event_(task|comm|mmap)_output|perf_iterate_sb)$")
 HEAD = re.compile(r"^\s*(\d+)\s+(\d+\.\d+):")
 
 
@@ -42,7 +45,9 @@ def main():
     for w in wls:
         try:
             x = open(os.path.join(d, f"res.{w}")).read().split()
-            if len(x) >= 5:
+            # bench-load -r files only (fields 4, 5: the window); the
+            # pipeline's rusage file has maxrss and status there
+            if len(x) >= 5 and int(x[3]) > 0 and int(x[3]) < int(x[4]):
                 win[w] = (int(x[3]) / 1e9, int(x[4]) / 1e9)
         except (OSError, ValueError):
             pass
@@ -77,7 +82,9 @@ def main():
             if len(f) >= 2 and HOOK.match(f[1]):
                 cur[2] = True
     flush()
-    p.wait()
+    if p.wait() != 0 or (win and not any(c["all"] for c in cnt.values())):
+        # a recorder must not come out as costing nothing
+        sys.exit(f"profsum.py: {d}/prof.data: perf script failed or no sample in any window")
     for w, (lo, hi) in win.items():
         c = cnt[w]
         print(f"w {w} all {c['all']} idle {c['idle']} hooks {c['hooks']} "

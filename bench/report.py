@@ -278,6 +278,8 @@ if psessions and pw:
         print("|---|---:|---:|---:|---:|")
         if base is not None:
             print(f"| no recorder (hooks of other users, subtracted below) | {base:.2f} | - | - | {bh:,} / - |")
+        else:
+            print("| no recorder: no profile session, **nothing subtracted** (other users' hooks included below) | - | - | - | - |")
         for v in [x for x in ORDER if x in psessions and x != "none"]:
             hk, rc, k, hz = prof_counts(v, w)
             if not k or not hz or not per:
