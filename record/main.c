@@ -88,19 +88,14 @@ static void wake_drain_loop(void)
 	errno = e;
 }
 
+/* SIGINT/SIGTERM stop, SIGUSR1 seals the chunk, SIGCHLD (COMMAND exited)
+ * only wakes the loop to reap it */
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		usr1 = 1;
-	else if (!stop_sig)
+	else if (sig != SIGCHLD && !stop_sig)
 		stop_sig = sig;
-	wake_drain_loop();
-}
-
-/* COMMAND (or anything else of ours) exited: let the loop reap it now */
-static void on_sigchld(int sig)
-{
-	(void)sig;
 	wake_drain_loop();
 }
 
@@ -1290,7 +1285,6 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	/* SA_RESTART: the writer's and libbpf's syscalls in any thread go on */
-	sa.sa_handler = on_sigchld;
 	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_flags = 0;
