@@ -965,7 +965,15 @@ int tz_writer_open(tz_writer **out, const char *path, const struct tz_writer_opt
 			return rc;
 		}
 	}
-	return start(w);
+	rc = start(w);
+	if (rc) {
+		/* the header could not be written (a full disk): the 0-byte
+		 * file this call created goes too */
+		close(w->fd);
+		w->fd = -1;
+		unlink(path);
+	}
+	return rc;
 }
 
 int tz_writer_open_mem(tz_writer **out, const struct tz_writer_opts *opts)

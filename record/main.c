@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/tracer.h"
+#include "command.h"
 #include "common/redact.h"
 #include "record.h"
 #include "sample.h"
@@ -43,6 +44,7 @@ struct opts {
 	uint32_t argv_max;
 	uint32_t max_procs; /* tracked-map entries; 0 = pid_max */
 	double sample_interval; /* s; 0 = no samples (sample.h) */
+	double stop_grace; /* s: after a stop signal, how long COMMAND's tree may take to exit */
 	int level;
 	int verbose;
 	int redact; /* --redact: mask secrets in every string before writing */
@@ -61,6 +63,8 @@ struct rec {
 	int child_status;
 	bool child_reaped;
 	int werr; /* first writer error */
+	int rb_err; /* the ring buffer or poll() failed: recording stopped */
+	int open_nospc; /* the output's filesystem was full at start */
 	uint64_t events;
 	uint64_t drops[EV_DROP_SLOTS];
 	uint64_t t0_boot;
@@ -71,33 +75,6 @@ struct rec {
 	size_t rbuf_cap;
 	int nlinks;
 };
-
-static volatile sig_atomic_t stop_sig;
-static volatile sig_atomic_t usr1;
-/* self-pipe: a signal handler (in whichever thread) writes one byte, which
- * wakes the drain loop's poll() at once however long it meant to sleep */
-static int wake_fd[2] = {-1, -1};
-
-static void wake_drain_loop(void)
-{
-	int e = errno;
-
-	if (wake_fd[1] >= 0 && write(wake_fd[1], "", 1) < 0) {
-		/* pipe full: a wake-up is pending already */
-	}
-	errno = e;
-}
-
-/* SIGINT/SIGTERM stop, SIGUSR1 seals the chunk, SIGCHLD (COMMAND exited)
- * only wakes the loop to reap it */
-static void on_signal(int sig)
-{
-	if (sig == SIGUSR1)
-		usr1 = 1;
-	else if (sig != SIGCHLD && !stop_sig)
-		stop_sig = sig;
-	wake_drain_loop();
-}
 
 static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void err(const char *fmt, ...)
@@ -147,14 +124,22 @@ static void usage(FILE *f)
 		"      --redact            mask secrets (passwords, tokens, keys, /home/USER)\n"
 		"                          in argv and paths with '*' before writing\n"
 		"      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
+		"      --stop-grace SEC    after SIGINT/SIGTERM/SIGHUP/SIGQUIT, keep recording\n"
+		"                          until COMMAND's processes have exited, at most SEC\n"
+		"                          (default 2; a second signal stops at once)\n"
 		"      --exec-failures     also record failed execve/execveat (pid, filename,\n"
 		"                          errno); costs every syscall on the host ~60 ns\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
 		"\n"
-		"SIGINT/SIGTERM stop and seal the file; SIGUSR1 seals the open chunk now.\n"
-		"Exit status: COMMAND's (128+N if killed by signal N); 1 runtime error; 2 usage.\n"
+		"SIGINT/SIGTERM/SIGHUP/SIGQUIT stop and seal the file (with COMMAND: once its\n"
+		"processes have exited, see --stop-grace); SIGUSR1 seals the open chunk now.\n"
+		"COMMAND starts with the signal dispositions, mask, fds, limits and terminal\n"
+		"the recorder inherited. Exit status: COMMAND's (killed by signal N: the\n"
+		"recorder ends by N too), also when recording failed (disk full) once COMMAND\n"
+		"started; 128+N when stopped by signal N with COMMAND left running; 1 runtime\n"
+		"error; 2 usage.\n"
 		"\n"
 		"examples:\n"
 		"  " PROG " -o run.tz -- make -j8\n"
@@ -168,7 +153,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-	       OPT_REDACT, OPT_EXEC_FAILURES };
+	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -183,6 +168,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"redact", no_argument, NULL, OPT_REDACT},
 		{"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
 		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
+		{"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -199,6 +185,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	 * within a chunk) at 20-35% less of the recorder's CPU */
 	o->level = 1;
 	o->sample_interval = SAMPLE_INTERVAL_DEFAULT;
+	o->stop_grace = 2;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:fap:d:vVh", lo, NULL)) != -1) {
 		switch (c) {
@@ -277,6 +264,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			break;
+		case OPT_STOP_GRACE:
+			errno = 0;
+			o->stop_grace = strtod(optarg, &end);
+			if (errno || *end || end == optarg ||
+			    !(o->stop_grace >= 0 && o->stop_grace <= 3600)) {
+				err("--stop-grace: '%s': not a number of seconds in 0..3600", optarg);
+				return -1;
+			}
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -323,8 +319,6 @@ static void note_write_error(struct rec *r, int rc)
 	/* disk full: close_writer() says whether the file could be sealed */
 	if (rc != TZ_ERR_NOSPC)
 		err("%s", tz_writer_errmsg(r->w));
-	if (!stop_sig)
-		stop_sig = -1;
 }
 
 /* tracer_event_write() returns -1 both for a malformed record and for
@@ -861,52 +855,28 @@ static char *resolve_command(const char *cmd)
 static int start_command(struct rec *r)
 {
 	char *resolved = resolve_command(r->o.cmd[0]);
-	int pfd[2];
 	uint32_t self = (uint32_t)getpid();
-	char c;
+	int release_fd;
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		err("pipe: %s", strerror(errno));
-		return -1;
-	}
 	/* the next process this one forks is tracked by the fork program */
 	if (track(r, self, 1, TRACKED_PARENT_ONLY)) {
 		err("cannot update the BPF map: %s", strerror(errno));
+		free(resolved);
 		return -1;
 	}
-	fflush(NULL);
-	pid = fork();
+	pid = rec_command_fork(r->o.cmd, resolved, &release_fd);
+	free(resolved);
+	untrack(r, self);
 	if (pid < 0) {
 		err("fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		struct sigaction sa = {.sa_handler = SIG_DFL};
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGUSR1, &sa, NULL);
-		sigaction(SIGCHLD, &sa, NULL);
-		close(pfd[1]);
-		if (read(pfd[0], &c, 1) != 1)
-			_exit(127);
-		if (resolved)
-			execv(resolved, r->o.cmd);
-		execvp(r->o.cmd[0], r->o.cmd);
-		int e = errno;
-		err("'%s': %s", r->o.cmd[0], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	free(resolved);
-	untrack(r, self);
-	close(pfd[0]);
 	r->child = pid;
-	if (write(pfd[1], "x", 1) != 1) {
+	if (rec_command_release(release_fd)) {
 		err("cannot release the command: %s", strerror(errno));
-		close(pfd[1]);
 		return -1;
 	}
-	close(pfd[1]);
 	return 0;
 }
 
@@ -988,6 +958,15 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	rc = tz_writer_open(&r->w, r->o.output, &wo);
 	if (rc == TZ_ERR_EXISTS) {
 		err("'%s': file exists (use -f to overwrite, or -o another name)", r->o.output);
+		return -1;
+	}
+	if (rc == TZ_ERR_NOSPC && !r->o.ring_size) {
+		/* the header did not fit: no file is left (tz_writer_open) */
+		r->open_nospc = 1;
+		err("'%s': disk full: nothing recorded%s (free space, or use --ring SIZE)",
+		    r->o.output, r->o.mode == MODE_FOLLOW ? ", the command runs unrecorded" : "");
+		tz_writer_free(r->w);
+		r->w = NULL;
 		return -1;
 	}
 	if (rc < 0) {
@@ -1125,10 +1104,14 @@ static int close_writer(struct rec *r, int exit_status)
 	meta_u64(r->w, "stop_boottime_ns", bt);
 	if (r->o.mode == MODE_FOLLOW && r->child_reaped)
 		meta_u64(r->w, "exit_status", (uint64_t)exit_status);
-	if (stop_sig > 0)
-		tz_writer_set_meta(r->w, "stop_reason", strsignal(stop_sig));
-	else if (r->werr == TZ_ERR_NOSPC)
+	if (r->werr == TZ_ERR_NOSPC)
 		tz_writer_set_meta(r->w, "stop_reason", "disk full");
+	else if (r->werr)
+		tz_writer_set_meta(r->w, "stop_reason", "write error");
+	else if (r->rb_err)
+		tz_writer_set_meta(r->w, "stop_reason", "ring buffer error");
+	else if (rec_stop_sig)
+		tz_writer_set_meta(r->w, "stop_reason", strsignal(rec_stop_sig));
 	rc = tz_writer_close(r->w);
 	r->w = NULL;
 	/* the close after a full disk may or may not have found room for the
@@ -1164,24 +1147,30 @@ static int close_writer(struct rec *r, int exit_status)
 
 /* ------------------------------------------------------------ main */
 
+/* COMMAND and every process it started have exited (follow mode) */
+static int tree_done(struct rec *r)
+{
+	return r->child_reaped && r->pt.count == 0;
+}
+
 /*
  * How long the drain loop may sleep (ms): until the next 1 s tick, the next
- * samples or the end of --duration, whichever comes first. The BPF side
- * wakes the loop when the ring holds a quarter of its size, a signal or
- * COMMAND's exit through the self-pipe. Waiting for processes that are not
- * our children (-p, or COMMAND's descendants after COMMAND itself exited)
- * has no wake-up: their exits are looked for every 100 ms.
+ * samples, the end of --duration or of the stop grace, whichever comes
+ * first. The BPF side wakes the loop when the ring holds a quarter of its
+ * size, a signal or COMMAND's exit through the self-pipe. Waiting for
+ * processes that are not our children (-p, COMMAND's descendants after
+ * COMMAND itself exited, the stop grace) has no wake-up: their exits are
+ * looked for every 100 ms.
  */
-static int drain_timeout_ms(const struct rec *r, uint64_t now, uint64_t last_tick,
-			    uint64_t start, uint64_t dur_ns)
+static int drain_timeout_ms(const struct rec *r, uint64_t now, uint64_t last_tick, uint64_t end)
 {
 	uint64_t due = last_tick + 1000000000ull, s = sample_next_ns(), cap = 1000;
 
 	if (s && s < due)
 		due = s;
-	if (dur_ns && start + dur_ns < due)
-		due = start + dur_ns;
-	if (r->o.mode == MODE_PID || (r->o.mode == MODE_FOLLOW && r->child_reaped))
+	if (end && end < due)
+		due = end;
+	if (r->o.mode == MODE_PID || (r->o.mode == MODE_FOLLOW && (r->child_reaped || rec_stop_sig)))
 		cap = 100;
 	if (due <= now)
 		return 0;
@@ -1189,31 +1178,53 @@ static int drain_timeout_ms(const struct rec *r, uint64_t now, uint64_t last_tic
 	return (int)(due < cap ? due : cap);
 }
 
+/*
+ * Whether the drain loop stops now. A stop signal stops -a and -p at once;
+ * with COMMAND, the loop goes on until COMMAND's processes have exited (a
+ * Ctrl-C reached them too: their deaths are what the user wants recorded),
+ * for at most --stop-grace, or until a second stop signal.
+ */
+static int should_stop(struct rec *r, uint64_t now, uint64_t *grace_end)
+{
+	if (!rec_stop_sig)
+		return 0;
+	if (r->o.mode != MODE_FOLLOW || rec_stop_count > 1)
+		return 1;
+	if (!*grace_end)
+		*grace_end = now + (uint64_t)(r->o.stop_grace * 1e9);
+	if (r->child_reaped)
+		sweep_dead(r);
+	return tree_done(r) || now >= *grace_end;
+}
+
 static int run(struct rec *r)
 {
-	uint64_t start = rec_boot_ns(), last_tick = start;
+	uint64_t start = rec_boot_ns(), last_tick = start, grace_end = 0;
 	uint64_t dur_ns = (uint64_t)(r->o.duration * 1e9);
 	struct pollfd pf[2] = {
 		{.fd = ring_buffer__epoll_fd(r->rb), .events = POLLIN},
-		{.fd = wake_fd[0], .events = POLLIN},
+		{.fd = rec_wake_fd(), .events = POLLIN},
 	};
 
-	while (!stop_sig) {
-		char junk[64];
-		int n = poll(pf, 2, drain_timeout_ms(r, rec_boot_ns(), last_tick, start, dur_ns));
+	while (!r->werr && !should_stop(r, rec_boot_ns(), &grace_end)) {
+		uint64_t end = dur_ns ? start + dur_ns : 0;
+		if (grace_end && (!end || grace_end < end))
+			end = grace_end;
+		int n = poll(pf, 2, drain_timeout_ms(r, rec_boot_ns(), last_tick, end));
 
 		if (n < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
-			return -1;
+			r->rb_err = 1;
+			break;
 		}
 		if (n > 0 && (pf[1].revents & POLLIN))
-			while (read(wake_fd[0], junk, sizeof(junk)) > 0)
-				;
+			rec_wake_clear();
 		/* whatever woke us (the BPF side only when the ring fills up) */
 		n = ring_buffer__consume(r->rb);
 		if (n < 0 && n != -EINTR) {
 			err("ring buffer: %s", strerror(-n));
-			return -1;
+			r->rb_err = 1;
+			break;
 		}
 		if (r->o.mode == MODE_FOLLOW && !r->child_reaped) {
 			pid_t w = waitpid(r->child, &r->child_status, WNOHANG);
@@ -1221,10 +1232,14 @@ static int run(struct rec *r)
 				r->child_reaped = true;
 		}
 		uint64_t now = rec_boot_ns();
-		if (usr1) {
-			usr1 = 0;
+		if (rec_usr1) {
+			rec_usr1 = 0;
 			ring_buffer__consume(r->rb);
-			note_write_error(r, tz_writer_flush(r->w, 1));
+			int rc = tz_writer_flush(r->w, 1);
+			note_write_error(r, rc);
+			if (r->o.verbose && rc >= 0)
+				err("SIGUSR1: %llu events recorded so far, all sealed",
+				    (unsigned long long)r->events);
 		}
 		/* 100 ms early at most: the tick then shares the samples' wake-up */
 		if (now - last_tick >= 900000000ull) {
@@ -1237,29 +1252,117 @@ static int run(struct rec *r)
 		note_write_error(r, sample_poll(r->w, now, 0));
 		if (dur_ns && now - start >= dur_ns)
 			break;
-		if (r->o.mode == MODE_FOLLOW && r->child_reaped && r->pt.count == 0) {
-			ring_buffer__consume(r->rb);
-			if (r->pt.count == 0)
-				break;
-		}
-		if (r->o.mode == MODE_PID && r->pt.count == 0) {
-			ring_buffer__consume(r->rb);
-			if (r->pt.count == 0)
-				break;
+		if ((r->o.mode == MODE_FOLLOW && r->child_reaped) || r->o.mode == MODE_PID) {
+			if (r->pt.count == 0) {
+				ring_buffer__consume(r->rb);
+				if (r->pt.count == 0)
+					break;
+			}
 		}
 	}
+	if (r->rb_err)
+		return -1;
 	ring_buffer__consume(r->rb);
-	note_write_error(r, sample_poll(r->w, rec_boot_ns(), 1));
+	if (!r->werr)
+		note_write_error(r, sample_poll(r->w, rec_boot_ns(), 1));
 	return 0;
+}
+
+/*
+ * One line naming what a stop left running (follow mode): the tracked
+ * processes still alive, COMMAND first, at most 8 named.
+ */
+static void say_left_running(struct rec *r, const char *why)
+{
+	char line[512];
+	size_t len = 0, n = 0, shown = 0;
+
+	sweep_dead(r);
+	for (size_t i = 0; i < r->pt.nslots; i++)
+		for (struct pt_proc *p = r->pt.slots[i]; p; p = p->next)
+			n++;
+	if (!n && r->child_reaped)
+		return;
+	line[0] = 0;
+	if (!r->child_reaped) {
+		struct pt_proc *c = ptable_get(&r->pt, (uint32_t)r->child);
+		len += (size_t)snprintf(line, sizeof(line), "%d (%.*s)", (int)r->child,
+					c ? (int)strnlen(c->comm, EV_COMM_LEN) : 7,
+					c ? c->comm : "command");
+		shown++;
+		if (c)
+			n--;
+	}
+	for (size_t i = 0; i < r->pt.nslots && shown < 8; i++)
+		for (struct pt_proc *p = r->pt.slots[i]; p && shown < 8; p = p->next) {
+			if (p->tgid == (uint32_t)r->child || len >= sizeof(line))
+				continue;
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%u (%.*s)",
+						shown ? ", " : "", p->tgid,
+						(int)strnlen(p->comm, EV_COMM_LEN), p->comm);
+			shown++;
+			n--;
+		}
+	if (n && len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, " and %zu more", n);
+	err("%s: left running: %s", why, line);
+}
+
+/* Stop recording: the programs detached, the maps and ring freed. */
+static void bpf_teardown(struct rec *r)
+{
+	sample_stop();
+	for (int i = 0; i < r->nlinks; i++)
+		bpf_link__destroy(r->links[i]);
+	r->nlinks = 0;
+	ring_buffer__free(r->rb);
+	r->rb = NULL;
+	tracer_bpf__destroy(r->skel);
+	r->skel = NULL;
+}
+
+static void rec_free(struct rec *r)
+{
+	bpf_teardown(r);
+	ptable_free(&r->pt);
+	redact_free(&r->rd);
+	free(r->rbuf);
+	r->rbuf = NULL;
+}
+
+/*
+ * The output's filesystem was full before anything was recorded: run
+ * COMMAND unrecorded rather than not at all, and end as it ends.
+ */
+static void run_unrecorded(struct rec *r)
+{
+	char *resolved = resolve_command(r->o.cmd[0]);
+	int release_fd, st;
+	pid_t pid;
+
+	rec_free(r);
+	pid = rec_command_fork(r->o.cmd, resolved, &release_fd);
+	free(resolved);
+	if (pid < 0) {
+		err("fork: %s", strerror(errno));
+		exit(REC_EXIT_FAIL);
+	}
+	if (rec_command_release(release_fd) || rec_command_wait(pid, &st))
+		exit(REC_EXIT_FAIL);
+	rec_exit_as(st);
 }
 
 int main(int argc, char **argv)
 {
 	struct rec r = {0};
-	struct sigaction sa = {0};
 	struct stat st;
 	int status = 0, failed = 0;
 
+	/* first: the dispositions and mask COMMAND is to inherit */
+	if (rec_signals_init()) {
+		err("pipe: %s", strerror(errno));
+		return REC_EXIT_FAIL;
+	}
 	if (parse_args(argc, argv, &r.o))
 		return REC_EXIT_USAGE;
 	verbose_level = r.o.verbose;
@@ -1275,20 +1378,6 @@ int main(int argc, char **argv)
 		err("out of memory");
 		return REC_EXIT_FAIL;
 	}
-	if (pipe2(wake_fd, O_NONBLOCK | O_CLOEXEC)) {
-		err("pipe: %s", strerror(errno));
-		return REC_EXIT_FAIL;
-	}
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	/* SA_RESTART: the writer's and libbpf's syscalls in any thread go on */
-	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, NULL);
-	sa.sa_flags = 0;
-	signal(SIGPIPE, SIG_IGN);
 
 	/* before any BPF or file work (a pid above pid_max would otherwise
 	 * fail as a map update) */
@@ -1321,14 +1410,23 @@ int main(int argc, char **argv)
 	if (!failed && run(&r))
 		failed = 2;
 out:
-	/* stopped early (signal, --duration): COMMAND is left running */
 	if (r.child_reaped) {
 		if (WIFEXITED(r.child_status))
 			status = WEXITSTATUS(r.child_status);
 		else if (WIFSIGNALED(r.child_status))
 			status = 128 + WTERMSIG(r.child_status);
-	} else if (stop_sig > 0) {
-		status = r.o.mode == MODE_FOLLOW ? 128 + stop_sig : 0;
+	} else if (rec_stop_sig) {
+		/* stopped early by a signal: COMMAND is left running */
+		status = r.o.mode == MODE_FOLLOW ? 128 + rec_stop_sig : 0;
+	}
+	int follow = r.o.mode == MODE_FOLLOW && r.child > 0 && failed != 1;
+	if (follow && !failed && !r.werr && !tree_done(&r)) {
+		char why[64];
+		if (rec_stop_sig)
+			snprintf(why, sizeof(why), "stopped by SIG%s", sigabbrev_np(rec_stop_sig));
+		else
+			snprintf(why, sizeof(why), "stopped after --duration %g s", r.o.duration);
+		say_left_running(&r, why);
 	}
 	if (r.w) {
 		if (failed == 1) {
@@ -1340,14 +1438,20 @@ out:
 			failed = 2;
 		}
 	}
-	sample_stop();
-	for (int i = 0; i < r.nlinks; i++)
-		bpf_link__destroy(r.links[i]);
-	ring_buffer__free(r.rb);
-	tracer_bpf__destroy(r.skel);
-	ptable_free(&r.pt);
-	redact_free(&r.rd);
-	free(r.rbuf);
+	if (failed == 1 && r.open_nospc && r.o.mode == MODE_FOLLOW)
+		run_unrecorded(&r);
+	bpf_teardown(&r);
+	if (follow) {
+		/* recording stopped on a failure (disk full): COMMAND goes on
+		 * unharmed, the recorder stands in for it until it ends */
+		if (failed && !r.child_reaped && rec_command_wait(r.child, &r.child_status) == 0)
+			r.child_reaped = true;
+		if (r.child_reaped) {
+			rec_free(&r);
+			rec_exit_as(r.child_status);
+		}
+	}
+	rec_free(&r);
 	if (failed)
 		return REC_EXIT_FAIL;
 	return status;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Disk full (issue 8.2). A linear trace on a 2 MiB tmpfs: the recorder stops
-# with one line on stderr, exits 1, leaves a sealed file (footer, verify
-# clean, every exec it kept forms an unbroken prefix of the storm) and the
-# traced command runs on to its end unharmed. A ring trace preallocated on
+# Disk full (issue 8.2, issue 15 point 3). A linear trace on a 2 MiB tmpfs:
+# the recorder stops recording with one line on stderr, leaves a sealed file
+# (footer, verify clean, every exec it kept forms an unbroken prefix of the
+# storm), and the traced command runs on to its end unharmed: the recorder
+# waits for it, passes on a SIGTERM sent to it, and exits with its status.
+# A filesystem full at start: one line, no file, the command runs anyway. A ring trace preallocated on
 # that tmpfs, with the rest of the tmpfs then filled up, never fails while
 # it wraps several times; a ring larger than the free space is refused at
 # start with one line and no file left behind.
@@ -13,12 +15,13 @@ mkdir mnt
 mount -t tmpfs -o size=2m,mode=0700 tracer-rel-full "$T/mnt" || { echo "skip: cannot mount a tmpfs"; exit 77; }
 on_exit 'umount -l "$T/mnt"'
 
-# --- linear: the disk fills up mid-storm
+# --- linear: the disk fills up mid-storm; the recorder stops recording but
+# not COMMAND: it waits for it and exits with its status (issue 15 point 3)
 N=3000
 rc=0
-record -o mnt/full.tz -- "$S" -n $N -a 4000 -d "$T/done" || rc=$?
-[ $rc = 1 ] || fail "disk full: recorder exit $rc, want 1"
-[ ! -e done ] || fail "the storm ended before the disk filled up (tmpfs too large?)"
+record -o mnt/full.tz -- sh -c "$S -n $N -a 4000 -d $T/done; exit 7" || rc=$?
+[ $rc = 7 ] || fail "disk full: recorder exit $rc, want COMMAND's 7"
+[ -e done ] || fail "the recorder exited before COMMAND"
 [ "$(wc -l <rec.err)" = 1 ] || fail "disk full: not one line on stderr: $(cat rec.err)"
 # the line says "sealed" only when the file is (space for the footer is
 # reserved ahead, so it normally is); otherwise it says so, and recover
@@ -41,9 +44,9 @@ else
 fi
 k=$(exec_ids $f 0 | prefix_len) || fail "execs kept are not a prefix of the storm"
 [ "$k" -ge 50 ] && [ "$k" -lt $N ] || fail "kept $k execs of $N"
-# the traced command is not harmed: it runs to its end with every exec ok
-wait_for done 300
+# the traced command is not harmed: it ran to its end with every exec ok
 [ "$(cat done)" = "$N 0" ] || fail "the storm after the recorder stopped: $(cat done), want '$N 0'"
+rm -f done
 echo "linear: $k of $N execs kept"
 rm -f mnt/full.tz
 
@@ -69,6 +72,36 @@ ids=$(exec_ids mnt/ring.tz 0 | tail -n 1)
 first=$(exec_ids mnt/ring.tz 0 | head -n 1)
 [ "$first" -gt 0 ] || fail "ring: did not wrap (oldest exec kept $first)"
 echo "ring: execs $first..1499 kept after wrapping on a full disk"
+
+# --- SIGTERM to the recorder after the disk filled up is passed on to
+# COMMAND (the recorder only stands in for it now); a terminal's signal
+# would have reached COMMAND's process group itself and is not sent twice
+rm -f mnt/full.tz
+"$R" -o mnt/full.tz -- "$S" -n 100000 -a 4000 -d "$T/done2" 2>term.err &
+rp=$!
+bg_track $rp
+for _ in $(seq 600); do grep -q 'disk full' term.err 2>/dev/null && break; sleep 0.1; done
+grep -q 'disk full' term.err || fail "SIGTERM after disk full: the disk did not fill: $(cat term.err)"
+kill -TERM $rp
+rc=0; wait $rp || rc=$?
+[ $rc = 143 ] || fail "SIGTERM after disk full: recorder exit $rc, want 143 (COMMAND killed by SIGTERM)"
+[ ! -e done2 ] || fail "SIGTERM after disk full: COMMAND ran to its end"
+[ "$(wc -l <term.err)" = 1 ] || fail "SIGTERM after disk full: $(cat term.err)"
+rm -f mnt/full.tz
+
+# --- a filesystem already full at start: the same one-line message, no
+# file left behind, COMMAND runs (unrecorded) and gives the status
+dd if=/dev/zero of=mnt/filler bs=64k 2>/dev/null && fail "the filler did not fill the tmpfs"
+dd if=/dev/zero of=mnt/filler2 bs=4k 2>/dev/null && fail "the filler did not fill the tmpfs"
+rc=0
+record -o mnt/none.tz -- sh -c "echo ran >$T/ran; exit 5" || rc=$?
+[ $rc = 5 ] || fail "full at start: recorder exit $rc, want COMMAND's 5"
+[ "$(cat ran)" = ran ] || fail "full at start: COMMAND did not run"
+[ ! -e mnt/none.tz ] || fail "full at start: a file was left behind"
+[ "$(wc -l <rec.err)" = 1 ] || fail "full at start: not one line: $(cat rec.err)"
+grep -qx "tracer-record: 'mnt/none.tz': disk full: nothing recorded, the command runs unrecorded (free space, or use --ring SIZE)" rec.err ||
+	fail "full at start: $(cat rec.err)"
+rm -f mnt/filler mnt/filler2
 
 # --- ring larger than the free space: refused at start, nothing left
 rm -f mnt/ring.tz mnt/filler
