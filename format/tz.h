@@ -318,6 +318,10 @@ const char *tz_writer_errmsg(const tz_writer *w);
 /* Writer statistics (for the recorder's summary and bench). */
 struct tz_writer_stats {
 	uint64_t events;	     /* events accepted */
+	uint64_t events_written;     /* events of the chunks written to the file
+					(ring mode: also those overwritten since);
+					events - events_written are in the open
+					chunk or were lost to a write error */
 	uint64_t chunks;	     /* chunks sealed */
 	uint64_t bytes_in;	     /* uncompressed payload bytes */
 	uint64_t bytes_out;	     /* bytes written to the file */

@@ -336,8 +336,11 @@ static int write_block(tz_writer *w, uint8_t type, uint64_t seq, const struct tz
 	if (w->threaded)
 		pthread_mutex_lock(&w->mu);
 	w->st.bytes_out += size;
-	if (type == TZ_B_CHUNK)
+	if (type == TZ_B_CHUNK) {
 		w->st.chunks++;
+		if (ext)
+			w->st.events_written += ext->events;
+	}
 	if (w->threaded)
 		pthread_mutex_unlock(&w->mu);
 	maybe_sync(w, 0);

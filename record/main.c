@@ -66,6 +66,7 @@ struct rec {
 	int rb_err; /* the ring buffer or poll() failed: recording stopped */
 	int open_nospc; /* the output's filesystem was full at start */
 	uint64_t events;
+	uint64_t unwritten; /* events drained after a write error stopped recording */
 	uint64_t drops[EV_DROP_SLOTS];
 	uint64_t t0_boot;
 	const char *syscall_src; /* failed execs from: "tracepoint", "raw_tp"; NULL: not recorded */
@@ -364,10 +365,13 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct ev_hdr *h = data;
 	int rc;
 
-	if (r->werr)
-		return 0;
 	if (size < sizeof(*h) || h->size > size)
 		return 0;
+	if (r->werr) {
+		/* recording stopped on a write error: counted as not written */
+		r->unwritten++;
+		return 0;
+	}
 	if (r->o.redact) {
 		data = redact_record(r, data, h->size);
 		if (!data) {
@@ -1095,6 +1099,14 @@ static int close_writer(struct rec *r, int exit_status)
 	}
 	meta_u64(r->w, "drops_total", total);
 	meta_u64(r->w, "events_recorded", r->events);
+	/* the open chunk sealed first, so what did not reach the file is
+	 * only what a write error (disk full) lost */
+	if (!r->werr)
+		note_write_error(r, tz_writer_flush(r->w, 1));
+	struct tz_writer_stats ws;
+	tz_writer_stats(r->w, &ws);
+	meta_u64(r->w, "events_written", ws.events_written);
+	meta_u64(r->w, "events_unwritten", ws.events - ws.events_written + r->unwritten);
 	if (r->o.redact)
 		meta_u64(r->w, "redacted_strings", r->rd.hits);
 	note_alive(r);

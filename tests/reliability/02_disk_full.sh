@@ -40,6 +40,10 @@ else
 	"$A" info $f >info.txt || fail "info"
 	grep -q 'footer index present' info.txt || fail "the file is not sealed (no footer)"
 	[ "$(meta info.txt stop_reason)" = disk ] || fail "stop_reason: $(grep stop_reason info.txt)"
+	# what reached the file is counted exactly; what did not is said
+	ev=$(awk '$1 == "events" { print $2; exit }' info.txt)
+	[ "$(meta info.txt events_written)" = "$ev" ] || fail "events_written $(meta info.txt events_written), the file holds $ev"
+	[ "$(meta info.txt events_unwritten)" -gt 0 ] || fail "events_unwritten: $(meta info.txt events_unwritten)"
 	grep -q '^  write_error  *no space left on device$' info.txt || fail "no write_error metadata"
 fi
 k=$(exec_ids $f 0 | prefix_len) || fail "execs kept are not a prefix of the storm"
