@@ -175,6 +175,41 @@ static const char *intern(const char *s)
 	return e ? e->s : NULL;
 }
 
+/*
+ * The name of a script an interpreter runs. A script read from a file
+ * descriptor (bash /dev/fd/3, bash <(...), /dev/stdin, /proc/self/fd/N,
+ * /proc/PID/fd/N: a pipe, a here-document, process substitution) has no
+ * name of its own: it is "INTERP (stdin script)". Else the path's basename.
+ */
+static const char *script_name(const char *interp, const char *path)
+{
+	const char *p = path, *fd = NULL;
+	char buf[128];
+
+	if (!strncmp(p, "/dev/fd/", 8)) {
+		fd = p + 8;
+	} else if (!strcmp(p, "/dev/stdin")) {
+		fd = "0";
+	} else if (!strncmp(p, "/proc/", 6)) {
+		p += 6;
+		if (!strncmp(p, "self/", 5)) {
+			p += 5;
+		} else if (!strncmp(p, "thread-self/", 12)) {
+			p += 12;
+		} else {
+			size_t d = strspn(p, "0123456789");
+			p = d && p[d] == '/' ? p + d + 1 : "";
+		}
+		if (!strncmp(p, "fd/", 3))
+			fd = p + 3;
+	}
+	if (!fd || !*fd || strspn(fd, "0123456789") != strlen(fd) || !*interp)
+		return base(path);
+	snprintf(buf, sizeof(buf), "%s (stdin script)", interp);
+	const char *n = intern(buf);
+	return n ? n : base(path);
+}
+
 /* Index of the first rule whose glob matches e's name (a basename), or -1. */
 static int name_rule(struct name *e)
 {
@@ -226,7 +261,7 @@ static int scan_interp(const struct rule *r, const char *bn, const struct args *
 			return 1;
 		}
 		if (s[0] != '-' && !(shell && s[0] == '+')) {
-			id->name = base(s);
+			id->name = script_name(bn, s);
 			id->rest = i + 1;
 			return 1;
 		}
@@ -347,7 +382,7 @@ static int identify(const char *exe, const char *script, const struct args *a, i
 			return 1;
 	}
 	if (script && *script) {
-		id->name = base(script);
+		id->name = script_name(bn, script);
 		id->rest = a->ac;
 		for (int i = off + 1; i < a->ac; i++)
 			if (!strcmp(a->av[i], script)) {
@@ -394,6 +429,18 @@ static int name_subcmd(struct name *e)
 static int tool_ident(const char *exe, const char *script, const uint8_t *argv,
 		      uint32_t argv_len, const char **tool, const char **command)
 {
+	/* an executable run from a memfd (fexecve) is named by the memfd's
+	 * own name: "memfd:job (deleted)" is "job" */
+	char mbuf[256];
+	if (exe && !strncmp(exe, "memfd:", 6) && exe[6]) {
+		const char *e = strstr(exe + 6, " (deleted)");
+		size_t n = e ? (size_t)(e - exe - 6) : strlen(exe + 6);
+		snprintf(mbuf, sizeof(mbuf), "%.*s", (int)n, exe + 6);
+		for (char *c = mbuf; *c; c++)
+			if (*c == '/')
+				*c = '_';
+		exe = mbuf;
+	}
 	/* most processes: the exe's basename alone decides (no interpreter or
 	 * loader rule, no script, no subcommands): the tool is the basename */
 	const char *bn = exe && *exe ? base(exe) : "";

@@ -23,7 +23,23 @@ static const struct tcase cases[] = {
 	 "x86_64-linux-gnu-as"},
 	{"/opt/x/x86_64-linux-gnu-ld", NULL, "ld|a.o", "x86_64-linux-gnu-ld",
 	 "x86_64-linux-gnu-ld"},
-	{"memfd:job", NULL, "job", "memfd:job", "memfd:job"},
+	/* a memfd (fexecve) is named by the memfd's own name */
+	{"memfd:job", NULL, "job", "job", "job"},
+	{"memfd:sealed-91173221a7ea (deleted)", NULL, "x", "sealed-91173221a7ea",
+	 "sealed-91173221a7ea"},
+	/* a script read from a file descriptor has no name of its own */
+	{"/usr/bin/bash", NULL, "bash|/dev/fd/3", "bash (stdin script)", "bash (stdin script)"},
+	{"/usr/bin/bash", NULL, "bash|/dev/fd/63|x", "bash (stdin script)", "bash (stdin script)"},
+	{"/usr/bin/bash", NULL, "bash|/proc/self/fd/0", "bash (stdin script)",
+	 "bash (stdin script)"},
+	{"/usr/bin/dash", NULL, "sh|/proc/4242/fd/5", "dash (stdin script)", "dash (stdin script)"},
+	{"/usr/bin/python3.11", NULL, "python3|/dev/stdin", "python3.11 (stdin script)",
+	 "python3.11 (stdin script)"},
+	{"/usr/bin/bash", "/dev/fd/4", "bash|/dev/fd/4", "bash (stdin script)", "bash (stdin script)"},
+	/* look-alikes keep their basename */
+	{"/usr/bin/bash", NULL, "bash|/dev/fd/x.sh", "x.sh", "x.sh"},
+	{"/usr/bin/bash", NULL, "bash|/proc/12/fdinfo/3", "3", "3"},
+	{"/usr/bin/bash", NULL, "bash|/data/fd/3", "3", "3"},
 	{"/usr/bin/sh", NULL, "", "sh", "sh"},
 	/* python */
 	{"/usr/bin/python3.11", NULL, "python3|script.py|a", "script.py", "script.py"},
