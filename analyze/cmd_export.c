@@ -20,9 +20,10 @@ static void usage(FILE *f)
 		"                             [--samples] [-o OUT] FILE\n\n"
 		"Write every process of FILE, ordered by start time:\n"
 		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
-		"  csv,tsv one row per process, Nextflow trace column names where they exist\n"
-		"          (realtime, %%cpu, peak_rss, rchar, wchar, syscr, syscw, read_bytes,\n"
-		"          write_bytes, vol_ctxt, inv_ctxt)\n"
+		"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
+		"          realtime_ms, peak_rss_kib, utime_s; byte counters in bytes), Nextflow\n"
+		"          trace names where they exist (%%cpu, rchar, wchar, syscr, syscw,\n"
+		"          read_bytes, write_bytes, vol_ctxt, inv_ctxt)\n"
 		"  chrome  Chrome trace-event JSON: open in ui.perfetto.dev or chrome://tracing\n\n"
 		"Options:\n"
 		"  -f, --format FMT   output format (required)\n"
@@ -316,12 +317,23 @@ static void sv_str(struct tza_line *l, const char *s, int tsv)
 	sv_field(l, s ? s : "", s ? strlen(s) : 0, tsv);
 }
 
+/* units in the names (docs/tracer-analyze.md "csv, tsv", with the mapping
+ * to Nextflow's trace columns) */
 static const char *const sv_cols[] = {
-	"id", "parent_id", "pid", "ppid", "name", "exe", "command_line", "start", "complete",
-	"realtime", "%cpu", "peak_rss", "rchar", "wchar", "syscr", "syscw", "read_bytes",
-	"write_bytes", "vol_ctxt", "inv_ctxt", "exit", "signal", "core_dumped", "threads",
-	"utime", "stime", "failed_execs", "pre_existing", NULL,
+	"id", "parent_id", "pid", "ppid", "name", "exe", "command_line", "start_s", "complete_s",
+	"start_utc", "complete_utc", "realtime_ms", "%cpu", "peak_rss_kib", "rchar", "wchar",
+	"syscr", "syscw", "read_bytes", "write_bytes", "vol_ctxt", "inv_ctxt", "exit", "signal",
+	"core_dumped", "threads", "utime_s", "stime_s", "failed_execs", "pre_existing", NULL,
 };
+
+/* an absolute time column: UTC, or empty when the file has no clock anchor */
+static void sv_utc(struct tza_line *l, struct tza_model *m, uint64_t boot_ns, int tsv)
+{
+	char b[48];
+	int64_t rt;
+	sv_str(l, tza_realtime(m->reader, boot_ns, &rt) < 0 ? "" : tza_fmt_utc(rt, b, sizeof(b)),
+	       tsv);
+}
 
 /* cl: scratch line for the command line */
 static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m,
@@ -350,9 +362,17 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	tza_line_putc(l, sep);
 	tza_line_fixed(l, (double)rel(m, p->start_ns) / 1e9, 6);
 	tza_line_putc(l, sep);
+	if (ended)
+		tza_line_fixed(l, (double)rel(m, p->end_ns) / 1e9, 6);
+	tza_line_putc(l, sep);
+	sv_utc(l, m, p->start_ns, tsv);
+	tza_line_putc(l, sep);
+	if (ended)
+		sv_utc(l, m, p->end_ns, tsv);
+	tza_line_putc(l, sep);
 	if (!ended) {
 		/* still running: only what is known */
-		for (int i = 0; i < 18; i++)
+		for (int i = 0; i < 17; i++)
 			tza_line_putc(l, sep);
 		tza_line_u64(l, p->nfailed + p->nfailed_omitted);
 		tza_line_putc(l, sep);
@@ -361,12 +381,10 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 		return;
 	}
 	uint64_t wall = p->end_ns - p->start_ns;
-	tza_line_fixed(l, (double)rel(m, p->end_ns) / 1e9, 6);
-	tza_line_putc(l, sep);
 	tza_line_fixed(l, (double)wall / 1e6, 3);
 	tza_line_putc(l, sep);
 	tza_line_fixed(l, wall ? 100.0 * (double)tza_proc_cpu(p) / (double)wall : 0.0, 1);
-	const uint64_t v[] = {p->maxrss_kib * 1024, p->rchar, p->wchar, p->syscr, p->syscw,
+	const uint64_t v[] = {p->maxrss_kib, p->rchar, p->wchar, p->syscr, p->syscw,
 			      p->read_bytes, p->write_bytes, p->nvcsw, p->nivcsw};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		tza_line_putc(l, sep);

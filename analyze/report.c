@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "evq.h"
 #include "json.h"
@@ -151,6 +152,25 @@ int tza_realtime(tz_reader *r, uint64_t boot_ns, int64_t *rt)
 		}
 	}
 	return tz_reader_realtime(r, boot_ns, rt);
+}
+
+char *tza_fmt_utc(int64_t rt_ns, char *buf, size_t n)
+{
+	int64_t sec = rt_ns / 1000000000, ns = rt_ns % 1000000000;
+	struct tm tm;
+
+	if (ns < 0) {
+		ns += 1000000000;
+		sec--;
+	}
+	time_t s = (time_t)sec;
+	buf[0] = 0;
+	if (!gmtime_r(&s, &tm))
+		return buf;
+	size_t l = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (l)
+		snprintf(buf + l, n - l, ".%09ldZ", (long)ns);
+	return buf;
 }
 
 /* a metadata number: decimal digits only (no sign, no junk), no overflow */

@@ -55,6 +55,12 @@ void tza_machine_get(tz_reader *r, struct tza_machine *mi);
  */
 int tza_realtime(tz_reader *r, uint64_t boot_ns, int64_t *rt);
 
+/*
+ * CLOCK_REALTIME ns as UTC ISO-8601 with nanoseconds into buf (at least 32
+ * bytes): "2026-12-01T06:07:48.817786827Z"; "" when out of range. Returns buf.
+ */
+char *tza_fmt_utc(int64_t rt_ns, char *buf, size_t n);
+
 /* First metadata value present among NULL-terminated keys, or NULL. */
 const char *tza_meta_any(tz_reader *r, const char *const *keys);
 

@@ -19,10 +19,13 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 
 check() { # name cmd... (output filtered of volatile lines; the analyzer's
-	# own version, which chrome's "generator" names, as X.Y.Z)
+	# own version, which chrome's "generator" names, as X.Y.Z; the UTC
+	# times of the synthetic traces, which are anchored at their writing,
+	# as UTC)
 	local name=$1; shift
 	(cd "$tmp" && timeout 60 "$@") 2>&1 | grep -Ev '^(trace|start|end) ' |
-		sed 's/"generator":"tracer-analyze [^"]*"/"generator":"tracer-analyze X.Y.Z"/' >"$tmp/$name.out"
+		sed -e 's/"generator":"tracer-analyze [^"]*"/"generator":"tracer-analyze X.Y.Z"/' \
+		    -e 's/20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-9:]*\.[0-9]*Z/UTC/g' >"$tmp/$name.out"
 	if [ "${UPDATE:-0}" = 1 ]; then
 		mkdir -p "$G" && cp "$tmp/$name.out" "$G/$name.out"
 		return

@@ -68,9 +68,27 @@ for name in ["pipeline", "edge", "drops"] + samples:
     rows = list(csv.reader(open(name + ".csv", newline="")))
     assert len(rows) == len(procs) + 1, (name, len(rows))
     assert all(len(r) == len(rows[0]) for r in rows), "ragged csv"
-    for c in ["realtime", "%cpu", "peak_rss", "rchar", "wchar", "syscr", "syscw",
-              "read_bytes", "write_bytes", "vol_ctxt", "inv_ctxt"]:
+    for c in ["start_s", "complete_s", "start_utc", "complete_utc", "realtime_ms", "%cpu",
+              "peak_rss_kib", "rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes",
+              "vol_ctxt", "inv_ctxt", "utime_s", "stime_s"]:
         assert c in rows[0], c
+    # units: the UTC columns agree with the relative ones and realtime_ms;
+    # peak_rss_kib is jsonl's peak_rss_kib
+    import datetime
+    col = {c: i for i, c in enumerate(rows[0])}
+    def utc_ns(s):
+        d, frac = s.rstrip("Z").split(".")
+        t = datetime.datetime.strptime(d, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+        return int(t.timestamp()) * 10**9 + int(frac.ljust(9, "0"))
+    byid = {p["id"]: p for p in procs}
+    for r in rows[1:]:
+        p = byid[r[col["id"]]]
+        if r[col["start_utc"]] and r[col["complete_utc"]]:
+            d = utc_ns(r[col["complete_utc"]]) - utc_ns(r[col["start_utc"]])
+            assert abs(d / 1e6 - float(r[col["realtime_ms"]])) <= 0.002, (r, d)
+            assert abs(float(r[col["complete_s"]]) - float(r[col["start_s"]]) - d / 1e9) <= 2e-6, r
+        if p["peak_rss_kib"] is not None and r[col["peak_rss_kib"]]:
+            assert int(r[col["peak_rss_kib"]]) == p["peak_rss_kib"], (r, p["peak_rss_kib"])
     top = json.load(open(name + ".top.json"))
     assert isinstance(top, list)
     for g in top:
