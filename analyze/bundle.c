@@ -489,11 +489,13 @@ out:
 	return rc;
 }
 
-int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_file *files,
-		     size_t n)
+int tza_bundle_write(const char *out, const char *shown, const char *top,
+		     const struct tza_bundle_file *files, size_t n, int overwrite)
 {
+	if (!shown)
+		shown = out;
 	if (!tza_bundle_out_ok(out)) {
-		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
+		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", shown);
 		return -1;
 	}
 	size_t tl = strlen(out) + 32;
@@ -518,35 +520,45 @@ int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_f
 	}
 	/* a fresh 0600 file (never through a symlink planted at the name),
 	 * renamed over out when complete */
+	struct stat st;
+	if (!lstat(out, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		tza_err("bundle: '%s': not a regular file", shown);
+		goto out;
+	}
 	fd = tz_create_file(tmp, 1);
 	if (fd < 0) {
-		tza_err("bundle: '%s': %s", tmp,
+		/* the user's path, not the temporary name beside it */
+		tza_err("bundle: '%s': %s", shown,
 			fd == TZ_ERR_INVAL ? "not a regular file" : strerror(errno));
 		fd = -2;
 		goto out;
 	}
 	if (archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		tza_err("bundle: '%s': %s", shown, archive_error_string(a));
 		goto out;
 	}
 	time_t now = time(NULL);
 	for (size_t i = 0; i < n; i++)
-		if (copy_in(a, out, top, &files[i], now) < 0)
+		if (copy_in(a, shown, top, &files[i], now) < 0)
 			goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		tza_err("bundle: '%s': %s", shown, archive_error_string(a));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		tza_err("bundle: '%s': %s", out, strerror(errno));
+		tza_err("bundle: '%s': %s", shown, strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, out) < 0) {
-		tza_err("bundle: '%s': %s", out, strerror(errno));
+	/* without overwrite: link() fails if out appeared meanwhile */
+	if (overwrite ? rename(tmp, out) < 0 : link(tmp, out) < 0) {
+		tza_err("bundle: '%s': %s", shown,
+			errno == EEXIST ? "file exists (use -f to overwrite)" : strerror(errno));
 		goto out;
 	}
+	if (!overwrite)
+		unlink(tmp);
 	rc = 0;
 out:
 	archive_write_free(a);

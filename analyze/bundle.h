@@ -51,11 +51,15 @@ struct tza_bundle_file {
 /*
  * Write files[0..n) into a new archive at out (.tar.gz/.tgz: gzip'd pax tar;
  * .zip: deflate), each under the directory top/ with mode 0644, owner 0,
- * mtime now. The archive is written to a temporary name beside out and
- * renamed over it when complete. Returns 0, or -1 with one line printed.
+ * mtime now. The archive is written to a temporary name beside out
+ * (out.tmp.PID) and renamed to out when complete: over an existing regular
+ * file or symlink only with overwrite (else "file exists"); a directory,
+ * FIFO or device at out is refused. Messages name shown (the path as the
+ * user gave it; out when NULL), never the temporary name. Returns 0, or -1
+ * with one line printed.
  */
-int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_file *files,
-		     size_t n);
+int tza_bundle_write(const char *out, const char *shown, const char *top,
+		     const struct tza_bundle_file *files, size_t n, int overwrite);
 
 /* Does the output path name a bundle type we write (.tar.gz, .tgz, .zip)? */
 int tza_bundle_out_ok(const char *out);
