@@ -184,7 +184,10 @@ static int check_manifest(const char *path, const char *mname, const char *text,
 	return 0;
 }
 
-static int read_trace(const char *path, void **out_buf, size_t *out_len, char **out_member)
+/* path names the bundle in messages; mem (memlen bytes) is read instead of
+ * the file when not NULL */
+static int read_trace(const char *path, const void *mem, size_t memlen, void **out_buf,
+		      size_t *out_len, char **out_member)
 {
 	uint64_t cap = member_cap();
 	uint64_t total_cap = 2 * cap + (256ull << 20), total = 0;
@@ -206,7 +209,8 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
 	archive_read_support_format_zip(a);
-	if (archive_read_open_filename(a, path, 64 * 1024) != ARCHIVE_OK) {
+	if ((mem ? archive_read_open_memory(a, mem, memlen)
+		 : archive_read_open_filename(a, path, 64 * 1024)) != ARCHIVE_OK) {
 		tza_err("'%s': not a readable bundle: %s", path, archive_error_string(a));
 		goto out;
 	}
@@ -243,6 +247,13 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 			member_err(path, name, "device, fifo or socket (bundles hold plain files only)");
 			goto out;
 		}
+		/* tracer writes no sparse member; a sparse one (GNU tar, PAX 0.0,
+		 * 0.1, 1.0) would expand its holes past every cap counted on
+		 * stored bytes: refused before any of its data is read */
+		if (archive_entry_sparse_count(e) > 0) {
+			member_err(path, name, "sparse file (bundles hold plain files only)");
+			goto out;
+		}
 		if (archive_entry_size_is_set(e) && (uint64_t)archive_entry_size(e) > cap) {
 			char why2[128];
 			snprintf(why2, sizeof(why2), "claims %lld bytes, over the %llu MiB cap "
@@ -257,7 +268,7 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 		int is_manifest = !strcmp(base_name(name), "MANIFEST") && !manifest &&
 				  base_name(name) == (slash ? slash + 1 : name);
 		size_t len = 0, alloc = 0;
-		uint64_t pos = 0; /* bytes hashed: data and the holes before it */
+		uint64_t pos = 0; /* bytes read: blocks follow each other, no hole */
 		XXH64_reset(xs, 0);
 		if (is_manifest && !(manifest = calloc(1, MANIFEST_MAX + 1))) {
 			tza_err("'%s': out of memory", path);
@@ -277,9 +288,15 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 			}
 			if (!sz)
 				continue;
-			/* sparse tar members give offsets: holes count as data */
+			/* every byte of a member is stored: a block that does not
+			 * start where the one before ended is a hole (a sparse
+			 * member the header did not declare), refused */
+			if (off < 0 || (uint64_t)off != pos) {
+				member_err(path, name, "sparse file (bundles hold plain files only)");
+				goto out;
+			}
 			uint64_t end = (uint64_t)off + sz;
-			if (off < 0 || end > cap) {
+			if (end > cap) {
 				member_err(path, name, "larger than the member cap (TRACER_BUNDLE_MAX_MB)");
 				goto out;
 			}
@@ -292,16 +309,8 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 					total > total_cap ? "" : " at more than 200:1");
 				goto out;
 			}
-			static const char zeros[4096];
-			while (pos < (uint64_t)off) { /* a hole: zeros */
-				size_t n = (uint64_t)off - pos > sizeof(zeros) ? sizeof(zeros)
-									     : (size_t)((uint64_t)off - pos);
-				XXH64_update(xs, zeros, n);
-				pos += n;
-			}
 			XXH64_update(xs, blk, sz);
-			if (end > pos)
-				pos = end;
+			pos = end;
 			if (is_manifest) {
 				if (end > MANIFEST_MAX) {
 					member_err(path, name, "larger than 1 MiB: not a bundle's MANIFEST");
@@ -327,11 +336,8 @@ static int read_trace(const char *path, void **out_buf, size_t *out_len, char **
 				cur = nb;
 				alloc = na;
 			}
-			if (end > len)
-				memset((char *)cur + len, 0, (size_t)off > len ? (size_t)off - len : 0);
 			memcpy((char *)cur + off, blk, sz);
-			if (end > len)
-				len = (size_t)end;
+			len = (size_t)end;
 		}
 		/* what it held, for the MANIFEST check */
 		if (nseen % 64 == 0) {
@@ -412,7 +418,7 @@ int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char
 	}
 	struct cached c = {.dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
 			   .mtime = st.st_mtim};
-	if (read_trace(path, &c.buf, &c.len, &c.member) < 0)
+	if (read_trace(path, NULL, 0, &c.buf, &c.len, &c.member) < 0)
 		return -1;
 	struct cached *nc = realloc(cache, (ncache + 1) * sizeof(*cache));
 	c.path = strdup(path);
@@ -433,6 +439,12 @@ int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char
 	*len = c.len;
 	*member = c.member;
 	return 0;
+}
+
+int tza_bundle_trace_mem(const char *name, const void *data, size_t size, void **buf,
+			 size_t *len, char **member)
+{
+	return read_trace(name, data ? data : "", size, buf, len, member);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -489,11 +501,13 @@ out:
 	return rc;
 }
 
-int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_file *files,
-		     size_t n)
+int tza_bundle_write(const char *out, const char *shown, const char *top,
+		     const struct tza_bundle_file *files, size_t n, int overwrite)
 {
+	if (!shown)
+		shown = out;
 	if (!tza_bundle_out_ok(out)) {
-		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
+		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", shown);
 		return -1;
 	}
 	size_t tl = strlen(out) + 32;
@@ -518,35 +532,45 @@ int tza_bundle_write(const char *out, const char *top, const struct tza_bundle_f
 	}
 	/* a fresh 0600 file (never through a symlink planted at the name),
 	 * renamed over out when complete */
+	struct stat st;
+	if (!lstat(out, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		tza_err("bundle: '%s': not a regular file", shown);
+		goto out;
+	}
 	fd = tz_create_file(tmp, 1);
 	if (fd < 0) {
-		tza_err("bundle: '%s': %s", tmp,
+		/* the user's path, not the temporary name beside it */
+		tza_err("bundle: '%s': %s", shown,
 			fd == TZ_ERR_INVAL ? "not a regular file" : strerror(errno));
 		fd = -2;
 		goto out;
 	}
 	if (archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		tza_err("bundle: '%s': %s", shown, archive_error_string(a));
 		goto out;
 	}
 	time_t now = time(NULL);
 	for (size_t i = 0; i < n; i++)
-		if (copy_in(a, out, top, &files[i], now) < 0)
+		if (copy_in(a, shown, top, &files[i], now) < 0)
 			goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		tza_err("bundle: '%s': %s", shown, archive_error_string(a));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		tza_err("bundle: '%s': %s", out, strerror(errno));
+		tza_err("bundle: '%s': %s", shown, strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, out) < 0) {
-		tza_err("bundle: '%s': %s", out, strerror(errno));
+	/* without overwrite: link() fails if out appeared meanwhile */
+	if (overwrite ? rename(tmp, out) < 0 : link(tmp, out) < 0) {
+		tza_err("bundle: '%s': %s", shown,
+			errno == EEXIST ? "file exists (use -f to overwrite)" : strerror(errno));
 		goto out;
 	}
+	if (!overwrite)
+		unlink(tmp);
 	rc = 0;
 out:
 	archive_write_free(a);

@@ -542,7 +542,9 @@ static void usage(FILE *f)
 	      "tree.txt, top.txt, processes.csv, timeline.png/.svg, cpu.png, mem.png, io.png,\n"
 	      "README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
 	      "Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n"
-	      "  -o, --output PATH         the archive (.tar.gz, .tgz or .zip; replaced if present)\n"
+	      "  -o, --output PATH         the archive (.tar.gz, .tgz or .zip)\n"
+	      "  -f, --force               replace PATH if it exists (never a directory,\n"
+	      "                            FIFO or device)\n"
 	      "      --redact              replace secrets in every file, the trace included,\n"
 	      "                            with " REDACTED ", using the default patterns below\n"
 	      "      --redact-pattern RE   also redact this POSIX extended regex (case-\n"
@@ -603,19 +605,23 @@ int cmd_bundle(int argc, char **argv)
 		{"redact", no_argument, NULL, 'r'},
 		{"redact-pattern", required_argument, NULL, 'p'},
 		{"no-plots", no_argument, NULL, 'n'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL;
 	const char *extra[MAX_PATTERNS];
 	size_t nextra = 0;
-	int redact = 0, plots = 1, c;
+	int redact = 0, plots = 1, force = 0, c;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:fh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 'f':
+			force = 1;
 			break;
 		case 'r':
 			redact = 1;
@@ -646,6 +652,19 @@ int cmd_bundle(int argc, char **argv)
 	if (!tza_bundle_out_ok(out)) {
 		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
 		return TZA_EXIT_USAGE;
+	}
+	/* before any work: the same rule as every output (tza_bundle_write
+	 * checks again when it renames) */
+	struct stat ost;
+	if (!lstat(out, &ost)) {
+		if (!S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
+			tza_err("bundle: '%s': not a regular file", out);
+			return TZA_EXIT_FAIL;
+		}
+		if (!force) {
+			tza_err("bundle: '%s': file exists (use -f to overwrite)", out);
+			return TZA_EXIT_FAIL;
+		}
 	}
 	const char *in = argv[optind];
 	struct redactor rd = {0};
@@ -856,7 +875,7 @@ int cmd_bundle(int argc, char **argv)
 		*dot = 0;
 	if (!top[0] || !strcmp(top, ".") || !strcmp(top, ".."))
 		snprintf(top, sizeof(top), "report");
-	if (tza_bundle_write(abs_out, top, files, nf) < 0)
+	if (tza_bundle_write(abs_out, out, top, files, nf, force) < 0)
 		goto out;
 	if (redact)
 		fprintf(stderr, "tracer-analyze: bundle: %llu string(s) redacted\n",

@@ -27,8 +27,10 @@ static void usage(FILE *f)
 		"  --state    also print process-state snapshot events (marked 'state:')\n"
 		"  --abs      absolute CLOCK_BOOTTIME ns instead of relative seconds\n"
 		"  -h, --help this help\n\n"
-		"Exit status: 0 ok (also when only an incomplete last block, as a crash leaves,\n"
-		"was skipped), 1 unreadable trace or damaged blocks skipped, 2 usage.\n\n"
+		"Every readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
+		"or not whole: damaged or duplicated blocks skipped, truncated or unfinished (no\n"
+		"footer), a footer index that does not describe the file (one line on stderr\n"
+		"says which; --partial before cat makes these 0), 2 usage.\n\n"
 		"Examples:\n"
 		"  tracer-analyze cat run.tz | head\n"
 		"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
@@ -250,18 +252,36 @@ int cmd_cat(int argc, char **argv)
 		putchar('\n');
 	}
 	int ret = TZA_EXIT_OK;
+	const struct tz_info *in = tz_reader_info(r);
+	/* every readable event was printed; a file that is not whole says so
+	 * in one line and exits 1 (0 with --partial), as the table says */
 	if (rc < 0) {
 		tza_err("%s", tz_reader_errmsg(r));
 		ret = TZA_EXIT_FAIL;
-	} else if (tz_reader_info(r)->corrupt_blocks) {
-		const struct tz_info *in = tz_reader_info(r);
-		/* an incomplete last block is what a crash leaves: a warning */
-		int torn_only = in->corrupt_blocks == 1 && in->torn_tail_bytes;
-		tza_err("%s (%" PRIu64 " damaged block%s skipped)", tz_reader_errmsg(r),
-			in->corrupt_blocks, in->corrupt_blocks == 1 ? "" : "s");
-		if (!torn_only)
-			ret = TZA_EXIT_FAIL;
+	} else if (in->corrupt_blocks) {
+		char dup[48] = "";
+		if (in->duplicate_blocks)
+			snprintf(dup, sizeof(dup), ", %" PRIu64 " of them duplicate",
+				 in->duplicate_blocks);
+		tza_err("%s (%" PRIu64 " damaged block%s skipped%s)", tz_reader_errmsg(r),
+			in->corrupt_blocks, in->corrupt_blocks == 1 ? "" : "s", dup);
+		ret = TZA_EXIT_FAIL;
+	} else if (in->unfinished && !in->ring) {
+		tza_err("'%s': truncated or unfinished trace (no footer): every sealed block "
+			"was printed; 'tracer-analyze recover' writes a complete copy", path);
+		ret = TZA_EXIT_FAIL;
+	} else if (in->unfinished) {
+		tza_err("'%s': offset %" PRIu64 ": unfinished ring trace (final metadata slot "
+			"empty): every sealed block was printed", path, in->unfinished_offset);
+		ret = TZA_EXIT_FAIL;
+	} else if (!in->ring && !in->has_footer) {
+		tza_err("%s: footer index ignored, blocks found by scanning ('tracer-analyze "
+			"verify' checks them, 'tracer-analyze recover' rewrites the index)",
+			tz_reader_errmsg(r));
+		ret = TZA_EXIT_FAIL;
 	}
+	if (ret == TZA_EXIT_FAIL && rc >= 0 && tza_partial())
+		ret = TZA_EXIT_OK;
 	tz_reader_free(r);
 	if (fflush(stdout))
 		ret = TZA_EXIT_FAIL;

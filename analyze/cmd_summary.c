@@ -398,10 +398,14 @@ int cmd_summary(int argc, char **argv)
 						(unsigned long long)m->drops[i]);
 					any = 1;
 				}
-			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks; "
+			char dup[48] = "";
+			if (m->duplicate_blocks)
+				snprintf(dup, sizeof(dup), " (%llu duplicate, skipped)",
+					 (unsigned long long)m->duplicate_blocks);
+			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks%s; "
 				   "%llu process%s seen without %s fork; %llu exit%s lost ***\n",
 				any ? ")" : "", (unsigned long long)m->dropped_chunks,
-				(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
+				(unsigned long long)m->corrupt_blocks, dup, (unsigned long long)m->no_fork,
 				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their",
 				(unsigned long long)m->exit_lost, m->exit_lost == 1 ? "" : "s");
 			if (m->orphans) {

@@ -1247,6 +1247,7 @@ static int finish(struct builder *b, tz_reader *r)
 
 	m->dropped_chunks = in->dropped;
 	m->corrupt_blocks = in->corrupt_blocks;
+	m->duplicate_blocks = in->duplicate_blocks;
 	/* the recording's start: the recorder's (taken once its programs were
 	 * attached), else the first event */
 	const char *sb = tz_reader_meta_get(r, "start_boottime_ns");

@@ -198,6 +198,7 @@ struct tza_model {
 	uint64_t drops[8];	 /* last EV_DROPS counters (enum ev_drop_slot) */
 	uint64_t dropped_chunks; /* tz_info.dropped: events lost before the writer */
 	uint64_t corrupt_blocks; /* tz_info.corrupt_blocks */
+	uint64_t duplicate_blocks; /* tz_info.duplicate_blocks (among corrupt_blocks) */
 	int incomplete;		 /* any drop, corruption, ring-mode loss or unfinished file */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */

@@ -12,7 +12,7 @@
 
 /* TRACER_ANALYZE_PARTIAL=1 (set by --partial too): analyze unfinished or
  * damaged traces anyway */
-static int partial_ok(void)
+int tza_partial(void)
 {
 	const char *e = getenv("TRACER_ANALYZE_PARTIAL");
 	return e && *e && strcmp(e, "0");
@@ -21,7 +21,7 @@ static int partial_ok(void)
 int tza_check_whole(tz_reader *r, const char *path, int after_read)
 {
 	const struct tz_info *in = tz_reader_info(r);
-	if (partial_ok())
+	if (tza_partial())
 		return 0;
 	if (!after_read && in->unfinished && !in->ring) {
 		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "

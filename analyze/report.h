@@ -27,6 +27,9 @@ int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_mode
  * both: the model then counts the damage and flags itself incomplete.
  */
 int tza_check_whole(tz_reader *r, const char *path, int after_read);
+
+/* Was --partial (or TRACER_ANALYZE_PARTIAL=1) given? 1 yes, 0 no. */
+int tza_partial(void);
 void tza_unload(tz_reader *r, struct tza_model *m);
 
 /* One line for a getopt '?' (opterr = 0): the offending word and where help is. */

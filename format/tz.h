@@ -62,7 +62,11 @@ enum tz_err {
 	TZ_ERR_NOSPC = -13,    /* no space left on the device */
 	TZ_ERR_EXISTS = -14,   /* output exists and TZ_W_OVERWRITE not given */
 	TZ_ERR_UNKNOWN_TYPE = -15, /* event type not in the schema */
-	TZ_ERR__COUNT = 16
+	TZ_ERR_SEQ = -16,      /* a block that does not fit its neighbours: the
+				  same seq as another chunk or state block, out
+				  of place in a ring segment, or a length that
+				  runs over the next block (FORMAT.md 11) */
+	TZ_ERR__COUNT = 17
 };
 
 /* Static string for an error code ("checksum mismatch"); never NULL. */
@@ -71,12 +75,13 @@ const char *tz_strerror(int err);
 /*
  * Create path as a new, empty regular file of mode 0600 (less the umask) and
  * open it write-only, close-on-exec. Never writes into an existing inode and
- * never follows a symlink at path: without overwrite any existing path (a
- * dangling symlink too) fails with TZ_ERR_EXISTS; with overwrite an existing
- * regular file or symlink is unlinked first (the link itself, never its
- * target; the old file's mode, owner and other hard links are not reused)
- * and anything else (FIFO, device, socket, directory) fails with
- * TZ_ERR_INVAL without being opened. Returns the fd (>= 0) or a negative
+ * never follows a symlink at path: an existing FIFO, device, socket or
+ * directory fails with TZ_ERR_INVAL without being opened (errno EISDIR for a
+ * directory, else EINVAL), with or without overwrite; without overwrite any
+ * other existing path (a dangling symlink too) fails with TZ_ERR_EXISTS;
+ * with overwrite an existing regular file or symlink is unlinked first (the
+ * link itself, never its target; the old file's mode, owner and other hard
+ * links are not reused). Returns the fd (>= 0) or a negative
  * tz_err; errno holds the cause of TZ_ERR_IO. Used by tz_writer_open(),
  * tz_recover() and the analyzer's output files.
  */
@@ -377,6 +382,10 @@ struct tz_info {
 				   file; kept in ring mode when old chunks are
 				   overwritten) */
 	uint64_t corrupt_blocks; /* blocks skipped as damaged */
+	uint64_t duplicate_blocks; /* chunk and state blocks skipped because
+				      an earlier one (file order) has the same
+				      seq: a replayed or copied block; also
+				      counted in corrupt_blocks */
 	uint64_t corrupt_first_offset; /* file offset of the first one */
 	uint64_t torn_tail_bytes; /* bytes at the end forming no complete block
 				     (a write cut short by a crash); also

@@ -26,6 +26,7 @@ static const char *const errstr[TZ_ERR__COUNT] = {
     [13] = "no space left on device",
     [14] = "file exists",
     [15] = "unknown event type",
+    [16] = "block out of sequence (same seq as another, out of place, or overlapping the next)",
 };
 
 const char *tz_strerror(int err)
@@ -62,14 +63,16 @@ int tz_create_file(const char *path, int overwrite)
 		errno = EINVAL;
 		return TZ_ERR_INVAL;
 	}
-	if (overwrite && !lstat(path, &st)) {
+	if (!lstat(path, &st)) {
+		/* a directory, FIFO, device or socket is refused with or
+		 * without overwrite: "file exists" would not say what is wrong */
 		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-			errno = EINVAL;
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 			return TZ_ERR_INVAL;
 		}
 		/* the name goes, not the inode's contents: a symlink's target and
 		 * other hard links of the old file are left as they were */
-		if (unlink(path) && errno != ENOENT)
+		if (overwrite && unlink(path) && errno != ENOENT)
 			return TZ_ERR_IO;
 	}
 	/* O_EXCL: never an existing inode, never through a symlink (even one

@@ -60,6 +60,10 @@ struct tz_reader {
 
 	struct rd_blk *chunks, *states, *heads;
 	size_t nchunks, cchunks, nstates, cstates, nheads, cheads;
+	/* chunk and state blocks dropped at open because an earlier one has
+	 * the same seq (drop_duplicates): their offsets, ascending */
+	uint64_t *dups;
+	size_t ndups;
 	uint64_t *prefmax; /* running max of max_ts over chunks sorted by min_ts */
 	struct rd_anchor *anchors;
 	size_t nanchors, canchors;
@@ -97,6 +101,9 @@ int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, 
 	      struct dchunk **out);
 void rd_dchunk_free(struct dchunk *c);
 size_t rd_dchunk_events(const struct dchunk *c);
+
+/* Was the block at off dropped at open as a duplicate seq? */
+int rd_is_dup(const tz_reader *r, uint64_t off);
 
 typedef int (*rd_visit_fn)(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h,
 			   uint64_t size, int status);

@@ -252,6 +252,26 @@ static uint64_t resync(tz_reader *r, uint64_t from, uint64_t end, uint64_t min_s
 	return end;
 }
 
+/*
+ * A block whose stated length swallowed the blocks after it (payload_len
+ * inflated, header checksum recomputed): its payload does not check (payload
+ * checksum, or a zstd frame that does not fill the payload exactly) and a
+ * valid block header (seq above min_seq in a ring) starts inside it. Returns
+ * that header's offset, else 0 (the block is taken at its length; a bad
+ * payload is then damage found when it is read).
+ */
+static uint64_t swallowed(tz_reader *r, uint64_t pos, const struct tz_bhdr *h, uint64_t end,
+			  uint64_t min_seq, int ring)
+{
+	const uint8_t *p = r->data + pos + tz_bhdr_size(h);
+	if (tz_hash(p, h->payload_len) == h->payload_csum &&
+	    (!(h->flags & TZ_BF_ZSTD) ||
+	     ZSTD_findFrameCompressedSize(p, h->payload_len) == h->payload_len))
+		return 0;
+	uint64_t q = resync(r, pos + 1, end, min_seq, ring);
+	return q < pos + tz_block_size(h) ? q : 0;
+}
+
 static int all_zero(const uint8_t *p, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
@@ -269,6 +289,13 @@ static int walk_linear(tz_reader *r, uint64_t pos, uint64_t end, visit_fn visit,
 		int st = tz_bhdr_decode(r->data + pos, end - pos, &h);
 		if (!st && tz_block_size(&h) > end - pos)
 			st = TZ_ERR_TRUNCATED;
+		uint64_t q = st ? 0 : swallowed(r, pos, &h, end, 0, 0);
+		if (q) {
+			if ((rc = visit(r, ctx, pos, NULL, q - pos, TZ_ERR_SEQ)) < 0)
+				return rc;
+			pos = q;
+			continue;
+		}
 		if (!st) {
 			if ((rc = visit(r, ctx, pos, &h, tz_block_size(&h), 0)) < 0)
 				return rc;
@@ -287,10 +314,14 @@ static int walk_linear(tz_reader *r, uint64_t pos, uint64_t end, visit_fn visit,
 
 /*
  * Ring walk of one area [s, e): blocks chained by size with consecutive
- * sequence numbers; a block whose seq does not follow (older lap) or zero
- * bytes end the chain silently; damage followed by a newer block is reported.
+ * sequence numbers (seqchain: segments). Zero bytes, or a valid block older
+ * than every segment's first block (seq below lap: left from an older lap),
+ * end the chain silently; a valid block with any other seq is out of place
+ * and damage, as is damage followed by a newer block, and a block whose
+ * length swallowed the next one.
  */
-static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, visit_fn visit, void *ctx)
+static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, uint64_t lap,
+		      visit_fn visit, void *ctx)
 {
 	uint64_t pos = s, prev = 0;
 	int rc, have = 0;
@@ -300,6 +331,14 @@ static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, visit_
 		if (!st && tz_block_size(&h) > e - pos)
 			st = TZ_ERR_TRUNCATED;
 		if (!st && (!have || !seqchain || h.seq == prev + 1)) {
+			uint64_t q = seqchain ? swallowed(r, pos, &h, e, h.seq, 1) : 0;
+			if (q) {
+				if ((rc = visit(r, ctx, pos, NULL, q - pos, TZ_ERR_SEQ)) < 0)
+					return rc;
+				pos = q;
+				have = 0;
+				continue;
+			}
 			if ((rc = visit(r, ctx, pos, &h, tz_block_size(&h), 0)) < 0)
 				return rc;
 			prev = h.seq;
@@ -307,8 +346,22 @@ static int walk_chain(tz_reader *r, uint64_t s, uint64_t e, int seqchain, visit_
 			pos += tz_block_size(&h);
 			continue;
 		}
-		if (!st)
+		if (!st && h.seq < lap)
 			return 0; /* an older lap's block: the chain ends here */
+		if (!st) {
+			/* newer than some segment's start, yet not next: a block
+			 * copied or replayed here; the chain goes on at the next
+			 * block newer than prev, if any */
+			uint64_t next = resync(r, pos + 1, e, prev, 1);
+			uint64_t len = next < e ? next - pos : tz_block_size(&h);
+			if ((rc = visit(r, ctx, pos, NULL, len, TZ_ERR_SEQ)) < 0)
+				return rc;
+			if (next == e)
+				return 0;
+			pos = next;
+			have = 0;
+			continue;
+		}
 		if (all_zero(r->data + pos, TZ_BHDR_MIN))
 			return 0; /* never written */
 		uint64_t next = resync(r, pos + 1, e, have && seqchain ? prev : 0, 1);
@@ -327,18 +380,32 @@ int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx)
 	if (!r->ring)
 		return walk_linear(r, r->hdr_size, r->len, visit, ctx);
 	uint64_t e = r->final_off < r->len ? r->final_off : r->len;
-	int rc = walk_chain(r, r->hdr_size, e, 0, visit, ctx);
+	int rc = walk_chain(r, r->hdr_size, e, 0, 0, visit, ctx);
 	if (rc < 0)
 		return rc;
 	e = r->ring_start < r->len ? r->ring_start : r->len;
-	if (r->final_off < e && (rc = walk_chain(r, r->final_off, e, 0, visit, ctx)) < 0)
+	if (r->final_off < e && (rc = walk_chain(r, r->final_off, e, 0, 0, visit, ctx)) < 0)
 		return rc;
+	/* lap: the oldest seq a segment starts with. Segments are rewritten in
+	 * turn, so what is left of an older lap in a segment is older than
+	 * every segment's first block */
+	uint64_t lap = UINT64_MAX;
+	for (uint32_t i = 0; i < r->nseg; i++) {
+		uint64_t s = r->ring_start + (uint64_t)i * r->seg_size;
+		struct tz_bhdr h;
+		if (s >= r->len)
+			break;
+		e = s + r->seg_size < r->len ? s + r->seg_size : r->len;
+		if (!tz_bhdr_decode(r->data + s, e - s, &h) && tz_block_size(&h) <= e - s &&
+		    h.seq < lap)
+			lap = h.seq;
+	}
 	for (uint32_t i = 0; i < r->nseg; i++) {
 		uint64_t s = r->ring_start + (uint64_t)i * r->seg_size;
 		if (s >= r->len)
 			break;
 		e = s + r->seg_size < r->len ? s + r->seg_size : r->len;
-		if ((rc = walk_chain(r, s, e, 1, visit, ctx)) < 0)
+		if ((rc = walk_chain(r, s, e, 1, lap, visit, ctx)) < 0)
 			return rc;
 	}
 	/* a ring file keeps its size from creation: shorter was cut short */
@@ -611,9 +678,99 @@ static int cmp_anchor(const void *a, const void *b)
 	return x->boot < y->boot ? -1 : x->boot > y->boot;
 }
 
+static int cmp_seq_off(const void *a, const void *b)
+{
+	const struct rd_blk *x = *(const struct rd_blk *const *)a;
+	const struct rd_blk *y = *(const struct rd_blk *const *)b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int rd_is_dup(const tz_reader *r, uint64_t off)
+{
+	return r->ndups && bsearch(&off, r->dups, r->ndups, sizeof(*r->dups), cmp_u64);
+}
+
+/* keep the blocks of arr[0, *n) whose type is not 0 */
+static void compact(struct rd_blk *arr, size_t *n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (arr[i].type)
+			arr[k++] = arr[i];
+	*n = k;
+}
+
+/*
+ * No two chunk or state blocks share a seq (FORMAT.md 11): of each group
+ * with one seq the first in file order is kept, the others (a replayed or
+ * copied block) are damage, counted in duplicate_blocks and corrupt_blocks
+ * and listed in r->dups for verify.
+ */
+static int drop_duplicates(tz_reader *r)
+{
+	size_t n = r->nchunks + r->nstates, nd = 0;
+	if (n < 2)
+		return 0;
+	struct rd_blk **all = malloc(n * sizeof(*all));
+	CHECK(all, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
+	for (size_t i = 0; i < r->nchunks; i++)
+		all[i] = &r->chunks[i];
+	for (size_t i = 0; i < r->nstates; i++)
+		all[r->nchunks + i] = &r->states[i];
+	qsort(all, n, sizeof(*all), cmp_seq_off);
+	for (size_t i = 1, first = 0; i < n; i++) {
+		if (all[i]->seq != all[first]->seq) {
+			first = i;
+			continue;
+		}
+		nd++;
+	}
+	if (!nd) {
+		free(all);
+		return 0;
+	}
+	r->dups = malloc(nd * sizeof(*r->dups));
+	if (!r->dups) {
+		free(all);
+		return rd_err(r, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
+	}
+	for (size_t i = 1, first = 0; i < n; i++) {
+		struct rd_blk *b = all[i];
+		if (b->seq != all[first]->seq) {
+			first = i;
+			continue;
+		}
+		if (!r->idx_bad) /* else the message says why the index was ignored */
+			rd_err(r, TZ_ERR_SEQ, b->off, "%s %llu: same seq as the %s at offset %llu: skipped",
+			       tz_btype_name(b->type), (unsigned long long)b->seq,
+			       tz_btype_name(all[first]->type),
+			       (unsigned long long)all[first]->off);
+		rd_corrupt(r, b->off);
+		r->info.duplicate_blocks++;
+		r->dups[r->ndups++] = b->off;
+		b->type = 0;
+	}
+	free(all);
+	qsort(r->dups, r->ndups, sizeof(*r->dups), cmp_u64);
+	compact(r->chunks, &r->nchunks);
+	compact(r->states, &r->nstates);
+	return 0;
+}
+
 static int finish_open(tz_reader *r)
 {
-	int rc = load_heads(r);
+	int rc = drop_duplicates(r);
+	if (rc)
+		return rc;
+	rc = load_heads(r);
 	if (rc)
 		return rc;
 	if (r->nchunks > 1)
@@ -805,6 +962,7 @@ void tz_reader_free(tz_reader *r)
 	free(r->type_idx);
 	free(r->chunks);
 	free(r->states);
+	free(r->dups);
 	free(r->heads);
 	free(r->prefmax);
 	free(r->anchors);

@@ -107,6 +107,11 @@ static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_b
 		bi.status = check_block(r, off, h, &bi);
 		if (bi.status == TZ_ERR_NOMEM)
 			return TZ_ERR_NOMEM;
+		if (!bi.status && rd_is_dup(r, off)) {
+			bi.status = TZ_ERR_SEQ;
+			rd_err(r, bi.status, off, "%s %llu: same seq as an earlier chunk or state block",
+			       bi.what, (unsigned long long)h->seq);
+		}
 	}
 	if (bi.status)
 		v->bad++;

@@ -1378,6 +1378,11 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &r.o))
 		return REC_EXIT_USAGE;
 	verbose_level = r.o.verbose;
+	if (lstat(r.o.output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* with -f too: a directory, FIFO or device is never replaced */
+		err("'%s': not a regular file", r.o.output);
+		return REC_EXIT_FAIL;
+	}
 	if (!r.o.force && lstat(r.o.output, &st) == 0) {
 		err("'%s': file exists (use -f to overwrite, or -o another name)", r.o.output);
 		return REC_EXIT_FAIL;

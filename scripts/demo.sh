@@ -46,7 +46,7 @@ step "plotting: $out/timeline.png (gantt), $out/cpu.png (cores in use)"
 "$ana" plot --kind cpu "$out/pipeline.tz" -o "$out/cpu.png" || die "plot --kind cpu failed"
 
 step "bundling: $out/report.tar.gz"
-"$ana" bundle "$out/pipeline.tz" -o "$out/report.tar.gz" || die "bundle failed"
+"$ana" bundle -f "$out/pipeline.tz" -o "$out/report.tar.gz" || die "bundle failed"
 "$ana" summary "$out/report.tar.gz" > /dev/null || die "reading the bundle back failed"
 
 cat <<EOF

@@ -40,7 +40,12 @@ if [ "$what" = all ] || [ "$what" = unit ] || [ "$what" = asan ]; then
 	for t in "$O"/tests/fuzz_*-replay; do
 		[ -x "$t" ] || continue
 		n=$(basename "$t" -replay)
-		run "fuzz-replay/$n" 300 "$t" tests/fuzz/corpus tests/data/bad
+		# a target with its own corpus (tests/fuzz/corpus_bundle for
+		# fuzz_bundle) replays that one; the others the .tz corpus
+		c=tests/fuzz/corpus_${n#fuzz_}
+		[ -d "$c" ] || c="tests/fuzz/corpus tests/data/bad"
+		# shellcheck disable=SC2086
+		run "fuzz-replay/$n" 300 "$t" $c
 	done
 fi
 if [ "$what" = all ] || [ "$what" = integration ]; then
@@ -57,6 +62,7 @@ if [ "$what" = all ] || [ "$what" = reliability ]; then
 fi
 if [ "$what" = asan ]; then
 	for t in tests/integration/40_analyze_bad_input.sh tests/integration/53_hostile_bundle.sh \
+		tests/integration/54_bundle_sparse.sh tests/integration/12_format_replay.sh \
 		tests/reliability/05_hostile_files.sh; do
 		[ -f "$t" ] || continue
 		run "asan/$(basename "$t" .sh)" 900 bash "$t"

@@ -9,6 +9,14 @@
  *                    ro-compat, 32 incompat) and fix the header checksum
  *   crlf             what a text-mode transfer does: every LF becomes CR LF
  *   chunk N          offset of the N-th chunk block (printed, OUT untouched)
+ *   dup N            insert a byte copy of the N-th chunk right after it (same
+ *                    seq: a replayed chunk)
+ *   nofooter         drop the final INDEX and TRAILER (what a crash leaves)
+ *   copy SRC DST     overwrite the DST-th chunk in place with a copy of the
+ *                    SRC-th (a ring slot holding another chunk)
+ *   inflate N DELTA  add DELTA to the N-th chunk's payload_len and fix its
+ *                    header checksum, so that it swallows what follows
+ * Chunks are counted from 0 in the order verify walks them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +37,31 @@ static int cb(void *ctx, const struct tz_block_info *b)
 	return 0;
 }
 
+/* offset and size of the n-th chunk of b[0, len); -1 if none */
+static int chunk_at(uint8_t *b, long len, const char *name, int n, long *off, long *size)
+{
+	tz_reader *r;
+	struct tz_bhdr h;
+	nth = 0;
+	want = n;
+	found = ~0ull;
+	if (tz_reader_open_mem(&r, b, (size_t)len, name, NULL) < 0)
+		return -1;
+	tz_reader_verify(r, cb, NULL);
+	tz_reader_free(r);
+	if (found == ~0ull || tz_bhdr_decode(b + found, (uint64_t)len - found, &h))
+		return -1;
+	*off = (long)found;
+	*size = (long)tz_block_size(&h);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: tzwriter_mutate IN OUT flip|cut|flag|crlf|chunk [ARG...]\n");
+			"usage: tzwriter_mutate IN OUT flip|cut|flag|crlf|chunk|dup|nofooter|copy|"
+			"inflate [ARG...]\n");
 		return 2;
 	}
 	FILE *f = fopen(argv[1], "rb");
@@ -86,6 +114,35 @@ int main(int argc, char **argv)
 			return 1;
 		printf("%llu\n", found);
 		return 0;
+	} else if (!strcmp(op, "dup") && argc == 5) {
+		long off, size;
+		if (chunk_at(b, n, argv[1], atoi(argv[4]), &off, &size))
+			return 1;
+		memmove(b + off + 2 * size, b + off + size, (size_t)(n - off - size));
+		memcpy(b + off + size, b + off, (size_t)size);
+		n += size;
+	} else if (!strcmp(op, "nofooter")) {
+		struct tz_bhdr h;
+		if (n < TZ_TRAILER_SIZE || tz_bhdr_decode(b + n - TZ_TRAILER_SIZE, TZ_TRAILER_SIZE, &h) ||
+		    h.type != TZ_B_TRAILER)
+			return 1;
+		n = (long)tz_le64(h.ext);
+	} else if (!strcmp(op, "copy") && argc == 6) {
+		long so, ss, d_off, ds;
+		if (chunk_at(b, n, argv[1], atoi(argv[4]), &so, &ss) ||
+		    chunk_at(b, n, argv[1], atoi(argv[5]), &d_off, &ds) || d_off + ss > n)
+			return 1;
+		memmove(b + d_off, b + so, (size_t)ss);
+	} else if (!strcmp(op, "inflate") && argc == 6) {
+		long off, size;
+		struct tz_bhdr h;
+		if (chunk_at(b, n, argv[1], atoi(argv[4]), &off, &size))
+			return 1;
+		tz_bhdr_decode(b + off, (uint64_t)size, &h);
+		h.payload_len += (uint32_t)atol(argv[5]);
+		uint8_t ext[4096];
+		memcpy(ext, b + off + TZ_BHDR_FIXED, h.ext_len);
+		tz_bhdr_encode(b + off, &h, ext);
 	} else {
 		fprintf(stderr, "tzwriter_mutate: bad operation\n");
 		return 2;

@@ -77,12 +77,15 @@ expect 1 "summary of a corrupt trace without --partial" "$A" summary "$tmp/corru
 expect 2 "--partial without a command" "$A" --partial
 
 # a file cut right after its header (recorder killed at start-up, before the
-# schema block): cat --type prints nothing and succeeds, like cat
+# schema block): cat --type accepts any name (no schema), prints nothing and
+# says in one line that the file is truncated: exit 1, as the exit-status
+# table says for a file without a footer
 head -c 128 "$good" >"$tmp/header-only.tz"
-expect 0 "cat --type exec of a header-only file" "$A" cat --type exec "$tmp/header-only.tz"
-if [ -s "$tmp/out" ]; then
-	echo "FAIL cat --type exec of a header-only file printed events"; fails=$((fails + 1))
-fi
+expect 1 "cat --type exec of a header-only file" "$A" cat --type exec "$tmp/header-only.tz"
+grep -q "truncated or unfinished trace (no footer)" "$tmp/err" ||
+	{ echo "FAIL cat of a header-only file: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+# --partial: the same line, exit 0
+expect 0 "--partial cat of a header-only file" "$A" --partial cat "$tmp/header-only.tz"
 
 # usage errors: exit 2 with a message
 expect 2 "no file" "$A" summary

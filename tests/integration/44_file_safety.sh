@@ -87,16 +87,46 @@ check_target "slice -f"
 run 1 "$A" slice -f --from 0 --to 1 "$S" ff
 one_line "'ff': not a regular file$"
 
-# --- bundle -o (replaces by design)
+# --- bundle -o: refuses to overwrite without -f, like record and slice (issue 19)
 old b.tgz 644
-run 0 "$A" bundle --no-plots "$S" -o b.tgz
-check_fresh b.tgz "bundle -o"
+run 1 "$A" bundle --no-plots "$S" -o b.tgz
+one_line "^tracer-analyze: bundle: 'b.tgz': file exists (use -f to overwrite)$"
+[ "$(cat b.tgz)" = old ] || fail "bundle without -f changed the file"
+run 0 "$A" bundle -f --no-plots "$S" -o b.tgz
+check_fresh b.tgz "bundle -f -o"
 run 0 "$A" info b.tgz
 link_to_target b.tgz
-run 0 "$A" bundle --no-plots "$S" -o b.tgz
-check_fresh b.tgz "bundle -o onto a symlink"
-check_target "bundle -o"
+run 0 "$A" bundle --force --no-plots "$S" -o b.tgz
+check_fresh b.tgz "bundle -f -o onto a symlink"
+check_target "bundle -f -o"
+rm -f nb.tgz
+run 0 "$A" bundle --no-plots "$S" -o nb.tgz
+check_fresh nb.tgz "bundle -o to a new name"
 ls ./*.tmp.* >/dev/null 2>&1 && fail "bundle left a temporary file"
+# a missing directory: the message names the user's path, not OUT.tmp.PID
+run 1 "$A" bundle --no-plots "$S" -o /nonexistent/dir/x.tar.gz
+one_line "^tracer-analyze: bundle: '/nonexistent/dir/x.tar.gz': No such file or directory$"
+grep -q '\.tmp\.' err && fail "bundle named its temporary file: $(cat err)"
+
+# --- a directory, FIFO or device as output, with or without -f: "not a
+# regular file", never "file exists (use -f ...)" (issue 19)
+mkdir -p dir.tgz dir.tz
+mkfifo ff.tgz
+for o in dir.tgz ff.tgz; do
+	for f in "" -f; do
+		run 1 "$A" bundle $f --no-plots "$S" -o "$o"
+		one_line "^tracer-analyze: bundle: '$o': not a regular file$"
+	done
+done
+for o in dir.tz ff /dev/full; do
+	for f in "" -f; do
+		run 1 "$A" recover $f "$S" "$o"
+		one_line "'$o': not a regular file$"
+		run 1 "$A" slice $f --from 0 --to 1 "$S" "$o"
+		one_line "'$o': not a regular file$"
+	done
+done
+[ -d dir.tgz ] && [ -p ff.tgz ] && [ -d dir.tz ] && [ -p ff ] || fail "an output that is no regular file was replaced"
 
 # --- export -o
 old e.jsonl 644
@@ -129,11 +159,13 @@ run 1 "$A" plot "$S" -o ff.png --script ff
 
 # --- the recorder (root, BTF): -f never keeps the old mode, never follows a symlink
 if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] && [ -x "$R" ]; then
-	run 1 "$R" -o ff -- /bin/true
-	one_line "^tracer-record: 'ff': file exists (use -f"
-	run 1 "$R" -f -o ff -- /bin/true
-	one_line "^tracer-record: 'ff': not a regular file$"
-	[ -p ff ] || fail "the recorder replaced the FIFO"
+	for o in ff dir.tz /dev/full; do
+		run 1 "$R" -o "$o" -- /bin/true
+		one_line "^tracer-record: '$o': not a regular file$"
+		run 1 "$R" -f -o "$o" -- /bin/true
+		one_line "^tracer-record: '$o': not a regular file$"
+	done
+	[ -p ff ] && [ -d dir.tz ] || fail "the recorder replaced the FIFO or the directory"
 	old m.tz 644
 	run 0 "$R" -f -o m.tz -- /bin/true
 	check_fresh m.tz "record -f"

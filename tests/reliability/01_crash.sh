@@ -53,7 +53,9 @@ for k in $(seq "$RUNS"); do
 	[ $mode = usr1 ] && must=$(count_before log "$t_usr1")
 
 	"$A" info c.tz >info.txt 2>info.err || fail "run $k: info exit $?: $(cat info.err)"
-	"$A" cat c.tz >cat.txt 2>cat.err || fail "run $k: cat exit $?: $(cat cat.err)"
+	# no footer: cat reads every sealed block and exits 1 (issue 19);
+	# --partial accepts the file as it is
+	"$A" --partial cat c.tz >cat.txt 2>cat.err || fail "run $k: cat exit $?: $(cat cat.err)"
 	kept=$(exec_ids c.tz 0 | prefix_len) || { cp c.tz /tmp/rel-crash-fail.tz; fail "run $k: execs kept are not a prefix (file: /tmp/rel-crash-fail.tz)"; }
 	[ "$kept" -ge "$must" ] || fail "run $k ($mode, ${delay}s): $kept execs kept, $must were sealed before the kill"
 	[ "$kept" -le "$done_total" ] || fail "run $k: $kept execs kept, only $done_total ran"

@@ -24,8 +24,8 @@ _rel_cleanup() {
 }
 trap _rel_cleanup EXIT
 
-exec_ids() {
-	"$A" cat --type exec "$1" | { grep -o "argv=\[\"true\", \"$2-[0-9]*\"" || true; } |
+exec_ids() { # cat exits 1 on a file cut by a crash (no footer): --partial
+	"$A" --partial cat --type exec "$1" | { grep -o "argv=\[\"true\", \"$2-[0-9]*\"" || true; } |
 		sed 's/.*-\([0-9]*\)"$/\1/' | sort -n
 }
 

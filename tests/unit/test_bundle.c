@@ -126,7 +126,7 @@ static void roundtrip(const char *out)
 	put(tmp("in.tz"), tr, n);
 	put(tmp("readme"), "read me\n", 8);
 	const struct tza_bundle_file files[] = {{"trace.tz", tmp("in.tz")}, {"README.txt", tmp("readme")}};
-	assert_int_equal(tza_bundle_write(out, "rep", files, 2), 0);
+	assert_int_equal(tza_bundle_write(out, NULL, "rep", files, 2, 0), 0);
 	assert_int_equal(tza_bundle_sniff(out), 1);
 	const void *buf, *buf2;
 	size_t len, len2;
@@ -167,11 +167,11 @@ static void test_write_refuses_unknown_type(void **state)
 	assert_int_equal(tza_bundle_out_ok("a.tgz"), 1);
 	assert_int_equal(tza_bundle_out_ok("a.zip"), 1);
 	assert_int_equal(tza_bundle_out_ok("a.rar"), 0);
-	assert_int_equal(tza_bundle_write(tmp("x.rar"), "t", files, 1), -1);
+	assert_int_equal(tza_bundle_write(tmp("x.rar"), NULL, "t", files, 1, 0), -1);
 	assert_int_not_equal(access(tmp("x.rar"), F_OK), 0);
 	/* a missing input: no archive left behind */
 	const struct tza_bundle_file bad[] = {{"f", tmp("missing")}};
-	assert_int_equal(tza_bundle_write(tmp("bad.tar.gz"), "t", bad, 1), -1);
+	assert_int_equal(tza_bundle_write(tmp("bad.tar.gz"), NULL, "t", bad, 1, 0), -1);
 	assert_int_not_equal(access(tmp("bad.tar.gz"), F_OK), 0);
 }
 

@@ -1,4 +1,5 @@
 /* test_format.c - the .tz library: round trips, damage, crash, ring, compatibility, seek. */
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -1436,7 +1437,9 @@ static void t_file_safety(void **st)
 	snprintf(want, sizeof(want), "'%s': not a regular file", fifo);
 	assert_string_equal(tz_reader_errmsg(r), want);
 	tz_reader_free(r);
-	assert_int_equal(tz_writer_open(&w, fifo, &o0), TZ_ERR_EXISTS);
+	/* without overwrite too: "not a regular file", not "file exists" */
+	assert_int_equal(tz_writer_open(&w, fifo, &o0), TZ_ERR_IO);
+	assert_string_equal(tz_writer_errmsg(w), want);
 	tz_writer_free(w);
 	assert_int_equal(tz_writer_open(&w, fifo, &ow), TZ_ERR_IO);
 	assert_string_equal(tz_writer_errmsg(w), want);
@@ -1444,6 +1447,10 @@ static void t_file_safety(void **st)
 	assert_true(S_ISFIFO(mode_of(fifo)));
 	/* a directory is not replaced either */
 	assert_int_equal(tz_create_file(dir, 1), TZ_ERR_INVAL);
+	errno = 0;
+	assert_int_equal(tz_create_file(dir, 0), TZ_ERR_INVAL);
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(tz_create_file("/dev/full", 0), TZ_ERR_INVAL);
 
 	/* tz_recover: the same rules */
 	assert_int_equal(tz_reader_open(&r, in, NULL), 0);

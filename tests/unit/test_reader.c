@@ -349,11 +349,68 @@ static void t_damaged_between(void **st)
 	free(s.ev);
 }
 
+/*
+ * A chunk replayed with its seq (inserted right after itself, footer dropped
+ * so the file is read by scan):
+ * read once, counted as one damaged duplicate, named by verify. A chunk whose
+ * payload_len was inflated (header checksum fixed) over the next chunk: the
+ * inflated one is damage, the next one is read.
+ */
+static void t_duplicate(void **st)
+{
+	(void)st;
+	struct wset s = {0};
+	size_t len;
+	uint8_t *buf = make_file(&s, &len);
+	struct chunks l;
+	list_chunks(buf, len, &l);
+	/* the index block starts where the last chunk ends (no state blocks) */
+	size_t body = (size_t)(l.off[NCHUNK - 1] + l.size[NCHUNK - 1]);
+	size_t c = 2, dl = (size_t)l.size[c];
+	uint8_t *d = malloc(body + dl);
+	assert_non_null(d);
+	memcpy(d, buf, (size_t)(l.off[c] + dl));
+	memcpy(d + l.off[c] + dl, buf + l.off[c], body - (size_t)l.off[c]);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, d, body + dl, "dup", NULL), 0);
+	const struct tz_info *in = tz_reader_info(r);
+	assert_int_equal(in->duplicate_blocks, 1);
+	assert_int_equal(in->corrupt_blocks, 1);
+	assert_int_equal(in->chunks, NCHUNK);
+	assert_int_equal(in->events, s.n);
+	assert_int_equal(expect(r, &s, 0, UINT64_MAX, NULL, NULL, 0), s.n);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 1);
+	assert_non_null(strstr(tz_reader_errmsg(r), "same seq"));
+	tz_reader_free(r);
+
+	/* inflate chunk 2 by the size of chunk 3: chunk 3 is still read */
+	memcpy(d, buf, body);
+	struct tz_bhdr h;
+	assert_int_equal(tz_bhdr_decode(d + l.off[c], body - l.off[c], &h), 0);
+	uint8_t ext[TZ_CHUNK_EXT];
+	memcpy(ext, h.ext, sizeof(ext));
+	h.payload_len += (uint32_t)l.size[c + 1];
+	tz_bhdr_encode(d + l.off[c], &h, ext);
+	assert_int_equal(tz_reader_open_mem(&r, d, body, "inflated", NULL), 0);
+	in = tz_reader_info(r);
+	assert_int_equal(in->corrupt_blocks, 1);
+	assert_int_equal(in->chunks, NCHUNK - 1);
+	assert_int_equal(in->events, s.n - chunk_events[c]);
+	uint64_t lo[1] = {l.min_ts[c]}, hi[1] = {l.max_ts[c]};
+	assert_int_equal(expect(r, &s, 0, UINT64_MAX, lo, hi, 1), s.n - chunk_events[c]);
+	assert_int_equal(tz_reader_verify(r, NULL, NULL), 1);
+	tz_reader_free(r);
+	free(d);
+	free(buf);
+	free(s.ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(t_restart),
 	    cmocka_unit_test(t_damaged_between),
+	    cmocka_unit_test(t_duplicate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
