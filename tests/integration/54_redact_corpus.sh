@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The redaction corpus (tests/data/redact/corpus.tsv: 71 secret shapes, 32
+# The redaction corpus (tests/data/redact/corpus.tsv: 71 secret shapes, 33
 # look-alikes) on real processes (issue 19, point 4): each line runs a copy
 # of /bin/true named like its program (so the exe, filename and comm carry
 # it too: an executable named like an AWS key), with its arguments.

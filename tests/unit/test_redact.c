@@ -380,7 +380,7 @@ static void test_step(void **state)
 /* the words of redact.c, scanned plainly: the table-driven one must agree */
 static const char *const words[] = {
 	"pass",	 "pwd",	   "secret", "token", "key",	"auth",	  "cred",  "akia", "asia",
-	"abia",	 "acca",   "xox",    "bearer", "basic", "digest", "begin", "://",  "/home/",
+	"xox",    "bearer", "basic", "digest", "begin", "://",  "/home/",
 	"/users/", "github_pat", "glpat", "slack", "eyj", "aiza", "k_live", "k_test", "sk-",
 	"npm_",	 "pypi-",  "hf_",    "dckr_", "sg.",	"shp",	  ":aa",   "mysql", "mariadb",
 	NULL,
