@@ -147,4 +147,12 @@ for b in bad[:40]:
 sys.exit(1 if bad else 0)
 PY
 grep -q 'string(s) redacted' bundle.err || fail "bundle: no redaction count"
+
+# an argv cut by --argv-max in the middle of a token keeps no beginning of it
+tok=ghp_CutT0kenABCDEFGHIJKLMNOPQRSTUVWXYZ
+record -f --redact --argv-max 48 -o cut.tz -- bin/true --verbose-output-please "$tok" ||
+	fail "record --argv-max"
+"$A" cat cut.tz >cut.txt || fail "cat cut.tz"
+grep -q '\.\.\.' cut.txt || fail "the argv was not cut: $(grep ' exec ' cut.txt)"
+! grep -q 'ghp_Cut' cut.txt || fail "a cut token's beginning survives: $(grep -o 'argv=.*' cut.txt)"
 echo ok
