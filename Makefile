@@ -138,12 +138,13 @@ $(O)/tests/test_%: tests/unit/test_%.c $(O)/libanalyze.a $(O)/libtz.a $(O)/recor
 	$(Q)$(CC) $(ALL_CFLAGS) -Irecord -Itests/unit $< $(O)/record/schema.o $(O)/libanalyze.a $(O)/libtz.a \
 		$(ALL_LDFLAGS) -lcmocka $(ANALYZE_LIBS) -o $@
 
-# unit tests that need the recorder's objects (schema) link them too
-$(O)/tests/test_record_%: tests/unit/test_record_%.c $(filter-out $(O)/record/main.o,$(RECORD_OBJ)) $(O)/libtz.a
+# unit tests that need the recorder's objects (schema, --redact) link them too
+$(O)/tests/test_record_%: tests/unit/test_record_%.c $(filter-out $(O)/record/main.o,$(RECORD_OBJ)) \
+		$(COMMON_OBJ) $(O)/libtz.a
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(filter-out $(O)/record/main.o,$(RECORD_OBJ)) \
-		$(O)/libtz.a $(ALL_LDFLAGS) -lcmocka $(RECORD_LIBS) -o $@
+		$(COMMON_OBJ) $(O)/libtz.a $(ALL_LDFLAGS) -lcmocka $(RECORD_LIBS) -o $@
 
 # tzwriter_* helpers write .tz files: they link the format library and schema
 $(O)/tests/helpers/tzwriter_%: tests/helpers/tzwriter_%.c $(O)/libtz.a $(O)/record/schema.o

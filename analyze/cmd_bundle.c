@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,54 +12,15 @@
 #include <xxhash.h>
 
 #include "analyze.h"
+#include "bpf/events.h"
 #include "bundle.h"
 #include "common/redact.h"
 #include "report.h"
 
-#define REDACTED REDACT_PLACEHOLDER
-#define MAX_PATTERNS 64
+#define MAX_EXTRA 32 /* --redact-pattern; with the built-in ones <= REDACT_MAX */
 
-/* The default redaction patterns (case-insensitive POSIX extended regular
- * expressions; only the last matched group of a pattern is replaced, so
- * "--password=x" keeps its key) and the "--token X" flag rule live in
- * common/redact.c, shared with tracer-record --redact and summary. */
-#define default_patterns redact_default_patterns
-#define secret_flag redact_secret_flag
-#define secret_scheme redact_secret_scheme
-
-struct redactor {
-	regex_t re[MAX_PATTERNS];
-	size_t ngroups[MAX_PATTERNS];
-	size_t n;
-	struct redact_argv argv; /* the whole-argv rules (common/redact.h) */
-	uint64_t hits;
-};
-
-static void redactor_free(struct redactor *rd)
-{
-	for (size_t i = 0; i < rd->n; i++)
-		regfree(&rd->re[i]);
-	redact_argv_free(&rd->argv);
-	rd->n = 0;
-}
-
-static int redactor_add(struct redactor *rd, const char *pat)
-{
-	if (rd->n == MAX_PATTERNS) {
-		tza_err("bundle: --redact-pattern: more than %d patterns", MAX_PATTERNS);
-		return -1;
-	}
-	int e = regcomp(&rd->re[rd->n], pat, REG_EXTENDED | REG_ICASE);
-	if (e) {
-		char msg[256];
-		regerror(e, &rd->re[rd->n], msg, sizeof(msg));
-		tza_err("bundle: --redact-pattern: '%s': %s", pat, msg);
-		return -1;
-	}
-	rd->ngroups[rd->n] = rd->re[rd->n].re_nsub;
-	rd->n++;
-	return 0;
-}
+/* Redaction is common/redact.c's engine, the one tracer-record --redact
+ * uses: secrets become runs of '*' of their own length, everywhere. */
 
 /* Growable byte buffer. */
 struct sbuf {
@@ -90,99 +50,6 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = 0;
 }
 
-/*
- * Redact the NUL-free string s[0..len) into out (appended). Returns the
- * number of replacements.
- */
-static unsigned redact_into(struct redactor *rd, const char *s, size_t len, struct sbuf *out)
-{
-	unsigned hits = 0;
-	struct sbuf a = {0}, b = {0};
-	sb_add(&a, s, len);
-	for (size_t i = 0; i < rd->n && !a.oom; i++) {
-		regmatch_t pm[16];
-		size_t ng = rd->ngroups[i] < 15 ? rd->ngroups[i] : 15;
-		size_t off = 0;
-		b.len = 0;
-		sb_add(&b, "", 0);
-		while (off <= a.len) {
-			if (regexec(&rd->re[i], a.p + off, ng + 1, pm, off ? REG_NOTBOL : 0))
-				break;
-			size_t ms = (size_t)pm[0].rm_so, me = (size_t)pm[0].rm_eo;
-			size_t rs = ms, re = me;
-			for (size_t g = ng; g >= 1; g--)
-				if (pm[g].rm_so >= 0) {
-					rs = (size_t)pm[g].rm_so;
-					re = (size_t)pm[g].rm_eo;
-					break;
-				}
-			if (me == ms || (re - rs == sizeof(REDACTED) - 1 &&
-					 !memcmp(a.p + off + rs, REDACTED, re - rs))) {
-				/* empty match or already redacted: step over one byte */
-				if (off + ms >= a.len)
-					break;
-				sb_add(&b, a.p + off, ms + 1);
-				off += ms + 1;
-				continue;
-			}
-			sb_add(&b, a.p + off, rs);
-			sb_add(&b, REDACTED, sizeof(REDACTED) - 1);
-			sb_add(&b, a.p + off + re, me - re);
-			off += me;
-			hits++;
-		}
-		if (off < a.len)
-			sb_add(&b, a.p + off, a.len - off);
-		struct sbuf t = a;
-		a = b;
-		b = t;
-	}
-	sb_add(out, a.p ? a.p : "", a.len);
-	if (a.oom || b.oom)
-		out->oom = 1;
-	free(a.p);
-	free(b.p);
-	rd->hits += hits;
-	return hits;
-}
-
-/* A blob: a path (STR) or NUL-separated argv (STRV, bytes exact). */
-static void redact_blob(struct redactor *rd, const uint8_t *p, uint32_t len, int strv,
-			struct sbuf *out)
-{
-	if (!strv) {
-		/* a NUL inside a path blob: redact up to it, keep the rest as is */
-		size_t n = strnlen((const char *)p, len);
-		redact_into(rd, (const char *)p, n, out);
-		if (n < len)
-			sb_add(out, (const char *)p + n, len - n);
-		return;
-	}
-	int pending = 0;
-	for (uint32_t i = 0; i < len;) {
-		size_t n = strnlen((const char *)p + i, len - i);
-		char *arg = strndup((const char *)p + i, n);
-		if (!arg) {
-			out->oom = 1;
-			return;
-		}
-		if (redact_argv_step(&rd->argv, &pending, arg)) {
-			sb_add(out, REDACTED, sizeof(REDACTED) - 1);
-			rd->hits++;
-		} else {
-			redact_into(rd, arg, n, out);
-		}
-		free(arg);
-		i += (uint32_t)n;
-		if (i < len) { /* the NUL after the argument */
-			sb_add(out, "", 0);
-			if (!out->oom)
-				out->p[out->len++] = 0;
-			i++;
-		}
-	}
-}
-
 /* ---------------------------------------------------------------- the trace */
 
 /* A copied event (for the first state block). */
@@ -195,7 +62,7 @@ struct saved_ev {
 };
 
 struct rewrite {
-	struct redactor *rd;
+	struct redact *rd;
 	struct saved_ev *state;
 	size_t nstate;
 	int state_written;
@@ -218,13 +85,28 @@ static int state_cb(void *ctx, tz_writer *w)
 	return 0;
 }
 
+/* an unsigned field of ev by name, 0 when absent */
+static uint64_t ev_u64(const struct tz_event *ev, const char *name)
+{
+	return tz_event_u64(ev, tz_type_field(ev->type, name));
+}
+
 /*
- * Redact one event: CHARS fields in place (fixed size), blobs into new
- * buffers; "<blob>_len" fields follow the new lengths. Fills *sv (owning).
+ * Redact one event into *sv (owning copies): its blobs (STRV as argv, STR
+ * as paths, a blob without a field as text) and CHARS fields (as comm)
+ * together, with redact_strs(), so a comm follows its exe's mask. Lengths
+ * do not change.
  */
-static int redact_event(struct redactor *rd, const struct tz_event *ev, struct saved_ev *sv)
+static int redact_event(struct redact *rd, const struct tz_event *ev, struct saved_ev *sv)
 {
 	const struct tz_event_type *t = ev->type;
+	struct redact_str st[8 + 8];
+	size_t n = 0;
+	int exec = t->name && !strcmp(t->name, "exec");
+	int argv_cut = ev_u64(ev, "argv_len") < ev_u64(ev, "argv_size") ||
+		       (exec && (ev_u64(ev, "flags") & EV_EXEC_ARGV_TRUNCATED));
+	int path_cut = exec && (ev_u64(ev, "flags") & EV_EXEC_PATH_TRUNCATED);
+
 	memset(sv, 0, sizeof(*sv));
 	sv->type = ev->type_id;
 	sv->ts = ev->ts_ns;
@@ -235,54 +117,27 @@ static int redact_event(struct redactor *rd, const struct tz_event *ev, struct s
 	memcpy(sv->fixed, ev->fixed, ev->fixed_len);
 	sv->nblobs = ev->nblobs < 8 ? ev->nblobs : 8;
 	for (uint32_t b = 0; b < sv->nblobs; b++) {
-		const struct tz_field *bf = NULL;
-		for (uint16_t k = 0; k < t->nfields; k++)
-			if ((t->fields[k].type == TZ_F_STR || t->fields[k].type == TZ_F_STRV) &&
-			    t->fields[k].offset == b)
-				bf = &t->fields[k];
-		struct sbuf o = {0};
 		const struct tz_blob *in = &ev->blobs[b];
-		if (bf && in->len)
-			redact_blob(rd, in->data, in->len, bf->type == TZ_F_STRV, &o);
-		else
-			sb_add(&o, in->data ? in->data : "", in->len);
-		if (o.oom) {
-			free(o.p);
+		uint8_t *cp = malloc(in->len ? in->len : 1);
+		if (!cp)
 			return -1;
-		}
-		sv->blobs[b].data = o.p ? o.p : strdup("");
-		sv->blobs[b].len = (uint32_t)o.len;
-		if (!sv->blobs[b].data)
-			return -1;
-		if (bf) { /* keep "<name>_len" true */
-			char ln[64];
-			snprintf(ln, sizeof(ln), "%s_len", bf->name);
-			const struct tz_field *lf = tz_type_field(t, ln);
-			if (lf && lf->offset + lf->size <= sv->fixed_len &&
-			    (lf->type == TZ_F_U16 || lf->type == TZ_F_U32)) {
-				uint64_t v = o.len;
-				if (lf->type == TZ_F_U16 && v > 0xffff)
-					v = 0xffff;
-				for (uint32_t k = 0; k < lf->size; k++)
-					sv->fixed[lf->offset + k] = (uint8_t)(v >> (8 * k));
-			}
-		}
+		if (in->len)
+			memcpy(cp, in->data, in->len);
+		sv->blobs[b] = (struct tz_blob){cp, in->len};
+		st[n] = (struct redact_str){cp, in->len, REDACT_TEXT, 0};
+		for (uint16_t k = 0; k < t->nfields; k++)
+			if (t->fields[k].offset == b && t->fields[k].type == TZ_F_STRV)
+				st[n] = (struct redact_str){cp, in->len, REDACT_ARGV, (uint8_t)argv_cut};
+			else if (t->fields[k].offset == b && t->fields[k].type == TZ_F_STR)
+				st[n] = (struct redact_str){cp, in->len, REDACT_PATH, (uint8_t)path_cut};
+		n++;
 	}
-	for (uint16_t k = 0; k < t->nfields; k++) {
+	for (uint16_t k = 0; k < t->nfields && n < sizeof(st) / sizeof(st[0]); k++) {
 		const struct tz_field *f = &t->fields[k];
-		if (f->type != TZ_F_CHARS || f->offset + f->size > sv->fixed_len || !f->size)
-			continue;
-		char *p = (char *)sv->fixed + f->offset;
-		size_t n = strnlen(p, f->size);
-		struct sbuf o = {0};
-		if (!redact_into(rd, p, n, &o) || o.oom) {
-			free(o.p);
-			continue;
-		}
-		memset(p, 0, f->size);
-		memcpy(p, o.p, o.len < f->size - 1 ? o.len : f->size - 1);
-		free(o.p);
+		if (f->type == TZ_F_CHARS && f->size && f->offset + f->size <= sv->fixed_len)
+			st[n++] = (struct redact_str){sv->fixed + f->offset, f->size, REDACT_COMM, 0};
 	}
+	redact_strs(rd, st, n);
 	return 0;
 }
 
@@ -298,7 +153,7 @@ static void saved_free(struct saved_ev *s)
  * path and argv blob, comm fields; live events and the first state block
  * (the snapshot). Returns 0 or -1 (message printed).
  */
-static int rewrite_trace(const char *in, const char *out, struct redactor *rd)
+static int rewrite_trace(const char *in, const char *out, struct redact *rd)
 {
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
@@ -348,14 +203,12 @@ static int rewrite_trace(const char *in, const char *out, struct redactor *rd)
 		const char *k, *v;
 		if (tz_reader_meta_at(r, i, &k, &v) < 0)
 			continue;
-		struct sbuf o = {0};
-		redact_into(rd, v, strlen(v), &o);
-		if (o.oom) {
-			free(o.p);
+		char *cp = strdup(v);
+		if (!cp)
 			goto oom;
-		}
-		e = tz_writer_set_meta(w, k, o.p ? o.p : "");
-		free(o.p);
+		redact_mask(rd, cp, strlen(cp));
+		e = tz_writer_set_meta(w, k, cp);
+		free(cp);
 		if (e < 0)
 			goto werr;
 	}
@@ -464,8 +317,8 @@ static int read_all(const char *path, char **buf, size_t *len)
 	return *buf ? 0 : -1;
 }
 
-/* Redact a text file in place (line by line keeps NUL-free pieces). */
-static int redact_file(struct redactor *rd, const char *path)
+/* Redact a text file in place, every NUL-free piece as text. */
+static int redact_file(struct redact *rd, const char *path)
 {
 	char *buf;
 	size_t len;
@@ -473,24 +326,12 @@ static int redact_file(struct redactor *rd, const char *path)
 		tza_err("bundle: '%s': cannot read for redaction", path);
 		return -1;
 	}
-	struct sbuf o = {0};
-	for (size_t i = 0; i < len;) {
-		size_t n = strnlen(buf + i, len - i);
-		redact_into(rd, buf + i, n, &o);
-		i += n;
-		if (i < len) {
-			sb_add(&o, "", 0);
-			if (!o.oom)
-				o.p[o.len++] = 0;
-			i++;
-		}
-	}
-	free(buf);
-	FILE *f = o.oom ? NULL : fopen(path, "wb");
-	int rc = f && fwrite(o.p ? o.p : "", 1, o.len, f) == o.len && !fclose(f) ? 0 : -1;
+	redact_mask_blob(rd, (uint8_t *)buf, len, 0);
+	FILE *f = fopen(path, "wb");
+	int rc = f && fwrite(buf, 1, len, f) == len && !fclose(f) ? 0 : -1;
 	if (rc)
 		tza_err("bundle: '%s': cannot write the redacted copy", path);
-	free(o.p);
+	free(buf);
 	return rc;
 }
 
@@ -545,25 +386,25 @@ static void usage(FILE *f)
 	      "  -o, --output PATH         the archive (.tar.gz, .tgz or .zip)\n"
 	      "  -f, --force               replace PATH if it exists (never a directory,\n"
 	      "                            FIFO or device)\n"
-	      "      --redact              replace secrets in every file, the trace included,\n"
-	      "                            with " REDACTED ", using the default patterns below\n"
-	      "      --redact-pattern RE   also redact this POSIX extended regex (case-\n"
+	      "      --redact              mask secrets in every file, the trace included:\n"
+	      "                            each byte of a secret becomes '*' (lengths kept,\n"
+	      "                            as tracer-record --redact does), by the patterns below\n"
+	      "      --redact-pattern RE   also mask this POSIX extended regex (case-\n"
 	      "                            insensitive; repeatable; implies --redact). With\n"
-	      "                            groups, only the last matching group is replaced\n"
+	      "                            groups, only the last matching group is masked\n"
 	      "      --no-plots            leave the pictures out (no gnuplot needed)\n\n"
-	      "Default patterns:\n",
+	      "Default patterns (POSIX extended; \"(@\" opens the secret part, the '@' is\n"
+	      "not in the regex; without one the whole match is masked; docs/RELIABILITY.md,\n"
+	      "\"Privacy\"):\n",
 	      f);
-	for (int i = 0; default_patterns[i]; i++)
-		fprintf(f, "  %s\n", default_patterns[i]);
-	fprintf(f, "and in an argv, an argument matching %s (an option\n"
-		   "name ending in a secret word: --db-password, --client-secret) or\n"
-		   "%s redacts the whole next argument\n"
-		   "(\"Authorization:\" \"Bearer\" X: X is redacted).\n\n"
-		   "Examples:\n"
-		   "  tracer-analyze bundle run.tz -o report.tar.gz\n"
-		   "  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
-		   "  tracer-analyze tree report.tar.gz\n",
-		secret_flag, secret_scheme);
+	redact_print_patterns(f, "  ");
+	fputs("A comm is masked where the executable name it was cut from is, and\n"
+	      "wherever an equal comm was masked before (exit events).\n\n"
+	      "Examples:\n"
+	      "  tracer-analyze bundle run.tz -o report.tar.gz\n"
+	      "  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
+	      "  tracer-analyze tree report.tar.gz\n",
+	      f);
 }
 
 struct member {
@@ -610,7 +451,7 @@ int cmd_bundle(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL;
-	const char *extra[MAX_PATTERNS];
+	const char *extra[MAX_EXTRA];
 	size_t nextra = 0;
 	int redact = 0, plots = 1, force = 0, c;
 	optind = 0;
@@ -627,7 +468,7 @@ int cmd_bundle(int argc, char **argv)
 			redact = 1;
 			break;
 		case 'p':
-			if (nextra == MAX_PATTERNS - 16) {
+			if (nextra == MAX_EXTRA) {
 				tza_err("bundle: too many --redact-pattern options");
 				return TZA_EXIT_USAGE;
 			}
@@ -667,22 +508,20 @@ int cmd_bundle(int argc, char **argv)
 		}
 	}
 	const char *in = argv[optind];
-	struct redactor rd = {0};
+	static struct redact rd; /* large; cmd_bundle is not reentrant */
+	memset(&rd, 0, sizeof(rd));
 	if (redact) {
-		for (int i = 0; default_patterns[i]; i++)
-			if (redactor_add(&rd, default_patterns[i]) < 0) {
-				redactor_free(&rd);
-				return TZA_EXIT_FAIL;
-			}
-		for (size_t i = 0; i < nextra; i++)
-			if (redactor_add(&rd, extra[i]) < 0) {
-				redactor_free(&rd);
+		if (redact_init(&rd) < 0) {
+			tza_err("bundle: cannot compile the redaction patterns");
+			return TZA_EXIT_FAIL;
+		}
+		for (size_t i = 0; i < nextra; i++) {
+			char why[256];
+			if (redact_add(&rd, extra[i], why, sizeof(why)) < 0) {
+				tza_err("bundle: --redact-pattern: '%s': %s", extra[i], why);
+				redact_free(&rd);
 				return TZA_EXIT_USAGE;
 			}
-		if (redact_argv_init(&rd.argv) < 0) {
-			tza_err("bundle: cannot compile the argument rules");
-			redactor_free(&rd);
-			return TZA_EXIT_FAIL;
 		}
 	}
 
@@ -794,6 +633,10 @@ int cmd_bundle(int argc, char **argv)
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	const char *slash = strrchr(abs_in, '/');
+	char in_name[PATH_MAX];
+	snprintf(in_name, sizeof(in_name), "%s", slash ? slash + 1 : abs_in);
+	if (redact)
+		redact_mask(&rd, in_name, strlen(in_name));
 	fprintf(f, "tracer bug-report bundle\n========================\n\n"
 		   "Made by tracer-analyze %s on %s from '%s'.\n\n"
 		   "Nothing needs unpacking: every tracer-analyze command reads this archive in\n"
@@ -803,7 +646,7 @@ int cmd_bundle(int argc, char **argv)
 		   "  tracer-analyze plot --kind cpu THIS-ARCHIVE -o cpu.svg\n\n"
 		   "Files:\n"
 		   "  trace.tz       the trace itself (tracer .tz format; docs/FORMAT.md)\n",
-		TRACER_VERSION, date, slash ? slash + 1 : abs_in);
+		TRACER_VERSION, date, in_name);
 	for (size_t i = 1; i < nf; i++)
 		for (size_t j = 0; j < NMEMBERS; j++)
 			if (!strcmp(files[i].name, members[j].name))
@@ -823,17 +666,14 @@ int cmd_bundle(int argc, char **argv)
 		fputc('\n', f);
 	}
 	if (redact) {
-		fprintf(f, "\nREDACTED: matches of these patterns (POSIX extended, case-insensitive)\n"
-			   "were replaced by %s in every file, the trace included (its argv,\n"
-			   "paths, comm and metadata; the trace was rewritten, keeping its live\n"
-			   "events and first state block):\n",
-			REDACTED);
-		for (int i = 0; default_patterns[i]; i++)
-			fprintf(f, "  %s\n", default_patterns[i]);
+		fputs("\nREDACTED: every byte of a match of these patterns (POSIX extended;\n"
+		      "of its \"(@...)\" part when it has one) became '*' in every file, the\n"
+		      "trace included (its argv, paths, comm and metadata; the trace was\n"
+		      "rewritten, keeping its live events and first state block); lengths\n"
+		      "are kept:\n",
+		      f);
+		redact_print_patterns(f, "  ");
 		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", nextra);
-		fprintf(f, "and, in an argv, the argument after one matching %s\n"
-			   "or %s.\n",
-			secret_flag, secret_scheme);
 	}
 	if (fclose(f)) {
 		tza_err("bundle: README.txt: write failed");
@@ -889,6 +729,6 @@ out:
 	}
 	if (dir)
 		rm_tree(dir);
-	redactor_free(&rd);
+	redact_free(&rd);
 	return rc;
 }

@@ -79,11 +79,10 @@ static uint64_t secret_execs(const struct tza_model *m)
 		int secret;
 	} *cache = calloc(SECRET_CACHE, sizeof(*cache));
 	uint64_t n = 0;
+	int ready = 0; /* the patterns are compiled on the first candidate */
 
-	if (!cache || redact_init(&rd)) {
-		free(cache);
+	if (!cache)
 		return 0;
-	}
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		const struct tza_proc *p = m->procs[i];
 		for (uint32_t k = 0; k < p->nexecs; k++) {
@@ -98,6 +97,9 @@ static uint64_t secret_execs(const struct tza_model *m)
 			}
 			int secret = 0;
 			if (redact_maybe(e->argv, e->argv_len)) {
+				if (!ready && redact_init(&rd))
+					goto out;
+				ready = 1;
 				uint8_t small[4096];
 				uint8_t *cp = e->argv_len <= sizeof(small) ? small : malloc(e->argv_len);
 				if (!cp)
@@ -111,7 +113,9 @@ static uint64_t secret_execs(const struct tza_model *m)
 			n += (uint64_t)secret;
 		}
 	}
-	redact_free(&rd);
+out:
+	if (ready)
+		redact_free(&rd);
 	free(cache);
 	return n;
 }

@@ -123,7 +123,7 @@ static void usage(FILE *f)
 		"      --compress-level N  zstd level 1..19 (default 1)\n"
 		"      --max-procs N       processes tracked at once (default pid_max)\n"
 		"      --redact            mask secrets (passwords, tokens, keys, /home/USER)\n"
-		"                          in argv and paths with '*' before writing\n"
+		"                          in argv, paths and comm with '*' before writing\n"
 		"      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
 		"      --stop-grace SEC    after SIGINT/SIGTERM/SIGHUP/SIGQUIT, keep recording\n"
 		"                          until COMMAND's processes have exited, at most SEC\n"
@@ -334,13 +334,12 @@ static int malformed(const void *rec, size_t size)
 }
 
 /* --redact: a copy of the record with every secret in its strings masked
- * in place (same length, so the layout holds); NULL when out of memory. */
+ * in place (same length, so the layout holds; record/redact_event.c); the
+ * record itself when its type holds no strings; NULL when out of memory. */
 static void *redact_record(struct rec *r, const void *data, uint32_t size)
 {
-	const void *fixed;
-	uint32_t len;
-	struct tz_blob b[4];
-
+	if (!rec_redact_type(((const struct ev_hdr *)data)->type))
+		return (void *)data;
 	if (size > r->rbuf_cap) {
 		uint8_t *nb = realloc(r->rbuf, size);
 		if (!nb)
@@ -349,13 +348,7 @@ static void *redact_record(struct rec *r, const void *data, uint32_t size)
 		r->rbuf_cap = size;
 	}
 	memcpy(r->rbuf, data, size);
-	int nb = tracer_event_split(r->rbuf, size, &fixed, &len, b);
-	for (int i = 0; i < nb; i++) {
-		uint8_t *p = (uint8_t *)b[i].data;
-		/* argv blobs are NUL-separated; paths hold no NUL */
-		if (p && b[i].len && redact_maybe(p, b[i].len))
-			redact_mask_blob(&r->rd, p, b[i].len, memchr(p, 0, b[i].len) != NULL);
-	}
+	rec_redact_event(&r->rd, r->rbuf, size);
 	return r->rbuf;
 }
 
@@ -935,6 +928,22 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
+/* argv joined for the metadata; with --redact masked argument by argument
+ * first (as an exec's argv), then as one string */
+static char *meta_args(struct rec *r, int argc, char **argv)
+{
+	char **m = r->o.redact ? rec_redact_argv(&r->rd, argc, argv) : NULL;
+	char *cl;
+
+	if (r->o.redact && !m)
+		return NULL;
+	cl = join_args(argc, m ? m : argv);
+	free(m);
+	if (cl && r->o.redact)
+		redact_mask(&r->rd, cl, strlen(cl));
+	return cl;
+}
+
 static void meta_u64(tz_writer *w, const char *k, uint64_t v)
 {
 	char b[32];
@@ -983,9 +992,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		return -1;
 	}
 	rc = rec_meta_host(r->w);
-	char *cl = join_args(argc, argv);
-	if (cl && r->o.redact)
-		redact_mask(&r->rd, cl, strlen(cl));
+	char *cl = meta_args(r, argc, argv);
 	if (cl)
 		tz_writer_set_meta(r->w, "recorder_cmdline", cl);
 	free(cl);
@@ -993,9 +1000,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		int n = 0;
 		while (r->o.cmd[n])
 			n++;
-		cl = join_args(n, r->o.cmd);
-		if (cl && r->o.redact)
-			redact_mask(&r->rd, cl, strlen(cl));
+		cl = meta_args(r, n, r->o.cmd);
 		if (cl)
 			tz_writer_set_meta(r->w, "command", cl);
 		free(cl);

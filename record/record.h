@@ -105,4 +105,28 @@ int rec_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 long rec_read_cmdline(uint32_t pid, char *buf, size_t cap, uint32_t *size, uint32_t *argc);
 
+/* ------------------------------------------------------------- redact */
+
+struct redact; /* common/redact.h */
+
+/* Does a record of this type carry strings --redact looks at (paths,
+ * argv, comm)? 1 or 0. */
+int rec_redact_type(uint16_t type);
+
+/*
+ * --redact (record/redact_event.c): mask every secret in the strings of
+ * the raw record rec[0..size) in place, with common/redact.c's redact_strs:
+ * filename, exe, script and argv of EV_EXEC (the cut flags say which may be
+ * cut), EV_EXEC_FAIL's filename, EV_PROC_STATE's exe and argv, and the comm
+ * of EV_EXEC, EV_EXIT, EV_PROC_STATE, EV_OOM_KILL and EV_SIGNAL (sender).
+ * Lengths stay exact. Returns the number masked, or -1 for a malformed
+ * record (left as it is).
+ */
+int rec_redact_event(struct redact *rd, void *rec, uint32_t size);
+
+/* A masked copy of argv[0..argc) (argument by argument, as an exec's argv),
+ * NULL-terminated, in one allocation the caller frees; NULL when out of
+ * memory. */
+char **rec_redact_argv(struct redact *rd, int argc, char *const *argv);
+
 #endif /* TRACER_RECORD_H */

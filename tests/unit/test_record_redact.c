@@ -1,0 +1,107 @@
+/* test_record_redact.c - tracer-record --redact on raw records
+ * (record/redact_event.c): every string of an exec, its comm and the comm
+ * of the exit, signal and OOM records that follow, lengths kept. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/redact.h"
+#include "record/record.h"
+
+/* an EV_EXEC with filename = exe = path, argv (argv_len bytes), comm */
+static size_t mk_exec(void *buf, const char *path, const char *argv, uint32_t argv_len,
+		      uint32_t argv_size, const char *comm)
+{
+	struct ev_exec *e = buf;
+	char *t = (char *)buf + sizeof(*e);
+	uint16_t pl = (uint16_t)strlen(path);
+
+	memset(e, 0, sizeof(*e));
+	e->hdr.type = EV_EXEC;
+	e->tgid = 42;
+	e->filename_len = pl;
+	e->exe_len = pl;
+	e->argv_len = argv_len;
+	e->argv_size = argv_size;
+	strncpy(e->comm, comm, sizeof(e->comm) - 1);
+	memcpy(t, path, pl);
+	memcpy(t + pl, path, pl);
+	memcpy(t + 2 * pl, argv, argv_len);
+	e->hdr.size = (uint32_t)(sizeof(*e) + 2 * pl + argv_len);
+	return e->hdr.size;
+}
+
+static void test_exec_then_exit(void **state)
+{
+	(void)state;
+	static struct redact rd;
+	uint8_t buf[1024], orig[1024];
+	const char argv[] = "AKIAIOSFODNN7EXAMPLE\0--password=hunter2\0plain";
+
+	memset(&rd, 0, sizeof(rd));
+	assert_int_equal(redact_init(&rd), 0);
+	assert_true(rec_redact_type(EV_EXEC) && rec_redact_type(EV_EXIT) &&
+		    rec_redact_type(EV_SIGNAL) && !rec_redact_type(EV_SAMPLE) &&
+		    !rec_redact_type(EV_FORK));
+	size_t n = mk_exec(buf, "/tmp/x/AKIAIOSFODNN7EXAMPLE", argv, sizeof(argv) - 1,
+			   sizeof(argv) - 1, "AKIAIOSFODNN7EX");
+	memcpy(orig, buf, n);
+	assert_true(rec_redact_event(&rd, buf, (uint32_t)n) >= 3);
+	/* the layout holds: same size, same fixed fields */
+	const struct ev_exec *e = (const void *)buf;
+	assert_int_equal(e->hdr.size, n);
+	assert_memory_equal(buf, orig, offsetof(struct ev_exec, comm));
+	assert_string_equal(e->comm, "***************");
+	const char *t = (const char *)buf + sizeof(*e);
+	assert_memory_equal(t, "/tmp/x/********************", 27);
+	assert_memory_equal(t + 54, "********************\0--password=*******\0plain", sizeof(argv) - 1);
+	assert_null(memmem(buf, n, "AKIAIOSF", 8));
+
+	/* the exit, the signal sent by it and an OOM kill: their comm too */
+	struct ev_exit x = {0};
+	x.hdr.type = EV_EXIT;
+	x.hdr.size = sizeof(x);
+	strcpy(x.comm, "AKIAIOSFODNN7EX");
+	assert_int_equal(rec_redact_event(&rd, &x, sizeof(x)), 1);
+	assert_string_equal(x.comm, "***************");
+	struct ev_signal s = {0};
+	s.hdr.type = EV_SIGNAL;
+	s.hdr.size = sizeof(s);
+	s.sig = 9;
+	strcpy(s.sender_comm, "AKIAIOSFODNN7EX");
+	assert_int_equal(rec_redact_event(&rd, &s, sizeof(s)), 1);
+	assert_string_equal(s.sender_comm, "***************");
+	assert_int_equal(s.sig, 9);
+	struct ev_oom_kill o = {0};
+	o.hdr.type = EV_OOM_KILL;
+	o.hdr.size = sizeof(o);
+	strcpy(o.comm, "bash");
+	assert_int_equal(rec_redact_event(&rd, &o, sizeof(o)), 0);
+	assert_string_equal(o.comm, "bash");
+
+	/* an argv cut at --argv-max (argv_len < argv_size) ending in a token's
+	 * beginning */
+	const char cut[] = "curl\0-d\0ghp_0123456789";
+	n = mk_exec(buf, "/usr/bin/curl", cut, sizeof(cut) - 1, 4096, "curl");
+	assert_int_equal(rec_redact_event(&rd, buf, (uint32_t)n), 1);
+	assert_null(memmem(buf, n, "ghp_0", 5));
+	n = mk_exec(buf, "/usr/bin/curl", cut, sizeof(cut) - 1, sizeof(cut) - 1, "curl");
+	assert_int_equal(rec_redact_event(&rd, buf, (uint32_t)n), 0);
+
+	/* malformed: left as it is */
+	assert_int_equal(rec_redact_event(&rd, buf, 8), -1);
+	redact_free(&rd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec_then_exit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
