@@ -800,6 +800,8 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		if (p->nexecs) /* the image it exits with: the last one stored */
 			p->execs[last_slot(p->nexecs, q->xring)].flags |= EV_EXEC_EXE_DELETED;
 	}
+	if (fl & EV_EXIT_IO_FALLBACK)
+		p->flags |= TZA_P_IO_FALLBACK;
 	p->threads = x.threads;
 	memcpy(p->comm, x.comm, sizeof(p->comm));
 	p->exit_ppid = x.ppid;

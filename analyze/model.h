@@ -64,6 +64,9 @@ struct tza_failed_exec {
 				   stopped (metadata alive_at_stop does not list it),
 				   so its exit event was lost; end_ns is then its last
 				   event's time, exit totals unknown */
+#define TZA_P_IO_FALLBACK 0x400	/* its exit's I/O counters are the fallback, not
+				   summed per thread: it was not seen from its fork
+				   (EV_EXIT_IO_FALLBACK, docs/tracer-record.md) */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
