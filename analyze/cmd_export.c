@@ -85,6 +85,8 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		tza_line_json_cstr(l, p->res->killer_comm);
 		lit(l, ",\"kernel\":");
 		line_tf(l, p->res->killer_kernel);
+		lit(l, ",\"cause\":");
+		tza_line_json_cstr(l, tza_signal_cause(p));
 		lit(l, ",\"t_s\":");
 		tza_line_json_secs(l, rel(m, p->res->kill_ns));
 		tza_line_putc(l, '}');
