@@ -193,6 +193,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 		if (exact) {
 			/* exited (no mm) or claimed: in tp->io already */
 			struct thread_key k = {.start_ns = BPF_CORE_READ(th, start_boottime),
+					       .exec_id = BPF_CORE_READ(th, self_exec_id),
 					       .tid = BPF_CORE_READ(th, pid)};
 
 			if (!BPF_CORE_READ(th, mm) || bpf_map_lookup_elem(&thread_claims, &k))

@@ -710,6 +710,19 @@ static __always_inline void add_self_ioac(__u64 *io, struct task_struct *t)
 	io[IO_CANCELLED_WRITE] += t->ioac.cancelled_write_bytes;
 }
 
+/* io[] += signal->ioac: the threads already released, and every child
+ * wait4() reaped (direct loads) */
+static __always_inline void add_sig_ioac(__u64 *io, struct signal_struct *sig)
+{
+	io[IO_RCHAR] += sig->ioac.rchar;
+	io[IO_WCHAR] += sig->ioac.wchar;
+	io[IO_SYSCR] += sig->ioac.syscr;
+	io[IO_SYSCW] += sig->ioac.syscw;
+	io[IO_READ_BYTES] += sig->ioac.read_bytes;
+	io[IO_WRITE_BYTES] += sig->ioac.write_bytes;
+	io[IO_CANCELLED_WRITE] += sig->ioac.cancelled_write_bytes;
+}
+
 /* the same for another thread of the group */
 static __always_inline void add_ioac(__u64 *io, struct task_io_accounting *a)
 {
@@ -722,12 +735,12 @@ static __always_inline void add_ioac(__u64 *io, struct task_io_accounting *a)
 	io[IO_CANCELLED_WRITE] += BPF_CORE_READ(a, cancelled_write_bytes);
 }
 
-/* Claim the exit of thread tid (started at start_ns) for its process's
- * count: 1 when this caller is the one to count it (first to claim), 0 when
- * it was claimed already. */
-static __always_inline int claim_thread(__u64 start_ns, __u32 tid)
+/* Claim the exit of thread tid (start_ns, exec_id: struct thread_key) for
+ * its process's count: 1 when this caller is the one to count it (first to
+ * claim), 0 when it was claimed already. */
+static __always_inline int claim_thread(__u64 start_ns, __u64 exec_id, __u32 tid)
 {
-	struct thread_key k = {.start_ns = start_ns, .tid = tid};
+	struct thread_key k = {.start_ns = start_ns, .exec_id = exec_id, .tid = tid};
 	static const __u8 one = 1;
 	long r = bpf_map_update_elem(&thread_claims, &k, &one, BPF_NOEXIST);
 
@@ -752,7 +765,7 @@ static __always_inline void thread_exit(struct task_struct *p, struct tracked *t
 		__sync_fetch_and_add(&tp->thread_exits, 1);
 		return;
 	}
-	if (!claim_thread(p->start_boottime, p->pid))
+	if (!claim_thread(p->start_boottime, p->self_exec_id, p->pid))
 		return;
 	__sync_fetch_and_add(&tp->io[IO_RCHAR], a->rchar);
 	__sync_fetch_and_add(&tp->io[IO_WCHAR], a->wchar);
@@ -884,7 +897,8 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 		/* no mm: past exit_mm(), so past its own exit tracepoint,
 		 * which claimed it */
 		if (!BPF_CORE_READ(t, mm) ||
-		    !claim_thread(BPF_CORE_READ(t, start_boottime), BPF_CORE_READ(t, pid)))
+		    !claim_thread(BPF_CORE_READ(t, start_boottime), BPF_CORE_READ(t, self_exec_id),
+				  BPF_CORE_READ(t, pid)))
 			continue;
 		add_ioac(own, &t->ioac);
 		exits++;
@@ -903,13 +917,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 		/* fallback: the kernel's totals, minus what this process's
 		 * children will have added when it reaped them */
 		e->flags |= EV_EXIT_IO_FALLBACK;
-		all[IO_RCHAR] += sig->ioac.rchar;
-		all[IO_WCHAR] += sig->ioac.wchar;
-		all[IO_SYSCR] += sig->ioac.syscr;
-		all[IO_SYSCW] += sig->ioac.syscw;
-		all[IO_READ_BYTES] += sig->ioac.read_bytes;
-		all[IO_WRITE_BYTES] += sig->ioac.write_bytes;
-		all[IO_CANCELLED_WRITE] += sig->ioac.cancelled_write_bytes;
+		add_sig_ioac(all, sig);
 		for (i = 0; i < IO_N; i++)
 			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i]
 							  : (tp ? 0 : all[i]);
@@ -931,13 +939,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 			if (exact) {
 				/* signal->ioac plus the threads this exit
 				 * counted (all[]) */
-				all[IO_RCHAR] += sig->ioac.rchar;
-				all[IO_WCHAR] += sig->ioac.wchar;
-				all[IO_SYSCR] += sig->ioac.syscr;
-				all[IO_SYSCW] += sig->ioac.syscw;
-				all[IO_READ_BYTES] += sig->ioac.read_bytes;
-				all[IO_WRITE_BYTES] += sig->ioac.write_bytes;
-				all[IO_CANCELLED_WRITE] += sig->ioac.cancelled_write_bytes;
+				add_sig_ioac(all, sig);
 			}
 			fallback_parent(p, pp, all);
 		}

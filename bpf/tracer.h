@@ -48,9 +48,13 @@ struct tracked {
 #define TRACKED_ARRAY_MAX 131072 /* pid_max up to which `tracked` is an array
 				    indexed by tgid (72 bytes a pid: 9 MiB) */
 
-/* Key of `thread_claims`: one exited (or exiting) thread, unique forever. */
+/* Key of `thread_claims`: one exited (or exiting) thread, unique forever. A
+ * thread that execs takes over the leader's tid and start time
+ * (kernel/exec.c de_thread()), but its exec raised its self_exec_id above
+ * the leader's. */
 struct thread_key {
 	__u64 start_ns; /* task->start_boottime */
+	__u64 exec_id;	/* task->self_exec_id */
 	__u32 tid;	/* task->pid */
 	__u32 pad0;
 };

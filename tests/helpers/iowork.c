@@ -27,6 +27,8 @@
  *                    exit_group()
  *        leaderfirst the main thread does I/O and exits first (pthread_exit);
  *                    another thread exits the process
+ *        execthread  a second thread does I/O and execs "iowork leaderfirst"
+ *                    (it takes over the main thread's tid and start time)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -124,11 +126,11 @@ static void report(void)
 	b[n] = 0;
 	close(fd);
 	/* fixed width: the line's length is known before it is written */
-	len = snprintf(line, sizeof(line), "io %10d %20llu %20llu %20llu %20llu %20llu %20llu %20llu\n",
-		       getpid(), field(b, "rchar: ") + (unsigned long long)n,
-		       field(b, "wchar: ") + 161, field(b, "syscr: ") + 1, field(b, "syscw: ") + 1,
-		       field(b, "read_bytes: "), field(b, "write_bytes: "),
-		       field(b, "cancelled_write_bytes: "));
+	len = snprintf(line, sizeof(line),
+		       "io %10d %20llu %20llu %20llu %20llu %20llu %20llu %20llu\n", getpid(),
+		       field(b, "rchar: ") + (unsigned long long)n, field(b, "wchar: ") + 161,
+		       field(b, "syscr: ") + 1, field(b, "syscw: ") + 1, field(b, "read_bytes: "),
+		       field(b, "write_bytes: "), field(b, "cancelled_write_bytes: "));
 	if (len != 161)
 		die("report line length");
 	if (write(rep_fd, line, (size_t)len) != len)
@@ -154,10 +156,7 @@ static void wait_zombie(pid_t pid, int flags)
 			die("waitid");
 }
 
-static void on_usr1(int sig)
-{
-	(void)sig;
-}
+static void on_usr1(int sig) { (void)sig; }
 
 static void reap_all(void)
 {
@@ -218,6 +217,17 @@ static void *last_thread(void *arg)
 	do_io(2, 5, 4096, 4096);
 	report();
 	exit(0);
+}
+
+static char *const *exec_argv;
+
+static void *exec_thread(void *arg)
+{
+	(void)arg;
+	do_io(3, 1, 4096, 4096);
+	execv("/proc/self/exe", exec_argv);
+	die("exec");
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -344,6 +354,20 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, last_thread, NULL))
 			die("pthread_create");
 		pthread_exit(NULL);
+	} else if (!strcmp(mode, "execthread")) {
+		static char *av[5];
+		pthread_t t;
+
+		av[0] = "iowork";
+		av[1] = "leaderfirst";
+		av[2] = argv[2];
+		av[3] = argv[3];
+		exec_argv = av;
+		do_io(2, 2, 4096, 4096);
+		if (pthread_create(&t, NULL, exec_thread, NULL))
+			die("pthread_create");
+		for (;;)
+			pause(); /* the exec ends this thread */
 	} else {
 		fprintf(stderr, "iowork: unknown mode '%s'\n", mode);
 		return 2;

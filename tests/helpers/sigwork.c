@@ -46,10 +46,7 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void on_segv_return(int sig)
-{
-	signal(sig, SIG_DFL);
-}
+static void on_segv_return(int sig) { signal(sig, SIG_DFL); }
 
 static void on_segv_requeue(int sig, siginfo_t *si, void *uc)
 {
@@ -63,10 +60,10 @@ static void on_segv_requeue(int sig, siginfo_t *si, void *uc)
 static void seccomp_trap_getppid(void)
 {
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
 

@@ -34,9 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NBLOCK 4	     /* reads that block on the pipe */
-#define NZERO 4		     /* big reads of /dev/zero */
-#define ZBYTES (16u << 20)   /* bytes per /dev/zero read */
+#define NBLOCK 4	   /* reads that block on the pipe */
+#define NZERO 4		   /* big reads of /dev/zero */
+#define ZBYTES (16u << 20) /* bytes per /dev/zero read */
 #define MAXT 256
 
 static int tids[MAXT], ntids;
@@ -227,7 +227,8 @@ int main(int argc, char **argv)
 	b[n > 0 ? n : 0] = 0;
 	c = strrchr(b, ')');
 	/* after ") ": state is field 3; utime and stime are fields 14 and 15 */
-	if (!c || sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	if (!c ||
+	    sscanf(c + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		die("parse /proc/self/stat");
 	len = snprintf(line, sizeof(line), "threads %d %d %llu\n", getpid(), ntids, ut + st);
 	if (write(rep, line, (size_t)len) != len)

@@ -7,7 +7,8 @@
 # exited, nobody while the parent runs (it exec'd into a program that never
 # waits), the kernel (SIGCHLD ignored, SA_NOCLDWAIT), a child with a
 # non-SIGCHLD exit signal; and threads that exit before, after or together
-# with the main thread.
+# with the main thread, and a process whose second thread exec'd (it takes
+# over the main thread's tid and start time) and then exits before another.
 . "$(dirname "$0")/lib.sh"
 need_root
 IW=$H/iowork
@@ -19,7 +20,7 @@ mkdir data
 
 # mode, number of processes that report
 for spec in reap:2 subreaper:3 orphan:2 execnowait:2 sigign:2 nocldwait:2 clonesig:2 \
-	threads:1 leaderfirst:1; do
+	threads:1 leaderfirst:1 execthread:1; do
 	mode=${spec%:*} want=${spec#*:}
 	rep=$SHM/$mode.txt
 	rm -f "$rep"
