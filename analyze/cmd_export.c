@@ -86,6 +86,8 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		tza_line_json_cstr(l, p->res->killer_comm);
 		lit(l, ",\"kernel\":");
 		line_tf(l, p->res->killer_kernel);
+		lit(l, ",\"cause\":");
+		tza_line_json_cstr(l, tza_signal_cause(p));
 		lit(l, ",\"t_s\":");
 		tza_line_json_secs(l, rel(m, p->res->kill_ns));
 		tza_line_putc(l, '}');
@@ -255,6 +257,11 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	key_u64(l, "\"read_bytes\":", p->read_bytes, ended);
 	key_u64(l, "\"write_bytes\":", p->write_bytes, ended);
 	key_u64(l, "\"cancelled_write_bytes\":", p->cancelled_write_bytes, ended);
+	lit(l, ",\"io_exact\":");
+	if (ended)
+		line_tf(l, !(p->flags & TZA_P_IO_FALLBACK));
+	else
+		lit(l, "null");
 	key_u64(l, "\"threads\":", p->threads, ended);
 	key_u64(l, "\"vol_ctxt\":", p->nvcsw, ended);
 	key_u64(l, "\"inv_ctxt\":", p->nivcsw, ended);

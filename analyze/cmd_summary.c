@@ -127,7 +127,36 @@ struct counts {
 	const struct tza_model *m;
 	int want_secrets;
 	uint64_t nz, sig, core, kill9, running, pre, secrets;
+	/* fatal signals whose sending was recorded: by the kernel (by cause,
+	 * kcause[] in the order of kernel_causes[]), the process itself, another */
+	uint64_t by_kernel, by_self, by_other, kcause[8];
 };
+
+/* tza_signal_cause()'s kernel causes, in the order summary lists them */
+static const char *const kernel_causes[8] = {"broken pipe", "file size limit", "cpu time limit",
+					     "fault",	    "seccomp",	       "oom",
+					     "timer",	    "kernel"};
+
+static void count_sender(struct counts *k, const struct tza_proc *p)
+{
+	const char *c = tza_signal_cause(p);
+	if (!c)
+		return;
+	if (!p->res->killer_kernel) {
+		if (p->res->killer_pid == p->pid && p->res->killer_start_ns == p->start_ns)
+			k->by_self++;
+		else
+			k->by_other++;
+		return;
+	}
+	k->by_kernel++;
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(c, kernel_causes[i])) {
+			k->kcause[i]++;
+			return;
+		}
+	k->kcause[7]++;
+}
 
 static void *count_all(void *arg)
 {
@@ -137,8 +166,10 @@ static void *count_all(void *arg)
 		const struct tza_proc *p = m->procs[i];
 		if (p->flags & TZA_P_NO_EXIT)
 			k->running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
-		else if (p->signal)
+		else if (p->signal) {
 			k->sig++;
+			count_sender(k, p);
+		}
 		else if (p->exit_code)
 			k->nz++;
 		if (p->core_dumped)
@@ -311,7 +342,14 @@ int cmd_summary(int argc, char **argv)
 				fprintf(f, "%s%u", first ? "" : ",", m->procs[i]->pid);
 				first = 0;
 			}
-		fputs("],\"oom_kills\":[", f);
+		fprintf(f, "],\"signal_senders\":{\"kernel\":%llu,\"self\":%llu,\"other\":%llu,"
+			   "\"kernel_causes\":{",
+			(unsigned long long)cnt.by_kernel, (unsigned long long)cnt.by_self,
+			(unsigned long long)cnt.by_other);
+		for (int i = 0; i < 8; i++)
+			fprintf(f, "%s\"%s\":%llu", i ? "," : "", kernel_causes[i],
+				(unsigned long long)cnt.kcause[i]);
+		fputs("}},\"oom_kills\":[", f);
 		first = 1;
 		for (uint32_t i = 0; i < m->nprocs; i++) {
 			const struct tza_proc *p = m->procs[i];
@@ -454,6 +492,17 @@ int cmd_summary(int argc, char **argv)
 		fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
 			tza_fmt_count(b[4], 40, nz), tza_fmt_count(b[5], 40, sig),
 			tza_fmt_count(b[6], 40, kill9), tza_fmt_count(b[7], 40, core));
+		if (cnt.by_kernel + cnt.by_self + cnt.by_other) {
+			fprintf(f, "signals    %s sent by the kernel",
+				tza_fmt_count(b[4], 40, cnt.by_kernel));
+			for (int i = 0, n = 0; i < 8; i++)
+				if (cnt.kcause[i])
+					fprintf(f, "%s%s %s", n++ ? ", " : " (",
+						tza_fmt_count(b[5], 40, cnt.kcause[i]), kernel_causes[i]);
+			fprintf(f, "%s, %s by the process itself, %s by another process\n",
+				cnt.by_kernel ? ")" : "", tza_fmt_count(b[6], 40, cnt.by_self),
+				tza_fmt_count(b[7], 40, cnt.by_other));
+		}
 		if (mi.ncpus)
 			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n",
 				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util);

@@ -85,6 +85,9 @@ static void status(FILE *f, const struct tza_proc *p)
 		fprintf(f, "signal %d", p->signal);
 	if (p->core_dumped)
 		fputs(" (core dumped)", f);
+	/* a signal the kernel raised for the process's own action */
+	if (p->res->killer_signal == p->signal && p->res->killer_kernel)
+		fprintf(f, " [kernel: %s]", tza_signal_cause(p));
 }
 
 static void line(FILE *f, struct ctx *c, struct tza_proc *p)

@@ -5,6 +5,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,8 @@ struct fields {
 	const struct tz_field *h_user, *h_nice, *h_sys, *h_idle, *h_iow, *h_irq, *h_soft,
 		*h_steal, *h_total, *h_avail, *h_used, *h_rd, *h_wr, *h_rx, *h_tx, *h_ncpus, *h_load1;
 	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg;
-	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm;
+	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm,
+		*g_code;
 	int e_native; /* the exit type's fields are struct ev_exit's, at its offsets */
 };
 
@@ -251,6 +253,7 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->g_sig, "sig");
 	FLD(f->g_flags, "flags");
 	FLD(f->g_comm, "sender_comm");
+	FLD(f->g_code, "code");
 	t = tz_reader_type_by_id(r, EV_DROPS);
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		f->d[i] = t && drop_names[i] ? tz_type_field(t, drop_names[i]) : NULL;
@@ -800,6 +803,8 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		if (p->nexecs) /* the image it exits with: the last one stored */
 			p->execs[last_slot(p->nexecs, q->xring)].flags |= EV_EXEC_EXE_DELETED;
 	}
+	if (fl & EV_EXIT_IO_FALLBACK)
+		p->flags |= TZA_P_IO_FALLBACK;
 	p->threads = x.threads;
 	memcpy(p->comm, x.comm, sizeof(p->comm));
 	p->exit_ppid = x.ppid;
@@ -955,10 +960,57 @@ static int on_signal(struct builder *b, const struct tz_event *ev)
 	x->killer_signal = sig;
 	x->killer_pid = u32(ev, f->g_stgid);
 	x->killer_start_ns = fu64(ev, f->g_sstart);
-	x->killer_kernel = (u32(ev, f->g_flags) & EV_SIGNAL_KERNEL) != 0;
+	x->killer_flags = u32(ev, f->g_flags);
+	x->killer_kernel = (x->killer_flags & EV_SIGNAL_KERNEL) != 0;
+	x->killer_code = (int32_t)fi64(ev, f->g_code);
 	get_comm(ev, f->g_comm, x->killer_comm);
 	x->kill_ns = ev->ts_ns;
 	return 0;
+}
+
+const char *tza_signal_cause(const struct tza_proc *p)
+{
+	const struct tza_proc_res *x = p->res;
+	int sig = x->killer_signal, code = x->killer_code;
+
+	if (!sig || sig != p->signal || (p->flags & TZA_P_NO_EXIT))
+		return NULL;
+	if (x->killer_flags & EV_SIGNAL_NOINFO) /* send_sig(sig, task, 0) */
+		return sig == SIGPIPE ? "broken pipe" : sig == SIGXFSZ ? "file size limit" : "kernel";
+	if (code > 0 && code != SI_KERNEL) { /* a fault's or a subsystem's code */
+		if (sig == SIGSYS && code == 1 /* SYS_SECCOMP */)
+			return "seccomp";
+		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+		    sig == SIGTRAP)
+			return "fault";
+		return "kernel";
+	}
+	if (code == SI_KERNEL || x->killer_kernel) {
+		if (sig == SIGKILL && x->oom_killed)
+			return "oom";
+		if (sig == SIGXCPU)
+			return "cpu time limit";
+		if (sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF)
+			return "timer";
+		return "kernel";
+	}
+	switch (code) {
+	case SI_USER:
+		return "kill";
+	case SI_TKILL:
+		return "tkill";
+	case SI_QUEUE:
+		return "sigqueue";
+	case SI_TIMER:
+		return "timer";
+	case SI_MESGQ:
+		return "message queue";
+	case SI_ASYNCIO:
+		return "aio";
+	case SI_SIGIO:
+		return "sigio";
+	}
+	return "other";
 }
 
 static int on_state(struct builder *b, const struct tz_event *ev)

@@ -64,6 +64,9 @@ struct tza_failed_exec {
 				   stopped (metadata alive_at_stop does not list it),
 				   so its exit event was lost; end_ns is then its last
 				   event's time, exit totals unknown */
+#define TZA_P_IO_FALLBACK 0x400	/* its exit's I/O counters are the fallback, not
+				   summed per thread: it was not seen from its fork
+				   (EV_EXIT_IO_FALLBACK, docs/tracer-record.md) */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
@@ -115,6 +118,9 @@ struct tza_proc_res {
 	uint64_t oom_memcg_id;	/* its memory cgroup id */
 	uint32_t killer_pid;	/* sender tgid (the running task for kernel signals) */
 	int killer_kernel;	/* sent by the kernel (fault, OOM killer) */
+	int killer_code;	/* its si_code as the kernel passed it (0 for
+				   SEND_SIG_NOINFO: see killer_flags) */
+	uint32_t killer_flags;	/* EV_SIGNAL_* */
 	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
 	char killer_comm[16];	/* sender comm, NUL-terminated */
 	uint64_t kill_ns;	/* when the signal was sent */
@@ -274,6 +280,20 @@ const struct tza_exec *tza_proc_image(const struct tza_proc *p);
  * exec'd, e.g. a subshell) the image its parent ran when it forked it (and so
  * on up); NULL when none is known. O(1): precomputed (start_image). */
 const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p);
+
+/*
+ * Why the signal that killed p was sent, from its si_code and flags (EV_SIGNAL):
+ * sent by the kernel for the process's own action: "broken pipe" (SIGPIPE of
+ * a write to a pipe or socket without readers), "file size limit" (SIGXFSZ,
+ * RLIMIT_FSIZE), "cpu time limit" (SIGXCPU, RLIMIT_CPU), "fault" (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGTRAP with a fault's si_code), "seccomp" (SIGSYS
+ * with SYS_SECCOMP), "oom" (the OOM killer's SIGKILL), "timer" (an interval
+ * timer or alarm), else "kernel"; sent by a process (killed_by names it):
+ * "kill" (kill(2), SI_USER), "tkill" (tgkill/tkill: raise(), abort()),
+ * "sigqueue", "timer" (a POSIX timer), "message queue", "aio", "sigio", or
+ * "other". NULL when p was not killed by a recorded signal. Static strings.
+ */
+const char *tza_signal_cause(const struct tza_proc *p);
 
 /* Grouping keys (see tool.c's rule table). Strings owned by the model. */
 enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND };

@@ -130,12 +130,22 @@ struct ev_exec_fail {
 #define EV_EXIT_CORE_DUMPED 0x1 /* WCOREDUMP(status) */
 #define EV_EXIT_SIGNALED 0x2	/* WIFSIGNALED(status) */
 #define EV_EXIT_EXE_DELETED 0x4 /* the image's file was unlinked by exit time */
+#define EV_EXIT_IO_FALLBACK 0x8 /* I/O is not per thread: the process was not
+				   seen from its fork (start-up snapshot, -p, -a
+				   pre-existing, map full); the I/O fields are
+				   signal->ioac plus its threads' own, less what
+				   its children added at their exits (the
+				   fallback of docs/tracer-record.md) */
 
 /*
  * EV_EXIT: tp_btf/sched_process_exit with group_dead set (the last thread of
  * the group). All counters are *self* (this process, every thread, never its
- * children), summed over the thread group: signal_struct totals of threads
- * already gone plus the exiting thread's own. No tail.
+ * children), summed over the thread group. CPU, switches and faults:
+ * signal_struct totals of threads already released plus each thread still on
+ * signal->thread_head. I/O (a process tracked from its fork): the own
+ * task->ioac of every thread, added at each thread's exit, never
+ * signal->ioac (wait4() folds reaped children into it); else
+ * EV_EXIT_IO_FALLBACK. No tail.
  */
 struct ev_exit {
 	struct ev_hdr hdr;
@@ -157,9 +167,13 @@ struct ev_exit {
 	__u32 status;	      /* raw wait status: (code & 0xff) << 8 | sig | 0x80 core */
 	__s32 exit_code;      /* WEXITSTATUS, or -1 when signaled */
 	__s32 signal;	      /* WTERMSIG, or 0 when exited */
-	__u32 threads;	      /* threads ever in the group, main thread included */
+	__u32 threads;	      /* threads ever in the group, main thread included:
+				 the larger of the threads created by fork/clone
+				 and the threads that exited (kernel-created ones,
+				 io_uring workers, pass no fork tracepoint) */
 	__u32 flags;	      /* EV_EXIT_* */
-	char comm[EV_COMM_LEN]; /* task->comm at exit */
+	char comm[EV_COMM_LEN]; /* group_leader->comm at exit (the process's
+				   name, also when the last thread is a worker) */
 };
 
 /* EV_PROC_STATE flags */
@@ -305,6 +319,13 @@ struct ev_oom_kill {
 #define EV_SIGNAL_KERNEL 0x2 /* sent by the kernel (SEND_SIG_PRIV / SI_KERNEL /
 				si_code > 0: a fault, the OOM killer...); sender is
 				the task that was running */
+#define EV_SIGNAL_NOINFO 0x4 /* sent by kernel code with SEND_SIG_NOINFO
+				(send_sig(sig, task, 0): SIGPIPE of a write to a
+				broken pipe, SIGXFSZ past RLIMIT_FSIZE, the parent
+				death signal): the target's siginfo says SI_USER
+				from the running task, but no process asked; set
+				with EV_SIGNAL_KERNEL. Older recorders wrote these
+				as code 0 without a flag */
 
 /*
  * EV_SIGNAL: tp_btf/signal_generate of a signal whose default action kills

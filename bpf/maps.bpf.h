@@ -26,6 +26,17 @@ struct {
 	__uint(max_entries, 32768);
 } tracked SEC(".maps");
 
+/* threads whose own I/O a TRACKED_FROM_FORK process already counted: the
+ * exiting thread claims itself, or the group's last thread claims it while
+ * summing the threads still on signal->thread_head (BPF_NOEXIST: exactly one
+ * of them counts it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct thread_key);
+	__type(value, __u8);
+	__uint(max_entries, THREAD_CLAIMS_MAX);
+} thread_claims SEC(".maps");
+
 /* per-CPU drop counters, by enum ev_drop_slot */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

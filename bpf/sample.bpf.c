@@ -5,10 +5,11 @@
  * (tp_btf/mark_victim) and fatal signals (tp_btf/signal_generate).
  * Layout: bpf/events.h (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL).
  *
- * This object shares three maps with tracer.bpf.c (user space passes their
+ * This object shares four maps with tracer.bpf.c (user space passes their
  * fds with bpf_map__reuse_fd before load): `rb` (one ring buffer, so OOM
- * kills and signals are ordered with exits), `tracked` (the same filter)
- * and `drops` (the same counters).
+ * kills and signals are ordered with exits), `tracked` (the same filter),
+ * `drops` (the same counters) and `thread_claims` (threads whose I/O their
+ * process already counted).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -106,7 +107,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	struct ev_sample e;
 	__u64 now, rt, leader_rt;
 	__u32 tgid;
-	int single;
+	int single, exact;
 	int i;
 
 	if (!t || t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
@@ -154,10 +155,20 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	e.threads = sig->nr_threads;
 	e.utime_ns = sig->utime;
 	e.stime_ns = sig->stime;
+	/* I/O as the exit event will count it: tracked from its fork, each
+	 * thread's own (exited ones in tp->io, the others on the list unless
+	 * their exit already counted them); else signal->ioac (the fallback) */
+	exact = live && (tp->flags & TRACKED_FROM_FORK);
 	e.rchar = sig->ioac.rchar;
 	e.wchar = sig->ioac.wchar;
 	e.read_bytes = sig->ioac.read_bytes;
 	e.write_bytes = sig->ioac.write_bytes;
+	if (exact) {
+		e.rchar = tp->io[IO_RCHAR];
+		e.wchar = tp->io[IO_WCHAR];
+		e.read_bytes = tp->io[IO_READ_BYTES];
+		e.write_bytes = tp->io[IO_WRITE_BYTES];
+	}
 	rt = sig->sum_sched_runtime;
 	head = &sig->thread_head;
 	pos = BPF_CORE_READ(head, next);
@@ -177,21 +188,33 @@ int sample_tasks(struct bpf_iter__task *ctx)
 
 		e.utime_ns += BPF_CORE_READ(th, utime);
 		e.stime_ns += BPF_CORE_READ(th, stime);
+		rt += BPF_CORE_READ(th, se.sum_exec_runtime);
+		pos = BPF_CORE_READ(pos, next);
+		if (exact) {
+			/* exited (no mm) or claimed: in tp->io already */
+			struct thread_key k = {.start_ns = BPF_CORE_READ(th, start_boottime),
+					       .exec_id = BPF_CORE_READ(th, self_exec_id),
+					       .tid = BPF_CORE_READ(th, pid)};
+
+			if (!BPF_CORE_READ(th, mm) || bpf_map_lookup_elem(&thread_claims, &k))
+				continue;
+		}
 		e.rchar += BPF_CORE_READ(th, ioac.rchar);
 		e.wchar += BPF_CORE_READ(th, ioac.wchar);
 		e.read_bytes += BPF_CORE_READ(th, ioac.read_bytes);
 		e.write_bytes += BPF_CORE_READ(th, ioac.write_bytes);
-		rt += BPF_CORE_READ(th, se.sum_exec_runtime);
-		pos = BPF_CORE_READ(pos, next);
 	}
 	cputime_scale(rt, &e.utime_ns, &e.stime_ns);
-	/* children's I/O folded in at wait4() is not this process's own */
-	if (tp && live) {
-		e.rchar = e.rchar > tp->child_io[0] ? e.rchar - tp->child_io[0] : 0;
-		e.wchar = e.wchar > tp->child_io[1] ? e.wchar - tp->child_io[1] : 0;
-		e.read_bytes = e.read_bytes > tp->child_io[4] ? e.read_bytes - tp->child_io[4] : 0;
-		e.write_bytes =
-		    e.write_bytes > tp->child_io[5] ? e.write_bytes - tp->child_io[5] : 0;
+	/* fallback: children's I/O folded in at wait4() is not this process's own */
+	if (live && !exact) {
+		e.rchar = e.rchar > tp->io[IO_RCHAR] ? e.rchar - tp->io[IO_RCHAR] : 0;
+		e.wchar = e.wchar > tp->io[IO_WCHAR] ? e.wchar - tp->io[IO_WCHAR] : 0;
+		e.read_bytes = e.read_bytes > tp->io[IO_READ_BYTES]
+				   ? e.read_bytes - tp->io[IO_READ_BYTES]
+				   : 0;
+		e.write_bytes = e.write_bytes > tp->io[IO_WRITE_BYTES]
+				    ? e.write_bytes - tp->io[IO_WRITE_BYTES]
+				    : 0;
 	}
 
 	e.rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES));
@@ -311,10 +334,16 @@ int BPF_PROG(on_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 		if (h != 0 /* SIG_DFL */)
 			return 0;
 	}
+	/* kernel/signal.c __send_signal_locked() passes the caller's info on
+	 * unchanged: SEND_SIG_NOINFO (NULL) from send_sig(sig, t, 0) (pipe_write()'s
+	 * SIGPIPE, generic_write_check_limits()'s SIGXFSZ), SEND_SIG_PRIV (1),
+	 * else a siginfo (kill(2): SI_USER with the caller's pid) */
 	if ((unsigned long)info == 1 /* SEND_SIG_PRIV */) {
 		code = SI_KERNEL_CODE;
 	} else if (info) {
 		code = BPF_CORE_READ(info, si_code);
+	} else {
+		flags |= EV_SIGNAL_NOINFO | EV_SIGNAL_KERNEL;
 	}
 	if (code == SI_KERNEL_CODE || code > 0)
 		flags |= EV_SIGNAL_KERNEL;

@@ -129,8 +129,9 @@ static __always_inline void untrack(__u32 tgid, struct tracked *t)
 	}
 	t->flags = 0;
 	t->threads = 0;
-	for (i = 0; i < 7; i++)
-		t->child_io[i] = 0;
+	t->thread_exits = 0;
+	for (i = 0; i < IO_N; i++)
+		t->io[i] = 0;
 }
 
 /* pid of a task's thread group in the task's own pid namespace (direct
@@ -393,15 +394,16 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 
 		if (v) {
 			v->threads = 1;
-			for (i = 0; i < 7; i++)
-				v->child_io[i] = 0;
-			v->flags = TRACKED_LIVE;
+			v->thread_exits = 0;
+			for (i = 0; i < IO_N; i++)
+				v->io[i] = 0;
+			v->flags = TRACKED_LIVE | TRACKED_FROM_FORK;
 		} else {
 			drop(EV_DROP_MAP_FULL); /* tgid >= pid_max at start */
 		}
 	} else {
 		nt.threads = 1;
-		nt.flags = TRACKED_LIVE;
+		nt.flags = TRACKED_LIVE | TRACKED_FROM_FORK;
 		if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_ANY))
 			drop(EV_DROP_MAP_FULL);
 	}
@@ -672,7 +674,7 @@ static __always_inline struct fs_pin *acct_pin0(struct task_struct *p)
 	return pin;
 }
 
-/* the same for the exiting task itself: direct (BTF) loads, no helper calls */
+/* CPU and fault counters of the exiting task itself: direct (BTF) loads */
 static __always_inline __u64 add_self_counters(struct ev_exit *e, struct task_struct *t)
 {
 	e->utime_ns += t->utime;
@@ -681,16 +683,10 @@ static __always_inline __u64 add_self_counters(struct ev_exit *e, struct task_st
 	e->nivcsw += t->nivcsw;
 	e->min_flt += t->min_flt;
 	e->maj_flt += t->maj_flt;
-	e->rchar += t->ioac.rchar;
-	e->wchar += t->ioac.wchar;
-	e->syscr += t->ioac.syscr;
-	e->syscw += t->ioac.syscw;
-	e->read_bytes += t->ioac.read_bytes;
-	e->write_bytes += t->ioac.write_bytes;
-	e->cancelled_write_bytes += t->ioac.cancelled_write_bytes;
 	return t->se.sum_exec_runtime;
 }
 
+/* the same for another thread of the group */
 static __always_inline __u64 add_task_counters(struct ev_exit *e, struct task_struct *t)
 {
 	e->utime_ns += BPF_CORE_READ(t, utime);
@@ -699,37 +695,142 @@ static __always_inline __u64 add_task_counters(struct ev_exit *e, struct task_st
 	e->nivcsw += BPF_CORE_READ(t, nivcsw);
 	e->min_flt += BPF_CORE_READ(t, min_flt);
 	e->maj_flt += BPF_CORE_READ(t, maj_flt);
-	e->rchar += BPF_CORE_READ(t, ioac.rchar);
-	e->wchar += BPF_CORE_READ(t, ioac.wchar);
-	e->syscr += BPF_CORE_READ(t, ioac.syscr);
-	e->syscw += BPF_CORE_READ(t, ioac.syscw);
-	e->read_bytes += BPF_CORE_READ(t, ioac.read_bytes);
-	e->write_bytes += BPF_CORE_READ(t, ioac.write_bytes);
-	e->cancelled_write_bytes += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
 	return BPF_CORE_READ(t, se.sum_exec_runtime);
+}
+
+/* io[] += the exiting task's own task->ioac: direct (BTF) loads */
+static __always_inline void add_self_ioac(__u64 *io, struct task_struct *t)
+{
+	io[IO_RCHAR] += t->ioac.rchar;
+	io[IO_WCHAR] += t->ioac.wchar;
+	io[IO_SYSCR] += t->ioac.syscr;
+	io[IO_SYSCW] += t->ioac.syscw;
+	io[IO_READ_BYTES] += t->ioac.read_bytes;
+	io[IO_WRITE_BYTES] += t->ioac.write_bytes;
+	io[IO_CANCELLED_WRITE] += t->ioac.cancelled_write_bytes;
+}
+
+/* io[] += signal->ioac: the threads already released, and every child
+ * wait4() reaped (direct loads) */
+static __always_inline void add_sig_ioac(__u64 *io, struct signal_struct *sig)
+{
+	io[IO_RCHAR] += sig->ioac.rchar;
+	io[IO_WCHAR] += sig->ioac.wchar;
+	io[IO_SYSCR] += sig->ioac.syscr;
+	io[IO_SYSCW] += sig->ioac.syscw;
+	io[IO_READ_BYTES] += sig->ioac.read_bytes;
+	io[IO_WRITE_BYTES] += sig->ioac.write_bytes;
+	io[IO_CANCELLED_WRITE] += sig->ioac.cancelled_write_bytes;
+}
+
+/* the same for another thread of the group */
+static __always_inline void add_ioac(__u64 *io, struct task_io_accounting *a)
+{
+	io[IO_RCHAR] += BPF_CORE_READ(a, rchar);
+	io[IO_WCHAR] += BPF_CORE_READ(a, wchar);
+	io[IO_SYSCR] += BPF_CORE_READ(a, syscr);
+	io[IO_SYSCW] += BPF_CORE_READ(a, syscw);
+	io[IO_READ_BYTES] += BPF_CORE_READ(a, read_bytes);
+	io[IO_WRITE_BYTES] += BPF_CORE_READ(a, write_bytes);
+	io[IO_CANCELLED_WRITE] += BPF_CORE_READ(a, cancelled_write_bytes);
+}
+
+/* Claim the exit of thread tid (start_ns, exec_id: struct thread_key) for
+ * its process's count: 1 when this caller is the one to count it (first to
+ * claim), 0 when it was claimed already. */
+static __always_inline int claim_thread(__u64 start_ns, __u64 exec_id, __u32 tid)
+{
+	struct thread_key k = {.start_ns = start_ns, .exec_id = exec_id, .tid = tid};
+	static const __u8 one = 1;
+	long r = bpf_map_update_elem(&thread_claims, &k, &one, BPF_NOEXIST);
+
+	if (r == -17 /* EEXIST */)
+		return 0;
+	if (r)
+		drop(EV_DROP_MAP_FULL); /* counted, but unclaimed: may count twice */
+	return 1;
+}
+
+/*
+ * A thread of a tracked process exits while others live on (not
+ * group_dead): count the exit and, for a process tracked from its fork, add
+ * the thread's own I/O, unless the group's last thread already counted it
+ * (it sums the threads still on the list when it exits first).
+ */
+static __always_inline void thread_exit(struct task_struct *p, struct tracked *tp)
+{
+	struct task_io_accounting *a = &p->ioac;
+
+	if (!(tp->flags & TRACKED_FROM_FORK)) {
+		__sync_fetch_and_add(&tp->thread_exits, 1);
+		return;
+	}
+	if (!claim_thread(p->start_boottime, p->self_exec_id, p->pid))
+		return;
+	__sync_fetch_and_add(&tp->io[IO_RCHAR], a->rchar);
+	__sync_fetch_and_add(&tp->io[IO_WCHAR], a->wchar);
+	__sync_fetch_and_add(&tp->io[IO_SYSCR], a->syscr);
+	__sync_fetch_and_add(&tp->io[IO_SYSCW], a->syscw);
+	__sync_fetch_and_add(&tp->io[IO_READ_BYTES], a->read_bytes);
+	__sync_fetch_and_add(&tp->io[IO_WRITE_BYTES], a->write_bytes);
+	__sync_fetch_and_add(&tp->io[IO_CANCELLED_WRITE], a->cancelled_write_bytes);
+	__sync_fetch_and_add(&tp->thread_exits, 1);
+}
+
+/*
+ * The fallback parent (tracked, not from its fork: its I/O is signal->ioac,
+ * which wait4() grows by each reaped child's total) learns what the exiting
+ * child will add: kio (the child's signal->ioac plus its threads' own) and
+ * the BSD accounting records written after this tracepoint. Not when the
+ * child will be auto-reaped (SIGCHLD ignored or SA_NOCLDWAIT: nothing is
+ * folded).
+ */
+static __always_inline void fallback_parent(struct task_struct *p, struct tracked *pp,
+					    __u64 *kio)
+{
+	struct task_struct *par = p->real_parent;
+	struct k_sigaction *ka;
+	unsigned long h, fl;
+	__u32 na;
+	int i;
+
+	ka = &par->sighand->action[SIGCHLD_NR - 1];
+	h = (unsigned long)ka->sa.sa_handler;
+	fl = ka->sa.sa_flags;
+	if (h == 1 /* SIG_IGN */ || (fl & TR_SA_NOCLDWAIT))
+		return;
+	na = acct_levels(p, acct_pin0(p));
+	__sync_fetch_and_add(&pp->io[IO_WCHAR],
+			     kio[IO_WCHAR] + na * bpf_core_field_size(struct bsd_acct_struct, ac));
+	__sync_fetch_and_add(&pp->io[IO_SYSCW], kio[IO_SYSCW] + na);
+	__sync_fetch_and_add(&pp->io[IO_RCHAR], kio[IO_RCHAR]);
+	__sync_fetch_and_add(&pp->io[IO_SYSCR], kio[IO_SYSCR]);
+	for (i = IO_READ_BYTES; i < IO_N; i++)
+		__sync_fetch_and_add(&pp->io[i], kio[i]);
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 {
-	__u32 tgid = p->tgid, status, threads = 1;
+	__u32 tgid = p->tgid, status, threads = 1, exits = 1;
 	struct signal_struct *sig = p->signal;
+	struct task_struct *leader = p->group_leader;
 	struct tracked *tp;
 	struct mm_struct *mm;
 	struct ev_exit *e;
 	struct list_head *head, *pos;
-	struct fs_pin *pin0;
-	__u64 rt;
-	int i;
+	__u64 rt, own[IO_N] = {}, all[IO_N] = {};
+	int i, exact;
 
-	if (!group_dead)
-		return 0;
 	tp = lookup_tracked(tgid);
+	if (!group_dead) {
+		if (tp)
+			thread_exit(p, tp);
+		return 0;
+	}
 	if (filter_on && !tp)
 		return 0;
-	if (tp)
-		threads = tp->threads;
-	pin0 = acct_pin0(p);
+	exact = tp && (tp->flags & TRACKED_FROM_FORK);
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
@@ -743,7 +844,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	e->hdr.type = EV_EXIT;
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
-	e->start_ns = p->group_leader->start_boottime;
+	e->start_ns = leader->start_boottime;
 	e->tgid = tgid;
 	e->pid = p->pid;
 	e->ppid = p->real_parent->tgid;
@@ -752,7 +853,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	if (sig->flags & TR_SIGNAL_GROUP_EXIT)
 		status = sig->group_exit_code;
 	else
-		status = p->group_leader->exit_code;
+		status = leader->exit_code;
 	e->status = status;
 	if (status & 0x7f) {
 		e->signal = status & 0x7f;
@@ -762,71 +863,85 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 		e->exit_code = (status >> 8) & 0xff;
 	}
 
-	/* self counters: threads already reaped live in signal_struct */
+	/* CPU: threads already released live in signal_struct ... */
 	e->utime_ns = sig->utime;
 	e->stime_ns = sig->stime;
 	e->nvcsw = sig->nvcsw;
 	e->nivcsw = sig->nivcsw;
 	e->min_flt = sig->min_flt;
 	e->maj_flt = sig->maj_flt;
-	e->rchar = sig->ioac.rchar;
-	e->wchar = sig->ioac.wchar;
-	e->syscr = sig->ioac.syscr;
-	e->syscw = sig->ioac.syscw;
-	e->read_bytes = sig->ioac.read_bytes;
-	e->write_bytes = sig->ioac.write_bytes;
-	e->cancelled_write_bytes = sig->ioac.cancelled_write_bytes;
-	/* ... threads still on the list (exiting, not yet reaped) and this one */
+	rt = sig->sum_sched_runtime;
+	/* ... plus each thread still on the list (exiting, not yet released)
+	 * and this one. I/O: each thread's own task->ioac; a process tracked
+	 * from its fork counts a thread only once (its exit claimed it, or
+	 * this claims it now), never signal->ioac (which wait4() grows by the
+	 * children it reaps) */
 	head = &sig->thread_head;
 	pos = sig->thread_head.next;
-	rt = sig->sum_sched_runtime;
 	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
-		if (pos == &p->thread_node)
+		struct task_struct *t;
+
+		if (pos == &p->thread_node) {
 			rt += add_self_counters(e, p);
-		else
-			rt += add_task_counters(
-			    e, container_of(pos, struct task_struct, thread_node));
+			add_self_ioac(all, p);
+			pos = pos->next;
+			continue;
+		}
+		t = container_of(pos, struct task_struct, thread_node);
+		rt += add_task_counters(e, t);
 		pos = pos->next;
+		if (!exact) {
+			add_ioac(all, &t->ioac);
+			continue;
+		}
+		/* no mm: past exit_mm(), so past its own exit tracepoint,
+		 * which claimed it */
+		if (!BPF_CORE_READ(t, mm) ||
+		    !claim_thread(BPF_CORE_READ(t, start_boottime), BPF_CORE_READ(t, self_exec_id),
+				  BPF_CORE_READ(t, pid)))
+			continue;
+		add_ioac(own, &t->ioac);
+		exits++;
 	}
 	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
 
-	/* children's I/O that the kernel folded into sig->ioac at reap time */
-	{
-		__u64 io[7] = {e->rchar, e->wchar, e->syscr, e->syscw, e->read_bytes,
-			       e->write_bytes, e->cancelled_write_bytes};
-		struct task_struct *par = p->real_parent;
-		__u32 ptgid = par->tgid;
-		struct tracked *pp = lookup_tracked(ptgid);
-
-		if (pp && ptgid != tgid) {
-			struct k_sigaction *ka = &par->sighand->action[SIGCHLD_NR - 1];
-			unsigned long h = (unsigned long)ka->sa.sa_handler;
-			unsigned long fl = ka->sa.sa_flags;
-
-			/* no autoreap: the parent's wait4() will add ours, plus the
-			 * accounting records the kernel is about to write */
-			if (h != 1 && !(fl & TR_SA_NOCLDWAIT)) {
-				__u32 na = acct_levels(p, pin0);
-
-				__sync_fetch_and_add(&pp->child_io[1],
-						     io[1] + na * bpf_core_field_size(struct bsd_acct_struct, ac));
-				__sync_fetch_and_add(&pp->child_io[3], io[3] + na);
-				__sync_fetch_and_add(&pp->child_io[0], io[0]);
-				__sync_fetch_and_add(&pp->child_io[2], io[2]);
-				for (i = 4; i < 7; i++)
-					__sync_fetch_and_add(&pp->child_io[i], io[i]);
-			}
+	if (exact) {
+		/* read after the walk: threads that claimed themselves have
+		 * added their share by now */
+		for (i = 0; i < IO_N; i++) {
+			all[i] += own[i]; /* the threads this exit counted */
+			own[i] = all[i] + tp->io[i];
 		}
-		if (tp) {
-			for (i = 0; i < 7; i++)
-				io[i] = io[i] > tp->child_io[i] ? io[i] - tp->child_io[i] : 0;
-			e->rchar = io[0];
-			e->wchar = io[1];
-			e->syscr = io[2];
-			e->syscw = io[3];
-			e->read_bytes = io[4];
-			e->write_bytes = io[5];
-			e->cancelled_write_bytes = io[6];
+		exits += tp->thread_exits;
+	} else {
+		/* fallback: the kernel's totals, minus what this process's
+		 * children will have added when it reaped them */
+		e->flags |= EV_EXIT_IO_FALLBACK;
+		add_sig_ioac(all, sig);
+		for (i = 0; i < IO_N; i++)
+			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i]
+							  : (tp ? 0 : all[i]);
+		if (tp)
+			exits += tp->thread_exits;
+	}
+	e->rchar = own[IO_RCHAR];
+	e->wchar = own[IO_WCHAR];
+	e->syscr = own[IO_SYSCR];
+	e->syscw = own[IO_SYSCW];
+	e->read_bytes = own[IO_READ_BYTES];
+	e->write_bytes = own[IO_WRITE_BYTES];
+	e->cancelled_write_bytes = own[IO_CANCELLED_WRITE];
+	/* a parent tracked by the fallback learns what it will fold in */
+	if (e->ppid != tgid) {
+		struct tracked *pp = lookup_tracked(e->ppid);
+
+		if (pp && !(pp->flags & (TRACKED_FROM_FORK | TRACKED_PARENT_ONLY))) {
+			if (exact) {
+				/* signal->ioac plus the threads this exit
+				 * counted (all[]) */
+				add_sig_ioac(all, sig);
+			}
+			fallback_parent(p, pp, all);
 		}
 	}
 
@@ -846,8 +961,14 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	} else {
 		e->maxrss_kib = sig->maxrss;
 	}
-	e->threads = threads;
-	copy_comm(e->comm, p);
+	/* fork-created threads, or every thread that exited (kernel-created
+	 * ones such as io_uring workers pass no fork tracepoint) */
+	if (tp)
+		threads = tp->threads;
+	e->threads = exits > threads ? exits : threads;
+	/* the process's name, even when its last thread is a worker
+	 * ("iou-wrk-N") or renamed itself */
+	copy_comm(e->comm, leader);
 	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	if (tp)
 		untrack(tgid, tp);

@@ -9,22 +9,58 @@
 
 #include "events.h"
 
+/* Indices of the I/O counters kept per process (struct task_io_accounting,
+ * include/linux/task_io_accounting.h), in struct tracked and the exit program. */
+enum io_idx {
+	IO_RCHAR = 0,		 /* bytes via read-like syscalls */
+	IO_WCHAR = 1,		 /* bytes via write-like syscalls */
+	IO_SYSCR = 2,		 /* read-like syscalls */
+	IO_SYSCW = 3,		 /* write-like syscalls */
+	IO_READ_BYTES = 4,	 /* bytes fetched from storage */
+	IO_WRITE_BYTES = 5,	 /* bytes sent to storage */
+	IO_CANCELLED_WRITE = 6,	 /* cancelled_write_bytes */
+	IO_N = 7,
+};
+
 /* Value of the `tracked` map (key: tgid). */
 struct tracked {
-	__u32 threads; /* threads ever created in the group, main thread included */
-	__u32 flags;   /* TRACKED_* */
-	/* I/O of exited children that wait4() will fold into this process's
-	 * signal->ioac (kernel/exit.c wait_task_zombie), subtracted at exit so
-	 * the counters stay self-only. Order: rchar, wchar, syscr, syscw,
-	 * read_bytes, write_bytes, cancelled_write_bytes. */
-	__u64 child_io[7];
+	__u32 threads;	    /* threads created by fork/clone in the group (fork
+			       tracepoint), main thread included */
+	__u32 flags;	    /* TRACKED_* */
+	__u32 thread_exits; /* threads that passed sched_process_exit without
+			       group_dead (any thread, kernel-created included) */
+	__u32 pad0;
+	/*
+	 * TRACKED_FROM_FORK: the own task->ioac of every thread of the group
+	 * that passed sched_process_exit without group_dead and claimed its
+	 * exit (thread_claims). Else: I/O that wait4() will fold into this
+	 * process's signal->ioac from its exited children (kernel/exit.c
+	 * wait_task_zombie), subtracted at exit (the fallback). By enum io_idx.
+	 */
+	__u64 io[IO_N];
 };
 #define TRACKED_PARENT_ONLY 0x1 /* the recorder itself: track its next child only */
 #define TRACKED_LIVE 0x2	/* the entry holds a tracked process: set on every
 				   entry, needed by the array form of the map
 				   (one slot per pid, never deleted, zeroed) */
+#define TRACKED_FROM_FORK 0x4	/* tracked since its fork (the fork program made
+				   the entry): I/O is summed per thread, exactly */
 #define TRACKED_ARRAY_MAX 131072 /* pid_max up to which `tracked` is an array
-				    indexed by tgid (64 bytes a pid: 8 MiB) */
+				    indexed by tgid (72 bytes a pid: 9 MiB) */
+
+/* Key of `thread_claims`: one exited (or exiting) thread, unique forever. A
+ * thread that execs takes over the leader's tid and start time
+ * (kernel/exec.c de_thread()), but its exec raised its self_exec_id above
+ * the leader's. */
+struct thread_key {
+	__u64 start_ns; /* task->start_boottime */
+	__u64 exec_id;	/* task->self_exec_id */
+	__u32 tid;	/* task->pid */
+	__u32 pad0;
+};
+#define THREAD_CLAIMS_MAX 16384 /* LRU entries: an entry matters only from a
+				   thread's exit to its release (microseconds
+				   for a non-leader thread) */
 
 #define PATH_WIN 4096	   /* path resolution window (bytes, power of 2) */
 /* dentry/mount steps walked per path: a name takes 2+ bytes of the window,

@@ -116,7 +116,8 @@ int sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
 	bpf_program__set_autoload(s->progs.sample_tasks, interval_ns > 0);
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
-	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops))) {
+	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops)) ||
+	    bpf_map__reuse_fd(s->maps.thread_claims, bpf_map__fd(skel->maps.thread_claims))) {
 		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: %s",
 		     strerror(errno));
 		return 0;

@@ -49,7 +49,7 @@ import csv, json, sys
 keys = ["id", "parent_id", "pid", "ppid", "start_s", "end_s", "realtime_s", "exe", "argv",
         "comm", "execs", "failed_execs", "script", "pre_existing", "exit_code", "signal",
         "core_dumped", "utime_s", "stime_s", "cpu_pct", "peak_rss_kib", "rchar", "wchar",
-        "syscr", "syscw", "read_bytes", "write_bytes", "threads", "vol_ctxt", "inv_ctxt",
+        "syscr", "syscw", "read_bytes", "write_bytes", "io_exact", "threads", "vol_ctxt", "inv_ctxt",
         "uid", "euid", "ns_pid", "argv_truncated"]
 import os
 samples = os.environ.get("SAMPLES", "").split()

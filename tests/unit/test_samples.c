@@ -223,6 +223,7 @@ static void t_oom_and_signals(void **state)
 	assert_int_equal(w->res->killer_kernel, 0);
 	assert_int_equal(w->res->kill_ns, T0 + 3520 * MS);
 	assert_int_equal(w->res->oom_killed, 0);
+	assert_string_equal(tza_signal_cause(w), "kill");
 	/* OOM: victim, rss, memcg; killed by the kernel's SIGKILL */
 	struct tza_proc *h = by_pid(m, 13);
 	assert_int_equal(h->res->oom_killed, 1);
@@ -231,12 +232,73 @@ static void t_oom_and_signals(void **state)
 	assert_int_equal(h->res->oom_memcg_id, 4242);
 	assert_int_equal(h->res->killer_signal, 9);
 	assert_int_equal(h->res->killer_kernel, 1);
+	assert_string_equal(tza_signal_cause(h), "oom");
 	/* a signal that did not end the process names nobody */
 	struct tza_proc *t = by_pid(m, 14);
 	assert_int_equal(t->exit_code, 3);
 	assert_int_equal(t->res->killer_signal, 0);
+	assert_null(tza_signal_cause(t));
 	assert_int_equal(by_pid(m, 10)->res->killer_signal, 0);
 	assert_int_equal(by_pid(m, 12)->res->oom_killed, 0);
+	tza_model_free(m);
+	tz_reader_free(r);
+	free(buf);
+	synth_free(&s);
+}
+
+/* Each signal cause from the si_code and flags the recorder writes: one
+ * process per case, killed by its own signal (pid 20 + i, sender itself). */
+static void t_signal_causes(void **state)
+{
+	(void)state;
+	static const struct {
+		int sig, code;
+		uint32_t flags;
+		const char *cause;
+	} c[] = {
+	    {13, 0, EV_SIGNAL_NOINFO | EV_SIGNAL_KERNEL, "broken pipe"},
+	    {25, 0, EV_SIGNAL_NOINFO | EV_SIGNAL_KERNEL, "file size limit"},
+	    {15, 0, EV_SIGNAL_NOINFO | EV_SIGNAL_KERNEL, "kernel"},
+	    {24, 0x80, EV_SIGNAL_KERNEL, "cpu time limit"},
+	    {11, 1 /* SEGV_MAPERR */, EV_SIGNAL_KERNEL, "fault"},
+	    {7, 2 /* BUS_ADRERR */, EV_SIGNAL_KERNEL, "fault"},
+	    {31, 1 /* SYS_SECCOMP */, EV_SIGNAL_KERNEL, "seccomp"},
+	    {14, 0x80, EV_SIGNAL_KERNEL, "timer"},
+	    {2, 0x80, EV_SIGNAL_KERNEL, "kernel"},
+	    {15, 0 /* SI_USER */, EV_SIGNAL_GROUP, "kill"},
+	    {6, -6 /* SI_TKILL */, 0, "tkill"},
+	    {10, -1 /* SI_QUEUE */, 0, "sigqueue"},
+	    {10, -2 /* SI_TIMER */, 0, "timer"},
+	    {10, -60, 0, "other"},
+	};
+	const int n = (int)(sizeof(c) / sizeof(c[0]));
+	struct synth s = {0};
+	void *buf;
+	tz_reader *r;
+	s_fork(&s, T0, 1, 10);
+	for (int i = 0; i < n; i++) {
+		uint32_t pid = 20 + (uint32_t)i;
+		uint64_t st = T0 + (uint64_t)(i + 1) * MS, t = st + 100 * MS;
+		struct ev_signal e;
+		s_fork(&s, st, 10, pid);
+		memset(&e, 0, sizeof(e));
+		e.hdr = (struct ev_hdr){sizeof(e), EV_SIGNAL, 0, t};
+		e.target_start_ns = e.sender_start_ns = st;
+		e.target_tgid = e.target_pid = e.sender_tgid = e.sender_pid = pid;
+		e.sig = c[i].sig;
+		e.code = c[i].code;
+		e.flags = c[i].flags;
+		synth_push(&s, &e, sizeof(e));
+		s_exit(&s, t + MS, pid, st, 10, "w", (struct exit_vals){.sig = c[i].sig});
+	}
+	s_exit(&s, T0 + SEC_NS, 10, T0, 1, "sh", (struct exit_vals){0});
+	struct tza_model *m = load(&s, 0, &buf, &r);
+	for (int i = 0; i < n; i++) {
+		struct tza_proc *p = by_pid(m, 20 + (uint32_t)i);
+		assert_non_null(p);
+		assert_int_equal(p->res->killer_kernel, (c[i].flags & EV_SIGNAL_KERNEL) != 0);
+		assert_string_equal(tza_signal_cause(p), c[i].cause);
+	}
 	tza_model_free(m);
 	tz_reader_free(r);
 	free(buf);
@@ -329,7 +391,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(t_samples_kept),	 cmocka_unit_test(t_samples_not_kept),
-	    cmocka_unit_test(t_oom_and_signals), cmocka_unit_test(t_old_schema),
+	    cmocka_unit_test(t_oom_and_signals), cmocka_unit_test(t_signal_causes),
+	    cmocka_unit_test(t_old_schema),
 	    cmocka_unit_test(t_schema),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
