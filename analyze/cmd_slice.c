@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpf/events.h"
+#include "dropslot.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -93,20 +94,34 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 	return tz_writer_add(w, t->id, ts, fixed, size, blobs, nb);
 }
 
-static int write_drops(tz_writer *w, const struct tz_event_type *t, const struct tza_model *m,
+/* The drop counters reached at `from` as one drops event, every slot */
+static int write_drops(tz_writer *w, const struct tz_event_type *t, const uint64_t *drops,
 		       uint64_t ts)
 {
-	static const char *const names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
-					    "argv_fault"};
 	uint8_t fixed[1024];
 	uint32_t size = t->fixed_size < sizeof(fixed) ? t->fixed_size : sizeof(fixed);
 	int any = 0;
 	memset(fixed, 0, sizeof(fixed));
-	for (int i = 0; i < 6; i++) {
-		put(fixed, size, t, names[i], m->drops[i]);
-		any |= m->drops[i] != 0;
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++) {
+		uint64_t v = drops[tza_drop_slots[i].slot];
+		put(fixed, size, t, tza_drop_slots[i].name, v);
+		any |= v != 0;
 	}
 	return any ? tz_writer_add(w, t->id, ts, fixed, size, NULL, 0) : 0;
+}
+
+/* The slice's drops_* metadata: the counters reached by its end (what the
+ * recorder writes at its stop), total as the recorder counts it. */
+static void meta_drops(tz_writer *w, const uint64_t *drops)
+{
+	char k[64], v[32];
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++) {
+		snprintf(k, sizeof(k), "drops_%s", tza_drop_slots[i].name);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)drops[tza_drop_slots[i].slot]);
+		tz_writer_set_meta(w, k, v);
+	}
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)tza_drops_lost(drops));
+	tz_writer_set_meta(w, "drops_total", v);
 }
 
 int cmd_slice(int argc, char **argv)
@@ -225,7 +240,10 @@ int cmd_slice(int argc, char **argv)
 			nstate++;
 		}
 	}
-	if (pre && dt && (rc = write_drops(w, dt, pre, from)) < 0)
+	uint64_t drops[EV_DROP_SLOTS] = {0};
+	if (pre)
+		memcpy(drops, pre->drops, sizeof(drops));
+	if (dt && (rc = write_drops(w, dt, drops, from)) < 0)
 		goto werr;
 	rc = tz_reader_iter(r, from, to, 0);
 	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
@@ -233,6 +251,10 @@ int cmd_slice(int argc, char **argv)
 			skipped++;
 			continue;
 		}
+		if (ev->type_id == EV_DROPS) /* cumulative: the last one is the slice's */
+			for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+				drops[tza_drop_slots[i].slot] = tz_event_u64(
+					ev, tz_type_field(ev->type, tza_drop_slots[i].name));
 		rc = tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len, ev->blobs,
 				   ev->nblobs);
 		if (rc < 0)
@@ -251,6 +273,7 @@ int cmd_slice(int argc, char **argv)
 		unlink(out);
 		goto out;
 	}
+	meta_drops(w, drops);
 	if ((rc = tz_writer_close(w)) < 0) {
 		tza_err("'%s': %s", out, tz_strerror(rc));
 		unlink(out);

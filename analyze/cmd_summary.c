@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/redact.h"
+#include "dropslot.h"
 #include "evq.h"
 #include "json.h"
 #include "report.h"
@@ -49,8 +50,30 @@ static const char *meta(tz_reader *r, const char *k)
 	return tza_meta_any(r, keys);
 }
 
-static const char *const drop_names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
-					 "argv_fault"};
+/* The one-line loss statement, always printed: "lost       none", or what
+ * was lost (recorder drops by slot, events lost before the writer, corrupt
+ * blocks, lost exits). */
+static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
+{
+	int k = 0;
+	fputs("lost       ", f);
+	if (drops_total) {
+		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		tza_drops_list(f, m->drops);
+		fputc(')', f);
+		k++;
+	}
+	if (m->dropped_chunks)
+		fprintf(f, "%s%llu before the writer", k++ ? ", " : "",
+			(unsigned long long)m->dropped_chunks);
+	if (m->corrupt_blocks)
+		fprintf(f, "%s%llu corrupt blocks", k++ ? ", " : "",
+			(unsigned long long)m->corrupt_blocks);
+	if (m->exit_lost)
+		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
+			m->exit_lost == 1 ? "" : "s");
+	fputs(k ? "\n" : "none\n", f);
+}
 
 /* an OOM victim's name: its image's file name, else its comm */
 static const char *victim_name(const struct tza_proc *p)
@@ -246,9 +269,7 @@ int cmd_summary(int argc, char **argv)
 
 	uint64_t nz = cnt.nz, sig = cnt.sig, core = cnt.core, kill9 = cnt.kill9,
 		 running = cnt.running, pre = cnt.pre;
-	uint64_t drops_total = 0;
-	for (int i = 0; i < 5; i++)
-		drops_total += m->drops[i];
+	uint64_t drops_total = tza_drops_lost(m->drops);
 	uint32_t nshow = limit && limit < ng ? (uint32_t)limit : ng; /* 0: all */
 	uint32_t nc = limit && limit < cr.ntools ? (uint32_t)limit : cr.ntools;
 	char w0[64], w1[64];
@@ -294,8 +315,9 @@ int cmd_summary(int argc, char **argv)
 			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
 			(unsigned long long)core, (unsigned long long)running);
 		fprintf(f, "\"incomplete\":%s,\"drops\":{", m->incomplete ? "true" : "false");
-		for (int i = 0; i < 6; i++)
-			fprintf(f, "\"%s\":%llu,", drop_names[i], (unsigned long long)m->drops[i]);
+		for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+			fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
+				(unsigned long long)m->drops[tza_drop_slots[i].slot]);
 		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
 			   "\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
 			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
@@ -388,19 +410,18 @@ int cmd_summary(int argc, char **argv)
 		fprintf(f, "recorder   tracer-record %s: %s\n", ver ? ver : "?", cl ? cl : "?");
 		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
 			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
+		print_lost(f, m, drops_total);
 		if (m->incomplete) {
 			fprintf(f, "\n*** TREE INCOMPLETE: %llu events dropped by the recorder",
 				(unsigned long long)drops_total);
-			int any = 0;
-			for (int i = 0; i < 5; i++)
-				if (m->drops[i]) {
-					fprintf(f, "%s%s %llu", any ? ", " : " (", drop_names[i],
-						(unsigned long long)m->drops[i]);
-					any = 1;
-				}
-			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks; "
+			if (drops_total) {
+				fputs(" (", f);
+				tza_drops_list(f, m->drops);
+				fputc(')', f);
+			}
+			fprintf(f, "; %llu lost before the writer; %llu corrupt blocks; "
 				   "%llu process%s seen without %s fork; %llu exit%s lost ***\n",
-				any ? ")" : "", (unsigned long long)m->dropped_chunks,
+				(unsigned long long)m->dropped_chunks,
 				(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
 				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their",
 				(unsigned long long)m->exit_lost, m->exit_lost == 1 ? "" : "s");
@@ -421,9 +442,9 @@ int cmd_summary(int argc, char **argv)
 				(unsigned long long)m->from_state,
 				m->from_state == 1 ? " is" : "es are",
 				in->ring ? "the ring buffer overwrote it" : "a slice or a partial file");
-		if (m->drops[5])
+		if (m->drops[EV_DROP_ARGV_FAULT])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
-				(unsigned long long)m->drops[5]);
+				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT]);
 		uint64_t secrets = cnt.secrets;
 		if (secrets)
 			fprintf(f, "warning: %llu execs have arguments that look like credentials "

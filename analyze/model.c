@@ -12,6 +12,7 @@
 
 #include "bpf/events.h"
 #include "arena.h"
+#include "dropslot.h"
 #include "evq.h"
 #include "model.h"
 
@@ -95,10 +96,6 @@ struct builder {
 	struct fields f;
 	uint32_t flags; /* TZA_MB_* */
 	uint32_t host_cap;
-};
-
-static const char *const drop_names[EV_DROP_SLOTS] = {
-	"fork", "exec", "exec_fail", "exit", "map_full", "argv_fault", "kevent", NULL,
 };
 
 /* f is the member of this build's struct at offset off (after the header),
@@ -252,8 +249,8 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->g_flags, "flags");
 	FLD(f->g_comm, "sender_comm");
 	t = tz_reader_type_by_id(r, EV_DROPS);
-	for (int i = 0; i < EV_DROP_SLOTS; i++)
-		f->d[i] = t && drop_names[i] ? tz_type_field(t, drop_names[i]) : NULL;
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		f->d[tza_drop_slots[i].slot] = t ? tz_type_field(t, tza_drop_slots[i].name) : NULL;
 #undef FLD
 }
 
@@ -1338,9 +1335,8 @@ static int finish(struct builder *b, tz_reader *r)
 	}
 	free(bypid);
 
-	for (int i = 0; i < EV_DROP_SLOTS; i++)
-		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
-			m->incomplete = 1;
+	if (tza_drops_incomplete(m->drops)) /* dropslot.c says which slots */
+		m->incomplete = 1;
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state) ||
 	    m->exit_lost || in->unfinished) /* unfinished: what was not sealed is lost */
 		m->incomplete = 1;

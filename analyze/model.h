@@ -198,7 +198,7 @@ struct tza_model {
 	uint64_t drops[8];	 /* last EV_DROPS counters (enum ev_drop_slot) */
 	uint64_t dropped_chunks; /* tz_info.dropped: events lost before the writer */
 	uint64_t corrupt_blocks; /* tz_info.corrupt_blocks */
-	int incomplete;		 /* any drop, corruption, ring-mode loss or unfinished file */
+	int incomplete;		 /* a tree drop (dropslot.h), corruption, ring-mode loss or unfinished file */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
@@ -243,8 +243,8 @@ struct tza_model {
  * alive at the child's start; a link that would make a cycle is refused.
  * TZA_P_ORPHAN: no parent in the trace, ppid != 0, not pre-existing, and
  * either first seen without a fork or the trace is incomplete and its ppid
- * differs from the recording root's. The model is incomplete when any drop
- * counter is non-zero, chunks were dropped or corrupt, a process was seen
+ * differs from the recording root's. The model is incomplete when a drop
+ * slot that makes the tree incomplete (dropslot.h) is non-zero, chunks were dropped or corrupt, a process was seen
  * without its fork, a ring-mode file lost the history of processes it
  * knows only from state blocks, or the file was never finished (the recorder
  * was killed: what it had not sealed is lost).

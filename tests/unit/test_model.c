@@ -20,6 +20,7 @@
 #include "analyze_synth.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
+#include "analyze/dropslot.h"
 
 struct built {
 	void *buf;
@@ -1014,6 +1015,27 @@ static int write_all(const char *dir)
 	s_drops(&s, T0 + 4 * MS, 3, 0, 1);
 	s_exit(&s, T0 + 5 * MS, 800, T0, 50, "bash", v);
 	bad |= write_file(dir, "drops.tz", &s);
+
+	/* one trace per drop slot: 5 drops in that slot only, at 2 s (EV_DROPS
+	 * and, as the recorder writes them at its stop, every drops_* key) */
+	static char keys[TZA_NDROP_SLOTS][32];
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		snprintf(keys[i], sizeof(keys[i]), "drops_%s", tza_drop_slots[i].name);
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++) {
+		char name[64];
+		struct ev_drops e;
+		synth_meta(&s, "hostname", "synth");
+		synth_meta(&s, "cpus", "2");
+		for (int k = 0; k < TZA_NDROP_SLOTS; k++)
+			synth_meta(&s, keys[k], k == i ? "5" : "0");
+		s_proc(&s, 50, 900, T0, T0 + 4 * SEC_NS, "/usr/bin/bash", "bash|job.sh", "bash", v);
+		memset(&e, 0, sizeof(e));
+		e.hdr = (struct ev_hdr){sizeof(e), EV_DROPS, 0, T0 + 2 * SEC_NS};
+		e.count[tza_drop_slots[i].slot] = 5;
+		synth_push(&s, &e, sizeof(e));
+		snprintf(name, sizeof(name), "drop-%s.tz", tza_drop_slots[i].name);
+		bad |= write_file(dir, name, &s);
+	}
 	return bad;
 }
 
