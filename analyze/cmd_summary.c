@@ -146,6 +146,9 @@ struct counts {
 	const struct tza_model *m;
 	int want_secrets;
 	uint64_t nz, sig, core, kill9, running, pre, secrets;
+	uint64_t sampled; /* running with samples: counted to the last (TZA_P_SAMPLED) */
+	double cpu_ns;	  /* the processes' CPU ns inside [t0, t1] */
+	uint64_t t0, t1;
 };
 
 static void *count_all(void *arg)
@@ -166,6 +169,9 @@ static void *count_all(void *arg)
 			k->kill9++;
 		if (p->flags & TZA_P_PRE_EXISTING)
 			k->pre++;
+		if (p->flags & TZA_P_SAMPLED)
+			k->sampled++;
+		k->cpu_ns += tza_proc_cpu_in(p, k->t0, k->t1);
 	}
 	if (k->want_secrets)
 		k->secrets = secret_execs(m);
@@ -242,20 +248,28 @@ int cmd_summary(int argc, char **argv)
 		}
 	}
 	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
-	struct counts cnt = {.m = m, .want_secrets = !json};
+	struct counts cnt = {.m = m, .want_secrets = !json, .t0 = t0, .t1 = t1};
 	pthread_t kth;
 	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &cnt);
 	/* the window's CPU and the groups' critical processes' windows: one
 	 * sweep of the profile answers all */
 	struct tza_profile *pr = tza_profile_new(m);
-	double cpu_used;
-	int oom = !pr || tza_profile_want(pr, t0, t1) < 0 || tza_critpath(m, by, &cr) < 0 ||
+	uint64_t mem_kib = 0, mem_ns = 0;
+	int oom = !pr || tza_critpath(m, by, &cr) < 0 ||
 		  tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0 ||
-		  tza_profile_cpu_ns(pr, t0, t1, &cpu_used) < 0;
+		  tza_procs_peak_rss(m, &mem_kib, &mem_ns) < 0;
 	if (kbg)
 		pthread_join(kth, NULL);
 	else
 		count_all(&cnt);
+	/* whose machine: in follow and -p mode the recorded processes' CPU
+	 * (each inside the window: samples where kept, else its total spread
+	 * over its life), with the host's beside it; in whole-machine mode the
+	 * host's busy time (host samples) when the trace has them */
+	double cpu_used = cnt.cpu_ns;
+	double host_util = tza_host_busy(m, t0, t1);
+	const char *mode = meta(r, "mode");
+	int by_host = host_util >= 0 && mode && !strcmp(mode, "system");
 	if (oom) {
 		tza_err("out of memory");
 		free(g);
@@ -265,7 +279,8 @@ int cmd_summary(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	}
 	const struct tz_info *in = tz_reader_info(r);
-	double util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
+	double procs_util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
+	double util = by_host ? host_util : procs_util;
 
 	uint64_t nz = cnt.nz, sig = cnt.sig, core = cnt.core, kill9 = cnt.kill9,
 		 running = cnt.running, pre = cnt.pre;
@@ -360,11 +375,30 @@ int cmd_summary(int argc, char **argv)
 		fputs(",\"cpu\":{\"cpu_s\":", f);
 		tza_json_secs(f, (int64_t)cpu_used);
 		fputs(",\"utilisation\":", f);
-		if (mi.ncpus)
+		if (mi.ncpus || by_host)
 			tza_json_num(f, util);
 		else
 			fputs("null", f);
-		fputs("},\"top_tools\":[", f);
+		fprintf(f, ",\"basis\":\"%s\",\"procs_utilisation\":", by_host ? "host" : "procs");
+		if (mi.ncpus)
+			tza_json_num(f, procs_util);
+		else
+			fputs("null", f);
+		fputs(",\"host_utilisation\":", f);
+		if (host_util >= 0)
+			tza_json_num(f, host_util);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"running_sampled\":%llu},\"procs_memory\":",
+			(unsigned long long)cnt.sampled);
+		if (mem_kib) {
+			fprintf(f, "{\"peak_rss_kib\":%llu,\"peak_t_s\":", (unsigned long long)mem_kib);
+			tza_json_secs(f, (int64_t)(mem_ns - m->t0_ns));
+			fputc('}', f);
+		} else {
+			fputs("null", f);
+		}
+		fputs(",\"top_tools\":[", f);
 		for (uint32_t i = 0; i < nshow; i++) {
 			const struct tza_group *x = &g[i];
 			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
@@ -467,18 +501,38 @@ int cmd_summary(int argc, char **argv)
 		fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
 			tza_fmt_count(b[4], 40, nz), tza_fmt_count(b[5], 40, sig),
 			tza_fmt_count(b[6], 40, kill9), tza_fmt_count(b[7], 40, core));
-		if (mi.ncpus)
+		if (by_host && mi.ncpus)
+			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation of the host "
+				   "(host samples; recorded processes %.1f%%)\n",
+				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util,
+				100 * procs_util);
+		else if (mi.ncpus && host_util >= 0)
+			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation by the "
+				   "recorded processes (host %.1f%% busy, host samples)\n",
+				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util,
+				100 * host_util);
+		else if (mi.ncpus)
 			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n",
 				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util);
 		else
 			fprintf(f, "cpu        %.3f CPU-s in %s (CPU count unknown: no utilisation)\n",
 				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration));
+		if (cnt.sampled)
+			fprintf(f, "           %s still running at the end: CPU, memory and I/O "
+				   "counted up to %s last sample\n",
+				tza_fmt_count(b[0], 40, cnt.sampled), cnt.sampled == 1 ? "its" : "their");
 		if (m->nhost_samples)
 			fprintf(f, "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
 				tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
 				tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
 				tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
 				(unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
+		if (mem_kib)
+			fprintf(f, "%s recorded processes together peak %s resident at %s "
+				   "(sum of their sampled RSS)\n",
+				m->nhost_samples ? "          " : "memory    ",
+				tza_fmt_bytes(b[4], 40, mem_kib * 1024),
+				tza_fmt_dur(b[5], 40, mem_ns > m->t0_ns ? mem_ns - m->t0_ns : 0));
 		if (m->noom_kills) {
 			fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
 			for (uint32_t i = 0; i < m->nprocs; i++) {

@@ -115,9 +115,10 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	fprintf(f, "  %+.3fs %s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
 		tza_fmt_dur(b1, sizeof(b1), dur(m, p)));
 	status(f, p);
-	if (!(p->flags & TZA_P_NO_EXIT))
-		fprintf(f, "  cpu %s  rss %s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
-			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024));
+	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED))
+		fprintf(f, "  cpu %s  rss %s%s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
+			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024),
+			p->flags & TZA_P_SAMPLED ? " (to its last sample)" : "");
 	if (p->threads > 1)
 		fprintf(f, "  [%u threads]", p->threads);
 	if ((e && (e->flags & EV_EXEC_EXE_DELETED)) || (p->flags & TZA_P_EXE_DELETED))

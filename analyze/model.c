@@ -853,16 +853,7 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	x->nsamples_seen++;
 	if (rss > x->peak_sample_rss_kib)
 		x->peak_sample_rss_kib = rss;
-	if (!(b->flags & TZA_MB_SAMPLES))
-		return 0;
-	if ((x->nsamples & (x->nsamples - 1)) == 0) { /* grow at powers of two */
-		uint32_t nc = x->nsamples ? x->nsamples * 2 : 4;
-		struct tza_sample *ns = realloc(x->samples, nc * sizeof(*ns));
-		if (!ns)
-			return -1;
-		x->samples = ns;
-	}
-	struct tza_sample *s = &x->samples[x->nsamples++];
+	struct tza_sample *s = &x->last;
 	s->ts_ns = ev->ts_ns;
 	s->utime_ns = fu64(ev, f->sm_ut);
 	s->stime_ns = fu64(ev, f->sm_st);
@@ -872,6 +863,16 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	s->wchar = fu64(ev, f->sm_wchar);
 	s->rss_kib = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
 	s->threads = u32(ev, f->sm_threads);
+	if (!(b->flags & TZA_MB_SAMPLES))
+		return 0;
+	if ((x->nsamples & (x->nsamples - 1)) == 0) { /* grow at powers of two */
+		uint32_t nc = x->nsamples ? x->nsamples * 2 : 4;
+		struct tza_sample *ns = realloc(x->samples, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		x->samples = ns;
+	}
+	x->samples[x->nsamples++] = x->last;
 	return 0;
 }
 
@@ -1236,6 +1237,22 @@ static int parse_pids(const char *s, uint32_t **out, size_t *n)
 	return 0;
 }
 
+/* A process still running at the end: its counters up to its last sample */
+static void take_last_sample(struct tza_proc *p)
+{
+	const struct tza_sample *s = &p->res->last;
+	p->flags |= TZA_P_SAMPLED;
+	p->utime_ns = s->utime_ns;
+	p->stime_ns = s->stime_ns;
+	p->rchar = s->rchar;
+	p->wchar = s->wchar;
+	p->read_bytes = s->read_bytes;
+	p->write_bytes = s->write_bytes;
+	p->maxrss_kib = p->res->peak_sample_rss_kib;
+	if (s->threads > p->threads)
+		p->threads = s->threads;
+}
+
 static int finish(struct builder *b, tz_reader *r)
 {
 	struct tza_model *m = b->m;
@@ -1288,6 +1305,9 @@ static int finish(struct builder *b, tz_reader *r)
 			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
 			m->exit_lost++;
 		}
+		if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
+		    q->p.res->nsamples_seen)
+			take_last_sample(&q->p);
 		if (!q->p.comm[0] && q->p.nexecs)
 			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))

@@ -64,6 +64,12 @@ struct tza_failed_exec {
 				   stopped (metadata alive_at_stop does not list it),
 				   so its exit event was lost; end_ns is then its last
 				   event's time, exit totals unknown */
+#define TZA_P_SAMPLED 0x400	/* with TZA_P_NO_EXIT, not TZA_P_EXIT_LOST: still
+				   running at the end, with samples: its CPU, I/O
+				   (utime/stime, rchar/wchar, read/write_bytes)
+				   and threads are its last sample's (res->last,
+				   at res->last.ts_ns), maxrss_kib its largest
+				   sampled RSS; the other exit totals stay 0 */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
@@ -106,6 +112,9 @@ struct tza_proc_res {
 	uint32_t nsamples;
 	uint32_t nsamples_seen;	/* EV_SAMPLE events of this process (kept or not) */
 	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
+	struct tza_sample last;	/* its last sample (always kept; valid when
+				   nsamples_seen): a process still running at
+				   the stop is counted up to it (TZA_P_SAMPLED) */
 	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL) */
 	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
 	 * valid when killer_signal != 0 */
@@ -151,7 +160,8 @@ struct tza_proc {
 	uint64_t nexecs_omitted;	/* images between the kept head and tail */
 	uint64_t nfailed_omitted;	/* failed execs between the kept head and tail */
 
-	/* exit totals (valid when !(flags & TZA_P_NO_EXIT)); see struct ev_exit */
+	/* exit totals (valid when !(flags & TZA_P_NO_EXIT); the sampled ones
+	 * also with TZA_P_SAMPLED); see struct ev_exit */
 	uint32_t status;	/* raw wait status */
 	int32_t exit_code;	/* WEXITSTATUS, or -1 when signaled */
 	int32_t signal;		/* WTERMSIG, or 0 */

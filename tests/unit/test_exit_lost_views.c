@@ -286,10 +286,10 @@ static void test_idle(void **st)
 	snprintf(want, sizeof(want),
 		 "{\"file\":\"%s\",\"threshold_pct\":25,\"min_duration_s\":1,\"basis\":\"procs\","
 		 "\"cpus\":2,\"stretches\":["
-		 "{\"start_s\":0,\"end_s\":2,\"duration_s\":2,\"mean_cores\":0,"
+		 "{\"start_s\":0,\"end_s\":2,\"duration_s\":2,\"mean_cores\":0,\"host_cores\":null,"
 		 "\"processes_alive\":1,\"processes\":[{\"id\":\"100.1000000000000\",\"pid\":100,"
 		 "\"name\":\"job.sh\",\"cpu_s\":0,\"whole\":true}]},"
-		 "{\"start_s\":4,\"end_s\":20,\"duration_s\":16,\"mean_cores\":0,"
+		 "{\"start_s\":4,\"end_s\":20,\"duration_s\":16,\"mean_cores\":0,\"host_cores\":null,"
 		 "\"processes_alive\":3,\"processes\":[{\"id\":\"100.1000000000000\",\"pid\":100,"
 		 "\"name\":\"job.sh\",\"cpu_s\":0,\"whole\":true},"
 		 "{\"id\":\"103.1005000000000\",\"pid\":103,\"name\":\"lost\",\"cpu_s\":0,"

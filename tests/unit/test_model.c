@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <time.h>
 #include <malloc.h>
+#include <math.h>
 
 #include <cmocka.h>
 
@@ -949,6 +950,57 @@ static void test_random_events(void **st)
 
 /* ------------------------------------------------ traces for the CLI tests */
 
+/* Issue 15 points 8 and 10: a process still running at the end is counted
+ * up to its last sample; the recorded processes' peak memory together. */
+static void test_running_sampled(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	struct built b;
+	s_proc(&s, 1, 200, T0, T0 + 4 * SEC_NS, "/bin/a", "a", "a",
+	       (struct exit_vals){.utime = 3 * SEC_NS, .rss_kib = 1000});
+	s_sample(&s, T0 + SEC_NS, 200, T0, SEC_NS / 2, 100);
+	s_sample(&s, T0 + 2 * SEC_NS, 200, T0, 3 * SEC_NS / 2, 300);
+	s_fork(&s, T0 + 3 * SEC_NS / 2, 1, 201);
+	s_sample(&s, T0 + 2 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS / 5, 500);
+	s_sample(&s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
+	s_proc(&s, 1, 202, T0 + 4 * SEC_NS, T0 + 5 * SEC_NS, "/bin/c", "c", "c",
+	       (struct exit_vals){0});
+	size_t len = 0;
+	memset(&b, 0, sizeof(b));
+	b.buf = synth_file(&s, NULL, &len);
+	assert_non_null(b.buf);
+	assert_int_equal(tz_reader_open_mem(&b.r, b.buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b.m), 0);
+	struct tza_proc *a = NULL, *r = NULL;
+	for (uint32_t i = 0; i < b.m->nprocs; i++) {
+		if (b.m->procs[i]->pid == 200)
+			a = b.m->procs[i];
+		if (b.m->procs[i]->pid == 201)
+			r = b.m->procs[i];
+	}
+	assert_non_null(a);
+	assert_non_null(r);
+	assert_int_equal(a->flags & TZA_P_SAMPLED, 0);
+	assert_int_equal(r->flags & (TZA_P_NO_EXIT | TZA_P_SAMPLED | TZA_P_EXIT_LOST),
+			 TZA_P_NO_EXIT | TZA_P_SAMPLED);
+	assert_int_equal(tza_proc_cpu(r), SEC_NS);
+	assert_int_equal(r->maxrss_kib, 500);
+	/* CPU inside windows: linear between the samples, the exit total last */
+	assert_true(fabs(tza_proc_cpu_in(r, T0, T0 + 5 * SEC_NS) - 1e9) < 1);
+	assert_true(fabs(tza_proc_cpu_in(a, T0 + SEC_NS, T0 + 2 * SEC_NS) - 1e9) < 1);
+	assert_true(fabs(tza_proc_cpu_in(a, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS) - 1.5e9) < 1);
+	/* peak together: a's 300 + r's 500 KiB at 2 s */
+	uint64_t kib, t;
+	assert_int_equal(tza_procs_peak_rss(b.m, &kib, &t), 0);
+	assert_int_equal(kib, 800);
+	assert_int_equal(t, T0 + 2 * SEC_NS);
+	tza_model_free(b.m);
+	tz_reader_free(b.r);
+	free(b.buf);
+	synth_free(&s);
+}
+
 static int write_file(const char *dir, const char *name, struct synth *s)
 {
 	char path[4096];
@@ -1054,7 +1106,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),
 		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
-		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),
+		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
