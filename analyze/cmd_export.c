@@ -424,7 +424,7 @@ static void chrome_counters(FILE *f, struct tza_model *m)
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		uint64_t s = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns, e = tza_proc_end(m, p);
-		double r = e > p->start_ns ? (double)tza_proc_cpu(p) / (double)(e - p->start_ns) : 0;
+		double r = e > tza_proc_charged_from(p) ? (double)tza_proc_cpu(p) / (double)(e - tza_proc_charged_from(p)) : 0;
 		st[n++] = (struct cstep){s, 1, r};
 		st[n++] = (struct cstep){e, -1, -r};
 	}

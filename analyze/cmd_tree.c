@@ -59,9 +59,11 @@ static enum tza_by collapse_by(enum tza_by by)
 	return by == TZA_BY_TOOL ? TZA_BY_COMMAND : by;
 }
 
+/* its wall time: in a slice, a process that crossed the start from there */
 static uint64_t dur(const struct tza_model *m, const struct tza_proc *p)
 {
-	return tza_proc_end(m, p) - p->start_ns;
+	uint64_t e = tza_proc_end(m, p);
+	return e > tza_proc_charged_from(p) ? e - tza_proc_charged_from(p) : 0;
 }
 
 static void status(FILE *f, const struct tza_proc *p)

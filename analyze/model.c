@@ -1274,6 +1274,10 @@ static int finish(struct builder *b, tz_reader *r)
 	size_t nal = 0;
 	if (tz_reader_meta_get(r, "slice_of"))
 		alive = NULL;
+	/* a slice of this analyzer's: crossing processes count from its start */
+	const char *sc = tz_reader_meta_get(r, "slice_counters");
+	const char *sf = tz_reader_meta_get(r, "slice_from_boottime_ns");
+	uint64_t clip_ns = sc && sf && !strcmp(sc, "window") ? strtoull(sf, NULL, 10) : 0;
 	if (alive && parse_pids(alive, &al, &nal) < 0)
 		return TZ_ERR_NOMEM;
 	struct tza_proc **v = m->procs, **x = malloc((n ? n : 1) * sizeof(*x));
@@ -1294,6 +1298,11 @@ static int finish(struct builder *b, tz_reader *r)
 			keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
 		if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
 			keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
+		q->p.charge_ns = q->p.start_ns;
+		if (q->p.start_ns < clip_ns) {
+			q->p.charge_ns = clip_ns;
+			q->p.flags |= TZA_P_CLIPPED;
+		}
 		if (q->live)
 			q->p.flags |= TZA_P_NO_EXIT;
 		if (q->p.flags & TZA_P_NO_EXIT)

@@ -70,6 +70,9 @@ struct tza_failed_exec {
 				   and threads are its last sample's (res->last,
 				   at res->last.ts_ns), maxrss_kib its largest
 				   sampled RSS; the other exit totals stay 0 */
+#define TZA_P_CLIPPED 0x800	/* started before a slice's window (metadata
+				   slice_counters "window"): its counters count
+				   from the window's start, charge_ns */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
@@ -191,6 +194,9 @@ struct tza_proc {
 	/* Samples, OOM kill and killer: never NULL; a shared all-zero block
 	 * for the (many) processes without any of them. */
 	const struct tza_proc_res *res;
+	/* Where its counters (CPU, I/O) and its charged wall time start:
+	 * start_ns, or a slice's window start (TZA_P_CLIPPED) */
+	uint64_t charge_ns;
 };
 
 /* The whole model of one trace. */
@@ -275,6 +281,13 @@ const char *tza_proc_id(const struct tza_proc *p, char buf[TZA_ID_MAX]);
 
 /* Process by id ("PID.START_NS"), or NULL. */
 struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);
+
+/* Where p's counters and charged wall time start: its start, or a slice's
+ * window start for a process that crossed it (TZA_P_CLIPPED). */
+static inline uint64_t tza_proc_charged_from(const struct tza_proc *p)
+{
+	return p->charge_ns > p->start_ns ? p->charge_ns : p->start_ns;
+}
 
 /* The final image (last exec) or NULL when the process never exec'd. */
 const struct tza_exec *tza_proc_image(const struct tza_proc *p);

@@ -767,7 +767,7 @@ static double sample_val(const struct tza_sample *s, int what)
 static void spread_sampled(double *bins, unsigned nb, const struct ctx *c,
 			   const struct tza_proc *p, int what, double total)
 {
-	uint64_t t = p->start_ns;
+	uint64_t t = tza_proc_charged_from(p);
 	double prev = 0;
 	for (uint32_t i = 0; i < p->res->nsamples; i++) {
 		double v = sample_val(&p->res->samples[i], what);
@@ -836,7 +836,7 @@ static int stacked(FILE *f, struct ctx *c)
 		int t = c->proc_tool[i];
 		int s = c->tools[t].color >= 0 ? c->tools[t].color : ns - 1;
 		/* totals are over the whole life; the window keeps its share */
-		uint64_t a = p->start_ns, e = p->end_ns;
+		uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
 		double frac = 1;
 		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
 		if (e > a)
@@ -934,7 +934,7 @@ static int io(FILE *f, struct ctx *c)
 		}
 		if (!p_in_window(c, p) || (p->flags & TZA_P_NO_EXIT) || !p->end_ns)
 			continue;
-		uint64_t a = p->start_ns, e = p->end_ns;
+		uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
 		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
 		double frac = e > a ? (double)(we - wa) / (double)(e - a) : 1;
 		const double v[4] = {(double)p->rchar, (double)p->wchar, (double)p->read_bytes,

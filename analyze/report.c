@@ -204,7 +204,7 @@ uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p)
 double tza_proc_cpu_at(const struct tza_proc *p, uint64_t t)
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
-	uint64_t t0 = p->start_ns;
+	uint64_t t0 = tza_proc_charged_from(p); /* a slice's start for a clipped process */
 	double c0 = 0;
 
 	if (t <= t0)
@@ -435,7 +435,7 @@ static void sweep_init(struct sweep *w, struct prof_pt *pt, uint32_t npt)
 static int prof_proc(const struct tza_model *m, const struct tza_proc *p, uint64_t *a,
 		     uint64_t *b, double *rate)
 {
-	*a = p->start_ns; /* pre-existing: CPU prorated over the whole life */
+	*a = tza_proc_charged_from(p); /* pre-existing: CPU prorated over the whole life */
 	*b = tza_proc_end(m, p);
 	if ((p->flags & TZA_P_SAMPLED) && p->res->last.ts_ns > *a) /* CPU up to it */
 		*b = p->res->last.ts_ns;
@@ -793,7 +793,7 @@ static int gmap_grow(struct gmap *mp)
 static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, uint64_t *s,
 			   uint64_t *e)
 {
-	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : p->start_ns;
+	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : tza_proc_charged_from(p);
 	*e = tza_proc_end(m, p);
 	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
 }

@@ -194,8 +194,8 @@ static void s_drops(struct synth *s, uint64_t ts, uint64_t fork, uint64_t exec, 
 }
 
 /* An EV_SAMPLE of tgid (identity start): cumulative CPU ns (as utime), RSS KiB (anon) */
-static void s_sample(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu_ns,
-		     uint64_t rss_kib)
+static void s_sample_cpu(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu_ns,
+			 uint64_t rss_kib)
 {
 	struct ev_sample e;
 	memset(&e, 0, sizeof(e));

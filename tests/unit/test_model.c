@@ -959,11 +959,11 @@ static void test_running_sampled(void **state)
 	struct built b;
 	s_proc(&s, 1, 200, T0, T0 + 4 * SEC_NS, "/bin/a", "a", "a",
 	       (struct exit_vals){.utime = 3 * SEC_NS, .rss_kib = 1000});
-	s_sample(&s, T0 + SEC_NS, 200, T0, SEC_NS / 2, 100);
-	s_sample(&s, T0 + 2 * SEC_NS, 200, T0, 3 * SEC_NS / 2, 300);
+	s_sample_cpu(&s, T0 + SEC_NS, 200, T0, SEC_NS / 2, 100);
+	s_sample_cpu(&s, T0 + 2 * SEC_NS, 200, T0, 3 * SEC_NS / 2, 300);
 	s_fork(&s, T0 + 3 * SEC_NS / 2, 1, 201);
-	s_sample(&s, T0 + 2 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS / 5, 500);
-	s_sample(&s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
+	s_sample_cpu(&s, T0 + 2 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS / 5, 500);
+	s_sample_cpu(&s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
 	s_proc(&s, 1, 202, T0 + 4 * SEC_NS, T0 + 5 * SEC_NS, "/bin/c", "c", "c",
 	       (struct exit_vals){0});
 	size_t len = 0;
@@ -1067,6 +1067,39 @@ static int write_all(const char *dir)
 	s_drops(&s, T0 + 4 * MS, 3, 0, 1);
 	s_exit(&s, T0 + 5 * MS, 800, T0, 50, "bash", v);
 	bad |= write_file(dir, "drops.tz", &s);
+
+	/* slice clipping (issue 15 point 9): root 299 (0..12 s); 300 burns one
+	 * core 0..10 s with samples each second (rchar 1 MB/s); 301 uses 4 s
+	 * of CPU in 0..10 s without samples; 302 from 1 s, running at the end,
+	 * half a core from 1 s (samples each second from 2 s) */
+	synth_meta(&s, "hostname", "synth");
+	synth_meta(&s, "cpus", "2");
+	s_fork(&s, T0, 1, 299);
+	s_exec(&s, T0 + 1000, 299, T0, 1, "/usr/bin/dash", NULL, "sh|clip.sh", "sh");
+	s_proc(&s, 299, 300, T0 + 1000, T0 + 10 * SEC_NS, "/opt/burn", "burn", "burn",
+	       (struct exit_vals){.utime = 10 * SEC_NS - 1000, .rchar = 10000000});
+	s_proc(&s, 299, 301, T0 + 1000, T0 + 10 * SEC_NS, "/opt/nosample", "nosample",
+	       "nosample", (struct exit_vals){.utime = 4 * SEC_NS});
+	s_fork(&s, T0 + SEC_NS, 299, 302);
+	s_exec(&s, T0 + SEC_NS + 1000, 302, T0 + SEC_NS, 299, "/opt/half", NULL, "half", "half");
+	for (uint64_t k = 1; k <= 11; k++) {
+		if (k < 10) {
+			struct ev_sample e;
+			memset(&e, 0, sizeof(e));
+			e.hdr = (struct ev_hdr){sizeof(e), EV_SAMPLE, 0, T0 + k * SEC_NS};
+			e.start_ns = T0 + 1000;
+			e.tgid = 300;
+			e.utime_ns = k * SEC_NS - 1000;
+			e.rchar = k * 1000000;
+			e.rss_anon_kib = 1024;
+			e.threads = 1;
+			synth_push(&s, &e, sizeof(e));
+		}
+		if (k >= 2)
+			s_sample_cpu(&s, T0 + k * SEC_NS, 302, T0 + SEC_NS, (k - 1) * SEC_NS / 2, 2048);
+	}
+	s_exit(&s, T0 + 12 * SEC_NS, 299, T0, 1, "sh", (struct exit_vals){0});
+	bad |= write_file(dir, "clip.tz", &s);
 
 	/* one trace per drop slot: 5 drops in that slot only, at 2 s (EV_DROPS
 	 * and, as the recorder writes them at its stop, every drops_* key) */
