@@ -12,6 +12,7 @@
 
 #include "analyze.h"
 #include "plot.h"
+#include "report.h"
 
 #define NCOLORS 11
 #define MAX_LANES 4
@@ -29,6 +30,7 @@ static const char *const palette[NCOLORS] = {
 };
 #define OTHER_COLOR "#bab0ac"
 #define FAIL_COLOR "#d62728"
+#define HOST_COLOR "#c0392b" /* cpu plot: the host's busy cores beside the stack */
 #define LOST_COLOR "#333333" /* open circle: exit lost, bar ends at the last event */
 
 int tza_plot_fmt_of(const char *path)
@@ -865,6 +867,23 @@ static int stacked(FILE *f, struct ctx *c)
 	}
 	fputs("EOD\n", f);
 	free(bins);
+	/* the host beside the recorded processes: its busy cores per bin */
+	int host = is_cpu && m->nhost >= 2;
+	if (host) {
+		unsigned hc = m->host[m->nhost - 1].ncpus ? m->host[m->nhost - 1].ncpus : o->ncpus;
+		fputs("$H << EOD\n", f);
+		for (unsigned b = 0; b < nb; b++) {
+			uint64_t a = c->t0 + (uint64_t)((double)(c->t1 - c->t0) * b / nb);
+			uint64_t z = c->t0 + (uint64_t)((double)(c->t1 - c->t0) * (b + 1) / nb);
+			double hb = tza_host_busy(m, a, z);
+			if (hb < 0)
+				continue;
+			fprintf(f, "%.6f %.6g\n", x_of(c, c->t0) + (b + 0.5) * bw_s, hb * hc);
+			if (hb * hc > peak)
+				peak = hb * hc;
+		}
+		fputs("EOD\n", f);
+	}
 
 	const char *note = is_cpu ? "derived from exact exit totals: each process's CPU time spread "
 				    "evenly over its lifetime (no periodic samples in this trace)"
@@ -904,6 +923,10 @@ static int stacked(FILE *f, struct ctx *c)
 	}
 	if (!ns)
 		fputs("$S using 1:2 with lines notitle", f);
+	if (host)
+		fputs(", $H using 1:2 with lines lw 2 lc rgb '" HOST_COLOR
+		      "' title 'host: every process (host samples)'",
+		      f);
 	if (is_cpu && o->ncpus)
 		fprintf(f, ", %u with lines dt 2 lw 2 lc rgb '#222222' title '%u CPUs'", o->ncpus,
 			o->ncpus);

@@ -12,7 +12,8 @@
 #    still running.
 # 2. Follow mode, the two burners outside the recording: the recorded
 #    command's utilisation is its own CPU (exact exit totals from export)
-#    over the window, not the busy host; the host's figure is beside it.
+#    over the window, not the busy host; the host's figure is beside it, in
+#    summary and as a line on the CPU plot.
 # 3. The recorded processes' peak memory together: two memwork processes
 #    holding 64 MiB each at once: the peak of the sum of their sampled RSS
 #    is at least 128 MiB and at most the sum of their peaks (export).
@@ -109,6 +110,18 @@ assert d["recorder"]["mode"] == "follow" and c["basis"] == "procs", c
 assert c["utilisation"] == c["procs_utilisation"], c
 assert abs(c["utilisation"] - want) <= 0.01, (c, want)
 assert c["host_utilisation"] is not None and c["host_utilisation"] > c["utilisation"], c
+PY
+# the CPU plot stacks the recorded processes, the host's busy cores beside
+# (the two burners outside the recording keep it near 2 cores)
+timeout 120 "$A" plot --kind cpu --script - -o cpu.png follow.tz >cpu.gp || fail "plot cpu"
+grep -q "title 'host: every process (host samples)'" cpu.gp || fail "cpu plot: no host line"
+python3 - cpu.gp <<'PY' || fail "cpu plot: host line values"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("$H << EOD")
+v = [float(l.split()[1]) for l in lines[i + 1:lines.index("EOD", i)]]
+print(f"  cpu plot: host line, {len(v)} points, mean {sum(v) / len(v):.2f} cores")
+assert v and all(0 <= x <= 2.05 for x in v) and sum(v) / len(v) > 1.2, v
 PY
 kill -9 "$b1" "$b2" 2>/dev/null || true
 
