@@ -8,17 +8,7 @@
 # by the slice's start are carried, and its metadata says what it holds).
 # Which slots count as lost and which make the tree incomplete is the table
 # of analyze/dropslot.c, written out here again on purpose.
-set -u
-A=${TRACER_ANALYZE:?}
-O=${O:-build}
-GEN="$O/tests/test_model"
-[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-tmp=$(mktemp -d /tmp/tza-drops.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-"$GEN" --write "$tmp" >/dev/null || exit 1
-fails=0
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/synthlib.sh"
 
 # slot lost incomplete
 for row in "fork 1 1" "exec 1 1" "exec_fail 1 1" "exit 1 1" "map_full 1 1" \

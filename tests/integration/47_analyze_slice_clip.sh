@@ -12,17 +12,7 @@
 # 2. A real recording (root): one thread burning CPU for 3 s, samples every
 #    0.1 s; the slice from 1 s to 2 s charges it 1 s of wall and the CPU its
 #    own samples in the original say it used between 1 s and 2 s.
-set -u
-A=${TRACER_ANALYZE:?}
-O=${O:-build}
-GEN="$O/tests/test_model"
-[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-tmp=$(mktemp -d /tmp/tza-clip.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-"$GEN" --write "$tmp" >/dev/null || exit 1
-fails=0
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/synthlib.sh"
 
 timeout 60 "$A" slice --from 2 --to 5 "$tmp/clip.tz" "$tmp/c.tz" 2>/dev/null || bad "slice 2..5"
 timeout 60 "$A" top --json "$tmp/c.tz" >"$tmp/top.json" || bad "top"
