@@ -171,7 +171,7 @@ static uint64_t ctr_at(const struct tza_proc *p, int k, uint64_t t)
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
 	uint32_t ns = k < NSAMPLED ? p->res->nsamples : 0;
-	uint64_t t0 = p->start_ns, c0 = 0;
+	uint64_t t0 = tza_proc_charged_from(p), c0 = 0; /* a slice's slice: its start */
 	for (uint32_t i = 0; i <= ns; i++) {
 		uint64_t t1, c1;
 		if (i < ns) {
@@ -255,7 +255,10 @@ static const struct clip *find_clip(const struct clip *v, size_t n, uint32_t pid
 static int add_rebased(tz_writer *w, const struct tz_event *ev, const struct clip *c)
 {
 	uint8_t fixed[4096];
-	uint32_t size = ev->fixed_len < sizeof(fixed) ? ev->fixed_len : sizeof(fixed);
+	uint32_t size = ev->fixed_len;
+	if (size > sizeof(fixed)) /* no layout of ours is near this: keep it whole */
+		return tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len,
+				     ev->blobs, ev->nblobs);
 	memcpy(fixed, ev->fixed, size);
 	for (int k = 0; k < NCTR; k++) {
 		const struct tz_field *f = tz_type_field(ev->type, ctr_names[k]);

@@ -35,6 +35,15 @@ assert smp and smp[0]["t_s"] == 0 and smp[0]["utime_s"] == 0, smp[:2]
 assert abs(smp[-1]["utime_s"] - 3) < 1e-6, smp[-1]
 print("ok   synthetic: wall 3 s each, CPU 3 / 1.2 / 1.5 s, utilisation 0.95")
 EOF
+# a slice of the slice (3..4 s of the recording): clipped again, from its start
+timeout 60 "$A" slice --from 1 --to 2 "$tmp/c.tz" "$tmp/cc.tz" 2>/dev/null || bad "slice of a slice"
+python3 - <<EOF || bad "slice of a slice"
+import json, subprocess
+top = {g["tool"]: g for g in json.loads(subprocess.check_output(["$A", "top", "--json", "$tmp/cc.tz"]))}
+for tool, cpu in {"burn": 1.0, "nosample": 0.4, "half": 0.5}.items():
+    assert abs(top[tool]["wall_s"] - 1) < 1e-6 and abs(top[tool]["cpu_s"] - cpu) < 1e-6, top[tool]
+print("ok   slice of a slice: wall 1 s each, CPU 1 / 0.4 / 0.5 s")
+EOF
 # the whole trace as a slice: nothing clipped
 timeout 60 "$A" slice "$tmp/clip.tz" "$tmp/all.tz" 2>/dev/null || bad "slice whole"
 python3 - <<EOF || bad "whole slice"
