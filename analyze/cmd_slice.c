@@ -1,8 +1,9 @@
 /*
- * cmd_slice.c - cut a time window into a new self-contained .tz. Only the
- * chunks overlapping the window (and those since the newest state block
- * before it) are read. Processes alive at the window's start are written as
- * EV_PROC_STATE events at that instant, encoded with the input's own schema.
+ * cmd_slice.c - cut a time window into a new self-contained .tz. Processes
+ * alive at the window's start are written as EV_PROC_STATE events at that
+ * instant, encoded with the input's own schema. The whole input is read
+ * once into a model (samples kept) so processes crossing the window's edges
+ * are charged only what they used inside it (docs/tracer-analyze.md, slice).
  */
 #include <getopt.h>
 #include <stdlib.h>
