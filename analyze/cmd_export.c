@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpf/events.h"
+#include "dropslot.h"
 #include "json.h"
 #include "report.h"
 
@@ -448,7 +449,7 @@ static void chrome_counters(FILE *f, struct tza_model *m)
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		uint64_t s = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns, e = tza_proc_end(m, p);
-		double r = e > p->start_ns ? (double)tza_proc_cpu(p) / (double)(e - p->start_ns) : 0;
+		double r = e > tza_proc_charged_from(p) ? (double)tza_proc_cpu(p) / (double)(e - tza_proc_charged_from(p)) : 0;
 		st[n++] = (struct cstep){s, 1, r};
 		st[n++] = (struct cstep){e, -1, -r};
 	}
@@ -481,8 +482,13 @@ static void chrome_counters(FILE *f, struct tza_model *m)
 static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 {
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"tracer-analyze " TRACER_VERSION
-	      "\"},\"traceEvents\":[\n",
+	      "\",\"drops\":{",
 	      f);
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
+			(unsigned long long)m->drops[tza_drop_slots[i].slot]);
+	fprintf(f, "\"total\":%llu},\"incomplete\":%s},\"traceEvents\":[\n",
+		(unsigned long long)tza_drops_lost(m->drops), m->incomplete ? "true" : "false");
 	int first = 1;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
@@ -672,6 +678,15 @@ int cmd_export(int argc, char **argv)
 			tza_unload(r, m);
 			return TZA_EXIT_FAIL;
 		}
+	}
+	/* the rows are processes: what the recorder lost is said beside them */
+	uint64_t dl = tza_drops_lost(m->drops);
+	if (dl) {
+		fprintf(stderr, "tracer-analyze: '%s': %llu events dropped by the recorder (",
+			argv[optind], (unsigned long long)dl);
+		tza_drops_list(stderr, m->drops);
+		fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
+			m->incomplete ? ", tree incomplete" : "");
 	}
 	struct tza_line line = {0}, cl = {0};
 	int lost = 0;

@@ -24,9 +24,10 @@ static void usage(FILE *f)
 	    "  -d, --min-duration DUR  shortest stretch reported: 30, 1.5s, 500ms, 2m\n"
 	    "                          (default 10s)\n"
 	    "  -b, --basis B           host: the host samples' CPU time (every process of the\n"
-	    "                          machine; the default when the trace has host samples);\n"
-	    "                          procs: the recorded processes' CPU (samples where present,\n"
-	    "                          else exit totals spread over each life)\n"
+	    "                          machine; the default for whole-machine (-a) traces with\n"
+	    "                          host samples); procs: the recorded processes' CPU\n"
+	    "                          (samples where present, else exit totals spread over\n"
+	    "                          each life; the default otherwise, the host's shown beside)\n"
 	    "  -n N                    processes listed per stretch (default 10, by CPU in it)\n"
 	    "      --all               also processes alive before recording began\n"
 	    "  -j, --json              one JSON object (keys: docs/tracer-analyze.md)\n"
@@ -54,38 +55,6 @@ static int parse_dur(const char *s, uint64_t *ns)
 		return -1;
 	*ns = (uint64_t)(v * mul + 0.5);
 	return 0;
-}
-
-/* Cumulative CPU ns of p at time t: linear between (start, 0), its samples
- * and (end, exit total); a running process stays at its last sample. */
-static double cpu_at(const struct tza_proc *p, uint64_t t)
-{
-	int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
-	uint64_t t0 = p->start_ns;
-	double c0 = 0;
-
-	if (t <= t0)
-		return 0;
-	for (uint32_t i = 0; i <= p->res->nsamples; i++) {
-		uint64_t t1;
-		double c1;
-		if (i < p->res->nsamples) {
-			t1 = p->res->samples[i].ts_ns;
-			c1 = (double)(p->res->samples[i].utime_ns + p->res->samples[i].stime_ns);
-		} else if (ended) {
-			t1 = p->end_ns;
-			c1 = (double)(p->utime_ns + p->stime_ns);
-		} else {
-			return c0;
-		}
-		if (c1 < c0)
-			c1 = c0;
-		if (t <= t1)
-			return t1 > t0 ? c0 + (c1 - c0) * (double)(t - t0) / (double)(t1 - t0) : c1;
-		t0 = t1;
-		c0 = c1;
-	}
-	return c0;
 }
 
 struct stretch {
@@ -223,8 +192,12 @@ int cmd_idle(int argc, char **argv)
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
+	/* whose machine: a whole-machine recording is judged by the host, a
+	 * followed command or -p pids by the recorded processes */
+	const char *const mode_keys[] = {"mode", NULL};
+	const char *mode = tza_meta_any(r, mode_keys);
 	if (basis < 0)
-		basis = m->nhost >= 2 ? 0 : 1;
+		basis = m->nhost >= 2 && mode && !strcmp(mode, "system") ? 0 : 1;
 
 	struct stretch *v = NULL;
 	uint32_t nv = 0, cap = 0;
@@ -266,7 +239,7 @@ int cmd_idle(int argc, char **argv)
 				uint64_t ba = span_a + k * bw, bb = ba + bw;
 				if (ba >= b)
 					break;
-				bins[k] += cpu_at(p, bb < b ? bb : b) - cpu_at(p, ba > a ? ba : a);
+				bins[k] += tza_proc_cpu_at(p, bb < b ? bb : b) - tza_proc_cpu_at(p, ba > a ? ba : a);
 			}
 		}
 		for (uint32_t k = 0; bins && k < nb && !oom; k++) {
@@ -321,13 +294,14 @@ int cmd_idle(int argc, char **argv)
 			if (!proc_selected(p, all) || p->start_ns >= x->b || e <= x->a)
 				continue;
 			w[nw].p = p;
-			w[nw].cpu_ns = cpu_at(p, x->b) - cpu_at(p, x->a);
+			w[nw].cpu_ns = tza_proc_cpu_at(p, x->b) - tza_proc_cpu_at(p, x->a);
 			w[nw].whole = p->start_ns <= x->a && e >= x->b;
 			nw++;
 		}
 		qsort(w, nw, sizeof(*w), cmp_who);
 		uint32_t nl = nw < limit ? nw : (uint32_t)limit;
 		double cores = (double)x->busy_ns / (double)(x->b - x->a);
+		double hb = basis ? tza_host_busy(m, x->a, x->b) : -1;
 		if (json) {
 			fputs(shown ? ",{\"start_s\":" : "{\"start_s\":", f);
 			tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
@@ -337,6 +311,11 @@ int cmd_idle(int argc, char **argv)
 			tza_json_secs(f, (int64_t)(x->b - x->a));
 			fputs(",\"mean_cores\":", f);
 			tza_json_num(f, round(cores * 1000) / 1000);
+			fputs(",\"host_cores\":", f); /* the host beside the procs basis */
+			if (hb >= 0)
+				tza_json_num(f, round(hb * ncpus * 1000) / 1000);
+			else
+				fputs("null", f);
 			fprintf(f, ",\"processes_alive\":%u,\"processes\":[", nw);
 			for (uint32_t i = 0; i < nl; i++) {
 				struct tza_proc *p = (struct tza_proc *)w[i].p;
@@ -359,6 +338,9 @@ int cmd_idle(int argc, char **argv)
 			    tza_fmt_dur(b2, sizeof(b2), x->b - m->t0_ns),
 			    tza_fmt_dur(b3, sizeof(b3), x->b - x->a), cores, nw,
 			    nw == 1 ? "" : "es");
+			if (hb >= 0)
+				fprintf(f, "    host: %.2f cores busy (host samples, every process)\n",
+					hb * ncpus);
 			for (uint32_t i = 0; i < nl; i++) {
 				struct tza_proc *p = (struct tza_proc *)w[i].p;
 				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "analyze.h"
+#include "dropslot.h"
 #include "json.h"
 #include "report.h"
 
@@ -17,7 +18,8 @@ static void usage(FILE *f)
 	    "Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
 	    "id), metadata, the schema (event types with their fields and units), chunk\n"
 	    "and event counts, the time range in wall-clock time, sizes and compression\n"
-	    "ratio, dropped events and damaged blocks.\n\n"
+	    "ratio, dropped events, the recorder's drop counters per slot (metadata\n"
+	    "drops_*) and damaged blocks.\n\n"
 	    "  --json     one JSON object instead of text\n"
 	    "  --scan     ignore the footer index and scan the blocks (as after a crash)\n"
 	    "  -h, --help this help\n\n"
@@ -108,6 +110,16 @@ static void text(tz_reader *r, const char *path)
 		printf("bytes/event   %.1f on disk\n", (double)in->file_size / (double)in->events);
 	printf("dropped       %" PRIu64 " events%s\n", in->dropped,
 	       in->dropped ? " (lost before reaching the writer)" : "");
+	uint64_t d[EV_DROP_SLOTS];
+	if (tza_drops_from_meta(r, d)) {
+		printf("drop slots    ");
+		for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+			printf("%s%s %" PRIu64, i ? ", " : "", tza_drop_slots[i].name,
+			       d[tza_drop_slots[i].slot]);
+		printf(" (%" PRIu64 " lost)\n", tza_drops_lost(d));
+	} else {
+		printf("drop slots    not in the metadata (the recorder did not close the file)\n");
+	}
 	printf("damaged       %" PRIu64 " blocks found while opening", in->corrupt_blocks);
 	if (in->corrupt_blocks)
 		printf(" (first at offset %" PRIu64 ")", in->corrupt_first_offset);
@@ -169,6 +181,16 @@ static void json(tz_reader *r, const char *path)
 		",\"dropped\":%" PRIu64 ",\"corrupt_blocks\":%" PRIu64,
 		in->events, in->chunks, in->state_blocks, in->bytes_compressed,
 		in->bytes_uncompressed, in->dropped, in->corrupt_blocks);
+	uint64_t d[EV_DROP_SLOTS];
+	if (tza_drops_from_meta(r, d)) {
+		fputs(",\"drops\":{", f);
+		for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+			fprintf(f, "\"%s\":%" PRIu64 ",", tza_drop_slots[i].name,
+				d[tza_drop_slots[i].slot]);
+		fprintf(f, "\"total\":%" PRIu64 "}", tza_drops_lost(d));
+	} else {
+		fputs(",\"drops\":null", f);
+	}
 	if (in->corrupt_blocks)
 		fprintf(f, ",\"corrupt_first_offset\":%" PRIu64, in->corrupt_first_offset);
 	if (in->torn_tail_bytes)

@@ -1,8 +1,9 @@
 /*
- * cmd_slice.c - cut a time window into a new self-contained .tz. Only the
- * chunks overlapping the window (and those since the newest state block
- * before it) are read. Processes alive at the window's start are written as
- * EV_PROC_STATE events at that instant, encoded with the input's own schema.
+ * cmd_slice.c - cut a time window into a new self-contained .tz. Processes
+ * alive at the window's start are written as EV_PROC_STATE events at that
+ * instant, encoded with the input's own schema. The whole input is read
+ * once into a model (samples kept) so processes crossing the window's edges
+ * are charged only what they used inside it (docs/tracer-analyze.md, slice).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "bpf/events.h"
+#include "dropslot.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -19,11 +21,17 @@ static void usage(FILE *f)
 		"Write the events of IN between --from and --to (inclusive) into a new trace\n"
 		"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
 		"every process alive then (so the slice's tree is complete) and the drop\n"
-		"counters reached by then. Times are seconds from the trace start (90, 1m30s,\n"
-		"250ms) or wall clock (2026-11-29T10:00:00, local; Z for UTC).\n\n"
+		"counters reached by then. Processes crossing the window's edges are charged\n"
+		"only what they used inside it: their CPU and I/O counters in OUT count from\n"
+		"--from (interpolated between samples, else spread evenly over the life), and\n"
+		"one sample at --to says what each process still alive then had used by then.\n"
+		"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
+		"(2026-11-29T10:00:00, local; Z for UTC).\n\n"
 		"Options:\n"
 		"  --from T         window start (default: trace start)\n"
 		"  --to T           window end (default: trace end)\n"
+		"  --allow-empty    write OUT also when no process was alive and no event\n"
+		"                   happened in the window (otherwise an error, exit 1)\n"
 		"  -f, --force      overwrite OUT if it exists\n"
 		"  -h, --help       this help\n\n"
 		"Examples:\n"
@@ -93,20 +101,208 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 	return tz_writer_add(w, t->id, ts, fixed, size, blobs, nb);
 }
 
-static int write_drops(tz_writer *w, const struct tz_event_type *t, const struct tza_model *m,
+/* The drop counters reached at `from` as one drops event, every slot */
+static int write_drops(tz_writer *w, const struct tz_event_type *t, const uint64_t *drops,
 		       uint64_t ts)
 {
-	static const char *const names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
-					    "argv_fault"};
 	uint8_t fixed[1024];
 	uint32_t size = t->fixed_size < sizeof(fixed) ? t->fixed_size : sizeof(fixed);
 	int any = 0;
 	memset(fixed, 0, sizeof(fixed));
-	for (int i = 0; i < 6; i++) {
-		put(fixed, size, t, names[i], m->drops[i]);
-		any |= m->drops[i] != 0;
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++) {
+		uint64_t v = drops[tza_drop_slots[i].slot];
+		put(fixed, size, t, tza_drop_slots[i].name, v);
+		any |= v != 0;
 	}
 	return any ? tz_writer_add(w, t->id, ts, fixed, size, NULL, 0) : 0;
+}
+
+/* The slice's drops_* metadata: the counters reached by its end (what the
+ * recorder writes at its stop), total as the recorder counts it. */
+static void meta_drops(tz_writer *w, const uint64_t *drops)
+{
+	char k[64], v[32];
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++) {
+		snprintf(k, sizeof(k), "drops_%s", tza_drop_slots[i].name);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)drops[tza_drop_slots[i].slot]);
+		tz_writer_set_meta(w, k, v);
+	}
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)tza_drops_lost(drops));
+	tz_writer_set_meta(w, "drops_total", v);
+}
+
+/*
+ * Clipping (issue 15 point 9). The cumulative counters a slice rebases at
+ * its start: the first NSAMPLED are in samples too (EV_SAMPLE), and are taken
+ * linear between (start, 0), the samples and (exit, total); the others are in
+ * the exit event only, and spread evenly over the life.
+ */
+static const char *const ctr_names[] = {
+	"utime_ns", "stime_ns", "rchar", "wchar", "read_bytes", "write_bytes", "syscr", "syscw",
+	"cancelled_write_bytes", "nvcsw", "nivcsw", "min_flt", "maj_flt"};
+#define NCTR 13
+#define NSAMPLED 6
+
+/* A process that crossed the window's start: its counters there */
+struct clip {
+	uint32_t pid;
+	uint64_t start_ns;
+	uint64_t base[NCTR];
+};
+
+static uint64_t exit_ctr(const struct tza_proc *p, int k)
+{
+	const uint64_t v[NCTR] = {p->utime_ns,	  p->stime_ns,	 p->rchar,	p->wchar,
+				  p->read_bytes,  p->write_bytes, p->syscr,	p->syscw,
+				  p->cancelled_write_bytes, p->nvcsw, p->nivcsw, p->min_flt,
+				  p->maj_flt};
+	return v[k];
+}
+
+static uint64_t sample_ctr(const struct tza_sample *x, int k)
+{
+	const uint64_t v[NSAMPLED] = {x->utime_ns,   x->stime_ns,    x->rchar,
+				      x->wchar,	     x->read_bytes,  x->write_bytes};
+	return v[k];
+}
+
+/* Counter k of p at time t (p's samples kept): see above; past the last
+ * point it stays there (a process without an exit and without samples: 0). */
+static uint64_t ctr_at(const struct tza_proc *p, int k, uint64_t t)
+{
+	int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
+	uint32_t ns = k < NSAMPLED ? p->res->nsamples : 0;
+	uint64_t t0 = tza_proc_charged_from(p), c0 = 0; /* a slice's slice: its start */
+	for (uint32_t i = 0; i <= ns; i++) {
+		uint64_t t1, c1;
+		if (i < ns) {
+			t1 = p->res->samples[i].ts_ns;
+			c1 = sample_ctr(&p->res->samples[i], k);
+		} else if (ended) {
+			t1 = p->end_ns;
+			c1 = exit_ctr(p, k);
+		} else {
+			break;
+		}
+		if (c1 < c0)
+			c1 = c0;
+		if (t <= t1) {
+			if (t <= t0 || t1 <= t0)
+				return t <= t0 ? c0 : c1;
+			return c0 + (uint64_t)((double)(c1 - c0) * (double)(t - t0) /
+					       (double)(t1 - t0));
+		}
+		t0 = t1;
+		c0 = c1;
+	}
+	return c0;
+}
+
+static int cmp_clip(const void *a, const void *b)
+{
+	const struct clip *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* Alive at t in the whole recording's model */
+static int alive_at(const struct tza_model *m, const struct tza_proc *p, uint64_t t)
+{
+	return p->start_ns <= t && tza_proc_end(m, p) > t;
+}
+
+/* The processes of all that crossed `from`, sorted for find_clip; NULL with
+ * *n = 0 when none; -1 when out of memory. */
+static int make_clips(const struct tza_model *all, uint64_t from, struct clip **out, size_t *n)
+{
+	struct clip *v = NULL;
+	size_t k = 0;
+	*out = NULL;
+	*n = 0;
+	for (uint32_t i = 0; i < all->nprocs; i++) {
+		const struct tza_proc *p = all->procs[i];
+		if (p->start_ns >= from || !alive_at(all, p, from))
+			continue;
+		if (k % 64 == 0) {
+			struct clip *nv = realloc(v, (k + 64) * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -1;
+			}
+			v = nv;
+		}
+		v[k].pid = p->pid;
+		v[k].start_ns = p->start_ns;
+		for (int c = 0; c < NCTR; c++)
+			v[k].base[c] = ctr_at(p, c, from);
+		k++;
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_clip);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static const struct clip *find_clip(const struct clip *v, size_t n, uint32_t pid, uint64_t start)
+{
+	struct clip key = {.pid = pid, .start_ns = start};
+	return n ? bsearch(&key, v, n, sizeof(*v), cmp_clip) : NULL;
+}
+
+/* ev (an exit or a sample of a process that crossed the start) with its
+ * counters counted from the start, added to w */
+static int add_rebased(tz_writer *w, const struct tz_event *ev, const struct clip *c)
+{
+	uint8_t fixed[4096];
+	uint32_t size = ev->fixed_len;
+	if (size > sizeof(fixed)) /* no layout of ours is near this: keep it whole */
+		return tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len,
+				     ev->blobs, ev->nblobs);
+	memcpy(fixed, ev->fixed, size);
+	for (int k = 0; k < NCTR; k++) {
+		const struct tz_field *f = tz_type_field(ev->type, ctr_names[k]);
+		if (!f)
+			continue;
+		uint64_t v = tz_event_u64(ev, f);
+		put(fixed, size, ev->type, ctr_names[k], v > c->base[k] ? v - c->base[k] : 0);
+	}
+	return tz_writer_add(w, ev->type_id, ev->ts_ns, fixed, size, ev->blobs, ev->nblobs);
+}
+
+/* One sample at `to` for every process of all alive then whose use by then
+ * is known (exit totals later, or samples): what it used in the window. */
+static int write_end_samples(tz_writer *w, const struct tz_event_type *t,
+			     const struct tza_model *all, const struct clip *cv, size_t nc,
+			     uint64_t to, uint64_t *nout)
+{
+	uint8_t fixed[1024];
+	uint32_t size = t->fixed_size < sizeof(fixed) ? t->fixed_size : sizeof(fixed);
+	for (uint32_t i = 0; i < all->nprocs; i++) {
+		const struct tza_proc *p = all->procs[i];
+		int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
+		if (!alive_at(all, p, to) || (!ended && !p->res->nsamples))
+			continue;
+		const struct clip *c = find_clip(cv, nc, p->pid, p->start_ns);
+		const struct tza_sample *last = NULL;
+		for (uint32_t j = 0; j < p->res->nsamples && p->res->samples[j].ts_ns <= to; j++)
+			last = &p->res->samples[j];
+		memset(fixed, 0, sizeof(fixed));
+		put(fixed, size, t, "start_ns", p->start_ns);
+		put(fixed, size, t, "tgid", p->pid);
+		for (int k = 0; k < NSAMPLED; k++) {
+			uint64_t v = ctr_at(p, k, to), b = c ? c->base[k] : 0;
+			put(fixed, size, t, ctr_names[k], v > b ? v - b : 0);
+		}
+		put(fixed, size, t, "rss_anon_kib", last ? last->rss_kib : 0);
+		put(fixed, size, t, "threads", last ? last->threads : 1);
+		int rc = tz_writer_add(w, t->id, to, fixed, size, NULL, 0);
+		if (rc < 0)
+			return rc;
+		(*nout)++;
+	}
+	return 0;
 }
 
 int cmd_slice(int argc, char **argv)
@@ -114,10 +310,11 @@ int cmd_slice(int argc, char **argv)
 	static const struct option opts[] = {
 		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
 		{"force", no_argument, NULL, 'f'},	{"help", no_argument, NULL, 'h'},
+		{"allow-empty", no_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *from_s = NULL, *to_s = NULL;
-	int force = 0, c, ret = TZA_EXIT_FAIL;
+	int force = 0, allow_empty = 0, c, ret = TZA_EXIT_FAIL;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
@@ -130,6 +327,9 @@ int cmd_slice(int argc, char **argv)
 			break;
 		case 'f':
 			force = 1;
+			break;
+		case 'E':
+			allow_empty = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -173,9 +373,21 @@ int cmd_slice(int argc, char **argv)
 		s0 = ev->ts_ns;
 	if (rc >= 0 && from > info->first_ts_ns)
 		rc = tza_model_build(r, s0, from - 1, &pre);
+	/* the whole recording, samples kept: what crossing processes used
+	 * before the window and by its end */
+	struct tza_model *all = NULL;
+	struct clip *cv = NULL;
+	size_t nc = 0;
+	if (rc >= 0)
+		rc = tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES, &all);
+	if (rc >= 0 && make_clips(all, from, &cv, &nc) < 0)
+		rc = TZ_ERR_NOMEM;
 	if (rc < 0) {
 		const char *msg = tz_reader_errmsg(r);
 		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
+		free(cv);
+		tza_model_free(all);
+		tza_model_free(pre);
 		tz_reader_free(r);
 		return TZA_EXIT_FAIL;
 	}
@@ -225,7 +437,10 @@ int cmd_slice(int argc, char **argv)
 			nstate++;
 		}
 	}
-	if (pre && dt && (rc = write_drops(w, dt, pre, from)) < 0)
+	uint64_t drops[EV_DROP_SLOTS] = {0};
+	if (pre)
+		memcpy(drops, pre->drops, sizeof(drops));
+	if (dt && (rc = write_drops(w, dt, drops, from)) < 0)
 		goto werr;
 	rc = tz_reader_iter(r, from, to, 0);
 	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
@@ -233,8 +448,20 @@ int cmd_slice(int argc, char **argv)
 			skipped++;
 			continue;
 		}
-		rc = tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len, ev->blobs,
-				   ev->nblobs);
+		if (ev->type_id == EV_DROPS) /* cumulative: the last one is the slice's */
+			for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+				drops[tza_drop_slots[i].slot] = tz_event_u64(
+					ev, tz_type_field(ev->type, tza_drop_slots[i].name));
+		const struct clip *cl = NULL;
+		if ((ev->type_id == EV_EXIT || ev->type_id == EV_SAMPLE) && nc)
+			cl = find_clip(cv, nc,
+				       (uint32_t)tz_event_u64(ev, tz_type_field(ev->type, "tgid")),
+				       tz_event_u64(ev, tz_type_field(ev->type, "start_ns")));
+		if (cl)
+			rc = add_rebased(w, ev, cl);
+		else
+			rc = tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len,
+					   ev->blobs, ev->nblobs);
 		if (rc < 0)
 			goto werr;
 		nev++;
@@ -251,6 +478,24 @@ int cmd_slice(int argc, char **argv)
 		unlink(out);
 		goto out;
 	}
+	/* empty: no event in it, and no process alive or past the trace's end */
+	if (!nev && (!nstate || from > info->last_ts_ns) && !allow_empty) {
+		char a[40], b2[40];
+		tza_err("'%s': slice: nothing between --from %s and --to %s (no event, no process "
+			"alive); '%s' not written (--allow-empty writes it)",
+			in, tza_fmt_dur(a, sizeof(a), from - info->first_ts_ns),
+			tza_fmt_dur(b2, sizeof(b2), to - info->first_ts_ns), out);
+		tz_writer_free(w);
+		unlink(out);
+		goto out;
+	}
+	const struct tz_event_type *smt = tz_reader_type_by_id(r, EV_SAMPLE);
+	uint64_t nend = 0;
+	if (smt && (rc = write_end_samples(w, smt, all, cv, nc, to, &nend)) < 0)
+		goto werr;
+	/* a reader knows crossing processes' counters count from the start */
+	tz_writer_set_meta(w, "slice_counters", "window");
+	meta_drops(w, drops);
 	if ((rc = tz_writer_close(w)) < 0) {
 		tza_err("'%s': %s", out, tz_strerror(rc));
 		unlink(out);
@@ -266,6 +511,8 @@ werr:
 	tz_writer_free(w);
 	unlink(out);
 out:
+	free(cv);
+	tza_model_free(all);
 	tza_model_free(pre);
 	tz_reader_free(r);
 	return ret;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/redact.h"
+#include "dropslot.h"
 #include "evq.h"
 #include "json.h"
 #include "report.h"
@@ -15,10 +16,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: tracer-analyze summary [--by exe|tool|command] [-n N] [--json] FILE\n\n"
 		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
-		"execs, failed execs, non-zero exits and signals; drops and damage (\"tree\n"
-		"incomplete\", with the orphaned pids); the top tools by self CPU; the\n"
-		"critical path's top contributors; the machine's CPU utilisation\n"
-		"(CPU-seconds used / (duration x CPUs)).\n\n"
+		"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
+		"line: recorder drops per slot, damage; \"tree incomplete\" with the orphaned\n"
+		"pids when the tree is); the top tools by self CPU; the critical path's top\n"
+		"contributors; the CPU utilisation: the recorded processes' (CPU-seconds in\n"
+		"the window / (duration x CPUs), processes still running counted up to their\n"
+		"last sample), or the host's from its samples for whole-machine (-a)\n"
+		"recordings, the other beside it; peak memory of the host and of the\n"
+		"recorded processes together.\n\n"
 		"Options:\n"
 		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
 		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
@@ -49,8 +54,30 @@ static const char *meta(tz_reader *r, const char *k)
 	return tza_meta_any(r, keys);
 }
 
-static const char *const drop_names[] = {"fork", "exec", "exec_fail", "exit", "map_full",
-					 "argv_fault"};
+/* The one-line loss statement, always printed: "lost       none", or what
+ * was lost (recorder drops by slot, events lost before the writer, corrupt
+ * blocks, lost exits). */
+static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
+{
+	int k = 0;
+	fputs("lost       ", f);
+	if (drops_total) {
+		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		tza_drops_list(f, m->drops);
+		fputc(')', f);
+		k++;
+	}
+	if (m->dropped_chunks)
+		fprintf(f, "%s%llu before the writer", k++ ? ", " : "",
+			(unsigned long long)m->dropped_chunks);
+	if (m->corrupt_blocks)
+		fprintf(f, "%s%llu corrupt blocks", k++ ? ", " : "",
+			(unsigned long long)m->corrupt_blocks);
+	if (m->exit_lost)
+		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
+			m->exit_lost == 1 ? "" : "s");
+	fputs(k ? "\n" : "none\n", f);
+}
 
 /* an OOM victim's name: its image's file name, else its comm */
 static const char *victim_name(const struct tza_proc *p)
@@ -130,6 +157,9 @@ struct counts {
 	/* fatal signals whose sending was recorded: by the kernel (by cause,
 	 * kcause[] in the order of kernel_causes[]), the process itself, another */
 	uint64_t by_kernel, by_self, by_other, kcause[8];
+	uint64_t sampled; /* running with samples: counted to the last (TZA_P_SAMPLED) */
+	double cpu_ns;	  /* the processes' CPU ns inside [t0, t1] */
+	uint64_t t0, t1;
 };
 
 /* tza_signal_cause()'s kernel causes, in the order summary lists them */
@@ -178,6 +208,9 @@ static void *count_all(void *arg)
 			k->kill9++;
 		if (p->flags & TZA_P_PRE_EXISTING)
 			k->pre++;
+		if (p->flags & TZA_P_SAMPLED)
+			k->sampled++;
+		k->cpu_ns += tza_proc_cpu_in(p, k->t0, k->t1);
 	}
 	if (k->want_secrets)
 		k->secrets = secret_execs(m);
@@ -254,20 +287,28 @@ int cmd_summary(int argc, char **argv)
 		}
 	}
 	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
-	struct counts cnt = {.m = m, .want_secrets = !json};
+	struct counts cnt = {.m = m, .want_secrets = !json, .t0 = t0, .t1 = t1};
 	pthread_t kth;
 	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &cnt);
 	/* the window's CPU and the groups' critical processes' windows: one
 	 * sweep of the profile answers all */
 	struct tza_profile *pr = tza_profile_new(m);
-	double cpu_used;
-	int oom = !pr || tza_profile_want(pr, t0, t1) < 0 || tza_critpath(m, by, &cr) < 0 ||
+	uint64_t mem_kib = 0, mem_ns = 0;
+	int oom = !pr || tza_critpath(m, by, &cr) < 0 ||
 		  tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0 ||
-		  tza_profile_cpu_ns(pr, t0, t1, &cpu_used) < 0;
+		  tza_procs_peak_rss(m, &mem_kib, &mem_ns) < 0;
 	if (kbg)
 		pthread_join(kth, NULL);
 	else
 		count_all(&cnt);
+	/* whose machine: in follow and -p mode the recorded processes' CPU
+	 * (each inside the window: samples where kept, else its total spread
+	 * over its life), with the host's beside it; in whole-machine mode the
+	 * host's busy time (host samples) when the trace has them */
+	double cpu_used = cnt.cpu_ns;
+	double host_util = tza_host_busy(m, t0, t1);
+	const char *mode = meta(r, "mode");
+	int by_host = host_util >= 0 && mode && !strcmp(mode, "system");
 	if (oom) {
 		tza_err("out of memory");
 		free(g);
@@ -277,13 +318,12 @@ int cmd_summary(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	}
 	const struct tz_info *in = tz_reader_info(r);
-	double util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
+	double procs_util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
+	double util = by_host ? host_util : procs_util;
 
 	uint64_t nz = cnt.nz, sig = cnt.sig, core = cnt.core, kill9 = cnt.kill9,
 		 running = cnt.running, pre = cnt.pre;
-	uint64_t drops_total = 0;
-	for (int i = 0; i < 5; i++)
-		drops_total += m->drops[i];
+	uint64_t drops_total = tza_drops_lost(m->drops);
 	uint32_t nshow = limit && limit < ng ? (uint32_t)limit : ng; /* 0: all */
 	uint32_t nc = limit && limit < cr.ntools ? (uint32_t)limit : cr.ntools;
 	char w0[64], w1[64];
@@ -329,8 +369,9 @@ int cmd_summary(int argc, char **argv)
 			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
 			(unsigned long long)core, (unsigned long long)running);
 		fprintf(f, "\"incomplete\":%s,\"drops\":{", m->incomplete ? "true" : "false");
-		for (int i = 0; i < 6; i++)
-			fprintf(f, "\"%s\":%llu,", drop_names[i], (unsigned long long)m->drops[i]);
+		for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+			fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
+				(unsigned long long)m->drops[tza_drop_slots[i].slot]);
 		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
 			   "\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
 			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
@@ -380,11 +421,30 @@ int cmd_summary(int argc, char **argv)
 		fputs(",\"cpu\":{\"cpu_s\":", f);
 		tza_json_secs(f, (int64_t)cpu_used);
 		fputs(",\"utilisation\":", f);
-		if (mi.ncpus)
+		if (mi.ncpus || by_host)
 			tza_json_num(f, util);
 		else
 			fputs("null", f);
-		fputs("},\"top_tools\":[", f);
+		fprintf(f, ",\"basis\":\"%s\",\"procs_utilisation\":", by_host ? "host" : "procs");
+		if (mi.ncpus)
+			tza_json_num(f, procs_util);
+		else
+			fputs("null", f);
+		fputs(",\"host_utilisation\":", f);
+		if (host_util >= 0)
+			tza_json_num(f, host_util);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"running_sampled\":%llu},\"procs_memory\":",
+			(unsigned long long)cnt.sampled);
+		if (mem_kib) {
+			fprintf(f, "{\"peak_rss_kib\":%llu,\"peak_t_s\":", (unsigned long long)mem_kib);
+			tza_json_secs(f, (int64_t)(mem_ns - m->t0_ns));
+			fputc('}', f);
+		} else {
+			fputs("null", f);
+		}
+		fputs(",\"top_tools\":[", f);
 		for (uint32_t i = 0; i < nshow; i++) {
 			const struct tza_group *x = &g[i];
 			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
@@ -430,23 +490,22 @@ int cmd_summary(int argc, char **argv)
 		fprintf(f, "recorder   tracer-record %s: %s\n", ver ? ver : "?", cl ? cl : "?");
 		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
 			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
+		print_lost(f, m, drops_total);
 		if (m->incomplete) {
 			fprintf(f, "\n*** TREE INCOMPLETE: %llu events dropped by the recorder",
 				(unsigned long long)drops_total);
-			int any = 0;
-			for (int i = 0; i < 5; i++)
-				if (m->drops[i]) {
-					fprintf(f, "%s%s %llu", any ? ", " : " (", drop_names[i],
-						(unsigned long long)m->drops[i]);
-					any = 1;
-				}
+			if (drops_total) {
+				fputs(" (", f);
+				tza_drops_list(f, m->drops);
+				fputc(')', f);
+			}
 			char dup[48] = "";
 			if (m->duplicate_blocks)
 				snprintf(dup, sizeof(dup), " (%llu duplicate, skipped)",
 					 (unsigned long long)m->duplicate_blocks);
-			fprintf(f, "%s; %llu lost before the writer; %llu corrupt blocks%s; "
+			fprintf(f, "; %llu lost before the writer; %llu corrupt blocks%s; "
 				   "%llu process%s seen without %s fork; %llu exit%s lost ***\n",
-				any ? ")" : "", (unsigned long long)m->dropped_chunks,
+				(unsigned long long)m->dropped_chunks,
 				(unsigned long long)m->corrupt_blocks, dup, (unsigned long long)m->no_fork,
 				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their",
 				(unsigned long long)m->exit_lost, m->exit_lost == 1 ? "" : "s");
@@ -467,9 +526,9 @@ int cmd_summary(int argc, char **argv)
 				(unsigned long long)m->from_state,
 				m->from_state == 1 ? " is" : "es are",
 				in->ring ? "the ring buffer overwrote it" : "a slice or a partial file");
-		if (m->drops[5])
+		if (m->drops[EV_DROP_ARGV_FAULT])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
-				(unsigned long long)m->drops[5]);
+				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT]);
 		uint64_t secrets = cnt.secrets;
 		if (secrets)
 			fprintf(f, "warning: %llu execs have arguments that look like credentials "
@@ -503,18 +562,38 @@ int cmd_summary(int argc, char **argv)
 				cnt.by_kernel ? ")" : "", tza_fmt_count(b[6], 40, cnt.by_self),
 				tza_fmt_count(b[7], 40, cnt.by_other));
 		}
-		if (mi.ncpus)
+		if (by_host && mi.ncpus)
+			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation of the host "
+				   "(host samples; recorded processes %.1f%%)\n",
+				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util,
+				100 * procs_util);
+		else if (mi.ncpus && host_util >= 0)
+			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation by the "
+				   "recorded processes (host %.1f%% busy, host samples)\n",
+				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util,
+				100 * host_util);
+		else if (mi.ncpus)
 			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n",
 				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util);
 		else
 			fprintf(f, "cpu        %.3f CPU-s in %s (CPU count unknown: no utilisation)\n",
 				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration));
+		if (cnt.sampled)
+			fprintf(f, "           %s still running at the end: CPU, memory and I/O "
+				   "counted up to %s last sample\n",
+				tza_fmt_count(b[0], 40, cnt.sampled), cnt.sampled == 1 ? "its" : "their");
 		if (m->nhost_samples)
 			fprintf(f, "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
 				tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
 				tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
 				tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
 				(unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
+		if (mem_kib)
+			fprintf(f, "%s recorded processes together peak %s resident at %s "
+				   "(sum of their sampled RSS)\n",
+				m->nhost_samples ? "          " : "memory    ",
+				tza_fmt_bytes(b[4], 40, mem_kib * 1024),
+				tza_fmt_dur(b[5], 40, mem_ns > m->t0_ns ? mem_ns - m->t0_ns : 0));
 		if (m->noom_kills) {
 			fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
 			for (uint32_t i = 0; i < m->nprocs; i++) {

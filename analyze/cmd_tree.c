@@ -59,9 +59,11 @@ static enum tza_by collapse_by(enum tza_by by)
 	return by == TZA_BY_TOOL ? TZA_BY_COMMAND : by;
 }
 
+/* its wall time: in a slice, a process that crossed the start from there */
 static uint64_t dur(const struct tza_model *m, const struct tza_proc *p)
 {
-	return tza_proc_end(m, p) - p->start_ns;
+	uint64_t e = tza_proc_end(m, p);
+	return e > tza_proc_charged_from(p) ? e - tza_proc_charged_from(p) : 0;
 }
 
 static void status(FILE *f, const struct tza_proc *p)
@@ -118,9 +120,10 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	fprintf(f, "  %+.3fs %s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
 		tza_fmt_dur(b1, sizeof(b1), dur(m, p)));
 	status(f, p);
-	if (!(p->flags & TZA_P_NO_EXIT))
-		fprintf(f, "  cpu %s  rss %s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
-			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024));
+	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED))
+		fprintf(f, "  cpu %s  rss %s%s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
+			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024),
+			p->flags & TZA_P_SAMPLED ? " (to its last sample)" : "");
 	if (p->threads > 1)
 		fprintf(f, "  [%u threads]", p->threads);
 	if ((e && (e->flags & EV_EXEC_EXE_DELETED)) || (p->flags & TZA_P_EXE_DELETED))

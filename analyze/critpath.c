@@ -45,7 +45,7 @@ static void top_rate_add(struct top_rate *tr, const struct tza_model *m, const s
 {
 	if (p->flags & TZA_P_KTHREAD)
 		return;
-	uint64_t d = tza_proc_end(m, p) - p->start_ns;
+	uint64_t d = tza_proc_end(m, p) - tza_proc_charged_from(p); /* a slice: from its start */
 	double r = d ? (double)tza_proc_cpu(p) / (double)d : 0;
 	if (r > tr->any)
 		tr->any = r;
@@ -60,7 +60,7 @@ static double top_rate_get(const struct top_rate *tr)
 
 static double rate(const struct tza_model *m, const struct tza_proc *p)
 {
-	uint64_t d = tza_proc_end(m, p) - p->start_ns;
+	uint64_t d = tza_proc_end(m, p) - tza_proc_charged_from(p); /* a slice: from its start */
 	return d ? (double)tza_proc_cpu(p) / (double)d : 0;
 }
 

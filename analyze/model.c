@@ -13,6 +13,7 @@
 
 #include "bpf/events.h"
 #include "arena.h"
+#include "dropslot.h"
 #include "evq.h"
 #include "model.h"
 
@@ -97,10 +98,6 @@ struct builder {
 	struct fields f;
 	uint32_t flags; /* TZA_MB_* */
 	uint32_t host_cap;
-};
-
-static const char *const drop_names[EV_DROP_SLOTS] = {
-	"fork", "exec", "exec_fail", "exit", "map_full", "argv_fault", "kevent", NULL,
 };
 
 /* f is the member of this build's struct at offset off (after the header),
@@ -255,8 +252,8 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->g_comm, "sender_comm");
 	FLD(f->g_code, "code");
 	t = tz_reader_type_by_id(r, EV_DROPS);
-	for (int i = 0; i < EV_DROP_SLOTS; i++)
-		f->d[i] = t && drop_names[i] ? tz_type_field(t, drop_names[i]) : NULL;
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		f->d[tza_drop_slots[i].slot] = t ? tz_type_field(t, tza_drop_slots[i].name) : NULL;
 #undef FLD
 }
 
@@ -861,16 +858,7 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	x->nsamples_seen++;
 	if (rss > x->peak_sample_rss_kib)
 		x->peak_sample_rss_kib = rss;
-	if (!(b->flags & TZA_MB_SAMPLES))
-		return 0;
-	if ((x->nsamples & (x->nsamples - 1)) == 0) { /* grow at powers of two */
-		uint32_t nc = x->nsamples ? x->nsamples * 2 : 4;
-		struct tza_sample *ns = realloc(x->samples, nc * sizeof(*ns));
-		if (!ns)
-			return -1;
-		x->samples = ns;
-	}
-	struct tza_sample *s = &x->samples[x->nsamples++];
+	struct tza_sample *s = &x->last;
 	s->ts_ns = ev->ts_ns;
 	s->utime_ns = fu64(ev, f->sm_ut);
 	s->stime_ns = fu64(ev, f->sm_st);
@@ -880,6 +868,16 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	s->wchar = fu64(ev, f->sm_wchar);
 	s->rss_kib = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
 	s->threads = u32(ev, f->sm_threads);
+	if (!(b->flags & TZA_MB_SAMPLES))
+		return 0;
+	if ((x->nsamples & (x->nsamples - 1)) == 0) { /* grow at powers of two */
+		uint32_t nc = x->nsamples ? x->nsamples * 2 : 4;
+		struct tza_sample *ns = realloc(x->samples, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		x->samples = ns;
+	}
+	x->samples[x->nsamples++] = x->last;
 	return 0;
 }
 
@@ -1291,6 +1289,22 @@ static int parse_pids(const char *s, uint32_t **out, size_t *n)
 	return 0;
 }
 
+/* A process still running at the end: its counters up to its last sample */
+static void take_last_sample(struct tza_proc *p)
+{
+	const struct tza_sample *s = &p->res->last;
+	p->flags |= TZA_P_SAMPLED;
+	p->utime_ns = s->utime_ns;
+	p->stime_ns = s->stime_ns;
+	p->rchar = s->rchar;
+	p->wchar = s->wchar;
+	p->read_bytes = s->read_bytes;
+	p->write_bytes = s->write_bytes;
+	p->maxrss_kib = p->res->peak_sample_rss_kib;
+	if (s->threads > p->threads)
+		p->threads = s->threads;
+}
+
 static int finish(struct builder *b, tz_reader *r)
 {
 	struct tza_model *m = b->m;
@@ -1313,6 +1327,10 @@ static int finish(struct builder *b, tz_reader *r)
 	size_t nal = 0;
 	if (tz_reader_meta_get(r, "slice_of"))
 		alive = NULL;
+	/* a slice of this analyzer's: crossing processes count from its start */
+	const char *sc = tz_reader_meta_get(r, "slice_counters");
+	const char *sf = tz_reader_meta_get(r, "slice_from_boottime_ns");
+	uint64_t clip_ns = sc && sf && !strcmp(sc, "window") ? strtoull(sf, NULL, 10) : 0;
 	if (alive && parse_pids(alive, &al, &nal) < 0)
 		return TZ_ERR_NOMEM;
 	struct tza_proc **v = m->procs, **x = malloc((n ? n : 1) * sizeof(*x));
@@ -1333,6 +1351,11 @@ static int finish(struct builder *b, tz_reader *r)
 			keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
 		if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
 			keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
+		q->p.charge_ns = q->p.start_ns;
+		if (q->p.start_ns < clip_ns) {
+			q->p.charge_ns = clip_ns;
+			q->p.flags |= TZA_P_CLIPPED;
+		}
 		if (q->live)
 			q->p.flags |= TZA_P_NO_EXIT;
 		if (q->p.flags & TZA_P_NO_EXIT)
@@ -1344,6 +1367,9 @@ static int finish(struct builder *b, tz_reader *r)
 			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
 			m->exit_lost++;
 		}
+		if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
+		    q->p.res->nsamples_seen)
+			take_last_sample(&q->p);
 		if (!q->p.comm[0] && q->p.nexecs)
 			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
@@ -1391,9 +1417,8 @@ static int finish(struct builder *b, tz_reader *r)
 	}
 	free(bypid);
 
-	for (int i = 0; i < EV_DROP_SLOTS; i++)
-		if (m->drops[i] && i != EV_DROP_ARGV_FAULT) /* argv faults keep the record */
-			m->incomplete = 1;
+	if (tza_drops_incomplete(m->drops)) /* dropslot.c says which slots */
+		m->incomplete = 1;
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state) ||
 	    m->exit_lost || in->unfinished) /* unfinished: what was not sealed is lost */
 		m->incomplete = 1;

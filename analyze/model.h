@@ -64,9 +64,18 @@ struct tza_failed_exec {
 				   stopped (metadata alive_at_stop does not list it),
 				   so its exit event was lost; end_ns is then its last
 				   event's time, exit totals unknown */
-#define TZA_P_IO_FALLBACK 0x400	/* its exit's I/O counters are the fallback, not
+#define TZA_P_IO_FALLBACK 0x1000	/* its exit's I/O counters are the fallback, not
 				   summed per thread: it was not seen from its fork
 				   (EV_EXIT_IO_FALLBACK, docs/tracer-record.md) */
+#define TZA_P_SAMPLED 0x400	/* with TZA_P_NO_EXIT, not TZA_P_EXIT_LOST: still
+				   running at the end, with samples: its CPU, I/O
+				   (utime/stime, rchar/wchar, read/write_bytes)
+				   and threads are its last sample's (res->last,
+				   at res->last.ts_ns), maxrss_kib its largest
+				   sampled RSS; the other exit totals stay 0 */
+#define TZA_P_CLIPPED 0x800	/* started before a slice's window (metadata
+				   slice_counters "window"): its counters count
+				   from the window's start, charge_ns */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
@@ -109,6 +118,9 @@ struct tza_proc_res {
 	uint32_t nsamples;
 	uint32_t nsamples_seen;	/* EV_SAMPLE events of this process (kept or not) */
 	uint64_t peak_sample_rss_kib; /* largest sampled RSS, KiB (0: no sample) */
+	struct tza_sample last;	/* its last sample (always kept; valid when
+				   nsamples_seen): a process still running at
+				   the stop is counted up to it (TZA_P_SAMPLED) */
 	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL) */
 	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
 	 * valid when killer_signal != 0 */
@@ -157,7 +169,8 @@ struct tza_proc {
 	uint64_t nexecs_omitted;	/* images between the kept head and tail */
 	uint64_t nfailed_omitted;	/* failed execs between the kept head and tail */
 
-	/* exit totals (valid when !(flags & TZA_P_NO_EXIT)); see struct ev_exit */
+	/* exit totals (valid when !(flags & TZA_P_NO_EXIT); the sampled ones
+	 * also with TZA_P_SAMPLED); see struct ev_exit */
 	uint32_t status;	/* raw wait status */
 	int32_t exit_code;	/* WEXITSTATUS, or -1 when signaled */
 	int32_t signal;		/* WTERMSIG, or 0 */
@@ -187,6 +200,9 @@ struct tza_proc {
 	/* Samples, OOM kill and killer: never NULL; a shared all-zero block
 	 * for the (many) processes without any of them. */
 	const struct tza_proc_res *res;
+	/* Where its counters (CPU, I/O) and its charged wall time start:
+	 * start_ns, or a slice's window start (TZA_P_CLIPPED) */
+	uint64_t charge_ns;
 };
 
 /* The whole model of one trace. */
@@ -205,7 +221,7 @@ struct tza_model {
 	uint64_t dropped_chunks; /* tz_info.dropped: events lost before the writer */
 	uint64_t corrupt_blocks; /* tz_info.corrupt_blocks */
 	uint64_t duplicate_blocks; /* tz_info.duplicate_blocks (among corrupt_blocks) */
-	int incomplete;		 /* any drop, corruption, ring-mode loss or unfinished file */
+	int incomplete;		 /* a tree drop (dropslot.h), corruption, ring-mode loss or unfinished file */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
@@ -250,8 +266,8 @@ struct tza_model {
  * alive at the child's start; a link that would make a cycle is refused.
  * TZA_P_ORPHAN: no parent in the trace, ppid != 0, not pre-existing, and
  * either first seen without a fork or the trace is incomplete and its ppid
- * differs from the recording root's. The model is incomplete when any drop
- * counter is non-zero, chunks were dropped or corrupt, a process was seen
+ * differs from the recording root's. The model is incomplete when a drop
+ * slot that makes the tree incomplete (dropslot.h) is non-zero, chunks were dropped or corrupt, a process was seen
  * without its fork, a ring-mode file lost the history of processes it
  * knows only from state blocks, or the file was never finished (the recorder
  * was killed: what it had not sealed is lost).
@@ -272,6 +288,13 @@ const char *tza_proc_id(const struct tza_proc *p, char buf[TZA_ID_MAX]);
 
 /* Process by id ("PID.START_NS"), or NULL. */
 struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);
+
+/* Where p's counters and charged wall time start: its start, or a slice's
+ * window start for a process that crossed it (TZA_P_CLIPPED). */
+static inline uint64_t tza_proc_charged_from(const struct tza_proc *p)
+{
+	return p->charge_ns > p->start_ns ? p->charge_ns : p->start_ns;
+}
 
 /* The final image (last exec) or NULL when the process never exec'd. */
 const struct tza_exec *tza_proc_image(const struct tza_proc *p);

@@ -12,6 +12,7 @@
 
 #include "analyze.h"
 #include "plot.h"
+#include "report.h"
 
 #define NCOLORS 11
 #define MAX_LANES 4
@@ -29,6 +30,7 @@ static const char *const palette[NCOLORS] = {
 };
 #define OTHER_COLOR "#bab0ac"
 #define FAIL_COLOR "#d62728"
+#define HOST_COLOR "#c0392b" /* cpu plot: the host's busy cores beside the stack */
 #define LOST_COLOR "#333333" /* open circle: exit lost, bar ends at the last event */
 
 int tza_plot_fmt_of(const char *path)
@@ -767,7 +769,7 @@ static double sample_val(const struct tza_sample *s, int what)
 static void spread_sampled(double *bins, unsigned nb, const struct ctx *c,
 			   const struct tza_proc *p, int what, double total)
 {
-	uint64_t t = p->start_ns;
+	uint64_t t = tza_proc_charged_from(p);
 	double prev = 0;
 	for (uint32_t i = 0; i < p->res->nsamples; i++) {
 		double v = sample_val(&p->res->samples[i], what);
@@ -836,7 +838,7 @@ static int stacked(FILE *f, struct ctx *c)
 		int t = c->proc_tool[i];
 		int s = c->tools[t].color >= 0 ? c->tools[t].color : ns - 1;
 		/* totals are over the whole life; the window keeps its share */
-		uint64_t a = p->start_ns, e = p->end_ns;
+		uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
 		double frac = 1;
 		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
 		if (e > a)
@@ -865,6 +867,23 @@ static int stacked(FILE *f, struct ctx *c)
 	}
 	fputs("EOD\n", f);
 	free(bins);
+	/* the host beside the recorded processes: its busy cores per bin */
+	int host = is_cpu && m->nhost >= 2;
+	if (host) {
+		unsigned hc = m->host[m->nhost - 1].ncpus ? m->host[m->nhost - 1].ncpus : o->ncpus;
+		fputs("$H << EOD\n", f);
+		for (unsigned b = 0; b < nb; b++) {
+			uint64_t a = c->t0 + (uint64_t)((double)(c->t1 - c->t0) * b / nb);
+			uint64_t z = c->t0 + (uint64_t)((double)(c->t1 - c->t0) * (b + 1) / nb);
+			double hb = tza_host_busy(m, a, z);
+			if (hb < 0)
+				continue;
+			fprintf(f, "%.6f %.6g\n", x_of(c, c->t0) + (b + 0.5) * bw_s, hb * hc);
+			if (hb * hc > peak)
+				peak = hb * hc;
+		}
+		fputs("EOD\n", f);
+	}
 
 	const char *note = is_cpu ? "derived from exact exit totals: each process's CPU time spread "
 				    "evenly over its lifetime (no periodic samples in this trace)"
@@ -904,6 +923,10 @@ static int stacked(FILE *f, struct ctx *c)
 	}
 	if (!ns)
 		fputs("$S using 1:2 with lines notitle", f);
+	if (host)
+		fputs(", $H using 1:2 with lines lw 2 lc rgb '" HOST_COLOR
+		      "' title 'host: every process (host samples)'",
+		      f);
 	if (is_cpu && o->ncpus)
 		fprintf(f, ", %u with lines dt 2 lw 2 lc rgb '#222222' title '%u CPUs'", o->ncpus,
 			o->ncpus);
@@ -934,7 +957,7 @@ static int io(FILE *f, struct ctx *c)
 		}
 		if (!p_in_window(c, p) || (p->flags & TZA_P_NO_EXIT) || !p->end_ns)
 			continue;
-		uint64_t a = p->start_ns, e = p->end_ns;
+		uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
 		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
 		double frac = e > a ? (double)(we - wa) / (double)(e - a) : 1;
 		const double v[4] = {(double)p->rchar, (double)p->wchar, (double)p->read_bytes,

@@ -221,6 +221,97 @@ uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p)
 	return e < p->start_ns ? p->start_ns : e;
 }
 
+double tza_proc_cpu_at(const struct tza_proc *p, uint64_t t)
+{
+	int ended = !(p->flags & TZA_P_NO_EXIT) && p->end_ns;
+	uint64_t t0 = tza_proc_charged_from(p); /* a slice's start for a clipped process */
+	double c0 = 0;
+
+	if (t <= t0)
+		return 0;
+	for (uint32_t i = 0; i <= p->res->nsamples; i++) {
+		uint64_t t1;
+		double c1;
+		if (i < p->res->nsamples) {
+			t1 = p->res->samples[i].ts_ns;
+			c1 = (double)(p->res->samples[i].utime_ns + p->res->samples[i].stime_ns);
+		} else if (ended) {
+			t1 = p->end_ns;
+			c1 = (double)(p->utime_ns + p->stime_ns);
+		} else if (!p->res->nsamples && (p->flags & TZA_P_SAMPLED)) {
+			/* samples not kept: the last one, which the model has */
+			t1 = p->res->last.ts_ns;
+			c1 = (double)(p->utime_ns + p->stime_ns);
+		} else {
+			return c0;
+		}
+		if (c1 < c0)
+			c1 = c0;
+		if (t <= t1)
+			return t1 > t0 ? c0 + (c1 - c0) * (double)(t - t0) / (double)(t1 - t0) : c1;
+		t0 = t1;
+		c0 = c1;
+	}
+	return c0;
+}
+
+double tza_proc_cpu_in(const struct tza_proc *p, uint64_t a, uint64_t b)
+{
+	return b > a ? tza_proc_cpu_at(p, b) - tza_proc_cpu_at(p, a) : 0;
+}
+
+struct rss_step {
+	uint64_t t;
+	int64_t d; /* KiB */
+};
+
+static int cmp_rss_step(const void *a, const void *b)
+{
+	const struct rss_step *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->d > y->d) - (x->d < y->d); /* at one time, what leaves first */
+}
+
+int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns)
+{
+	size_t n = 0, k = 0;
+	*kib = 0;
+	*t_ns = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i]->res->nsamples)
+			n += m->procs[i]->res->nsamples + 1;
+	if (!n)
+		return 0;
+	struct rss_step *v = malloc(n * sizeof(*v));
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		int64_t prev = 0;
+		for (uint32_t j = 0; j < p->res->nsamples; j++) {
+			int64_t r = p->res->samples[j].rss_kib;
+			v[k++] = (struct rss_step){p->res->samples[j].ts_ns, r - prev};
+			prev = r;
+		}
+		/* an exit (or the last event of a lost one) takes it away */
+		if (p->res->nsamples && p->end_ns && (!(p->flags & TZA_P_NO_EXIT) ||
+						      (p->flags & TZA_P_EXIT_LOST)))
+			v[k++] = (struct rss_step){p->end_ns, -prev};
+	}
+	qsort(v, k, sizeof(*v), cmp_rss_step);
+	int64_t sum = 0;
+	for (size_t i = 0; i < k; i++) {
+		sum += v[i].d;
+		if (sum > 0 && (uint64_t)sum > *kib) {
+			*kib = (uint64_t)sum;
+			*t_ns = v[i].t;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 int tza_proc_failed(const struct tza_proc *p)
 {
 	return !(p->flags & TZA_P_NO_EXIT) && (p->signal || p->exit_code != 0);
@@ -364,8 +455,10 @@ static void sweep_init(struct sweep *w, struct prof_pt *pt, uint32_t npt)
 static int prof_proc(const struct tza_model *m, const struct tza_proc *p, uint64_t *a,
 		     uint64_t *b, double *rate)
 {
-	*a = p->start_ns; /* pre-existing: CPU prorated over the whole life */
+	*a = tza_proc_charged_from(p); /* pre-existing: CPU prorated over the whole life */
 	*b = tza_proc_end(m, p);
+	if ((p->flags & TZA_P_SAMPLED) && p->res->last.ts_ns > *a) /* CPU up to it */
+		*b = p->res->last.ts_ns;
 	*rate = 0;
 	if (*b <= *a || !tza_proc_cpu(p))
 		return 0;
@@ -659,10 +752,7 @@ static void host_at(const struct tza_model *m, uint64_t x, double *busy, double 
 	*total = (double)a->total_ns + f * ((double)b->total_ns - (double)a->total_ns);
 }
 
-/* The host's busy fraction of all its CPUs over [a, b] from the host
- * samples; -1 when they do not cover it (fewer than two, or none inside or
- * around the window). */
-static double host_busy(const struct tza_model *m, uint64_t a, uint64_t b)
+double tza_host_busy(const struct tza_model *m, uint64_t a, uint64_t b)
 {
 	if (m->nhost < 2 || b <= a || b < m->host[0].ts_ns || a > m->host[m->nhost - 1].ts_ns)
 		return -1;
@@ -723,7 +813,7 @@ static int gmap_grow(struct gmap *mp)
 static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, uint64_t *s,
 			   uint64_t *e)
 {
-	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : p->start_ns;
+	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : tza_proc_charged_from(p);
 	*e = tza_proc_end(m, p);
 	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
 }
@@ -767,7 +857,7 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	for (uint32_t i = 0; c && c->proc_ns && i < c->npath; i++) {
 		const struct tza_proc *p = c->path[i];
 		uint64_t s, e, wall = group_span(m, p, &s, &e);
-		if (!c->proc_ns[p->index] || !wall || (host && host_busy(m, s, e) >= 0))
+		if (!c->proc_ns[p->index] || !wall || (host && tza_host_busy(m, s, e) >= 0))
 			continue;
 		if (!prof && !(prof = own = tza_profile_new(m)))
 			goto fail;
@@ -833,7 +923,7 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		uint64_t cns = c && c->proc_ns ? c->proc_ns[p->index] : 0;
 		if (cns) {
 			x->critical_ns += cns;
-			double hb = host ? host_busy(m, s, e) : -1;
+			double hb = host ? tza_host_busy(m, s, e) : -1;
 			if (hb >= 0)
 				ct[nct++] = (struct crit_term){(uint32_t)(x - g), 0,
 							       (double)cns * hb * ncpus, 0, 0, 0};

@@ -74,6 +74,30 @@ static inline uint64_t tza_proc_cpu(const struct tza_proc *p)
 {
 	return p->utime_ns + p->stime_ns;
 }
+/*
+ * Cumulative CPU ns (utime + stime) of p at time t (CLOCK_BOOTTIME ns):
+ * linear between (start, 0), its kept samples (TZA_MB_SAMPLES) and (end,
+ * exit total); a process without an exit (running, or its exit lost) stays
+ * at its last kept sample, so one without samples has none. Without samples
+ * an exited process's total is thus spread evenly over its life.
+ */
+double tza_proc_cpu_at(const struct tza_proc *p, uint64_t t);
+/* CPU ns of p over [a, b]: tza_proc_cpu_at(b) - tza_proc_cpu_at(a); 0 when b <= a. */
+double tza_proc_cpu_in(const struct tza_proc *p, uint64_t a, uint64_t b);
+/* The host's busy fraction of all its CPUs over [a, b] (CLOCK_BOOTTIME ns)
+ * from the host samples (EV_HOST_SAMPLE: /proc/stat time not idle nor
+ * iowait), interpolated between them; -1 when they do not cover it (fewer
+ * than two kept, or none inside or around the window). */
+double tza_host_busy(const struct tza_model *m, uint64_t a, uint64_t b);
+/*
+ * The recorded processes' peak memory together: the largest sum over time of
+ * their resident memory (RSS anon + file + shmem, KiB) from the kept samples
+ * (TZA_MB_SAMPLES), each process's last sampled value held until its next
+ * sample (samples are written on change) and taken away at its exit; into
+ * *kib and *t_ns (when, CLOCK_BOOTTIME ns). 0 and *kib = 0 without samples,
+ * -1 when out of memory. Shared pages count once per process that maps them.
+ */
+int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns);
 /* Exited with a non-zero code or killed by a signal. */
 int tza_proc_failed(const struct tza_proc *p);
 

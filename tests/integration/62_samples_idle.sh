@@ -41,10 +41,16 @@ PY
 timeout 60 "$A" idle --basis procs --threshold 5 --min-duration 2s idle.tz >idle.txt || fail "idle text"
 grep -q '^1 stretch, ' idle.txt || fail "text summary line: $(cat idle.txt)"
 grep -q "sleep" idle.txt || fail "sleep not named: $(cat idle.txt)"
-# host basis: the default with host samples; valid JSON whatever the host does
-timeout 60 "$A" idle --json idle.tz >host.json || fail "idle host basis"
+# whose machine (issue 15 point 10): a followed command is judged by the
+# recorded processes by default, the host's cores shown beside each stretch
+timeout 60 "$A" idle --json --threshold 5 --min-duration 2s idle.tz >def.json || fail "idle default"
+python3 -c "import json,sys; d=json.load(open('def.json')); assert d['basis'] == 'procs', d
+assert d['stretches'] and all(isinstance(s['host_cores'], (int, float)) for s in d['stretches']), d" ||
+	fail "default basis of a followed command is not procs with host_cores beside"
+# host basis on request; valid JSON whatever the host does
+timeout 60 "$A" idle --json --basis host idle.tz >host.json || fail "idle host basis"
 python3 -c "import json,sys; d=json.load(open('host.json')); assert d['basis'] == 'host', d" ||
-	fail "default basis is not host"
+	fail "--basis host"
 # without host samples
 record -o none.tz --sample-interval 0 -- sh -c "sleep 0.5" || fail "recording exited $?"
 timeout 60 "$A" idle --json -d 100ms none.tz >none.json || fail "idle without samples"

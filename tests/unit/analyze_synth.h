@@ -193,6 +193,21 @@ static void s_drops(struct synth *s, uint64_t ts, uint64_t fork, uint64_t exec, 
 	synth_push(s, &e, sizeof(e));
 }
 
+/* An EV_SAMPLE of tgid (identity start): cumulative CPU ns (as utime), RSS KiB (anon) */
+static void s_sample_cpu(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu_ns,
+			 uint64_t rss_kib)
+{
+	struct ev_sample e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_SAMPLE, 0, ts};
+	e.start_ns = start;
+	e.tgid = tgid;
+	e.utime_ns = cpu_ns;
+	e.rss_anon_kib = rss_kib;
+	e.threads = 1;
+	synth_push(s, &e, sizeof(e));
+}
+
 /* A whole process: fork, exec, exit (argv "a|b"); returns nothing. */
 static void s_proc(struct synth *s, uint32_t parent, uint32_t pid, uint64_t t_start, uint64_t t_end,
 		   const char *exe, const char *argv, const char *comm, struct exit_vals v)

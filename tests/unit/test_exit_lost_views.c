@@ -21,21 +21,6 @@
 
 static char dir[64], trace[128];
 
-/* EV_SAMPLE of tgid (identity start): cumulative CPU ns, RSS KiB */
-static void s_sample(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu_ns,
-		     uint64_t rss_kib)
-{
-	struct ev_sample e;
-	memset(&e, 0, sizeof(e));
-	e.hdr = (struct ev_hdr){sizeof(e), EV_SAMPLE, 0, ts};
-	e.start_ns = start;
-	e.utime_ns = cpu_ns;
-	e.rss_anon_kib = rss_kib;
-	e.tgid = tgid;
-	e.threads = 1;
-	synth_push(s, &e, sizeof(e));
-}
-
 /*
  * 2 CPUs, 20 s. sh job.sh (100) runs 0..20 s; worker (101) forks at 2 s,
  * is sampled at 4 s (1.5 CPU-s, 1 GiB) and its exit is lost: it ends at 4 s;
@@ -54,7 +39,7 @@ static void scen(struct synth *s)
 	s_fork(s, T0 + 2 * SEC_NS, 100, 101);
 	s_exec(s, T0 + 2 * SEC_NS + MS, 101, T0 + 2 * SEC_NS, 100, "/usr/bin/worker", NULL,
 	       "worker|-x", "worker");
-	s_sample(s, T0 + 4 * SEC_NS, 101, T0 + 2 * SEC_NS, 1500 * MS, 1048576);
+	s_sample_cpu(s, T0 + 4 * SEC_NS, 101, T0 + 2 * SEC_NS, 1500 * MS, 1048576);
 	s_fork(s, T0 + 5 * SEC_NS, 100, 103);
 	s_exec(s, T0 + 5500 * MS, 103, T0 + 5 * SEC_NS, 100, "/usr/bin/lost", NULL, "lost", "lost");
 	s_fork(s, T0 + 10 * SEC_NS, 100, 102);
@@ -286,10 +271,10 @@ static void test_idle(void **st)
 	snprintf(want, sizeof(want),
 		 "{\"file\":\"%s\",\"threshold_pct\":25,\"min_duration_s\":1,\"basis\":\"procs\","
 		 "\"cpus\":2,\"stretches\":["
-		 "{\"start_s\":0,\"end_s\":2,\"duration_s\":2,\"mean_cores\":0,"
+		 "{\"start_s\":0,\"end_s\":2,\"duration_s\":2,\"mean_cores\":0,\"host_cores\":null,"
 		 "\"processes_alive\":1,\"processes\":[{\"id\":\"100.1000000000000\",\"pid\":100,"
 		 "\"name\":\"job.sh\",\"cpu_s\":0,\"whole\":true}]},"
-		 "{\"start_s\":4,\"end_s\":20,\"duration_s\":16,\"mean_cores\":0,"
+		 "{\"start_s\":4,\"end_s\":20,\"duration_s\":16,\"mean_cores\":0,\"host_cores\":null,"
 		 "\"processes_alive\":3,\"processes\":[{\"id\":\"100.1000000000000\",\"pid\":100,"
 		 "\"name\":\"job.sh\",\"cpu_s\":0,\"whole\":true},"
 		 "{\"id\":\"103.1005000000000\",\"pid\":103,\"name\":\"lost\",\"cpu_s\":0,"

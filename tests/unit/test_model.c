@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <time.h>
 #include <malloc.h>
+#include <math.h>
 
 #include <cmocka.h>
 
 #include "analyze_synth.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
+#include "analyze/dropslot.h"
 
 struct built {
 	void *buf;
@@ -948,6 +950,57 @@ static void test_random_events(void **st)
 
 /* ------------------------------------------------ traces for the CLI tests */
 
+/* Issue 15 points 8 and 10: a process still running at the end is counted
+ * up to its last sample; the recorded processes' peak memory together. */
+static void test_running_sampled(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	struct built b;
+	s_proc(&s, 1, 200, T0, T0 + 4 * SEC_NS, "/bin/a", "a", "a",
+	       (struct exit_vals){.utime = 3 * SEC_NS, .rss_kib = 1000});
+	s_sample_cpu(&s, T0 + SEC_NS, 200, T0, SEC_NS / 2, 100);
+	s_sample_cpu(&s, T0 + 2 * SEC_NS, 200, T0, 3 * SEC_NS / 2, 300);
+	s_fork(&s, T0 + 3 * SEC_NS / 2, 1, 201);
+	s_sample_cpu(&s, T0 + 2 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS / 5, 500);
+	s_sample_cpu(&s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
+	s_proc(&s, 1, 202, T0 + 4 * SEC_NS, T0 + 5 * SEC_NS, "/bin/c", "c", "c",
+	       (struct exit_vals){0});
+	size_t len = 0;
+	memset(&b, 0, sizeof(b));
+	b.buf = synth_file(&s, NULL, &len);
+	assert_non_null(b.buf);
+	assert_int_equal(tz_reader_open_mem(&b.r, b.buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b.m), 0);
+	struct tza_proc *a = NULL, *r = NULL;
+	for (uint32_t i = 0; i < b.m->nprocs; i++) {
+		if (b.m->procs[i]->pid == 200)
+			a = b.m->procs[i];
+		if (b.m->procs[i]->pid == 201)
+			r = b.m->procs[i];
+	}
+	assert_non_null(a);
+	assert_non_null(r);
+	assert_int_equal(a->flags & TZA_P_SAMPLED, 0);
+	assert_int_equal(r->flags & (TZA_P_NO_EXIT | TZA_P_SAMPLED | TZA_P_EXIT_LOST),
+			 TZA_P_NO_EXIT | TZA_P_SAMPLED);
+	assert_int_equal(tza_proc_cpu(r), SEC_NS);
+	assert_int_equal(r->maxrss_kib, 500);
+	/* CPU inside windows: linear between the samples, the exit total last */
+	assert_true(fabs(tza_proc_cpu_in(r, T0, T0 + 5 * SEC_NS) - 1e9) < 1);
+	assert_true(fabs(tza_proc_cpu_in(a, T0 + SEC_NS, T0 + 2 * SEC_NS) - 1e9) < 1);
+	assert_true(fabs(tza_proc_cpu_in(a, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS) - 1.5e9) < 1);
+	/* peak together: a's 300 + r's 500 KiB at 2 s */
+	uint64_t kib, t;
+	assert_int_equal(tza_procs_peak_rss(b.m, &kib, &t), 0);
+	assert_int_equal(kib, 800);
+	assert_int_equal(t, T0 + 2 * SEC_NS);
+	tza_model_free(b.m);
+	tz_reader_free(b.r);
+	free(b.buf);
+	synth_free(&s);
+}
+
 static int write_file(const char *dir, const char *name, struct synth *s)
 {
 	char path[4096];
@@ -1014,6 +1067,60 @@ static int write_all(const char *dir)
 	s_drops(&s, T0 + 4 * MS, 3, 0, 1);
 	s_exit(&s, T0 + 5 * MS, 800, T0, 50, "bash", v);
 	bad |= write_file(dir, "drops.tz", &s);
+
+	/* slice clipping (issue 15 point 9): root 299 (0..12 s); 300 burns one
+	 * core 0..10 s with samples each second (rchar 1 MB/s); 301 uses 4 s
+	 * of CPU in 0..10 s without samples; 302 from 1 s, running at the end,
+	 * half a core from 1 s (samples each second from 2 s) */
+	synth_meta(&s, "hostname", "synth");
+	synth_meta(&s, "cpus", "2");
+	s_fork(&s, T0, 1, 299);
+	s_exec(&s, T0 + 1000, 299, T0, 1, "/usr/bin/dash", NULL, "sh|clip.sh", "sh");
+	s_proc(&s, 299, 300, T0 + 1000, T0 + 10 * SEC_NS, "/opt/burn", "burn", "burn",
+	       (struct exit_vals){.utime = 10 * SEC_NS - 1000, .rchar = 10000000});
+	s_proc(&s, 299, 301, T0 + 1000, T0 + 10 * SEC_NS, "/opt/nosample", "nosample",
+	       "nosample", (struct exit_vals){.utime = 4 * SEC_NS});
+	s_fork(&s, T0 + SEC_NS, 299, 302);
+	s_exec(&s, T0 + SEC_NS + 1000, 302, T0 + SEC_NS, 299, "/opt/half", NULL, "half", "half");
+	for (uint64_t k = 1; k <= 11; k++) {
+		if (k < 10) {
+			struct ev_sample e;
+			memset(&e, 0, sizeof(e));
+			e.hdr = (struct ev_hdr){sizeof(e), EV_SAMPLE, 0, T0 + k * SEC_NS};
+			e.start_ns = T0 + 1000;
+			e.tgid = 300;
+			e.utime_ns = k * SEC_NS - 1000;
+			e.rchar = k * 1000000;
+			e.rss_anon_kib = 1024;
+			e.threads = 1;
+			synth_push(&s, &e, sizeof(e));
+		}
+		if (k >= 2)
+			s_sample_cpu(&s, T0 + k * SEC_NS, 302, T0 + SEC_NS, (k - 1) * SEC_NS / 2, 2048);
+	}
+	s_exit(&s, T0 + 12 * SEC_NS, 299, T0, 1, "sh", (struct exit_vals){0});
+	bad |= write_file(dir, "clip.tz", &s);
+
+	/* one trace per drop slot: 5 drops in that slot only, at 2 s (EV_DROPS
+	 * and, as the recorder writes them at its stop, every drops_* key) */
+	static char keys[TZA_NDROP_SLOTS][32];
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		snprintf(keys[i], sizeof(keys[i]), "drops_%s", tza_drop_slots[i].name);
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++) {
+		char name[64];
+		struct ev_drops e;
+		synth_meta(&s, "hostname", "synth");
+		synth_meta(&s, "cpus", "2");
+		for (int k = 0; k < TZA_NDROP_SLOTS; k++)
+			synth_meta(&s, keys[k], k == i ? "5" : "0");
+		s_proc(&s, 50, 900, T0, T0 + 4 * SEC_NS, "/usr/bin/bash", "bash|job.sh", "bash", v);
+		memset(&e, 0, sizeof(e));
+		e.hdr = (struct ev_hdr){sizeof(e), EV_DROPS, 0, T0 + 2 * SEC_NS};
+		e.count[tza_drop_slots[i].slot] = 5;
+		synth_push(&s, &e, sizeof(e));
+		snprintf(name, sizeof(name), "drop-%s.tz", tza_drop_slots[i].name);
+		bad |= write_file(dir, name, &s);
+	}
 	return bad;
 }
 
@@ -1032,7 +1139,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),
 		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
-		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),
+		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

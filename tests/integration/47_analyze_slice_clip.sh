@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# slice clips (issue 15 point 9): processes crossing the window's edges are
+# charged only their wall time and their CPU/I/O inside it, from samples
+# where present, else pro-rata; an empty window is refused unless
+# --allow-empty.
+#
+# 1. Synthetic (test_model --write clip.tz; exact values): in 0..12 s, burn
+#    uses one core 0..10 s (samples each second, rchar 1 MB/s), nosample 4 s
+#    of CPU over 0..10 s (no samples), half half a core from 1 s on, still
+#    running at the end (samples from 2 s), under a root shell. The slice
+#    2..5 s charges each 3 s of wall; CPU 3 s, 1.2 s (4 x 3/10) and 1.5 s.
+# 2. A real recording (root): one thread burning CPU for 3 s, samples every
+#    0.1 s; the slice from 1 s to 2 s charges it 1 s of wall and the CPU its
+#    own samples in the original say it used between 1 s and 2 s.
+. "$(dirname "$0")/synthlib.sh"
+
+timeout 60 "$A" slice --from 2 --to 5 "$tmp/clip.tz" "$tmp/c.tz" 2>/dev/null || bad "slice 2..5"
+timeout 60 "$A" top --json "$tmp/c.tz" >"$tmp/top.json" || bad "top"
+timeout 60 "$A" summary --json "$tmp/c.tz" >"$tmp/sum.json" || bad "summary"
+timeout 60 "$A" export --format jsonl --samples "$tmp/c.tz" >"$tmp/c.jsonl" || bad "export"
+python3 - "$tmp/top.json" "$tmp/sum.json" "$tmp/c.jsonl" <<'EOF' || bad "synthetic clipping"
+import json, sys
+top = {g["tool"]: g for g in json.load(open(sys.argv[1]))}
+s = json.load(open(sys.argv[2]))
+procs = {json.loads(l)["pid"]: json.loads(l) for l in open(sys.argv[3])}
+want = {"burn": 3.0, "nosample": 1.2, "half": 1.5, "clip.sh": 0.0}
+for tool, cpu in want.items():
+    g = top[tool]
+    assert abs(g["wall_s"] - 3) < 1e-6, (tool, g)
+    assert abs(g["cpu_s"] - cpu) < 1e-6, (tool, g, cpu)
+assert abs(s["cpu"]["cpu_s"] - 5.7) < 1e-6 and abs(s["cpu"]["utilisation"] - 0.95) < 1e-6, s["cpu"]
+# burn's samples count from the window's start: rchar 1 MB/s from 0 at 2 s
+smp = procs[300]["samples"]
+assert smp and smp[0]["t_s"] == 0 and smp[0]["utime_s"] == 0, smp[:2]
+assert abs(smp[-1]["utime_s"] - 3) < 1e-6, smp[-1]
+print("ok   synthetic: wall 3 s each, CPU 3 / 1.2 / 1.5 s, utilisation 0.95")
+EOF
+# a slice of the slice (3..4 s of the recording): clipped again, from its start
+timeout 60 "$A" slice --from 1 --to 2 "$tmp/c.tz" "$tmp/cc.tz" 2>/dev/null || bad "slice of a slice"
+python3 - <<EOF || bad "slice of a slice"
+import json, subprocess
+top = {g["tool"]: g for g in json.loads(subprocess.check_output(["$A", "top", "--json", "$tmp/cc.tz"]))}
+for tool, cpu in {"burn": 1.0, "nosample": 0.4, "half": 0.5}.items():
+    assert abs(top[tool]["wall_s"] - 1) < 1e-6 and abs(top[tool]["cpu_s"] - cpu) < 1e-6, top[tool]
+print("ok   slice of a slice: wall 1 s each, CPU 1 / 0.4 / 0.5 s")
+EOF
+# the whole trace as a slice: nothing clipped
+timeout 60 "$A" slice "$tmp/clip.tz" "$tmp/all.tz" 2>/dev/null || bad "slice whole"
+python3 - <<EOF || bad "whole slice"
+import json, subprocess
+top = {g["tool"]: g for g in json.loads(subprocess.check_output(["$A", "top", "--json", "$tmp/all.tz"]))}
+assert abs(top["burn"]["cpu_s"] - 10) < 1e-5 and abs(top["burn"]["wall_s"] - 10) < 1e-5, top["burn"]
+print("ok   whole slice: burn 10 s of CPU in 10 s")
+EOF
+# empty windows
+rc=0
+timeout 60 "$A" slice --from 20 --to 21 "$tmp/clip.tz" "$tmp/e.tz" 2>"$tmp/err" || rc=$?
+[ $rc = 1 ] || bad "empty window: exit $rc"
+[ ! -e "$tmp/e.tz" ] || bad "empty window: file written"
+grep -q "^tracer-analyze: '.*clip.tz': slice: nothing between --from 20.000s and --to 21.000s" "$tmp/err" ||
+	bad "empty window message: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" = 1 ] || bad "empty window: not one line"
+timeout 60 "$A" slice --allow-empty --from 20 --to 21 "$tmp/clip.tz" "$tmp/e.tz" 2>/dev/null ||
+	bad "--allow-empty"
+[ -s "$tmp/e.tz" ] || bad "--allow-empty wrote nothing"
+[ $fails = 0 ] && echo "ok   empty window refused, --allow-empty writes it"
+
+# a real recording
+if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] && [ -n "${TRACER_RECORD:-}" ] &&
+	[ -x "${TESTS_HELPERS:-}/recwork" ]; then
+	timeout -k 5 120 "$TRACER_RECORD" -o "$tmp/real.tz" --sample-interval 0.1 -- \
+		"$TESTS_HELPERS/recwork" burn 3 1 2>"$tmp/rec.err" || { cat "$tmp/rec.err"; bad "record"; }
+	timeout 60 "$A" export --format jsonl --samples "$tmp/real.tz" >"$tmp/real.jsonl" || bad "export real"
+	python3 - "$tmp/real.jsonl" >"$tmp/win" <<'EOF' || bad "real: no window"
+import json, sys
+p = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["comm"] == "recwork"][0]
+a = p["start_s"] + 1
+print(f"{a:.6f} {a + 1:.6f}")
+EOF
+	read -r from to <"$tmp/win"
+	timeout 60 "$A" slice --from "$from" --to "$to" "$tmp/real.tz" "$tmp/rs.tz" 2>/dev/null || bad "slice real"
+	timeout 60 "$A" top --json "$tmp/rs.tz" >"$tmp/rtop.json" || bad "top real"
+	python3 - "$tmp/real.jsonl" "$tmp/rtop.json" "$from" "$to" <<'EOF' || bad "real clipping"
+import json, sys
+p = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["comm"] == "recwork"][0]
+g = [x for x in json.load(open(sys.argv[2])) if x["tool"] == "recwork"][0]
+a, b = float(sys.argv[3]), float(sys.argv[4])
+pts = [(p["start_s"], 0.0)] + [(s["t_s"], s["utime_s"] + s["stime_s"]) for s in p["samples"]]
+pts.append((p["end_s"], p["utime_s"] + p["stime_s"]))
+def at(t):
+    for (t0, c0), (t1, c1) in zip(pts, pts[1:]):
+        if t <= t1:
+            return c0 if t1 <= t0 else c0 + (max(c1, c0) - c0) * (t - t0) / (t1 - t0)
+    return pts[-1][1]
+want = at(b) - at(a)
+print(f"ok   real: wall {g['wall_s']} s, CPU {g['cpu_s']:.4f} s (its samples: {want:.4f} s)")
+assert abs(g["wall_s"] - 1) < 1e-5, g
+assert abs(g["cpu_s"] - want) < 0.002, (g, want)
+EOF
+else
+	echo "skip real recording: needs root, BTF and the recorder"
+fi
+exit $((fails > 0))

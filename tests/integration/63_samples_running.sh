@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Processes still running at the stop count, and whose machine (issue 15
+# points 8 and 10).
+#
+# 1. `tracer-record -a --duration 5` while two CPU burners run (started
+#    before, frozen with SIGSTOP 4 s after the recorder was started, so
+#    before its stop): summary's utilisation (the host's, from the host
+#    samples, in whole-machine mode) is within 5 points of /proc/stat's busy
+#    share read just before and after the recording, the recorded processes'
+#    share is part of it, each burner is running with its CPU up to its last
+#    sample equal to its /proc/PID/stat CPU, and the text says how many were
+#    still running.
+# 2. Follow mode, the two burners outside the recording: the recorded
+#    command's utilisation is its own CPU (exact exit totals from export)
+#    over the window, not the busy host; the host's figure is beside it, in
+#    summary and as a line on the CPU plot.
+# 3. The recorded processes' peak memory together: two memwork processes
+#    holding 64 MiB each at once: the peak of the sum of their sampled RSS
+#    is at least 128 MiB and at most the sum of their peaks (export).
+. "$(dirname "$0")/lib.sh"
+need_root
+cd "$T"
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+M=$H/memwork
+[ -x "$M" ] || { echo "skip: $M not built"; exit 77; }
+
+sh -c 'while :; do :; done' &
+b1=$!
+sh -c 'while :; do :; done' &
+b2=$!
+bg_track "$b1" "$b2"
+
+stat() { head -1 /proc/stat; }
+cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, clock ticks
+s0=$(stat)
+record -a --duration 5 -o all.tz &
+rec=$!
+bg_track "$rec"
+# freeze the burners before the recorder's stop (its 5 s start after its
+# start-up): their last sample, at the stop, is then their /proc CPU
+sleep 4
+kill -STOP "$b1" "$b2"
+wait "$rec" || fail "record -a"
+s1=$(stat)
+c1=$(cpu_of "$b1") c2=$(cpu_of "$b2") hz=$(getconf CLK_TCK)
+timeout 120 "$A" summary --json all.tz >all.json || fail "summary --json"
+timeout 120 "$A" summary all.tz >all.txt || fail "summary"
+python3 - all.json "$s0" "$s1" <<'PY' || fail "whole machine: $(grep '^cpu' all.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def busy_total(line):
+    v = [int(x) for x in line.split()[1:]]
+    idle = v[3] + v[4]  # idle + iowait
+    return sum(v[:8]) - idle, sum(v[:8])  # user..steal (guest is inside user)
+b0, t0 = busy_total(sys.argv[2])
+b1, t1 = busy_total(sys.argv[3])
+truth = (b1 - b0) / (t1 - t0)
+c = d["cpu"]
+print(f"  /proc/stat busy {truth:.3f}, summary {c['utilisation']:.3f} ({c['basis']}), "
+      f"recorded processes {c['procs_utilisation']:.3f}, running sampled {c['running_sampled']}")
+assert d["recorder"]["mode"] == "system", d["recorder"]
+assert c["basis"] == "host" and c["utilisation"] == c["host_utilisation"], c
+assert abs(c["utilisation"] - truth) <= 0.05, (c, truth)
+# the processes' CPU is part of the busy time (kernel threads and
+# processes younger than one sample interval at the stop have none)
+assert 0 < c["procs_utilisation"] <= truth + 0.05, (c, truth)
+assert c["running_sampled"] >= 2, c
+PY
+# each burner: running, its CPU up to its last sample = its own /proc CPU
+for b in "$b1:$c1" "$b2:$c2"; do
+	pid=${b%%:*} ticks=${b#*:}
+	line=$(timeout 60 "$A" tree --pid "$pid" all.tz | grep "^$pid " | head -1)
+	python3 - "$line" "$ticks" "$hz" <<'PY' || fail "burner $pid: $line"
+import re, sys
+line, ticks, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+m = re.search(r" running  cpu ([0-9.]+)(ms|s) .*\(to its last sample\)", line)
+assert m, line
+got = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+want = ticks / hz
+print(f"  burner: tree cpu {got:.3f} s, /proc {want:.3f} s")
+assert abs(got - want) <= 0.05 + 2 / hz, (got, want)
+PY
+done
+grep -Eq '^ +[0-9,]+ still running at the end: CPU, memory and I/O counted up to their last sample$' all.txt ||
+	fail "no 'still running' line: $(cat all.txt)"
+grep -q "utilisation of the host (host samples; recorded processes" all.txt ||
+	fail "cpu line: $(grep '^cpu' all.txt)"
+kill -CONT "$b1" "$b2"
+
+# follow mode: the recorded processes, the host beside
+record -o follow.tz --sample-interval 0.25 -- "$W" burn 1.5 1 || fail "record follow"
+export_jsonl follow.tz follow.jsonl
+timeout 120 "$A" summary --json follow.tz >follow.json || fail "summary follow"
+python3 - follow.json follow.jsonl <<'PY' || fail "follow mode utilisation"
+import json, sys
+# summary's JSON has two "host" keys (machine facts, then host samples)
+hosts = []
+def pairs(kv):
+    hosts.extend(v for k, v in kv if k == "host")
+    return dict(kv)
+d = json.load(open(sys.argv[1]), object_pairs_hook=pairs)
+ncpus = next(h["cpus"] for h in hosts if isinstance(h, dict) and "cpus" in h)
+procs = [json.loads(l) for l in open(sys.argv[2])]
+cpu = sum(p["utime_s"] + p["stime_s"] for p in procs if p["utime_s"] is not None)
+c = d["cpu"]
+want = cpu / (d["duration_s"] * ncpus)
+print(f"  follow: utilisation {c['utilisation']:.3f} ({c['basis']}), exact {want:.3f}, "
+      f"host {c['host_utilisation']}")
+assert d["recorder"]["mode"] == "follow" and c["basis"] == "procs", c
+assert c["utilisation"] == c["procs_utilisation"], c
+assert abs(c["utilisation"] - want) <= 0.01, (c, want)
+assert c["host_utilisation"] is not None and c["host_utilisation"] > c["utilisation"], c
+PY
+# the CPU plot stacks the recorded processes, the host's busy cores beside
+# (the two burners outside the recording keep it near 2 cores)
+timeout 120 "$A" plot --kind cpu --script - -o cpu.png follow.tz >cpu.gp || fail "plot cpu"
+grep -q "title 'host: every process (host samples)'" cpu.gp || fail "cpu plot: no host line"
+python3 - cpu.gp <<'PY' || fail "cpu plot: host line values"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("$H << EOD")
+v = [float(l.split()[1]) for l in lines[i + 1:lines.index("EOD", i)]]
+print(f"  cpu plot: host line, {len(v)} points, mean {sum(v) / len(v):.2f} cores")
+assert v and all(0 <= x <= 2.05 for x in v) and sum(v) / len(v) > 1.2, v
+PY
+kill -9 "$b1" "$b2" 2>/dev/null || true
+
+# the recorded processes' peak memory together
+record -o mem.tz --sample-interval 0.1 -- sh -c "$M peak 64 1.5 0 & $M peak 64 1.5 0; wait" ||
+	fail "record memwork"
+export_jsonl mem.tz mem.jsonl
+timeout 120 "$A" summary --json mem.tz >mem.json || fail "summary mem"
+timeout 120 "$A" summary mem.tz >mem.txt || fail "summary mem text"
+python3 - mem.json mem.jsonl <<'PY' || fail "peak memory together"
+import json, sys
+d = json.load(open(sys.argv[1]))
+procs = [json.loads(l) for l in open(sys.argv[2])]
+peaks = sum(p["peak_rss_kib"] or 0 for p in procs)
+m = d["procs_memory"]
+print(f"  procs peak together {m['peak_rss_kib']} KiB, sum of the peaks {peaks} KiB")
+assert 2 * 64 * 1024 <= m["peak_rss_kib"] <= peaks, (m, peaks)
+assert 0 <= m["peak_t_s"] <= d["duration_s"], m
+PY
+grep -q "recorded processes together peak" mem.txt || fail "memory line: $(grep -A1 '^memory' mem.txt)"
+echo "ok"
