@@ -76,7 +76,22 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	if (m->exit_lost)
 		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
 			m->exit_lost == 1 ? "" : "s");
+	uint64_t unw = 0;
+	const char *u = tz_reader_meta_get(m->reader, "events_unwritten");
+	if (u && (unw = strtoull(u, NULL, 10)))
+		fprintf(f, "%s%llu recorded but not written", k++ ? ", " : "",
+			(unsigned long long)unw);
 	fputs(k ? "\n" : "none\n", f);
+	/* recording ended before the recorded processes did: say why (the
+	 * recorder's stop_reason: a write error, a signal) */
+	const char *why = tz_reader_meta_get(m->reader, "stop_reason");
+	const char *mode = tz_reader_meta_get(m->reader, "mode");
+	int failure = why && (!strcmp(why, "disk full") || !strcmp(why, "write error") ||
+			      !strcmp(why, "ring buffer error"));
+	/* -a ends on a signal by design: only a failure is news there */
+	if (why && *why && (failure || !mode || strcmp(mode, "system")))
+		fprintf(f, "stopped    %s: recording ended early, later events were not recorded\n",
+			why);
 }
 
 /* an OOM victim's name: its image's file name, else its comm */
@@ -354,7 +369,11 @@ int cmd_summary(int argc, char **argv)
 		tza_json_cstr(f, meta(r, "command"));
 		fputs(",\"mode\":", f);
 		tza_json_cstr(f, meta(r, "mode"));
-		fprintf(f, ",\"exec_failures\":%s},\"start\":", xf_recorded ? "true" : "false");
+		fprintf(f, ",\"exec_failures\":%s,\"stop_reason\":", xf_recorded ? "true" : "false");
+		tza_json_cstr(f, meta(r, "stop_reason"));
+		const char *unw = meta(r, "events_unwritten");
+		fprintf(f, ",\"events_unwritten\":%s},\"start\":",
+			unw && *unw && strspn(unw, "0123456789") == strlen(unw) ? unw : "null");
 		tza_json_cstr(f, ws);
 		fputs(",\"end\":", f);
 		tza_json_cstr(f, we);

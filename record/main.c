@@ -1127,7 +1127,8 @@ static int close_writer(struct rec *r, int exit_status)
 		tz_writer_set_meta(r->w, "stop_reason", "write error");
 	else if (r->rb_err)
 		tz_writer_set_meta(r->w, "stop_reason", "ring buffer error");
-	else if (rec_stop_sig)
+	else if (rec_stop_sig && !(r->o.mode == MODE_FOLLOW && r->child_reaped && r->pt.count == 0))
+		/* not when COMMAND's processes had all exited in the grace */
 		tz_writer_set_meta(r->w, "stop_reason", strsignal(rec_stop_sig));
 	rc = tz_writer_close(r->w);
 	r->w = NULL;

@@ -44,6 +44,12 @@ else
 	ev=$(awk '$1 == "events" { print $2; exit }' info.txt)
 	[ "$(meta info.txt events_written)" = "$ev" ] || fail "events_written $(meta info.txt events_written), the file holds $ev"
 	[ "$(meta info.txt events_unwritten)" -gt 0 ] || fail "events_unwritten: $(meta info.txt events_unwritten)"
+	# summary says so (it said "0 events dropped" and nothing of the stop)
+	"$A" summary $f >sum.txt || fail "summary"
+	grep -q "^lost .*$(meta info.txt events_unwritten) recorded but not written" sum.txt || fail "summary lost line: $(grep ^lost sum.txt)"
+	grep -qx 'stopped    disk full: recording ended early, later events were not recorded' sum.txt || fail "summary: no stopped line: $(head -12 sum.txt)"
+	"$A" summary --json $f | python3 -c "import json,sys; r=json.load(sys.stdin)['recorder']; sys.exit(0 if r['stop_reason'] == 'disk full' and r['events_unwritten'] > 0 else 1)" ||
+		fail "summary --json: recorder stop_reason/events_unwritten"
 	grep -q '^  write_error  *no space left on device$' info.txt || fail "no write_error metadata"
 fi
 k=$(exec_ids $f 0 | prefix_len) || fail "execs kept are not a prefix of the storm"
