@@ -5,15 +5,7 @@
 # the critical path's attribution sums to the makespan within 1 ms; jsonl has
 # every key of the recorder issue's analysis contract; csv parses with the
 # same number of fields on every row.
-set -u
-A=${TRACER_ANALYZE:?}
-O=${O:-build}
-GEN="$O/tests/test_model"
-[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-tmp=$(mktemp -d /tmp/tza-json.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-"$GEN" --write "$tmp" || exit 1
+. "$(dirname "$0")/synthlib.sh"
 cd "$tmp" || exit 1
 set -e
 for f in pipeline edge drops; do
