@@ -25,7 +25,7 @@ DESTDIR ?=
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-VERSION := 0.2.1
+VERSION := 0.3.0
 
 ifeq ($(V),1)
 Q =
