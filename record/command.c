@@ -26,6 +26,16 @@ static struct sigaction inherited[NSIG];
 static unsigned char saved[NSIG];
 static sigset_t inherited_mask;
 
+/*
+ * The kernel's struct sigaction, for the signals glibc keeps for itself and
+ * refuses in sigaction() (32 and 33: thread cancellation, setxid): an
+ * ignored one is passed on too. Only SIG_IGN/SIG_DFL are ever set with it.
+ */
+struct ksigaction {
+	unsigned long handler, flags, restorer, mask;
+};
+static unsigned char raw_ign[NSIG];
+
 /* self-pipe: a handler writes one byte; the drain loop polls the read end */
 static int wake[2] = {-1, -1};
 /* stop signals a process sent while rec_command_wait() stands in for
@@ -67,9 +77,13 @@ int rec_signals_init(void)
 	struct sigaction sa;
 
 	sigprocmask(SIG_SETMASK, NULL, &inherited_mask);
-	for (int s = 1; s < NSIG; s++)
+	for (int s = 1; s < NSIG; s++) {
+		struct ksigaction k;
 		if (sigaction(s, NULL, &inherited[s]) == 0)
 			saved[s] = 1;
+		else if (syscall(SYS_rt_sigaction, s, NULL, &k, sizeof(k.mask)) == 0)
+			raw_ign[s] = k.handler == (unsigned long)SIG_IGN;
+	}
 	if (pipe2(wake, O_NONBLOCK | O_CLOEXEC))
 		return -1;
 	memset(&sa, 0, sizeof(sa));
@@ -102,9 +116,16 @@ void rec_wake_clear(void)
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void restore_inherited(void)
 {
-	for (int s = 1; s < NSIG; s++)
-		if (saved[s] && s != SIGKILL && s != SIGSTOP)
+	for (int s = 1; s < NSIG; s++) {
+		if (saved[s] && s != SIGKILL && s != SIGSTOP) {
 			sigaction(s, &inherited[s], NULL);
+		} else if (!saved[s]) {
+			/* glibc's own: its handler goes at exec, an ignored one stays */
+			struct ksigaction k = {.handler = raw_ign[s] ? (unsigned long)SIG_IGN
+								     : (unsigned long)SIG_DFL};
+			syscall(SYS_rt_sigaction, s, &k, NULL, sizeof(k.mask));
+		}
+	}
 	sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
 }
 

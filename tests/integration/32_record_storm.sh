@@ -4,6 +4,8 @@
 # buffer with a stopped reader drops events, and for each type recorded +
 # dropped = expected; a tracked-process map of 100 entries under 300
 # concurrent processes counts exactly the 202 it could not track.
+# 20,000 execs take minutes on a loaded 2-core machine
+REC_TIMEOUT=${REC_TIMEOUT:-500}
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"

@@ -24,7 +24,10 @@ for t in fork exec exit; do
 	[ $((n + d)) = $want ] || fail "$t: recorded $n + dropped $d != executed $want"
 done
 total=$(meta info.txt drops_total)
-[ "$total" -gt 100 ] || fail "only $total drops: the ring buffer was not overloaded (the test proves nothing)"
+# how many are dropped depends on how much CPU the storms get against the
+# recorder (a machine loaded by other jobs slows the storms most); any drop
+# makes the exact sums above meaningful
+[ "$total" -gt 0 ] || fail "no drops: the ring buffer was not overloaded (the test proves nothing)"
 [ "$(meta info.txt drops_map_full)" = 0 ] || fail "map_full drops: $(meta info.txt drops_map_full)"
 # summary flags it
 "$A" summary over.tz >summary.txt || fail "summary"
