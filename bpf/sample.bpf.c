@@ -28,6 +28,13 @@ const volatile bool filter_on = true;		 /* false: -a, every process */
 const volatile __u32 page_kib = 4;		 /* page size in KiB */
 const volatile __u64 min_age_ns = 1000000000ull; /* sample processes older than this */
 
+/* Set by user space before the first pass (bss): CLOCK_BOOTTIME ns when
+ * sampling started. Processes that began before it are sampled at once,
+ * whatever their age: their first sample, at the start, is what their CPU,
+ * memory and I/O were before the recording (else the analyzer could only
+ * spread it over their life). Only processes born since wait min_age_ns. */
+volatile __u64 young_from_ns;
+
 /* tgid -> what its last sample held (so unchanged processes cost no
  * output); max_entries set to the tracked map's by user space. */
 struct last_sample {
@@ -137,7 +144,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	if (filter_on && (!live || (tp->flags & TRACKED_PARENT_ONLY)))
 		return 0;
 	now = bpf_ktime_get_boot_ns();
-	if (now - t->start_boottime < min_age_ns)
+	if (t->start_boottime >= young_from_ns && now - t->start_boottime < min_age_ns)
 		return 0;
 	mm = t->mm;
 	if (!mm)

@@ -149,6 +149,7 @@ int sample_start(tz_writer *w, int verbose)
 			serr("warning: fatal signals are not recorded (no tp_btf/signal_generate "
 			     "here)");
 		if (S.interval_ns) {
+			s->bss->young_from_ns = rec_boot_ns();
 			S.iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
 			if (!S.iter)
 				serr("warning: no per-process samples: cannot attach the task "

@@ -5,9 +5,11 @@
 # 1. `tracer-record -a --duration 5` while two CPU burners run (started
 #    before, frozen with SIGSTOP 4 s after the recorder was started, so
 #    before its stop): summary's utilisation (the host's, from the host
-#    samples, in whole-machine mode) is within 5 points of /proc/stat's busy
-#    share read just before and after the recording, the recorded processes'
-#    share is part of it, each burner is running with its CPU up to its last
+#    samples, in whole-machine mode) is the busy share between the first and
+#    last host sample of the trace; those samples' counters lie between
+#    /proc/stat read just before and after the recording (each counter, and
+#    the busy time outside the samples at most the time outside), the
+#    recorded processes' share is part of it, each burner is running with its CPU up to its last
 #    sample equal to its /proc/PID/stat CPU, and the text says how many were
 #    still running.
 # 2. Follow mode, the two burners outside the recording: the recorded
@@ -45,25 +47,45 @@ s1=$(stat)
 c1=$(cpu_of "$b1") c2=$(cpu_of "$b2") hz=$(getconf CLK_TCK)
 timeout 120 "$A" summary --json all.tz >all.json || fail "summary --json"
 timeout 120 "$A" summary all.tz >all.txt || fail "summary"
-python3 - all.json "$s0" "$s1" <<'PY' || fail "whole machine: $(grep '^cpu' all.txt)"
+timeout 120 "$A" cat --type host_sample all.tz >host.txt || fail "cat host samples"
+python3 - all.json "$s0" "$s1" "$(getconf CLK_TCK)" host.txt <<'PY' || fail "whole machine: $(grep '^cpu' all.txt)"
 import json, sys
 d = json.load(open(sys.argv[1]))
-def busy_total(line):
-    v = [int(x) for x in line.split()[1:]]
-    idle = v[3] + v[4]  # idle + iowait
-    return sum(v[:8]) - idle, sum(v[:8])  # user..steal (guest is inside user)
-b0, t0 = busy_total(sys.argv[2])
-b1, t1 = busy_total(sys.argv[3])
-truth = (b1 - b0) / (t1 - t0)
+hz = int(sys.argv[4])
+def busy_total(v):  # user nice system idle iowait irq softirq steal
+    idle = v[3] + v[4]
+    return sum(v[:8]) - idle, sum(v[:8])
+# /proc/stat before and after, in ns (the recorder scales the same ticks)
+b0, t0 = busy_total([int(x) * 10**9 // hz for x in sys.argv[2].split()[1:9]])
+b1, t1 = busy_total([int(x) * 10**9 // hz for x in sys.argv[3].split()[1:9]])
+keys = ["cpu_user_ns", "cpu_nice_ns", "cpu_system_ns", "cpu_idle_ns", "cpu_iowait_ns",
+        "cpu_irq_ns", "cpu_softirq_ns", "cpu_steal_ns"]
+samples = []
+for line in open(sys.argv[5]):
+    f = dict(kv.split("=", 1) for kv in line.split()[2:])
+    samples.append(busy_total([int(f[k]) for k in keys]))
+assert len(samples) >= 2, samples
+(sb0, st0), (sb1, st1) = samples[0], samples[-1]
 c = d["cpu"]
-print(f"  /proc/stat busy {truth:.3f}, summary {c['utilisation']:.3f} ({c['basis']}), "
-      f"recorded processes {c['procs_utilisation']:.3f}, running sampled {c['running_sampled']}")
+want = (sb1 - sb0) / (st1 - st0)
+print(f"  host samples busy {want:.4f} ({len(samples)} samples), summary {c['utilisation']:.4f} "
+      f"({c['basis']}), /proc/stat around {(b1 - b0) / (t1 - t0):.4f}, "
+      f"recorded processes {c['procs_utilisation']:.4f}, running sampled {c['running_sampled']}")
 assert d["recorder"]["mode"] == "system", d["recorder"]
 assert c["basis"] == "host" and c["utilisation"] == c["host_utilisation"], c
-assert abs(c["utilisation"] - truth) <= 0.05, (c, truth)
-# the processes' CPU is part of the busy time (kernel threads and
-# processes younger than one sample interval at the stop have none)
-assert 0 < c["procs_utilisation"] <= truth + 0.05, (c, truth)
+# the window is the samples' (the first at the start, the last at the stop)
+assert abs(c["utilisation"] - want) <= 0.0005, (c, want)
+# the recorder read the real /proc/stat: its counters lie between ours,
+# and outside its samples the machine was busy at most all the time
+for a, b in zip(samples, samples[1:]):
+    assert a[0] <= b[0] and a[1] <= b[1], (a, b)
+assert b0 <= sb0 and sb1 <= b1 and t0 <= st0 and st1 <= t1, (b0, sb0, sb1, b1, t0, st0, st1, t1)
+assert (b1 - b0) - (sb1 - sb0) <= (t1 - t0) - (st1 - st0), "busy outside > time outside"
+# the burners ran on both CPUs for most of the window (frozen near its end)
+assert want > 0.3, want
+# the processes' CPU is part of the busy time: pre-existing ones are sampled
+# at the start, so only what they used inside the window counts
+assert 0 < c["procs_utilisation"] <= c["utilisation"] + 0.02, c
 assert c["running_sampled"] >= 2, c
 PY
 # each burner: running, its CPU up to its last sample = its own /proc CPU
