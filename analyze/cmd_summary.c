@@ -427,7 +427,7 @@ int cmd_summary(int argc, char **argv)
 			first = 0;
 		}
 		if (m->nhost_samples) {
-			fprintf(f, "],\"host\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
+			fprintf(f, "],\"host_samples\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
 				   "\"peak_mem_used_kib\":%llu,\"peak_mem_t_s\":",
 				(unsigned long long)m->nhost_samples,
 				(unsigned long long)m->host_mem_total_kib,
@@ -435,7 +435,7 @@ int cmd_summary(int argc, char **argv)
 			tza_json_secs(f, (int64_t)(m->host_peak_mem_ns - m->t0_ns));
 			fprintf(f, ",\"process_samples\":%llu}", (unsigned long long)m->nsamples);
 		} else {
-			fputs("],\"host\":null", f);
+			fputs("],\"host_samples\":null", f);
 		}
 		fputs(",\"cpu\":{\"cpu_s\":", f);
 		tza_json_secs(f, (int64_t)cpu_used);

@@ -13,11 +13,11 @@ for f in pipeline edge drops; do
 	python3 -m json.tool $f.chrome.json >/dev/null
 	timeout 60 "$A" export --format jsonl $f.tz >$f.jsonl
 	timeout 60 "$A" export --format csv $f.tz >$f.csv
-	timeout 60 "$A" summary --json $f.tz | python3 -m json.tool >/dev/null
+	timeout 60 "$A" summary --json $f.tz >$f.summary.json
 	timeout 60 "$A" top --json $f.tz >$f.top.json
 	timeout 60 "$A" critical-path --json $f.tz >$f.cp.json
 done
-timeout 60 "$A" diff --json pipeline.tz edge.tz | python3 -m json.tool >/dev/null
+timeout 60 "$A" diff --json pipeline.tz edge.tz >diff.json
 # the recorded samples (real runs): the same contracts
 samples=()
 for t in "${TESTS_DIR:-$OLDPWD/tests}"/../samples/*.tz; do
@@ -45,8 +45,19 @@ keys = ["id", "parent_id", "pid", "ppid", "start_s", "end_s", "realtime_s", "exe
         "uid", "euid", "ns_pid", "argv_truncated"]
 import os
 samples = os.environ.get("SAMPLES", "").split()
+def strict(pairs):
+    """a JSON object with a key twice: most parsers keep only the last"""
+    ks = [k for k, _ in pairs]
+    dup = {k for k in ks if ks.count(k) > 1}
+    assert not dup, ("duplicate keys", dup)
+    return dict(pairs)
+def load_strict(path):
+    return json.load(open(path), object_pairs_hook=strict)
+load_strict("diff.json")
 for name in ["pipeline", "edge", "drops"] + samples:
-    procs = [json.loads(l) for l in open(name + ".jsonl")]
+    for out in ["summary", "top", "cp", "chrome"]:
+        load_strict(name + "." + out + ".json")
+    procs = [json.loads(l, object_pairs_hook=strict) for l in open(name + ".jsonl")]
     ids = set()
     last = None
     for p in procs:

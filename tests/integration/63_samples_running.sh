@@ -115,13 +115,8 @@ export_jsonl follow.tz follow.jsonl
 timeout 120 "$A" summary --json follow.tz >follow.json || fail "summary follow"
 python3 - follow.json follow.jsonl <<'PY' || fail "follow mode utilisation"
 import json, sys
-# summary's JSON has two "host" keys (machine facts, then host samples)
-hosts = []
-def pairs(kv):
-    hosts.extend(v for k, v in kv if k == "host")
-    return dict(kv)
-d = json.load(open(sys.argv[1]), object_pairs_hook=pairs)
-ncpus = next(h["cpus"] for h in hosts if isinstance(h, dict) and "cpus" in h)
+d = json.load(open(sys.argv[1]))
+ncpus = d["host"]["cpus"]
 procs = [json.loads(l) for l in open(sys.argv[2])]
 cpu = sum(p["utime_s"] + p["stime_s"] for p in procs if p["utime_s"] is not None)
 c = d["cpu"]
