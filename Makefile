@@ -153,6 +153,12 @@ $(O)/tests/helpers/tzwriter_%: tests/helpers/tzwriter_%.c $(O)/libtz.a $(O)/reco
 	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $< $(O)/record/schema.o $(O)/libtz.a $(ALL_LDFLAGS) \
 		$(FORMAT_LIBS) -o $@
 
+# *_static helpers run where no shared library is (C21: inside a chroot)
+$(O)/tests/helpers/%_static: tests/helpers/%_static.c
+	$(call msg,HELPER,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -Wvla $(SAN),$(ALL_CFLAGS)) -static $< -o $@
+
 $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,HELPER,$@)
 	$(Q)mkdir -p $(@D)

@@ -29,6 +29,15 @@
  *                    another thread exits the process
  *        execthread  a second thread does I/O and execs "iowork leaderfirst"
  *                    (it takes over the main thread's tid and start time)
+ *        mmap        C17: maps a 16 MiB file of its own in DIR MAP_SHARED,
+ *                    fills it, msync(MS_SYNC)s it: storage writes without
+ *                    write syscalls
+ *        unlinkself  C18a: writes 16 MiB to a file in DIR and unlinks it
+ *                    before writeback (cancelled_write_bytes on itself)
+ *        unlinkother C18b: a child writes 16 MiB to a file and exits; a
+ *                    second child unlinks it (cancelled on the unlinker,
+ *                    never on the writer); the parent reports before
+ *                    reaping either
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -99,6 +109,48 @@ static void do_io(int n, int m, size_t sz, size_t fbytes)
 	}
 	if (fsync(f))
 		die("fsync");
+	close(f);
+}
+
+/* bytes written to a new file of its own in dir, left dirty (no fsync):
+ * the name is returned in path */
+static void dirty_file(char *path, size_t cap, size_t bytes)
+{
+	static char buf[65536];
+	int f;
+
+	snprintf(path, cap, "%s/f.%d.%ld", dir, getpid(), (long)syscall(SYS_gettid));
+	f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (f < 0)
+		die(path);
+	memset(buf, 'y', sizeof(buf));
+	for (size_t done = 0; done < bytes; done += sizeof(buf))
+		if (write(f, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			die("write file");
+	close(f);
+}
+
+/* a file of its own in dir, grown to bytes, mapped shared, filled through
+ * the mapping and synced to storage: no write syscall moves a byte */
+static void map_write(size_t bytes)
+{
+	char path[4096];
+	char *p;
+	int f;
+
+	snprintf(path, sizeof(path), "%s/m.%d", dir, getpid());
+	f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (f < 0)
+		die(path);
+	if (ftruncate(f, (off_t)bytes))
+		die("ftruncate");
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	memset(p, 'z', bytes);
+	if (msync(p, bytes, MS_SYNC))
+		die("msync");
+	munmap(p, bytes);
 	close(f);
 }
 
@@ -368,6 +420,39 @@ int main(int argc, char **argv)
 			die("pthread_create");
 		for (;;)
 			pause(); /* the exec ends this thread */
+	} else if (!strcmp(mode, "mmap")) {
+		map_write(16 << 20);
+		report();
+	} else if (!strcmp(mode, "unlinkself")) {
+		char path[4096];
+
+		dirty_file(path, sizeof(path), 16 << 20);
+		if (unlink(path))
+			die("unlink");
+		report();
+	} else if (!strcmp(mode, "unlinkother")) {
+		char path[4096];
+		pid_t w, u;
+
+		w = fork_or_die();
+		if (!w) {
+			dirty_file(path, sizeof(path), 16 << 20);
+			report();
+			_exit(0);
+		}
+		wait_zombie(w, 0);
+		/* the writer's file: its name carries the writer's pid and tid */
+		snprintf(path, sizeof(path), "%s/f.%d.%d", dir, (int)w, (int)w);
+		u = fork_or_die();
+		if (!u) {
+			if (unlink(path))
+				die("unlink");
+			report();
+			_exit(0);
+		}
+		wait_zombie(u, 0);
+		report();
+		reap_all();
 	} else {
 		fprintf(stderr, "iowork: unknown mode '%s'\n", mode);
 		return 2;
