@@ -78,6 +78,11 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 	int ended = !(p->flags & TZA_P_NO_EXIT);
 	lit(l, ",\"oom_killed\":");
 	line_tf(l, p->res->oom_killed);
+	lit(l, ",\"oom_trigger_pid\":");
+	if (p->res->oom_killed && p->res->oom_trigger_pid)
+		tza_line_u64(l, p->res->oom_trigger_pid);
+	else
+		lit(l, "null");
 	if (ended && p->res->killer_signal && p->res->killer_signal == p->signal) {
 		lit(l, ",\"killed_by\":{\"pid\":");
 		tza_line_u64(l, p->res->killer_pid);

@@ -95,6 +95,20 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 }
 
 /* an OOM victim's name: its image's file name, else its comm */
+/* the recorded process whose allocation ran the OOM killer that chose p:
+ * its pid alive at that time; NULL when not recorded */
+static const struct tza_proc *oom_trigger(const struct tza_model *m, const struct tza_proc *p)
+{
+	uint32_t pid = p->res->oom_trigger_pid;
+	for (uint32_t i = 0; pid && i < m->nprocs; i++) {
+		const struct tza_proc *t = m->procs[i];
+		if (t->pid == pid && t->start_ns <= p->res->oom_ns &&
+		    p->res->oom_ns <= tza_proc_end(m, t))
+			return t;
+	}
+	return NULL;
+}
+
 static const char *victim_name(const struct tza_proc *p)
 {
 	const struct tza_exec *img = tza_proc_image_inherited(p);
@@ -617,12 +631,20 @@ int cmd_summary(int argc, char **argv)
 			fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
 			for (uint32_t i = 0; i < m->nprocs; i++) {
 				const struct tza_proc *p = m->procs[i];
-				if (p->res->oom_killed)
-					fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu\n",
-						victim_name(p), p->pid,
-						tza_fmt_bytes(b[4], 40, p->res->oom_rss_kib * 1024),
-						tza_fmt_dur(b[5], 40, p->res->oom_ns - m->t0_ns),
-						(unsigned long long)p->res->oom_memcg_id);
+				if (!p->res->oom_killed)
+					continue;
+				fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu", victim_name(p),
+					p->pid, tza_fmt_bytes(b[4], 40, p->res->oom_rss_kib * 1024),
+					tza_fmt_dur(b[5], 40, p->res->oom_ns - m->t0_ns),
+					(unsigned long long)p->res->oom_memcg_id);
+				const struct tza_proc *t = oom_trigger(m, p);
+				if (p->res->oom_trigger_pid == p->pid)
+					fputs(", its own allocation", f);
+				else if (t)
+					fprintf(f, ", on an allocation by %s (pid %u)", victim_name(t), t->pid);
+				else if (p->res->oom_trigger_pid)
+					fprintf(f, ", on an allocation by pid %u", p->res->oom_trigger_pid);
+				fputc('\n', f);
 			}
 		}
 		if (nshow) {

@@ -60,7 +60,7 @@ struct fields {
 		*sm_rb, *sm_wb, *sm_threads, *sm_rchar, *sm_wchar;
 	const struct tz_field *h_user, *h_nice, *h_sys, *h_idle, *h_iow, *h_irq, *h_soft,
 		*h_steal, *h_total, *h_avail, *h_used, *h_rd, *h_wr, *h_rx, *h_tx, *h_ncpus, *h_load1;
-	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg;
+	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg, *o_trig;
 	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm,
 		*g_code;
 	int e_native; /* the exit type's fields are struct ev_exit's, at its offsets */
@@ -242,6 +242,7 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->o_file, "rss_file_kib");
 	FLD(f->o_shmem, "rss_shmem_kib");
 	FLD(f->o_memcg, "memcg_id");
+	FLD(f->o_trig, "trigger_tgid");
 	t = tz_reader_type_by_id(r, EV_SIGNAL);
 	FLD(f->g_tstart, "target_start_ns");
 	FLD(f->g_ttgid, "target_tgid");
@@ -937,6 +938,7 @@ static int on_oom_kill(struct builder *b, const struct tz_event *ev)
 	x->oom_ns = ev->ts_ns;
 	x->oom_rss_kib = fu64(ev, f->o_anon) + fu64(ev, f->o_file) + fu64(ev, f->o_shmem);
 	x->oom_memcg_id = fu64(ev, f->o_memcg);
+	x->oom_trigger_pid = u32(ev, f->o_trig);
 	return 0;
 }
 

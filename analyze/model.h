@@ -128,6 +128,9 @@ struct tza_proc_res {
 	uint64_t oom_ns;	/* when oom_killed; CLOCK_BOOTTIME ns */
 	uint64_t oom_rss_kib;	/* its RSS then, KiB */
 	uint64_t oom_memcg_id;	/* its memory cgroup id */
+	uint32_t oom_trigger_pid; /* tgid whose allocation ran the OOM killer
+				     (EV_OOM_KILL trigger_tgid: current then);
+				     0: not recorded */
 	uint32_t killer_pid;	/* sender tgid (the running task for kernel signals) */
 	int killer_kernel;	/* sent by the kernel (fault, OOM killer) */
 	int killer_code;	/* its si_code as the kernel passed it (0 for

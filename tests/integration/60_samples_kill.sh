@@ -3,7 +3,8 @@
 # another names the sender (killed_by), a handled SIGTERM names nobody, and
 # a process the OOM killer chooses inside a memory-limited cgroup (cgroup v2
 # memory.max, or the v1 memory controller where v2 has no memory
-# controller, as on hybrid hosts) is recorded as OOM-killed with its pid.
+# controller, as on hybrid hosts) is recorded as OOM-killed with its pid;
+# C19: the victim is not the trigger, and a kill -9 is not an OOM kill.
 . "$(dirname "$0")/lib.sh"
 need_root
 M=$H/memwork
@@ -103,5 +104,34 @@ check(sum(1 for p in procs if p['oom_killed']) == 1, 'one OOM kill')
 grep -q " tgid=$hog " oom.txt || fail "oom_kill names another pid: $(cat oom.txt)"
 "$A" summary oom.tz >summary.txt || fail "summary failed"
 grep -q "^OOM kills  1$" summary.txt || fail "summary has no OOM kill line: $(cat summary.txt)"
-grep -q "^  memwork (pid $hog): " summary.txt || fail "summary does not name the victim: $(cat summary.txt)"
+grep -q "^  memwork (pid $hog): .*, its own allocation$" summary.txt ||
+	fail "summary does not name the victim: $(cat summary.txt)"
+
+# --- C19: the victim is not the trigger. A holds 50 MiB and sleeps; B then
+# allocates 30 MiB in the same 64 MiB cgroup: the OOM killer chooses A (the
+# largest) on B's allocation; B goes on and exits 0. A plain kill -9 of a
+# third process is never an OOM kill.
+rc=0
+record -o c19.tz --sample-interval 0 -- sh -c "echo \$\$ >$CG/cgroup.procs
+	$M peak 50 60 0 & echo \$! >a.pid
+	while [ \$(awk '/^VmRSS/ {print \$2}' /proc/\$(cat a.pid)/status) -lt 51200 ]; do sleep 0.02; done
+	$M peak 30 0.2 0 & echo \$! >b.pid
+	sleep 60 & echo \$! >c.pid; kill -9 \$!
+	wait" || rc=$?
+bg_track "$(cat a.pid)" "$(cat b.pid)"
+export_jsonl c19.tz c19.jsonl
+pycheck c19.jsonl "
+a = one([p for p in procs if p['pid'] == $(cat a.pid)], 'A')
+b = one([p for p in procs if p['pid'] == $(cat b.pid)], 'B')
+c = one([p for p in procs if p['pid'] == $(cat c.pid)], 'C')
+check(a['oom_killed'] is True and a['signal'] == 9, 'A: oom_killed %r signal %r' % (a['oom_killed'], a['signal']))
+check(a['killed_by'] and a['killed_by']['kernel'] is True and a['killed_by']['cause'] == 'oom', 'A killed_by %r' % a['killed_by'])
+check(a['oom_trigger_pid'] == b['pid'], 'A: trigger %r, want B %d' % (a['oom_trigger_pid'], b['pid']))
+check(b['oom_killed'] is False and b['exit_code'] == 0 and b['oom_trigger_pid'] is None, 'B: %r %r' % (b['oom_killed'], b['exit_code']))
+check(c['signal'] == 9 and c['oom_killed'] is False and c['oom_trigger_pid'] is None, 'C (kill -9): %r %r' % (c['signal'], c['oom_killed']))
+check(c['killed_by'] is None or c['killed_by']['cause'] != 'oom', 'C killed_by %r' % c['killed_by'])
+"
+timeout 60 "$A" summary c19.tz >c19.txt || fail "summary c19"
+grep -q "^  memwork (pid $(cat a.pid)): .*, on an allocation by memwork (pid $(cat b.pid))$" c19.txt ||
+	fail "C19: summary does not name the trigger: $(grep -A2 '^OOM' c19.txt)"
 echo ok
