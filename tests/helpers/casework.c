@@ -100,43 +100,44 @@ static void burn_cpu_ns(unsigned long long ns)
 			x += (unsigned long)i;
 }
 
-static void print_rusage(const char *tag, pid_t pid, int status, const struct rusage *ru)
+/* fork, run fn(arg) in the child (it never returns), reap it with wait4 */
+static pid_t run_child(void (*fn)(void *), void *arg, int *status, struct rusage *ru)
 {
-	(void)status;
-	say("%s %d %lld %lld %ld %ld %ld %ld %ld\n", tag, (int)pid,
-	    (long long)ru->ru_utime.tv_sec * 1000000 + ru->ru_utime.tv_usec,
-	    (long long)ru->ru_stime.tv_sec * 1000000 + ru->ru_stime.tv_usec, ru->ru_maxrss,
-	    ru->ru_minflt, ru->ru_majflt, ru->ru_nvcsw, ru->ru_nivcsw);
-}
+	pid_t r, c = fork();
 
-static pid_t wait4_or_die(pid_t pid, int *status, struct rusage *ru)
-{
-	pid_t r;
-
-	while ((r = wait4(pid, status, 0, ru)) < 0 && errno == EINTR)
+	if (c < 0)
+		die("fork");
+	if (!c) {
+		fn(arg);
+		_exit(98);
+	}
+	while ((r = wait4(c, status, 0, ru)) < 0 && errno == EINTR)
 		;
 	if (r < 0)
 		die("wait4");
-	return r;
+	return c;
+}
+
+static void rusage_child(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 200; i++)
+		nap_ns(1000000);
+	touch(20);
+	burn_cpu_ns(300000000ull);
+	_exit(0);
 }
 
 static int do_rusage(void)
 {
 	struct rusage ru;
 	int st;
-	pid_t c = fork();
+	pid_t c = run_child(rusage_child, NULL, &st, &ru);
 
-	if (c < 0)
-		die("fork");
-	if (!c) {
-		for (int i = 0; i < 200; i++)
-			nap_ns(1000000);
-		touch(20);
-		burn_cpu_ns(300000000ull);
-		_exit(0);
-	}
-	wait4_or_die(c, &st, &ru);
-	print_rusage("rusage", c, st, &ru);
+	say("rusage %d %lld %lld %ld %ld %ld %ld %ld\n", (int)c,
+	    (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
+	    (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec, ru.ru_maxrss,
+	    ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw);
 	return 0;
 }
 
@@ -162,19 +163,20 @@ static int do_hwm(size_t mib)
 	_exit(0);
 }
 
+static void exec_child(void *arg)
+{
+	char **cmd = arg;
+
+	execvp(cmd[0], cmd);
+	die(cmd[0]);
+}
+
 static int do_reap(char **cmd)
 {
 	struct rusage ru;
 	int st;
-	pid_t c = fork();
+	pid_t c = run_child(exec_child, cmd, &st, &ru);
 
-	if (c < 0)
-		die("fork");
-	if (!c) {
-		execvp(cmd[0], cmd);
-		die(cmd[0]);
-	}
-	wait4_or_die(c, &st, &ru);
 	say("reaped %d %d %ld\n", (int)c, st, ru.ru_maxrss);
 	return 0;
 }
