@@ -273,6 +273,11 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	key_u64(l, "\"inv_ctxt\":", p->nivcsw, ended);
 	key_u64(l, "\"min_flt\":", p->min_flt, ended);
 	key_u64(l, "\"maj_flt\":", p->maj_flt, ended);
+	lit(l, ",\"cpu_final\":");
+	if (ended)
+		line_tf(l, (p->flags & TZA_P_RELEASED) != 0);
+	else
+		lit(l, "null");
 	lit(l, ",\"uid\":");
 	tza_line_u64(l, p->uid);
 	lit(l, ",\"euid\":");

@@ -19,7 +19,7 @@ const struct tza_drop_slot tza_drop_slots[TZA_NDROP_SLOTS] = {
 	/* the exec record is kept, only its argv is empty */
 	{EV_DROP_ARGV_FAULT, "argv_fault", "argvs unreadable (exec kept, argv empty)", 0, 0},
 	/* the tree is whole; OOM kills and signal senders may be missing */
-	{EV_DROP_KEVENT, "kevent", "OOM-kill and signal events (ring buffer full)", 1, 0},
+	{EV_DROP_KEVENT, "kevent", "OOM-kill, signal and release events (ring buffer full)", 1, 0},
 };
 
 uint64_t tza_drops_lost(const uint64_t drops[EV_DROP_SLOTS])

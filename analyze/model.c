@@ -63,6 +63,8 @@ struct fields {
 	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg, *o_trig;
 	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm,
 		*g_code;
+	const struct tz_field *r_start, *r_tgid, *r_ut, *r_st, *r_nvcsw, *r_nivcsw, *r_minflt,
+		*r_majflt;
 	int e_native; /* the exit type's fields are struct ev_exit's, at its offsets */
 };
 
@@ -243,6 +245,15 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->o_shmem, "rss_shmem_kib");
 	FLD(f->o_memcg, "memcg_id");
 	FLD(f->o_trig, "trigger_tgid");
+	t = tz_reader_type_by_id(r, EV_RELEASE);
+	FLD(f->r_start, "start_ns");
+	FLD(f->r_tgid, "tgid");
+	FLD(f->r_ut, "utime_ns");
+	FLD(f->r_st, "stime_ns");
+	FLD(f->r_nvcsw, "nvcsw");
+	FLD(f->r_nivcsw, "nivcsw");
+	FLD(f->r_minflt, "min_flt");
+	FLD(f->r_majflt, "maj_flt");
 	t = tz_reader_type_by_id(r, EV_SIGNAL);
 	FLD(f->g_tstart, "target_start_ns");
 	FLD(f->g_ttgid, "target_tgid");
@@ -818,6 +829,35 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 		b->direct[p->pid] &= ~PID_LIVE;
 	else
 		pid_slot(b, p->pid)->idx1 &= ~PID_LIVE;
+	return 0;
+}
+
+/* The process's final CPU, switches and faults once its last task was freed
+ * (after its reap): they replace its exit's, which miss what the exit path
+ * spent after the exit event. Only for the exited instance (tgid, start)
+ * that is still its pid's newest (a pid is not reused before its release),
+ * and only when no figure goes down (else the event is not this process's
+ * release: ignored). */
+static int on_release(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	uint32_t tgid = u32(ev, f->r_tgid);
+	struct pint *q = tgid ? pid_last(b, tgid) : NULL;
+	if (!q || q->live || q->p.start_ns != fu64(ev, f->r_start) ||
+	    (q->p.flags & (TZA_P_NO_EXIT | TZA_P_RELEASED)))
+		return 0;
+	struct tza_proc *p = &q->p;
+	uint64_t ut = fu64(ev, f->r_ut), st = fu64(ev, f->r_st), nv = fu64(ev, f->r_nvcsw),
+		 niv = fu64(ev, f->r_nivcsw), mi = fu64(ev, f->r_minflt), ma = fu64(ev, f->r_majflt);
+	if (ut + st < p->utime_ns + p->stime_ns || nv < p->nvcsw || niv < p->nivcsw || mi < p->min_flt || ma < p->maj_flt)
+		return 0;
+	p->utime_ns = ut;
+	p->stime_ns = st;
+	p->nvcsw = nv;
+	p->nivcsw = niv;
+	p->min_flt = mi;
+	p->maj_flt = ma;
+	p->flags |= TZA_P_RELEASED;
 	return 0;
 }
 
@@ -1505,6 +1545,9 @@ static int consume(struct builder *b, const struct tz_event *ev)
 		break;
 	case EV_SIGNAL:
 		e = on_signal(b, ev);
+		break;
+	case EV_RELEASE:
+		e = on_release(b, ev);
 		break;
 	default:
 		m->unknown_events++;

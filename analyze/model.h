@@ -64,6 +64,9 @@ struct tza_failed_exec {
 				   stopped (metadata alive_at_stop does not list it),
 				   so its exit event was lost; end_ns is then its last
 				   event's time, exit totals unknown */
+#define TZA_P_RELEASED 0x2000	/* its CPU, switches and faults are its release's
+				   (EV_RELEASE: final, as wait4 reported them),
+				   not its exit's */
 #define TZA_P_IO_FALLBACK 0x1000	/* its exit's I/O counters are the fallback, not
 				   summed per thread: it was not seen from its fork
 				   (EV_EXIT_IO_FALLBACK, docs/tracer-record.md) */

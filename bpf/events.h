@@ -42,6 +42,7 @@ enum ev_type {
 	EV_HOST_SAMPLE = 8, /* periodic host sample (/proc, user space) */
 	EV_OOM_KILL = 9,   /* the OOM killer chose a recorded process */
 	EV_SIGNAL = 10,	   /* a fatal-by-default signal was sent to a recorded process */
+	EV_RELEASE = 11,   /* a recorded process's final CPU, once its last task is freed */
 	EV_TYPE_MAX,	   /* one past the last type id known to this build */
 };
 
@@ -214,7 +215,7 @@ enum ev_drop_slot {
 	EV_DROP_EXIT = 3,      /* ring buffer full on EV_EXIT */
 	EV_DROP_MAP_FULL = 4,  /* a BPF hash map update failed (tracking lost) */
 	EV_DROP_ARGV_FAULT = 5, /* argv could not be read (record kept, argv empty) */
-	EV_DROP_KEVENT = 6,    /* ring buffer full on EV_OOM_KILL or EV_SIGNAL */
+	EV_DROP_KEVENT = 6,    /* ring buffer full on EV_OOM_KILL, EV_SIGNAL or EV_RELEASE */
 	EV_DROP_SLOTS = 8,
 };
 
@@ -346,8 +347,33 @@ struct ev_signal {
 	char sender_comm[EV_COMM_LEN];
 };
 
+/*
+ * EV_RELEASE: tp_btf/sched_process_free of a thread-group leader whose
+ * process has an EV_EXIT in this trace: its task_struct is freed after the
+ * reap (or the kernel's auto-reap) and after its final context switch, so
+ * its CPU and switches are final, the figures wait4() reported, including
+ * what the exit path spent after EV_EXIT (tearing down the address space,
+ * closing files). Self only, like EV_EXIT: the signal_struct totals, to
+ * which __exit_signal() added every thread as it was released, the leader
+ * last; CPU scaled to the precise runtime as for EV_EXIT. A process not
+ * freed while recording has none: its EV_EXIT figures stand. No tail.
+ */
+struct ev_release {
+	struct ev_hdr hdr;
+	__u64 start_ns;	 /* group_leader->start_boottime: process identity */
+	__u64 utime_ns;	 /* user CPU ns (signal->utime, scaled to
+			    signal->sum_sched_runtime) */
+	__u64 stime_ns;	 /* system CPU ns (same, from stime) */
+	__u64 nvcsw, nivcsw; /* voluntary / involuntary context switches
+				(signal->nvcsw, nivcsw) */
+	__u64 min_flt, maj_flt; /* minor / major page faults (signal->min_flt, maj_flt) */
+	__u32 tgid;	 /* the process */
+	__u32 flags;	 /* none defined: 0 */
+};
+
 #ifndef __BPF__
 _Static_assert(sizeof(struct ev_hdr) == 16, "ev_hdr layout");
+_Static_assert(sizeof(struct ev_release) == 80, "ev_release layout");
 _Static_assert(sizeof(struct ev_fork) == 48, "ev_fork layout");
 _Static_assert(sizeof(struct ev_exec) == 104, "ev_exec layout");
 _Static_assert(sizeof(struct ev_exec_fail) == 32, "ev_exec_fail layout");

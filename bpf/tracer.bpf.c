@@ -36,6 +36,16 @@ const volatile __u64 wake_check = 0;
 /* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
+/* tgid -> start of a recorded process that exited and is not yet freed:
+ * handle_free then writes its EV_RELEASE. LRU: an entry whose free was
+ * never seen makes room (that process keeps its exit's figures). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 32768);
+} exited SEC(".maps");
+
 /* One scratch record per CPU (too big for a per-CPU map value). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -972,6 +982,66 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	if (tp)
 		untrack(tgid, tp);
+	/* its release (handle_free) gives the final figures */
+	{
+		__u64 start = leader->start_boottime;
+
+		bpf_map_update_elem(&exited, &tgid, &start, BPF_ANY);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ release */
+
+/*
+ * The task_struct of a thread-group leader whose exit was recorded is
+ * freed: after its reap and its final context switch, so its CPU and
+ * switches are final (what wait4() reported), the exit path's included.
+ * __exit_signal() has added every thread's counters to signal_struct by
+ * then, the leader's too (kernel/exit.c: "Accumulate here the counters for
+ * all threads as they die").
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(handle_free, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct signal_struct *sig;
+	struct ev_release *e;
+	__u64 *start, rt;
+
+	if (p->pid != tgid)
+		return 0; /* a thread, or the old leader an exec replaced */
+	start = bpf_map_lookup_elem(&exited, &tgid);
+	if (!start)
+		return 0;
+	if (*start != p->start_boottime) {
+		/* an entry whose release was missed (evicted, never seen) */
+		bpf_map_delete_elem(&exited, &tgid);
+		return 0;
+	}
+	bpf_map_delete_elem(&exited, &tgid);
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		drop(EV_DROP_KEVENT);
+		return 0;
+	}
+	sig = p->signal;
+	e->hdr.size = sizeof(*e);
+	e->hdr.type = EV_RELEASE;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->start_ns = p->start_boottime;
+	e->utime_ns = sig->utime;
+	e->stime_ns = sig->stime;
+	e->nvcsw = sig->nvcsw;
+	e->nivcsw = sig->nivcsw;
+	e->min_flt = sig->min_flt;
+	e->maj_flt = sig->maj_flt;
+	e->tgid = tgid;
+	e->flags = 0;
+	rt = sig->sum_sched_runtime;
+	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	return 0;
 }
 

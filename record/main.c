@@ -581,7 +581,7 @@ static int bpf_setup(struct rec *r)
 		return -1;
 	}
 	if (attach(r, s->progs.handle_fork) || attach(r, s->progs.handle_exec) ||
-	    attach(r, s->progs.handle_exit))
+	    attach(r, s->progs.handle_free) || attach(r, s->progs.handle_exit))
 		return -1;
 	if (xf_tp) {
 		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
@@ -1215,6 +1215,49 @@ static int should_stop(struct rec *r, uint64_t now, uint64_t *grace_end)
 	return tree_done(r) || now >= *grace_end;
 }
 
+/* exited processes whose release (EV_RELEASE) is still to come although
+ * they were reaped: /proc no longer has them, the kernel frees them after
+ * an RCU grace period */
+static size_t releases_pending(struct rec *r)
+{
+	int fd = bpf_map__fd(r->skel->maps.exited);
+	uint32_t key, next, *prev = NULL;
+	size_t n = 0;
+	char path[32];
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		snprintf(path, sizeof(path), "/proc/%u", key);
+		if (access(path, F_OK) != 0) /* reaped (a zombie is still there) */
+			n++;
+	}
+	return n;
+}
+
+/*
+ * At the stop: the processes reaped lately (COMMAND itself, reaped by the
+ * recorder, always) are freed by the kernel a grace period later, and only
+ * then is their CPU final (EV_RELEASE). Wait for those releases, draining,
+ * for at most RELEASE_WAIT_MS; a process not released by then keeps its
+ * exit's figures (docs/tracer-record.md EXIT TIMING).
+ */
+#define RELEASE_WAIT_MS 1000
+static void wait_releases(struct rec *r)
+{
+	for (int waited = 0; waited < RELEASE_WAIT_MS; waited += 5) {
+		ring_buffer__consume(r->rb);
+		if (!releases_pending(r))
+			return;
+		usleep(5000);
+	}
+	ring_buffer__consume(r->rb);
+	if (r->o.verbose)
+		err("%zu processes not released by the kernel within %d ms: their CPU is their "
+		    "exit's",
+		    releases_pending(r), RELEASE_WAIT_MS);
+}
+
 static int run(struct rec *r)
 {
 	uint64_t start = rec_boot_ns(), last_tick = start, grace_end = 0;
@@ -1280,6 +1323,8 @@ static int run(struct rec *r)
 	}
 	if (r->rb_err)
 		return -1;
+	if (!r->werr && rec_stop_count < 2)
+		wait_releases(r);
 	ring_buffer__consume(r->rb);
 	if (!r->werr)
 		note_write_error(r, sample_poll(r->w, rec_boot_ns(), 1));

@@ -191,6 +191,18 @@ static const struct tz_field signal_fields[] = {
 	F(ev_signal, sender_comm, TZ_F_CHARS, ""),
 };
 
+static const struct tz_field release_fields[] = {
+	F(ev_release, start_ns, TZ_F_U64, "ns"),
+	F(ev_release, utime_ns, TZ_F_U64, "ns"),
+	F(ev_release, stime_ns, TZ_F_U64, "ns"),
+	F(ev_release, nvcsw, TZ_F_U64, "count"),
+	F(ev_release, nivcsw, TZ_F_U64, "count"),
+	F(ev_release, min_flt, TZ_F_U64, "count"),
+	F(ev_release, maj_flt, TZ_F_U64, "count"),
+	F(ev_release, tgid, TZ_F_U32, ""),
+	F(ev_release, flags, TZ_F_U32, ""),
+};
+
 static const struct tz_event_type types[] = {
 	{EV_FORK, 1, "fork", FIXED(ev_fork), 0, NF(fork_fields), 0, fork_fields},
 	{EV_EXEC, 1, "exec", FIXED(ev_exec), 0, NF(exec_fields), 4, exec_fields},
@@ -205,6 +217,7 @@ static const struct tz_event_type types[] = {
 	 host_sample_fields},
 	{EV_OOM_KILL, 1, "oom_kill", FIXED(ev_oom_kill), 0, NF(oom_kill_fields), 0, oom_kill_fields},
 	{EV_SIGNAL, 1, "signal", FIXED(ev_signal), 0, NF(signal_fields), 0, signal_fields},
+	{EV_RELEASE, 1, "release", FIXED(ev_release), 0, NF(release_fields), 0, release_fields},
 };
 
 const struct tz_event_type *tracer_schema(size_t *n)
@@ -286,6 +299,9 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 		break;
 	case EV_SIGNAL:
 		need = sizeof(struct ev_signal);
+		break;
+	case EV_RELEASE:
+		need = sizeof(struct ev_release);
 		break;
 	default:
 		return -1;

@@ -161,6 +161,22 @@ static void s_exit(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, 
 	synth_push(s, &e, sizeof(e));
 }
 
+/* An EV_RELEASE of tgid (identity start): final CPU ns and switches */
+static void s_release(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t utime,
+		      uint64_t stime, uint64_t nvcsw, uint64_t nivcsw)
+{
+	struct ev_release e;
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct ev_hdr){sizeof(e), EV_RELEASE, 0, ts};
+	e.start_ns = start;
+	e.utime_ns = utime;
+	e.stime_ns = stime;
+	e.nvcsw = nvcsw;
+	e.nivcsw = nivcsw;
+	e.tgid = tgid;
+	synth_push(s, &e, sizeof(e));
+}
+
 static void s_state(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint32_t ppid,
 		    const char *exe, const char *argv, uint32_t flags, const char *comm)
 {

@@ -856,6 +856,45 @@ static void test_exit_exe_deleted(void **st)
 	synth_free(&s);
 }
 
+/* EV_RELEASE: the final figures replace the exit's, for that instance only,
+ * never lower, once */
+static void test_release(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {.utime = 100 * MS, .stime = 10 * MS};
+	s_fork(&s, T0, 1, 500);
+	s_fork(&s, T0 + MS, 500, 501);
+	s_fork(&s, T0 + 2 * MS, 500, 502);
+	s_fork(&s, T0 + 3 * MS, 500, 503);
+	s_exit(&s, T0 + 10 * MS, 501, T0 + MS, 500, "a", v);
+	s_exit(&s, T0 + 11 * MS, 502, T0 + 2 * MS, 500, "b", v);
+	/* 501: its release, then a second one (ignored) */
+	s_release(&s, T0 + 20 * MS, 501, T0 + MS, 101 * MS, 14 * MS, 4, 5);
+	s_release(&s, T0 + 21 * MS, 501, T0 + MS, 200 * MS, 14 * MS, 4, 5);
+	/* 502: lower than its exit (not its release), then another start */
+	s_release(&s, T0 + 22 * MS, 502, T0 + 2 * MS, 50 * MS, 10 * MS, 4, 5);
+	s_release(&s, T0 + 23 * MS, 502, T0 + 9 * MS, 300 * MS, 10 * MS, 4, 5);
+	/* 503: still running (a release without an exit is not applied) */
+	s_release(&s, T0 + 24 * MS, 503, T0 + 3 * MS, 300 * MS, 10 * MS, 4, 5);
+	s_exit(&s, T0 + 30 * MS, 500, T0, 1, "sh", v);
+	build(&s, NULL, &b);
+	struct tza_proc *a = by_pid(b.m, 501, 0), *bb = by_pid(b.m, 502, 0), *c = by_pid(b.m, 503, 0);
+	assert_int_equal(a->utime_ns, 101 * MS);
+	assert_int_equal(a->stime_ns, 14 * MS);
+	assert_int_equal(a->nvcsw, 4);
+	assert_int_equal(a->nivcsw, 5);
+	assert_true(a->flags & TZA_P_RELEASED);
+	assert_int_equal(bb->utime_ns, 100 * MS);
+	assert_int_equal(bb->nvcsw, 3);
+	assert_false(bb->flags & TZA_P_RELEASED);
+	assert_false(c->flags & TZA_P_RELEASED);
+	assert_false(by_pid(b.m, 500, 0)->flags & TZA_P_RELEASED);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* crafted parent cycle and self-parent: the model is built, no loop */
 static void test_parent_cycle(void **st)
 {
@@ -1141,6 +1180,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
 		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),
 		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_release),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
