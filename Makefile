@@ -153,6 +153,12 @@ $(O)/tests/helpers/tzwriter_%: tests/helpers/tzwriter_%.c $(O)/libtz.a $(O)/reco
 	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $< $(O)/record/schema.o $(O)/libtz.a $(ALL_LDFLAGS) \
 		$(FORMAT_LIBS) -o $@
 
+# tzdecode prints a file's decoding for the conformance corpus: format + model
+$(O)/tests/helpers/tzdecode: tests/helpers/tzdecode.c $(O)/libanalyze.a $(O)/libtz.a
+	$(call msg,HELPER,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(O)/libanalyze.a $(O)/libtz.a $(ALL_LDFLAGS) $(ANALYZE_LIBS) -o $@
+
 $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,HELPER,$@)
 	$(Q)mkdir -p $(@D)
