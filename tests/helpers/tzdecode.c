@@ -205,7 +205,13 @@ int main(int argc, char **argv)
 	rc = tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE | TZ_IT_UNKNOWN);
 	const struct tz_event *ev;
 	while (rc == 0 && (rc = tz_reader_next(r, &ev)) > 0) {
-		printf("event: %" PRIu64 " %s", ev->ts_ns, ev->flags & TZ_EVF_STATE ? "state " : "");
+		int64_t wall;
+		printf("event: %" PRIu64, ev->ts_ns);
+		if (tz_reader_realtime(r, ev->ts_ns, &wall) == 0)
+			printf(" %" PRId64, wall);
+		else
+			printf(" -");
+		printf(" %s", ev->flags & TZ_EVF_STATE ? "state " : "");
 		if (!ev->type) {
 			printf("#%u fixed_len=%u nblobs=%u\n", ev->type_id, ev->fixed_len,
 			       ev->nblobs);

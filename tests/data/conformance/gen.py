@@ -241,7 +241,7 @@ def cext(events, dropped=0, dropped_total=0, anchor=None, min_ts=None, max_ts=No
     a = anchor if anchor is not None else hi
     return struct.pack('<QQQQQQq', lo if min_ts is None else min_ts,
                        hi if max_ts is None else max_ts, len(events) if n is None else n,
-                       dropped, dropped_total, a, REAL0 + (a - T0)) + extra
+                       dropped, dropped_total, a, REAL0 + (a - T0) if a else 0) + extra
 
 
 def chunk(seq, events, compress=True, **kw):
@@ -561,6 +561,72 @@ def _():
                                    state(6, st2), chunk(7, ev[8:])], 8)
 
 
+@corpus('exit-lost')
+def _():
+    """final metadata alive_at_stop lists only bash (100): make (200) never
+    exited in the trace, so its exit was lost; cc 201 is ended by a second
+    fork of pid 201 while still live (pid reuse: the first instance's exit
+    was lost); 202 exits with ppid 1 (reparented: its parent died first)"""
+    ev = [fork_ev(us(10), 100, 200),
+          exec_ev(us(11), 200, us(10), ['make'], '/usr/bin/make', ppid=100),
+          fork_ev(us(20), 200, 201),
+          exec_ev(us(21), 201, us(20), ['cc', 'a.c'], '/usr/bin/cc', ppid=200),
+          fork_ev(us(22), 200, 202),
+          fork_ev(us(30), 200, 201),
+          exec_ev(us(31), 201, us(30), ['cc', 'b.c'], '/usr/bin/cc', ppid=200),
+          exit_ev(us(40), 201, us(30), code=0, ppid=200, comm='cc'),
+          exit_ev(us(50), 202, us(22), sig=9, ppid=1, comm='make')]
+    final = META + [('alive_at_stop', '100')]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5, meta_final=final)
+
+
+@corpus('anchors')
+def _():
+    """clock anchors that disagree (the wall clock was stepped): header
+    (T0 -> REAL0), chunk 4 sealed at 20 us with the clock 1 s ahead, chunk 5
+    at 60 us with it 2 s ahead, the stop anchor at 80 us 3 s ahead. Each
+    event's wall time uses the nearest anchor; the event at 40 us is exactly
+    between 20 and 60: the smaller boot wins"""
+    ev = [fork_ev(us(10), 100, 200), exec_ev(us(15), 200, us(10), ['a'], '/a', ppid=100),
+          exit_ev(us(20), 200, us(10), ppid=100, comm='a'),
+          fork_ev(us(40), 100, 201), exit_ev(us(60), 201, us(40), ppid=100),
+          fork_ev(us(75), 100, 202)]
+
+    def anch(seq, evs, boot, step):
+        return block(CHUNK, seq, chunk_payload(evs),
+                     cext(evs)[:40] + struct.pack('<Qq', boot, REAL0 + (boot - T0) + step),
+                     compress=True)
+    final = META + [('stop_anchor_boot_ns', str(us(80))),
+                    ('stop_anchor_real_ns', str(REAL0 + 80_000 + 3_000_000_000))]
+    return linear(head_blocks() + [state(3, shell_state(), anchor=0),
+                                   anch(4, ev[:3], us(20), 1_000_000_000),
+                                   anch(5, ev[3:], us(60), 2_000_000_000)], 6, meta_final=final)
+
+
+@corpus('exit-status-only')
+def _():
+    """an older writer's exit type without exit_code, signal and flags: the
+    analyzer decodes the raw wait status (137 = SIGKILL; 139 = SIGSEGV with
+    a core; 768 = exit 3)"""
+    fl = [f for f in TYPES['exit']['fields'] if f[0] not in ('exit_code', 'signal', 'flags')]
+    sch = schema_payload(BASE, {'exit': dict(fields=fl)})
+    ev = [fork_ev(us(10), 100, 200), exit_ev(us(20), 200, us(10), sig=9, ppid=100),
+          fork_ev(us(30), 100, 201), exit_ev(us(40), 201, us(30), sig=11, core=True, ppid=100),
+          fork_ev(us(50), 100, 202), exit_ev(us(60), 202, us(50), code=3, ppid=100)]
+    return linear([block(METADATA, 1, meta_payload(META)), block(SCHEMA, 2, sch),
+                   state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('bad-min-max-index')
+def _():
+    """as bad-min-max in a closed file: the index lists chunk 4 with its
+    inconsistent ext; that chunk is damage, the index is used for the rest"""
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state()),
+                                   chunk(4, ev[:8], min_ts=us(40), max_ts=us(10)),
+                                   chunk(5, ev[8:])], 6)
+
+
 # ------------------------------------------------------------ ring files
 RING_START, FINAL_OFF, SEG = 4096, 2048, 2048
 
@@ -652,6 +718,29 @@ def _():
     end = sum(len(b) for _, b in segs[2])
     segs[2] = segs[2] + [(end, chunk(7, ev[4:6]))]
     return ring_file(3, segs)
+
+
+@corpus('ring-late-schema')
+def _():
+    """a ring whose head chain holds a second SCHEMA block (seq 98, type 9
+    oom_kill learnt late) after the first; chunk 12 has an oom_kill event"""
+    TYPES['oom_kill'] = dict(id=9, name='oom_kill', version=1, state=False, fixed=16,
+                             fields=[('start_ns', U64, 0, 8, 'ns'), ('tgid', U32, 8, 4, ''),
+                                     ('pid', U32, 12, 4, '')])
+    try:
+        segs = wrapped_segments()
+        ev = pipeline()
+        oom = Ev('oom_kill', us(59), start_ns=us(50), tgid=203, pid=203)
+        c12 = chunk(12, sorted(ev[11:] + [oom], key=lambda e: e.ts))
+        st11 = segs[0][-2][1]
+        segs[0] = seg(st11, c12)
+        extra = block(SCHEMA, 98, schema_payload(['oom_kill']))
+        data = bytearray(ring_file(3, segs))
+        hb = len(b''.join(head_blocks()))
+        data[128 + hb:128 + hb + len(extra)] = extra
+        return bytes(data)
+    finally:
+        del TYPES['oom_kill']
 
 
 # ------------------------------------------------------------ damage
