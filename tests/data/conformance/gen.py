@@ -627,6 +627,16 @@ def _():
                                    chunk(5, ev[8:])], 6)
 
 
+@corpus('head-ext')
+def _():
+    """METADATA and SCHEMA blocks with an 8-byte ext (covered by the header
+    checksum): ignored, the blocks read as usual"""
+    ev = pipeline()
+    return linear([block(METADATA, 1, meta_payload(META), b'\x01' * 8),
+                   block(SCHEMA, 2, schema_payload(BASE), b'\x02' * 8),
+                   state(3, shell_state()), chunk(4, ev)], 5)
+
+
 # ------------------------------------------------------------ ring files
 RING_START, FINAL_OFF, SEG = 4096, 2048, 2048
 
