@@ -19,10 +19,10 @@
 
 static const char *err_name(int e)
 {
-	static const char *n[] = { "OK",      "IO",	  "NOMEM",    "INVAL", "MAGIC",
-				   "VERSION", "INCOMPAT", "CORRUPT",  "TRUNCATED",
-				   "CHECKSUM", "ZSTD",	  "LIMIT",    "STATE", "NOSPC",
-				   "EXISTS",  "UNKNOWN_TYPE", "SEQ" };
+	static const char *n[] = {"OK",		  "IO",	      "NOMEM",	 "INVAL",     "MAGIC",
+				  "VERSION",	  "INCOMPAT", "CORRUPT", "TRUNCATED", "CHECKSUM",
+				  "ZSTD",	  "LIMIT",    "STATE",	 "NOSPC",     "EXISTS",
+				  "UNKNOWN_TYPE", "SEQ"};
 	return e <= 0 && -e < (int)(sizeof(n) / sizeof(n[0])) ? n[-e] : "?";
 }
 
@@ -99,8 +99,8 @@ static void field(const struct tz_event *ev, const struct tz_field *f)
 
 static const char *ftype(unsigned t)
 {
-	static const char *n[] = { "?",	 "u8",	 "u16",	  "u32",   "u64", "i8", "i16",
-				   "i32", "i64", "chars", "bytes", "str", "strv" };
+	static const char *n[] = {"?",	 "u8",	"u16",	 "u32",	  "u64", "i8",	"i16",
+				  "i32", "i64", "chars", "bytes", "str", "strv"};
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
 }
 
@@ -144,9 +144,9 @@ static void proc_line(const struct tza_proc *p)
 	static const struct {
 		uint32_t bit;
 		const char *name;
-	} fl[] = { { TZA_P_PRE_EXISTING, "pre_existing" }, { TZA_P_NO_FORK, "no_fork" },
-		   { TZA_P_FROM_STATE, "from_state" },	   { TZA_P_REPARENTED, "reparented" },
-		   { TZA_P_ARGV_TRUNCATED, "argv_truncated" }, { TZA_P_KTHREAD, "kthread" } };
+	} fl[] = {{TZA_P_PRE_EXISTING, "pre_existing"},	    {TZA_P_NO_FORK, "no_fork"},
+		  {TZA_P_FROM_STATE, "from_state"},	    {TZA_P_REPARENTED, "reparented"},
+		  {TZA_P_ARGV_TRUNCATED, "argv_truncated"}, {TZA_P_KTHREAD, "kthread"}};
 	printf(" flags=");
 	int any = 0;
 	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
