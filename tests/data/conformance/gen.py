@@ -753,6 +753,17 @@ def _():
         del TYPES['oom_kill']
 
 
+@corpus('ring-bad-segment-start')
+def _():
+    """ring-wrapped with segment 1's opening state block damaged (a flipped
+    header byte): segment 1 gives no lap candidate (lap = 9, segment 2's);
+    its bytes up to chunk 7 are one damaged region, and chunk 7, found by
+    resynchronisation, is read although its seq is below lap, then chunk 8"""
+    data = bytearray(ring_file(3, wrapped_segments()))
+    data[RING_START + SEG + 20] ^= 0x01
+    return bytes(data)
+
+
 # ------------------------------------------------------------ damage
 def good_linear():
     return CORPUS['linear-basic']()
