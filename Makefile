@@ -159,6 +159,12 @@ $(O)/tests/helpers/%_static: tests/helpers/%_static.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(filter-out -Wvla $(SAN),$(ALL_CFLAGS)) -static $< -o $@
 
+# tzdecode prints a file's decoding for the conformance corpus: format + model
+$(O)/tests/helpers/tzdecode: tests/helpers/tzdecode.c $(O)/libanalyze.a $(O)/libtz.a
+	$(call msg,HELPER,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(O)/libanalyze.a $(O)/libtz.a $(ALL_LDFLAGS) $(ANALYZE_LIBS) -o $@
+
 $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,HELPER,$@)
 	$(Q)mkdir -p $(@D)

@@ -1,0 +1,953 @@
+#!/usr/bin/env python3
+"""Rebuild the .tz conformance corpus (tests/data/conformance/README.md).
+
+Writes every byte itself from docs/FORMAT.md (no tracer code), so damage is
+exact. XXH3-64 and zstd come from the system's libxxhash and libzstd through
+ctypes (the same Debian packages tracer builds with). Deterministic: the same
+libzstd gives the same bytes.
+
+usage: gen.py [OUTDIR]     (default: this script's directory)
+"""
+import ctypes
+import ctypes.util
+import os
+import struct
+import sys
+
+_xx = ctypes.CDLL(ctypes.util.find_library('xxhash') or 'libxxhash.so.0')
+_xx.XXH3_64bits.restype = ctypes.c_uint64
+_xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_zs = ctypes.CDLL(ctypes.util.find_library('zstd') or 'libzstd.so.1')
+_zs.ZSTD_compressBound.restype = ctypes.c_size_t
+_zs.ZSTD_compressBound.argtypes = [ctypes.c_size_t]
+_zs.ZSTD_compress.restype = ctypes.c_size_t
+_zs.ZSTD_compress.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                              ctypes.c_size_t, ctypes.c_int]
+
+
+def xxh3(b):
+    return _xx.XXH3_64bits(bytes(b), len(b))
+
+
+def zstd(b):
+    cap = _zs.ZSTD_compressBound(len(b))
+    out = ctypes.create_string_buffer(cap)
+    n = _zs.ZSTD_compress(out, cap, bytes(b), len(b), 3)
+    assert n < cap
+    return out.raw[:n]
+
+
+MAGIC = b'\x89TZ1\r\n\x1a\n'
+BMAGIC = b'\xd7TZB'
+METADATA, SCHEMA, CHUNK, STATE, INDEX, TRAILER = 1, 2, 3, 4, 5, 6
+ZSTD = 1
+UUID = bytes(range(0x10, 0x20))
+BOOT_ID = bytes(range(0xa0, 0xb0))
+T0 = 10_000_000_000         # CLOCK_BOOTTIME of the recordings' start (10 s after boot)
+REAL0 = 1_796_000_000_000_000_000
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def s(x):
+    x = x.encode() if isinstance(x, str) else x
+    return varint(len(x)) + x
+
+
+def zigzag(v):
+    v = (v + 2**63) % 2**64 - 2**63     # the difference modulo 2^64 as an i64
+    return ((v << 1) ^ (v >> 63)) & (2**64 - 1)
+
+
+# ------------------------------------------------------------ schema
+U8, U16, U32, U64, I8, I16, I32, I64, CHARS, BYTES, STR, STRV = range(1, 13)
+SIZES = {U8: 1, U16: 2, U32: 4, U64: 8, I8: 1, I16: 2, I32: 4, I64: 8}
+PACK = {U8: '<B', U16: '<H', U32: '<I', U64: '<Q', I8: '<b', I16: '<h', I32: '<i', I64: '<q'}
+
+
+def fields(spec):
+    """spec: [(name, ftype, size_for_chars_or_None, unit)], laid out in order
+    with natural alignment like bpf/events.h (C struct rules)"""
+    out, off, blob = [], 0, 0
+    for name, ft, size, unit in spec:
+        if ft in (STR, STRV):
+            out.append((name, ft, blob, 0, unit))
+            blob += 1
+            continue
+        sz = SIZES.get(ft, size)
+        al = sz if ft in SIZES else 1
+        off = (off + al - 1) // al * al
+        out.append((name, ft, off, sz, unit))
+        off += sz
+    return out, (off + 7) // 8 * 8
+
+
+TYPES = {}
+
+
+def deftype(tid, name, spec, state=False, version=1):
+    fl, size = fields(spec)
+    TYPES[name] = dict(id=tid, name=name, fields=fl, fixed=size, state=state, version=version)
+
+
+deftype(1, 'fork', [('parent_tgid', U32, 0, ''), ('caller_tgid', U32, 0, ''),
+                    ('caller_pid', U32, 0, ''), ('child_tgid', U32, 0, ''),
+                    ('child_start_ns', U64, 0, 'ns'), ('child_ns_pid', U32, 0, ''),
+                    ('flags', U32, 0, '')])
+deftype(2, 'exec', [('start_ns', U64, 0, 'ns'), ('cgroup_id', U64, 0, ''),
+                    ('tgid', U32, 0, ''), ('old_pid', U32, 0, ''), ('ppid', U32, 0, ''),
+                    ('ns_pid', U32, 0, ''), ('uid', U32, 0, ''), ('euid', U32, 0, ''),
+                    ('gid', U32, 0, ''), ('egid', U32, 0, ''), ('argc', U32, 0, 'count'),
+                    ('argv_size', U32, 0, 'bytes'), ('argv_len', U32, 0, 'bytes'),
+                    ('filename_len', U16, 0, 'bytes'), ('exe_len', U16, 0, 'bytes'),
+                    ('script_len', U16, 0, 'bytes'), ('pad0', U16, 0, ''),
+                    ('flags', U32, 0, ''), ('comm', CHARS, 16, ''),
+                    ('filename', STR, 0, ''), ('exe', STR, 0, ''), ('script', STR, 0, ''),
+                    ('argv', STRV, 0, '')])
+TYPES['exec']['fields'] = [f for f in TYPES['exec']['fields'] if f[0] != 'pad0']
+deftype(3, 'exec_fail', [('tgid', U32, 0, ''), ('pid', U32, 0, ''), ('err', I32, 0, 'errno'),
+                         ('filename_len', U16, 0, 'bytes'), ('filename', STR, 0, '')])
+deftype(4, 'exit', [(n, U64, 0, u) for n, u in (
+    ('start_ns', 'ns'), ('utime_ns', 'ns'), ('stime_ns', 'ns'), ('maxrss_kib', 'KiB'),
+    ('rchar', 'bytes'), ('wchar', 'bytes'), ('syscr', 'count'), ('syscw', 'count'),
+    ('read_bytes', 'bytes'), ('write_bytes', 'bytes'), ('cancelled_write_bytes', 'bytes'),
+    ('nvcsw', 'count'), ('nivcsw', 'count'), ('min_flt', 'count'), ('maj_flt', 'count'))] +
+    [('tgid', U32, 0, ''), ('pid', U32, 0, ''), ('ppid', U32, 0, ''), ('status', U32, 0, ''),
+     ('exit_code', I32, 0, ''), ('signal', I32, 0, ''), ('threads', U32, 0, 'count'),
+     ('flags', U32, 0, ''), ('comm', CHARS, 16, '')])
+deftype(5, 'proc_state', [('start_ns', U64, 0, 'ns'), ('tgid', U32, 0, ''), ('ppid', U32, 0, ''),
+                          ('uid', U32, 0, ''), ('euid', U32, 0, ''), ('ns_pid', U32, 0, ''),
+                          ('argc', U32, 0, 'count'), ('argv_size', U32, 0, 'bytes'),
+                          ('argv_len', U32, 0, 'bytes'), ('exe_len', U16, 0, 'bytes'),
+                          ('pad0', U16, 0, ''), ('flags', U32, 0, ''), ('comm', CHARS, 16, ''),
+                          ('exe', STR, 0, ''), ('argv', STRV, 0, '')], state=True)
+TYPES['proc_state']['fields'] = [f for f in TYPES['proc_state']['fields'] if f[0] != 'pad0']
+deftype(6, 'drops', [(n, U64, 0, 'count') for n in (
+    'fork', 'exec', 'exec_fail', 'exit', 'map_full', 'argv_fault', 'kevent', 'slot7')])
+TYPES['drops']['fields'] = [f for f in TYPES['drops']['fields'] if f[0] != 'slot7']
+BASE = ['fork', 'exec', 'exec_fail', 'exit', 'proc_state', 'drops']
+
+
+def schema_payload(names, override=None):
+    out = bytearray(varint(len(names)))
+    for n in names:
+        t = dict(TYPES[n], **(override or {}).get(n, {}))
+        out += varint(t['id']) + varint(t['version']) + varint(1 if t['state'] else 0)
+        out += varint(t['fixed']) + s(t['name']) + varint(len(t['fields']))
+        for fn, ft, off, size, unit in t['fields']:
+            out += s(fn) + varint(ft) + varint(off) + varint(size) + s(unit)
+    return bytes(out)
+
+
+def meta_payload(kv):
+    out = bytearray(varint(len(kv)))
+    for k, v in kv:
+        out += s(k) + s(v)
+    return bytes(out)
+
+
+META = [('hostname', 'conformance'), ('kernel', '6.18.0'), ('arch', 'x86_64'), ('cpus', '2'),
+        ('page_size', '4096'), ('mem_bytes', '8589934592'), ('recorder', 'gen.py'),
+        ('start_boottime_ns', str(T0))]
+
+
+# ------------------------------------------------------------ events
+class Ev:
+    """one event: type name (or int id for an unknown type), ts, fields,
+    blobs {name: bytes}; fixed=bytes overrides the fixed part"""
+
+    def __init__(self, typ, ts, blobs=None, fixed=None, extra=b'', nblobs=None, **f):
+        self.typ, self.ts, self.f, self.blobs = typ, ts, f, blobs or {}
+        self.fixed, self.extra, self.nblobs = fixed, extra, nblobs
+
+    def encode(self):
+        if isinstance(self.typ, int):
+            return self.typ, self.fixed or b'', [self.blobs.get(i, b'') for i in
+                                                 range(self.nblobs or 0)]
+        t = TYPES[self.typ]
+        fx = bytearray(t['fixed'])
+        bl = []
+        for fn, ft, off, size, unit in t['fields']:
+            if ft in (STR, STRV):
+                bl.append(self.blobs.get(fn, b''))
+            elif ft == CHARS:
+                v = self.f.get(fn, b'')
+                v = v.encode() if isinstance(v, str) else v
+                fx[off:off + size] = v[:size].ljust(size, b'\0')
+            else:
+                struct.pack_into(PACK[ft], fx, off, self.f.get(fn, 0))
+        fx = bytes(fx) + self.extra if self.fixed is None else self.fixed
+        if self.nblobs is not None:
+            bl = (bl + [b''] * self.nblobs)[:self.nblobs]
+        return t['id'], fx, bl
+
+
+def chunk_payload(events, strings_first=()):
+    table, refs = list(strings_first), []
+    enc = []
+    for e in events:
+        tid, fx, bl = e.encode()
+        r = []
+        for b in bl:
+            if not b:
+                r.append(0)
+                continue
+            if b not in table:
+                table.append(b)
+            r.append(table.index(b) + 1)
+        enc.append((tid, e.ts, fx, r))
+    out = bytearray(varint(len(table)))
+    for b in table:
+        out += varint(len(b)) + b
+    prev = 0
+    for tid, ts, fx, r in enc:
+        out += varint(tid) + varint(zigzag(ts - prev)) + varint(len(fx)) + fx
+        out += varint(len(r)) + b''.join(varint(x) for x in r)
+        prev = ts
+    return bytes(out)
+
+
+# ------------------------------------------------------------ blocks
+def block(typ, seq, payload=b'', ext=b'', flags=0, compress=None, raw_len=None,
+          payload_len=None):
+    raw = payload
+    if compress is None:
+        compress = bool(flags & ZSTD)
+    if compress:
+        flags |= ZSTD
+        payload = zstd(payload)
+    hdr = BMAGIC + struct.pack('<BBHIIQQ', typ, flags, len(ext),
+                               len(payload) if payload_len is None else payload_len,
+                               len(raw) if raw_len is None else raw_len, seq, xxh3(payload))
+    hdr += ext
+    return hdr + struct.pack('<Q', xxh3(hdr)) + payload
+
+
+def cext(events, dropped=0, dropped_total=0, anchor=None, min_ts=None, max_ts=None, n=None,
+         extra=b''):
+    ts = [e.ts for e in events]
+    lo = min(ts) if ts else (anchor or T0)
+    hi = max(ts) if ts else lo
+    a = anchor if anchor is not None else hi
+    return struct.pack('<QQQQQQq', lo if min_ts is None else min_ts,
+                       hi if max_ts is None else max_ts, len(events) if n is None else n,
+                       dropped, dropped_total, a, REAL0 + (a - T0) if a else 0) + extra
+
+
+def chunk(seq, events, compress=True, **kw):
+    ext_extra = kw.pop('ext_extra', b'')
+    return block(CHUNK, seq, chunk_payload(events), cext(events, extra=ext_extra, **kw),
+                 compress=compress)
+
+
+def state(seq, events, compress=True, **kw):
+    return block(STATE, seq, chunk_payload(events), cext(events, **kw), compress=compress)
+
+
+def header(major=1, minor=0, header_size=128, compat=0, ro=0, incompat=0, ring=None,
+           extra=b''):
+    rs = ring or (0, 0, 0, 0, 0)
+    h = MAGIC + struct.pack('<HHIQQQ', major, minor, header_size, compat, ro, incompat)
+    h += UUID + BOOT_ID + struct.pack('<Qq', T0, REAL0)
+    h += struct.pack('<QQQII', *rs) + extra
+    h = h.ljust(header_size - 8, b'\0')
+    return h + struct.pack('<Q', xxh3(h))
+
+
+def parse_blocks(data, start):
+    """(offset, size, type, seq, ext) of blocks back to back from start"""
+    out, p = [], start
+    while p + 40 <= len(data) and data[p:p + 4] == BMAGIC:
+        typ, fl, el, pl, rl, seq = struct.unpack_from('<BBHIIQ', data, p + 4)
+        size = 40 + el + pl
+        out.append((p, size, typ, seq, rl, data[p + 32:p + 32 + el]))
+        p += size
+    return out
+
+
+def index_entries(data, blocks):
+    out = bytearray()
+    for off, size, typ, seq, rl, ext in blocks:
+        e = ext[:56] if typ in (CHUNK, STATE) else b''
+        out += struct.pack('<QQIII4x', off, seq, size, rl, typ) + e.ljust(56, b'\0')
+    return bytes(out)
+
+
+def linear(blocks, seq_next, meta_final=None, close=True, hdr=None, periodic=False):
+    """a linear file: header, blocks, then (close) final metadata, index, trailer.
+    periodic: INDEX blocks among `blocks` are left out of the final index"""
+    data = bytearray(hdr or header())
+    for b in blocks:
+        data += b
+    if not close:
+        return bytes(data)
+    hs = struct.unpack_from('<I', data, 12)[0]
+    data += block(METADATA, seq_next, meta_payload(meta_final or META + [
+        ('stop_anchor_boot_ns', str(T0 + 9_000_000)),
+        ('stop_anchor_real_ns', str(REAL0 + 9_000_000))]))
+    listed = [b for b in parse_blocks(data, hs) if b[2] != INDEX]
+    idx_off = len(data)
+    data += block(INDEX, seq_next + 1, index_entries(data, listed))
+    idx_size = len(data) - idx_off
+    data += block(TRAILER, seq_next + 2, b'',
+                  struct.pack('<QQQ', idx_off, idx_size, len(data) + 64))
+    return bytes(data)
+
+
+# ------------------------------------------------------------ workloads
+def exec_ev(ts, tgid, start, argv, exe=None, ppid=1, old_pid=0, flags=0, argv_size=None):
+    exe = (exe or argv[0]).encode()
+    av = b''.join(a.encode() + b'\0' for a in argv)
+    return Ev('exec', ts, blobs={'filename': exe, 'exe': exe, 'argv': av}, start_ns=start,
+              tgid=tgid, old_pid=old_pid, ppid=ppid, argc=len(argv),
+              argv_size=len(av) if argv_size is None else argv_size, argv_len=len(av),
+              filename_len=len(exe), exe_len=len(exe), flags=flags,
+              comm=os.path.basename(exe)[:15])
+
+
+def exit_ev(ts, tgid, start, code=0, sig=0, core=False, ppid=1, ut=0, st=0, comm='',
+            pid=None):
+    status = (sig | (0x80 if core else 0)) if sig else (code & 0xff) << 8
+    flags = (1 if core else 0) | (2 if sig else 0)
+    return Ev('exit', ts, start_ns=start, utime_ns=ut, stime_ns=st, tgid=tgid,
+              pid=pid or tgid, ppid=ppid, status=status, exit_code=-1 if sig else code,
+              signal=sig, threads=1, flags=flags, comm=comm)
+
+
+def fork_ev(ts, parent, child, start=None, flags=0):
+    return Ev('fork', ts, parent_tgid=parent, caller_tgid=parent, caller_pid=parent,
+              child_tgid=child, child_start_ns=ts if start is None else start,
+              child_ns_pid=child, flags=flags)
+
+
+def state_ev(ts, tgid, start, argv, exe, ppid=1, flags=0, comm=None):
+    av = b''.join(a.encode() + b'\0' for a in argv)
+    return Ev('proc_state', ts, blobs={'exe': exe.encode(), 'argv': av}, start_ns=start,
+              tgid=tgid, ppid=ppid, argc=len(argv), argv_size=len(av), argv_len=len(av),
+              exe_len=len(exe), flags=flags, comm=comm or os.path.basename(exe)[:15])
+
+
+def us(n):
+    return T0 + n * 1000
+
+
+def shell_state():
+    return [state_ev(us(0), 100, T0 - 5_000_000_000, ['bash'], '/usr/bin/bash', flags=1)]
+
+
+def pipeline():
+    """bash (100, alive before) forks 200 which execs make; make forks 201
+    (cc, exit 0) and 202 (cc killed by SIGSEGV with a core); 201's pid is
+    reused by a later process; 203 execs from a non-leader thread 204"""
+    return [
+        fork_ev(us(10), 100, 200),
+        exec_ev(us(11), 200, us(10), ['make', '-j2'], '/usr/bin/make', ppid=100),
+        fork_ev(us(20), 200, 201),
+        exec_ev(us(21), 201, us(20), ['cc', '-c', 'a.c'], '/usr/bin/cc', ppid=200),
+        fork_ev(us(22), 200, 202),
+        exec_ev(us(23), 202, us(22), ['cc', '-c', 'b.c'], '/usr/bin/cc', ppid=200),
+        exit_ev(us(30), 201, us(20), code=0, ppid=200, ut=5000, comm='cc'),
+        exit_ev(us(31), 202, us(22), sig=11, core=True, ppid=200, ut=1000, comm='cc'),
+        fork_ev(us(40), 200, 201),
+        exec_ev(us(41), 201, us(40), ['ld', '-o', 'prog', 'a.o'], '/usr/bin/ld', ppid=200),
+        exit_ev(us(45), 201, us(40), code=1, ppid=200, comm='ld'),
+        fork_ev(us(50), 200, 203),
+        exec_ev(us(52), 203, us(50), ['./prog', ''], '/tmp/prog', ppid=200, old_pid=204),
+        exit_ev(us(60), 203, us(50), code=3, ppid=200, comm='prog'),
+        exit_ev(us(70), 200, us(10), code=2, ppid=100, comm='make'),
+    ]
+
+
+def head_blocks(meta=None, types=None, mflags=0):
+    return [block(METADATA, 1, meta_payload(meta or META), flags=mflags),
+            block(SCHEMA, 2, schema_payload(types or BASE), flags=mflags)]
+
+
+# ------------------------------------------------------------ corpus
+CORPUS = {}
+
+
+def corpus(name):
+    def reg(fn):
+        CORPUS[name] = fn
+        return fn
+    return reg
+
+
+@corpus('linear-basic')
+def _():
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:8]), chunk(5, ev[8:])],
+                  6)
+
+
+@corpus('chunks-overlap')
+def _():
+    """chunks overlap in time and events inside a chunk are out of order:
+    ts_delta is negative, the reader merges by (ts, chunk seq, position)"""
+    ev = pipeline()
+    a = [ev[1], ev[0], ev[3], ev[2], ev[6]]
+    b = [e for e in ev if e not in a]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, b), chunk(5, a)], 6)
+
+
+@corpus('argv-edge')
+def _():
+    """argv: a real empty last argument; an argv cut by --argv-max (no final
+    NUL, flag ARGV_TRUNCATED); an empty argv (argv_len 0)"""
+    e1 = exec_ev(us(11), 200, us(10), ['printf', 'x', ''], '/usr/bin/printf', ppid=100)
+    cut = b'grep\0-e\0pat'
+    e2 = Ev('exec', us(21), blobs={'filename': b'/usr/bin/grep', 'exe': b'/usr/bin/grep',
+                                   'argv': cut}, start_ns=us(20), tgid=201, ppid=100, argc=4,
+            argv_size=40, argv_len=len(cut), filename_len=13, exe_len=13, flags=1, comm='grep')
+    e3 = Ev('exec', us(31), blobs={'filename': b'/bin/true', 'exe': b'/usr/bin/true'},
+            start_ns=us(30), tgid=202, ppid=100, argc=0, argv_size=0, argv_len=0,
+            filename_len=9, exe_len=13, comm='true')
+    ev = [fork_ev(us(10), 100, 200), e1, exit_ev(us(12), 200, us(10), ppid=100, comm='printf'),
+          fork_ev(us(20), 100, 201), e2, exit_ev(us(22), 201, us(20), code=1, ppid=100),
+          fork_ev(us(30), 100, 202), e3, exit_ev(us(32), 202, us(30), ppid=100)]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('unknown-type-field')
+def _():
+    """an event of a type id the schema lacks (skipped, still counted in
+    ext.events); an exit whose fixed part is longer than the schema's (an
+    appended field: ignored) and one shorter (missing fields read as 0);
+    an exec with a fifth blob the schema does not know (ignored) and a fork
+    with fewer blobs than... none (fork has no blobs)"""
+    ev = pipeline()[:8]
+    ev.insert(2, Ev(200, us(15), fixed=b'\x01\x02\x03\x04', blobs={0: b'opaque'}, nblobs=1))
+    long_exit = exit_ev(us(30), 201, us(20), code=0, ppid=200, ut=5000, comm='cc')
+    long_exit.extra = b'\xee' * 16
+    ev[7] = long_exit
+    short = exit_ev(us(31), 202, us(22), sig=11, core=True, ppid=200, ut=1000, comm='cc')
+    short.fixed = short.encode()[1][:132]       # up to status: exit_code, signal ... read as 0
+    ev[8] = short
+    ex = exec_ev(us(21), 201, us(20), ['cc', '-c', 'a.c'], '/usr/bin/cc', ppid=200)
+    ex.blobs[4] = b'appended'
+    ex.nblobs = 5
+    orig = ex.encode
+
+    def enc5():
+        tid, fx, bl = orig()
+        return tid, fx, bl[:4] + [b'appended-blob']
+    ex.encode = enc5
+    ev[4] = ex
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('late-schema')
+def _():
+    """a type learnt after the first chunk: a second SCHEMA block before the
+    chunk that uses it; the same id defined twice: the highest seq wins"""
+    TYPES['oom_kill'] = dict(id=9, name='oom_kill', version=1, state=False, fixed=16,
+                             fields=[('start_ns', U64, 0, 8, 'ns'), ('tgid', U32, 8, 4, ''),
+                                     ('pid', U32, 12, 4, '')])
+    ev = pipeline()
+    s1 = schema_payload(BASE + ['oom_kill'], {'oom_kill': dict(name='old_name')})
+    s2 = schema_payload(['oom_kill'])
+    oom = Ev('oom_kill', us(29), start_ns=us(20), tgid=201, pid=201)
+    late = [b for b in head_blocks()[:1]] + [block(SCHEMA, 2, s1), state(3, shell_state()),
+                                             chunk(4, ev[:6]), block(SCHEMA, 5, s2),
+                                             chunk(6, ev[6:] + [oom])]
+    del TYPES['oom_kill']
+    return linear(late, 7)
+
+
+@corpus('compressed-meta')
+def _():
+    """METADATA and SCHEMA blocks with the ZSTD flag; a key written again in
+    the final metadata (highest seq wins); an empty value; UTF-8 values"""
+    meta = META + [('command', 'make -j2'), ('note', ''), ('label', 'caf\u00e9 \u2713')]
+    final = META + [('command', 'make -j2 all'), ('stop_reason', 'child exited')]
+    ev = pipeline()
+    return linear(head_blocks(meta, mflags=ZSTD) + [state(3, shell_state()), chunk(4, ev)], 5,
+                  meta_final=final)
+
+
+@corpus('periodic-index')
+def _():
+    """a periodic INDEX block after chunks 4-5 lists the blocks since the
+    file start; the final index skips it (a gap holding only INDEX blocks)"""
+    ev = pipeline()
+    pre = header() + b''.join(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]),
+                                               chunk(5, ev[5:10])])
+    listed = parse_blocks(pre, 128)
+    per = block(INDEX, 6, index_entries(pre, listed))
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]), chunk(5, ev[5:10]),
+                                   per, chunk(7, ev[10:])], 8)
+
+
+@corpus('drops-every-slot')
+def _():
+    """drops counted in chunk headers (dropped, dropped_total) and a drops
+    event with every slot non-zero; the file's drop count is the largest
+    dropped_total; an empty chunk sealed at close carries late drops"""
+    ev = pipeline()
+    d = Ev('drops', us(69), fork=1, exec=2, exec_fail=3, exit=4, map_full=5, argv_fault=6,
+           kevent=7)
+    return linear(head_blocks() + [state(3, shell_state()),
+                                   chunk(4, ev[:7], dropped=3, dropped_total=3),
+                                   chunk(5, ev[7:] + [d], dropped=2, dropped_total=5),
+                                   chunk(6, [], anchor=us(80), dropped=1, dropped_total=6)], 7)
+
+
+@corpus('unknown-block')
+def _():
+    """a block of unknown type 7 and a chunk with an unknown flag bit (0x80):
+    both skipped by length, not damage"""
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:8]),
+                                   block(7, 5, b'future block payload'),
+                                   block(CHUNK, 6, chunk_payload(ev[8:]), cext(ev[8:]),
+                                         flags=0x80),
+                                   chunk(7, ev[8:])], 8)
+
+
+@corpus('newer-minor')
+def _():
+    """minor 1 with a 136-byte header (8 extra bytes), compat and ro_compat
+    bits set, a chunk extension of 64 bytes: all read as 1.0"""
+    ev = pipeline()
+    h = header(minor=1, header_size=136, compat=0x8000, ro=0x4, extra=b'')
+    return linear(head_blocks() + [state(3, shell_state()),
+                                   chunk(4, ev, ext_extra=b'\x77' * 8)], 5, hdr=h)
+
+
+@corpus('killed-writer')
+def _():
+    """the writer was SIGKILLed after its second chunk: no final metadata,
+    index nor trailer; processes without an exit are running at the end"""
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]),
+                                   chunk(5, ev[5:9])], 6, close=False)
+
+
+@corpus('torn-tail')
+def _():
+    """as killed-writer, plus the first 100 bytes of a third chunk (a write
+    cut by the crash): a torn tail, one damaged region"""
+    ev = pipeline()
+    third = chunk(6, ev[9:])
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]),
+                                   chunk(5, ev[5:9]), third[:100]], 6, close=False)
+
+
+@corpus('state-merge')
+def _():
+    """state blocks before the first chunk and after chunk 5: a process known
+    only from state (300, started before the recording: pre-existing flag 0);
+    a later state block repeats live ones and still lists 201 which the
+    chunk before it saw exit (a stale entry: ignored)"""
+    ev = pipeline()
+    st1 = shell_state() + [state_ev(us(0), 300, T0 - 1_000_000, ['sleep', '100'],
+                                    '/usr/bin/sleep', ppid=100)]
+    st2 = [state_ev(us(35), 100, T0 - 5_000_000_000, ['bash'], '/usr/bin/bash', flags=1),
+           state_ev(us(35), 200, us(10), ['make', '-j2'], '/usr/bin/make', ppid=100),
+           state_ev(us(35), 201, us(20), ['cc', '-c', 'a.c'], '/usr/bin/cc', ppid=200),
+           state_ev(us(35), 300, T0 - 1_000_000, ['sleep', '100'], '/usr/bin/sleep', ppid=100)]
+    return linear(head_blocks() + [state(3, st1), chunk(4, ev[:4]), chunk(5, ev[4:8]),
+                                   state(6, st2), chunk(7, ev[8:])], 8)
+
+
+@corpus('exit-lost')
+def _():
+    """final metadata alive_at_stop lists only bash (100): make (200) never
+    exited in the trace, so its exit was lost; cc 201 is ended by a second
+    fork of pid 201 while still live (pid reuse: the first instance's exit
+    was lost); 202 exits with ppid 1 (reparented: its parent died first)"""
+    ev = [fork_ev(us(10), 100, 200),
+          exec_ev(us(11), 200, us(10), ['make'], '/usr/bin/make', ppid=100),
+          fork_ev(us(20), 200, 201),
+          exec_ev(us(21), 201, us(20), ['cc', 'a.c'], '/usr/bin/cc', ppid=200),
+          fork_ev(us(22), 200, 202),
+          fork_ev(us(30), 200, 201),
+          exec_ev(us(31), 201, us(30), ['cc', 'b.c'], '/usr/bin/cc', ppid=200),
+          exit_ev(us(40), 201, us(30), code=0, ppid=200, comm='cc'),
+          exit_ev(us(50), 202, us(22), sig=9, ppid=1, comm='make')]
+    final = META + [('alive_at_stop', '100')]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5, meta_final=final)
+
+
+@corpus('anchors')
+def _():
+    """clock anchors that disagree (the wall clock was stepped): header
+    (T0 -> REAL0), chunk 4 sealed at 20 us with the clock 1 s ahead, chunk 5
+    at 60 us with it 2 s ahead, the stop anchor at 80 us 3 s ahead. Each
+    event's wall time uses the nearest anchor; the event at 40 us is exactly
+    between 20 and 60: the smaller boot wins"""
+    ev = [fork_ev(us(10), 100, 200), exec_ev(us(15), 200, us(10), ['a'], '/a', ppid=100),
+          exit_ev(us(20), 200, us(10), ppid=100, comm='a'),
+          fork_ev(us(40), 100, 201), exit_ev(us(60), 201, us(40), ppid=100),
+          fork_ev(us(75), 100, 202)]
+
+    def anch(seq, evs, boot, step):
+        return block(CHUNK, seq, chunk_payload(evs),
+                     cext(evs)[:40] + struct.pack('<Qq', boot, REAL0 + (boot - T0) + step),
+                     compress=True)
+    final = META + [('stop_anchor_boot_ns', str(us(80))),
+                    ('stop_anchor_real_ns', str(REAL0 + 80_000 + 3_000_000_000))]
+    return linear(head_blocks() + [state(3, shell_state(), anchor=0),
+                                   anch(4, ev[:3], us(20), 1_000_000_000),
+                                   anch(5, ev[3:], us(60), 2_000_000_000)], 6, meta_final=final)
+
+
+@corpus('exit-status-only')
+def _():
+    """an older writer's exit type without exit_code, signal and flags: the
+    analyzer decodes the raw wait status (137 = SIGKILL; 139 = SIGSEGV with
+    a core; 768 = exit 3)"""
+    fl = [f for f in TYPES['exit']['fields'] if f[0] not in ('exit_code', 'signal', 'flags')]
+    sch = schema_payload(BASE, {'exit': dict(fields=fl)})
+    ev = [fork_ev(us(10), 100, 200), exit_ev(us(20), 200, us(10), sig=9, ppid=100),
+          fork_ev(us(30), 100, 201), exit_ev(us(40), 201, us(30), sig=11, core=True, ppid=100),
+          fork_ev(us(50), 100, 202), exit_ev(us(60), 202, us(50), code=3, ppid=100)]
+    return linear([block(METADATA, 1, meta_payload(META)), block(SCHEMA, 2, sch),
+                   state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('bad-min-max-index')
+def _():
+    """as bad-min-max in a closed file: the index lists chunk 4 with its
+    inconsistent ext; that chunk is damage, the index is used for the rest"""
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state()),
+                                   chunk(4, ev[:8], min_ts=us(40), max_ts=us(10)),
+                                   chunk(5, ev[8:])], 6)
+
+
+@corpus('head-ext')
+def _():
+    """METADATA and SCHEMA blocks with an 8-byte ext (covered by the header
+    checksum): ignored, the blocks read as usual"""
+    ev = pipeline()
+    return linear([block(METADATA, 1, meta_payload(META), b'\x01' * 8),
+                   block(SCHEMA, 2, schema_payload(BASE), b'\x02' * 8),
+                   state(3, shell_state()), chunk(4, ev)], 5)
+
+
+# ------------------------------------------------------------ ring files
+RING_START, FINAL_OFF, SEG = 4096, 2048, 2048
+
+
+def ring_file(nseg, segs, closed=True, cut=None, head_meta=None):
+    """segs: {segment index: bytes written at its start (blocks back to back)}.
+    Each segment is first filled with `leftover` bytes if given as a tuple."""
+    size = RING_START + nseg * SEG
+    data = bytearray(size)
+    h = header(incompat=1, ring=(size, RING_START, SEG, nseg, FINAL_OFF))
+    data[:128] = h
+    hb = b''.join(head_blocks(head_meta))
+    data[128:128 + len(hb)] = hb
+    if closed:
+        fm = block(METADATA, 99, meta_payload(META + [('stop_anchor_boot_ns', str(us(90))),
+                                                      ('stop_anchor_real_ns',
+                                                       str(REAL0 + 90_000))]))
+        data[FINAL_OFF:FINAL_OFF + len(fm)] = fm
+    for i, content in segs.items():
+        for off, b in content:
+            p = RING_START + i * SEG + off
+            assert off + len(b) <= SEG, (i, off, len(b))
+            data[p:p + len(b)] = b
+    return bytes(data[:cut] if cut else data)
+
+
+def seg(*blocks, at=0):
+    out, p = [], at
+    for b in blocks:
+        out.append((p, b))
+        p += len(b)
+    return out
+
+
+def wrapped_segments():
+    """3 segments, written 0,1,2 then 0 again: segment 0 holds the newest
+    lap (seq 20..22) followed by leftovers of the first lap (seq 3..5's tail
+    region: a block with seq 5, older than every segment start)"""
+    ev = pipeline()
+    live = shell_state()
+    old0 = seg(state(3, live), chunk(4, ev[0:2]), chunk(5, ev[2:4]))
+    s1 = seg(state(6, live + [state_ev(us(20), 200, us(10), ['make', '-j2'], '/usr/bin/make',
+                                       ppid=100)]),
+             chunk(7, ev[4:6]), chunk(8, ev[6:8]))
+    s2 = seg(state(9, live + [state_ev(us(31), 200, us(10), ['make', '-j2'], '/usr/bin/make',
+                                       ppid=100)]),
+             chunk(10, ev[8:11]))
+    new0_blocks = [state(11, live + [state_ev(us(45), 200, us(10), ['make', '-j2'],
+                                              '/usr/bin/make', ppid=100)]),
+                   chunk(12, ev[11:])]
+    new0 = seg(*new0_blocks)
+    # the old lap's chunk 5 stays after the new lap's end if it started later
+    end_new = sum(len(b) for b in new0_blocks)
+    old_tail = [(p, b) for p, b in old0 if p >= end_new]
+    if not old_tail:   # place an old-lap block explicitly after the new chain
+        old_tail = [(end_new, chunk(5, ev[2:4]))]
+    return {0: old_tail + new0, 1: s1, 2: s2}
+
+
+@corpus('ring-wrapped')
+def _():
+    """a closed ring of 3 segments that wrapped: segment 0 was rewritten
+    (seq 11-12), the first lap's segment 0 (seq 3-5) is gone but a block of
+    it (seq 5) lies after the new chain: below lap (6), it ends the chain
+    silently. Processes alive before segment 1 are known from its state
+    block (make 200 with its image)"""
+    return ring_file(3, wrapped_segments())
+
+
+@corpus('ring-unfinished')
+def _():
+    """the same ring whose writer was killed: the final slot is all zero"""
+    return ring_file(3, wrapped_segments(), closed=False)
+
+
+@corpus('ring-short')
+def _():
+    """the same ring copied short: the file ends inside segment 2; the
+    missing bytes are one damaged region (TRUNCATED)"""
+    return ring_file(3, wrapped_segments(), cut=RING_START + 2 * SEG + 300)
+
+
+@corpus('ring-out-of-place')
+def _():
+    """a copy of chunk 7 (seq 7 >= lap) written after segment 2's chain end:
+    out of place, damage, never read twice"""
+    segs = wrapped_segments()
+    ev = pipeline()
+    end = sum(len(b) for _, b in segs[2])
+    segs[2] = segs[2] + [(end, chunk(7, ev[4:6]))]
+    return ring_file(3, segs)
+
+
+@corpus('ring-late-schema')
+def _():
+    """a ring whose head chain holds a second SCHEMA block (seq 98, type 9
+    oom_kill learnt late) after the first; chunk 12 has an oom_kill event"""
+    TYPES['oom_kill'] = dict(id=9, name='oom_kill', version=1, state=False, fixed=16,
+                             fields=[('start_ns', U64, 0, 8, 'ns'), ('tgid', U32, 8, 4, ''),
+                                     ('pid', U32, 12, 4, '')])
+    try:
+        segs = wrapped_segments()
+        ev = pipeline()
+        oom = Ev('oom_kill', us(59), start_ns=us(50), tgid=203, pid=203)
+        c12 = chunk(12, sorted(ev[11:] + [oom], key=lambda e: e.ts))
+        st11 = segs[0][-2][1]
+        segs[0] = seg(st11, c12)
+        extra = block(SCHEMA, 98, schema_payload(['oom_kill']))
+        data = bytearray(ring_file(3, segs))
+        hb = len(b''.join(head_blocks()))
+        data[128 + hb:128 + hb + len(extra)] = extra
+        return bytes(data)
+    finally:
+        del TYPES['oom_kill']
+
+
+@corpus('ring-bad-segment-start')
+def _():
+    """ring-wrapped with segment 1's opening state block damaged (a flipped
+    header byte): segment 1 gives no lap candidate (lap = 9, segment 2's);
+    its bytes up to chunk 7 are one damaged region, and chunk 7, found by
+    resynchronisation, is read although its seq is below lap, then chunk 8"""
+    data = bytearray(ring_file(3, wrapped_segments()))
+    data[RING_START + SEG + 20] ^= 0x01
+    return bytes(data)
+
+
+# ------------------------------------------------------------ damage
+def good_linear():
+    return CORPUS['linear-basic']()
+
+
+def reheader(data, **kw):
+    return header(**kw) + data[128:]
+
+
+@corpus('bad-magic')
+def _():
+    return b'\x89TZ2\r\n\x1a\n' + good_linear()[8:]
+
+
+@corpus('bad-version')
+def _():
+    """major 2 with a correct header checksum: refused as VERSION"""
+    return reheader(good_linear(), major=2)
+
+
+@corpus('bad-version-flip')
+def _():
+    """major 1 -> 3 by a flipped bit (checksum not updated): major is checked
+    before the checksum, so it reads VERSION, not CHECKSUM"""
+    d = bytearray(good_linear())
+    d[8] ^= 0x02
+    return bytes(d)
+
+
+@corpus('bad-header-checksum')
+def _():
+    d = bytearray(good_linear())
+    d[60] ^= 0x01          # inside boot_id
+    return bytes(d)
+
+
+@corpus('bad-incompat')
+def _():
+    return reheader(good_linear(), incompat=0x4)
+
+
+@corpus('short-header')
+def _():
+    return good_linear()[:100]
+
+
+@corpus('short-magic')
+def _():
+    return MAGIC[:5]
+
+
+@corpus('linear-ring-fields')
+def _():
+    """a linear file whose ring fields are non-zero: ignored"""
+    d = good_linear()
+    return reheader(d, ring=(123, 456, 789, 3, 1000))
+
+
+def _damage_chunk(mut):
+    """linear-basic with chunk 4 mutated by mut(bytearray of the file, offset, size)"""
+    d = bytearray(good_linear())
+    for off, size, typ, seq, rl, ext in parse_blocks(d, 128):
+        if typ == CHUNK and seq == 4:
+            mut(d, off, size)
+            return bytes(d)
+    raise AssertionError
+
+
+@corpus('bad-payload-checksum')
+def _():
+    """chunk 4's payload has a flipped byte: that chunk is damage, the rest
+    reads; the index stays valid (its entry describes the header)"""
+    return _damage_chunk(lambda d, o, n: d.__setitem__(o + n - 3, d[o + n - 3] ^ 0xff))
+
+
+@corpus('bad-block-header')
+def _():
+    """chunk 4's header checksum fails: the index is not used (its entry
+    no longer matches a valid header), the scan resynchronises at chunk 5"""
+    return _damage_chunk(lambda d, o, n: d.__setitem__(o + 20, d[o + 20] ^ 0x01))
+
+
+def _rebuild(blocks_fn):
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state())] + blocks_fn(ev), 6)
+
+
+@corpus('bad-event-ts')
+def _():
+    """chunk 4 claims max_ts below one of its events: the whole chunk is damage"""
+    return _rebuild(lambda ev: [chunk(4, ev[:8], max_ts=us(20)), chunk(5, ev[8:])])
+
+
+@corpus('bad-event-count')
+def _():
+    """chunk 4's ext.events is one more than its payload holds: damage"""
+    return _rebuild(lambda ev: [chunk(4, ev[:8], n=9), chunk(5, ev[8:])])
+
+
+@corpus('bad-min-max')
+def _():
+    """chunk 4 has min_ts > max_ts: damage on the scan path too (no index)"""
+    ev = pipeline()
+    return linear(head_blocks() + [state(3, shell_state()),
+                                   chunk(4, ev[:8], min_ts=us(40), max_ts=us(10)),
+                                   chunk(5, ev[8:])], 6, close=False)
+
+
+@corpus('bad-blob-ref')
+def _():
+    """an exec in chunk 4 refers to string 9 of a table of 2: damage"""
+    ev = pipeline()
+    p = bytearray(chunk_payload(ev[:8]))
+    raw = bytes(p)
+    # the first exec's first ref byte: find the varint 1 after its fixed part
+    tid, fx, bl = ev[1].encode()
+    pos = raw.index(fx) + len(fx)
+    assert raw[pos] == 4            # nblobs
+    p[pos + 1] = 9
+    bad = block(CHUNK, 4, bytes(p), cext(ev[:8]), compress=True)
+    return linear(head_blocks() + [state(3, shell_state()), bad, chunk(5, ev[8:])], 6)
+
+
+@corpus('duplicate-seq')
+def _():
+    """chunk 5 appears twice (a replayed block): the second is damage and
+    duplicate_blocks counts it; its events are read once"""
+    ev = pipeline()
+    c5 = chunk(5, ev[8:])
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:8]), c5, c5], 6)
+
+
+@corpus('stale-index')
+def _():
+    """a valid trailer whose index lists one block less than the file has:
+    the index is ignored and the file is read by the scan rule"""
+    d = bytearray(good_linear())
+    ioff, isz, fsz = struct.unpack_from('<QQQ', d, len(d) - 64 + 32)
+    entries = d[ioff + 40:ioff + isz]
+    newidx = block(INDEX, 7, bytes(entries[88:]))
+    assert len(newidx) == isz - 88
+    out = d[:ioff] + newidx
+    out += block(TRAILER, 8, b'', struct.pack('<QQQ', ioff, len(newidx), len(out) + 64))
+    return bytes(out)
+
+
+@corpus('bad-trailer')
+def _():
+    """the trailer's header checksum fails: the file is unfinished and read
+    by the scan rule (the INDEX block before it is a valid block)"""
+    d = bytearray(good_linear())
+    d[-10] ^= 0x01
+    return bytes(d)
+
+
+@corpus('inflated-length')
+def _():
+    """chunk 4's payload_len was inflated by 200 and its header checksum
+    recomputed: its payload fails and chunk 5's header starts inside it, so
+    chunk 4 is one damaged region and reading resumes at chunk 5"""
+    ev = pipeline()
+    c4 = bytearray(chunk(4, ev[:8]))
+    struct.pack_into('<I', c4, 8, struct.unpack_from('<I', c4, 8)[0] + 200)
+    struct.pack_into('<Q', c4, 88, xxh3(bytes(c4[:88])))
+    return linear(head_blocks() + [state(3, shell_state()), bytes(c4), chunk(5, ev[8:])], 6,
+                  close=False) + b'\0' * 200
+
+
+@corpus('bad-schema')
+def _():
+    """a second SCHEMA block whose field lies past fixed_size: that block
+    is damage (the first schema stays in force)"""
+    bad = schema_payload(['fork'], {'fork': dict(fixed=8)})
+    ev = pipeline()
+    return linear(head_blocks() + [block(SCHEMA, 3, bad), state(4, shell_state()),
+                                   chunk(5, ev)], 6)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    for name, fn in sorted(CORPUS.items()):
+        with open(os.path.join(out, name + '.tz'), 'wb') as f:
+            f.write(fn())
+
+
+if __name__ == '__main__':
+    main()
