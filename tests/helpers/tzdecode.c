@@ -146,7 +146,8 @@ static void proc_line(const struct tza_proc *p)
 		const char *name;
 	} fl[] = {{TZA_P_PRE_EXISTING, "pre_existing"},	    {TZA_P_NO_FORK, "no_fork"},
 		  {TZA_P_FROM_STATE, "from_state"},	    {TZA_P_REPARENTED, "reparented"},
-		  {TZA_P_ARGV_TRUNCATED, "argv_truncated"}, {TZA_P_KTHREAD, "kthread"}};
+		  {TZA_P_ARGV_TRUNCATED, "argv_truncated"}, {TZA_P_KTHREAD, "kthread"},
+		  {TZA_P_RELEASED, "cpu_final"}};
 	printf(" flags=");
 	int any = 0;
 	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)

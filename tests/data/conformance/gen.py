@@ -136,6 +136,10 @@ deftype(6, 'drops', [(n, U64, 0, 'count') for n in (
     'fork', 'exec', 'exec_fail', 'exit', 'map_full', 'argv_fault', 'kevent', 'slot7')])
 TYPES['drops']['fields'] = [f for f in TYPES['drops']['fields'] if f[0] != 'slot7']
 BASE = ['fork', 'exec', 'exec_fail', 'exit', 'proc_state', 'drops']
+deftype(11, 'release', [(n, U64, 0, u) for n, u in (
+    ('start_ns', 'ns'), ('utime_ns', 'ns'), ('stime_ns', 'ns'), ('nvcsw', 'count'),
+    ('nivcsw', 'count'), ('min_flt', 'count'), ('maj_flt', 'count'))] +
+    [('tgid', U32, 0, ''), ('flags', U32, 0, '')])
 
 
 def schema_payload(names, override=None):
@@ -322,6 +326,11 @@ def exit_ev(ts, tgid, start, code=0, sig=0, core=False, ppid=1, ut=0, st=0, comm
     return Ev('exit', ts, start_ns=start, utime_ns=ut, stime_ns=st, tgid=tgid,
               pid=pid or tgid, ppid=ppid, status=status, exit_code=-1 if sig else code,
               signal=sig, threads=1, flags=flags, comm=comm)
+
+
+def release_ev(ts, tgid, start, ut, st, nvcsw=0, nivcsw=0):
+    return Ev('release', ts, start_ns=start, utime_ns=ut, stime_ns=st, nvcsw=nvcsw,
+              nivcsw=nivcsw, tgid=tgid)
 
 
 def fork_ev(ts, parent, child, start=None, flags=0):
@@ -578,6 +587,28 @@ def _():
           exit_ev(us(50), 202, us(22), sig=9, ppid=1, comm='make')]
     final = META + [('alive_at_stop', '100')]
     return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5, meta_final=final)
+
+
+@corpus('release')
+def _():
+    """release events (docs/EVENTS.md [E13]): 201's release, after its exit,
+    replaces its CPU (cpu_final); a second release of 201 is ignored; 202's
+    release has less CPU than its exit (not its release: ignored); a release
+    of 203, still running, and of a start no process has are ignored"""
+    ev = [fork_ev(us(10), 100, 200),
+          exec_ev(us(11), 200, us(10), ['make'], '/usr/bin/make', ppid=100),
+          fork_ev(us(20), 200, 201),
+          fork_ev(us(21), 200, 202),
+          fork_ev(us(22), 200, 203),
+          exit_ev(us(30), 201, us(20), ppid=200, ut=5000, st=1000, comm='make'),
+          exit_ev(us(31), 202, us(21), ppid=200, ut=5000, st=1000, comm='make'),
+          release_ev(us(40), 201, us(20), 6000, 1500, 3, 1),
+          release_ev(us(41), 201, us(20), 9000, 1500, 3, 1),
+          release_ev(us(42), 202, us(21), 4000, 1000),
+          release_ev(us(43), 203, us(22), 9000, 1000),
+          release_ev(us(44), 204, us(23), 9000, 1000)]
+    return linear(head_blocks(types=BASE + ['release']) + [state(3, shell_state()),
+                                                           chunk(4, ev)], 5)
 
 
 @corpus('anchors')
