@@ -46,8 +46,13 @@ timeout 60 "$A" verify t-rec.tz >/dev/null 2>err || fail "verify of recovered t.
 "$R" --ring 1M -o k.tz -- sh -c "echo \$\$ >wpid; for n in \$(seq 10); do $work; done" 2>/dev/null &
 rp=$!
 bg_track $rp
-sleep 1.5
-kill -9 $rp || fail "the recorder ended before 1.5 s"
+# killed once it has sealed a chunk of COMMAND's events (a loaded machine
+# may take seconds to start it; the command runs for many more)
+for _ in $(seq 600); do
+	[ -s wpid ] && timeout 10 "$A" --partial cat --type exec k.tz 2>/dev/null | grep -q ' exec ' && break
+	sleep 0.1
+done
+kill -9 $rp || fail "the recorder ended before it was killed"
 wait $rp 2>/dev/null || true
 [ -s wpid ] && { bg_track "$(cat wpid)"; kill "$(cat wpid)" 2>/dev/null || true; }
 dd if=k.tz bs=32768 skip=1 count=1 2>/dev/null | cmp -s - <(head -c 32768 /dev/zero) || fail "final slot not empty"
