@@ -672,6 +672,17 @@ static int gantt(FILE *f, struct ctx *c)
 	double thresh = c->span_s * (per_proc ? 0.03 : 0.06);
 	double xmax = x_of(c, c->t1) + c->span_s * XPAD_GANTT;
 	int nlab = 0;
+	/* sorted[row_at[r] .. row_at[r + 1]) are row r's bars */
+	uint32_t *row_at = calloc((size_t)nrows + 1, sizeof(*row_at));
+	if (!row_at) {
+		free(sorted);
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		row_at[sorted[i].row + 1] = i + 1;
+	for (int r = 1; r <= nrows; r++)
+		if (row_at[r] < row_at[r - 1])
+			row_at[r] = row_at[r - 1];
 	for (int pass = 0; pass < 2 && nlab < 40; pass++) {
 		for (uint32_t i = 0; i < n && nlab < 40; i++) {
 			struct tza_proc *p = m->procs[sorted[i].proc];
@@ -681,8 +692,8 @@ static int gantt(FILE *f, struct ctx *c)
 			if (p->first_child) /* a wrapper waiting for its children: no label */
 				continue;
 			double xe = sorted[i].x1, room = xmax;
-			for (uint32_t k = 0; k < n; k++) {
-				if (k == i || sorted[k].row != sorted[i].row)
+			for (uint32_t k = row_at[sorted[i].row]; k < row_at[sorted[i].row + 1]; k++) {
+				if (k == i)
 					continue;
 				if (sorted[k].x1 > xe && sorted[k].x0 < room)
 					room = sorted[k].x0 > xe ? sorted[k].x0 : xe;
@@ -704,6 +715,7 @@ static int gantt(FILE *f, struct ctx *c)
 			nlab++;
 		}
 	}
+	free(row_at);
 	free(sorted);
 	fputs("$FAIL << EOD\n", f);
 	int nfail = 0, nrun = 0, nlost = 0;
