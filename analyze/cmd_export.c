@@ -207,6 +207,19 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		line_tf(l, e->flags & EV_EXEC_PATH_TRUNCATED);
 		lit(l, ",\"from_snapshot\":");
 		line_tf(l, e->flags & TZA_EXEC_FROM_STATE);
+		/* this image's share: wall to the next exec (or the end), CPU
+		 * from the exec events' CPU-before-exec (null: unknown) */
+		int64_t iw = tza_exec_wall_ns(p, i, m->t1_ns), ic = tza_exec_cpu_ns(p, i);
+		lit(l, ",\"wall_s\":");
+		if (iw < 0)
+			lit(l, "null");
+		else
+			tza_line_json_secs(l, iw);
+		lit(l, ",\"cpu_s\":");
+		if (ic < 0)
+			lit(l, "null");
+		else
+			tza_line_json_secs(l, ic);
 		tza_line_putc(l, '}');
 	}
 	lit(l, "],\"failed_execs\":[");

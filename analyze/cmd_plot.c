@@ -44,37 +44,16 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* First metadata value present among keys. */
-static const char *meta_any(tz_reader *r, const char *const *keys)
-{
-	for (; *keys; keys++) {
-		const char *v = tz_reader_meta_get(r, *keys);
-		if (v && *v)
-			return v;
-	}
-	return NULL;
-}
-
 /* Fill the title facts (host, CPUs, recorded command, wall-clock start). */
 void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
 {
 	static const char *const host_keys[] = {"hostname", "host", "nodename", NULL};
 	static const char *const cpu_keys[] = {"ncpus", "cpus", "nr_cpus", "cpus_online",
 					       "online_cpus", "nproc", NULL};
-	static const char *const cmd_keys[] = {"command", "cmdline", "record_command", NULL};
-	o->host = meta_any(r, host_keys);
-	const char *cpus = meta_any(r, cpu_keys);
+	o->host = tza_meta_any(r, host_keys);
+	const char *cpus = tza_meta_any(r, cpu_keys);
 	o->ncpus = tza_parse_cpus(cpus); /* 0: unknown */
-	o->what = meta_any(r, cmd_keys);
-	if (!o->what && m->nroots) {
-		struct tza_proc *root = m->roots[0];
-		for (uint32_t i = 0; i < m->nroots; i++)
-			if (!(m->roots[i]->flags & TZA_P_PRE_EXISTING)) {
-				root = m->roots[i];
-				break;
-			}
-		o->what = tza_proc_key(root, TZA_BY_COMMAND);
-	}
+	o->what = tza_trace_what(r, m, o->what_buf, sizeof(o->what_buf));
 	int64_t rt;
 	uint64_t t0 = o->from_ns ? o->from_ns : m->t0_ns;
 	o->rt0_ns = tz_reader_realtime(r, t0, &rt) == 0 ? rt : INT64_MIN;

@@ -256,6 +256,7 @@ int cmd_summary(int argc, char **argv)
 	enum tza_by by = TZA_BY_TOOL;
 	uint64_t limit = 10;
 	int json = 0, c;
+	char whatb[64];
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
@@ -383,6 +384,8 @@ int cmd_summary(int argc, char **argv)
 		tza_json_cstr(f, meta(r, "command"));
 		fputs(",\"mode\":", f);
 		tza_json_cstr(f, meta(r, "mode"));
+		fputs(",\"traced\":", f);
+		tza_json_cstr(f, tza_trace_what(r, m, whatb, sizeof(whatb)));
 		fprintf(f, ",\"exec_failures\":%s,\"stop_reason\":", xf_recorded ? "true" : "false");
 		tza_json_cstr(f, meta(r, "stop_reason"));
 		const char *unw = meta(r, "events_unwritten");
@@ -521,6 +524,9 @@ int cmd_summary(int argc, char **argv)
 			mi.mem_kib ? tza_fmt_bytes(b[2], 40, mi.mem_kib * 1024) : "unknown");
 		const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
 		fprintf(f, "recorder   tracer-record %s: %s\n", ver ? ver : "?", cl ? cl : "?");
+		const char *what = tza_trace_what(r, m, whatb, sizeof(whatb));
+		if (what)
+			fprintf(f, "traced     %s\n", what);
 		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
 			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
 		print_lost(f, m, drops_total);

@@ -48,6 +48,7 @@ struct fields {
 	const struct tz_field *f_parent, *f_child, *f_cstart, *f_cns;
 	const struct tz_field *x_start, *x_cg, *x_tgid, *x_ppid, *x_nspid, *x_uid, *x_euid,
 		*x_gid, *x_egid, *x_argc, *x_argvsz, *x_flags, *x_comm, *x_fname, *x_exe,
+		*x_ut, *x_st,
 		*x_script, *x_argv;
 	const struct tz_field *xf_tgid, *xf_err, *xf_fname;
 	const struct tz_field *e_start, *e_ut, *e_st, *e_rss, *e_rchar, *e_wchar, *e_syscr,
@@ -137,6 +138,8 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->x_argvsz, "argv_size");
 	FLD(f->x_flags, "flags");
 	FLD(f->x_comm, "comm");
+	FLD(f->x_ut, "utime_ns");
+	FLD(f->x_st, "stime_ns");
 	FLD(f->x_fname, "filename");
 	FLD(f->x_exe, "exe");
 	FLD(f->x_script, "script");
@@ -652,13 +655,18 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 		return -1;
 	e->argc = u32(ev, f->x_argc);
 	e->argv_size = u32(ev, f->x_argvsz);
-	e->flags = u32(ev, f->x_flags) & ~TZA_EXEC_FROM_STATE;
+	e->flags = u32(ev, f->x_flags) & ~(TZA_EXEC_FROM_STATE | TZA_EXEC_CPU);
 	e->uid = u32(ev, f->x_uid);
 	e->euid = u32(ev, f->x_euid);
 	e->gid = u32(ev, f->x_gid);
 	e->egid = u32(ev, f->x_egid);
 	e->cgroup_id = fu64(ev, f->x_cg);
 	get_comm(ev, f->x_comm, e->comm);
+	if (f->x_ut && f->x_st) {
+		e->utime_before_ns = fu64(ev, f->x_ut);
+		e->stime_before_ns = fu64(ev, f->x_st);
+		e->flags |= TZA_EXEC_CPU;
+	}
 	b->m->nexecs++;
 	if (!p->ppid)
 		p->ppid = u32(ev, f->x_ppid);
@@ -1693,6 +1701,46 @@ struct tza_proc *tza_model_find(const struct tza_model *m, const char *id)
 const struct tza_exec *tza_proc_image(const struct tza_proc *p)
 {
 	return p->nexecs ? &p->execs[p->nexecs - 1] : NULL;
+}
+
+/* Stored images i and i + 1 are consecutive: none omitted between them */
+static int exec_next_kept(const struct tza_proc *p, uint32_t i)
+{
+	return !(p->nexecs_omitted && i + 1 == TZA_KEEP_HEAD);
+}
+
+int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i)
+{
+	if (i >= p->nexecs || !(p->execs[i].flags & TZA_EXEC_CPU))
+		return -1;
+	const struct tza_exec *e = &p->execs[i];
+	uint64_t a = e->utime_before_ns + e->stime_before_ns, z;
+	if (i + 1 < p->nexecs) {
+		if (!exec_next_kept(p, i) || !(p->execs[i + 1].flags & TZA_EXEC_CPU))
+			return -1;
+		z = p->execs[i + 1].utime_before_ns + p->execs[i + 1].stime_before_ns;
+	} else if ((!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED)) &&
+		   !(p->flags & TZA_P_CLIPPED)) { /* clipped: totals from a slice's window */
+		z = p->utime_ns + p->stime_ns;
+	} else {
+		return -1;
+	}
+	return z >= a ? (int64_t)(z - a) : 0;
+}
+
+int64_t tza_exec_wall_ns(const struct tza_proc *p, uint32_t i, uint64_t t1_ns)
+{
+	if (i >= p->nexecs)
+		return -1;
+	uint64_t a = p->execs[i].ts_ns, z;
+	if (i + 1 < p->nexecs) {
+		if (!exec_next_kept(p, i))
+			return -1;
+		z = p->execs[i + 1].ts_ns;
+	} else {
+		z = p->end_ns ? p->end_ns : t1_ns;
+	}
+	return z >= a ? (int64_t)(z - a) : 0;
 }
 
 const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p)

@@ -33,6 +33,9 @@ struct tza_exec {
 	uint32_t uid, euid, gid, egid; /* credentials after exec */
 	uint64_t cgroup_id; /* cgroup v2 id */
 	char comm[16];	  /* comm right after exec, NUL-terminated */
+	/* CPU the process used before this exec (ev_exec utime_ns/stime_ns),
+	 * valid with TZA_EXEC_CPU: see tza_exec_cpu_ns */
+	uint64_t utime_before_ns, stime_before_ns;
 };
 
 /* One failed exec attempt (never an image). */
@@ -87,6 +90,9 @@ struct tza_failed_exec {
  * state block (EV_PROC_STATE), not from an exec event; ts_ns is then the
  * state event's time and filename is NULL. */
 #define TZA_EXEC_FROM_STATE 0x80000000u
+/* tza_exec.flags bit beside EV_EXEC_*: utime/stime_before_ns are known (the
+ * file's exec events carry them; older recorders did not write them) */
+#define TZA_EXEC_CPU 0x40000000u
 
 /*
  * One per-process sample (EV_SAMPLE), kept only when the model is built with
@@ -305,6 +311,22 @@ static inline uint64_t tza_proc_charged_from(const struct tza_proc *p)
 /* The final image (last exec) or NULL when the process never exec'd. */
 const struct tza_exec *tza_proc_image(const struct tza_proc *p);
 
+/*
+ * Per image of an exec chain (p->execs[i]): the CPU ns (user + system) the
+ * process used in that image, from its exec to the next one (the last: to
+ * the exit totals, or to the last sample of one still running,
+ * TZA_P_SAMPLED), from the exec events' CPU-before-exec fields and the exit
+ * totals. -1 when unknown: a file whose exec events lack those fields, an
+ * image known from a snapshot, images omitted between i and i + 1
+ * (nexecs_omitted), or no totals to end the last image.
+ */
+int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i);
+
+/* Wall ns of p's image i: from its exec to the next one (the last: to the
+ * process's end, or the trace's end t1_ns while running); -1 when images
+ * were omitted between i and i + 1. */
+int64_t tza_exec_wall_ns(const struct tza_proc *p, uint32_t i, uint64_t t1_ns);
+
 /* The image the process runs: its own final image, else (a fork that never
  * exec'd, e.g. a subshell) the image its parent ran when it forked it (and so
  * on up); NULL when none is known. O(1): precomputed (start_image). */
@@ -324,7 +346,10 @@ const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p);
  */
 const char *tza_signal_cause(const struct tza_proc *p);
 
-/* Grouping keys (see tool.c's rule table). Strings owned by the model. */
+/* Grouping keys (see tool.c's rule table). Strings owned by the model.
+ * TZA_BY_EXE: the final image's path; tool and command: an exec chain is
+ * named by its first image that is not a pass-through wrapper (env, nice,
+ * sh -c ...; docs/tracer-analyze.md "Exec chains"), else its last. */
 enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND };
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by);
 

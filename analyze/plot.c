@@ -17,6 +17,7 @@
 #define NCOLORS 11
 #define MAX_LANES 4
 #define NBINS 400
+#define XPAD_GANTT 0.09 /* gantt: room right of the last bar for labels */
 #ifdef TZA_P_KTHREAD
 #define KTHREAD_FLAG TZA_P_KTHREAD
 #else
@@ -238,6 +239,15 @@ static unsigned long rgb_of(const char *hex)
 	return strtoul(hex + 1, NULL, 16);
 }
 
+/* The other shade of a bar's colour: each channel at 72% (darker) */
+static unsigned long shade_of(unsigned long rgb)
+{
+	unsigned long out = 0;
+	for (int sh = 0; sh <= 16; sh += 8)
+		out |= (((rgb >> sh) & 0xff) * 72 / 100) << sh;
+	return out;
+}
+
 /* ---------------------------------------------------------------- common */
 
 static double x_of(const struct ctx *c, uint64_t ns)
@@ -329,6 +339,7 @@ struct bar {
 	uint32_t proc;
 	int row, lane;
 	uint64_t start; /* ns, for drawing order */
+	double x0, x1;	/* as drawn (x units): its label's free space */
 };
 
 static int cmp_bar(const void *a, const void *b)
@@ -408,7 +419,7 @@ static int gantt(FILE *f, struct ctx *c)
 			if (!labels[i])
 				goto out;
 			rows[i].label = labels[i];
-			bars[i] = (struct bar){order[i], (int)i, 0, 0};
+			bars[i] = (struct bar){.proc = order[i], .row = (int)i};
 			rows[i].nlanes = 1;
 		}
 		nrows = (int)n;
@@ -433,7 +444,7 @@ static int gantt(FILE *f, struct ctx *c)
 			rows[r].wall_s += (double)(p_end(c, p) - p_start(c, p)) / 1e9;
 			if (rows[r].tool != c->proc_tool[order[i]])
 				rows[r].tool = -1;
-			bars[i] = (struct bar){order[i], r, 0, 0};
+			bars[i] = (struct bar){.proc = order[i], .row = r};
 		}
 		nm_free(&groups);
 		if ((unsigned)nrows > max_rows) {
@@ -551,7 +562,7 @@ static int gantt(FILE *f, struct ctx *c)
 	const char *note = per_proc ? "one bar per process, in tree order; colour = tool"
 				    : "one row per group (up to 4 lanes for processes running at "
 				      "the same time); colour = tool";
-	header(f, c, w, h, "timeline", note, 0.09); /* room for the labels */
+	header(f, c, w, h, "timeline", note, XPAD_GANTT); /* room for the labels */
 
 	/* y axis: rows top to bottom */
 	fprintf(f, "set yrange [%f:%f]\n", nrows - 0.4, -0.6); /* first row on top */
@@ -570,37 +581,29 @@ static int gantt(FILE *f, struct ctx *c)
 	fputs(")\n", f);
 	fputs("set key outside below horizontal font ',8'\nset style fill solid 1.0 noborder\n", f);
 
-	/* long processes get a label after their bar; at most 40, the longest */
-	double min_w = c->span_s / 1500;
-	double thresh = c->span_s * (per_proc ? 0.03 : 0.06);
-	int nlab = 0;
-	for (int pass = 0; pass < 2 && nlab < 40; pass++) {
-		for (uint32_t i = 0; i < n && nlab < 40; i++) {
-			struct tza_proc *p = m->procs[bars[i].proc];
-			double d = (double)(p_end(c, p) - p_start(c, p)) / 1e9;
-			if (pass == 0 ? d < thresh * 4 : (d < thresh || d >= thresh * 4))
-				continue;
-			if (p->first_child) /* a wrapper waiting for its children: no label */
-				continue;
-			struct row *r = &rows[bars[i].row];
-			double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
-			double y = bars[i].row - 0.4 + (bars[i].lane + 0.5) * hgt;
-			char txt[160], ds[32];
-			fmt_dur(ds, sizeof(ds), d);
-			const char *why = p_failed(p) ? "  (failed)" : p_lost(c, p) ? "  (exit lost)" : "";
-			snprintf(txt, sizeof(txt), "%s  %s%s", tza_proc_key(p, TZA_BY_COMMAND), ds, why);
-			fputs("set label ", f);
-			gp_str(f, txt, 60);
-			fprintf(f, " at %.6f,%.4f left offset char 0.4,0 font ',7' front\n",
-				x_of(c, p_end(c, p)), y);
-			nlab++;
-		}
+	/*
+	 * One pixel in x units, from the plot area's width: the picture less
+	 * the row labels (about 6 px a character at font 8) and the margins.
+	 */
+	size_t maxlab = 0;
+	for (int r = 0; r < nrows; r++) {
+		size_t l = strlen(rows[r].label) + (per_proc ? 0 : 6);
+		if (l > maxlab)
+			maxlab = l > 63 ? 63 : l;
 	}
+	double plot_px = (double)w - 6.0 * (double)maxlab - 60;
+	if (plot_px < 200)
+		plot_px = 200;
+	double px = c->span_s * (1 + XPAD_GANTT) / plot_px;
 
 	/*
-	 * Bars by row, lane and start; touching bars of one colour (gap under
-	 * min_w, i.e. under a pixel or so) are drawn as one, so a lane of
-	 * 100,000 back-to-back processes costs gnuplot a few hundred boxes.
+	 * Bars by row, lane and start. Back-to-back bars of one lane never
+	 * merge: each ends a pixel before the next one starts, and a bar that
+	 * touches the one before it takes the other shade of its colour
+	 * (shade_of), so each run stays visible. Only bars narrower than two
+	 * pixels that touch are drawn as one (they cannot be told apart at
+	 * that resolution, and a lane of 100,000 back-to-back processes then
+	 * costs gnuplot a few hundred boxes; the row's xN counts them).
 	 */
 	struct bar *sorted = malloc(sizeof(*sorted) * (n ? n : 1));
 	if (!sorted)
@@ -611,32 +614,110 @@ static int gantt(FILE *f, struct ctx *c)
 	}
 	qsort(sorted, n, sizeof(*sorted), cmp_bar);
 	fputs("$BARS << EOD\n", f);
+	int shaded = 0;	    /* the last bar drawn in this lane took the other shade */
+	double lane_end = 0; /* where it ended (undrawn: its process's end) */
 	for (uint32_t i = 0; i < n;) {
 		struct tza_proc *p = m->procs[sorted[i].proc];
 		struct row *r = &rows[sorted[i].row];
 		unsigned long rgb = rgb_of(tool_color(c, c->proc_tool[sorted[i].proc]));
 		double x0 = x_of(c, p_start(c, p)), x1 = x_of(c, p_end(c, p));
-		if (x1 - x0 < min_w)
-			x1 = x0 + min_w;
+		int first = !i || sorted[i - 1].row != sorted[i].row ||
+			    sorted[i - 1].lane != sorted[i].lane;
+		if (x1 - x0 < px)
+			x1 = x0 + px;
 		uint32_t j = i + 1;
-		for (; j < n && sorted[j].row == sorted[i].row && sorted[j].lane == sorted[i].lane; j++) {
+		int tiny = x1 - x0 < 2 * px;
+		for (; tiny && j < n && sorted[j].row == sorted[i].row &&
+		       sorted[j].lane == sorted[i].lane;
+		     j++) {
 			struct tza_proc *q = m->procs[sorted[j].proc];
 			double q0 = x_of(c, p_start(c, q)), q1 = x_of(c, p_end(c, q));
-			if (q0 > x1 + min_w || rgb_of(tool_color(c, c->proc_tool[sorted[j].proc])) != rgb)
+			if (q0 > x1 + px || q1 - q0 >= 2 * px ||
+			    rgb_of(tool_color(c, c->proc_tool[sorted[j].proc])) != rgb)
 				break;
-			if (q1 < q0 + min_w)
-				q1 = q0 + min_w;
+			if (q1 < q0 + px)
+				q1 = q0 + px;
 			if (q1 > x1)
 				x1 = q1;
+		}
+		double end = x1;
+		/* a gap of a pixel before the next bar of the lane */
+		if (j < n && sorted[j].row == sorted[i].row && sorted[j].lane == sorted[i].lane) {
+			double q0 = x_of(c, p_start(c, m->procs[sorted[j].proc]));
+			if (q0 < x1 + px)
+				x1 = q0 - px > x0 + px / 2 ? q0 - px : x0 + px / 2;
+		}
+		shaded = !first && x0 < lane_end + px && !shaded;
+		lane_end = end;
+		for (uint32_t k = i; k < j; k++) {
+			sorted[k].x0 = x0;
+			sorted[k].x1 = x1;
 		}
 		double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
 		double y0 = sorted[i].row - 0.4 + sorted[i].lane * hgt;
 		double y1 = y0 + hgt * (r->nlanes > 1 ? 0.85 : 1.0);
-		fprintf(f, "%.6f %.6f %.4f %.4f %lu\n", x0, x1, y0, y1, rgb);
+		fprintf(f, "%.6f %.6f %.4f %.4f %lu\n", x0, x1, y0, y1,
+			shaded ? shade_of(rgb) : rgb);
 		i = j;
 	}
+	fputs("EOD\n", f);
+
+	/*
+	 * Long processes get a label after their bar (at most 40, the longest)
+	 * where the text fits before the next bar of its row in any lane (the
+	 * text is taller than a lane) and the plot's right edge: cut to fit
+	 * ("..."), left out when fewer than 8 characters fit. About 6 px a
+	 * character at font 7, plus the label's offset.
+	 */
+	double thresh = c->span_s * (per_proc ? 0.03 : 0.06);
+	double xmax = x_of(c, c->t1) + c->span_s * XPAD_GANTT;
+	int nlab = 0;
+	/* sorted[row_at[r] .. row_at[r + 1]) are row r's bars */
+	uint32_t *row_at = calloc((size_t)nrows + 1, sizeof(*row_at));
+	if (!row_at) {
+		free(sorted);
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		row_at[sorted[i].row + 1] = i + 1;
+	for (int r = 1; r <= nrows; r++)
+		if (row_at[r] < row_at[r - 1])
+			row_at[r] = row_at[r - 1];
+	for (int pass = 0; pass < 2 && nlab < 40; pass++) {
+		for (uint32_t i = 0; i < n && nlab < 40; i++) {
+			struct tza_proc *p = m->procs[sorted[i].proc];
+			double d = (double)(p_end(c, p) - p_start(c, p)) / 1e9;
+			if (pass == 0 ? d < thresh * 4 : (d < thresh || d >= thresh * 4))
+				continue;
+			if (p->first_child) /* a wrapper waiting for its children: no label */
+				continue;
+			double xe = sorted[i].x1, room = xmax;
+			for (uint32_t k = row_at[sorted[i].row]; k < row_at[sorted[i].row + 1]; k++) {
+				if (k == i)
+					continue;
+				if (sorted[k].x1 > xe && sorted[k].x0 < room)
+					room = sorted[k].x0 > xe ? sorted[k].x0 : xe;
+			}
+			double fit = (room - xe) / px / 6.0 - 1;
+			if (fit < 8)
+				continue;
+			struct row *r = &rows[sorted[i].row];
+			double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
+			double y = sorted[i].row - 0.4 + (sorted[i].lane + 0.5) * hgt;
+			char txt[160], ds[32];
+			fmt_dur(ds, sizeof(ds), d);
+			const char *why = p_failed(p) ? "  (failed)" : p_lost(c, p) ? "  (exit lost)" : "";
+			snprintf(txt, sizeof(txt), "%s  %s%s", tza_proc_key(p, TZA_BY_COMMAND), ds, why);
+			size_t max = fit > 60 ? 60 : (size_t)fit;
+			fputs("set label ", f);
+			gp_str(f, txt, strlen(txt) > max ? max - 3 : max);
+			fprintf(f, " at %.6f,%.4f left offset char 0.4,0 font ',7' front\n", xe, y);
+			nlab++;
+		}
+	}
+	free(row_at);
 	free(sorted);
-	fputs("EOD\n$FAIL << EOD\n", f);
+	fputs("$FAIL << EOD\n", f);
 	int nfail = 0, nrun = 0, nlost = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[bars[i].proc];
@@ -852,6 +933,26 @@ static int stacked(FILE *f, struct ctx *c)
 	/* cpu bins are CPU-ns per ns = cores in use; mem bins are MiB */
 	double peak = 0;
 	double bw_s = (c->t1 - c->t0) / 1e9 / nb;
+	/*
+	 * CPU spread evenly over an interval (between two samples, or a whole
+	 * life without samples) can put more cores in a bin than the machine
+	 * has, when the process really ran in bursts. No bin is drawn above
+	 * the CPU count: such a bin's series are scaled down together to it,
+	 * and the note says how many bins and how much CPU time that removed.
+	 */
+	unsigned nclamped = 0;
+	double clamped_s = 0;
+	for (unsigned b = 0; is_cpu && o->ncpus && b < nb; b++) {
+		double acc = 0;
+		for (int s = 0; s < ns; s++)
+			acc += bins[(size_t)s * nb + b];
+		if (acc <= o->ncpus)
+			continue;
+		for (int s = 0; s < ns; s++)
+			bins[(size_t)s * nb + b] *= o->ncpus / acc;
+		nclamped++;
+		clamped_s += (acc - o->ncpus) * bw_s;
+	}
 	fputs("$S << EOD\n", f);
 	for (unsigned b = 0; b < nb; b++) {
 		double x = x_of(c, c->t0) + (b + 0.5) * bw_s;
@@ -903,6 +1004,13 @@ static int stacked(FILE *f, struct ctx *c)
 		snprintf(nbuf, sizeof(nbuf), "%s; %u %s, not counted", note, running + lost,
 			 running ? "still running" : "with a lost exit");
 		note = nbuf;
+	}
+	char cbuf[480];
+	if (nclamped) {
+		snprintf(cbuf, sizeof(cbuf),
+			 "%s; %u of %u bins held to %u CPUs (%.3g CPU-s spread there beyond the machine)",
+			 note, nclamped, nb, o->ncpus, clamped_s);
+		note = cbuf;
 	}
 	header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
 	       is_cpu ? "CPU: cores in use by tool" : "memory: resident set by tool", note, 0);

@@ -38,7 +38,8 @@ struct tza_plot_opts {
 	unsigned max_rows;	/* gantt: one row per process up to this many; 0 = 60 */
 	const char *out;	/* output path written by gnuplot's `set output` */
 	const char *host;	/* for the title; NULL = "unknown host" */
-	const char *what;	/* the recorded command, for the title; may be NULL */
+	const char *what;	/* what was recorded, for the title (tza_trace_what); may be NULL */
+	char what_buf[64];	/* storage tza_trace_what may use for what */
 	int64_t rt0_ns;		/* CLOCK_REALTIME ns of the window start; INT64_MIN = unknown */
 	unsigned ncpus;		/* machine's CPUs (cpu plot's line); 0 = unknown */
 	int all;		/* also processes alive before recording began and
@@ -46,8 +47,8 @@ struct tza_plot_opts {
 };
 
 /*
- * Fill o's title facts from the trace: host, CPU count, the recorded
- * command (metadata, else the first root's command) and the wall-clock time
+ * Fill o's title facts from the trace: host, CPU count, what was recorded
+ * (tza_trace_what: the command, or the recording mode) and the wall-clock time
  * of the window start (o->from_ns, else m->t0_ns). Strings borrowed from r/m.
  */
 void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o);

@@ -140,6 +140,25 @@ const char *tza_meta_any(tz_reader *r, const char *const *keys)
 	return NULL;
 }
 
+const char *tza_trace_what(tz_reader *r, struct tza_model *m, char *buf, size_t n)
+{
+	static const char *const cmd_keys[] = {"command", "cmdline", "record_command", NULL};
+	const char *v = tza_meta_any(r, cmd_keys), *mode = tz_reader_meta_get(r, "mode");
+	if (v)
+		return v;
+	if (mode && !strcmp(mode, "system"))
+		return "whole machine (tracer-record -a)";
+	if (mode && !strcmp(mode, "pid")) {
+		const char *pid = tz_reader_meta_get(r, "target_pid");
+		snprintf(buf, n, "pid %s (tracer-record -p)", pid && *pid ? pid : "?");
+		return buf;
+	}
+	for (uint32_t i = 0; i < m->nroots; i++)
+		if (!(m->roots[i]->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD)))
+			return tza_proc_key(m->roots[i], TZA_BY_COMMAND);
+	return NULL;
+}
+
 int tza_realtime(tz_reader *r, uint64_t boot_ns, int64_t *rt)
 {
 	const char *off = tz_reader_meta_get(r, "realtime_offset_ns");

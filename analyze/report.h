@@ -67,6 +67,18 @@ char *tza_fmt_utc(int64_t rt_ns, char *buf, size_t n);
 /* First metadata value present among NULL-terminated keys, or NULL. */
 const char *tza_meta_any(tz_reader *r, const char *const *keys);
 
+/*
+ * What the trace recorded, for titles and headers (plot titles, summary's
+ * "traced" line): the recorded command (metadata "command"); in a
+ * whole-machine recording (metadata mode "system") "whole machine
+ * (tracer-record -a)"; with -p (mode "pid") "pid N (tracer-record -p)";
+ * else (no mode: an older or synthetic file) the command of the first root
+ * that is neither pre-existing nor a kernel thread, and NULL when there is
+ * none. Never a kernel thread's [comm]. Returns a metadata string, buf
+ * (n bytes), or a string owned by tool.c.
+ */
+const char *tza_trace_what(tz_reader *r, struct tza_model *m, char *buf, size_t n);
+
 /* Effective end of a process: its exit, or the trace's end while running. */
 uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p);
 /* utime + stime, ns */

@@ -513,6 +513,73 @@ int tza_tool_name(const char *exe, const char *script, const uint8_t *argv, uint
 	return 0;
 }
 
+/*
+ * Programs that only set something up and exec what they were given (env
+ * X=1 cmd, nice, nohup, setsid, stdbuf, chrt, taskset, ionice, chroot,
+ * unshare, nsenter, numactl; time, timeout, sudo and doas when they exec
+ * rather than fork): an image of these with a later image in the same
+ * process is passed through (see named_image).
+ */
+static const char *const passthrough[] = {
+	"env", "nice", "nohup", "setsid", "stdbuf", "chrt", "taskset", "ionice", "chroot",
+	"unshare", "nsenter", "numactl", "time", "timeout", "sudo", "doas",
+};
+
+/* e's argv[0] basename or its exe's basename is name (argv may be cut) */
+static int image_named(const struct tza_exec *e, const char *name)
+{
+	if (e->exe && *e->exe && !strcmp(base(e->exe), name))
+		return 1;
+	if (!e->argv_len)
+		return 0;
+	size_t n = strnlen((const char *)e->argv, e->argv_len);
+	char a0[256];
+	snprintf(a0, sizeof(a0), "%.*s", (int)(n < 255 ? n : 255), (const char *)e->argv);
+	return !strcmp(base(a0), name);
+}
+
+/* e, followed by a later image, only set something up and exec'd */
+static int is_passthrough(const struct tza_exec *e, const char *tool)
+{
+	const char *bn = e->exe && *e->exe ? base(e->exe) : "";
+	for (size_t i = 0; i < sizeof(passthrough) / sizeof(passthrough[0]); i++)
+		if (!strcmp(bn, passthrough[i]))
+			return 1;
+	/* an interpreter running code from its command line or standard input
+	 * (sh -c '...; exec prog', python3 -c): named by itself */
+	int k = *bn ? rule_for(bn) : -1;
+	return k >= 0 && rules[k].kind == R_INTERP && !(e->script && *e->script) &&
+	       !strcmp(tool, bn);
+}
+
+/*
+ * The name of a process of an exec chain: that of its first image not
+ * passed through (is_passthrough), else of its last; unless a later image
+ * is the program that name stands for (a shim or launcher named after what
+ * it execs: pyenv's python3 script ... python3.11 work.py, whose argv[0] is
+ * python3) or runs from a memfd (a launcher carrying its program): then the
+ * last such image's. A script that execs another program at the end (zcat
+ * is a /bin/sh script that execs gzip) is named by the script: what was
+ * called. *t and *c: tool and command. Returns -1 when out of memory.
+ */
+static int named_image(const struct tza_proc *p, const char **t, const char **c)
+{
+	uint32_t i = 0;
+	for (;; i++) {
+		const struct tza_exec *e = &p->execs[i];
+		if (tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c) < 0)
+			return -1;
+		if (i + 1 == p->nexecs || !is_passthrough(e, *t))
+			break;
+	}
+	for (uint32_t j = p->nexecs - 1; j > i; j--) {
+		const struct tza_exec *e = &p->execs[j];
+		if ((e->exe && !strncmp(e->exe, "memfd:", 6)) || image_named(e, *t))
+			return tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c);
+	}
+	return 0;
+}
+
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 {
 	const struct tza_exec *e = tza_proc_image_inherited(p);
@@ -523,7 +590,10 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 	}
 	if (!p->tool_key) {
 		const char *t, *c;
-		if (e) {
+		if (p->nexecs > 1) {
+			if (named_image(p, &t, &c) < 0)
+				return "?";
+		} else if (e) {
 			if (tool_ident(e->exe, e->script, e->argv, e->argv_len, &t, &c) < 0)
 				return "?";
 		} else {

@@ -112,6 +112,16 @@ struct ev_exec {
 	__u16 pad0;
 	__u32 flags;	    /* EV_EXEC_* */
 	char comm[EV_COMM_LEN]; /* task->comm after exec */
+	/* Appended after recorder 0.3.0 (docs/FORMAT.md, version changes): the
+	 * CPU the process (thread group) used up to this exec, in all its
+	 * earlier images; the exit's utime_ns/stime_ns less these is the CPU
+	 * of the images from here on (a file without these fields in its
+	 * schema does not know the split). At sched_process_exec de_thread()
+	 * has released every other thread, so this is signal->utime/stime +
+	 * task->utime/stime scaled to signal->sum_sched_runtime +
+	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */
+	__u64 utime_ns;	    /* user CPU ns before this exec */
+	__u64 stime_ns;	    /* system CPU ns before this exec */
 };
 
 /*
@@ -375,7 +385,7 @@ struct ev_release {
 _Static_assert(sizeof(struct ev_hdr) == 16, "ev_hdr layout");
 _Static_assert(sizeof(struct ev_release) == 80, "ev_release layout");
 _Static_assert(sizeof(struct ev_fork) == 48, "ev_fork layout");
-_Static_assert(sizeof(struct ev_exec) == 104, "ev_exec layout");
+_Static_assert(sizeof(struct ev_exec) == 120, "ev_exec layout");
 _Static_assert(sizeof(struct ev_exec_fail) == 32, "ev_exec_fail layout");
 _Static_assert(sizeof(struct ev_exit) == 184, "ev_exit layout");
 _Static_assert(sizeof(struct ev_proc_state) == 80, "ev_proc_state layout");

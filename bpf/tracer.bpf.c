@@ -476,6 +476,16 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->argc = bprm->argc;
 	e->pad0 = 0;
 	copy_comm(e->comm, p);
+	/* CPU before this exec: de_thread() left p the only thread, the
+	 * others' time is in signal_struct */
+	{
+		struct signal_struct *sig = p->signal;
+		__u64 ut = sig->utime + p->utime, st = sig->stime + p->stime;
+
+		cputime_scale(sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
+		e->utime_ns = ut;
+		e->stime_ns = st;
+	}
 
 	/* filename as passed */
 	off = sizeof(*e);

@@ -39,6 +39,8 @@ static const struct tz_field exec_fields[] = {
 	F(ev_exec, script_len, TZ_F_U16, "bytes"),
 	F(ev_exec, flags, TZ_F_U32, ""),
 	F(ev_exec, comm, TZ_F_CHARS, ""),
+	F(ev_exec, utime_ns, TZ_F_U64, "ns"),
+	F(ev_exec, stime_ns, TZ_F_U64, "ns"),
 	BLOB("filename", TZ_F_STR, 0),
 	BLOB("exe", TZ_F_STR, 1),
 	BLOB("script", TZ_F_STR, 2),

@@ -5,6 +5,8 @@
  *   recwork segv              write through NULL (SIGSEGV)
  *   recwork sleep SEC         sleep
  *   recwork burn SEC THREADS  THREADS threads each burning SEC s of user CPU
+ *   recwork burnexec SEC THREADS PROG [ARG..]  burn as burn, join the threads,
+ *                             then execv(PROG, {PROG, ARG..}) (exec chains: CPU per image)
  *   recwork threads N         create and join N short threads (C01)
  *   recwork touch MIB [CMD..] touch MIB MiB, then fork+exec CMD and wait
  *   recwork write BYTES FILE  write BYTES bytes to FILE (64 KiB writes)
@@ -67,6 +69,22 @@ static void *burn_thread(void *arg)
 {
 	burn(*(double *)arg);
 	return NULL;
+}
+
+/* n threads (this one among them) each burn sec of CPU, then are joined;
+ * -1 when n is out of 1..256 */
+static int burn_threads(double sec, int n)
+{
+	pthread_t t[256];
+
+	if (n < 1 || n > 256)
+		return -1;
+	for (int i = 1; i < n; i++)
+		pthread_create(&t[i], NULL, burn_thread, &sec);
+	burn(sec);
+	for (int i = 1; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
 }
 
 static void *nop_thread(void *arg)
@@ -181,18 +199,13 @@ int main(int argc, char **argv)
 			;
 		return 0;
 	}
-	if (!strcmp(c, "burn") && argc > 3) {
-		double s = atof(argv[2]);
-		int n = atoi(argv[3]);
-		pthread_t t[256];
-		if (n < 1 || n > 256)
+	if (!strcmp(c, "burn") && argc > 3)
+		return burn_threads(atof(argv[2]), atoi(argv[3])) ? 2 : 0;
+	if (!strcmp(c, "burnexec") && argc > 4) {
+		if (burn_threads(atof(argv[2]), atoi(argv[3])))
 			return 2;
-		for (int i = 1; i < n; i++)
-			pthread_create(&t[i], NULL, burn_thread, &s);
-		burn(s);
-		for (int i = 1; i < n; i++)
-			pthread_join(t[i], NULL);
-		return 0;
+		execv(argv[4], argv + 4);
+		return 127;
 	}
 	if (!strcmp(c, "threads") && argc > 2) {
 		int n = atoi(argv[2]);

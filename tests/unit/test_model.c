@@ -683,6 +683,46 @@ static void test_inherited_image(void **st)
 	synth_free(&s);
 }
 
+/* exec chains are named by their first image not passed through
+ * (docs/tracer-analyze.md "Exec chains") */
+static void test_exec_chain_names(void **st)
+{
+	(void)st;
+	static const struct {
+		const char *exe1, *script1, *argv1, *exe2, *argv2, *want;
+	} cases[] = {
+		{"/usr/bin/env", NULL, "env|X=1|true", "/usr/bin/true", "true", "true"},
+		{"/usr/bin/nice", NULL, "nice|-n|1|true", "/usr/bin/true", "true", "true"},
+		{"/usr/bin/dash", NULL, "sh|-c|exec true", "/usr/bin/true", "true", "true"},
+		{"/usr/bin/dash", "/usr/bin/zcat", "/bin/sh|/usr/bin/zcat|a.gz", "/usr/bin/gzip",
+		 "gzip|-cd|a.gz", "zcat"},
+		{"/usr/bin/bash", "/work/run.sh", "/bin/bash|/work/run.sh", "/usr/bin/sleep",
+		 "sleep|1", "run.sh"},
+		{"/usr/bin/bash", "/shims/python3", "bash|/shims/python3|x.py", "/usr/bin/python3.11",
+		 "python3|x.py", "x.py"},
+		{"/usr/bin/gzip", NULL, "gzip|-d", "/usr/bin/true", "true", "gzip"},
+		{"/usr/bin/launcher", NULL, "launcher", "memfd:job", "job", "job"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct synth s = {0};
+		struct built b;
+		struct exit_vals v = {0};
+		s_fork(&s, T0, 1, 960);
+		s_exec(&s, T0 + MS, 960, T0, 1, cases[i].exe1, cases[i].script1, cases[i].argv1, "a");
+		s_exec(&s, T0 + 2 * MS, 960, T0, 1, cases[i].exe2, NULL, cases[i].argv2, "b");
+		s_exit(&s, T0 + 3 * MS, 960, T0, 1, "b", v);
+		build(&s, NULL, &b);
+		struct tza_proc *p = by_pid(b.m, 960, 0);
+		assert_string_equal(tza_proc_key(p, TZA_BY_TOOL), cases[i].want);
+		assert_string_equal(tza_proc_key(p, TZA_BY_EXE), cases[i].exe2); /* final image */
+		/* wall per image tiles the process */
+		assert_int_equal(tza_exec_wall_ns(p, 0, b.m->t1_ns), MS);
+		assert_int_equal(tza_exec_wall_ns(p, 1, b.m->t1_ns), MS);
+		unbuild(&b);
+		synth_free(&s);
+	}
+}
+
 /* a chain of n forks without exec under one exec'd root: build the model
  * and group every process by tool (what export and summary do); returns
  * the seconds it took and checks every process inherits the root's image */
@@ -1176,7 +1216,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_state_argv_truncated),
 		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
-		cmocka_unit_test(test_inherited_image),	 cmocka_unit_test(test_deep_chain_linear),
+		cmocka_unit_test(test_inherited_image), cmocka_unit_test(test_exec_chain_names),
+		cmocka_unit_test(test_deep_chain_linear),
 		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
 		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),
 		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),

@@ -140,6 +140,36 @@ static void test_series_exact(void **state)
 	synth_free(&s);
 }
 
+/*
+ * CPU time spread over a life that puts more cores in a bin than the
+ * machine has (8 CPU-s in 2 s on 2 CPUs) is held to the CPU count, and the
+ * subtitle says how much: 80 bins of 25 ms, 4 CPU-s beyond the machine.
+ */
+static void test_cpu_clamp(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	synth_meta(&s, "cpus", "2");
+	struct exit_vals z = {0};
+	struct exit_vals w = {.utime = 8 * SEC_NS};
+	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", z);
+	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker", "worker", w);
+	struct built b;
+	build(&s, &b);
+	char *c = script(&b, TZA_PLOT_CPU, 0);
+	for (int k = 0; k < 400; k++) {
+		char *r = row(c, "$S", k);
+		assert_true(field(r, -1) <= 2.0 + 1e-9);
+		if (k == 120)
+			assert_float_equal(field(r, -1), 2.0, 1e-9);
+		free(r);
+	}
+	assert_non_null(strstr(c, "80 of 400 bins held to 2 CPUs (4 CPU-s spread there beyond the machine)"));
+	free(c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* 3000 short processes collapse into one row per tool; failures are marked. */
 static void test_gantt_many(void **state)
 {
@@ -257,7 +287,8 @@ static void test_fmt_of(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_series_exact), cmocka_unit_test(test_gantt_many),
+		cmocka_unit_test(test_series_exact), cmocka_unit_test(test_cpu_clamp),
+		cmocka_unit_test(test_gantt_many),
 		cmocka_unit_test(test_gantt_other), cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_fmt_of),
 	};
