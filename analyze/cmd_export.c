@@ -295,7 +295,9 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	lit(l, ",\"orphan\":");
 	line_tf(l, p->flags & TZA_P_ORPHAN);
 	lit(l, ",\"exit_lost\":");
-	line_tf(l, p->flags & TZA_P_EXIT_LOST);
+	line_tf(l, (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST);
+	lit(l, ",\"exited_before\":");
+	line_tf(l, p->flags & TZA_P_EXITED_BEFORE);
 	lit(l, "}\n");
 }
 
@@ -546,7 +548,9 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 			tza_json_argv(f, inh->argv, inh->argv_len);
 		else
 			fputs("[]", f);
-		if (p->flags & TZA_P_EXIT_LOST) /* the slice ends at its last event */
+		if (p->flags & TZA_P_EXITED_BEFORE) /* a zombie at the start */
+			fputs(",\"exited_before\":true", f);
+		else if (p->flags & TZA_P_EXIT_LOST) /* the slice ends at its last event */
 			fputs(",\"exit_lost\":true", f);
 		else if (p->flags & TZA_P_NO_EXIT)
 			fputs(",\"running\":true", f);
