@@ -76,10 +76,6 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	if (m->exit_lost)
 		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
 			m->exit_lost == 1 ? "" : "s");
-	if (m->no_fork)
-		fprintf(f, "%s%llu fork%s (process%s seen without %s)", k++ ? ", " : "",
-			(unsigned long long)m->no_fork, m->no_fork == 1 ? "" : "s",
-			m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "it" : "them");
 	const struct tz_info *in = tz_reader_info(m->reader);
 	if (in->unfinished && !in->live)
 		fprintf(f, "%sthe events not sealed when the recorder died (unfinished file)",
