@@ -86,6 +86,9 @@ const char *tz_strerror(int err);
  * tz_recover() and the analyzer's output files.
  */
 int tz_create_file(const char *path, int overwrite);
+/* The same with the new file's permission bits: mode & 0666, less the
+ * process's umask (open(2)); tz_create_file() is mode 0600 (traces). */
+int tz_create_file_mode(const char *path, int overwrite, unsigned mode);
 
 /* ---------------------------------------------------------------- schema */
 

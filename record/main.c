@@ -971,7 +971,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	wo.state_ctx = &r->pt;
 	rc = tz_writer_open(&r->w, r->o.output, &wo);
 	if (rc == TZ_ERR_EXISTS) {
-		err("'%s': file exists (use -f to overwrite, or -o another name)", r->o.output);
+		err("'%s': file exists (use -f to overwrite)", r->o.output);
 		return -1;
 	}
 	if (rc == TZ_ERR_NOSPC && !r->o.ring_size) {
@@ -1439,7 +1439,7 @@ int main(int argc, char **argv)
 		return REC_EXIT_FAIL;
 	}
 	if (!r.o.force && lstat(r.o.output, &st) == 0) {
-		err("'%s': file exists (use -f to overwrite, or -o another name)", r.o.output);
+		err("'%s': file exists (use -f to overwrite)", r.o.output);
 		return REC_EXIT_FAIL;
 	}
 	if (r.o.redact && redact_init(&r.rd)) {
