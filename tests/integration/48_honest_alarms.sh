@@ -43,6 +43,8 @@ grep -qx 'lost       none' out || fail "live: loss line: $(cat out)"
 timeout 60 "$A" --partial summary --json live.tz >j || fail "live: summary --json"
 [ "$(jget j live)" = true ] && [ "$(jget j incomplete)" = false ] && [ "$(jget j unfinished)" = false ] ||
 	fail "live: JSON live/incomplete/unfinished: $(jget j live) $(jget j incomplete) $(jget j unfinished)"
+timeout 60 "$A" info live.tz >out || fail "live: info"
+grep -q '^format .*, still being written (a recorder holds it)$' out || fail "live: info: $(sed -n 3p out)"
 rc=0
 timeout 60 "$A" summary live.tz >out 2>err || rc=$?
 [ $rc = 1 ] && [ "$(cat err)" = "tracer-analyze: 'live.tz': still being written (the recorder is running); analyze it once recording ends, or now with 'tracer-analyze --partial'" ] ||
@@ -73,6 +75,9 @@ start=$(timeout 60 "$A" info wrap.tz | awk '$1 == "start_boottime_ns" { print $2
 python3 -c 'import sys; got, want = float(sys.argv[1]), (int(sys.argv[2]) - int(sys.argv[3])) / 1e9
 sys.exit(0 if abs(got - want) < 1e-6 and want > 0 else 1)' "$(jget j overwritten_s)" "$first" "$start" ||
 	fail "wrapped: overwritten_s $(jget j overwritten_s), first $first start $start"
+timeout 60 "$A" info wrap.tz >out || fail "wrapped: info"
+grep -q '^format .*ring (flight recorder) (wrapped: its oldest data was overwritten)' out ||
+	fail "wrapped: info: $(sed -n 3p out)"
 timeout 60 "$A" summary wrap.tz >out || fail "wrapped: summary"
 grep -q '^flight recorder: the oldest [0-9.]*m\?s were overwritten' out || fail "wrapped: no flight recorder line: $(cat out)"
 ! grep -q 'TREE INCOMPLETE\|orphaned pids' out || fail "wrapped: false alarm: $(cat out)"
