@@ -50,6 +50,32 @@ void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts);
 
 /*
+ * Output files (docs/tracer-analyze.md, FILES WRITTEN): a trace's copy or
+ * anything holding unredacted argv is private (0600); a derived output
+ * follows the user's umask (0666 & ~umask).
+ */
+#define TZA_MODE_PRIVATE 0600u
+#define TZA_MODE_UMASK 0666u
+/*
+ * Create path for writing as a fresh file of mode (TZA_MODE_*; never the old
+ * file's inode or mode, never through a symlink: tz_create_file_mode) and
+ * return it open with fopen mode fmode. An existing path is refused unless
+ * force, with "'PATH': file exists (use HINT to overwrite)" (HINT "-f", or
+ * "--force" for export, whose -f is --format); a directory, FIFO or device
+ * with "'PATH': not a regular file"; any other failure with "'PATH': cannot
+ * create: REASON". The message (one line, always naming path as given) is
+ * printed and NULL returned.
+ */
+FILE *tza_create_out(const char *path, int force, unsigned mode, const char *fmode,
+		     const char *hint);
+/* The "'PATH': file exists (use HINT to overwrite)" line of every writer. */
+void tza_err_exists(const char *path, const char *hint);
+/* TZA_MODE_UMASK when the trace's strings were redacted (metadata "redact"
+ * from tracer-record --redact, or "redacted" from bundle --redact), else
+ * TZA_MODE_PRIVATE: for outputs that copy argv (exports). */
+unsigned tza_argv_mode(tz_reader *r);
+
+/*
  * Parse a time given on the command line into CLOCK_BOOTTIME ns of trace r:
  * seconds from trace start ("90", "1.5", "1m30s", "2h", "250ms") or wall
  * clock ("2026-11-29T10:00:00", local time, optional ".frac" and "Z").

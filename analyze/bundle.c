@@ -470,7 +470,7 @@ static int copy_in(struct archive *a, const char *out, const char *top,
 	snprintf(name, sizeof(name), "%s/%s", top, f->name);
 	archive_entry_set_pathname(e, name);
 	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
+	archive_entry_set_perm(e, f->mode ? f->mode : 0644);
 	archive_entry_set_size(e, st.st_size);
 	archive_entry_set_mtime(e, now, 0);
 	int rc = -1;
@@ -565,8 +565,10 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 	fd = -1;
 	/* without overwrite: link() fails if out appeared meanwhile */
 	if (overwrite ? rename(tmp, out) < 0 : link(tmp, out) < 0) {
-		tza_err("bundle: '%s': %s", shown,
-			errno == EEXIST ? "file exists (use -f to overwrite)" : strerror(errno));
+		if (errno == EEXIST)
+			tza_err_exists(shown, "-f");
+		else
+			tza_err("bundle: '%s': %s", shown, strerror(errno));
 		goto out;
 	}
 	if (!overwrite)

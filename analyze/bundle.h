@@ -60,12 +60,13 @@ int tza_bundle_trace_mem(const char *name, const void *data, size_t size, void *
 struct tza_bundle_file {
 	const char *name; /* name inside the bundle, below its top directory */
 	const char *path; /* file on disk to copy in */
+	unsigned mode;	  /* permission bits in the archive; 0 = 0644 */
 };
 
 /*
  * Write files[0..n) into a new archive at out (.tar.gz/.tgz: gzip'd pax tar;
- * .zip: deflate), each under the directory top/ with mode 0644, owner 0,
- * mtime now. The archive is written to a temporary name beside out
+ * .zip: deflate), each under the directory top/ with its mode (0644 when
+ * 0), owner 0, mtime now. The archive itself is mode 0600 (it holds a trace). The archive is written to a temporary name beside out
  * (out.tmp.PID) and renamed to out when complete: over an existing regular
  * file or symlink only with overwrite (else "file exists"); a directory,
  * FIFO or device at out is refused. Messages name shown (the path as the

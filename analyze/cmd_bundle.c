@@ -393,6 +393,9 @@ static void usage(FILE *f)
 	      "                            insensitive; repeatable; implies --redact). With\n"
 	      "                            groups, only the last matching group is masked\n"
 	      "      --no-plots            leave the pictures out (no gnuplot needed)\n\n"
+	      "The archive is created mode 0600 (it holds the trace); inside it trace.tz and\n"
+	      "the text reports are 0600 (0644 with --redact), pictures, README.txt and\n"
+	      "MANIFEST 0644 (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
 	      "Default patterns (POSIX extended; \"(@\" opens the secret part, the '@' is\n"
 	      "not in the regex; without one the whole match is masked; docs/RELIABILITY.md,\n"
 	      "\"Privacy\"):\n",
@@ -503,7 +506,7 @@ int cmd_bundle(int argc, char **argv)
 			return TZA_EXIT_FAIL;
 		}
 		if (!force) {
-			tza_err("bundle: '%s': file exists (use -f to overwrite)", out);
+			tza_err_exists(out, "-f");
 			return TZA_EXIT_FAIL;
 		}
 	}
@@ -591,7 +594,9 @@ int cmd_bundle(int argc, char **argv)
 	size_t nf = 0;
 	const char *left_out[NMEMBERS];
 	size_t nleft = 0;
-	files[nf++] = (struct tza_bundle_file){"trace.tz", "trace.tz"};
+	/* extracted, the trace stays private; the reports copy argv: private
+	 * unless redacted; the pictures, README and MANIFEST are 0644 */
+	files[nf++] = (struct tza_bundle_file){"trace.tz", "trace.tz", 0600};
 	for (size_t i = 0; i < NMEMBERS; i++) {
 		const struct member *mb = &members[i];
 		if (mb->plot && !plots) {
@@ -618,7 +623,8 @@ int cmd_bundle(int argc, char **argv)
 		}
 		if (redact && mb->text && redact_file(&rd, mb->name) < 0)
 			goto out;
-		files[nf++] = (struct tza_bundle_file){mb->name, mb->name};
+		files[nf++] = (struct tza_bundle_file){mb->name, mb->name,
+						       mb->plot || redact ? 0644 : 0600};
 	}
 
 	/* README.txt */
@@ -679,7 +685,7 @@ int cmd_bundle(int argc, char **argv)
 		tza_err("bundle: README.txt: write failed");
 		goto out;
 	}
-	files[nf++] = (struct tza_bundle_file){"README.txt", "README.txt"};
+	files[nf++] = (struct tza_bundle_file){"README.txt", "README.txt", 0644};
 
 	/* MANIFEST */
 	f = fopen("MANIFEST", "w");
@@ -702,7 +708,7 @@ int cmd_bundle(int argc, char **argv)
 		tza_err("bundle: MANIFEST: write failed");
 		goto out;
 	}
-	files[nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST"};
+	files[nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST", 0644};
 
 	/* the archive, with a top directory named after it */
 	char top[256];

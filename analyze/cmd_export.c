@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by exe|tool|command]\n"
-		"                             [--samples] [-o OUT] FILE\n\n"
+		"                             [--samples] [-o OUT [--force]] FILE\n\n"
 		"Write every process of FILE, ordered by start time:\n"
 		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
 		"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
@@ -29,7 +29,9 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -f, --format FMT   output format (required)\n"
 		"  -b, --by KEY       naming of the 'tool' column/key: exe, tool (default), command\n"
-		"  -o, --output OUT   write to OUT instead of standard output\n"
+		"  -o, --output OUT   write to OUT instead of standard output (mode 0600: it\n"
+		"                     copies argv; 0666 less the umask for a redacted trace)\n"
+		"      --force        replace OUT if it exists (-f is --format)\n"
 		"      --samples      jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
 		"                     rss_kib, threads, read_bytes, write_bytes)\n"
 		"  -h, --help         this help\n\n"
@@ -308,7 +310,9 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	lit(l, ",\"orphan\":");
 	line_tf(l, p->flags & TZA_P_ORPHAN);
 	lit(l, ",\"exit_lost\":");
-	line_tf(l, p->flags & TZA_P_EXIT_LOST);
+	line_tf(l, (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST);
+	lit(l, ",\"exited_before\":");
+	line_tf(l, p->flags & TZA_P_EXITED_BEFORE);
 	lit(l, "}\n");
 }
 
@@ -559,7 +563,9 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 			tza_json_argv(f, inh->argv, inh->argv_len);
 		else
 			fputs("[]", f);
-		if (p->flags & TZA_P_EXIT_LOST) /* the slice ends at its last event */
+		if (p->flags & TZA_P_EXITED_BEFORE) /* a zombie at the start */
+			fputs(",\"exited_before\":true", f);
+		else if (p->flags & TZA_P_EXIT_LOST) /* the slice ends at its last event */
 			fputs(",\"exit_lost\":true", f);
 		else if (p->flags & TZA_P_NO_EXIT)
 			fputs(",\"running\":true", f);
@@ -635,12 +641,12 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{"samples", no_argument, NULL, 'S'},
+		{"samples", no_argument, NULL, 'S'},	  {"force", no_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *fmt = NULL, *outp = NULL;
 	enum tza_by by = TZA_BY_TOOL;
-	int c, samples = 0;
+	int c, samples = 0, force = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:b:o:h", opts, NULL)) != -1) {
@@ -654,6 +660,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			outp = optarg;
+			break;
+		case 'F':
+			force = 1;
 			break;
 		case 'S':
 			samples = 1;
@@ -689,15 +698,10 @@ int cmd_export(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	FILE *f = stdout;
 	if (outp) {
-		/* a fresh 0600 file: never the old file's inode, never through a symlink */
-		int fd = tz_create_file(outp, 1);
-		if (fd == TZ_ERR_INVAL)
-			tza_err("'%s': not a regular file", outp);
-		else if (fd < 0 || !(f = fdopen(fd, "w")))
-			tza_err("'%s': cannot create: %m", outp);
-		if (fd < 0 || !f) {
-			if (fd >= 0)
-				close(fd);
+		/* a fresh file (never the old inode, never through a symlink):
+		 * 0600, as it copies argv, unless the trace was redacted */
+		f = tza_create_out(outp, force, tza_argv_mode(r), "w", "--force");
+		if (!f) {
 			tza_unload(r, m);
 			return TZA_EXIT_FAIL;
 		}

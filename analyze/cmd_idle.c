@@ -346,7 +346,10 @@ int cmd_idle(int argc, char **argv)
 				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
 					tza_proc_key(p, TZA_BY_TOOL), w[i].cpu_ns / 1e9,
 					w[i].whole ? "  (the whole stretch)" : "",
-					p->flags & TZA_P_EXIT_LOST ? "  (exit lost)" : "");
+					(p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) ==
+							TZA_P_EXIT_LOST
+						? "  (exit lost)"
+						: "");
 			}
 			if (nw > nl)
 				fprintf(f, "    ... %u more\n", nw - nl);

@@ -76,9 +76,11 @@ static void text(tz_reader *r, const char *path)
 	char a[64], b[64];
 	printf("file          %s\n", path);
 	printf("size          %" PRIu64 " bytes\n", in->file_size);
-	printf("format        %u.%u, %s, %s\n", in->major, in->minor,
+	printf("format        %u.%u, %s%s, %s\n", in->major, in->minor,
 	       in->ring ? "ring (flight recorder)" : "linear",
-	       in->ring && in->unfinished
+	       in->ring_wrapped ? " (wrapped: its oldest data was overwritten)" : "",
+	       in->live		      ? "still being written (a recorder holds it)"
+	       : in->ring && in->unfinished
 		       ? "not closed cleanly (final metadata slot empty)"
 	       : in->ring	? "no footer (ring files have none)"
 	       : in->has_footer ? "footer index present"
@@ -197,6 +199,10 @@ static void json(tz_reader *r, const char *path)
 		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64, in->torn_tail_bytes);
 	if (in->ring && in->unfinished)
 		fputs(",\"unfinished\":true", f);
+	if (in->live)
+		fputs(",\"live\":true", f);
+	if (in->ring_wrapped)
+		fputs(",\"ring_wrapped\":true", f);
 	fputs(",\"metadata\":{", f);
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;

@@ -30,6 +30,10 @@ static void usage(FILE *f)
 	      "      --size WxH         picture size in pixels (default: automatic)\n"
 	      "      --all              also processes alive before recording began\n"
 	      "      --script PATH      write the gnuplot script there instead of running gnuplot\n"
+	      "  -f, --force            replace PATH (or the --script file) if it exists\n"
+	      "\nPictures and scripts are created mode 0666 less the umask (shown to others;\n"
+	      "their labels are short tool and command names: record with --redact when\n"
+	      "command lines hold secrets). See FILES WRITTEN in docs/tracer-analyze.md.\n"
 	      "\ncpu/mem/io draw the periodic samples where the trace has them (CPU time and\n"
 	      "bytes between two samples spread evenly, RSS held between samples); a trace\n"
 	      "without samples, or a process never sampled, falls back to the exact exit\n"
@@ -59,22 +63,6 @@ void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
 	o->rt0_ns = tz_reader_realtime(r, t0, &rt) == 0 ? rt : INT64_MIN;
 }
 
-/* path as a fresh 0600 file (tz_create_file(): an existing regular file or
- * symlink is replaced, never written through); NULL with errno set, 0 for a
- * FIFO, device or directory at path. */
-static FILE *create_out(const char *path, const char *mode)
-{
-	int fd = tz_create_file(path, 1);
-	if (fd == TZ_ERR_INVAL)
-		errno = 0;
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, mode);
-	if (!f)
-		close(fd);
-	return f;
-}
-
 int cmd_plot(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -83,16 +71,19 @@ int cmd_plot(int argc, char **argv)
 		{"from", required_argument, NULL, 'F'},	  {"to", required_argument, NULL, 'T'},
 		{"rows", required_argument, NULL, 'r'},	  {"size", required_argument, NULL, 's'},
 		{"script", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
-		{"all", no_argument, NULL, 'a'},
+		{"all", no_argument, NULL, 'a'},	  {"force", no_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
 	struct tza_plot_opts o = {.kind = TZA_PLOT_GANTT, .by = TZA_BY_COMMAND};
 	const char *from = NULL, *to = NULL, *script = NULL, *out = NULL;
-	int c;
+	int c, force = 0;
 	optind = 0; /* full getopt reset: handlers also run in-process (bundle) */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:k:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:k:fh", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			force = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -228,9 +219,13 @@ int cmd_plot(int argc, char **argv)
 	}
 	mf = NULL;
 	if (script) {
-		FILE *sf = !strcmp(script, "-") ? stdout : create_out(script, "w");
-		if (!sf || fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
-			tza_err("plot: '%s': cannot write the script", script);
+		/* the script holds the picture's labels: shared like it (umask) */
+		FILE *sf = !strcmp(script, "-") ? stdout
+						: tza_create_out(script, force, TZA_MODE_UMASK, "w", "-f");
+		if (!sf)
+			goto out;
+		if (fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
+			tza_err("'%s': cannot write the script", script);
 			goto out;
 		}
 		if (sf == stdout)
@@ -238,13 +233,12 @@ int cmd_plot(int argc, char **argv)
 		rc = TZA_EXIT_OK;
 		goto out;
 	}
-	/* gnuplot writes into a fresh 0600 file made here: never into an old
-	 * file's inode (keeping its mode) and never through a symlink */
-	FILE *of = create_out(o.out, "w");
-	if (!of) {
-		tza_err("plot: '%s': %s", o.out, errno ? strerror(errno) : "not a regular file");
+	/* gnuplot writes into a fresh file made here, mode per the umask (a
+	 * picture is made to be shown): never into an old file's inode
+	 * (keeping its mode) and never through a symlink */
+	FILE *of = tza_create_out(o.out, force, TZA_MODE_UMASK, "w", "-f");
+	if (!of)
 		goto out;
-	}
 	fclose(of);
 	if (tza_plot_run(buf, len) < 0) {
 		remove(o.out);

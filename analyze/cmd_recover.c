@@ -54,7 +54,7 @@ int cmd_recover(int argc, char **argv)
 	int rc = tz_recover(r, out, force);
 	if (rc < 0) {
 		if (rc == TZ_ERR_EXISTS)
-			tza_err("'%s': exists (use -f to replace it)", out);
+			tza_err_exists(out, "-f");
 		else
 			tza_err("%s", tz_reader_errmsg(r));
 		tz_reader_free(r);

@@ -94,7 +94,8 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 	put(fixed, size, t, "flags",
 	    ((p->flags & TZA_P_PRE_EXISTING) ? EV_STATE_PRE_EXISTING : 0) |
 		    ((p->flags & TZA_P_KTHREAD) ? EV_STATE_KTHREAD : 0) |
-		    ((p->flags & TZA_P_ARGV_TRUNCATED) ? EV_STATE_ARGV_TRUNCATED : 0));
+		    ((p->flags & TZA_P_ARGV_TRUNCATED) ? EV_STATE_ARGV_TRUNCATED : 0) |
+		    ((p->flags & TZA_P_EXITED_BEFORE) ? EV_STATE_EXITED : 0));
 	put_chars(fixed, size, t, "comm", p->comm, strnlen(p->comm, sizeof(p->comm)));
 	put_blob(blobs, nb, t, "exe", e ? e->exe : NULL, exe_len);
 	put_blob(blobs, nb, t, "argv", e ? e->argv : NULL, argv_len);

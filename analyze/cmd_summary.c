@@ -17,13 +17,15 @@ static void usage(FILE *f)
 		"usage: tracer-analyze summary [--by exe|tool|command] [-n N] [--json] FILE\n\n"
 		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
 		"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
-		"line: recorder drops per slot, damage; \"tree incomplete\" with the orphaned\n"
-		"pids when the tree is); the top tools by self CPU; the critical path's top\n"
-		"contributors; the CPU utilisation: the recorded processes' (CPU-seconds in\n"
-		"the window / (duration x CPUs), processes still running counted up to their\n"
-		"last sample), or the host's from its samples for whole-machine (-a)\n"
-		"recordings, the other beside it; peak memory of the host and of the\n"
-		"recorded processes together.\n\n"
+		"line: recorder drops per slot, damage; \"tree incomplete\" naming each loss\n"
+		"and the orphaned pids only when something was lost; a file still being\n"
+		"written, a flight recorder that overwrote its oldest data and processes that\n"
+		"exited before recording are said as such); the top tools by self CPU; the\n"
+		"critical path's top contributors; the CPU utilisation: the recorded\n"
+		"processes' (CPU-seconds in the window / (duration x CPUs), processes still\n"
+		"running counted up to their last sample), or the host's from its samples\n"
+		"for whole-machine (-a) recordings, the other beside it; peak memory of the\n"
+		"host and of the recorded processes together.\n\n"
 		"Options:\n"
 		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
 		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
@@ -76,6 +78,10 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	if (m->exit_lost)
 		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
 			m->exit_lost == 1 ? "" : "s");
+	const struct tz_info *in = tz_reader_info(m->reader);
+	if (in->unfinished && !in->live)
+		fprintf(f, "%sthe events not sealed when the recorder died (unfinished file)",
+			k++ ? ", " : "");
 	uint64_t unw = 0;
 	const char *u = tz_reader_meta_get(m->reader, "events_unwritten");
 	if (u && (unw = strtoull(u, NULL, 10)))
@@ -92,6 +98,55 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	if (why && *why && (failure || !mode || strcmp(mode, "system")))
 		fprintf(f, "stopped    %s: recording ended early, later events were not recorded\n",
 			why);
+}
+
+/* What made the model incomplete (m->incomplete), causes that are not 0
+ * only, "; "-separated, no newline. */
+static void print_damage(FILE *f, const struct tza_model *m, const struct tz_info *in,
+			 uint64_t drops_total)
+{
+	const char *sep = "";
+	if (drops_total) {
+		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		tza_drops_list(f, m->drops);
+		fputc(')', f);
+		sep = "; ";
+	}
+	if (m->dropped_chunks) {
+		fprintf(f, "%s%llu events lost before the writer", sep,
+			(unsigned long long)m->dropped_chunks);
+		sep = "; ";
+	}
+	if (m->corrupt_blocks) {
+		fprintf(f, "%s%llu corrupt blocks", sep, (unsigned long long)m->corrupt_blocks);
+		if (m->duplicate_blocks)
+			fprintf(f, " (%llu duplicate, skipped)",
+				(unsigned long long)m->duplicate_blocks);
+		sep = "; ";
+	}
+	if (m->no_fork) {
+		fprintf(f, "%s%llu process%s seen without %s fork", sep,
+			(unsigned long long)m->no_fork, m->no_fork == 1 ? "" : "es",
+			m->no_fork == 1 ? "its" : "their");
+		sep = "; ";
+	}
+	if (m->exit_lost) {
+		fprintf(f, "%s%llu exit%s lost", sep, (unsigned long long)m->exit_lost,
+			m->exit_lost == 1 ? "" : "s");
+		sep = "; ";
+	}
+	if (in->ring && m->from_state && !m->ring_wrapped) {
+		fprintf(f, "%s%llu process%s known only from state blocks", sep,
+			(unsigned long long)m->from_state, m->from_state == 1 ? "" : "es");
+		sep = "; ";
+	}
+	if (in->unfinished && !in->live) {
+		fprintf(f, "%sunfinished file: the recorder stopped without closing it, what it "
+			   "had not sealed is lost", sep);
+		sep = "; ";
+	}
+	if (!*sep) /* every model cause is listed above: keep the banner honest */
+		fputs("damaged (see 'tracer-analyze verify')", f);
 }
 
 /* an OOM victim's name: its image's file name, else its comm */
@@ -404,7 +459,17 @@ int cmd_summary(int argc, char **argv)
 			(unsigned long long)m->nexecs, (unsigned long long)m->nfailed_execs,
 			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
 			(unsigned long long)core, (unsigned long long)running);
-		fprintf(f, "\"incomplete\":%s,\"drops\":{", m->incomplete ? "true" : "false");
+		fprintf(f, "\"incomplete\":%s,\"live\":%s,\"unfinished\":%s,\"ring_wrapped\":%s,"
+			   "\"overwritten_s\":",
+			m->incomplete ? "true" : "false", m->live ? "true" : "false",
+			in->unfinished && !m->live ? "true" : "false",
+			m->ring_wrapped ? "true" : "false");
+		if (m->ring_wrapped && m->overwritten_ns)
+			tza_json_secs(f, (int64_t)m->overwritten_ns);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"exited_before\":%llu,\"drops\":{",
+			(unsigned long long)m->exited_before);
 		for (int i = 0; i < TZA_NDROP_SLOTS; i++)
 			fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
 				(unsigned long long)m->drops[tza_drop_slots[i].slot]);
@@ -530,24 +595,19 @@ int cmd_summary(int argc, char **argv)
 		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
 			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
 		print_lost(f, m, drops_total);
+		if (m->live)
+			fputs("status     still being written (the recorder is running): events "
+			      "not sealed yet are not in this file, not lost\n", f);
+		if (m->ring_wrapped)
+			fprintf(f, "flight recorder: the oldest %s were overwritten (the ring keeps "
+				   "the newest data; the first remaining event is that long after "
+				   "the recording started)\n",
+				m->overwritten_ns ? tza_fmt_dur(b[2], 40, m->overwritten_ns)
+						  : "data (time unknown)");
 		if (m->incomplete) {
-			fprintf(f, "\n*** TREE INCOMPLETE: %llu events dropped by the recorder",
-				(unsigned long long)drops_total);
-			if (drops_total) {
-				fputs(" (", f);
-				tza_drops_list(f, m->drops);
-				fputc(')', f);
-			}
-			char dup[48] = "";
-			if (m->duplicate_blocks)
-				snprintf(dup, sizeof(dup), " (%llu duplicate, skipped)",
-					 (unsigned long long)m->duplicate_blocks);
-			fprintf(f, "; %llu lost before the writer; %llu corrupt blocks%s; "
-				   "%llu process%s seen without %s fork; %llu exit%s lost ***\n",
-				(unsigned long long)m->dropped_chunks,
-				(unsigned long long)m->corrupt_blocks, dup, (unsigned long long)m->no_fork,
-				m->no_fork == 1 ? "" : "es", m->no_fork == 1 ? "its" : "their",
-				(unsigned long long)m->exit_lost, m->exit_lost == 1 ? "" : "s");
+			fputs("\n*** TREE INCOMPLETE: ", f);
+			print_damage(f, m, in, drops_total);
+			fputs(" ***\n", f);
 			if (m->orphans) {
 				fprintf(f, "orphaned pids (parent not in the trace):");
 				uint64_t k = 0;
@@ -564,7 +624,9 @@ int cmd_summary(int argc, char **argv)
 				   "their earlier history is not in the trace\n",
 				(unsigned long long)m->from_state,
 				m->from_state == 1 ? " is" : "es are",
-				in->ring ? "the ring buffer overwrote it" : "a slice or a partial file");
+				m->ring_wrapped ? "the flight recorder overwrote it"
+				: in->ring	? "not explained by a wrap of the ring"
+						: "a slice or a partial file");
 		if (m->drops[EV_DROP_ARGV_FAULT])
 			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
 				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT]);
@@ -579,6 +641,9 @@ int cmd_summary(int argc, char **argv)
 			tza_fmt_count(b[2], 40, running));
 		if (m->exit_lost)
 			fprintf(f, ", %s exit lost", tza_fmt_count(b[0], 40, m->exit_lost));
+		if (m->exited_before)
+			fprintf(f, ", %s exited before recording",
+				tza_fmt_count(b[0], 40, m->exited_before));
 		fputs(")\n", f);
 		if (xf_recorded)
 			fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),

@@ -69,7 +69,7 @@ static uint64_t dur(const struct tza_model *m, const struct tza_proc *p)
 static void status(FILE *f, const struct tza_proc *p)
 {
 	if (p->flags & TZA_P_EXIT_LOST) {
-		fputs("exit lost", f);
+		fputs(p->flags & TZA_P_EXITED_BEFORE ? "exited before recording" : "exit lost", f);
 		return;
 	}
 	if (p->flags & TZA_P_NO_EXIT) {

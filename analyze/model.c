@@ -1086,6 +1086,9 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 		p->flags |= TZA_P_PRE_EXISTING;
 	if (sfl & EV_STATE_KTHREAD)
 		p->flags |= TZA_P_KTHREAD;
+	if ((sfl & (EV_STATE_PRE_EXISTING | EV_STATE_EXITED)) ==
+	    (EV_STATE_PRE_EXISTING | EV_STATE_EXITED))
+		p->flags |= TZA_P_EXITED_BEFORE;
 	if (!p->ppid)
 		p->ppid = u32(ev, f->s_ppid);
 	if (!p->ns_pid)
@@ -1410,8 +1413,14 @@ static int finish(struct builder *b, tz_reader *r)
 			q->p.flags |= TZA_P_NO_EXIT;
 		if (q->p.flags & TZA_P_NO_EXIT)
 			q->p.end_ns = 0;
-		if (alive && (q->p.flags & TZA_P_NO_EXIT) &&
-		    !(q->live && bsearch(&q->p.pid, al, nal, sizeof(*al), cmp_u32))) {
+		if (q->p.flags & TZA_P_EXITED_BEFORE) {
+			/* a zombie at the start: ended before the recording, its
+			 * exit never recordable (not lost, not running) */
+			q->p.flags |= TZA_P_NO_EXIT | TZA_P_EXIT_LOST;
+			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+			m->exited_before++;
+		} else if (alive && (q->p.flags & TZA_P_NO_EXIT) &&
+			   !(q->live && bsearch(&q->p.pid, al, nal, sizeof(*al), cmp_u32))) {
 			/* not running at the stop: its exit was lost */
 			q->p.flags |= TZA_P_EXIT_LOST;
 			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
@@ -1469,9 +1478,23 @@ static int finish(struct builder *b, tz_reader *r)
 
 	if (tza_drops_incomplete(m->drops)) /* dropslot.c says which slots */
 		m->incomplete = 1;
-	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork || (in->ring && m->from_state) ||
-	    m->exit_lost || in->unfinished) /* unfinished: what was not sealed is lost */
+	/* unfinished: what was not sealed is lost, unless the recorder still
+	 * writes it (live); a wrapped ring overwrote its oldest data by design */
+	m->live = in->live;
+	m->ring_wrapped = in->ring && in->ring_wrapped;
+	if (m->ring_wrapped && rec_start && in->first_ts_ns > rec_start)
+		m->overwritten_ns = in->first_ts_ns - rec_start;
+	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork ||
+	    (in->ring && m->from_state && !m->ring_wrapped) || m->exit_lost ||
+	    (in->unfinished && !in->live))
 		m->incomplete = 1;
+
+	const char *rp = tz_reader_meta_get(r, "recorder_pid"), *tp = NULL;
+	uint32_t rec_pid = rp ? (uint32_t)strtoul(rp, NULL, 10) : 0, target_pid = 0;
+	if (!rec_pid)
+		rec_pid = UINT32_MAX; /* matches no ppid */
+	if ((tp = tz_reader_meta_get(r, "target_pid")))
+		target_pid = (uint32_t)strtoul(tp, NULL, 10);
 
 	/* children lists and roots, in order: filled from the last; start
 	 * images (parents are final now) */
@@ -1496,6 +1519,9 @@ static int finish(struct builder *b, tz_reader *r)
 		}
 		m->roots[--nroots] = p;
 		if (!p->ppid || (p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD)))
+			continue;
+		/* the recorded command (its fork overwritten in a ring) */
+		if (p->ppid == rec_pid || (target_pid && p->pid == target_pid))
 			continue;
 		if ((p->flags & TZA_P_NO_FORK) || (m->incomplete && p->ppid != root_ppid)) {
 			p->flags |= TZA_P_ORPHAN;

@@ -70,6 +70,12 @@ struct tza_failed_exec {
 #define TZA_P_RELEASED 0x2000	/* its CPU, switches and faults are its release's
 				   (EV_RELEASE: final, as wait4 reported them),
 				   not its exit's */
+#define TZA_P_EXITED_BEFORE 0x4000 /* with TZA_P_PRE_EXISTING, TZA_P_NO_EXIT and
+				   TZA_P_EXIT_LOST (its exit totals are unknown, end_ns
+				   is the snapshot's time): it had already exited when
+				   the recording started (a zombie in the snapshot,
+				   EV_STATE_EXITED), so no exit event could be
+				   recorded; counted in exited_before, not in exit_lost */
 #define TZA_P_IO_FALLBACK 0x1000	/* its exit's I/O counters are the fallback, not
 				   summed per thread: it was not seen from its fork
 				   (EV_EXIT_IO_FALLBACK, docs/tracer-record.md) */
@@ -233,12 +239,26 @@ struct tza_model {
 	uint64_t dropped_chunks; /* tz_info.dropped: events lost before the writer */
 	uint64_t corrupt_blocks; /* tz_info.corrupt_blocks */
 	uint64_t duplicate_blocks; /* tz_info.duplicate_blocks (among corrupt_blocks) */
-	int incomplete;		 /* a tree drop (dropslot.h), corruption, ring-mode loss or unfinished file */
+	int incomplete;		 /* something was lost or damaged: a tree drop (dropslot.h),
+				    dropped chunks, corruption, a process without its
+				    fork, an exit lost, or an unfinished file whose
+				    writer is gone; never for a live file, a wrapped
+				    ring or processes that exited before recording */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
 	uint64_t unknown_events; /* events of types this build does not know (skipped) */
-	uint64_t exit_lost;	 /* processes flagged TZA_P_EXIT_LOST */
+	uint64_t exit_lost;	 /* processes flagged TZA_P_EXIT_LOST, not
+				    TZA_P_EXITED_BEFORE: exits really lost */
+	uint64_t exited_before;	 /* processes flagged TZA_P_EXITED_BEFORE */
+	int live;		 /* tz_info.live: the file is still being written
+				    (its recorder runs): not sealed yet is not lost */
+	int ring_wrapped;	 /* tz_info.ring_wrapped: the flight recorder
+				    overwrote its oldest data */
+	uint64_t overwritten_ns; /* ring_wrapped: time lost at the start, the
+				    first remaining event's time (tz_info
+				    first_ts_ns) minus the metadata
+				    start_boottime_ns (0 when unknown) */
 	uint64_t from_state;	 /* processes known only from state blocks (not
 				    pre-existing): their start is older than the
 				    trace's data (ring mode overwrote it, or a slice) */
@@ -278,11 +298,16 @@ struct tza_model {
  * alive at the child's start; a link that would make a cycle is refused.
  * TZA_P_ORPHAN: no parent in the trace, ppid != 0, not pre-existing, and
  * either first seen without a fork or the trace is incomplete and its ppid
- * differs from the recording root's. The model is incomplete when a drop
- * slot that makes the tree incomplete (dropslot.h) is non-zero, chunks were dropped or corrupt, a process was seen
- * without its fork, a ring-mode file lost the history of processes it
- * knows only from state blocks, or the file was never finished (the recorder
- * was killed: what it had not sealed is lost).
+ * differs from the recording root's; never the recorded command itself (a
+ * root whose parent is the metadata recorder_pid, or -p's target_pid). The
+ * model is incomplete when a drop slot that makes the tree incomplete
+ * (dropslot.h) is non-zero, chunks were dropped or corrupt, a process was
+ * seen without its fork, an exit was lost, a ring file that has not wrapped
+ * still has processes known only from state blocks, or the file was never
+ * finished and no writer holds it (the recorder was killed: what it had not
+ * sealed is lost). A live file (still being written), a wrapped ring (the
+ * flight recorder overwrote its oldest data by design: overwritten_ns) and
+ * zombies at the start (TZA_P_EXITED_BEFORE) are facts, not losses.
  */
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out);
 /* The same with TZA_MB_* flags (tza_model_build is flags 0: samples are

@@ -23,7 +23,7 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	const struct tz_info *in = tz_reader_info(r);
 	if (tza_partial())
 		return 0;
-	if (!after_read && in->unfinished && !in->ring) {
+	if (!after_read && in->unfinished && !in->ring && !in->live) {
 		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
 			"keeps what was sealed, 'tracer-analyze --partial' analyzes it as is",
 			path);
@@ -37,6 +37,12 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 			"verify' checks them, 'tracer-analyze recover' rewrites the index, "
 			"'tracer-analyze --partial' analyzes it as is)",
 			msg && *msg ? msg : where);
+		return -1;
+	}
+	if (!after_read && in->live) {
+		tza_err("'%s': still being written (the recorder is running); analyze it once "
+			"recording ends, or now with 'tracer-analyze --partial'",
+			path);
 		return -1;
 	}
 	if (!after_read && in->unfinished) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analyze.h"
 #include "bundle.h"
@@ -16,6 +17,33 @@ void tza_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void tza_err_exists(const char *path, const char *hint)
+{
+	tza_err("'%s': file exists (use %s to overwrite)", path, hint);
+}
+
+FILE *tza_create_out(const char *path, int force, unsigned mode, const char *fmode,
+		     const char *hint)
+{
+	int fd = tz_create_file_mode(path, force, mode);
+	FILE *f = NULL;
+	if (fd == TZ_ERR_EXISTS)
+		tza_err_exists(path, hint);
+	else if (fd == TZ_ERR_INVAL)
+		tza_err("'%s': not a regular file", path);
+	else if (fd < 0 || !(f = fdopen(fd, fmode)))
+		tza_err("'%s': cannot create: %s", path, strerror(errno));
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
+unsigned tza_argv_mode(tz_reader *r)
+{
+	const char *a = tz_reader_meta_get(r, "redact"), *b = tz_reader_meta_get(r, "redacted");
+	return (a && *a) || (b && *b) ? TZA_MODE_UMASK : TZA_MODE_PRIVATE;
 }
 
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)

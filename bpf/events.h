@@ -194,6 +194,14 @@ struct ev_exit {
 				       Recorders before 0.1.1 set 0x1 for this,
 				       the bit of EV_STATE_PRE_EXISTING: in their
 				       files 0x1 reads as pre-existing only */
+#define EV_STATE_EXITED 0x8	  /* with EV_STATE_PRE_EXISTING: it had already
+				     exited when the start-up snapshot saw it (a
+				     zombie its parent had not reaped: the group
+				     leader's exit_state set, signal->live 0), so
+				     its exit precedes the recording and no exit
+				     event can follow. Older recorders never
+				     set it (the zombie then reads as alive, or
+				     as an exit lost once reaped) */
 
 /*
  * EV_PROC_STATE: one living process. Written for the start-up snapshot

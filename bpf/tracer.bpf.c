@@ -1169,7 +1169,9 @@ int snap_tasks(struct bpf_iter__task *ctx)
 	r->kthread = (t->flags & TR_PF_KTHREAD) ? 1 : 0;
 	r->exe_len = 0;
 	r->argv_size = 0;
-	r->pad0 = 0;
+	/* a leader that exited while other threads run is a zombie too:
+	 * only with no live thread left has the process exited */
+	r->exited = t->exit_state && !t->signal->live.counter;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
 	mm = t->mm;
 	if (mm && !r->kthread) {

@@ -106,7 +106,9 @@ struct snap_rec {
 	__u16 exe_len;
 	__u16 kthread;	 /* PF_KTHREAD */
 	char comm[EV_COMM_LEN];
-	__u32 pad0;
+	__u32 exited;	 /* 1: every thread has exited (group leader's
+			    exit_state set and signal->live 0): a zombie
+			    its parent has not reaped yet */
 	char exe[EV_PATH_MAX];
 };
 

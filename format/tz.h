@@ -86,6 +86,9 @@ const char *tz_strerror(int err);
  * tz_recover() and the analyzer's output files.
  */
 int tz_create_file(const char *path, int overwrite);
+/* The same with the new file's permission bits: mode & 0666, less the
+ * process's umask (open(2)); tz_create_file() is mode 0600 (traces). */
+int tz_create_file_mode(const char *path, int overwrite, unsigned mode);
 
 /* ---------------------------------------------------------------- schema */
 
@@ -403,6 +406,16 @@ struct tz_info {
 				   what is wrong with the index. */
 	uint64_t unfinished_offset; /* ring: offset of the empty final slot;
 				       linear: the file size */
+	int live;		/* with unfinished: a writer holds the file's
+				   lock (tz_writer_open takes flock LOCK_EX
+				   until tz_writer_close): it is still being
+				   written, not abandoned. 0 for a file read
+				   from memory, a copy, or one written by a
+				   writer before this field (no lock) */
+	int ring_wrapped;	/* ring: the writer came round to segment 0
+				   again, so its oldest data was overwritten
+				   (the oldest segment still readable is not
+				   segment 0); 0 for linear files */
 };
 const struct tz_info *tz_reader_info(const tz_reader *r);
 

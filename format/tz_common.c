@@ -58,6 +58,11 @@ int tz_get_varint_slow(const uint8_t **p, const uint8_t *end, uint64_t *out)
 
 int tz_create_file(const char *path, int overwrite)
 {
+	return tz_create_file_mode(path, overwrite, 0600);
+}
+
+int tz_create_file_mode(const char *path, int overwrite, unsigned mode)
+{
 	struct stat st;
 	if (!path || !*path) {
 		errno = EINVAL;
@@ -77,7 +82,7 @@ int tz_create_file(const char *path, int overwrite)
 	}
 	/* O_EXCL: never an existing inode, never through a symlink (even one
 	 * planted between the unlink and here) */
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)(mode & 0666));
 	if (fd < 0)
 		return errno == EEXIST ? TZ_ERR_EXISTS : TZ_ERR_IO;
 	return fd;

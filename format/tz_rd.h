@@ -39,6 +39,7 @@ struct tz_reader {
 	struct tz_info info;
 	char errmsg[512];
 	int fatal; /* sticky error of iteration */
+	int writer_locked; /* at open, a writer held the file's flock */
 
 	uint32_t hdr_size;
 	uint64_t start_boot;

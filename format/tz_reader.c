@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -390,6 +391,7 @@ int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx)
 	 * turn, so what is left of an older lap in a segment is older than
 	 * every segment's first block */
 	uint64_t lap = UINT64_MAX;
+	uint32_t lap_seg = 0;
 	for (uint32_t i = 0; i < r->nseg; i++) {
 		uint64_t s = r->ring_start + (uint64_t)i * r->seg_size;
 		struct tz_bhdr h;
@@ -397,9 +399,24 @@ int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx)
 			break;
 		e = s + r->seg_size < r->len ? s + r->seg_size : r->len;
 		if (!tz_bhdr_decode(r->data + s, e - s, &h) && tz_block_size(&h) <= e - s &&
-		    h.seq < lap)
+		    h.seq < lap) {
 			lap = h.seq;
+			lap_seg = i;
+		}
 	}
+	/* segments are filled from 0 in turn after the head blocks (seq 1,
+	 * 2, ...): unless the oldest segment is 0 and its first block comes
+	 * right after the head's, older segments were overwritten */
+	uint64_t nhead = 0;
+	for (uint64_t pos = r->hdr_size, he = r->final_off < r->len ? r->final_off : r->len;
+	     pos < he;) {
+		struct tz_bhdr h;
+		if (tz_bhdr_decode(r->data + pos, he - pos, &h) || tz_block_size(&h) > he - pos)
+			break;
+		nhead += h.seq < lap;
+		pos += tz_block_size(&h);
+	}
+	r->info.ring_wrapped = lap != UINT64_MAX && (lap_seg != 0 || lap != nhead + 1);
 	for (uint32_t i = 0; i < r->nseg; i++) {
 		uint64_t s = r->ring_start + (uint64_t)i * r->seg_size;
 		if (s >= r->len)
@@ -862,6 +879,7 @@ static int ropen(tz_reader *r)
 	}
 	if (r->info.unfinished && !r->ring)
 		r->info.unfinished_offset = r->len;
+	r->info.live = r->info.unfinished && r->writer_locked;
 	if (!r->info.has_footer) {
 		r->errmsg[0] = 0;
 		rc = rd_walk(r, scan_visit, NULL);
@@ -932,6 +950,12 @@ int tz_reader_open(tz_reader **out, const char *path, const struct tz_reader_opt
 	int fl = fcntl(r->fd, F_GETFL);
 	if (fl < 0 || fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
+	/* a writer holds LOCK_EX while it writes (tz_writer_open): a shared
+	 * lock refused means the file is still being written */
+	if (flock(r->fd, LOCK_SH | LOCK_NB) == 0)
+		flock(r->fd, LOCK_UN);
+	else if (errno == EWOULDBLOCK)
+		r->writer_locked = 1;
 	r->len = (size_t)st.st_size;
 	if (r->len) {
 		void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, r->fd, 0);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -953,6 +954,9 @@ int tz_writer_open(tz_writer **out, const char *path, const struct tz_writer_opt
 		return fd;
 	}
 	w->fd = fd;
+	/* held until close: readers tell a file being written from an
+	 * abandoned one (tz_info.live); advisory, so a failure is harmless */
+	(void)flock(fd, LOCK_EX | LOCK_NB);
 	if (w->ring) {
 		int e = posix_fallocate(w->fd, 0, (off_t)w->o.ring_size);
 		if (e == EOPNOTSUPP || e == EINVAL)

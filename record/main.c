@@ -784,7 +784,8 @@ static int snapshot(struct rec *r)
 			p.uid = s->uid;
 			p.euid = s->euid;
 			p.ns_pid = s->ns_pid;
-			p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0);
+			p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0) |
+				  (s->exited ? EV_STATE_EXITED : 0);
 			memcpy(p.comm, s->comm, sizeof(p.comm));
 			p.exe = (char *)s->exe;
 			p.exe_len = s->exe_len;
@@ -970,7 +971,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	wo.state_ctx = &r->pt;
 	rc = tz_writer_open(&r->w, r->o.output, &wo);
 	if (rc == TZ_ERR_EXISTS) {
-		err("'%s': file exists (use -f to overwrite, or -o another name)", r->o.output);
+		err("'%s': file exists (use -f to overwrite)", r->o.output);
 		return -1;
 	}
 	if (rc == TZ_ERR_NOSPC && !r->o.ring_size) {
@@ -1008,6 +1009,9 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	if (r->o.redact)
 		tz_writer_set_meta(r->w, "redact", "default patterns (docs/RELIABILITY.md)");
 	tz_writer_set_meta(r->w, "mode", mode_names[r->o.mode]);
+	/* COMMAND's parent: its process is no orphan when its fork is gone */
+	snprintf(b, sizeof(b), "%u", (unsigned)getpid());
+	tz_writer_set_meta(r->w, "recorder_pid", b);
 	if (r->o.mode == MODE_PID) {
 		snprintf(b, sizeof(b), "%u", r->o.pid);
 		tz_writer_set_meta(r->w, "target_pid", b);
@@ -1435,7 +1439,7 @@ int main(int argc, char **argv)
 		return REC_EXIT_FAIL;
 	}
 	if (!r.o.force && lstat(r.o.output, &st) == 0) {
-		err("'%s': file exists (use -f to overwrite, or -o another name)", r.o.output);
+		err("'%s': file exists (use -f to overwrite)", r.o.output);
 		return REC_EXIT_FAIL;
 	}
 	if (r.o.redact && redact_init(&r.rd)) {

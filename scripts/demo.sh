@@ -42,8 +42,8 @@ step "tracer-analyze top $out/pipeline.tz"
 "$ana" top "$out/pipeline.tz" || die "top failed"
 
 step "plotting: $out/timeline.png (gantt), $out/cpu.png (cores in use)"
-"$ana" plot "$out/pipeline.tz" -o "$out/timeline.png" || die "plot failed"
-"$ana" plot --kind cpu "$out/pipeline.tz" -o "$out/cpu.png" || die "plot --kind cpu failed"
+"$ana" plot -f "$out/pipeline.tz" -o "$out/timeline.png" || die "plot failed"
+"$ana" plot -f --kind cpu "$out/pipeline.tz" -o "$out/cpu.png" || die "plot --kind cpu failed"
 
 step "bundling: $out/report.tar.gz"
 "$ana" bundle -f "$out/pipeline.tz" -o "$out/report.tar.gz" || die "bundle failed"

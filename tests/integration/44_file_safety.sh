@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # File safety (faults 2 and 11): a FIFO never hangs a reader or a writer (one
 # line "'f': not a regular file", exit 1); every output file (recover, slice,
-# bundle -o, plot -o/--script, export -o, tracer-record -o) is a fresh file of
-# mode 0600, whatever the old file's mode, and a symlink at the output path is
-# replaced, never written through. The recorder part needs root and BTF.
+# bundle -o, plot -o/--script, export -o, tracer-record -o) is a fresh file
+# (mode 0600 for traces, bundles and exports, the umask's for plots: FILES
+# WRITTEN in docs/tracer-analyze.md), whatever the old file's mode, made only
+# with -f (export: --force) when one exists, and a symlink at the output path
+# is replaced, never written through. The recorder part needs root and BTF.
 set -u
 A=${TRACER_ANALYZE:?} R=${TRACER_RECORD:?} D=${TESTS_DIR:?}/data
 S=$D/good/small.tz
@@ -25,13 +27,14 @@ one_line() { # stderr is exactly one line matching $1
 mode() { stat -c %a "$1"; }
 # old FILE MODE: a regular file with content "old" and mode MODE
 old() { rm -f "$1"; echo old >"$1"; chmod "$2" "$1"; }
-# check_fresh OUT WHAT: OUT is a regular 0600 file that is not the old one,
-# and target.txt (the symlink target) is untouched
+# check_fresh OUT WHAT [MODE]: OUT is a regular file of MODE (default 600)
+# that is not the old one, and target.txt (the symlink target) is untouched
 check_fresh() {
 	[ -f "$1" ] && [ ! -L "$1" ] || fail "$2: '$1' is not a regular file"
-	[ "$(mode "$1")" = 600 ] || fail "$2: mode $(mode "$1"), want 600"
+	[ "$(mode "$1")" = "${3:-600}" ] || fail "$2: mode $(mode "$1"), want ${3:-600}"
 	printf 'old\n' | cmp -s - "$1" && fail "$2: old content kept"
 }
+umask 022 # derived outputs (plots) follow it: 644 here
 link_to_target() { rm -f "$1" target.txt; echo precious >target.txt; chmod 644 target.txt; ln -s target.txt "$1"; }
 check_target() {
 	[ "$(cat target.txt)" = precious ] && [ "$(mode target.txt)" = 644 ] ||
@@ -90,7 +93,7 @@ one_line "'ff': not a regular file$"
 # --- bundle -o: refuses to overwrite without -f, like record and slice (issue 19)
 old b.tgz 644
 run 1 "$A" bundle --no-plots "$S" -o b.tgz
-one_line "^tracer-analyze: bundle: 'b.tgz': file exists (use -f to overwrite)$"
+one_line "^tracer-analyze: 'b.tgz': file exists (use -f to overwrite)$"
 [ "$(cat b.tgz)" = old ] || fail "bundle without -f changed the file"
 run 0 "$A" bundle -f --no-plots "$S" -o b.tgz
 check_fresh b.tgz "bundle -f -o"
@@ -128,33 +131,45 @@ for o in dir.tz ff /dev/full; do
 done
 [ -d dir.tgz ] && [ -p ff.tgz ] && [ -d dir.tz ] && [ -p ff ] || fail "an output that is no regular file was replaced"
 
-# --- export -o
+# --- export -o: refuses to overwrite without --force (its -f is --format);
+# 0600 (it copies argv)
 old e.jsonl 644
-run 0 "$A" export --format jsonl "$S" -o e.jsonl
+run 1 "$A" export --format jsonl "$S" -o e.jsonl
+one_line "^tracer-analyze: 'e.jsonl': file exists (use --force to overwrite)$"
+[ "$(cat e.jsonl)" = old ] || fail "export without --force changed the file"
+run 0 "$A" export --format jsonl "$S" -o e.jsonl --force
 check_fresh e.jsonl "export -o"
 link_to_target e.jsonl
-run 0 "$A" export --format jsonl "$S" -o e.jsonl
+run 0 "$A" export --force --format jsonl "$S" -o e.jsonl
 check_fresh e.jsonl "export -o onto a symlink"
 check_target "export -o"
 run 1 "$A" export --format jsonl "$S" -o ff
 one_line "'ff': not a regular file$"
+run 1 "$A" export --force --format jsonl "$S" -o ff
+one_line "'ff': not a regular file$"
 
-# --- plot --script, plot -o (gnuplot writes into the fresh file)
+# --- plot --script, plot -o (gnuplot writes into the fresh file): -f to
+# overwrite; mode 0666 less the umask (644 here)
 old p.gp 644
-run 0 "$A" plot --script p.gp "$S"
-check_fresh p.gp "plot --script"
+run 1 "$A" plot --script p.gp "$S"
+one_line "^tracer-analyze: 'p.gp': file exists (use -f to overwrite)$"
+[ "$(cat p.gp)" = old ] || fail "plot --script without -f changed the file"
+run 0 "$A" plot -f --script p.gp "$S"
+check_fresh p.gp "plot --script" 644
 if command -v gnuplot >/dev/null; then
-	old p.png 644
-	run 0 "$A" plot "$S" -o p.png
-	check_fresh p.png "plot -o"
+	old p.png 600
+	run 1 "$A" plot "$S" -o p.png
+	one_line "^tracer-analyze: 'p.png': file exists (use -f to overwrite)$"
+	run 0 "$A" plot -f "$S" -o p.png
+	check_fresh p.png "plot -o" 644
 	link_to_target p.png
-	run 0 "$A" plot "$S" -o p.png
-	check_fresh p.png "plot -o onto a symlink"
+	run 0 "$A" plot --force "$S" -o p.png
+	check_fresh p.png "plot -o onto a symlink" 644
 	check_target "plot -o"
 else
 	echo "note: gnuplot missing, plot -o not checked"
 fi
-run 1 "$A" plot "$S" -o ff.png --script ff
+run 1 "$A" plot -f "$S" -o ff.png --script ff
 [ -p ff ] || fail "plot --script replaced the FIFO"
 
 # --- the recorder (root, BTF): -f never keeps the old mode, never follows a symlink

@@ -125,7 +125,7 @@ static void roundtrip(const char *out)
 	uint8_t *tr = payload(n, 7);
 	put(tmp("in.tz"), tr, n);
 	put(tmp("readme"), "read me\n", 8);
-	const struct tza_bundle_file files[] = {{"trace.tz", tmp("in.tz")}, {"README.txt", tmp("readme")}};
+	const struct tza_bundle_file files[] = {{"trace.tz", tmp("in.tz"), 0600}, {"README.txt", tmp("readme"), 0}};
 	assert_int_equal(tza_bundle_write(out, NULL, "rep", files, 2, 0), 0);
 	assert_int_equal(tza_bundle_sniff(out), 1);
 	const void *buf, *buf2;
@@ -162,7 +162,7 @@ static void test_write_refuses_unknown_type(void **state)
 {
 	(void)state;
 	put(tmp("f"), "x", 1);
-	const struct tza_bundle_file files[] = {{"f", tmp("f")}};
+	const struct tza_bundle_file files[] = {{"f", tmp("f"), 0}};
 	assert_int_equal(tza_bundle_out_ok("a.tar.gz"), 1);
 	assert_int_equal(tza_bundle_out_ok("a.tgz"), 1);
 	assert_int_equal(tza_bundle_out_ok("a.zip"), 1);
@@ -170,7 +170,7 @@ static void test_write_refuses_unknown_type(void **state)
 	assert_int_equal(tza_bundle_write(tmp("x.rar"), NULL, "t", files, 1, 0), -1);
 	assert_int_not_equal(access(tmp("x.rar"), F_OK), 0);
 	/* a missing input: no archive left behind */
-	const struct tza_bundle_file bad[] = {{"f", tmp("missing")}};
+	const struct tza_bundle_file bad[] = {{"f", tmp("missing"), 0}};
 	assert_int_equal(tza_bundle_write(tmp("bad.tar.gz"), NULL, "t", bad, 1, 0), -1);
 	assert_int_not_equal(access(tmp("bad.tar.gz"), F_OK), 0);
 }

@@ -1383,6 +1383,66 @@ static void assert_file_is(const char *p, const char *text, mode_t mode)
 	assert_int_equal(mode_of(p), S_IFREG | mode);
 }
 
+/* Issue 23: a ring that came round to segment 0 again says so
+ * (ring_wrapped), one that did not does not; a file whose writer still runs
+ * is live (its flock), and no longer once closed; tz_create_file_mode
+ * applies the umask */
+static void t_live_and_wrap(void **st)
+{
+	(void)st;
+	struct pworld p = {.next = 1};
+	uint64_t ring = 256 * 1024;
+	struct tz_writer_opts o = {
+	    .chunk_bytes = 4096, .ring_size = ring, .state_fn = ring_state_cb, .state_ctx = &p};
+	for (int laps = 0; laps < 2; laps++) {
+		tz_writer *w = mem_writer(&o);
+		ring_write(w, &p, laps ? 3 * ring : ring / 4);
+		void *buf;
+		size_t len;
+		assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+		tz_reader *r;
+		assert_int_equal(tz_reader_open_mem(&r, buf, len, "ring", NULL), 0);
+		assert_int_equal(tz_reader_info(r)->ring_wrapped, laps);
+		assert_int_equal(tz_reader_info(r)->live, 0);
+		tz_reader_free(r);
+		free(buf);
+	}
+
+	char dir[] = "/tmp/tz-live-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/live.tz", dir);
+	tz_writer *w;
+	assert_int_equal(tz_writer_open(&w, path, &o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	ring_write(w, &p, ring / 8);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
+	assert_int_equal(tz_reader_info(r)->unfinished, 1);
+	assert_int_equal(tz_reader_info(r)->live, 1);
+	tz_reader_free(r);
+	assert_int_equal(tz_writer_close(w), 0);
+	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
+	assert_int_equal(tz_reader_info(r)->unfinished, 0);
+	assert_int_equal(tz_reader_info(r)->live, 0);
+	tz_reader_free(r);
+	assert_int_equal(unlink(path), 0);
+
+	mode_t um = umask(022);
+	int fd = tz_create_file_mode(path, 0, 0666);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(mode_of(path), S_IFREG | 0644);
+	fd = tz_create_file_mode(path, 0, 0666);
+	assert_int_equal(fd, TZ_ERR_EXISTS);
+	fd = tz_create_file(path, 1);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(mode_of(path), S_IFREG | 0600);
+	umask(um);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Faults 2 and 11: outputs are fresh 0600 files, never written through a
  * symlink or into a FIFO; no open ever blocks on a FIFO. */
 static void t_file_safety(void **st)
@@ -1500,6 +1560,7 @@ int main(void)
 	    cmocka_unit_test(t_ring_file),
 	    cmocka_unit_test(t_ring_damage),
 	    cmocka_unit_test(t_ring_unfinished),
+	    cmocka_unit_test(t_live_and_wrap),
 	    cmocka_unit_test(t_index_mismatch),
 	    cmocka_unit_test(t_chunk_limit),
 

@@ -629,6 +629,72 @@ static void test_exit_lost(void **st)
 	synth_free(&s);
 }
 
+/* issue 23: a zombie in the start-up snapshot (EV_STATE_EXITED) exited
+ * before the recording: not running, not an exit lost, the model complete;
+ * without the flag (older recorders) and reaped during the recording it
+ * reads as an exit lost, as before */
+static void test_exited_before(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	char start[32];
+	snprintf(start, sizeof(start), "%llu", (unsigned long long)(T0 + 100 * MS));
+	synth_meta(&s, "start_boottime_ns", start);
+	synth_meta(&s, "alive_at_stop", "600 602");
+	s_state(&s, T0 + 100 * MS, 600, T0 - 9 * SEC_NS, 1, "/usr/bin/python3", "python3",
+		EV_STATE_PRE_EXISTING, "python3");
+	s_state(&s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "",
+		EV_STATE_PRE_EXISTING | EV_STATE_EXITED, "python3");
+	s_fork(&s, T0 + 2 * SEC_NS, 600, 602);
+	build(&s, NULL, &b);
+	struct tza_proc *z = by_pid(b.m, 601, 0);
+	assert_true(z->flags & TZA_P_EXITED_BEFORE);
+	assert_true(z->flags & TZA_P_PRE_EXISTING);
+	assert_int_equal(b.m->exited_before, 1);
+	assert_int_equal(b.m->exit_lost, 0);
+	assert_false(b.m->incomplete);
+	assert_int_equal(tza_proc_end(b.m, z), T0 + 100 * MS); /* not the trace's end */
+	unbuild(&b);
+	synth_free(&s);
+
+	/* the same zombie from an older recorder (no flag), reaped meanwhile */
+	memset(&s, 0, sizeof(s));
+	synth_meta(&s, "start_boottime_ns", start);
+	synth_meta(&s, "alive_at_stop", "600 602");
+	s_state(&s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "", EV_STATE_PRE_EXISTING,
+		"python3");
+	s_fork(&s, T0 + 2 * SEC_NS, 600, 602);
+	build(&s, NULL, &b);
+	assert_false(by_pid(b.m, 601, 0)->flags & TZA_P_EXITED_BEFORE);
+	assert_int_equal(b.m->exit_lost, 1);
+	assert_true(b.m->incomplete);
+	unbuild(&b);
+	synth_free(&s);
+}
+
+/* issue 23: the recorded command (parent: metadata recorder_pid) is never an
+ * orphan, even in an incomplete trace where only its state is left; another
+ * root with an unknown parent still is */
+static void test_command_not_orphan(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {0};
+	synth_meta(&s, "recorder_pid", "500");
+	s_state(&s, T0, 700, T0 - SEC_NS, 500, "/usr/bin/dash", "sh|-c|x", 0, "sh");
+	s_exit(&s, T0 + 2 * MS, 710, T0 + MS, 600, "lost", v); /* no fork */
+	s_exit(&s, T0 + 3 * MS, 700, T0 - SEC_NS, 500, "sh", v);
+	build(&s, NULL, &b);
+	assert_true(b.m->incomplete);
+	assert_false(by_pid(b.m, 700, 0)->flags & TZA_P_ORPHAN);
+	assert_true(by_pid(b.m, 710, 0)->flags & TZA_P_ORPHAN);
+	assert_int_equal(b.m->orphans, 1);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* C08: drops make the model incomplete and name orphaned pids */
 static void test_c08_drops(void **st)
 {
@@ -1220,6 +1286,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_deep_chain_linear),
 		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
 		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),
+		cmocka_unit_test(test_exited_before),
+		cmocka_unit_test(test_command_not_orphan),
 		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
 		cmocka_unit_test(test_release),
 	};
