@@ -92,6 +92,18 @@ static __always_inline void drop(__u32 slot)
 		*c = ~0ull >> 1;
 }
 
+/* The CPU, switch and fault totals signal_struct holds for the threads
+ * already released (EV_EXIT, EV_RELEASE: same field names). */
+#define SIG_COUNTERS(e, sig)                                                               \
+	do {                                                                               \
+		(e)->utime_ns = (sig)->utime;                                              \
+		(e)->stime_ns = (sig)->stime;                                              \
+		(e)->nvcsw = (sig)->nvcsw;                                                 \
+		(e)->nivcsw = (sig)->nivcsw;                                               \
+		(e)->min_flt = (sig)->min_flt;                                             \
+		(e)->maj_flt = (sig)->maj_flt;                                             \
+	} while (0)
+
 /*
  * Wake-up flags for a record of size bytes: user space drains at least once
  * a second anyway and is woken only when the ring holds wake_bytes, this record
@@ -884,12 +896,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	}
 
 	/* CPU: threads already released live in signal_struct ... */
-	e->utime_ns = sig->utime;
-	e->stime_ns = sig->stime;
-	e->nvcsw = sig->nvcsw;
-	e->nivcsw = sig->nivcsw;
-	e->min_flt = sig->min_flt;
-	e->maj_flt = sig->maj_flt;
+	SIG_COUNTERS(e, sig);
 	rt = sig->sum_sched_runtime;
 	/* ... plus each thread still on the list (exiting, not yet released)
 	 * and this one. I/O: each thread's own task->ioac; a process tracked
@@ -1041,12 +1048,7 @@ int BPF_PROG(handle_free, struct task_struct *p)
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
 	e->start_ns = p->start_boottime;
-	e->utime_ns = sig->utime;
-	e->stime_ns = sig->stime;
-	e->nvcsw = sig->nvcsw;
-	e->nivcsw = sig->nivcsw;
-	e->min_flt = sig->min_flt;
-	e->maj_flt = sig->maj_flt;
+	SIG_COUNTERS(e, sig);
 	e->tgid = tgid;
 	e->flags = 0;
 	rt = sig->sum_sched_runtime;
