@@ -54,6 +54,7 @@ struct opts {
 
 struct rec {
 	struct opts o;
+	char *alive_at_stop; /* metadata alive_at_stop, taken while still attached */
 	struct tracer_bpf *skel;
 	struct ring_buffer *rb;
 	tz_writer *w;
@@ -352,6 +353,18 @@ static void *redact_record(struct rec *r, const void *data, uint32_t size)
 	return r->rbuf;
 }
 
+/* tgid appended to the stop's alive list (r->alive_at_stop); on no memory
+ * the list stays as it was */
+static void alive_add(struct rec *r, uint32_t tgid)
+{
+	size_t len = strlen(r->alive_at_stop);
+	char *s = realloc(r->alive_at_stop, len + 12);
+	if (!s)
+		return;
+	snprintf(s + len, 12, "%s%u", len ? " " : "", tgid);
+	r->alive_at_stop = s;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -393,6 +406,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		struct pt_proc *p = ptable_get(&r->pt, e->child_tgid);
 		if (p)
 			p->flags |= PT_SEEN_FORK;
+		/* born after the stop's alive list was taken: alive then too
+		 * (its exit, if it comes, is drained) */
+		if (r->alive_at_stop)
+			alive_add(r, e->child_tgid);
 	}
 	return 0;
 }
@@ -580,8 +597,12 @@ static int bpf_setup(struct rec *r)
 			    strerror(-rc));
 		return -1;
 	}
-	if (attach(r, s->progs.handle_fork) || attach(r, s->progs.handle_exec) ||
-	    attach(r, s->progs.handle_free) || attach(r, s->progs.handle_exit))
+	/* later events first: a process whose fork is recorded has its exec
+	 * and exit recorded too (attaching takes ms; a short process forked
+	 * after the fork program but ending before the exit program would
+	 * read as an exit lost) */
+	if (attach(r, s->progs.handle_exit) || attach(r, s->progs.handle_free) ||
+	    attach(r, s->progs.handle_exec) || attach(r, s->progs.handle_fork))
 		return -1;
 	if (xf_tp) {
 		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
@@ -1066,12 +1087,12 @@ static int file_sealed(const char *path)
  * exit that is not listed lost its exit event (ring buffer full): the
  * analyzer says so instead of "still running".
  */
-static void note_alive(struct rec *r)
+static char *alive_list(struct rec *r)
 {
 	size_t cap = 64, len = 0;
 	char *s = malloc(cap);
 	if (!s)
-		return;
+		return NULL;
 	s[0] = 0;
 	sweep_dead(r);
 	for (size_t i = 0; i < r->pt.nslots; i++)
@@ -1080,14 +1101,25 @@ static void note_alive(struct rec *r)
 				char *ns = realloc(s, cap *= 2);
 				if (!ns) {
 					free(s);
-					return;
+					return NULL;
 				}
 				s = ns;
 			}
 			len += (size_t)snprintf(s + len, cap - len, "%s%u", len ? " " : "", p->tgid);
 		}
-	tz_writer_set_meta(r->w, "alive_at_stop", s);
+	return s;
+}
+
+/* The list taken at the stop (run(): before the last drain, the programs
+ * still attached, so a process that exits after it is listed and one that
+ * exited before it has its exit drained), else now. */
+static void note_alive(struct rec *r)
+{
+	char *s = r->alive_at_stop ? r->alive_at_stop : alive_list(r);
+	if (s)
+		tz_writer_set_meta(r->w, "alive_at_stop", s);
 	free(s);
+	r->alive_at_stop = NULL;
 }
 
 static int close_writer(struct rec *r, int exit_status)
@@ -1327,6 +1359,8 @@ static int run(struct rec *r)
 	}
 	if (r->rb_err)
 		return -1;
+	/* who is alive at the stop: taken before the last drain */
+	r->alive_at_stop = alive_list(r);
 	if (!r->werr && rec_stop_count < 2)
 		wait_releases(r);
 	ring_buffer__consume(r->rb);
