@@ -932,6 +932,11 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		x->cpu_ns += tza_proc_cpu(p);
 		if (wall) {
 			double cores = (double)tza_proc_cpu(p) / (double)wall;
+			/* never more cores than threads: the CPU of a process's
+			 * release includes its exit path, after its wall time
+			 * ends (docs/tracer-record.md EXIT TIMING) */
+			if (p->threads && cores > p->threads)
+				cores = p->threads;
 			if (cores > x->max_cores)
 				x->max_cores = cores;
 		}

@@ -997,6 +997,21 @@ static void test_release(void **st)
 	assert_false(bb->flags & TZA_P_RELEASED);
 	assert_false(c->flags & TZA_P_RELEASED);
 	assert_false(by_pid(b.m, 500, 0)->flags & TZA_P_RELEASED);
+	/* 107.5 ms of final CPU in a 9 ms life: one thread, at most 1 core */
+	struct tza_crit cr;
+	struct tza_machine mi;
+	struct tza_group *g;
+	uint32_t ng, found = 0;
+	tza_machine_get(b.r, &mi);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &cr), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &cr, &mi, &g, &ng), 0);
+	for (uint32_t i = 0; i < ng; i++) {
+		assert_true(g[i].max_cores <= 1.0); /* every process has one thread */
+		found += g[i].max_cores == 1.0;	    /* 501 among them, capped */
+	}
+	assert_true(found >= 1);
+	free(g);
+	tza_crit_free(&cr);
 	unbuild(&b);
 	synth_free(&s);
 }
