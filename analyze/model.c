@@ -675,7 +675,8 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	p->uid = e->uid;
 	p->euid = e->euid;
 	p->cgroup_id = e->cgroup_id;
-	memcpy(p->comm, e->comm, sizeof(p->comm));
+	if (e->comm[0]) /* empty: not in the event (a shorter fixed part) */
+		memcpy(p->comm, e->comm, sizeof(p->comm));
 	if (e->flags & EV_EXEC_ARGV_TRUNCATED)
 		p->flags |= TZA_P_ARGV_TRUNCATED;
 	else
@@ -823,7 +824,8 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 	if (fl & EV_EXIT_IO_FALLBACK)
 		p->flags |= TZA_P_IO_FALLBACK;
 	p->threads = x.threads;
-	memcpy(p->comm, x.comm, sizeof(p->comm));
+	if (x.comm[0]) /* empty: not in the event; the known comm stays */
+		memcpy(p->comm, x.comm, sizeof(p->comm));
 	p->exit_ppid = x.ppid;
 	if (!p->ppid)
 		p->ppid = p->exit_ppid;

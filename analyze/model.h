@@ -200,7 +200,8 @@ struct tza_proc {
 	/* threads (exit total): after the tool.c block below, for alignment */
 
 	uint32_t uid, euid;	/* last known credentials */
-	char comm[16];		/* comm at exit (or last known) */
+	char comm[16];		/* latest non-empty comm of its exec/exit events, else
+				   a state event's while empty (docs/EVENTS.md [E14]) */
 	uint64_t cgroup_id;
 
 	/* The image it ran when it started (its fork-time parent's image then,

@@ -121,7 +121,9 @@ static void proc_line(const struct tza_proc *p)
 	char id[TZA_ID_MAX], pid[TZA_ID_MAX];
 	printf("proc: %s parent=%s ppid=%u start=%" PRIu64, tza_proc_id(p, id),
 	       p->parent ? tza_proc_id(p->parent, pid) : "-", p->ppid, p->start_ns);
-	if (p->flags & TZA_P_NO_EXIT)
+	if (p->flags & TZA_P_EXITED_BEFORE) /* a zombie at the start: not lost */
+		printf(" end=%" PRIu64 " exited_before", p->end_ns);
+	else if (p->flags & TZA_P_NO_EXIT)
 		printf(" end=- %s", p->flags & TZA_P_EXIT_LOST ? "lost" : "running");
 	else if (p->signal)
 		printf(" end=%" PRIu64 " signal=%d%s", p->end_ns, p->signal,

@@ -457,6 +457,27 @@ static void test_c10_c11(void **st)
 	synth_free(&s);
 }
 
+/* docs/EVENTS.md [E14]: an exec or exit with an empty comm keeps the known one */
+static void test_comm_empty_keeps(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct exit_vals v = {.utime = SEC_NS};
+	s_fork(&s, T0, 1, 700);
+	s_exec(&s, T0 + 10, 700, T0, 1, "/usr/bin/make", NULL, "make", "make");
+	s_exec(&s, T0 + 20, 700, T0, 1, "/usr/bin/sh", NULL, "sh|-c|true", "");
+	s_exit(&s, T0 + SEC_NS, 700, T0, 1, "", v);
+	build(&s, NULL, &b);
+	struct tza_proc *p = by_pid(b.m, 700, 0);
+	assert_int_equal(p->nexecs, 2);
+	assert_string_equal(p->comm, "make");
+	assert_string_equal(p->execs[1].comm, "");
+	assert_string_equal(p->execs[1].exe, "/usr/bin/sh");
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* C14: a pre-existing shell from the snapshot, its 200 children under it once */
 static void test_c14_pre_existing(void **st)
 {
@@ -1295,7 +1316,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pid_reuse),	 cmocka_unit_test(test_reparented_orphan),
 		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
 		cmocka_unit_test(test_state_argv_truncated),
-		cmocka_unit_test(test_c10_c11),		 cmocka_unit_test(test_c14_pre_existing),
+		cmocka_unit_test(test_c10_c11),
+		cmocka_unit_test(test_comm_empty_keeps),		 cmocka_unit_test(test_c14_pre_existing),
 		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
 		cmocka_unit_test(test_inherited_image), cmocka_unit_test(test_exec_chain_names),
 		cmocka_unit_test(test_deep_chain_linear),

@@ -611,6 +611,150 @@ def _():
                                                            chunk(4, ev)], 5)
 
 
+@corpus('state-flags')
+def _():
+    """proc_state flags (docs/EVENTS.md [E9], [E11]): the start-up snapshot
+    lists bash (100), kthreadd (2, flags 0x1|0x2: kthread), a zombie 150
+    (0x1|0x8: exited before the recording, `exited_before`, its last event
+    the snapshot) and 300 (pre-existing) which execs later: the snapshot's
+    image stays its first image, the exec adds a second (execs=2); a later
+    state event of 300 adds nothing"""
+    st = shell_state() + [
+        state_ev(us(0), 2, T0 - 9_000_000_000, [], '', ppid=0, flags=0x3, comm='kthreadd'),
+        state_ev(us(0), 150, T0 - 2_000_000, ['defunct'], '/usr/bin/defunct', ppid=100,
+                 flags=0x9),
+        state_ev(us(0), 300, T0 - 1_000_000, ['sh', '-c', 'x'], '/usr/bin/sh', ppid=100,
+                 flags=0x1)]
+    ev = [exec_ev(us(10), 300, T0 - 1_000_000, ['x'], '/usr/bin/x', ppid=100),
+          state_ev(us(20), 300, T0 - 1_000_000, ['x'], '/usr/bin/x', ppid=100)]
+    return linear(head_blocks() + [state(3, st), chunk(4, ev)], 5)
+
+
+@corpus('argv-truncated')
+def _():
+    """argv_truncated (docs/EVENTS.md §5 rule 10): 300's snapshot has flag 0x4
+    and it never execs (truncated); 301's snapshot has 0x4 but it execs with
+    an exec flag 0 (not truncated: the latest image decides); 200 execs with
+    exec flag 0x1 (truncated); 202 execs with an argv cut short (no final
+    NUL) but exec flag 0 (not truncated: only the flags count)"""
+    st = shell_state() + [
+        state_ev(us(0), 300, T0 - 1_000_000, ['sleep', '10'], '/usr/bin/sleep', ppid=100,
+                 flags=0x5),
+        state_ev(us(0), 301, T0 - 1_000_000, ['sh'], '/usr/bin/sh', ppid=100, flags=0x5)]
+    cut = exec_ev(us(23), 202, us(22), ['cc'], '/usr/bin/cc', ppid=100)
+    cut.blobs['argv'] = b'cc\0-Dxy'
+    cut.f['argv_len'] = 8
+    cut.f['argc'] = 2
+    ev = [exec_ev(us(5), 301, T0 - 1_000_000, ['true'], '/usr/bin/true', ppid=100),
+          fork_ev(us(10), 100, 200),
+          exec_ev(us(11), 200, us(10), ['make', 'all'], '/usr/bin/make', ppid=100, flags=0x1,
+                  argv_size=4096),
+          fork_ev(us(22), 100, 202),
+          cut]
+    return linear(head_blocks() + [state(3, st), chunk(4, ev)], 5)
+
+
+@corpus('pid-reuse')
+def _():
+    """pid reuse without alive_at_stop (docs/EVENTS.md [E8], [E11]): the
+    final metadata has no alive_at_stop, so no process is `lost`: 201, ended
+    by a second fork of pid 201, and 200, which never exits, are `running`"""
+    ev = [fork_ev(us(10), 100, 200),
+          fork_ev(us(20), 200, 201),
+          fork_ev(us(30), 200, 201),
+          exit_ev(us(40), 201, us(30), code=0, ppid=200)]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('release-fields')
+def _():
+    """release [E13] compares the CPU as a sum and the other figures one by
+    one: 201's release has less utime but more stime (the sum grows: applied,
+    cpu_final); 202's has fewer nvcsw only; 203's fewer min_flt only (both
+    ignored)"""
+    def rel(ts, tgid, start, **f):
+        return Ev('release', ts, start_ns=start, tgid=tgid, **f)
+
+    def ex(ts, tgid, start):
+        e = exit_ev(ts, tgid, start, ppid=100, ut=5000, st=1000)
+        e.f.update(nvcsw=4, nivcsw=2, min_flt=100, maj_flt=1)
+        return e
+    ev = [fork_ev(us(20), 100, 201), fork_ev(us(21), 100, 202), fork_ev(us(22), 100, 203),
+          ex(us(30), 201, us(20)), ex(us(31), 202, us(21)), ex(us(32), 203, us(22)),
+          rel(us(40), 201, us(20), utime_ns=4000, stime_ns=2500, nvcsw=4, nivcsw=2,
+              min_flt=100, maj_flt=1),
+          rel(us(41), 202, us(21), utime_ns=6000, stime_ns=1000, nvcsw=3, nivcsw=2,
+              min_flt=100, maj_flt=1),
+          rel(us(42), 203, us(22), utime_ns=6000, stime_ns=1000, nvcsw=4, nivcsw=2,
+              min_flt=99, maj_flt=1)]
+    return linear(head_blocks(types=BASE + ['release']) + [state(3, shell_state()),
+                                                           chunk(4, ev)], 5)
+
+
+@corpus('exec-fail-new')
+def _():
+    """exec_fail (docs/EVENTS.md §5 rule 2): of live 100 it adds nothing to the
+    table; of 400, with no live process, it starts a new process 400 whose
+    start is the event's time (no_fork, no image, empty comm)"""
+    ev = [Ev('exec_fail', us(10), blobs={'filename': b'/nope'}, tgid=100, pid=100, err=2,
+             filename_len=5),
+          Ev('exec_fail', us(20), blobs={'filename': b'/nope'}, tgid=400, pid=401, err=13,
+             filename_len=5)]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('meta-order')
+def _():
+    """merged metadata and schema types are ordered by block seq, not file
+    order ([M1], [S3]): a METADATA block with seq 1 (keys zz_first and
+    hostname) and a SCHEMA block with seq 2 (release only) lie after the
+    chunk; the head blocks have seq 3 and 4. zz_first comes first, hostname
+    keeps the value of seq 3 (higher), release is the first type"""
+    ev = pipeline()
+    return linear([block(METADATA, 3, meta_payload(META)),
+                   block(SCHEMA, 4, schema_payload(BASE)), state(5, shell_state()),
+                   chunk(6, ev), block(METADATA, 1, meta_payload([('zz_first', '1'),
+                                                                  ('hostname', 'old')])),
+                   block(SCHEMA, 2, schema_payload(['release']))], 7)
+
+
+@corpus('anchor-bad-payload')
+def _():
+    """[H7]: a chunk whose payload checksum fails still gives its anchor (the
+    header is valid): chunk 4 (anchor at +100 us, wall clock 1 s ahead) is
+    damaged, chunk 5 has no anchor (0); chunk 5's events nearer +100 us than
+    the header's anchor take their wall time from chunk 4's anchor"""
+    ev = pipeline()
+    ext = bytearray(cext(ev[:8], anchor=us(100)))
+    struct.pack_into('<q', ext, 48, REAL0 + 100_000 + 1_000_000_000)
+    c4 = bytearray(block(CHUNK, 4, chunk_payload(ev[:8]), bytes(ext), compress=True))
+    c4[-3] ^= 0xff
+    return linear(head_blocks() + [state(3, shell_state()), bytes(c4),
+                                   chunk(5, ev[8:], anchor=0)], 6)
+
+
+@corpus('comm-empty')
+def _():
+    """an empty comm never replaces a known one (docs/EVENTS.md [E14]): 300,
+    known from the snapshot with comm "daemon" and no image (empty exe and
+    argv), exits with an exit whose fixed part ends before comm; 200 execs
+    make, then execs again with an empty comm and exits with an empty comm:
+    it keeps "make" while its latest image is the second exec's"""
+    ex = exit_ev(us(40), 300, T0 - 1_000_000, ppid=100)
+    off = next(f[2] for f in TYPES['exit']['fields'] if f[0] == 'comm')
+    ex.fixed = ex.encode()[1][:off]
+    second = exec_ev(us(20), 200, us(10), ['sh', '-c', 'true'], '/usr/bin/sh', ppid=100)
+    second.f['comm'] = ''
+    ev = [fork_ev(us(10), 100, 200),
+          exec_ev(us(11), 200, us(10), ['make'], '/usr/bin/make', ppid=100),
+          second,
+          exit_ev(us(30), 200, us(10), ppid=100),
+          ex]
+    st = shell_state() + [state_ev(us(0), 300, T0 - 1_000_000, [], '', ppid=100, flags=0x1,
+                                   comm='daemon')]
+    return linear(head_blocks() + [state(3, st), chunk(4, ev)], 5)
+
+
 @corpus('anchors')
 def _():
     """clock anchors that disagree (the wall clock was stepped): header
@@ -792,6 +936,26 @@ def _():
     resynchronisation, is read although its seq is below lap, then chunk 8"""
     data = bytearray(ring_file(3, wrapped_segments()))
     data[RING_START + SEG + 20] ^= 0x01
+    return bytes(data)
+
+
+@corpus('ring-edges')
+def _():
+    """what ends a ring chain silently (section 9, [R1], [R8]): non-zero
+    bytes after the head chain's last block with no valid block after them
+    in the head area; non-zero bytes after the final slot's METADATA block;
+    non-zero bytes after segment 2's last block with no valid block after
+    them in the segment; 30 non-zero bytes (less than a block header) at
+    the very end of segment 1. None of them is damage"""
+    data = bytearray(ring_file(3, wrapped_segments()))
+    hb = 128 + len(b''.join(head_blocks()))
+    data[hb:hb + 64] = b'\x5a' * 64
+    fm = FINAL_OFF + len(block(METADATA, 99, meta_payload(META + [
+        ('stop_anchor_boot_ns', str(us(90))), ('stop_anchor_real_ns', str(REAL0 + 90_000))])))
+    data[fm:fm + 64] = b'\xa5' * 64
+    end2 = RING_START + 2 * SEG + sum(len(b) for _, b in wrapped_segments()[2])
+    data[end2:end2 + 100] = b'\x5a' * 100
+    data[RING_START + 2 * SEG - 30:RING_START + 2 * SEG] = b'\x77' * 30
     return bytes(data)
 
 
