@@ -1371,9 +1371,8 @@ static int finish(struct builder *b, tz_reader *r)
 	m->duplicate_blocks = in->duplicate_blocks;
 	/* the recording's start: the recorder's (taken once its programs were
 	 * attached), else the first event */
-	const char *sb = tz_reader_meta_get(r, "start_boottime_ns");
-	uint64_t rec_start = sb ? strtoull(sb, NULL, 10) : 0;
-	if (!rec_start)
+	uint64_t rec_start = 0;
+	if (tz_reader_meta_u64(r, "start_boottime_ns", &rec_start) || !rec_start)
 		rec_start = m->t0_ns;
 	/* the recorder lists the processes alive at its stop (a slice ends
 	 * earlier: its processes without an exit may still have been running) */

@@ -424,6 +424,14 @@ const struct tz_info *tz_reader_info(const tz_reader *r);
 size_t tz_reader_meta_count(const tz_reader *r);
 int tz_reader_meta_at(const tz_reader *r, size_t i, const char **key, const char **value);
 const char *tz_reader_meta_get(const tz_reader *r, const char *key);
+/* A metadata value that is a number (stop_anchor_*, start_boottime_ns ...):
+ * strictly decimal as docs/FORMAT.md section 5 says: u64 one or more digits
+ * 0-9 and nothing else (no sign, space or other byte) within 0..2^64-1;
+ * i64 the same with an optional leading '-', within INT64_MIN..INT64_MAX.
+ * 0 and *out set (out may be NULL); TZ_ERR_INVAL when the key is absent,
+ * the value is malformed or out of range (*out untouched). */
+int tz_reader_meta_u64(const tz_reader *r, const char *key, uint64_t *out);
+int tz_reader_meta_i64(const tz_reader *r, const char *key, int64_t *out);
 
 /* Schema: count, by index, by id (NULL if unknown); owned by r. */
 size_t tz_reader_type_count(const tz_reader *r);

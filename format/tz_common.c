@@ -408,8 +408,8 @@ static int get_str(const uint8_t **p, const uint8_t *end, char *out, size_t max)
 	return 0;
 }
 
-int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, size_t *n,
-		     const char **why)
+static int schema_decode_into(const uint8_t *p, size_t len, struct tz_type_own **types, size_t *n,
+			      const char **why)
 {
 	const uint8_t *end = p + len;
 	uint64_t count, v[4];
@@ -508,6 +508,33 @@ out:
 	return rc;
 }
 
+/* A damaged block contributes nothing (FORMAT.md [S2], [M1]): decode into a
+ * copy of the list, keep it only when the whole payload checks. */
+int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, size_t *n,
+		     const char **why)
+{
+	struct tz_type_own *c = malloc((*n ? *n : 1) * sizeof(*c));
+	size_t nc = 0;
+	int rc = c ? 0 : TZ_ERR_NOMEM;
+	for (; !rc && nc < *n; nc++)
+		if (tz_type_copy(&c[nc], &(*types)[nc].t))
+			rc = TZ_ERR_NOMEM;
+	if (!rc)
+		rc = schema_decode_into(p, len, &c, &nc, why);
+	struct tz_type_own *drop = rc ? c : *types;
+	size_t ndrop = rc ? nc : *n;
+	for (size_t i = 0; i < ndrop; i++)
+		tz_type_free(&drop[i]);
+	free(drop);
+	if (!rc) {
+		*types = c;
+		*n = nc;
+	}
+	if (rc == TZ_ERR_NOMEM)
+		*why = "out of memory";
+	return rc;
+}
+
 /* ---------------------------------------------------------------- meta */
 
 int tz_kv_set(struct tz_kv **kv, size_t *n, const char *key, size_t klen, const char *value,
@@ -556,7 +583,8 @@ int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n)
 	return rc;
 }
 
-int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why)
+static int meta_decode_into(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n,
+			    const char **why)
 {
 	const uint8_t *end = p + len;
 	uint64_t count, kl, vl;
@@ -586,6 +614,28 @@ int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, c
 		*why = "trailing bytes after the metadata";
 		return TZ_ERR_CORRUPT;
 	}
+	return 0;
+}
+
+int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why)
+{
+	struct tz_kv *c = NULL;
+	size_t nc = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < *n; i++)
+		rc = tz_kv_set(&c, &nc, (*kv)[i].key, strlen((*kv)[i].key), (*kv)[i].value,
+			       strlen((*kv)[i].value));
+	if (!rc)
+		rc = meta_decode_into(p, len, &c, &nc, why);
+	if (rc) {
+		tz_kv_free(c, nc);
+		if (rc == TZ_ERR_NOMEM)
+			*why = "out of memory";
+		return rc;
+	}
+	tz_kv_free(*kv, *n);
+	*kv = c;
+	*n = nc;
 	return 0;
 }
 

@@ -192,8 +192,10 @@ void tz_type_free(struct tz_type_own *o);
 int tz_schema_encode(struct tz_buf *b, const struct tz_type_own *types, size_t n);
 /*
  * Decode a SCHEMA payload. Appends to *types (realloc) and *n; a type id
- * already present is replaced by the newer definition. 0 or TZ_ERR_CORRUPT
- * with a reason in *why.
+ * already present is replaced by the newer definition (also within the
+ * block: its later definition wins). 0 or TZ_ERR_CORRUPT / TZ_ERR_LIMIT /
+ * TZ_ERR_NOMEM with a reason in *why; on any error *types and *n are left
+ * as they were (a damaged block defines nothing, FORMAT.md [S2]).
  */
 int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, size_t *n,
 		     const char **why);
@@ -208,6 +210,10 @@ int tz_kv_set(struct tz_kv **kv, size_t *n, const char *key, size_t klen, const 
 	      size_t vlen);
 void tz_kv_free(struct tz_kv *kv, size_t n);
 int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n);
+/* Decode a METADATA payload into *kv and *n (tz_kv_set: a key present is
+ * replaced). 0 or TZ_ERR_CORRUPT / TZ_ERR_LIMIT / TZ_ERR_NOMEM with a reason
+ * in *why; on any error *kv and *n are left as they were (a damaged block
+ * contributes nothing, FORMAT.md [M1]). */
 int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why);
 
 /* Current CLOCK_BOOTTIME and CLOCK_REALTIME, taken together. */

@@ -71,6 +71,11 @@ static int payload_into(tz_reader *r, uint64_t off, const struct tz_bhdr *h, con
 	CHECK(fcs == h->raw_len, TZ_ERR_CORRUPT, off,
 	      "%s %llu: zstd frame size does not match the header", what,
 	      (unsigned long long)h->seq);
+	/* exactly one frame: zstd would also decode a skippable or a second
+	 * (empty) frame after it */
+	CHECK(ZSTD_findFrameCompressedSize(p, h->payload_len) == h->payload_len, TZ_ERR_ZSTD, off,
+	      "%s %llu: zstd: the payload is not exactly one frame", what,
+	      (unsigned long long)h->seq);
 	if (!*buf || *cap < h->raw_len) {
 		/* contents are not kept: free first, no copy; 1/8 headroom so
 		 * that chunks of about the same size reuse the buffer */
@@ -800,15 +805,11 @@ static int finish_open(tz_reader *r)
 	in->first_ts_ns = UINT64_MAX;
 	if ((rc = add_anchor(r, r->start_boot, r->start_real)))
 		return rc;
-	const char *sb = tz_reader_meta_get(r, "stop_anchor_boot_ns");
-	const char *sr = tz_reader_meta_get(r, "stop_anchor_real_ns");
-	if (sb && sr) {
-		char *e1, *e2;
-		unsigned long long b = strtoull(sb, &e1, 10);
-		long long rt = strtoll(sr, &e2, 10);
-		if (!*e1 && !*e2 && (rc = add_anchor(r, b, rt)))
-			return rc;
-	}
+	uint64_t sb;
+	int64_t sr;
+	if (!tz_reader_meta_u64(r, "stop_anchor_boot_ns", &sb) &&
+	    !tz_reader_meta_i64(r, "stop_anchor_real_ns", &sr) && (rc = add_anchor(r, sb, sr)))
+		return rc;
 	uint64_t pm = 0;
 	for (size_t i = 0; i < r->nchunks; i++) {
 		struct rd_blk *b = &r->chunks[i];
@@ -1022,6 +1023,44 @@ const char *tz_reader_meta_get(const tz_reader *r, const char *key)
 		if (!strcmp(r->kv[i].key, key))
 			return r->kv[i].value;
 	return NULL;
+}
+
+/* digits only, at least one, value <= max: 0, else TZ_ERR_INVAL */
+static int dec_digits(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s)
+		return TZ_ERR_INVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return TZ_ERR_INVAL;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10)
+			return TZ_ERR_INVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int tz_reader_meta_u64(const tz_reader *r, const char *key, uint64_t *out)
+{
+	uint64_t v;
+	int rc = dec_digits(tz_reader_meta_get(r, key), UINT64_MAX, &v);
+	if (!rc && out)
+		*out = v;
+	return rc;
+}
+
+int tz_reader_meta_i64(const tz_reader *r, const char *key, int64_t *out)
+{
+	const char *s = tz_reader_meta_get(r, key);
+	int neg = s && *s == '-';
+	uint64_t v;
+	int rc = dec_digits(s ? s + neg : NULL, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX, &v);
+	if (!rc && out)
+		*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return rc;
 }
 
 size_t tz_reader_type_count(const tz_reader *r) { return r ? r->ntypes : 0; }

@@ -287,6 +287,56 @@ static void t_overlap(void **st)
 
 static int state_cb(void *ctx, tz_writer *w);
 
+/* Numeric metadata (stop anchors, start_boottime_ns): strictly decimal. */
+static void t_meta_numbers(void **st)
+{
+	(void)st;
+	static const struct {
+		const char *key, *val;
+		int u_ok, i_ok;
+		uint64_t u;
+		int64_t i;
+	} c[] = {
+	    {"a", "0", 1, 1, 0, 0},
+	    {"b", "18446744073709551615", 1, 0, UINT64_MAX, 0},
+	    {"c", "18446744073709551616", 0, 0, 0, 0},
+	    {"d", "-9223372036854775808", 0, 1, 0, INT64_MIN},
+	    {"e", "9223372036854775807", 1, 1, INT64_MAX, INT64_MAX},
+	    {"f", "9223372036854775808", 1, 0, 9223372036854775808ull, 0},
+	    {"g", "-9223372036854775809", 0, 0, 0, 0},
+	    {"h", "+5", 0, 0, 0, 0},
+	    {"i", " 5", 0, 0, 0, 0},
+	    {"j", "5 ", 0, 0, 0, 0},
+	    {"k", "-", 0, 0, 0, 0},
+	    {"l", "", 0, 0, 0, 0},
+	    {"m", "0x10", 0, 0, 0, 0},
+	    {"n", "-12", 0, 1, 0, -12},
+	    {"o", "007", 1, 1, 7, 7},
+	};
+	struct tz_writer_opts o = {.flags = TZ_W_NO_FSYNC};
+	tz_writer *w = mem_writer(&o);
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
+		assert_int_equal(tz_writer_set_meta(w, c[k].key, c[k].val), 0);
+	void *buf;
+	size_t len;
+	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, buf, len, "num", NULL), 0);
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		uint64_t u = 42;
+		int64_t i = 42;
+		assert_int_equal(tz_reader_meta_u64(r, c[k].key, &u), c[k].u_ok ? 0 : TZ_ERR_INVAL);
+		assert_true(u == (c[k].u_ok ? c[k].u : 42));
+		assert_int_equal(tz_reader_meta_i64(r, c[k].key, &i), c[k].i_ok ? 0 : TZ_ERR_INVAL);
+		assert_true(i == (c[k].i_ok ? c[k].i : 42));
+	}
+	assert_int_equal(tz_reader_meta_u64(r, "absent", NULL), TZ_ERR_INVAL);
+	assert_int_equal(tz_reader_meta_u64(r, "stop_anchor_boot_ns", NULL), 0);
+	assert_int_equal(tz_reader_meta_i64(r, "stop_anchor_real_ns", NULL), 0);
+	tz_reader_free(r);
+	free(buf);
+}
+
 /* Background thread mode, on a real file, with state blocks. */
 static void t_thread_file(void **st)
 {
@@ -1543,6 +1593,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(t_errors),
+	    cmocka_unit_test(t_meta_numbers),
 	    cmocka_unit_test(t_file_safety),
 	    cmocka_unit_test(t_varint),
 	    cmocka_unit_test(t_state_fn_error),

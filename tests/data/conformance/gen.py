@@ -184,7 +184,7 @@ class Ev:
         for fn, ft, off, size, unit in t['fields']:
             if ft in (STR, STRV):
                 bl.append(self.blobs.get(fn, b''))
-            elif ft == CHARS:
+            elif ft in (CHARS, BYTES):
                 v = self.f.get(fn, b'')
                 v = v.encode() if isinstance(v, str) else v
                 fx[off:off + size] = v[:size].ljust(size, b'\0')
@@ -259,10 +259,10 @@ def state(seq, events, compress=True, **kw):
 
 
 def header(major=1, minor=0, header_size=128, compat=0, ro=0, incompat=0, ring=None,
-           extra=b''):
+           extra=b'', anchor=(T0, REAL0)):
     rs = ring or (0, 0, 0, 0, 0)
     h = MAGIC + struct.pack('<HHIQQQ', major, minor, header_size, compat, ro, incompat)
-    h += UUID + BOOT_ID + struct.pack('<Qq', T0, REAL0)
+    h += UUID + BOOT_ID + struct.pack('<Qq', *anchor)
     h += struct.pack('<QQQII', *rs) + extra
     h = h.ljust(header_size - 8, b'\0')
     return h + struct.pack('<Q', xxh3(h))
@@ -1135,6 +1135,110 @@ def _():
     ev = pipeline()
     return linear(head_blocks() + [block(SCHEMA, 3, bad), state(4, shell_state()),
                                    chunk(5, ev)], 6)
+
+# an empty zstd skippable frame (RFC 8878 section 3.1.2)
+SKIPPABLE = struct.pack('<II', 0x184D2A50, 0)
+
+
+@corpus('bad-zstd')
+def _():
+    """three ZSTD chunks whose payload checksum is right: chunk 4's frame is
+    damaged inside (status ZSTD); chunk 5 is a good frame followed by an
+    empty skippable frame (a payload is exactly one frame: ZSTD); chunk 6's frame header
+    records a content size other than raw_len (CORRUPT). None is read; all
+    three count (their headers are valid and consistent, [L6])"""
+    ev = pipeline()
+    raw4 = chunk_payload(ev[:8])
+    f4 = bytearray(zstd(raw4))
+    f4[len(f4) // 2] ^= 0xff
+    f4[len(f4) // 2 + 1] ^= 0xff
+    raw5 = chunk_payload(ev[8:12])
+    raw6 = chunk_payload(ev[12:])
+    return linear(head_blocks() + [
+        state(3, shell_state()),
+        block(CHUNK, 4, bytes(f4), cext(ev[:8]), flags=ZSTD, compress=False,
+              raw_len=len(raw4)),
+        block(CHUNK, 5, zstd(raw5) + SKIPPABLE, cext(ev[8:12]), flags=ZSTD, compress=False,
+              raw_len=len(raw5)),
+        block(CHUNK, 6, zstd(raw6), cext(ev[12:]), flags=ZSTD, compress=False,
+              raw_len=len(raw6) + 1)], 7)
+
+
+@corpus('over-limit')
+def _():
+    """chunk 4 says raw_len 64 MiB + 1 (a ZSTD block, so raw_len may exceed
+    payload_len), above the reader's limit (FORMAT.md section 14): status
+    LIMIT, not counted, its seq not claimed: a later chunk 4 is counted.
+    The index lists both and is used ([I1])"""
+    ev = pipeline()
+    big = block(CHUNK, 4, zstd(chunk_payload(ev[:8])), cext(ev[:8]), flags=ZSTD,
+                compress=False, raw_len=64 * 1024 * 1024 + 1)
+    return linear(head_blocks() + [state(3, shell_state()), big, chunk(4, ev[:8]),
+                                   chunk(5, ev[8:])], 6)
+
+
+@corpus('short-ext')
+def _():
+    """chunk 4 and state block 3 have ext_len 48 (< 56): damage of status
+    CORRUPT, their line shows events=0 ts=0..0, not counted, seq not claimed;
+    without state block 3 the processes of chunk 5 are new"""
+    ev = pipeline()
+    st = shell_state()
+    return linear(head_blocks() + [
+        block(STATE, 3, chunk_payload(st), cext(st)[:48], compress=True),
+        block(CHUNK, 4, chunk_payload(ev[:8]), cext(ev[:8])[:48], compress=True),
+        chunk(5, ev[8:])], 6, close=False)
+
+
+@corpus('no-anchor')
+def _():
+    """no clock anchor at all: the header's start_boot_ns is 0 (no anchor),
+    the chunks' anchor_boot_ns are 0, and the final metadata's
+    stop_anchor_boot_ns is not a plain decimal (leading '+'), so it is no
+    anchor either: every event's WALL is '-'"""
+    ev = pipeline()
+    meta_final = META + [('stop_anchor_boot_ns', '+' + str(T0 + 9_000_000)),
+                         ('stop_anchor_real_ns', str(REAL0 + 9_000_000))]
+    return linear(head_blocks() + [state(3, shell_state(), anchor=0),
+                                   chunk(4, ev[:8], anchor=0), chunk(5, ev[8:], anchor=0)],
+                  6, meta_final=meta_final, hdr=header(anchor=(0, REAL0)))
+
+
+deftype(200, 'opaque', [('tag', BYTES, 4, ''), ('label', CHARS, 8, ''),
+                        ('count', U32, 0, 'count')])
+
+
+@corpus('bytes-field')
+def _():
+    """a type of its own (id 200) with a bytes, a chars and a u32 field:
+    bytes print as lowercase hex (all-zero bytes too), chars up to the first
+    NUL; an event whose fixed part ends before a field reads it as absent:
+    bytes '-', chars "", integers 0"""
+    ev = [Ev('opaque', us(5), tag=b'\xde\xad\xbe\xef', label=b'ab\x01cd', count=7),
+          Ev('opaque', us(6), tag=b'\0\0\0\0', label=b'', count=0),
+          Ev('opaque', us(7), fixed=b'\x01\x02'),
+          Ev('opaque', us(8), fixed=b'\x01\x02\x03\x04abc')]
+    return linear(head_blocks(types=BASE + ['opaque']) + [state(3, shell_state()),
+                                                          chunk(4, ev)], 5)
+
+
+@corpus('head-damaged')
+def _():
+    """metadata block 3 sets hostname and a new key, then has one byte after
+    its last pair: damage, it contributes nothing (no key extra). Schema
+    block 4 redefines fork (valid) and then a type whose field lies past its
+    fixed_size: damage, fork keeps its first definition. Schema block 5
+    defines type 200 twice: the later definition (opaque) wins"""
+    ev = pipeline()
+    meta = meta_payload([('hostname', 'evil'), ('extra', 'x')]) + b'\0'
+    bad = schema_payload(['fork', 'opaque'], {'fork': dict(name='fork2'),
+                                              'opaque': dict(fixed=4)})
+    first = schema_payload(['opaque'], {'opaque': dict(name='first')})
+    twice = varint(2) + first[1:] + schema_payload(['opaque'])[1:]
+    return linear(head_blocks() + [block(METADATA, 3, meta), block(SCHEMA, 4, bad),
+                                   block(SCHEMA, 5, twice), state(6, shell_state()),
+                                   chunk(7, ev + [Ev('opaque', us(71), tag=b'abcd',
+                                                     label=b'l', count=1)])], 8)
 
 
 def main():
