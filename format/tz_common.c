@@ -516,9 +516,12 @@ int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, s
 	struct tz_type_own *c = malloc((*n ? *n : 1) * sizeof(*c));
 	size_t nc = 0;
 	int rc = c ? 0 : TZ_ERR_NOMEM;
-	for (; !rc && nc < *n; nc++)
+	while (!rc && nc < *n) {
 		if (tz_type_copy(&c[nc], &(*types)[nc].t))
-			rc = TZ_ERR_NOMEM;
+			rc = TZ_ERR_NOMEM; /* c[nc] not made: not freed below */
+		else
+			nc++;
+	}
 	if (!rc)
 		rc = schema_decode_into(p, len, &c, &nc, why);
 	struct tz_type_own *drop = rc ? c : *types;
