@@ -352,8 +352,12 @@ int cmd_summary(int argc, char **argv)
 	 * attached) and stop when known, else the events' span; a slice's
 	 * window (slice_from/to_boottime_ns) narrows it */
 	uint64_t t0 = m->t0_ns, t1 = m->t1_ns;
-	const char *s0 = meta(r, "start_boottime_ns"), *s1 = meta(r, "stop_boottime_ns");
-	uint64_t w0_ns = s0 ? strtoull(s0, NULL, 10) : 0, w1_ns = s1 ? strtoull(s1, NULL, 10) : 0;
+	/* strictly decimal (FORMAT.md section 5), as the model reads them */
+	uint64_t w0_ns = 0, w1_ns = 0;
+	if (tz_reader_meta_u64(r, "start_boottime_ns", &w0_ns))
+		w0_ns = 0;
+	if (tz_reader_meta_u64(r, "stop_boottime_ns", &w1_ns))
+		w1_ns = 0;
 	int rec = w0_ns && w1_ns > w0_ns;
 	if (rec) {
 		t0 = w0_ns;
