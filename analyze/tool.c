@@ -24,41 +24,47 @@ enum rule_kind {
  * Interpreters and launchers, matched by fnmatch() on the exe's basename.
  * argopts: options that take the next argument; inline: options meaning
  * "code on the command line" (the tool is then the interpreter itself);
- * module: the option naming a module that is the tool (python -m pip).
+ * module: the option naming a module that is the tool (python -m pip);
+ * stdin_opts: arguments meaning "the script is read from standard input"
+ * (python3 -, bash -s; shells also in option clusters: -es): the tool is
+ * then "INTERP (stdin script)". awk's "-f -" is handled by scan_interp.
  */
 static const struct rule {
 	const char *glob;
 	enum rule_kind kind;
-	const char *argopts, *inline_opts, *module;
+	const char *argopts, *inline_opts, *module, *stdin_opts;
 } rules[] = {
-	{"python*", R_INTERP, "-W -X -Q", "-c", "-m"},
-	{"pypy*", R_INTERP, "-W -X -Q", "-c", "-m"},
-	{"perl*", R_INTERP, "-I -M -x", "-e -E", NULL},
-	{"ruby*", R_INTERP, "-I -r -C -E", "-e", NULL},
-	{"node", R_INTERP, "-r --require --import --loader", "-e --eval -p --print", NULL},
-	{"nodejs", R_INTERP, "-r --require --import --loader", "-e --eval -p --print", NULL},
-	{"Rscript", R_INTERP, "", "-e", NULL},
-	{"R", R_RLANG, NULL, NULL, NULL},
-	{"java", R_JAVA, "-cp -classpath --class-path -p --module-path --add-modules", NULL, NULL},
-	{"sh", R_INTERP, "-o +o -O +O --rcfile --init-file", "-c", NULL},
-	{"bash", R_INTERP, "-o +o -O +O --rcfile --init-file", "-c", NULL},
-	{"dash", R_INTERP, "-o +o", "-c", NULL},
-	{"zsh", R_INTERP, "-o +o", "-c", NULL},
-	{"ksh*", R_INTERP, "-o +o", "-c", NULL},
-	{"mksh", R_INTERP, "-o +o", "-c", NULL},
-	{"ash", R_INTERP, "-o +o", "-c", NULL},
-	{"tclsh*", R_INTERP, "", "", NULL},
-	{"lua*", R_INTERP, "-l", "-e", NULL},
-	{"php*", R_INTERP, "-c -d -z", "-r", NULL},
-	{"awk", R_INTERP, "-F -v", "", NULL}, /* only "awk -f prog" names a script */
+	{"python*", R_INTERP, "-W -X -Q", "-c", "-m", "-"},
+	{"pypy*", R_INTERP, "-W -X -Q", "-c", "-m", "-"},
+	{"perl*", R_INTERP, "-I -M -x", "-e -E", NULL, "-"},
+	{"ruby*", R_INTERP, "-I -r -C -E", "-e", NULL, "-"},
+	{"node", R_INTERP, "-r --require --import --loader", "-e --eval -p --print", NULL, "-"},
+	{"nodejs", R_INTERP, "-r --require --import --loader", "-e --eval -p --print", NULL, "-"},
+	{"Rscript", R_INTERP, "", "-e", NULL, "-"},
+	{"R", R_RLANG, NULL, NULL, NULL, NULL},
+	{"java", R_JAVA, "-cp -classpath --class-path -p --module-path --add-modules", NULL, NULL,
+	 NULL},
+	{"sh", R_INTERP, "-o +o -O +O --rcfile --init-file", "-c", NULL, "-s"},
+	{"bash", R_INTERP, "-o +o -O +O --rcfile --init-file", "-c", NULL, "-s"},
+	{"dash", R_INTERP, "-o +o", "-c", NULL, "-s"},
+	{"zsh", R_INTERP, "-o +o", "-c", NULL, "-s"},
+	{"ksh*", R_INTERP, "-o +o", "-c", NULL, "-s"},
+	{"mksh", R_INTERP, "-o +o", "-c", NULL, "-s"},
+	{"ash", R_INTERP, "-o +o", "-c", NULL, "-s"},
+	{"tclsh*", R_INTERP, "", "", NULL, NULL},
+	{"lua*", R_INTERP, "-l", "-e", NULL, "-"},
+	{"php*", R_INTERP, "-c -d -z", "-r", NULL, NULL},
+	/* awk, gawk, mawk, nawk: only "awk -f prog" names a script */
+	{"*awk", R_INTERP, "-F -v", "", NULL, NULL},
 	{"ld-linux*.so*", R_LOADER,
 	 "--library-path --preload --argv0 --audit --inhibit-rpath --glibc-hwcaps-prepend "
 	 "--glibc-hwcaps-mask",
-	 NULL, NULL},
+	 NULL, NULL, NULL},
 	{"ld-*.so*", R_LOADER, "--library-path --preload --argv0 --audit --inhibit-rpath", NULL,
+	 NULL, NULL},
+	{"ld.so", R_LOADER, "--library-path --preload --argv0 --audit --inhibit-rpath", NULL, NULL,
 	 NULL},
-	{"ld.so", R_LOADER, "--library-path --preload --argv0 --audit --inhibit-rpath", NULL, NULL},
-	{"busybox", R_APPLET, NULL, NULL, NULL},
+	{"busybox", R_APPLET, NULL, NULL, NULL, NULL},
 };
 
 /* Tools whose first plain argument is a subcommand (fnmatch on the tool). */
@@ -175,20 +181,29 @@ static const char *intern(const char *s)
 	return e ? e->s : NULL;
 }
 
+/* "INTERP (what script)", interned; NULL when out of memory */
+static const char *interp_named(const char *interp, const char *what)
+{
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s (%s script)", interp, what);
+	return intern(buf);
+}
+
 /*
  * The name of a script an interpreter runs. A script read from a file
- * descriptor (bash /dev/fd/3, bash <(...), /dev/stdin, /proc/self/fd/N,
- * /proc/PID/fd/N: a pipe, a here-document, process substitution) has no
- * name of its own: it is "INTERP (stdin script)". Else the path's basename.
+ * descriptor has no name of its own: standard input (-, /dev/stdin,
+ * /dev/fd/0, /proc/self/fd/0, /proc/PID/fd/0: a pipe or a here-document)
+ * is "INTERP (stdin script)"; any other descriptor (bash /dev/fd/3, bash
+ * <(...) reading /dev/fd/63, /proc/PID/fd/N) is "INTERP (fd script)": the
+ * trace says which descriptor, not what it was. Else the path's basename.
  */
 static const char *script_name(const char *interp, const char *path)
 {
 	const char *p = path, *fd = NULL;
-	char buf[128];
 
 	if (!strncmp(p, "/dev/fd/", 8)) {
 		fd = p + 8;
-	} else if (!strcmp(p, "/dev/stdin")) {
+	} else if (!strcmp(p, "/dev/stdin") || !strcmp(p, "-")) {
 		fd = "0";
 	} else if (!strncmp(p, "/proc/", 6)) {
 		p += 6;
@@ -205,8 +220,7 @@ static const char *script_name(const char *interp, const char *path)
 	}
 	if (!fd || !*fd || strspn(fd, "0123456789") != strlen(fd) || !*interp)
 		return base(path);
-	snprintf(buf, sizeof(buf), "%s (stdin script)", interp);
-	const char *n = intern(buf);
+	const char *n = interp_named(interp, strspn(fd, "0") == strlen(fd) ? "stdin" : "fd");
 	return n ? n : base(path);
 }
 
@@ -235,10 +249,10 @@ static int rule_for(const char *bn)
 	return -1;
 }
 
-/* Shell option clusters: "-ec" means -e -c. */
-static int shell_inline(const char *opt)
+/* Shell option clusters: "-ec" means -e -c, "-es" -e -s. */
+static int shell_opt(const char *opt, int c)
 {
-	return opt[0] == '-' && opt[1] != '-' && strchr(opt + 1, 'c');
+	return opt[0] == '-' && opt[1] && opt[1] != '-' && strchr(opt + 1, c);
 }
 
 static int scan_interp(const struct rule *r, const char *bn, const struct args *a, int off,
@@ -250,13 +264,32 @@ static int scan_interp(const struct rule *r, const char *bn, const struct args *
 		*sh = r->inline_opts && !strcmp(r->inline_opts, "-c") && in_list(r->argopts, "-o")
 			      ? 1
 			      : -1;
-	int shell = *sh > 0;
+	int shell = *sh > 0, awk = !strcmp(r->glob, "*awk");
 	for (int i = off + 1; i < a->ac; i++) {
 		const char *s = a->av[i];
-		if (!strcmp(s, "--") || !strcmp(s, "-")) {
-			if (!strcmp(s, "-") || i + 1 >= a->ac)
+		if (awk) { /* awk -f prog: prog; awk 'program' file: awk itself */
+			if (!strcmp(s, "-f") && i + 1 < a->ac) {
+				id->name = script_name(bn, a->av[i + 1]);
+				id->rest = i + 2;
+				return 1;
+			}
+			if (in_list(r->argopts, s))
+				i++;
+			else if (s[0] != '-' || !s[1] || !strcmp(s, "--"))
 				return 0;
-			id->name = base(a->av[i + 1]);
+			continue;
+		}
+		if (in_list(r->stdin_opts, s) ||
+		    (shell && shell_opt(s, 's') && !shell_opt(s, 'c'))) {
+			if (!(id->name = interp_named(bn, "stdin")))
+				return 0;
+			id->rest = i + 1;
+			return 1;
+		}
+		if (!strcmp(s, "--") || !strcmp(s, "-")) {
+			if (i + 1 >= a->ac)
+				return 0;
+			id->name = script_name(bn, a->av[i + 1]);
 			id->rest = i + 2;
 			return 1;
 		}
@@ -265,20 +298,13 @@ static int scan_interp(const struct rule *r, const char *bn, const struct args *
 			id->rest = i + 1;
 			return 1;
 		}
-		if (in_list(r->inline_opts, s) || (shell && shell_inline(s)))
+		if (in_list(r->inline_opts, s) || (shell && shell_opt(s, 'c')))
 			return 0;
 		if (r->module && !strcmp(s, r->module) && i + 1 < a->ac) {
 			id->name = a->av[i + 1];
 			id->rest = i + 2;
 			return 1;
 		}
-		if (!strcmp(bn, "awk") && !strcmp(s, "-f") && i + 1 < a->ac) {
-			id->name = base(a->av[i + 1]);
-			id->rest = i + 2;
-			return 1;
-		}
-		if (!strcmp(bn, "awk"))
-			return 0; /* awk 'program' file: awk itself */
 		if (in_list(r->argopts, s))
 			i++;
 	}
@@ -425,22 +451,57 @@ static int name_subcmd(struct name *e)
 	return e->subcmd;
 }
 
+/* p is a file descriptor's path: /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N */
+static int fd_path(const char *p)
+{
+	if (!strncmp(p, "/dev/fd/", 8))
+		return 1;
+	if (strncmp(p, "/proc/", 6))
+		return 0;
+	const char *s = strchr(p + 6, '/');
+	return s && !strncmp(s, "/fd/", 4);
+}
+
+/*
+ * The name an executable run from a memfd (fexecve; exe "memfd:NAME",
+ * memfd the part after "memfd:") is identified by: argv[0]'s basename when
+ * it means something (not empty, not a descriptor's path such as
+ * /proc/self/fd/3, not "memfd:..."); else the memfd's name without " (deleted)"
+ * and without a random suffix: a '-', '_' or '.' then 6 or more hex digits
+ * with at least one digit ("sealed-91173221a7ea" is "sealed"). '/' becomes
+ * '_' (a name, never a path). Written into buf.
+ */
+static const char *memfd_name(const char *memfd, const uint8_t *argv, uint32_t argv_len,
+			      char *buf, size_t size)
+{
+	size_t n = argv_len ? strnlen((const char *)argv, argv_len) : 0;
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), (const char *)argv);
+	if (*buf && !fd_path(buf) && strncmp(buf, "memfd:", 6) && *base(buf)) {
+		memmove(buf, base(buf), strlen(base(buf)) + 1);
+		return buf;
+	}
+	const char *e = strstr(memfd, " (deleted)");
+	n = e ? (size_t)(e - memfd) : strlen(memfd);
+	snprintf(buf, size, "%.*s", (int)n, memfd);
+	n = strlen(buf);
+	size_t h = n, digits = 0;
+	for (; h > 0 && strchr("0123456789abcdefABCDEF", buf[h - 1]); h--)
+		digits += buf[h - 1] >= '0' && buf[h - 1] <= '9';
+	if (n - h >= 6 && digits && h > 1 && strchr("-_.", buf[h - 1]))
+		buf[h - 1] = 0;
+	for (char *c = buf; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	return buf;
+}
+
 /* tza_tool_name with interned results; -1 when out of memory. */
 static int tool_ident(const char *exe, const char *script, const uint8_t *argv,
 		      uint32_t argv_len, const char **tool, const char **command)
 {
-	/* an executable run from a memfd (fexecve) is named by the memfd's
-	 * own name: "memfd:job (deleted)" is "job" */
 	char mbuf[256];
-	if (exe && !strncmp(exe, "memfd:", 6) && exe[6]) {
-		const char *e = strstr(exe + 6, " (deleted)");
-		size_t n = e ? (size_t)(e - exe - 6) : strlen(exe + 6);
-		snprintf(mbuf, sizeof(mbuf), "%.*s", (int)n, exe + 6);
-		for (char *c = mbuf; *c; c++)
-			if (*c == '/')
-				*c = '_';
-		exe = mbuf;
-	}
+	if (exe && !strncmp(exe, "memfd:", 6) && exe[6])
+		exe = memfd_name(exe + 6, argv, argv_len, mbuf, sizeof(mbuf));
 	/* most processes: the exe's basename alone decides (no interpreter or
 	 * loader rule, no script, no subcommands): the tool is the basename */
 	const char *bn = exe && *exe ? base(exe) : "";

@@ -14,7 +14,9 @@
  *   recwork execfail          execve("/no/such/file") then execve("/usr/bin/true") (C09)
  *   recwork spawn             fork, vfork, clone3, posix_spawn, clone(CLONE_PARENT)
  *                             children, each execs /bin/true (C06)
- *   recwork memfd             fexecve /bin/true from memfd "job" (C12d)
+ *   recwork memfd [NAME ARGV0] fexecve /bin/true from memfd NAME (default "job")
+ *                             with argv[0] ARGV0 (default "job"; "FD": the memfd's
+ *                             /proc/self/fd/N path) (C12d)
  *   recwork emptyargv         execve("/usr/bin/sh", {NULL}) with -c-less stdin /dev/null (C12e)
  *   recwork argv0 NAME PROG.. execve(PROG, {NAME, ARGS...}) (C12f)
  *   recwork rename NAME SEC   prctl(PR_SET_NAME, NAME), burn SEC (C11)
@@ -272,7 +274,9 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "spawn"))
 		return cmd_spawn();
 	if (!strcmp(c, "memfd")) {
-		int in = open("/bin/true", O_RDONLY), fd = memfd_create("job", MFD_CLOEXEC);
+		const char *name = argc > 3 ? argv[2] : "job";
+		int in = open("/bin/true", O_RDONLY), fd = memfd_create(name, MFD_CLOEXEC);
+		char a0[64];
 		char buf[65536];
 		ssize_t n;
 		if (in < 0 || fd < 0)
@@ -280,7 +284,12 @@ int main(int argc, char **argv)
 		while ((n = read(in, buf, sizeof(buf))) > 0)
 			if (write(fd, buf, (size_t)n) != n)
 				return 1;
-		fexecve(fd, (char *const[]){"job", NULL}, environ);
+		snprintf(a0, sizeof(a0), "/proc/self/fd/%d", fd);
+		if (argc > 3 && strcmp(argv[3], "FD"))
+			snprintf(a0, sizeof(a0), "%s", argv[3]);
+		else if (argc <= 3)
+			snprintf(a0, sizeof(a0), "job");
+		fexecve(fd, (char *const[]){a0, NULL}, environ);
 		return 1;
 	}
 	if (!strcmp(c, "emptyargv")) {

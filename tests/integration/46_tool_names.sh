@@ -1,25 +1,44 @@
 #!/usr/bin/env bash
-# Tool names a person recognises (issue 23 item 2): a script an interpreter
-# reads from a file descriptor (bash /dev/fd/3, process substitution) is
-# "bash (stdin script)", never "3" or "63"; an executable run from a memfd
-# is named by the memfd's name ("job"), not "memfd:job".
+# Tool names a person recognises (issue 23 item 2, h23b items 1-3): a script
+# an interpreter reads from a file descriptor is "INTERP (fd script)" (bash
+# /dev/fd/3, process substitution's /dev/fd/63), never "3" or "63", and
+# "INTERP (stdin script)" from standard input (/dev/stdin, python3 -, bash
+# -s, awk -f -); an executable run from a memfd is named by argv[0] when it
+# means something ("worker"), else by the memfd's name without "memfd:" and
+# without a random suffix ("job", "sealed").
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 echo 'exit 0' >s.sh
-record -o n.tz -- bash -c "exec 3<s.sh; bash /dev/fd/3; bash <(cat s.sh); $W memfd" || fail "record"
+echo 'pass' >s.py
+echo 'BEGIN { exit 0 }' >s.awk
+record -o n.tz -- bash -c "exec 3<s.sh; bash /dev/fd/3; bash <(cat s.sh); bash /dev/stdin <s.sh;
+	bash -s x <s.sh; python3 - <s.py; awk -f - <s.awk; perl - </dev/null;
+	$W memfd; $W memfd sealed-91173221a7ea worker; $W memfd sealed-91173221a7ea FD" ||
+	fail "record"
 export_jsonl n.tz n.jsonl
 pycheck n.jsonl "
-fd3 = one(by_argv(['bash', '/dev/fd/3']), 'bash /dev/fd/3')
-check(fd3['tool'] == 'bash (stdin script)', 'bash /dev/fd/3 named %r' % fd3['tool'])
-ps = [p for p in procs if p['argv'][:1] == ['bash'] and len(p['argv']) == 2 and p['argv'][1].startswith('/dev/fd/') and p is not fd3]
-check(len(ps) == 1 and ps[0]['tool'] == 'bash (stdin script)', 'bash <(...) named %r' % [(p['argv'], p['tool']) for p in ps])
-mf = [p for p in procs if p['exe'] == 'memfd:job']
-check(len(mf) == 1 and mf[0]['tool'] == 'job', 'memfd exec named %r' % [(p['exe'], p['tool']) for p in mf])
-check(not [p for p in procs if p['tool'] in ('3', '63', 'memfd:job')], 'a fd number or memfd: prefix as a tool')
+def named(argv, want):
+    ps = [p for p in procs if p['argv'] == argv]
+    check(len(ps) == 1, '%r: %d processes' % (argv, len(ps)))
+    check(ps[0]['tool'] == want, '%r named %r, want %r' % (argv, ps[0]['tool'], want))
+named(['bash', '/dev/fd/3'], 'bash (fd script)')
+ps = [p for p in procs if p['argv'][:1] == ['bash'] and len(p['argv']) == 2 and p['argv'][1].startswith('/dev/fd/') and p['argv'][1] != '/dev/fd/3']
+check(len(ps) == 1 and ps[0]['tool'] == 'bash (fd script)', 'bash <(...) named %r' % [(p['argv'], p['tool']) for p in ps])
+named(['bash', '/dev/stdin'], 'bash (stdin script)')
+named(['bash', '-s', 'x'], 'bash (stdin script)')
+py = one([p for p in procs if p['argv'] == ['python3', '-']], 'python3 -')
+check(py['tool'] == py['exe'].rsplit('/', 1)[1] + ' (stdin script)', 'python3 - named %r' % py['tool'])
+aw = one([p for p in procs if p['argv'] == ['awk', '-f', '-']], 'awk -f -')
+check(aw['tool'] == aw['exe'].rsplit('/', 1)[1] + ' (stdin script)', 'awk -f - named %r' % aw['tool'])
+named(['perl', '-'], 'perl (stdin script)')
+mf = [p for p in procs if p['exe'].startswith('memfd:')]
+check(sorted(p['tool'] for p in mf) == ['job', 'sealed', 'worker'], 'memfd execs named %r' % [(p['exe'], p['argv'], p['tool']) for p in mf])
+check(not [p for p in procs if p['tool'] in ('3', '63', '-', 'memfd:job') or 'sealed-' in p['tool']], 'a fd number, -, memfd: prefix or random suffix as a tool')
 "
 "$A" top n.tz >top.txt || fail "top"
-grep -q '^bash (stdin script) ' top.txt || fail "top: $(cat top.txt)"
-grep -q '^job ' top.txt || fail "top: $(cat top.txt)"
+for t in 'bash (fd script)' 'bash (stdin script)' 'perl (stdin script)' job worker sealed; do
+	grep -q "^$t " top.txt || fail "top: no '$t': $(cat top.txt)"
+done
 echo ok

@@ -23,19 +23,44 @@ static const struct tcase cases[] = {
 	 "x86_64-linux-gnu-as"},
 	{"/opt/x/x86_64-linux-gnu-ld", NULL, "ld|a.o", "x86_64-linux-gnu-ld",
 	 "x86_64-linux-gnu-ld"},
-	/* a memfd (fexecve) is named by the memfd's own name */
+	/* a memfd (fexecve): argv[0]'s basename when it means something, else
+	 * the memfd's own name without a random suffix */
 	{"memfd:job", NULL, "job", "job", "job"},
-	{"memfd:sealed-91173221a7ea (deleted)", NULL, "x", "sealed-91173221a7ea",
-	 "sealed-91173221a7ea"},
-	/* a script read from a file descriptor has no name of its own */
-	{"/usr/bin/bash", NULL, "bash|/dev/fd/3", "bash (stdin script)", "bash (stdin script)"},
-	{"/usr/bin/bash", NULL, "bash|/dev/fd/63|x", "bash (stdin script)", "bash (stdin script)"},
+	{"memfd:sealed-91173221a7ea (deleted)", NULL, "/opt/bin/worker|x", "worker", "worker"},
+	{"memfd:sealed-91173221a7ea (deleted)", NULL, "/proc/self/fd/3|x", "sealed", "sealed"},
+	{"memfd:sealed-91173221a7ea (deleted)", NULL, "", "sealed", "sealed"},
+	{"memfd:runc_cloned:/proc/self/exe (deleted)", NULL, "/dev/fd/5",
+	 "runc_cloned:_proc_self_exe", "runc_cloned:_proc_self_exe"},
+	{"memfd:build-2024 (deleted)", NULL, "/dev/fd/5", "build-2024", "build-2024"},
+	{"memfd:x-abcdef", NULL, "memfd:x", "x-abcdef", "x-abcdef"},
+	/* a script read from a file descriptor has no name of its own: standard
+	 * input is "(stdin script)", another descriptor "(fd script)" */
+	{"/usr/bin/bash", NULL, "bash|/dev/fd/3", "bash (fd script)", "bash (fd script)"},
+	{"/usr/bin/bash", NULL, "bash|/dev/fd/63|x", "bash (fd script)", "bash (fd script)"},
 	{"/usr/bin/bash", NULL, "bash|/proc/self/fd/0", "bash (stdin script)",
 	 "bash (stdin script)"},
-	{"/usr/bin/dash", NULL, "sh|/proc/4242/fd/5", "dash (stdin script)", "dash (stdin script)"},
+	{"/usr/bin/dash", NULL, "sh|/proc/4242/fd/5", "dash (fd script)", "dash (fd script)"},
 	{"/usr/bin/python3.11", NULL, "python3|/dev/stdin", "python3.11 (stdin script)",
 	 "python3.11 (stdin script)"},
-	{"/usr/bin/bash", "/dev/fd/4", "bash|/dev/fd/4", "bash (stdin script)", "bash (stdin script)"},
+	{"/usr/bin/bash", "/dev/fd/4", "bash|/dev/fd/4", "bash (fd script)", "bash (fd script)"},
+	/* the script on standard input by argument: -, a shell's -s, awk -f - */
+	{"/usr/bin/python3.11", NULL, "python3|-u|-|a", "python3.11 (stdin script)",
+	 "python3.11 (stdin script)"},
+	{"/usr/bin/perl", NULL, "perl|-w|-", "perl (stdin script)", "perl (stdin script)"},
+	{"/usr/bin/ruby3.1", NULL, "ruby|-", "ruby3.1 (stdin script)", "ruby3.1 (stdin script)"},
+	{"/usr/bin/node", NULL, "node|-", "node (stdin script)", "node (stdin script)"},
+	{"/usr/lib/R/bin/Rscript", NULL, "Rscript|--vanilla|-", "Rscript (stdin script)",
+	 "Rscript (stdin script)"},
+	{"/usr/bin/bash", NULL, "bash|-s|a|b", "bash (stdin script)", "bash (stdin script)"},
+	{"/usr/bin/dash", NULL, "sh|-es", "dash (stdin script)", "dash (stdin script)"},
+	{"/usr/bin/zsh", NULL, "zsh|-o|errexit|-s", "zsh (stdin script)", "zsh (stdin script)"},
+	{"/usr/bin/mawk", NULL, "awk|-f|-|in.txt", "mawk (stdin script)", "mawk (stdin script)"},
+	{"/usr/bin/gawk", NULL, "awk|-F|:|-f|/w/sum.awk|x", "sum.awk", "sum.awk"},
+	{"/usr/bin/gawk", NULL, "awk|{print}|x", "gawk", "gawk"},
+	/* a shell's "-" ends its options: the script follows, or it reads
+	 * standard input like an interactive shell (named by the shell) */
+	{"/usr/bin/bash", NULL, "bash|-", "bash", "bash"},
+	{"/usr/bin/bash", NULL, "bash|-|run.sh", "run.sh", "run.sh"},
 	/* look-alikes keep their basename */
 	{"/usr/bin/bash", NULL, "bash|/dev/fd/x.sh", "x.sh", "x.sh"},
 	{"/usr/bin/bash", NULL, "bash|/proc/12/fdinfo/3", "3", "3"},
