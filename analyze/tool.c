@@ -641,6 +641,37 @@ static int named_image(const struct tza_proc *p, const char **t, const char **c)
 	return 0;
 }
 
+/* p is a kernel thread: flagged by a snapshot (EV_STATE_KTHREAD), or forked
+ * by one without an exec since (kthreadd's children) */
+static int is_kthread(const struct tza_proc *p)
+{
+	for (int depth = 0; p && !p->nexecs && depth < 64; p = p->parent, depth++)
+		if (p->flags & TZA_P_KTHREAD)
+			return 1;
+	return 0;
+}
+
+/*
+ * The length of a kernel thread's name without its CPU or instance part:
+ * cut at the first '/' (kworker/1:2H, ksoftirqd/0, irq/24-ahci), then
+ * trailing digits and a '-', '_' or '.' (kswapd0, kdamond.0, scsi_eh_1,
+ * pool_workqueue_ cut at 15 bytes); RCU's threads (rcu_preempt,
+ * rcu_tasks_kthre..., rcuc/0, rcuop/1) are one family, "rcu". Never to
+ * nothing.
+ */
+static size_t kthread_name_len(const char *comm, size_t n)
+{
+	if (n > 3 && !strncmp(comm, "rcu", 3))
+		return 3;
+	const char *sl = memchr(comm, '/', n);
+	size_t k = sl && sl > comm ? (size_t)(sl - comm) : n;
+	while (k > 1 && comm[k - 1] >= '0' && comm[k - 1] <= '9')
+		k--;
+	if (k > 1 && strchr("-_.", comm[k - 1]))
+		k--;
+	return k;
+}
+
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 {
 	const struct tza_exec *e = tza_proc_image_inherited(p);
@@ -658,9 +689,12 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 			if (tool_ident(e->exe, e->script, e->argv, e->argv_len, &t, &c) < 0)
 				return "?";
 		} else {
-			/* nothing but comm is known: bracketed so it never passes for an exe */
+			/* nothing but comm is known: bracketed so it never passes for
+			 * an exe; a kernel thread by its name without instance */
 			char b[sizeof(p->comm) + 3];
 			size_t n = strnlen(p->comm, sizeof(p->comm));
+			if (is_kthread(p))
+				n = kthread_name_len(p->comm, n);
 			b[0] = '[';
 			memcpy(b + 1, p->comm, n);
 			memcpy(b + 1 + n, "]", 2);

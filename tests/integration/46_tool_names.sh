@@ -5,7 +5,9 @@
 # "INTERP (stdin script)" from standard input (/dev/stdin, python3 -, bash
 # -s, awk -f -); an executable run from a memfd is named by argv[0] when it
 # means something ("worker"), else by the memfd's name without "memfd:" and
-# without a random suffix ("job", "sealed").
+# without a random suffix ("job", "sealed"). Kernel threads of a
+# whole-machine trace are grouped by name without their CPU or instance
+# part ("[kworker]", "[ksoftirqd]"), never one tool per kworker/0:1.
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
@@ -41,4 +43,17 @@ check(not [p for p in procs if p['tool'] in ('3', '63', '-', 'memfd:job') or 'se
 for t in 'bash (fd script)' 'bash (stdin script)' 'perl (stdin script)' job worker sealed; do
 	grep -q "^$t " top.txt || fail "top: no '$t': $(cat top.txt)"
 done
+
+record -a --duration 1 -o a.tz || fail "record -a"
+"$A" top -n 0 --json a.tz >top.json || fail "top -a"
+python3 - top.json "$(nproc)" <<'PY' || fail "kernel threads in top: $("$A" top -n 0 a.tz | grep '^\[')"
+import json, sys
+tools = {g['tool']: g['count'] for g in json.load(open(sys.argv[1]))}
+ncpu = int(sys.argv[2])
+bad = [t for t in tools if t.startswith('[') and (t[1:].startswith(('kworker/', 'ksoftirqd/', 'migration/', 'cpuhp/', 'rcu_')))]
+assert not bad, 'kernel threads with their instance: %r' % bad
+# one ksoftirqd, migration and cpuhp thread per CPU, two kworkers at least
+for t, n in (('[ksoftirqd]', ncpu), ('[migration]', ncpu), ('[cpuhp]', ncpu), ('[kworker]', 2 * ncpu)):
+    assert tools.get(t, 0) >= n, '%s: %r, want >= %d' % (t, tools.get(t), n)
+PY
 echo ok
