@@ -110,9 +110,17 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 		return;
 	}
 	const struct tza_exec *e = tza_proc_image_inherited(p);
+	const struct tza_exec *ne = tza_proc_naming_image(p);
 	fprintf(f, "%u %s", p->pid, tza_proc_key(p, c->o.by));
-	if (e && e->argv_len) {
+	if (ne && ne != e && ne->argv_len) {
+		/* named by an earlier image (a shell job that exec'd its last
+		 * command): its argv, then what it became */
 		fputs("  ", f);
+		tza_text_argv(f, ne->argv, ne->argv_len, c->o.full ? 0 : 40);
+		fputs(" \xe2\x86\x92", f);
+	}
+	if (e && e->argv_len) {
+		fputs(ne && ne != e && ne->argv_len ? " " : "  ", f);
 		tza_text_argv(f, e->argv, e->argv_len, c->o.full ? 0 : 60);
 		if (c->o.full && (p->flags & TZA_P_ARGV_TRUNCATED))
 			fputs(" [argv truncated]", f);

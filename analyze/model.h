@@ -375,8 +375,15 @@ const char *tza_signal_cause(const struct tza_proc *p);
 /* Grouping keys (see tool.c's rule table). Strings owned by the model.
  * TZA_BY_EXE: the final image's path; tool and command: an exec chain is
  * named by its first image that is not a pass-through wrapper (env, nice,
- * sh -c ...; docs/tracer-analyze.md "Exec chains"), else its last. */
+ * sh -c ... that forked nothing; docs/tracer-analyze.md "Exec chains"),
+ * else its last. */
 enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND };
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by);
+
+/* The image whose tool and command name p (tool.c, the same rule as
+ * tza_proc_key): p's only image, or for an exec chain the one that names it
+ * (a shell job's bash -c image, env's program); NULL when p never exec'd.
+ * Points into p->execs. */
+const struct tza_exec *tza_proc_naming_image(const struct tza_proc *p);
 
 #endif /* TRACER_MODEL_H */

@@ -599,29 +599,44 @@ static int image_named(const struct tza_exec *e, const char *name)
 	return !strcmp(base(a0), name);
 }
 
-/* e, followed by a later image, only set something up and exec'd */
-static int is_passthrough(const struct tza_exec *e, const char *tool)
+/* p forked a child while it ran its image i (before its next kept image) */
+static int forked_in_image(const struct tza_proc *p, uint32_t i)
 {
+	uint64_t from = p->execs[i].ts_ns;
+	uint64_t to = i + 1 < p->nexecs ? p->execs[i + 1].ts_ns : UINT64_MAX;
+	for (const struct tza_proc *c = p->first_child; c; c = c->next_sibling)
+		if (c->start_ns >= from && c->start_ns < to)
+			return 1;
+	return 0;
+}
+
+/* p's image i, followed by a later image, only set something up and exec'd */
+static int is_passthrough(const struct tza_proc *p, uint32_t i, const char *tool)
+{
+	const struct tza_exec *e = &p->execs[i];
 	const char *bn = e->exe && *e->exe ? base(e->exe) : "";
-	for (size_t i = 0; i < sizeof(passthrough) / sizeof(passthrough[0]); i++)
-		if (!strcmp(bn, passthrough[i]))
+	for (size_t k = 0; k < sizeof(passthrough) / sizeof(passthrough[0]); k++)
+		if (!strcmp(bn, passthrough[k]))
 			return 1;
 	/* an interpreter running code from its command line or standard input
-	 * (sh -c '...; exec prog', python3 -c): named by itself */
+	 * (sh -c '...; exec prog', python3 -c): named by itself; unless it
+	 * forked a child first (a shell job, bash -c 'a | b; c', whose last
+	 * command c the shell execs in its place): it is the job */
 	int k = *bn ? rule_for(bn) : -1;
 	return k >= 0 && rules[k].kind == R_INTERP && !(e->script && *e->script) &&
-	       !strcmp(tool, bn);
+	       !strcmp(tool, bn) && !forked_in_image(p, i);
 }
 
 /*
- * The name of a process of an exec chain: that of its first image not
- * passed through (is_passthrough), else of its last; unless a later image
- * is the program that name stands for (a shim or launcher named after what
- * it execs: pyenv's python3 script ... python3.11 work.py, whose argv[0] is
+ * The image of a process of an exec chain that names it: its first image not
+ * passed through (is_passthrough), else its last; unless a later image is
+ * the program that name stands for (a shim or launcher named after what it
+ * execs: pyenv's python3 script ... python3.11 work.py, whose argv[0] is
  * python3) or runs from a memfd (a launcher carrying its program): then the
- * last such image's. A script that execs another program at the end (zcat
- * is a /bin/sh script that execs gzip) is named by the script: what was
- * called. *t and *c: tool and command. Returns -1 when out of memory.
+ * last such image. A script that execs another program at the end (zcat is
+ * a /bin/sh script that execs gzip) is named by the script: what was called.
+ * *t and *c: its tool and command. Returns its index in p->execs, -1 when
+ * out of memory.
  */
 static int named_image(const struct tza_proc *p, const char **t, const char **c)
 {
@@ -630,15 +645,26 @@ static int named_image(const struct tza_proc *p, const char **t, const char **c)
 		const struct tza_exec *e = &p->execs[i];
 		if (tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c) < 0)
 			return -1;
-		if (i + 1 == p->nexecs || !is_passthrough(e, *t))
+		if (i + 1 == p->nexecs || !is_passthrough(p, i, *t))
 			break;
 	}
 	for (uint32_t j = p->nexecs - 1; j > i; j--) {
 		const struct tza_exec *e = &p->execs[j];
 		if ((e->exe && !strncmp(e->exe, "memfd:", 6)) || image_named(e, *t))
-			return tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c);
+			return tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c) < 0
+				       ? -1
+				       : (int)j;
 	}
-	return 0;
+	return (int)i;
+}
+
+const struct tza_exec *tza_proc_naming_image(const struct tza_proc *p)
+{
+	const char *t, *c;
+	if (p->nexecs < 2)
+		return p->nexecs ? &p->execs[0] : NULL;
+	int i = named_image(p, &t, &c);
+	return i < 0 ? &p->execs[p->nexecs - 1] : &p->execs[i];
 }
 
 /* p is a kernel thread: flagged by a snapshot (EV_STATE_KTHREAD), or forked

@@ -5,6 +5,10 @@
 # - a script that execs a program is named by the script (what was called):
 #   8 `zcat` calls (a /bin/sh script that execs gzip) are 8 x "zcat" in top,
 #   never "gzip"; a script ending in `exec sleep` is the script;
+# - a shell job (Snakemake's `bash -c 'set -euo pipefail; zcat x | grep y >
+#   z; sleep 1'`, here `cat | wc`) forks its pipeline, then execs its last
+#   command in its place: it stays "bash", the parent of cat and wc, shown in
+#   the tree as "bash -c ... → sleep 0.2", never as a "sleep" with children;
 # - `timeout 5 true` forks: "timeout" waits, its child is "true";
 # - per image, export's execs[] carry wall_s and cpu_s split at the exec by
 #   the kernel's own counters: 2 threads burning 0.3 s each, then exec of a
@@ -19,7 +23,8 @@ printf '#!/bin/sh\nexec sleep 0.1\n' > ends-in-exec.sh
 chmod +x ends-in-exec.sh
 record -o x.tz -- sh -c "for i in 1 2 3 4 5 6 7 8; do zcat small.gz >/dev/null; done
 env X=1 true envrun; nice -n 1 true nicerun; sh -c 'exec true shexec'; timeout 5 true tmo
-./ends-in-exec.sh; $W burnexec 0.3 2 $W burn 0.2 1" || fail "record"
+./ends-in-exec.sh; $W burnexec 0.3 2 $W burn 0.2 1
+bash -c 'set -euo pipefail; cat small.gz | wc -c >/dev/null; sleep 0.2'" || fail "record"
 export_jsonl x.tz x.jsonl
 pycheck x.jsonl "
 z = [p for p in procs if p['execs'] and p['execs'][0]['argv'][:2] == ['/bin/sh', '/usr/bin/zcat']]
@@ -31,9 +36,14 @@ check(not [p for p in procs if p['tool'] == 'gzip'], 'a process named gzip')
 for tag in ('envrun', 'nicerun', 'shexec', 'tmo'):
     p = one([p for p in procs if p['argv'][-1:] == [tag] and p['exe'] == '/usr/bin/true'], tag)
     check(p['tool'] == 'true', '%s named %r (execs %r)' % (tag, p['tool'], [e['exe'] for e in p['execs']]))
+j = one([p for p in procs if p['execs'] and p['execs'][0]['argv'][:2] == ['bash', '-c'] and 'pipefail' in p['execs'][0]['argv'][2]], 'the shell job')
+check(j['argv'] == ['sleep', '0.2'], 'the shell job did not exec its last command: %r' % j['execs'])
+check(j['tool'] == 'bash', 'a shell job that exec-ed sleep named %r' % j['tool'])
+kids = sorted(p['tool'] for p in procs if p['ppid'] == j['pid'])
+check(kids == ['cat', 'wc'], 'the shell job\'s children %r' % kids)
 t = one([p for p in procs if p['argv'][:1] == ['timeout']], 'timeout')
 check(t['tool'] == 'timeout', 'timeout named %r' % t['tool'])
-s = one([p for p in procs if p['argv'][:1] == ['sleep']], 'the script exec-ing sleep')
+s = one([p for p in procs if p['argv'] == ['sleep', '0.1']], 'the script exec-ing sleep')
 check(s['tool'] == 'ends-in-exec.sh', 'a script that execs sleep named %r' % s['tool'])
 b = one([p for p in procs if p['argv'][:2] == ['$W', 'burn']], 'burnexec')
 check(b['tool'] == 'recwork' and len(b['execs']) == 2, 'burnexec: %r %r' % (b['tool'], len(b['execs'])))
@@ -49,6 +59,9 @@ for p in procs:
         check(e['cpu_s'] is not None and e['wall_s'] is not None, 'unknown split in %r' % p['argv'])
 "
 "$A" top -n 50 x.tz > top.txt || fail "top"
+"$A" tree x.tz > tree.txt || fail "tree"
+grep -Eq "^[^0-9]*[0-9]+ bash  bash -c 'set -euo pipefail.* → sleep 0\.2 " tree.txt ||
+	fail "tree: the shell job is not 'bash -c ... → sleep': $(cat tree.txt)"
 grep -Eq '^zcat +8 ' top.txt || fail "top: no 'zcat 8': $(cat top.txt)"
 ! grep -q '^gzip ' top.txt || fail "top lists gzip: $(cat top.txt)"
 grep -Eq '^true +4 ' top.txt || fail "top: no 'true 4' (env, nice, sh -c exec, timeout's child): $(cat top.txt)"
