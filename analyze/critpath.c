@@ -64,14 +64,28 @@ static double rate(const struct tza_model *m, const struct tza_proc *p)
 	return d ? (double)tza_proc_cpu(p) / (double)d : 0;
 }
 
+/* s lived beside p for at least half of p's life: a pipeline's stages run
+ * together (the upstream feeds p until it ends); a short helper an
+ * orchestrator forked beside a long job (Snakemake's cbc solver next to a
+ * shell job) does not */
+static int shares_life(const struct tza_model *m, const struct tza_proc *p,
+		       const struct tza_proc *s)
+{
+	uint64_t pe = tza_proc_end(m, p), se = tza_proc_end(m, s);
+	uint64_t lo = p->start_ns > s->start_ns ? p->start_ns : s->start_ns;
+	uint64_t hi = pe < se ? pe : se;
+	return hi > lo && 2 * (hi - lo) >= pe - p->start_ns;
+}
+
 /*
  * Give P's own time (a, b] on the path. When P has a pipeline partner (a
- * sibling forked within PIPE_WINDOW_NS of it: `bwa mem | samtools sort`,
- * where the shell waits for the last stage but the busiest stage sets the
- * pace) that used at least twice P's CPU rate and at least a tenth of the
- * trace's top rate (top_rate(): relative, so a loaded machine, where no
- * process gets a whole core, still has pipeline partners), the overlap of
- * (a, b] with that partner's life goes to the partner instead.
+ * sibling forked within PIPE_WINDOW_NS of it that lived beside it for at
+ * least half of P's life (shares_life): `bwa mem | samtools sort`, where
+ * the shell waits for the last stage but the busiest stage sets the pace)
+ * that used at least twice P's CPU rate and at least a tenth of the trace's
+ * top rate (top_rate(): relative, so a loaded machine, where no process gets
+ * a whole core, still has pipeline partners), the overlap of (a, b] with
+ * that partner's life goes to the partner instead.
  */
 static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_proc *p,
 		      uint64_t a, uint64_t b, uint8_t *onpath, double top)
@@ -91,7 +105,7 @@ static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_
 			    s->start_ns > p->start_ns + PIPE_WINDOW_NS)
 				continue;
 			if (s == p || s->parent != p->parent || tza_proc_end(m, s) <= a ||
-			    s->start_ns >= b)
+			    s->start_ns >= b || !shares_life(m, p, s))
 				continue;
 			double sr = rate(m, s);
 			if (sr > 0 && sr >= 0.1 * top && sr >= 2 * pr && sr > br) {

@@ -105,6 +105,43 @@ static void test_pipe_loaded(void **st)
 	synth_free(&s);
 }
 
+/* an orchestrator (Snakemake) forks a shell job (2 s, mostly waiting) and,
+ * 5 ms later, a short solver (cbc: 100 ms at a whole core): the solver is
+ * no pipeline partner of the job and stays off the path; the job's own
+ * pipeline (zcat | grep, forked together, living together) is joined */
+static void test_pipe_helper(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct tza_crit c;
+	synth_meta(&s, "cpus", "2");
+	s_fork(&s, T0, 1, 20);
+	s_exec(&s, T0 + 10, 20, T0, 1, "/usr/bin/python3", NULL, "python3|/usr/bin/snakemake", "snakemake");
+	s_proc(&s, 20, 21, T0 + MS, T0 + 2001 * MS, "/usr/bin/bash", "bash|-c|zcat x | grep y; sleep 1",
+	       "bash", (struct exit_vals){.utime = 10 * MS});
+	s_proc(&s, 20, 22, T0 + 6 * MS, T0 + 106 * MS, "/usr/bin/cbc", "cbc|x.mps", "cbc",
+	       (struct exit_vals){.utime = 100 * MS});
+	s_proc(&s, 21, 23, T0 + 10 * MS, T0 + 900 * MS, "/usr/bin/gzip", "gzip|-cd|x", "gzip",
+	       (struct exit_vals){.utime = 800 * MS});
+	s_proc(&s, 21, 24, T0 + 11 * MS, T0 + 1000 * MS, "/usr/bin/grep", "grep|y", "grep",
+	       (struct exit_vals){.utime = 50 * MS});
+	s_exit(&s, T0 + 2100 * MS, 20, T0, 1, "snakemake", (struct exit_vals){0});
+	build(&s, &b);
+	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	for (uint32_t i = 0; i < c.npath; i++)
+		if (!strcmp(tza_proc_key(c.path[i], TZA_BY_TOOL), "cbc"))
+			fail_msg("the solver is on the path: %llu ns",
+				 (unsigned long long)c.proc_ns[c.path[i]->index]);
+	int gz = 0;
+	for (uint32_t i = 0; i < c.npath; i++)
+		gz |= !strcmp(tza_proc_key(c.path[i], TZA_BY_TOOL), "gzip");
+	assert_true(gz); /* the real pipeline's busy stage is joined */
+	tza_crit_free(&c);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* one 1-core step of 6 s in a 7 s run on 8 CPUs: the traced processes use
  * one core, so it is a serial bottleneck on an idle machine; with host
  * samples saying the machine was 100% busy, it is not. */
@@ -193,6 +230,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipe_loaded),
+		cmocka_unit_test(test_pipe_helper),
 		cmocka_unit_test(test_serial_host_samples),
 		cmocka_unit_test(test_sleeper_not_serial),
 	};
