@@ -70,6 +70,47 @@ static void gp_str(FILE *f, const char *s, size_t max)
 	fputc('"', f);
 }
 
+/*
+ * s as gp_str does (cut at max bytes), wrapped into lines of at most width
+ * characters (UTF-8 continuation bytes not counted) at spaces, joined by
+ * "\n": a centred title wider than the picture is cut at both edges. A
+ * word longer than a line stays whole on its own line.
+ */
+static void gp_str_wrapped(FILE *f, const char *s, size_t max, size_t width)
+{
+	char buf[2048];
+	snprintf(buf, sizeof(buf), "%.*s%s", (int)(max < sizeof(buf) - 4 ? max : sizeof(buf) - 4),
+		 s ? s : "", s && strlen(s) > max ? "..." : "");
+	size_t col = 0, last_sp = 0; /* last space on this line (index + 1) */
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	for (size_t i = 0; buf[i]; i++) {
+		if ((buf[i] & 0xc0) != 0x80)
+			col++;
+		if (buf[i] == ' ')
+			last_sp = i + 1;
+		if (col > width && last_sp) {
+			buf[last_sp - 1] = '\n';
+			col = 0;
+			for (size_t k = last_sp; k <= i; k++)
+				col += (buf[k] & 0xc0) != 0x80;
+			last_sp = 0;
+		}
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
+		if (*p == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		if (*p == '"' || *p == '\\')
+			fputc('\\', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
 /* ---------------------------------------------------------------- names */
 
 /* String -> index map (open addressing, FNV-1a): groups by name in O(1). */
@@ -270,8 +311,14 @@ static void fmt_dur(char *buf, size_t n, double s)
 		snprintf(buf, n, "%.1f h", s / 3600);
 }
 
+/*
+ * The terminal, title (kind_title, what was traced, host, date, span, count;
+ * note on the next lines) and x axis. left_px, right_px: about how much of
+ * the w pixels the row labels and a key at the right take: the title is
+ * centred over the plot area between them, and wrapped to fit there.
+ */
 static void header(FILE *f, const struct ctx *c, unsigned w, unsigned h, const char *kind_title,
-		   const char *note, double xpad)
+		   const char *note, double xpad, unsigned left_px, unsigned right_px)
 {
 	const struct tza_plot_opts *o = c->o;
 	if (o->fmt == TZA_PLOT_PNG)
@@ -301,11 +348,16 @@ static void header(FILE *f, const struct ctx *c, unsigned w, unsigned h, const c
 		 o->what ? "'" : "", o->what ? o->what : "", o->what ? "'" : "",
 		 o->host ? o->host : "unknown host", date, dur, n, n == 1 ? "" : "es",
 		 c->m->incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
+	/* centred over the plot area, not the picture; about 8 px a character
+	 * at font 11 (PDF: more room at font 7) */
+	double mid = ((double)left_px + (double)w - (double)right_px) / 2;
+	double half = mid < (double)w - mid ? mid : (double)w - mid;
+	size_t width = half > 170 ? (size_t)((2 * half - 20) / 8) : 40;
 	fputs("set title ", f);
-	gp_str(f, title, sizeof(title));
+	gp_str_wrapped(f, title, sizeof(title), width);
 	if (note) {
 		fputs(" . \"\\n\" . ", f);
-		gp_str(f, note, 1024);
+		gp_str_wrapped(f, note, 1024, width);
 	}
 	fputs(" font ',11'\n", f);
 	fputs("set border 3\nset tics nomirror out\nset grid xtics lc rgb '#dddddd' lt 1\n", f);
@@ -562,7 +614,15 @@ static int gantt(FILE *f, struct ctx *c)
 	const char *note = per_proc ? "one bar per process, in tree order; colour = tool"
 				    : "one row per group (up to 4 lanes for processes running at "
 				      "the same time); colour = tool";
-	header(f, c, w, h, "timeline", note, XPAD_GANTT); /* room for the labels */
+	/* the row labels: about 6 px a character at font 8, and the margins */
+	size_t maxlab = 0;
+	for (int r = 0; r < nrows; r++) {
+		size_t l = strlen(rows[r].label) + (per_proc ? 0 : 6);
+		if (l > maxlab)
+			maxlab = l > 63 ? 63 : l;
+	}
+	header(f, c, w, h, "timeline", note, XPAD_GANTT, /* room for the labels */
+	       (unsigned)(6 * maxlab + 50), 10);
 
 	/* y axis: rows top to bottom */
 	fprintf(f, "set yrange [%f:%f]\n", nrows - 0.4, -0.6); /* first row on top */
@@ -579,22 +639,40 @@ static int gantt(FILE *f, struct ctx *c)
 		fprintf(f, " %d", r);
 	}
 	fputs(")\n", f);
-	fputs("set key outside below horizontal font ',8'\nset style fill solid 1.0 noborder\n", f);
+	fputs("set style fill solid 1.0 noborder\n", f);
 
 	/*
 	 * One pixel in x units, from the plot area's width: the picture less
-	 * the row labels (about 6 px a character at font 8) and the margins.
+	 * the row labels (maxlab) and the margins.
 	 */
-	size_t maxlab = 0;
-	for (int r = 0; r < nrows; r++) {
-		size_t l = strlen(rows[r].label) + (per_proc ? 0 : 6);
-		if (l > maxlab)
-			maxlab = l > 63 ? 63 : l;
-	}
 	double plot_px = (double)w - 6.0 * (double)maxlab - 60;
 	if (plot_px < 200)
 		plot_px = 200;
 	double px = c->span_s * (1 + XPAD_GANTT) / plot_px;
+
+	/*
+	 * The key below, centred under the plot area: as many columns as fit
+	 * its width (gnuplot's own estimate runs past the right edge and cuts
+	 * the last column's marker). A column: its longest title (tool names
+	 * cut at 30 bytes, the failure and exit-lost entries), the sample and
+	 * the gaps, about 7.5 px a character at font 8.
+	 */
+	size_t keylen = strlen("non-zero exit or signal (") + 5;
+	for (int t = 0; t < c->ncolored; t++) {
+		size_t l = strlen(c->tools[t].name);
+		l = l > 30 ? 33 : l;
+		if (l > keylen)
+			keylen = l;
+	}
+	if (keylen < strlen("exit lost: ends at its last event (") + 5)
+		for (uint32_t i = 0; i < n; i++)
+			if (p_lost(c, m->procs[bars[i].proc])) {
+				keylen = strlen("exit lost: ends at its last event (") + 5;
+				break;
+			}
+	unsigned keycols = (unsigned)(plot_px / (7.5 * (double)(keylen + 8)));
+	fprintf(f, "set key outside below horizontal font ',8' maxcols %u\n",
+		keycols ? keycols : 1);
 
 	/*
 	 * Bars by row, lane and start. Back-to-back bars of one lane never
@@ -667,7 +745,8 @@ static int gantt(FILE *f, struct ctx *c)
 	 * where the text fits before the next bar of its row in any lane (the
 	 * text is taller than a lane) and the plot's right edge: cut to fit
 	 * ("..."), left out when fewer than 8 characters fit. About 6 px a
-	 * character at font 7, plus the label's offset.
+	 * character at font 7, plus the label's offset (past the failure or
+	 * exit-lost marker when the bar has one).
 	 */
 	double thresh = c->span_s * (per_proc ? 0.03 : 0.06);
 	double xmax = x_of(c, c->t1) + c->span_s * XPAD_GANTT;
@@ -698,7 +777,10 @@ static int gantt(FILE *f, struct ctx *c)
 				if (sorted[k].x1 > xe && sorted[k].x0 < room)
 					room = sorted[k].x0 > xe ? sorted[k].x0 : xe;
 			}
-			double fit = (room - xe) / px / 6.0 - 1;
+			/* a failed or exit-lost bar ends in its marker (about a
+			 * character wide, centred on the end): the label after it */
+			int marked = p_failed(p) || p_lost(c, p);
+			double fit = (room - xe) / px / 6.0 - (marked ? 2.2 : 1);
 			if (fit < 8)
 				continue;
 			struct row *r = &rows[sorted[i].row];
@@ -711,7 +793,8 @@ static int gantt(FILE *f, struct ctx *c)
 			size_t max = fit > 60 ? 60 : (size_t)fit;
 			fputs("set label ", f);
 			gp_str(f, txt, strlen(txt) > max ? max - 3 : max);
-			fprintf(f, " at %.6f,%.4f left offset char 0.4,0 font ',7' front\n", xe, y);
+			fprintf(f, " at %.6f,%.4f left offset char %s,0 font ',7' front\n", xe, y,
+				marked ? "1.6" : "0.4");
 			nlab++;
 		}
 	}
@@ -1012,8 +1095,18 @@ static int stacked(FILE *f, struct ctx *c)
 			 note, nclamped, nb, o->ncpus, clamped_s);
 		note = cbuf;
 	}
+	/* the key at the right: its longest title (tool names cut at 30 bytes,
+	 * the host line), the sample, about 6.5 px a character at font 8 */
+	size_t keylen = strlen("host: every process (host samples)");
+	for (int t = 0; t < c->ncolored; t++) {
+		size_t l = strlen(c->tools[t].name);
+		l = l > 30 ? 33 : l;
+		if (l > keylen)
+			keylen = l;
+	}
 	header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
-	       is_cpu ? "CPU: cores in use by tool" : "memory: resident set by tool", note, 0);
+	       is_cpu ? "CPU: cores in use by tool" : "memory: resident set by tool", note, 0, 70,
+	       (unsigned)(6.5 * (double)(keylen + 6) + 20));
 	double top = peak;
 	if (is_cpu && o->ncpus && o->ncpus > top)
 		top = o->ncpus;
@@ -1094,7 +1187,7 @@ static int io(FILE *f, struct ctx *c)
 			 "evenly), else from exact exit totals spread over the lifetime"
 		       : "derived from exact exit totals: each process's bytes spread evenly over "
 			 "its lifetime (no periodic samples in this trace)",
-	       0);
+	       0, 70, (unsigned)(6.5 * (double)(strlen("write (syscalls, wchar)") + 6) + 20));
 	fprintf(f, "set yrange [0:%.6g]\n", peak > 0 ? peak * 1.12 : 1);
 	fputs("set ylabel 'MiB/s'\nset key outside right top vertical font ',8'\n", f);
 	fputs("plot $IO using 1:2 with lines lw 2 lc rgb '#4e79a7' title 'read (syscalls, rchar)', "

@@ -59,7 +59,7 @@ timeout 60 "$A" plot --kind cpu --script cpu.gp -o cpu.png cpu.tz || fail "plot 
 python3 - cpu.jsonl cpu.gp <<'PY' || fail "cpu plot of a saturated run"
 import json, re, sys
 procs = [json.loads(l) for l in open(sys.argv[1])]
-gp = open(sys.argv[2]).read()
+gp = open(sys.argv[2]).read().replace('\\n', ' ')  # titles wrapped to fit: one line
 ncpus = int(re.search(r"title '(\d+) CPUs'", gp).group(1))
 rows = [[float(v) for v in l.split()] for l in
         re.search(r"^\$S << EOD\n(.*?)^EOD$", gp, re.M | re.S).group(1).splitlines()]
