@@ -8,7 +8,12 @@
  *           Rscript/R, ruby, node, java, sh/bash/dash/zsh...) is named by its
  *           script, module or jar; the dynamic loader (ld-linux*.so*) by the
  *           program it runs; busybox by its applet; a #! script by its script;
- *           anything else by the basename of its exe. Never by comm.
+ *           anything else by the basename of its exe. Never by comm. A
+ *           script read from standard input (python3 -, bash -s,
+ *           /dev/stdin) is "INTERP (stdin script)", from another descriptor
+ *           (bash /dev/fd/3, bash <(...)) "INTERP (fd script)"; a memfd
+ *           program is named by argv[0] when it means something, else by
+ *           the memfd's name without a random suffix.
  *   command tool plus its subcommand for tools that have them ("samtools
  *           sort", "bwa mem", "gatk HaplotypeCaller", "git commit", any jar's
  *           first plain argument, "pip install" from python -m pip).
