@@ -317,4 +317,15 @@ static void scen_pipeline(struct synth *s)
 	s_exit(s, T0 + 8000 * MS, 100, T0, 50, "sh", z);
 }
 
+/* A plot script's titles read as one line: they are wrapped to the
+ * picture's width at spaces ("\n" inside the gnuplot string). In place. */
+static char *plot_unwrap(char *script)
+{
+	for (char *q = script; q && (q = strstr(q, "\\n")); q++) {
+		q[0] = ' ';
+		memmove(q + 1, q + 2, strlen(q + 2) + 1);
+	}
+	return script;
+}
+
 #endif /* ANALYZE_SYNTH_H */

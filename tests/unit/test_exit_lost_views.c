@@ -151,7 +151,7 @@ static char *script(tz_reader *r, struct tza_model *m, enum tza_plot_kind kind, 
 	assert_non_null(f);
 	assert_int_equal(tza_plot_script(f, m, &o), 0);
 	fclose(f);
-	return out;
+	return plot_unwrap(out);
 }
 
 /* The rows of datablock name, each "\n"-terminated (malloc'd). */

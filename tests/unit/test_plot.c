@@ -48,13 +48,7 @@ static char *script(struct built *b, enum tza_plot_kind kind, unsigned max_rows)
 	assert_non_null(f);
 	assert_int_equal(tza_plot_script(f, b->m, &o), 0);
 	fclose(f);
-	/* titles are wrapped to the picture's width at spaces ("\n" inside
-	 * the string): read them as one line */
-	for (char *q = out; (q = strstr(q, "\\n")); q++) {
-		q[0] = ' ';
-		memmove(q + 1, q + 2, strlen(q + 2) + 1);
-	}
-	return out;
+	return plot_unwrap(out);
 }
 
 /* Row b (0-based) of datablock name in the script, as a string. */
