@@ -65,7 +65,14 @@ rows = [[float(v) for v in l.split()] for l in
         re.search(r"^\$S << EOD\n(.*?)^EOD$", gp, re.M | re.S).group(1).splitlines()]
 top = max(r[-1] for r in rows)
 assert top <= ncpus * (1 + 1e-6), "stack reaches %g cores on %d CPUs" % (top, ncpus)
-assert top > 0.5, "the burners are not in the stack (peak %g)" % top
+bw = rows[1][0] - rows[0][0]
+# the burners are in the stack: every bin wholly inside the 4 burners' common
+# life holds CPU (how much depends on the machine's load: no figure asserted)
+burn = [p for p in procs if p["utime_s"] + p["stime_s"] > 0.05]
+assert burn, "no burner recorded"
+lo, hi = max(p["start_s"] for p in burn), min(p["end_s"] for p in burn)
+inside = [r for r in rows if r[0] - bw / 2 >= lo and r[0] + bw / 2 <= hi]  # bins by centre
+assert inside and all(r[-1] > 0 for r in inside), "the burners are not in the stack: %s" % inside
 # drawn CPU-s (bins x width) + what the note says was held back = the truth
 bw = rows[1][0] - rows[0][0]
 drawn = sum(r[-1] for r in rows) * bw
