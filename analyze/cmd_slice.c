@@ -373,14 +373,15 @@ int cmd_slice(int argc, char **argv)
 	if (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE))
 		s0 = ev->ts_ns;
 	if (rc >= 0 && from > info->first_ts_ns)
-		rc = tza_model_build(r, s0, from - 1, &pre);
+		rc = tza_model_build_ex(r, s0, from - 1, TZA_MB_LIFETIME, &pre);
 	/* the whole recording, samples kept: what crossing processes used
 	 * before the window and by its end */
 	struct tza_model *all = NULL;
 	struct clip *cv = NULL;
 	size_t nc = 0;
 	if (rc >= 0)
-		rc = tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES, &all);
+		rc = tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES | TZA_MB_LIFETIME,
+					 &all);
 	if (rc >= 0 && make_clips(all, from, &cv, &nc) < 0)
 		rc = TZ_ERR_NOMEM;
 	if (rc < 0) {
