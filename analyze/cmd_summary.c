@@ -72,16 +72,26 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	if (m->dropped_chunks)
 		fprintf(f, "%s%llu before the writer", k++ ? ", " : "",
 			(unsigned long long)m->dropped_chunks);
-	if (m->corrupt_blocks)
-		fprintf(f, "%s%llu corrupt blocks", k++ ? ", " : "",
-			(unsigned long long)m->corrupt_blocks);
+	const struct tz_info *in = tz_reader_info(m->reader);
+	/* a cut last block is said as what it is, not as a corrupt one */
+	uint64_t corrupt = m->corrupt_blocks - (in->torn_tail_bytes && m->corrupt_blocks ? 1 : 0);
+	if (corrupt)
+		fprintf(f, "%s%llu corrupt block%s", k++ ? ", " : "", (unsigned long long)corrupt,
+			tza_plural(corrupt));
 	if (m->exit_lost)
 		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
 			m->exit_lost == 1 ? "" : "s");
-	const struct tz_info *in = tz_reader_info(m->reader);
-	if (in->unfinished && !in->live)
+	if (in->torn_tail_bytes && !in->live) {
+		fputs(k++ ? ", " : "", f);
+		tza_print_cut(f, in);
+	} else if (in->unfinished && !in->live) {
 		fprintf(f, "%sthe events not sealed when the recorder died (unfinished file)",
 			k++ ? ", " : "");
+	}
+	if (m->recovered_lossy) {
+		fputs(k++ ? ", " : "", f);
+		tza_print_recovered_loss(f, m->reader);
+	}
 	uint64_t unw = 0;
 	const char *u = tz_reader_meta_get(m->reader, "events_unwritten");
 	if (u && (unw = strtoull(u, NULL, 10)))
@@ -117,8 +127,10 @@ static void print_damage(FILE *f, const struct tza_model *m, const struct tz_inf
 			(unsigned long long)m->dropped_chunks);
 		sep = "; ";
 	}
-	if (m->corrupt_blocks) {
-		fprintf(f, "%s%llu corrupt blocks", sep, (unsigned long long)m->corrupt_blocks);
+	uint64_t corrupt = m->corrupt_blocks - (in->torn_tail_bytes && m->corrupt_blocks ? 1 : 0);
+	if (corrupt) {
+		fprintf(f, "%s%llu corrupt block%s", sep, (unsigned long long)corrupt,
+			tza_plural(corrupt));
 		if (m->duplicate_blocks)
 			fprintf(f, " (%llu duplicate, skipped)",
 				(unsigned long long)m->duplicate_blocks);
@@ -140,9 +152,18 @@ static void print_damage(FILE *f, const struct tza_model *m, const struct tz_inf
 			(unsigned long long)m->from_state, m->from_state == 1 ? "" : "es");
 		sep = "; ";
 	}
-	if (in->unfinished && !in->live) {
+	if (in->torn_tail_bytes && !in->live) {
+		fputs(sep, f);
+		tza_print_cut(f, in);
+		sep = "; ";
+	} else if (in->unfinished && !in->live) {
 		fprintf(f, "%sunfinished file: the recorder stopped without closing it, what it "
 			   "had not sealed is lost", sep);
+		sep = "; ";
+	}
+	if (m->recovered_lossy) {
+		fputs(sep, f);
+		tza_print_recovered_loss(f, m->reader);
 		sep = "; ";
 	}
 	if (!*sep) /* every model cause is listed above: keep the banner honest */

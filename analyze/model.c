@@ -1362,6 +1362,15 @@ static void take_last_sample(struct tza_proc *p)
 		p->threads = s->threads;
 }
 
+/* A file written by recover from an input that lost something (its
+ * metadata recovered_damaged_blocks, recovered_unfinished: tz_recover) */
+static int recovered_lossy(tz_reader *r)
+{
+	uint64_t n = 0, u = 0;
+	return (!tz_reader_meta_u64(r, "recovered_damaged_blocks", &n) && n) ||
+	       (!tz_reader_meta_u64(r, "recovered_unfinished", &u) && u);
+}
+
 /* v times the share of [start, end] after t (pro-rata) */
 static uint64_t after_share(uint64_t v, uint64_t start, uint64_t end, uint64_t t)
 {
@@ -1565,7 +1574,7 @@ static int finish(struct builder *b, tz_reader *r)
 		m->overwritten_ns = in->first_ts_ns - rec_start;
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork ||
 	    (in->ring && m->from_state && !m->ring_wrapped) || m->exit_lost ||
-	    (in->unfinished && !in->live))
+	    (in->unfinished && !in->live) || (m->recovered_lossy = recovered_lossy(r)))
 		m->incomplete = 1;
 
 	const char *rp = tz_reader_meta_get(r, "recorder_pid"), *tp = NULL;

@@ -255,6 +255,9 @@ struct tza_model {
 				    fork, an exit lost, or an unfinished file whose
 				    writer is gone; never for a live file, a wrapped
 				    ring or processes that exited before recording */
+	int recovered_lossy;	 /* written by `recover` from an input that lost
+				    blocks or was unfinished (metadata
+				    recovered_*: tz_recover); incomplete too */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
@@ -319,7 +322,8 @@ struct tza_model {
  * seen without its fork, an exit was lost, a ring file that has not wrapped
  * still has processes known only from state blocks, or the file was never
  * finished and no writer holds it (the recorder was killed: what it had not
- * sealed is lost). A live file (still being written), a wrapped ring (the
+ * sealed is lost), or the file was written by `recover` from one that had
+ * lost something (recovered_lossy). A live file (still being written), a wrapped ring (the
  * flight recorder overwrote its oldest data by design: overwritten_ns) and
  * zombies at the start (TZA_P_EXITED_BEFORE) are facts, not losses.
  *

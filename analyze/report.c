@@ -1,5 +1,6 @@
 /* report.c - shared analysis helpers (report.h). */
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -1189,5 +1190,42 @@ void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
 			tza_line_putc(l, ' ');
 		line_text_arg(l, argv + i, n);
 		i += n + 1;
+	}
+}
+
+int tza_print_cut(FILE *f, const struct tz_info *in)
+{
+	char a[32], b[32], e[32];
+	if (!in->torn_tail_bytes)
+		return 0;
+	if (in->torn_tail_what)
+		fprintf(f, "the file ends inside %s %" PRIu64 " at offset %" PRIu64 " (%s of its %s bytes",
+			in->torn_tail_what, in->torn_tail_seq, in->torn_tail_offset,
+			tza_fmt_count(a, sizeof(a), in->torn_tail_bytes),
+			tza_fmt_count(b, sizeof(b), in->torn_tail_block_bytes));
+	else
+		fprintf(f, "the file ends inside a block at offset %" PRIu64 " (%s bytes, its header cut",
+			in->torn_tail_offset, tza_fmt_count(a, sizeof(a), in->torn_tail_bytes));
+	if (in->torn_tail_events)
+		fprintf(f, "; its %s event%s lost", tza_fmt_count(e, sizeof(e), in->torn_tail_events),
+			tza_plural(in->torn_tail_events));
+	fputs("): cut or still being written", f);
+	return 1;
+}
+
+void tza_print_recovered_loss(FILE *f, tz_reader *r)
+{
+	uint64_t n = 0, u = 0, off = 0, ev = 0;
+	tz_reader_meta_u64(r, "recovered_damaged_blocks", &n);
+	tz_reader_meta_u64(r, "recovered_unfinished", &u);
+	const char *blk = tz_reader_meta_get(r, "recovered_cut_block");
+	int cut = blk && !tz_reader_meta_u64(r, "recovered_cut_offset", &off);
+	fprintf(f, "recover left out %" PRIu64 " damaged block%s of its input", n, tza_plural(n));
+	if (cut) {
+		fprintf(f, ", which ended inside %s at offset %" PRIu64, blk, off);
+		if (!tz_reader_meta_u64(r, "recovered_cut_events", &ev) && ev)
+			fprintf(f, " (its %" PRIu64 " event%s lost)", ev, tza_plural(ev));
+	} else if (u) {
+		fputs(", unfinished: what its recorder had not sealed was not in it", f);
 	}
 }

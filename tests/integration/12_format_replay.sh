@@ -45,7 +45,7 @@ grep -q '^damaged       1 blocks' out || fail "info dup.tz: $(grep damaged out)"
 expect 1 "$A" summary dup.tz
 one_line "no footer"
 expect 0 "$A" --partial summary dup.tz
-grep -q '1 corrupt blocks (1 duplicate, skipped)' out || fail "summary banner: $(grep '\*\*\*' out)"
+grep -q '1 corrupt block (1 duplicate, skipped)' out || fail "summary banner: $(grep '\*\*\*' out)"
 # the model counts each process once: the same export as the undamaged file
 "$A" --partial export --format jsonl nf.tz >e1.jsonl 2>/dev/null
 expect 0 "$A" --partial export --format jsonl dup.tz
