@@ -67,9 +67,8 @@ int cmd_recover(int argc, char **argv)
 		tza_err("'%s': %" PRIu64 " damaged block%s left out (last: %s)", in, damaged,
 			tza_plural(damaged), tz_reader_errmsg(r));
 	if (i->torn_tail_bytes) {
-		fprintf(stderr, "tracer-analyze: '%s': ", in);
-		tza_print_cut(stderr, i);
-		fputs(", left out\n", stderr);
+		char cut[256];
+		tza_err("'%s': %s, left out", in, tza_cut_text(cut, sizeof(cut), i));
 	} else if (i->unfinished && !i->live) {
 		tza_err("'%s': unfinished (no trailer): what its recorder had not sealed is not in it",
 			in);

@@ -82,8 +82,8 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
 			m->exit_lost == 1 ? "" : "s");
 	if (in->torn_tail_bytes && !in->live) {
-		fputs(k++ ? ", " : "", f);
-		tza_print_cut(f, in);
+		char cut[256];
+		fprintf(f, "%s%s", k++ ? ", " : "", tza_cut_text(cut, sizeof(cut), in));
 	} else if (in->unfinished && !in->live) {
 		fprintf(f, "%sthe events not sealed when the recorder died (unfinished file)",
 			k++ ? ", " : "");
@@ -153,8 +153,8 @@ static void print_damage(FILE *f, const struct tza_model *m, const struct tz_inf
 		sep = "; ";
 	}
 	if (in->torn_tail_bytes && !in->live) {
-		fputs(sep, f);
-		tza_print_cut(f, in);
+		char cut[256];
+		fprintf(f, "%s%s", sep, tza_cut_text(cut, sizeof(cut), in));
 		sep = "; ";
 	} else if (in->unfinished && !in->live) {
 		fprintf(f, "%sunfinished file: the recorder stopped without closing it, what it "

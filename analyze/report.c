@@ -24,10 +24,12 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	const struct tz_info *in = tz_reader_info(r);
 	if (tza_partial())
 		return 0;
+	char cut[256];
 	if (!after_read && in->unfinished && !in->ring && !in->live) {
-		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
-			"keeps what was sealed, 'tracer-analyze --partial' analyzes it as is",
-			path);
+		tza_err("'%s': %s; 'tracer-analyze recover' keeps what was sealed, "
+			"'tracer-analyze --partial' analyzes it as is",
+			path, tza_cut_text(cut, sizeof(cut), in)
+				      ?: "truncated or unfinished trace (no footer)");
 		return -1;
 	}
 	if (!after_read && !in->has_footer && !in->ring && !in->unfinished) {
@@ -1193,24 +1195,32 @@ void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
 	}
 }
 
-int tza_print_cut(FILE *f, const struct tz_info *in)
+const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in)
 {
 	char a[32], b[32], e[32];
+	size_t n = 0;
 	if (!in->torn_tail_bytes)
-		return 0;
+		return NULL;
 	if (in->torn_tail_what)
-		fprintf(f, "the file ends inside %s %" PRIu64 " at offset %" PRIu64 " (%s of its %s bytes",
-			in->torn_tail_what, in->torn_tail_seq, in->torn_tail_offset,
-			tza_fmt_count(a, sizeof(a), in->torn_tail_bytes),
-			tza_fmt_count(b, sizeof(b), in->torn_tail_block_bytes));
+		n = (size_t)snprintf(buf, size,
+				     "the file ends inside %s %" PRIu64 " at offset %" PRIu64
+				     " (%s of its %s bytes",
+				     in->torn_tail_what, in->torn_tail_seq, in->torn_tail_offset,
+				     tza_fmt_count(a, sizeof(a), in->torn_tail_bytes),
+				     tza_fmt_count(b, sizeof(b), in->torn_tail_block_bytes));
 	else
-		fprintf(f, "the file ends inside a block at offset %" PRIu64 " (%s bytes, its header cut",
-			in->torn_tail_offset, tza_fmt_count(a, sizeof(a), in->torn_tail_bytes));
-	if (in->torn_tail_events)
-		fprintf(f, "; its %s event%s lost", tza_fmt_count(e, sizeof(e), in->torn_tail_events),
-			tza_plural(in->torn_tail_events));
-	fputs("): cut or still being written", f);
-	return 1;
+		n = (size_t)snprintf(buf, size,
+				     "the file ends inside a block at offset %" PRIu64
+				     " (%s bytes, its header cut",
+				     in->torn_tail_offset,
+				     tza_fmt_count(a, sizeof(a), in->torn_tail_bytes));
+	if (in->torn_tail_events && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "; its %s event%s lost",
+				      tza_fmt_count(e, sizeof(e), in->torn_tail_events),
+				      tza_plural(in->torn_tail_events));
+	if (n < size)
+		snprintf(buf + n, size - n, "): cut or still being written");
+	return buf;
 }
 
 void tza_print_recovered_loss(FILE *f, tz_reader *r)

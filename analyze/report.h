@@ -236,12 +236,12 @@ void tza_profile_free(struct tza_profile *pr);
 
 /*
  * A file that ends inside a block (tz_info torn_tail_bytes: a copy cut
- * short, a crash in mid-write, or a block still being written), no newline:
- * "the file ends inside chunk 19 at offset 146132 (3,868 of its 9,327
- * bytes; its 320 events lost): cut or still being written". Nothing when
- * the file does not (returns 0; 1 when printed).
+ * short, a crash in mid-write, or a block still being written), into buf:
+ * "the file ends inside chunk 19 at offset 146132 (3,868 of its 6,908
+ * bytes; its 320 events lost): cut or still being written" (256 bytes are
+ * enough). NULL when the file does not end inside a block.
  */
-int tza_print_cut(FILE *f, const struct tz_info *in);
+const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in);
 /*
  * What a file written by `recover` says its input lost (metadata
  * recovered_*, tz_recover), no newline: "recover left out 1 damaged block of

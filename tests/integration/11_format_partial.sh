@@ -153,6 +153,8 @@ head -c $((coff + kept)) lin.tz >cutc.tz
 fmt() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }
 plural() { [ "$1" = 1 ] && echo "" || echo s; }
 cutline="the file ends inside chunk $cseq at offset $coff ($(fmt $kept) of its $(fmt "$csize") bytes; its $(fmt "$cev") event$(plural "$cev") lost): cut or still being written"
+expect_err 1 "tracer-analyze: 'cutc.tz': $cutline; 'tracer-analyze recover' keeps what was sealed, 'tracer-analyze --partial' analyzes it as is" \
+	"$A" summary cutc.tz
 timeout 60 "$A" --partial summary cutc.tz >out 2>err || fail "--partial summary cutc.tz: $(cat err)"
 grep -qxF "lost       $cutline" out || fail "cut file: lost line: $(grep '^lost' out) (want: $cutline)"
 grep -qxF "*** TREE INCOMPLETE: $cutline ***" out || fail "cut file: banner: $(grep 'INCOMPLETE' out)"
