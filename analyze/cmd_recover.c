@@ -47,6 +47,8 @@ int cmd_recover(int argc, char **argv)
 		return TZA_EXIT_USAGE;
 	}
 	const char *in = argv[optind], *out = argv[optind + 1];
+	if (tza_refuse_dir(out, "an output file"))
+		return TZA_EXIT_FAIL;
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;
