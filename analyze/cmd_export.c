@@ -712,8 +712,8 @@ int cmd_export(int argc, char **argv)
 	/* the rows are processes: what the recorder lost is said beside them */
 	uint64_t dl = tza_drops_lost(m->drops);
 	if (dl) {
-		fprintf(stderr, "tracer-analyze: '%s': %llu events dropped by the recorder (",
-			argv[optind], (unsigned long long)dl);
+		fprintf(stderr, "tracer-analyze: '%s': %llu event%s dropped by the recorder (",
+			argv[optind], (unsigned long long)dl, tza_plural(dl));
 		tza_drops_list(stderr, m->drops);
 		fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
 			m->incomplete ? ", tree incomplete" : "");

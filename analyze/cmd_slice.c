@@ -505,8 +505,9 @@ int cmd_slice(int argc, char **argv)
 		unlink(out);
 		goto out;
 	}
-	fprintf(stderr, "tracer-analyze: '%s': %llu events, %llu process%s alive at the start%s\n",
-		out, (unsigned long long)nev, (unsigned long long)nstate, nstate == 1 ? "" : "es",
+	fprintf(stderr, "tracer-analyze: '%s': %llu event%s, %llu process%s alive at the start%s\n",
+		out, (unsigned long long)nev, tza_plural(nev), (unsigned long long)nstate,
+		nstate == 1 ? "" : "es",
 		skipped ? " (events of unknown types skipped)" : "");
 	ret = TZA_EXIT_OK;
 	goto out;

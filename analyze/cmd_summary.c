@@ -64,7 +64,8 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	int k = 0;
 	fputs("lost       ", f);
 	if (drops_total) {
-		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		fprintf(f, "%llu event%s dropped by the recorder (", (unsigned long long)drops_total,
+			tza_plural(drops_total));
 		tza_drops_list(f, m->drops);
 		fputc(')', f);
 		k++;
@@ -117,14 +118,15 @@ static void print_damage(FILE *f, const struct tza_model *m, const struct tz_inf
 {
 	const char *sep = "";
 	if (drops_total) {
-		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		fprintf(f, "%llu event%s dropped by the recorder (", (unsigned long long)drops_total,
+			tza_plural(drops_total));
 		tza_drops_list(f, m->drops);
 		fputc(')', f);
 		sep = "; ";
 	}
 	if (m->dropped_chunks) {
-		fprintf(f, "%s%llu events lost before the writer", sep,
-			(unsigned long long)m->dropped_chunks);
+		fprintf(f, "%s%llu event%s lost before the writer", sep,
+			(unsigned long long)m->dropped_chunks, tza_plural(m->dropped_chunks));
 		sep = "; ";
 	}
 	uint64_t corrupt = m->corrupt_blocks - (in->torn_tail_bytes && m->corrupt_blocks ? 1 : 0);
@@ -601,8 +603,9 @@ int cmd_summary(int argc, char **argv)
 	} else {
 		char b[8][40];
 		const char *host = meta(r, "hostname"), *kern = meta(r, "kernel");
-		fprintf(f, "trace      %s: %s events, %llu chunks, %s\n", path,
-			tza_fmt_count(b[0], 40, m->nevents), (unsigned long long)in->chunks,
+		fprintf(f, "trace      %s: %s event%s, %llu chunk%s, %s\n", path,
+			tza_fmt_count(b[0], 40, m->nevents), tza_plural(m->nevents),
+			(unsigned long long)in->chunks, tza_plural(in->chunks),
 			tza_fmt_bytes(b[1], 40, in->file_size));
 		char ncpu[40];
 		if (mi.ncpus)
@@ -653,19 +656,21 @@ int cmd_summary(int argc, char **argv)
 				: in->ring	? "not explained by a wrap of the ring"
 						: "a slice or a partial file");
 		if (m->drops[EV_DROP_ARGV_FAULT])
-			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
-				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT]);
+			fprintf(f, "note: %llu exec%s an empty argv (argv unreadable)\n",
+				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT],
+				m->drops[EV_DROP_ARGV_FAULT] == 1 ? " has" : "s have");
 		uint64_t secrets = cnt.secrets;
 		if (secrets)
-			fprintf(f, "warning: %llu execs have arguments that look like credentials "
+			fprintf(f, "warning: %llu exec%s arguments that look like credentials "
 				   "(password=, token=, keys): share with 'tracer-analyze bundle "
 				   "--redact', record with 'tracer-record --redact'\n",
-				(unsigned long long)secrets);
+				(unsigned long long)secrets, secrets == 1 ? " has" : "s have");
 		fprintf(f, "\nprocesses  %s (%s pre-existing, %s still running", /* exit_lost */
 			tza_fmt_count(b[0], 40, m->nprocs), tza_fmt_count(b[1], 40, pre),
 			tza_fmt_count(b[2], 40, running));
 		if (m->exit_lost)
-			fprintf(f, ", %s exit lost", tza_fmt_count(b[0], 40, m->exit_lost));
+			fprintf(f, ", %s exit%s lost", tza_fmt_count(b[0], 40, m->exit_lost),
+				tza_plural(m->exit_lost));
 		if (m->exited_before)
 			fprintf(f, ", %s exited before recording",
 				tza_fmt_count(b[0], 40, m->exited_before));
