@@ -124,6 +124,7 @@ for l in open(sys.argv[8]):
 assert len(cpu) >= 2, cpu
 m = re.search(r" running  cpu ([0-9.]+)(ms|s) .*\(to its last sample\)", line)
 assert m, line
+assert "[pre-existing: counted from the start]" in line, line
 got = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
 window = (cpu[-1][1] - cpu[0][1]) / 1e9
 lo, hi = (end - mid) / hz, (end - before) / hz
