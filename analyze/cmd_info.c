@@ -128,6 +128,9 @@ static void text(tz_reader *r, const char *path)
 	if (in->corrupt_blocks)
 		printf(" (first at offset %" PRIu64 ")", in->corrupt_first_offset);
 	printf("; 'tracer-analyze verify' checks every payload");
+	char cut[256];
+	if (tza_cut_text(cut, sizeof(cut), in))
+		printf("\ncut           %s", cut);
 	printf("\n\nmetadata\n");
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;
@@ -197,8 +200,15 @@ static void json(tz_reader *r, const char *path)
 	}
 	if (in->corrupt_blocks)
 		fprintf(f, ",\"corrupt_first_offset\":%" PRIu64, in->corrupt_first_offset);
-	if (in->torn_tail_bytes)
-		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64, in->torn_tail_bytes);
+	if (in->torn_tail_bytes) {
+		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64 ",\"torn_tail_offset\":%" PRIu64,
+			in->torn_tail_bytes, in->torn_tail_offset);
+		if (in->torn_tail_what)
+			fprintf(f, ",\"torn_tail_block\":\"%s %" PRIu64 "\",\"torn_tail_block_bytes\":%" PRIu64,
+				in->torn_tail_what, in->torn_tail_seq, in->torn_tail_block_bytes);
+		if (in->torn_tail_events)
+			fprintf(f, ",\"torn_tail_events\":%" PRIu64, in->torn_tail_events);
+	}
 	if (in->ring && in->unfinished)
 		fputs(",\"unfinished\":true", f);
 	if (in->live)

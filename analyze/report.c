@@ -483,7 +483,7 @@ static void sweep_init(struct sweep *w, struct prof_pt *pt, uint32_t npt)
 static int prof_proc(const struct tza_model *m, const struct tza_proc *p, uint64_t *a,
 		     uint64_t *b, double *rate)
 {
-	*a = tza_proc_charged_from(p); /* pre-existing: CPU prorated over the whole life */
+	*a = tza_proc_charged_from(p); /* pre-existing: from the recording's start */
 	*b = tza_proc_end(m, p);
 	if ((p->flags & TZA_P_SAMPLED) && p->res->last.ts_ns > *a) /* CPU up to it */
 		*b = p->res->last.ts_ns;

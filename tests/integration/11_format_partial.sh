@@ -155,6 +155,17 @@ plural() { [ "$1" = 1 ] && echo "" || echo s; }
 cutline="the file ends inside chunk $cseq at offset $coff ($(fmt $kept) of its $(fmt "$csize") bytes; its $(fmt "$cev") event$(plural "$cev") lost): cut or still being written"
 expect_err 1 "tracer-analyze: 'cutc.tz': $cutline; 'tracer-analyze recover' keeps what was sealed, 'tracer-analyze --partial' analyzes it as is" \
 	"$A" summary cutc.tz
+timeout 60 "$A" info cutc.tz >out 2>err || fail "info cutc.tz: $(cat err)"
+grep -qxF "cut           $cutline" out || fail "info cutc.tz: $(grep -A1 '^damaged' out)"
+timeout 60 "$A" info --json cutc.tz >out 2>err || fail "info --json cutc.tz: $(cat err)"
+python3 - out "$coff" "$cseq" "$csize" "$cev" "$kept" <<'PY' || fail "info --json cutc.tz: $(head -c 600 out)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+off, seq, size, ev, kept = map(int, sys.argv[2:])
+assert d["torn_tail_offset"] == off and d["torn_tail_block"] == f"chunk {seq}", d
+assert d["torn_tail_block_bytes"] == size and d["torn_tail_events"] == ev, d
+assert d["torn_tail_bytes"] == kept, d
+PY
 timeout 60 "$A" --partial summary cutc.tz >out 2>err || fail "--partial summary cutc.tz: $(cat err)"
 grep -qxF "lost       $cutline" out || fail "cut file: lost line: $(grep '^lost' out) (want: $cutline)"
 grep -qxF "*** TREE INCOMPLETE: $cutline ***" out || fail "cut file: banner: $(grep 'INCOMPLETE' out)"
