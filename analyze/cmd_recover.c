@@ -72,8 +72,8 @@ int cmd_recover(int argc, char **argv)
 		char cut[256];
 		tza_err("'%s': %s, left out", in, tza_cut_text(cut, sizeof(cut), i));
 	} else if (i->unfinished && !i->live) {
-		tza_err("'%s': unfinished (no trailer): what its recorder had not sealed is not in it",
-			in);
+		tza_err("'%s': unfinished (%s): what its recorder had not sealed is not in it", in,
+			i->ring ? "final metadata slot empty" : "no trailer");
 	}
 	(void)before;
 	printf("'%s': %d chunk%s, %" PRIu64 " event%s written to '%s'%s\n", in, rc, tza_plural(rc),

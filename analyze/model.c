@@ -1572,9 +1572,10 @@ static int finish(struct builder *b, tz_reader *r)
 	m->ring_wrapped = in->ring && in->ring_wrapped;
 	if (m->ring_wrapped && rec_start && in->first_ts_ns > rec_start)
 		m->overwritten_ns = in->first_ts_ns - rec_start;
+	m->recovered_lossy = recovered_lossy(r);
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork ||
 	    (in->ring && m->from_state && !m->ring_wrapped) || m->exit_lost ||
-	    (in->unfinished && !in->live) || (m->recovered_lossy = recovered_lossy(r)))
+	    (in->unfinished && !in->live) || m->recovered_lossy)
 		m->incomplete = 1;
 
 	const char *rp = tz_reader_meta_get(r, "recorder_pid"), *tp = NULL;

@@ -1230,6 +1230,11 @@ void tza_print_recovered_loss(FILE *f, tz_reader *r)
 	tz_reader_meta_u64(r, "recovered_unfinished", &u);
 	const char *blk = tz_reader_meta_get(r, "recovered_cut_block");
 	int cut = blk && !tz_reader_meta_u64(r, "recovered_cut_offset", &off);
+	if (!n) { /* unfinished only: nothing left out, what was never sealed is missing */
+		fputs("recovered from an unfinished file: what its recorder had not sealed was "
+		      "not in it", f);
+		return;
+	}
 	fprintf(f, "recover left out %" PRIu64 " damaged block%s of its input", n, tza_plural(n));
 	if (cut) {
 		fprintf(f, ", which ended inside %s at offset %" PRIu64, blk, off);

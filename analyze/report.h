@@ -246,8 +246,10 @@ const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in);
  * What a file written by `recover` says its input lost (metadata
  * recovered_*, tz_recover), no newline: "recover left out 1 damaged block of
  * its input, which ended inside chunk 19 at offset 146132 (its 320 events
- * lost)", or "... of its input, unfinished: what its recorder had not
- * sealed was not in it". For a model with recovered_lossy only.
+ * lost)", "... of its input, unfinished: what its recorder had not
+ * sealed was not in it", or with no block left out "recovered from an
+ * unfinished file: what its recorder had not sealed was not in it". For a
+ * model with recovered_lossy only.
  */
 void tza_print_recovered_loss(FILE *f, tz_reader *r);
 /* "s" unless n is 1: "1 block", "2 blocks" */
