@@ -70,6 +70,12 @@ FILE *tza_create_out(const char *path, int force, unsigned mode, const char *fmo
 		     const char *hint);
 /* The "'PATH': file exists (use HINT to overwrite)" line of every writer. */
 void tza_err_exists(const char *path, const char *hint);
+/* path exists and is not a regular file: "'d' is a directory, not WHAT"
+ * (what: "a trace or bundle", "a bundle"...) for a directory, else "'p': not
+ * a regular file" (FIFO, device, socket) */
+void tza_err_not_file(const char *path, const char *what);
+/* 1 (after that line) when path is a directory, else 0 */
+int tza_refuse_dir(const char *path, const char *what);
 /* TZA_MODE_UMASK when the trace's strings were redacted (metadata "redact"
  * from tracer-record --redact, or "redacted" from bundle --redact), else
  * TZA_MODE_PRIVATE: for outputs that copy argv (exports). */

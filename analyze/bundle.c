@@ -460,7 +460,7 @@ static int copy_in(struct archive *a, const char *out, const char *top,
 	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		tza_err("bundle: '%s': %s", f->path, strerror(errno));
+		tza_err("'%s': %s", f->path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -475,7 +475,7 @@ static int copy_in(struct archive *a, const char *out, const char *top,
 	archive_entry_set_mtime(e, now, 0);
 	int rc = -1;
 	if (archive_write_header(a, e) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", out, archive_error_string(a));
+		tza_err("'%s': %s", out, archive_error_string(a));
 		goto out;
 	}
 	char buf[65536];
@@ -484,13 +484,13 @@ static int copy_in(struct archive *a, const char *out, const char *top,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			tza_err("bundle: '%s': %s", f->path, strerror(errno));
+			tza_err("'%s': %s", f->path, strerror(errno));
 			goto out;
 		}
 		if (n == 0)
 			break;
 		if (archive_write_data(a, buf, (size_t)n) != n) {
-			tza_err("bundle: '%s': %s", out, archive_error_string(a));
+			tza_err("'%s': %s", out, archive_error_string(a));
 			goto out;
 		}
 	}
@@ -507,7 +507,7 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 	if (!shown)
 		shown = out;
 	if (!tza_bundle_out_ok(out)) {
-		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", shown);
+		tza_err("'%s': unknown bundle type (use .tar.gz, .tgz or .zip)", shown);
 		return -1;
 	}
 	size_t tl = strlen(out) + 32;
@@ -534,19 +534,19 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 	 * renamed over out when complete */
 	struct stat st;
 	if (!lstat(out, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		tza_err("bundle: '%s': not a regular file", shown);
+		tza_err_not_file(shown, "a bundle");
 		goto out;
 	}
 	fd = tz_create_file(tmp, 1);
 	if (fd < 0) {
 		/* the user's path, not the temporary name beside it */
-		tza_err("bundle: '%s': %s", shown,
+		tza_err("'%s': %s", shown,
 			fd == TZ_ERR_INVAL ? "not a regular file" : strerror(errno));
 		fd = -2;
 		goto out;
 	}
 	if (archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", shown, archive_error_string(a));
+		tza_err("'%s': %s", shown, archive_error_string(a));
 		goto out;
 	}
 	time_t now = time(NULL);
@@ -554,12 +554,12 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 		if (copy_in(a, shown, top, &files[i], now) < 0)
 			goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
-		tza_err("bundle: '%s': %s", shown, archive_error_string(a));
+		tza_err("'%s': %s", shown, archive_error_string(a));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		tza_err("bundle: '%s': %s", shown, strerror(errno));
+		tza_err("'%s': %s", shown, strerror(errno));
 		goto out;
 	}
 	fd = -1;
@@ -568,7 +568,7 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 		if (errno == EEXIST)
 			tza_err_exists(shown, "-f");
 		else
-			tza_err("bundle: '%s': %s", shown, strerror(errno));
+			tza_err("'%s': %s", shown, strerror(errno));
 		goto out;
 	}
 	if (!overwrite)

@@ -187,7 +187,7 @@ static int rewrite_trace(const char *in, const char *out, struct redact *rd)
 		rw.nstate++;
 	}
 	if (it < 0) {
-		tza_err("bundle: %s", tz_reader_errmsg(r));
+		tza_err("%s", tz_reader_errmsg(r));
 		goto out;
 	}
 	struct tz_writer_opts wo = {.flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC,
@@ -196,7 +196,7 @@ static int rewrite_trace(const char *in, const char *out, struct redact *rd)
 				    .state_ctx = &rw};
 	int e = tz_writer_open(&w, out, &wo);
 	if (e < 0) {
-		tza_err("bundle: '%s': %s", out, w ? tz_writer_errmsg(w) : tz_strerror(e));
+		tza_err("'%s': %s", out, w ? tz_writer_errmsg(w) : tz_strerror(e));
 		goto out;
 	}
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
@@ -235,19 +235,19 @@ static int rewrite_trace(const char *in, const char *out, struct redact *rd)
 			goto werr;
 	}
 	if (it < 0) {
-		tza_err("bundle: %s", tz_reader_errmsg(r));
+		tza_err("%s", tz_reader_errmsg(r));
 		goto out;
 	}
 	e = tz_writer_close(w);
 	w = NULL;
 	if (e < 0) {
-		tza_err("bundle: '%s': %s", out, tz_strerror(e));
+		tza_err("'%s': %s", out, tz_strerror(e));
 		goto out;
 	}
 	rc = 0;
 	goto out;
 werr:
-	tza_err("bundle: '%s': %s", out, w ? tz_writer_errmsg(w) : "write failed");
+	tza_err("'%s': %s", out, w ? tz_writer_errmsg(w) : "write failed");
 	goto out;
 oom:
 	tza_err("bundle: out of memory");
@@ -272,7 +272,7 @@ static int run_to_file(int (*fn)(int, char **), char **av, const char *path)
 	int saved = dup(1);
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	if (saved < 0 || (path && fd < 0)) {
-		tza_err("bundle: '%s': %s", path ? path : "stdout", strerror(errno));
+		tza_err("'%s': %s", path ? path : "stdout", strerror(errno));
 		if (saved >= 0)
 			close(saved);
 		return -1;
@@ -323,14 +323,14 @@ static int redact_file(struct redact *rd, const char *path)
 	char *buf;
 	size_t len;
 	if (read_all(path, &buf, &len) < 0) {
-		tza_err("bundle: '%s': cannot read for redaction", path);
+		tza_err("'%s': cannot read for redaction", path);
 		return -1;
 	}
 	redact_mask_blob(rd, (uint8_t *)buf, len, 0);
 	FILE *f = fopen(path, "wb");
 	int rc = f && fwrite(buf, 1, len, f) == len && !fclose(f) ? 0 : -1;
 	if (rc)
-		tza_err("bundle: '%s': cannot write the redacted copy", path);
+		tza_err("'%s': cannot write the redacted copy", path);
 	free(buf);
 	return rc;
 }
@@ -493,18 +493,19 @@ int cmd_bundle(int argc, char **argv)
 		tza_err("bundle: expected FILE and -o OUT (see 'tracer-analyze bundle --help')");
 		return TZA_EXIT_USAGE;
 	}
-	if (!tza_bundle_out_ok(out)) {
-		tza_err("bundle: '%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
-		return TZA_EXIT_USAGE;
-	}
 	/* before any work: the same rule as every output (tza_bundle_write
 	 * checks again when it renames) */
 	struct stat ost;
-	if (!lstat(out, &ost)) {
-		if (!S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
-			tza_err("bundle: '%s': not a regular file", out);
-			return TZA_EXIT_FAIL;
-		}
+	int exists = !lstat(out, &ost);
+	if (exists && !S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
+		tza_err_not_file(out, "a bundle (name a .tar.gz, .tgz or .zip file)");
+		return TZA_EXIT_FAIL;
+	}
+	if (!tza_bundle_out_ok(out)) {
+		tza_err("'%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
+		return TZA_EXIT_USAGE;
+	}
+	if (exists) {
 		if (!force) {
 			tza_err_exists(out, "-f");
 			return TZA_EXIT_FAIL;
@@ -546,7 +547,7 @@ int cmd_bundle(int argc, char **argv)
 			goto out;
 		}
 		if ((size_t)snprintf(abs_out, sizeof(abs_out), "%s/%s", here, out) >= sizeof(abs_out)) {
-			tza_err("bundle: '%s': path too long", out);
+			tza_err("'%s': path too long", out);
 			goto out;
 		}
 	}
@@ -558,7 +559,7 @@ int cmd_bundle(int argc, char **argv)
 	tza_unload(chk_r, chk_m);
 	dir = mkdtemp(tmpl);
 	if (!dir) {
-		tza_err("bundle: '%s': %s", tmpl, strerror(errno));
+		tza_err("'%s': %s", tmpl, strerror(errno));
 		goto out;
 	}
 	/* the trace, as trace.tz in the work directory */
@@ -574,12 +575,12 @@ int cmd_bundle(int argc, char **argv)
 			goto out;
 		FILE *f = fopen(path, "wb");
 		if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-			tza_err("bundle: '%s': cannot write", path);
+			tza_err("'%s': cannot write", path);
 			goto out;
 		}
 	} else {
 		if (symlink(abs_in, path) < 0) {
-			tza_err("bundle: '%s': %s", path, strerror(errno));
+			tza_err("'%s': %s", path, strerror(errno));
 			goto out;
 		}
 	}
@@ -587,7 +588,7 @@ int cmd_bundle(int argc, char **argv)
 	/* the outputs, made in the work directory from "trace.tz" */
 	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0 || chdir(dir) < 0) {
-		tza_err("bundle: '%s': %s", dir, strerror(errno));
+		tza_err("'%s': %s", dir, strerror(errno));
 		goto out;
 	}
 	struct tza_bundle_file files[NMEMBERS + 3];
@@ -630,7 +631,7 @@ int cmd_bundle(int argc, char **argv)
 	/* README.txt */
 	FILE *f = fopen("README.txt", "w");
 	if (!f) {
-		tza_err("bundle: '%s/README.txt': %s", dir, strerror(errno));
+		tza_err("'%s/README.txt': %s", dir, strerror(errno));
 		goto out;
 	}
 	time_t now = time(NULL);
@@ -682,7 +683,7 @@ int cmd_bundle(int argc, char **argv)
 		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", nextra);
 	}
 	if (fclose(f)) {
-		tza_err("bundle: README.txt: write failed");
+		tza_err("README.txt: write failed");
 		goto out;
 	}
 	files[nf++] = (struct tza_bundle_file){"README.txt", "README.txt", 0644};
@@ -690,14 +691,14 @@ int cmd_bundle(int argc, char **argv)
 	/* MANIFEST */
 	f = fopen("MANIFEST", "w");
 	if (!f) {
-		tza_err("bundle: '%s/MANIFEST': %s", dir, strerror(errno));
+		tza_err("'%s/MANIFEST': %s", dir, strerror(errno));
 		goto out;
 	}
 	fputs("# size_bytes  xxh64  name   (xxh64 as printed by: xxhsum -H1 NAME)\n", f);
 	for (size_t i = 0; i < nf; i++) {
 		uint64_t h, sz;
 		if (xxh64_file(files[i].path, &h, &sz) < 0) {
-			tza_err("bundle: '%s': cannot read", files[i].path);
+			tza_err("'%s': cannot read", files[i].path);
 			fclose(f);
 			goto out;
 		}
@@ -705,7 +706,7 @@ int cmd_bundle(int argc, char **argv)
 			files[i].name);
 	}
 	if (fclose(f)) {
-		tza_err("bundle: MANIFEST: write failed");
+		tza_err("MANIFEST: write failed");
 		goto out;
 	}
 	files[nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST", 0644};

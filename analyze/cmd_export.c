@@ -265,7 +265,8 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		lit(l, ",\"stime_s\":");
 		tza_line_json_secs(l, (int64_t)p->stime_ns);
 		lit(l, ",\"cpu_pct\":");
-		uint64_t wall = p->end_ns - p->start_ns;
+		uint64_t from = tza_proc_charged_from(p); /* its counters' span */
+		uint64_t wall = p->end_ns > from ? p->end_ns - from : 0;
 		tza_line_json_num(l, wall ? 100.0 * (double)cpu / (double)wall : 0);
 	} else {
 		lit(l, ",\"utime_s\":null,\"stime_s\":null,\"cpu_pct\":null");
@@ -418,7 +419,9 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	uint64_t wall = p->end_ns - p->start_ns;
 	tza_line_fixed(l, (double)wall / 1e6, 3);
 	tza_line_putc(l, sep);
-	tza_line_fixed(l, wall ? 100.0 * (double)tza_proc_cpu(p) / (double)wall : 0.0, 1);
+	uint64_t from = tza_proc_charged_from(p); /* its counters' span */
+	uint64_t span = p->end_ns > from ? p->end_ns - from : 0;
+	tza_line_fixed(l, span ? 100.0 * (double)tza_proc_cpu(p) / (double)span : 0.0, 1);
 	const uint64_t v[] = {p->maxrss_kib, p->rchar, p->wchar, p->syscr, p->syscw,
 			      p->read_bytes, p->write_bytes, p->nvcsw, p->nivcsw};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -709,8 +712,8 @@ int cmd_export(int argc, char **argv)
 	/* the rows are processes: what the recorder lost is said beside them */
 	uint64_t dl = tza_drops_lost(m->drops);
 	if (dl) {
-		fprintf(stderr, "tracer-analyze: '%s': %llu events dropped by the recorder (",
-			argv[optind], (unsigned long long)dl);
+		fprintf(stderr, "tracer-analyze: '%s': %llu event%s dropped by the recorder (",
+			argv[optind], (unsigned long long)dl, tza_plural(dl));
 		tza_drops_list(stderr, m->drops);
 		fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
 			m->incomplete ? ", tree incomplete" : "");

@@ -75,7 +75,7 @@ static void text(tz_reader *r, const char *path)
 	const struct tz_info *in = tz_reader_info(r);
 	char a[64], b[64];
 	printf("file          %s\n", path);
-	printf("size          %" PRIu64 " bytes\n", in->file_size);
+	printf("size          %" PRIu64 " byte%s\n", in->file_size, tza_plural(in->file_size));
 	printf("format        %u.%u, %s%s, %s\n", in->major, in->minor,
 	       in->ring ? "ring (flight recorder)" : "linear",
 	       in->ring_wrapped ? " (wrapped: its oldest data was overwritten)" : "",
@@ -100,8 +100,9 @@ static void text(tz_reader *r, const char *path)
 	printf("time range    %s .. %s (%.3f s)\n", a, b,
 	       (double)(in->last_ts_ns - in->first_ts_ns) / 1e9);
 	printf("boottime      %" PRIu64 " .. %" PRIu64 " ns\n", in->first_ts_ns, in->last_ts_ns);
-	printf("events        %" PRIu64 " in %" PRIu64 " chunks, %" PRIu64 " state blocks\n",
-	       in->events, in->chunks, in->state_blocks);
+	printf("events        %" PRIu64 " in %" PRIu64 " chunk%s, %" PRIu64 " state block%s\n",
+	       in->events, in->chunks, tza_plural(in->chunks), in->state_blocks,
+	       tza_plural(in->state_blocks));
 	printf("chunk bytes   %" PRIu64 " compressed, %" PRIu64 " uncompressed",
 	       in->bytes_compressed, in->bytes_uncompressed);
 	if (in->bytes_compressed)
@@ -110,7 +111,7 @@ static void text(tz_reader *r, const char *path)
 	printf("\n");
 	if (in->events)
 		printf("bytes/event   %.1f on disk\n", (double)in->file_size / (double)in->events);
-	printf("dropped       %" PRIu64 " events%s\n", in->dropped,
+	printf("dropped       %" PRIu64 " event%s%s\n", in->dropped, tza_plural(in->dropped),
 	       in->dropped ? " (lost before reaching the writer)" : "");
 	uint64_t d[EV_DROP_SLOTS];
 	if (tza_drops_from_meta(r, d)) {
@@ -122,10 +123,14 @@ static void text(tz_reader *r, const char *path)
 	} else {
 		printf("drop slots    not in the metadata (the recorder did not close the file)\n");
 	}
-	printf("damaged       %" PRIu64 " blocks found while opening", in->corrupt_blocks);
+	printf("damaged       %" PRIu64 " block%s found while opening", in->corrupt_blocks,
+	       tza_plural(in->corrupt_blocks));
 	if (in->corrupt_blocks)
 		printf(" (first at offset %" PRIu64 ")", in->corrupt_first_offset);
 	printf("; 'tracer-analyze verify' checks every payload");
+	char cut[256];
+	if (tza_cut_text(cut, sizeof(cut), in))
+		printf("\ncut           %s", cut);
 	printf("\n\nmetadata\n");
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;
@@ -195,8 +200,15 @@ static void json(tz_reader *r, const char *path)
 	}
 	if (in->corrupt_blocks)
 		fprintf(f, ",\"corrupt_first_offset\":%" PRIu64, in->corrupt_first_offset);
-	if (in->torn_tail_bytes)
-		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64, in->torn_tail_bytes);
+	if (in->torn_tail_bytes) {
+		fprintf(f, ",\"torn_tail_bytes\":%" PRIu64 ",\"torn_tail_offset\":%" PRIu64,
+			in->torn_tail_bytes, in->torn_tail_offset);
+		if (in->torn_tail_what)
+			fprintf(f, ",\"torn_tail_block\":\"%s %" PRIu64 "\",\"torn_tail_block_bytes\":%" PRIu64,
+				in->torn_tail_what, in->torn_tail_seq, in->torn_tail_block_bytes);
+		if (in->torn_tail_events)
+			fprintf(f, ",\"torn_tail_events\":%" PRIu64, in->torn_tail_events);
+	}
 	if (in->ring && in->unfinished)
 		fputs(",\"unfinished\":true", f);
 	if (in->live)

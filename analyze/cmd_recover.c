@@ -47,6 +47,8 @@ int cmd_recover(int argc, char **argv)
 		return TZA_EXIT_USAGE;
 	}
 	const char *in = argv[optind], *out = argv[optind + 1];
+	if (tza_refuse_dir(out, "an output file"))
+		return TZA_EXIT_FAIL;
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;
@@ -61,11 +63,23 @@ int cmd_recover(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	}
 	const struct tz_info *i = tz_reader_info(r);
-	if (i->corrupt_blocks)
-		tza_err("'%s': %" PRIu64 " damaged block%s left out (last: %s)", in,
-			i->corrupt_blocks, i->corrupt_blocks == 1 ? "" : "s", tz_reader_errmsg(r));
+	/* what was lost, said as what it is: a cut end apart from damage */
+	uint64_t damaged = i->corrupt_blocks - (i->torn_tail_bytes && i->corrupt_blocks ? 1 : 0);
+	if (damaged)
+		tza_err("'%s': %" PRIu64 " damaged block%s left out (last: %s)", in, damaged,
+			tza_plural(damaged), tz_reader_errmsg(r));
+	if (i->torn_tail_bytes) {
+		char cut[256];
+		tza_err("'%s': %s, left out", in, tza_cut_text(cut, sizeof(cut), i));
+	} else if (i->unfinished && !i->live) {
+		tza_err("'%s': unfinished (%s): what its recorder had not sealed is not in it", in,
+			i->ring ? "final metadata slot empty" : "no trailer");
+	}
 	(void)before;
-	printf("'%s': %d chunks, %" PRIu64 " events written to '%s'\n", in, rc, i->events, out);
+	printf("'%s': %d chunk%s, %" PRIu64 " event%s written to '%s'%s\n", in, rc, tza_plural(rc),
+	       i->events, tza_plural(i->events), out,
+	       i->corrupt_blocks || (i->unfinished && !i->live) ? " (the losses are in its metadata)"
+								 : "");
 	tz_reader_free(r);
 	return TZA_EXIT_OK;
 }

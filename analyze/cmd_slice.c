@@ -345,6 +345,8 @@ int cmd_slice(int argc, char **argv)
 		return TZA_EXIT_USAGE;
 	}
 	const char *in = argv[optind], *out = argv[optind + 1];
+	if (tza_refuse_dir(out, "an output file"))
+		return TZA_EXIT_FAIL;
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;
@@ -373,14 +375,15 @@ int cmd_slice(int argc, char **argv)
 	if (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE))
 		s0 = ev->ts_ns;
 	if (rc >= 0 && from > info->first_ts_ns)
-		rc = tza_model_build(r, s0, from - 1, &pre);
+		rc = tza_model_build_ex(r, s0, from - 1, TZA_MB_LIFETIME, &pre);
 	/* the whole recording, samples kept: what crossing processes used
 	 * before the window and by its end */
 	struct tza_model *all = NULL;
 	struct clip *cv = NULL;
 	size_t nc = 0;
 	if (rc >= 0)
-		rc = tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES, &all);
+		rc = tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES | TZA_MB_LIFETIME,
+					 &all);
 	if (rc >= 0 && make_clips(all, from, &cv, &nc) < 0)
 		rc = TZ_ERR_NOMEM;
 	if (rc < 0) {
@@ -502,8 +505,9 @@ int cmd_slice(int argc, char **argv)
 		unlink(out);
 		goto out;
 	}
-	fprintf(stderr, "tracer-analyze: '%s': %llu events, %llu process%s alive at the start%s\n",
-		out, (unsigned long long)nev, (unsigned long long)nstate, nstate == 1 ? "" : "es",
+	fprintf(stderr, "tracer-analyze: '%s': %llu event%s, %llu process%s alive at the start%s\n",
+		out, (unsigned long long)nev, tza_plural(nev), (unsigned long long)nstate,
+		nstate == 1 ? "" : "es",
 		skipped ? " (events of unknown types skipped)" : "");
 	ret = TZA_EXIT_OK;
 	goto out;

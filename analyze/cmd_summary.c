@@ -64,7 +64,8 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	int k = 0;
 	fputs("lost       ", f);
 	if (drops_total) {
-		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		fprintf(f, "%llu event%s dropped by the recorder (", (unsigned long long)drops_total,
+			tza_plural(drops_total));
 		tza_drops_list(f, m->drops);
 		fputc(')', f);
 		k++;
@@ -72,16 +73,26 @@ static void print_lost(FILE *f, const struct tza_model *m, uint64_t drops_total)
 	if (m->dropped_chunks)
 		fprintf(f, "%s%llu before the writer", k++ ? ", " : "",
 			(unsigned long long)m->dropped_chunks);
-	if (m->corrupt_blocks)
-		fprintf(f, "%s%llu corrupt blocks", k++ ? ", " : "",
-			(unsigned long long)m->corrupt_blocks);
+	const struct tz_info *in = tz_reader_info(m->reader);
+	/* a cut last block is said as what it is, not as a corrupt one */
+	uint64_t corrupt = m->corrupt_blocks - (in->torn_tail_bytes && m->corrupt_blocks ? 1 : 0);
+	if (corrupt)
+		fprintf(f, "%s%llu corrupt block%s", k++ ? ", " : "", (unsigned long long)corrupt,
+			tza_plural(corrupt));
 	if (m->exit_lost)
 		fprintf(f, "%s%llu exit%s", k++ ? ", " : "", (unsigned long long)m->exit_lost,
 			m->exit_lost == 1 ? "" : "s");
-	const struct tz_info *in = tz_reader_info(m->reader);
-	if (in->unfinished && !in->live)
+	if (in->torn_tail_bytes && !in->live) {
+		char cut[256];
+		fprintf(f, "%s%s", k++ ? ", " : "", tza_cut_text(cut, sizeof(cut), in));
+	} else if (in->unfinished && !in->live) {
 		fprintf(f, "%sthe events not sealed when the recorder died (unfinished file)",
 			k++ ? ", " : "");
+	}
+	if (m->recovered_lossy) {
+		fputs(k++ ? ", " : "", f);
+		tza_print_recovered_loss(f, m->reader);
+	}
 	uint64_t unw = 0;
 	const char *u = tz_reader_meta_get(m->reader, "events_unwritten");
 	if (u && (unw = strtoull(u, NULL, 10)))
@@ -107,18 +118,21 @@ static void print_damage(FILE *f, const struct tza_model *m, const struct tz_inf
 {
 	const char *sep = "";
 	if (drops_total) {
-		fprintf(f, "%llu events dropped by the recorder (", (unsigned long long)drops_total);
+		fprintf(f, "%llu event%s dropped by the recorder (", (unsigned long long)drops_total,
+			tza_plural(drops_total));
 		tza_drops_list(f, m->drops);
 		fputc(')', f);
 		sep = "; ";
 	}
 	if (m->dropped_chunks) {
-		fprintf(f, "%s%llu events lost before the writer", sep,
-			(unsigned long long)m->dropped_chunks);
+		fprintf(f, "%s%llu event%s lost before the writer", sep,
+			(unsigned long long)m->dropped_chunks, tza_plural(m->dropped_chunks));
 		sep = "; ";
 	}
-	if (m->corrupt_blocks) {
-		fprintf(f, "%s%llu corrupt blocks", sep, (unsigned long long)m->corrupt_blocks);
+	uint64_t corrupt = m->corrupt_blocks - (in->torn_tail_bytes && m->corrupt_blocks ? 1 : 0);
+	if (corrupt) {
+		fprintf(f, "%s%llu corrupt block%s", sep, (unsigned long long)corrupt,
+			tza_plural(corrupt));
 		if (m->duplicate_blocks)
 			fprintf(f, " (%llu duplicate, skipped)",
 				(unsigned long long)m->duplicate_blocks);
@@ -140,9 +154,18 @@ static void print_damage(FILE *f, const struct tza_model *m, const struct tz_inf
 			(unsigned long long)m->from_state, m->from_state == 1 ? "" : "es");
 		sep = "; ";
 	}
-	if (in->unfinished && !in->live) {
+	if (in->torn_tail_bytes && !in->live) {
+		char cut[256];
+		fprintf(f, "%s%s", sep, tza_cut_text(cut, sizeof(cut), in));
+		sep = "; ";
+	} else if (in->unfinished && !in->live) {
 		fprintf(f, "%sunfinished file: the recorder stopped without closing it, what it "
 			   "had not sealed is lost", sep);
+		sep = "; ";
+	}
+	if (m->recovered_lossy) {
+		fputs(sep, f);
+		tza_print_recovered_loss(f, m->reader);
 		sep = "; ";
 	}
 	if (!*sep) /* every model cause is listed above: keep the banner honest */
@@ -580,8 +603,9 @@ int cmd_summary(int argc, char **argv)
 	} else {
 		char b[8][40];
 		const char *host = meta(r, "hostname"), *kern = meta(r, "kernel");
-		fprintf(f, "trace      %s: %s events, %llu chunks, %s\n", path,
-			tza_fmt_count(b[0], 40, m->nevents), (unsigned long long)in->chunks,
+		fprintf(f, "trace      %s: %s event%s, %llu chunk%s, %s\n", path,
+			tza_fmt_count(b[0], 40, m->nevents), tza_plural(m->nevents),
+			(unsigned long long)in->chunks, tza_plural(in->chunks),
 			tza_fmt_bytes(b[1], 40, in->file_size));
 		char ncpu[40];
 		if (mi.ncpus)
@@ -632,19 +656,21 @@ int cmd_summary(int argc, char **argv)
 				: in->ring	? "not explained by a wrap of the ring"
 						: "a slice or a partial file");
 		if (m->drops[EV_DROP_ARGV_FAULT])
-			fprintf(f, "note: %llu execs have an empty argv (argv unreadable)\n",
-				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT]);
+			fprintf(f, "note: %llu exec%s an empty argv (argv unreadable)\n",
+				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT],
+				m->drops[EV_DROP_ARGV_FAULT] == 1 ? " has" : "s have");
 		uint64_t secrets = cnt.secrets;
 		if (secrets)
-			fprintf(f, "warning: %llu execs have arguments that look like credentials "
+			fprintf(f, "warning: %llu exec%s arguments that look like credentials "
 				   "(password=, token=, keys): share with 'tracer-analyze bundle "
 				   "--redact', record with 'tracer-record --redact'\n",
-				(unsigned long long)secrets);
+				(unsigned long long)secrets, secrets == 1 ? " has" : "s have");
 		fprintf(f, "\nprocesses  %s (%s pre-existing, %s still running", /* exit_lost */
 			tza_fmt_count(b[0], 40, m->nprocs), tza_fmt_count(b[1], 40, pre),
 			tza_fmt_count(b[2], 40, running));
 		if (m->exit_lost)
-			fprintf(f, ", %s exit lost", tza_fmt_count(b[0], 40, m->exit_lost));
+			fprintf(f, ", %s exit%s lost", tza_fmt_count(b[0], 40, m->exit_lost),
+				tza_plural(m->exit_lost));
 		if (m->exited_before)
 			fprintf(f, ", %s exited before recording",
 				tza_fmt_count(b[0], 40, m->exited_before));

@@ -145,7 +145,10 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 		fprintf(f, "  [%llu failed exec%s]", (unsigned long long)nfail, nfail > 1 ? "s" : "");
 	if (nexec > 1)
 		fprintf(f, "  [%llu execs]", (unsigned long long)nexec);
-	if (p->flags & TZA_P_PRE_EXISTING)
+	if ((p->flags & (TZA_P_PRE_EXISTING | TZA_P_CLIPPED)) == (TZA_P_PRE_EXISTING | TZA_P_CLIPPED))
+		fputs(p->res->nsamples_seen ? "  [pre-existing: counted from the start]"
+					    : "  [pre-existing: pro-rata from the start]", f);
+	else if (p->flags & TZA_P_PRE_EXISTING)
 		fputs("  [pre-existing]", f);
 	if (p->flags & TZA_P_REPARENTED)
 		fprintf(f, "  [reparented to %u]", p->exit_ppid);

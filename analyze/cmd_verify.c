@@ -100,9 +100,10 @@ int cmd_verify(int argc, char **argv)
 		tza_err("'%s': %d bad block%s, %" PRIu64 " good", path, rc, rc == 1 ? "" : "s",
 			v.good);
 	else
-		printf("'%s': ok, %" PRIu64 " blocks good (%" PRIu64 " chunks, %" PRIu64
-		       " events)\n",
-		       path, v.good, in->chunks, in->events);
+		printf("'%s': ok, %" PRIu64 " block%s good (%" PRIu64 " chunk%s, %" PRIu64
+		       " event%s)\n",
+		       path, v.good, tza_plural(v.good), in->chunks, tza_plural(in->chunks),
+		       in->events, tza_plural(in->events));
 	tz_reader_free(r);
 	return rc > 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 }

@@ -919,6 +919,8 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	s->wchar = fu64(ev, f->sm_wchar);
 	s->rss_kib = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
 	s->threads = u32(ev, f->sm_threads);
+	if (x->nsamples_seen == 1)
+		x->first = *s;
 	if (!(b->flags & TZA_MB_SAMPLES))
 		return 0;
 	if ((x->nsamples & (x->nsamples - 1)) == 0) { /* grow at powers of two */
@@ -1360,6 +1362,88 @@ static void take_last_sample(struct tza_proc *p)
 		p->threads = s->threads;
 }
 
+/* A file written by recover from an input that lost something (its
+ * metadata recovered_damaged_blocks, recovered_unfinished: tz_recover) */
+static int recovered_lossy(tz_reader *r)
+{
+	uint64_t n = 0, u = 0;
+	return (!tz_reader_meta_u64(r, "recovered_damaged_blocks", &n) && n) ||
+	       (!tz_reader_meta_u64(r, "recovered_unfinished", &u) && u);
+}
+
+/* v times the share of [start, end] after t (pro-rata) */
+static uint64_t after_share(uint64_t v, uint64_t start, uint64_t end, uint64_t t)
+{
+	if (end <= t)
+		return 0;
+	if (t <= start || end <= start)
+		return v;
+	return (uint64_t)((double)v * (double)(end - t) / (double)(end - start));
+}
+
+static uint64_t minus(uint64_t v, uint64_t base)
+{
+	return v > base ? v - base : 0;
+}
+
+/* The six sampled counters of x counted from base */
+static void sample_rebase(struct tza_sample *x, const struct tza_sample *base)
+{
+	x->utime_ns = minus(x->utime_ns, base->utime_ns);
+	x->stime_ns = minus(x->stime_ns, base->stime_ns);
+	x->rchar = minus(x->rchar, base->rchar);
+	x->wchar = minus(x->wchar, base->wchar);
+	x->read_bytes = minus(x->read_bytes, base->read_bytes);
+	x->write_bytes = minus(x->write_bytes, base->write_bytes);
+}
+
+/* A pre-existing process (started before rec_start): its counters from the
+ * recording's start (tza_model_build). Its totals are known when it exited
+ * in the trace or is counted up to its last sample (TZA_P_SAMPLED). */
+static void count_from_start(struct tza_proc *p, uint64_t rec_start)
+{
+	int known = !(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED);
+	uint64_t end = (p->flags & TZA_P_SAMPLED) ? p->res->last.ts_ns : p->end_ns;
+	if (!known && !p->res->nsamples_seen)
+		return; /* nothing counted: nothing to move */
+	p->flags |= TZA_P_CLIPPED;
+	p->charge_ns = rec_start;
+	if (p->res->nsamples_seen) {
+		struct tza_proc_res *x = (struct tza_proc_res *)p->res;
+		const struct tza_sample *base = &x->first;
+		p->charge_ns = base->ts_ns > p->start_ns ? base->ts_ns : p->start_ns;
+		for (uint32_t i = 0; i < x->nsamples; i++)
+			sample_rebase(&x->samples[i], base);
+		sample_rebase(&x->last, base);
+		if (known) {
+			struct tza_sample t = {.utime_ns = p->utime_ns, .stime_ns = p->stime_ns,
+					       .rchar = p->rchar, .wchar = p->wchar,
+					       .read_bytes = p->read_bytes,
+					       .write_bytes = p->write_bytes};
+			sample_rebase(&t, base);
+			p->utime_ns = t.utime_ns;
+			p->stime_ns = t.stime_ns;
+			p->rchar = t.rchar;
+			p->wchar = t.wchar;
+			p->read_bytes = t.read_bytes;
+			p->write_bytes = t.write_bytes;
+		}
+	} else {
+		p->utime_ns = after_share(p->utime_ns, p->start_ns, end, rec_start);
+		p->stime_ns = after_share(p->stime_ns, p->start_ns, end, rec_start);
+		p->rchar = after_share(p->rchar, p->start_ns, end, rec_start);
+		p->wchar = after_share(p->wchar, p->start_ns, end, rec_start);
+		p->read_bytes = after_share(p->read_bytes, p->start_ns, end, rec_start);
+		p->write_bytes = after_share(p->write_bytes, p->start_ns, end, rec_start);
+	}
+	if (!known)
+		return;
+	uint64_t *pr[] = {&p->syscr, &p->syscw, &p->cancelled_write_bytes, &p->nvcsw,
+			  &p->nivcsw, &p->min_flt, &p->maj_flt};
+	for (size_t i = 0; i < sizeof(pr) / sizeof(*pr); i++)
+		*pr[i] = after_share(*pr[i], p->start_ns, end, p->charge_ns);
+}
+
 static int finish(struct builder *b, tz_reader *r)
 {
 	struct tza_model *m = b->m;
@@ -1430,6 +1514,9 @@ static int finish(struct builder *b, tz_reader *r)
 		if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
 		    q->p.res->nsamples_seen)
 			take_last_sample(&q->p);
+		if ((q->p.flags & TZA_P_PRE_EXISTING) && !(q->p.flags & TZA_P_CLIPPED) &&
+		    q->p.start_ns < rec_start && !(b->flags & TZA_MB_LIFETIME))
+			count_from_start(&q->p, rec_start);
 		if (!q->p.comm[0] && q->p.nexecs)
 			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
@@ -1485,9 +1572,10 @@ static int finish(struct builder *b, tz_reader *r)
 	m->ring_wrapped = in->ring && in->ring_wrapped;
 	if (m->ring_wrapped && rec_start && in->first_ts_ns > rec_start)
 		m->overwritten_ns = in->first_ts_ns - rec_start;
+	m->recovered_lossy = recovered_lossy(r);
 	if (m->dropped_chunks || m->corrupt_blocks || m->no_fork ||
 	    (in->ring && m->from_state && !m->ring_wrapped) || m->exit_lost ||
-	    (in->unfinished && !in->live))
+	    (in->unfinished && !in->live) || m->recovered_lossy)
 		m->incomplete = 1;
 
 	const char *rp = tz_reader_meta_get(r, "recorder_pid"), *tp = NULL;

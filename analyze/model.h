@@ -85,9 +85,13 @@ struct tza_failed_exec {
 				   and threads are its last sample's (res->last,
 				   at res->last.ts_ns), maxrss_kib its largest
 				   sampled RSS; the other exit totals stay 0 */
-#define TZA_P_CLIPPED 0x800	/* started before a slice's window (metadata
-				   slice_counters "window"): its counters count
-				   from the window's start, charge_ns */
+#define TZA_P_CLIPPED 0x800	/* its counters count from charge_ns, not from
+				   its start: it started before a slice's window
+				   (metadata slice_counters "window"; charge_ns is
+				   the window's start), or it was alive when the
+				   recording started (TZA_P_PRE_EXISTING, started
+				   before the metadata start_boottime_ns; charge_ns
+				   is that start): see tza_model_build */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */
@@ -136,6 +140,11 @@ struct tza_proc_res {
 	struct tza_sample last;	/* its last sample (always kept; valid when
 				   nsamples_seen): a process still running at
 				   the stop is counted up to it (TZA_P_SAMPLED) */
+	struct tza_sample first; /* its first sample as the file has it (always
+				   kept; valid when nsamples_seen): for a
+				   pre-existing process, what it had used before
+				   the recording (the sampler's first pass), the
+				   baseline its counters are counted from */
 	int oom_killed;		/* chosen by the OOM killer (EV_OOM_KILL) */
 	/* the fatal signal that killed it (EV_SIGNAL matching the exit signal),
 	 * valid when killer_signal != 0 */
@@ -220,7 +229,8 @@ struct tza_proc {
 	 * for the (many) processes without any of them. */
 	const struct tza_proc_res *res;
 	/* Where its counters (CPU, I/O) and its charged wall time start:
-	 * start_ns, or a slice's window start (TZA_P_CLIPPED) */
+	 * start_ns, or a slice's window start or the recording's start
+	 * (TZA_P_CLIPPED) */
 	uint64_t charge_ns;
 };
 
@@ -245,6 +255,9 @@ struct tza_model {
 				    fork, an exit lost, or an unfinished file whose
 				    writer is gone; never for a live file, a wrapped
 				    ring or processes that exited before recording */
+	int recovered_lossy;	 /* written by `recover` from an input that lost
+				    blocks or was unfinished (metadata
+				    recovered_*: tz_recover); incomplete too */
 	uint64_t orphans;	 /* processes flagged TZA_P_ORPHAN */
 	tz_reader *reader;	 /* borrowed: metadata, clock anchors */
 	uint64_t no_fork;	 /* processes flagged TZA_P_NO_FORK (not pre-existing) */
@@ -283,6 +296,9 @@ struct tza_model {
 #define TZA_MB_GENERIC 0x4 /* read every field through the file's schema, also
 			      where its layout is this build's own (which is
 			      otherwise read in one copy): same result; tests */
+#define TZA_MB_LIFETIME 0x8 /* keep pre-existing processes' whole-life counters
+			       (as the file has them: slice, which rebases them
+			       itself): no TZA_P_CLIPPED at the recording start */
 
 /*
  * Build the model from r over [from_ns, to_ns] (0 and UINT64_MAX for all).
@@ -306,9 +322,22 @@ struct tza_model {
  * seen without its fork, an exit was lost, a ring file that has not wrapped
  * still has processes known only from state blocks, or the file was never
  * finished and no writer holds it (the recorder was killed: what it had not
- * sealed is lost). A live file (still being written), a wrapped ring (the
+ * sealed is lost), or the file was written by `recover` from one that had
+ * lost something (recovered_lossy). A live file (still being written), a wrapped ring (the
  * flight recorder overwrote its oldest data by design: overwritten_ns) and
  * zombies at the start (TZA_P_EXITED_BEFORE) are facts, not losses.
+ *
+ * Pre-existing processes count from the recording's start (TZA_P_CLIPPED,
+ * charge_ns = metadata start_boottime_ns, else the first event): one with a
+ * sample has its first sample (the sampler's first pass samples every
+ * pre-existing process, bpf/sample.bpf.c young_from_ns) subtracted from its
+ * CPU and I/O exit totals (utime_ns, stime_ns, rchar, wchar, read_bytes,
+ * write_bytes) and from each of its samples; the counters samples do not
+ * carry (syscr, syscw, cancelled_write_bytes, nvcsw, nivcsw, min_flt,
+ * maj_flt), and all of them for one without a sample that exited in the
+ * trace, are pro-rata: the exit total times the share of its life after
+ * the recording's start. Without TZA_MB_LIFETIME; a slice's clipped
+ * processes are already counted from its window.
  */
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out);
 /* The same with TZA_MB_* flags (tza_model_build is flags 0: samples are

@@ -1,5 +1,6 @@
 /* report.c - shared analysis helpers (report.h). */
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,10 +24,12 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	const struct tz_info *in = tz_reader_info(r);
 	if (tza_partial())
 		return 0;
+	char cut[256];
 	if (!after_read && in->unfinished && !in->ring && !in->live) {
-		tza_err("'%s': truncated or unfinished trace (no footer); 'tracer-analyze recover' "
-			"keeps what was sealed, 'tracer-analyze --partial' analyzes it as is",
-			path);
+		tza_err("'%s': %s; 'tracer-analyze recover' keeps what was sealed, "
+			"'tracer-analyze --partial' analyzes it as is",
+			path, tza_cut_text(cut, sizeof(cut), in)
+				      ?: "truncated or unfinished trace (no footer)");
 		return -1;
 	}
 	if (!after_read && !in->has_footer && !in->ring && !in->unfinished) {
@@ -480,7 +483,7 @@ static void sweep_init(struct sweep *w, struct prof_pt *pt, uint32_t npt)
 static int prof_proc(const struct tza_model *m, const struct tza_proc *p, uint64_t *a,
 		     uint64_t *b, double *rate)
 {
-	*a = tza_proc_charged_from(p); /* pre-existing: CPU prorated over the whole life */
+	*a = tza_proc_charged_from(p); /* pre-existing: from the recording's start */
 	*b = tza_proc_end(m, p);
 	if ((p->flags & TZA_P_SAMPLED) && p->res->last.ts_ns > *a) /* CPU up to it */
 		*b = p->res->last.ts_ns;
@@ -1189,5 +1192,55 @@ void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
 			tza_line_putc(l, ' ');
 		line_text_arg(l, argv + i, n);
 		i += n + 1;
+	}
+}
+
+const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in)
+{
+	char a[32], b[32], e[32];
+	size_t n = 0;
+	if (!in->torn_tail_bytes)
+		return NULL;
+	if (in->torn_tail_what)
+		n = (size_t)snprintf(buf, size,
+				     "the file ends inside %s %" PRIu64 " at offset %" PRIu64
+				     " (%s of its %s bytes",
+				     in->torn_tail_what, in->torn_tail_seq, in->torn_tail_offset,
+				     tza_fmt_count(a, sizeof(a), in->torn_tail_bytes),
+				     tza_fmt_count(b, sizeof(b), in->torn_tail_block_bytes));
+	else
+		n = (size_t)snprintf(buf, size,
+				     "the file ends inside a block at offset %" PRIu64
+				     " (%s bytes, its header cut",
+				     in->torn_tail_offset,
+				     tza_fmt_count(a, sizeof(a), in->torn_tail_bytes));
+	if (in->torn_tail_events && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "; its %s event%s lost",
+				      tza_fmt_count(e, sizeof(e), in->torn_tail_events),
+				      tza_plural(in->torn_tail_events));
+	if (n < size)
+		snprintf(buf + n, size - n, "): cut or still being written");
+	return buf;
+}
+
+void tza_print_recovered_loss(FILE *f, tz_reader *r)
+{
+	uint64_t n = 0, u = 0, off = 0, ev = 0;
+	tz_reader_meta_u64(r, "recovered_damaged_blocks", &n);
+	tz_reader_meta_u64(r, "recovered_unfinished", &u);
+	const char *blk = tz_reader_meta_get(r, "recovered_cut_block");
+	int cut = blk && !tz_reader_meta_u64(r, "recovered_cut_offset", &off);
+	if (!n) { /* unfinished only: nothing left out, what was never sealed is missing */
+		fputs("recovered from an unfinished file: what its recorder had not sealed was "
+		      "not in it", f);
+		return;
+	}
+	fprintf(f, "recover left out %" PRIu64 " damaged block%s of its input", n, tza_plural(n));
+	if (cut) {
+		fprintf(f, ", which ended inside %s at offset %" PRIu64, blk, off);
+		if (!tz_reader_meta_u64(r, "recovered_cut_events", &ev) && ev)
+			fprintf(f, " (its %" PRIu64 " event%s lost)", ev, tza_plural(ev));
+	} else if (u) {
+		fputs(", unfinished: what its recorder had not sealed was not in it", f);
 	}
 }

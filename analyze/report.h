@@ -232,6 +232,32 @@ int tza_profile_sweep_start(struct tza_profile *pr);
 int tza_profile_cpu_ns(struct tza_profile *pr, uint64_t a, uint64_t b, double *ns);
 void tza_profile_free(struct tza_profile *pr);
 
+/* ---------------------------------------------------------- losses */
+
+/*
+ * A file that ends inside a block (tz_info torn_tail_bytes: a copy cut
+ * short, a crash in mid-write, or a block still being written), into buf:
+ * "the file ends inside chunk 19 at offset 146132 (3,868 of its 6,908
+ * bytes; its 320 events lost): cut or still being written" (256 bytes are
+ * enough). NULL when the file does not end inside a block.
+ */
+const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in);
+/*
+ * What a file written by `recover` says its input lost (metadata
+ * recovered_*, tz_recover), no newline: "recover left out 1 damaged block of
+ * its input, which ended inside chunk 19 at offset 146132 (its 320 events
+ * lost)", "... of its input, unfinished: what its recorder had not
+ * sealed was not in it", or with no block left out "recovered from an
+ * unfinished file: what its recorder had not sealed was not in it". For a
+ * model with recovered_lossy only.
+ */
+void tza_print_recovered_loss(FILE *f, tz_reader *r);
+/* "s" unless n is 1: "1 block", "2 blocks" */
+static inline const char *tza_plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* ---------------------------------------------------------- formatting */
 
 /* "1h02m03s", "3m05s", "12.345s", "45.2ms", "120us" into buf. */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,24 @@ void tza_err_exists(const char *path, const char *hint)
 	tza_err("'%s': file exists (use %s to overwrite)", path, hint);
 }
 
+void tza_err_not_file(const char *path, const char *what)
+{
+	struct stat st;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		tza_err("'%s' is a directory, not %s", path, what);
+	else
+		tza_err("'%s': not a regular file", path);
+}
+
+int tza_refuse_dir(const char *path, const char *what)
+{
+	struct stat st;
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	tza_err_not_file(path, what);
+	return 1;
+}
+
 FILE *tza_create_out(const char *path, int force, unsigned mode, const char *fmode,
 		     const char *hint)
 {
@@ -32,7 +51,7 @@ FILE *tza_create_out(const char *path, int force, unsigned mode, const char *fmo
 	if (fd == TZ_ERR_EXISTS)
 		tza_err_exists(path, hint);
 	else if (fd == TZ_ERR_INVAL)
-		tza_err("'%s': not a regular file", path);
+		tza_err_not_file(path, "an output file");
 	else if (fd < 0 || !(f = fdopen(fd, fmode)))
 		tza_err("'%s': cannot create: %s", path, strerror(errno));
 	if (fd >= 0 && !f)
@@ -50,6 +69,8 @@ tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 {
 	tz_reader *r = NULL;
 	int rc;
+	if (tza_refuse_dir(path, "a trace or bundle"))
+		return NULL;
 	if (tza_bundle_sniff(path)) {
 		/* a bundle: the trace is read into memory that lives until exit */
 		const void *buf;

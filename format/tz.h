@@ -391,8 +391,19 @@ struct tz_info {
 				      counted in corrupt_blocks */
 	uint64_t corrupt_first_offset; /* file offset of the first one */
 	uint64_t torn_tail_bytes; /* bytes at the end forming no complete block
-				     (a write cut short by a crash); also
-				     counted in corrupt_blocks */
+				     (a write cut short by a crash, a copy
+				     cut short, a block still being written);
+				     also counted in corrupt_blocks */
+	uint64_t torn_tail_offset; /* with torn_tail_bytes: file offset of
+				      that incomplete block */
+	const char *torn_tail_what; /* with torn_tail_bytes: "chunk", "state"...
+				       when its block header is whole (static
+				       string), NULL when the header is cut too */
+	uint64_t torn_tail_seq;	/* with torn_tail_what: its header's seq */
+	uint64_t torn_tail_events; /* with torn_tail_what "chunk": the events its
+				      header says it holds (all lost) */
+	uint64_t torn_tail_block_bytes; /* with torn_tail_what: its whole size per
+					   its header, bytes */
 	int unfinished;		/* the writer never closed the file (killed,
 				   or still writing): linear: no valid
 				   trailer at the end (has_footer is 0 too);
@@ -491,6 +502,12 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
 /*
  * Write every readable block of r as a clean linear file at out_path (ring
  * files are unrolled in sequence order; the index and footer are rebuilt).
+ * What the input lost is written in a last METADATA block (FORMAT.md
+ * "recover"): recovered_damaged_blocks (blocks left out), recovered_unfinished
+ * ("1": the input had no trailer, what its writer had not sealed is not in
+ * it), and for an input that ends inside a block recovered_cut_offset,
+ * recovered_cut_block ("chunk 12", or "block" when its header is cut too) and
+ * recovered_cut_events (a chunk's event count from its header).
  * out_path is created like tz_writer_open() does (tz_create_file()): fails
  * with TZ_ERR_EXISTS unless overwrite. Returns chunks written (>= 0)
  * or a negative tz_err; detail in tz_reader_errmsg(r).

@@ -447,7 +447,19 @@ static int scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhd
 			       "ring file cut short: %zu of its %llu bytes",
 			       r->len, (unsigned long long)(off + size));
 		} else if (status == TZ_ERR_TRUNCATED && off + size == r->len && !r->ring) {
+			struct tz_bhdr th;
 			r->info.torn_tail_bytes = size;
+			r->info.torn_tail_offset = off;
+			if (!tz_bhdr_decode(r->data + off, size, &th)) { /* its header is whole */
+				r->info.torn_tail_what = tz_btype_name(th.type);
+				r->info.torn_tail_seq = th.seq;
+				r->info.torn_tail_block_bytes = tz_block_size(&th);
+				if (th.type == TZ_B_CHUNK && th.ext_len >= TZ_CHUNK_EXT) {
+					struct tz_chunk_ext ext;
+					tz_chunk_ext_decode(th.ext, &ext);
+					r->info.torn_tail_events = ext.events;
+				}
+			}
 			rd_err(r, TZ_ERR_TRUNCATED, off, "incomplete block at the end (%llu bytes)",
 			       (unsigned long long)size);
 		} else {

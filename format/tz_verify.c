@@ -1,6 +1,7 @@
 /* tz_verify.c - verify every block; recover a clean linear file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -221,6 +222,43 @@ static int cmp_ptr_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A METADATA block (seq) saying what r lost (tz_recover); b is scratch.
+ * 0 or a tz_err. */
+static int recover_losses(tz_reader *r, struct sink *s, struct tz_buf *b, uint64_t seq)
+{
+	const struct tz_info *in = &r->info;
+	struct tz_kv *kv = NULL;
+	size_t n = 0;
+	char v[64];
+	int rc = 0;
+#define KV(k, ...)                                                                            \
+	do {                                                                                  \
+		int l_ = snprintf(v, sizeof(v), __VA_ARGS__);                                 \
+		if (!rc && tz_kv_set(&kv, &n, k, strlen(k), v, (size_t)l_))                   \
+			rc = TZ_ERR_NOMEM;                                                    \
+	} while (0)
+	KV("recovered_damaged_blocks", "%llu", (unsigned long long)in->corrupt_blocks);
+	KV("recovered_unfinished", "%d", in->unfinished ? 1 : 0);
+	if (in->torn_tail_bytes) {
+		KV("recovered_cut_offset", "%llu", (unsigned long long)in->torn_tail_offset);
+		if (in->torn_tail_what)
+			KV("recovered_cut_block", "%s %llu", in->torn_tail_what,
+			   (unsigned long long)in->torn_tail_seq);
+		else
+			KV("recovered_cut_block", "block");
+		if (in->torn_tail_events)
+			KV("recovered_cut_events", "%llu", (unsigned long long)in->torn_tail_events);
+	}
+#undef KV
+	b->len = 0;
+	if (!rc)
+		rc = tz_meta_encode(b, kv, n) ? TZ_ERR_NOMEM : 0;
+	if (!rc)
+		rc = sink_block(s, TZ_B_META, seq, b->p, b->len, 1);
+	tz_kv_free(kv, n);
+	return rc;
+}
+
 int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 {
 	if (!r || !out_path)
@@ -315,6 +353,10 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 		if (k->type == TZ_B_CHUNK)
 			written++;
 	}
+	/* what the input lost, after what the copy found (later values win) */
+	if ((r->info.corrupt_blocks || r->info.unfinished) &&
+	    (rc = recover_losses(r, &s, &b, ++maxseq)))
+		goto out;
 	uint64_t ioff = s.pos;
 	if ((rc = sink_block(&s, TZ_B_INDEX, maxseq + 1, s.index.p, s.index.len, 0)))
 		goto out;

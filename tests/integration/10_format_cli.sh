@@ -126,5 +126,13 @@ grep -q 'linear, footer index present' "$tmp/out" || fail "ring recover: not lin
 	fail "ring and unrolled copy differ"
 tail -n 1 "$tmp/a" | grep -q ' exit .* tgid=20999 ' || fail "ring: newest event missing: $(tail -n 1 "$tmp/a")"
 
+# counts in words agree with their number (issue 23: "1 corrupt blocks")
+expect 0 "$A" info "$D/good/one-event.tz"
+grep -qx "events        1 in 1 chunk, 1 state block" "$tmp/out" || fail "info one-event: $(grep '^events' "$tmp/out")"
+grep -qx "dropped       0 events" "$tmp/out" || fail "info one-event: $(grep '^dropped' "$tmp/out")"
+expect 0 "$A" verify "$D/good/one-event.tz"
+grep -qx "'$D/good/one-event.tz': ok, [0-9]* blocks good (1 chunk, 1 event)" "$tmp/out" ||
+	fail "verify one-event: $(cat "$tmp/out")"
+
 [ $errors -eq 0 ] || exit 1
 echo "ok"

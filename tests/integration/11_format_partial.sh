@@ -38,7 +38,7 @@ timeout 60 "$A" verify t.tz >out 2>err && fail "verify of the cut ring said ok"
 good=$(timeout 60 "$A" verify -v ring.tz | awk '$1 == "offset" && $2 + $6 <= 70536 { n++ } END { print n + 0 }')
 [ "$(tail -n 1 err)" = "tracer-analyze: 't.tz': 1 bad block, $good good" ] || fail "verify: $(cat err) (want $good good)"
 timeout 60 "$A" --partial summary t.tz >out 2>err || fail "--partial summary t.tz: $(cat err)"
-grep -q '^\*\*\* TREE INCOMPLETE: .*1 corrupt blocks' out || fail "--partial: not flagged: $(cat out)"
+grep -q '^\*\*\* TREE INCOMPLETE: .*1 corrupt block[; ]' out || fail "--partial: not flagged: $(cat out)"
 timeout 60 "$A" recover t.tz t-rec.tz >/dev/null 2>err || fail "recover t.tz: $(cat err)"
 timeout 60 "$A" verify t-rec.tz >/dev/null 2>err || fail "verify of recovered t.tz: $(cat err)"
 
@@ -72,7 +72,14 @@ rc=0; timeout 60 "$A" cat k.tz >cat.k1 2>err || rc=$?
 timeout 60 "$A" --partial cat k.tz >cat.k 2>err || fail "--partial cat k.tz: $(cat err)"
 cmp -s cat.k cat.k1 || fail "cat and --partial cat of k.tz print different events"
 timeout 60 "$A" recover k.tz k-rec.tz >/dev/null 2>err || fail "recover k.tz: $(cat err)"
-timeout 60 "$A" summary k-rec.tz >/dev/null 2>err || fail "summary of recovered k.tz: $(cat err)"
+grep -qx "tracer-analyze: 'k.tz': unfinished (final metadata slot empty): what its recorder had not sealed is not in it" err ||
+	fail "recover k.tz: $(cat err)"
+timeout 60 "$A" summary k-rec.tz >out 2>err || fail "summary of recovered k.tz: $(cat err)"
+# the copy says what its input lost (issue 23: it said "lost none")
+grep -Eq "^lost       .*(recovered from an unfinished file|of its input, unfinished): what its recorder had not sealed was not in it" out ||
+	fail "recovered k.tz: $(grep '^lost' out)"
+grep -Eq "^\*\*\* TREE INCOMPLETE: .*(recovered from an unfinished file|of its input, unfinished)" out ||
+	fail "recovered k.tz: no banner: $(grep -A1 '^lost' out)"
 timeout 60 "$A" cat k-rec.tz | cmp -s - cat.k || fail "recovered k.tz reads differently"
 
 # --- F3, F4: index entries rewritten with their checksums right
@@ -137,6 +144,54 @@ expect_err 1 "tracer-analyze: 'r3.tz': offset $io: index $iseq: entry $k: bytes 
 read -r k off seq io iseq < <(python3 mut.py s.tz big.tz big) || fail "mut.py big"
 expect_err 1 "tracer-analyze: 'big.tz': offset $off: chunk $seq: 70000000 uncompressed bytes exceed the reader's limit (67108864): 1 damaged block (see 'tracer-analyze verify'; 'tracer-analyze --partial' analyzes the rest)" \
 	"$A" summary big.tz
+
+# --- a linear file cut inside a chunk (`head -c`; issue 23): said as what it
+# is, "the file ends inside chunk N at offset X", not as a recorder that
+# stopped without closing it; recover writes what was lost into its copy and
+# the copy's summary says it (it said "lost none")
+record -o lin.tz -- sh -c 'for j in $(seq 6); do for i in $(seq 20); do /bin/true & done; wait; sleep 1.1; done' ||
+	fail "record lin.tz"
+# the last chunk with events: its offset, seq, size and events
+read -r coff cseq csize cev < <(timeout 60 "$A" verify -v lin.tz |
+	awk '$1 == "offset" && $3 == "chunk" && $8 > 0 { o = $2; s = $5; z = $6; e = $8 } END { print o, s, z, e }')
+[ -n "$cev" ] && [ "$csize" -gt 200 ] || fail "no chunk to cut in lin.tz: $(timeout 60 "$A" verify -v lin.tz)"
+kept=$((csize / 2))
+head -c $((coff + kept)) lin.tz >cutc.tz
+fmt() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }
+plural() { [ "$1" = 1 ] && echo "" || echo s; }
+cutline="the file ends inside chunk $cseq at offset $coff ($(fmt $kept) of its $(fmt "$csize") bytes; its $(fmt "$cev") event$(plural "$cev") lost): cut or still being written"
+expect_err 1 "tracer-analyze: 'cutc.tz': $cutline; 'tracer-analyze recover' keeps what was sealed, 'tracer-analyze --partial' analyzes it as is" \
+	"$A" summary cutc.tz
+timeout 60 "$A" info cutc.tz >out 2>err || fail "info cutc.tz: $(cat err)"
+grep -qxF "cut           $cutline" out || fail "info cutc.tz: $(grep -A1 '^damaged' out)"
+timeout 60 "$A" info --json cutc.tz >out 2>err || fail "info --json cutc.tz: $(cat err)"
+python3 - out "$coff" "$cseq" "$csize" "$cev" "$kept" <<'PY' || fail "info --json cutc.tz: $(head -c 600 out)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+off, seq, size, ev, kept = map(int, sys.argv[2:])
+assert d["torn_tail_offset"] == off and d["torn_tail_block"] == f"chunk {seq}", d
+assert d["torn_tail_block_bytes"] == size and d["torn_tail_events"] == ev, d
+assert d["torn_tail_bytes"] == kept, d
+PY
+timeout 60 "$A" --partial summary cutc.tz >out 2>err || fail "--partial summary cutc.tz: $(cat err)"
+grep -qxF "lost       $cutline" out || fail "cut file: lost line: $(grep '^lost' out) (want: $cutline)"
+grep -qxF "*** TREE INCOMPLETE: $cutline ***" out || fail "cut file: banner: $(grep 'INCOMPLETE' out)"
+grep -q "without closing\|corrupt block" out && fail "cut file called a crash or corrupt: $(cat out)"
+rc=0
+timeout 60 "$A" recover cutc.tz recc.tz >out 2>err || rc=$?
+[ $rc = 0 ] || fail "recover cutc.tz: exit $rc: $(cat err)"
+[ "$(cat err)" = "tracer-analyze: 'cutc.tz': $cutline, left out" ] || fail "recover cutc.tz: stderr $(cat err)"
+grep -q "(the losses are in its metadata)\$" out || fail "recover cutc.tz: $(cat out)"
+timeout 60 "$A" summary recc.tz >out 2>err || fail "summary of the recovered copy: $(cat err)"
+rline="recover left out 1 damaged block of its input, which ended inside chunk $cseq at offset $coff (its $cev event$(plural "$cev") lost)"
+grep -qxF "lost       $rline" out || fail "recovered copy: lost line: $(grep '^lost' out) (want: $rline)"
+grep -qxF "*** TREE INCOMPLETE: $rline ***" out || fail "recovered copy: banner: $(grep 'INCOMPLETE' out)"
+timeout 60 "$A" summary --json recc.tz | python3 -c 'import json, sys; assert json.load(sys.stdin)["incomplete"] is True' ||
+	fail "recovered copy: summary --json not incomplete"
+# a whole file's copy lost nothing and says so
+timeout 60 "$A" recover lin.tz recw.tz >out 2>err || fail "recover lin.tz: $(cat err)"
+[ ! -s err ] && ! grep -q "losses" out || fail "recover of a whole file: $(cat out err)"
+timeout 60 "$A" summary recw.tz | grep -qx "lost       none" || fail "whole file's copy: $(grep '^lost' out)"
 
 # --- F5: the overlap limit names the total that would have been held
 G=$H/tzwriter_hostile

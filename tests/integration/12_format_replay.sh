@@ -41,11 +41,11 @@ cmp -s out truth.txt || fail "cat dup.tz: not the events of the file once each (
 expect 0 "$A" info --json dup.tz
 grep -q '"corrupt_blocks":1' out || fail "info --json dup.tz: $(head -c 300 out)"
 expect 0 "$A" info dup.tz
-grep -q '^damaged       1 blocks' out || fail "info dup.tz: $(grep damaged out)"
+grep -q '^damaged       1 block ' out || fail "info dup.tz: $(grep damaged out)"
 expect 1 "$A" summary dup.tz
 one_line "no footer"
 expect 0 "$A" --partial summary dup.tz
-grep -q '1 corrupt blocks (1 duplicate, skipped)' out || fail "summary banner: $(grep '\*\*\*' out)"
+grep -q '1 corrupt block (1 duplicate, skipped)' out || fail "summary banner: $(grep '\*\*\*' out)"
 # the model counts each process once: the same export as the undamaged file
 "$A" --partial export --format jsonl nf.tz >e1.jsonl 2>/dev/null
 expect 0 "$A" --partial export --format jsonl dup.tz
@@ -80,7 +80,7 @@ expect 1 "$A" verify rcopy.tz
 grep -q "offset 66647: damaged data (487 bytes): block out of sequence" err ||
 	fail "verify rcopy.tz: $(cat err)"
 expect 0 "$A" info rcopy.tz
-grep -q '^damaged       1 blocks' out || fail "info rcopy.tz: $(grep damaged out)"
+grep -q '^damaged       1 block ' out || fail "info rcopy.tz: $(grep damaged out)"
 expect 1 "$A" cat rcopy.tz
 one_line "offset 66647: damaged data (487 bytes) skipped: block out of sequence"
 # the copy covered chunk 1590 and the first bytes of 1591 (41 + 28 events)

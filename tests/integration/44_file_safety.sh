@@ -108,25 +108,42 @@ check_fresh nb.tgz "bundle -o to a new name"
 ls ./*.tmp.* >/dev/null 2>&1 && fail "bundle left a temporary file"
 # a missing directory: the message names the user's path, not OUT.tmp.PID
 run 1 "$A" bundle --no-plots "$S" -o /nonexistent/dir/x.tar.gz
-one_line "^tracer-analyze: bundle: '/nonexistent/dir/x.tar.gz': No such file or directory$"
+one_line "^tracer-analyze: '/nonexistent/dir/x.tar.gz': No such file or directory$"
 grep -q '\.tmp\.' err && fail "bundle named its temporary file: $(cat err)"
 
 # --- a directory, FIFO or device as output, with or without -f: "not a
-# regular file", never "file exists (use -f ...)" (issue 19)
-mkdir -p dir.tgz dir.tz
+# regular file" ("is a directory": issue 23), never "file exists (use -f
+# ...)" (issue 19) nor "unknown bundle type" (issue 23)
+mkdir -p dir.tgz dir.tz plaindir
 mkfifo ff.tgz
-for o in dir.tgz ff.tgz; do
-	for f in "" -f; do
-		run 1 "$A" bundle $f --no-plots "$S" -o "$o"
-		one_line "^tracer-analyze: bundle: '$o': not a regular file$"
-	done
+for f in "" -f; do
+	run 1 "$A" bundle $f --no-plots "$S" -o dir.tgz
+	one_line "^tracer-analyze: 'dir.tgz' is a directory, not a bundle (name a .tar.gz, .tgz or .zip file)$"
+	run 1 "$A" bundle $f --no-plots "$S" -o plaindir
+	one_line "^tracer-analyze: 'plaindir' is a directory, not a bundle (name a .tar.gz, .tgz or .zip file)$"
+	run 1 "$A" bundle $f --no-plots "$S" -o ff.tgz
+	one_line "^tracer-analyze: 'ff.tgz': not a regular file$"
+done
+# a directory as input, to every reading subcommand
+for c in summary tree info verify cat recover slice bundle; do
+	case $c in
+	recover | slice) args=(plaindir out.tz) ;;
+	bundle) args=(plaindir -o out.tgz) ;;
+	*) args=(plaindir) ;;
+	esac
+	run 1 "$A" $c "${args[@]}"
+	one_line "^tracer-analyze: 'plaindir' is a directory, not a trace or bundle$"
 done
 for o in dir.tz ff /dev/full; do
+	case $o in
+	dir.tz) want="^tracer-analyze: 'dir.tz' is a directory, not an output file$" ;;
+	*) want="'$o': not a regular file$" ;;
+	esac
 	for f in "" -f; do
 		run 1 "$A" recover $f "$S" "$o"
-		one_line "'$o': not a regular file$"
+		one_line "$want"
 		run 1 "$A" slice $f --from 0 --to 1 "$S" "$o"
-		one_line "'$o': not a regular file$"
+		one_line "$want"
 	done
 done
 [ -d dir.tgz ] && [ -p ff.tgz ] && [ -d dir.tz ] && [ -p ff ] || fail "an output that is no regular file was replaced"

@@ -109,7 +109,7 @@ timeout 120 "$A" export --format csv --force -o x.csv t.tz || fail "export --for
 d=/nonexistent-$$/dir
 one_err "tracer-record: '$d/x.tz': cannot create: No such file or directory" "$R" -o $d/x.tz -- /bin/true
 one_err "tracer-analyze: '$d/x.tz': cannot create: No such file or directory" "$A" slice --from 0 --to 1 t.tz $d/x.tz
-one_err "tracer-analyze: bundle: '$d/x.tar.gz': No such file or directory" "$A" bundle --no-plots t.tz -o $d/x.tar.gz
+one_err "tracer-analyze: '$d/x.tar.gz': No such file or directory" "$A" bundle --no-plots t.tz -o $d/x.tar.gz
 one_err "tracer-analyze: '$d/x.png': cannot create: No such file or directory" "$A" plot -o $d/x.png t.tz
 one_err "tracer-analyze: '$d/x.gp': cannot create: No such file or directory" "$A" plot --script $d/x.gp t.tz
 one_err "tracer-analyze: '$d/x.csv': cannot create: No such file or directory" "$A" export --format csv -o $d/x.csv t.tz

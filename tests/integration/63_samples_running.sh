@@ -9,9 +9,13 @@
 #    last host sample of the trace; those samples' counters lie between
 #    /proc/stat read just before and after the recording (each counter, and
 #    the busy time outside the samples at most the time outside), the
-#    recorded processes' share is part of it, each burner is running with its CPU up to its last
-#    sample equal to its /proc/PID/stat CPU, and the text says how many were
-#    still running.
+#    recorded processes' share is part of it, each burner is running with its CPU
+#    counted from the recording's start (issue 23: not its whole life): tree
+#    shows its last sample minus its first (the sampler's first pass), which
+#    lies between what /proc/PID/stat says it used from a read after that
+#    first sample and from a read before the recording, to the stop (the
+#    burners have used CPU before the recording, so whole-life CPU would be
+#    above that), and the text says how many were still running.
 # 2. Follow mode, the two burners outside the recording: the recorded
 #    command's utilisation is its own CPU (exact exit totals from export)
 #    over the window, not the busy host; the host's figure is beside it, in
@@ -34,17 +38,32 @@ bg_track "$b1" "$b2"
 
 stat() { head -1 /proc/stat; }
 cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, clock ticks
+boot_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))'; }
+hz=$(getconf CLK_TCK)
+# the burners have used CPU before the recording (a measured amount: whole-life
+# CPU would then differ from CPU in the window)
+for i in $(seq 300); do
+	[ "$(cpu_of "$b1")" -ge "$hz" ] && [ "$(cpu_of "$b2")" -ge "$hz" ] && break
+	sleep 0.1
+done
 s0=$(stat)
+a1=$(cpu_of "$b1") a2=$(cpu_of "$b2")
+[ "$a1" -ge "$hz" ] && [ "$a2" -ge "$hz" ] || fail "burners used under 1 s CPU in 30 s: $a1 $a2"
 record -a --duration 5 -o all.tz &
 rec=$!
 bg_track "$rec"
+# a read of their CPU within the recording: the bound from below holds when
+# it came after the burner's first sample (checked against the trace)
+sleep 2
+m1=$(cpu_of "$b1") m2=$(cpu_of "$b2") mt=$(boot_ns)
 # freeze the burners before the recorder's stop (its 5 s start after its
 # start-up): their last sample, at the stop, is then their /proc CPU
-sleep 4
+sleep 2
 kill -STOP "$b1" "$b2"
 wait "$rec" || fail "record -a"
 s1=$(stat)
-c1=$(cpu_of "$b1") c2=$(cpu_of "$b2") hz=$(getconf CLK_TCK)
+c1=$(cpu_of "$b1") c2=$(cpu_of "$b2")
+timeout 120 "$A" cat --abs --type sample all.tz >samples.txt || fail "cat samples"
 timeout 120 "$A" summary --json all.tz >all.json || fail "summary --json"
 timeout 120 "$A" summary all.tz >all.txt || fail "summary"
 timeout 120 "$A" cat --type host_sample all.tz >host.txt || fail "cat host samples"
@@ -88,20 +107,38 @@ assert want > 0.3, want
 assert 0 < c["procs_utilisation"] <= c["utilisation"] + 0.02, c
 assert c["running_sampled"] >= 2, c
 PY
-# each burner: running, its CPU up to its last sample = its own /proc CPU
-for b in "$b1:$c1" "$b2:$c2"; do
-	pid=${b%%:*} ticks=${b#*:}
+# each burner: running, its CPU in the window (its last sample minus its
+# first), bracketed by /proc's deltas to the stop
+for b in "$b1:$a1:$m1:$c1" "$b2:$a2:$m2:$c2"; do
+	IFS=: read -r pid before mid end <<<"$b"
 	line=$(timeout 60 "$A" tree --pid "$pid" all.tz | grep "^$pid " | head -1)
-	python3 - "$line" "$ticks" "$hz" <<'PY' || fail "burner $pid: $line"
+	python3 - "$line" "$pid" "$before" "$mid" "$mt" "$end" "$hz" samples.txt <<'PY' ||
 import re, sys
-line, ticks, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+line = sys.argv[1]
+pid, before, mid, mt, end, hz = map(int, sys.argv[2:8])
+cpu = []  # (ts, utime + stime) of this burner's samples, in file order
+for l in open(sys.argv[8]):
+    f = dict(kv.split("=", 1) for kv in l.split()[2:] if "=" in kv)
+    if int(f.get("tgid", -1)) == pid:
+        cpu.append((int(l.split()[0]), int(f["utime_ns"]) + int(f["stime_ns"])))
+assert len(cpu) >= 2, cpu
 m = re.search(r" running  cpu ([0-9.]+)(ms|s) .*\(to its last sample\)", line)
 assert m, line
+assert "[pre-existing: counted from the start]" in line, line
 got = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
-want = ticks / hz
-print(f"  burner: tree cpu {got:.3f} s, /proc {want:.3f} s")
-assert abs(got - want) <= 0.05 + 2 / hz, (got, want)
+window = (cpu[-1][1] - cpu[0][1]) / 1e9
+lo, hi = (end - mid) / hz, (end - before) / hz
+first_before_mid = cpu[0][0] <= mt
+print(f"  burner {pid}: tree cpu {got:.3f} s, samples last - first {window:.3f} s, "
+      f"/proc delta from inside the recording {lo:.3f} s "
+      f"({'after' if first_before_mid else 'NOT after'} the first sample), "
+      f"from before it {hi:.3f} s, whole life {end / hz:.3f} s")
+assert abs(got - window) <= 0.006 + 0.002 * window, (got, window)
+assert got <= hi + 2 / hz, ("more than /proc's delta over the recording", got, hi)
+if first_before_mid:
+    assert got >= lo - 0.05 - 2 / hz, ("less than /proc's delta after the first sample", got, lo)
 PY
+		fail "burner $pid: $line"
 done
 grep -Eq '^ +[0-9,]+ still running at the end: CPU, memory and I/O counted up to their last sample$' all.txt ||
 	fail "no 'still running' line: $(cat all.txt)"

@@ -582,6 +582,72 @@ static void test_exited_during_attach(void **st)
 	synth_free(&s);
 }
 
+/* issue 23: a pre-existing process's counters count from the recording's
+ * start: with a sample (the sampler's first pass), that sample is subtracted
+ * from its exit totals and its samples; without one, pro-rata by the share
+ * of its life after the start; a process started in the recording is
+ * untouched, and a model built with TZA_MB_LIFETIME keeps whole-life totals */
+static void test_pre_existing_from_start(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	char start[32];
+	uint64_t t_start = T0 + 10 * SEC_NS; /* the recording's start */
+	snprintf(start, sizeof(start), "%llu", (unsigned long long)t_start);
+	synth_meta(&s, "start_boottime_ns", start);
+	/* 700: 3 h of CPU before the recording; sampled at its first pass,
+	 * then 2 s more by its exit */
+	s_state(&s, t_start, 700, T0, 1, "/usr/bin/burn", "burn", EV_STATE_PRE_EXISTING, "burn");
+	s_state(&s, t_start, 800, T0, 1, "/usr/bin/idle", "idle", EV_STATE_PRE_EXISTING, "idle");
+	s_sample_cpu(&s, t_start + 50 * MS, 700, T0, 10800 * SEC_NS, 100);
+	s_sample_cpu(&s, t_start + SEC_NS, 700, T0, 10801 * SEC_NS, 100);
+	struct exit_vals v = {.utime = 10802 * SEC_NS, .rchar = 5000};
+	s_exit(&s, t_start + 2 * SEC_NS, 700, T0, 1, "burn", v);
+	/* 800: no sample; alive 10 s before the start and 10 s after: half */
+	struct exit_vals w = {.utime = 4 * SEC_NS, .stime = 2 * SEC_NS, .wchar = 1000};
+	s_exit(&s, t_start + 10 * SEC_NS, 800, T0, 1, "idle", w);
+	/* 900: started in the recording */
+	s_fork(&s, t_start + SEC_NS, 1, 900);
+	struct exit_vals x = {.utime = 3 * SEC_NS};
+	s_exit(&s, t_start + 5 * SEC_NS, 900, t_start + SEC_NS, 1, "job", x);
+	size_t len = 0;
+	memset(&b, 0, sizeof(b));
+	b.buf = synth_file(&s, NULL, &len);
+	assert_int_equal(tz_reader_open_mem(&b.r, b.buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b.m), 0);
+	struct tza_proc *p = by_pid(b.m, 700, 0);
+	assert_true(p->flags & TZA_P_PRE_EXISTING);
+	assert_true(p->flags & TZA_P_CLIPPED);
+	assert_int_equal(p->charge_ns, t_start + 50 * MS);
+	assert_int_equal(p->utime_ns, 2 * SEC_NS);
+	assert_int_equal(p->res->nsamples, 2);
+	assert_int_equal(p->res->samples[0].utime_ns, 0);
+	assert_int_equal(p->res->samples[1].utime_ns, SEC_NS);
+	assert_int_equal(p->res->first.utime_ns, 10800 * SEC_NS); /* as the file has it */
+	assert_int_equal(tza_proc_cpu_in(p, t_start, t_start + 2 * SEC_NS), 2 * SEC_NS);
+	/* samples carry no syscall count: pro-rata over its life */
+	assert_true(p->syscr < 10);
+	p = by_pid(b.m, 800, 0);
+	assert_true(p->flags & TZA_P_CLIPPED);
+	assert_int_equal(p->charge_ns, t_start);
+	assert_int_equal(p->utime_ns, 2 * SEC_NS);
+	assert_int_equal(p->stime_ns, SEC_NS);
+	assert_int_equal(p->wchar, 500);
+	p = by_pid(b.m, 900, 0);
+	assert_false(p->flags & (TZA_P_CLIPPED | TZA_P_PRE_EXISTING));
+	assert_int_equal(p->utime_ns, 3 * SEC_NS);
+	assert_int_equal(p->charge_ns, p->start_ns);
+	tza_model_free(b.m);
+	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_LIFETIME, &b.m), 0);
+	p = by_pid(b.m, 700, 0);
+	assert_false(p->flags & TZA_P_CLIPPED);
+	assert_int_equal(p->utime_ns, 10802 * SEC_NS);
+	assert_int_equal(by_pid(b.m, 800, 0)->utime_ns, 4 * SEC_NS);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 /* fault 6: with the recorder's alive_at_stop list, a process without an
  * exit that was not alive at the stop lost its exit: exit_lost, ends at its
  * last event, no wall time summed; a listed one is still running; in a
@@ -1327,6 +1393,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_command_not_orphan),
 		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
 		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_pre_existing_from_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
