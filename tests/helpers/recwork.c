@@ -21,7 +21,8 @@
  *   recwork argv0 NAME PROG.. execve(PROG, {NAME, ARGS...}) (C12f)
  *   recwork rename NAME SEC   prctl(PR_SET_NAME, NAME), burn SEC (C11)
  *   recwork storm N           N sequential fork + execve("/bin/true") + wait
- *   recwork sleepers N SEC    N children sleeping SEC s concurrently, waited
+ *   recwork sleepers N SEC    N children sleeping SEC s concurrently (each from
+ *                             the moment all N exist), waited
  *   recwork printf            exec /usr/bin/printf with odd bytes (C05)
  *   recwork threadexec        a second thread execs /bin/true (de_thread)
  *   recwork leaderexit N      the main thread exits first; another thread
@@ -322,14 +323,26 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "sleepers") && argc > 3) {
 		int n = atoi(argv[2]);
 		double s = atof(argv[3]);
+		/* every child lives until all N were forked (it reads the pipe
+		 * to its end, which comes when the parent closes it after the
+		 * last fork), then SEC s: N at once however slow the forks */
+		int gate[2];
+		if (pipe(gate) < 0)
+			return 1;
 		for (int i = 0; i < n; i++) {
 			pid_t pid = fork();
 			if (pid == 0) {
+				char b;
+				close(gate[1]);
+				while (read(gate[0], &b, 1) < 0 && errno == EINTR)
+					;
 				struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
 				nanosleep(&ts, NULL);
 				_exit(0);
 			}
 		}
+		close(gate[0]);
+		close(gate[1]);
 		while (wait(NULL) > 0 || errno == EINTR)
 			;
 		return 0;
