@@ -262,37 +262,18 @@ out:
 
 /* ---------------------------------------------------------------- outputs */
 
-/* Run a subcommand's handler in-process with stdout sent to path. */
+/* Run a subcommand's handler in-process with stdout sent to path (NULL:
+ * /dev/null). */
 static int run_to_file(int (*fn)(int, char **), char **av, const char *path)
 {
-	int argc = 0;
-	while (av[argc])
-		argc++;
-	fflush(stdout);
-	int saved = dup(1);
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-	if (saved < 0 || (path && fd < 0)) {
-		tza_err("bundle: '%s': %s", path ? path : "stdout", strerror(errno));
-		if (saved >= 0)
-			close(saved);
+	if (path && fd < 0) {
+		tza_err("bundle: '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (fd >= 0) {
-		dup2(fd, 1);
+	int rc = tza_run_to_fd(fn, av, fd);
+	if (fd >= 0)
 		close(fd);
-	} else {
-		int dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (dn >= 0) {
-			dup2(dn, 1);
-			close(dn);
-		}
-	}
-	optind = 0;
-	int rc = fn(argc, av);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	clearerr(stdout);
 	return rc;
 }
 
