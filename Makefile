@@ -10,7 +10,7 @@
 #                    ASAN_TESTS=all runs every test (~2x test-fast's time)
 #   make test-long   long reliability runs (soak, 200 kill points; ~40 min)
 #   make fuzz        build the libFuzzer reader target (clang)
-#   make demo        record the bundled sample pipeline, summarise, plot
+#   make demo        record the bundled sample pipeline, summarise, plot, report
 #   make install     PREFIX=/usr/local DESTDIR=
 #   make clean
 #
