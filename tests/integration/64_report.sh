@@ -63,6 +63,12 @@ assert any(p["exit_code"] == 1 and p["argv"] == ["/bin/false"] for p in d["proce
 assert set(d["colors"]) == {"other", "fail", "tools"} and d["colors"]["tools"], d["colors"]
 PY
 
+# the committed sample page is what report writes today (regenerate it with
+# tracer-analyze report -f -o samples/pipeline.html samples/pipeline.tz)
+S=${TESTS_DIR:?}/../samples
+(cd "$S/.." && timeout 120 "$A" report -o "$T/sample.html" samples/pipeline.tz) || fail "report of the sample"
+cmp "$T/sample.html" "$S/pipeline.html" || fail "samples/pipeline.html is stale: regenerate it"
+
 command -v node >/dev/null || { echo "skip: node missing (scripts/deps.sh --test)"; exit 77; }
 command -v "${CHROMIUM:-chromium}" >/dev/null || { echo "skip: chromium missing (scripts/deps.sh --test)"; exit 77; }
 timeout 180 node "$here/../browser/cdp_report.js" run.html "$ART/64_report.png" --sort cpu >cdp.json ||
