@@ -599,7 +599,8 @@
 	window.tracerReport = {
 		sort: function (k, asc) { var t = performance.now(); sortBy(cols.findIndex(function (c) { return c.k === k; }), asc); return performance.now() - t; },
 		rows: function () { return view.length; },
-		firstPid: function () { return view.length ? P[view[0]].pid : null; }
+		firstPid: function () { return view.length ? P[view[0]].pid : null; },
+		window: function () { return [v0, v1]; } /* the timeline's view, seconds */
 	};
 	mark("done");
 	document.body.setAttribute("data-timings", marks.join(", "));

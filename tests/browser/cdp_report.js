@@ -11,6 +11,10 @@
  * URL is not the report's own file:// URL or a data: URL.
  *
  *   node cdp_report.js REPORT.html SCREENSHOT.png [--sort COL] [--timeout S] [--full]
+ * --interact: hover the timeline over the middle of its first bar (result
+ * hover: the tooltip's text, or null), then zoom in there with the wheel and
+ * hover again (hover_zoomed); window_before/window_after: the timeline's
+ * view [from, to] in seconds around the wheel.
  * (--full: the whole page; --at Y|ID: 1400x1000 pixels from Y, or from the
  * element ID, down; else the
  * first 1400x1000 pixels)
@@ -30,11 +34,12 @@ if (args.length < 2) {
 	process.exit(2);
 }
 const report = path.resolve(args[0]), shot = args[1];
-let sortCol = null, timeout = 60, full = false, at = null;
+let sortCol = null, timeout = 60, full = false, at = null, interact = false;
 for (let i = 2; i < args.length; i++) {
 	if (args[i] === "--sort") sortCol = args[++i];
 	else if (args[i] === "--timeout") timeout = Number(args[++i]);
 	else if (args[i] === "--full") full = true;
+	else if (args[i] === "--interact") interact = true;
 	else if (args[i] === "--at") at = args[++i];
 }
 const url = "file://" + report;
@@ -152,6 +157,27 @@ async function evaluate(expr) {
 		result.sort_ms = await evaluate(`window.tracerReport.sort(${JSON.stringify(sortCol)}, false)`);
 		result.sorted_first_pid = await evaluate("window.tracerReport.firstPid()");
 		result.rows = await evaluate("window.tracerReport.rows()");
+	}
+	if (interact) {
+		const at = await evaluate(`(() => {
+			const g = document.getElementById("gantt"); g.scrollIntoView();
+			const b = g.getBoundingClientRect();
+			return {x: b.left, y: b.top, w: b.width};
+		})()`);
+		/* the first row's first lane: 150 px of labels, axis 22 px; the first
+		 * row is the earliest tool, its first process starts near t=0 */
+		const px = at.x + 152, py = at.y + 22 + 4;
+		const hover = async () => {
+			await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: px, y: py }, sessionId);
+			await sleep(200);
+			return evaluate(`(() => { const t = document.getElementById("tip"); return t.hidden ? null : t.textContent; })()`);
+		};
+		result.hover = await hover();
+		result.window_before = await evaluate("window.tracerReport.window()");
+		await send("Input.dispatchMouseEvent", { type: "mouseWheel", x: px + 100, y: py, deltaX: 0, deltaY: -500 }, sessionId);
+		await sleep(300);
+		result.window_after = await evaluate("window.tracerReport.window()");
+		result.hover_zoomed = await hover();
 	}
 	const shotArgs = { format: "png", captureBeyondViewport: full || at !== null };
 	if (at !== null) {

@@ -6,7 +6,9 @@
 # file refused without -f. In headless Chromium (tests/browser/cdp_report.js,
 # over --remote-debugging-pipe): no console error or exception, no request
 # but the file itself, the page shows the process count, the top tool and the
-# critical path of summary --json, a green banner, and a non-blank
+# critical path of summary --json, the table sorts by CPU, hovering the
+# timeline's first bar names its process and the wheel zooms in, a green
+# banner, and a non-blank
 # screenshot (kept as $O/test-artefacts/64_report.png); a trace with drops
 # shows the red INCOMPLETE banner. Skips the browser part (exit 77 after the
 # other checks) without chromium or node (scripts/deps.sh --test).
@@ -71,7 +73,7 @@ cmp "$T/sample.html" "$S/pipeline.html" || fail "samples/pipeline.html is stale:
 
 command -v node >/dev/null || { echo "skip: node missing (scripts/deps.sh --test)"; exit 77; }
 command -v "${CHROMIUM:-chromium}" >/dev/null || { echo "skip: chromium missing (scripts/deps.sh --test)"; exit 77; }
-timeout 180 node "$here/../browser/cdp_report.js" run.html "$ART/64_report.png" --sort cpu >cdp.json ||
+timeout 180 node "$here/../browser/cdp_report.js" run.html "$ART/64_report.png" --sort cpu --interact >cdp.json ||
 	fail "the browser failed"
 cp run.html "$ART/64_report.html"
 timeout 60 python3 - "$here/../visual" "$ART/64_report.png" <<'PY' || fail "in the browser: $(cat cdp.json)"
@@ -97,6 +99,13 @@ assert r["rows"] == s["counts"]["processes"] and dom["table_rows"] > 0, (r["rows
 procs = [json.loads(l) for l in open("procs.jsonl")]
 cpu = [p["utime_s"] + p["stime_s"] for p in procs]
 assert r["sorted_first_pid"] == procs[cpu.index(max(cpu))]["pid"], "sort by CPU: first pid %s" % r["sorted_first_pid"]
+# the timeline: hovering the first bar names its process; the wheel zooms in
+first = min(procs, key=lambda p: (p["start_s"], procs.index(p)))
+assert r["hover"] and r["hover"].startswith("pid %d " % first["pid"]), (r["hover"], first["pid"])
+assert "exit " in r["hover"] and "CPU " in r["hover"] and "peak RSS" in r["hover"], r["hover"]
+b, a = r["window_before"], r["window_after"]
+assert a[1] - a[0] < b[1] - b[0] and a[0] >= b[0] and a[1] <= b[1], (b, a)
+assert r["hover_zoomed"] and r["hover_zoomed"].startswith("pid %d " % first["pid"]), r["hover_zoomed"]
 w, h, rows = read_png(sys.argv[2])
 assert (w, h) == (1400, 1000), (w, h)
 colours = set()
