@@ -72,6 +72,7 @@ S=${TESTS_DIR:?}/../samples
 cmp "$T/sample.html" "$S/pipeline.html" || fail "samples/pipeline.html is stale: regenerate it"
 
 command -v node >/dev/null || { echo "skip: node missing (scripts/deps.sh --test)"; exit 77; }
+node --check "$here/../../analyze/report/report.js" || fail "report.js does not parse"
 command -v "${CHROMIUM:-chromium}" >/dev/null || { echo "skip: chromium missing (scripts/deps.sh --test)"; exit 77; }
 timeout 180 node "$here/../browser/cdp_report.js" run.html "$ART/64_report.png" --sort cpu --interact >cdp.json ||
 	fail "the browser failed"
