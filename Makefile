@@ -1,7 +1,7 @@
 # tracer - top-level Makefile.
 #
 #   make             build build/tracer-record and build/tracer-analyze
-#   make test        install what is missing (scripts/deps.sh), then test-fast,
+#   make test        install what is missing (scripts/deps.sh --test), then test-fast,
 #                    then test-asan: what .ci/run and the README run
 #   make test-fast   build and run every test once (unit, fuzz replay,
 #                    integration, reliability)
@@ -10,7 +10,7 @@
 #                    ASAN_TESTS=all runs every test (~2x test-fast's time)
 #   make test-long   long reliability runs (soak, 200 kill points; ~40 min)
 #   make fuzz        build the libFuzzer reader target (clang)
-#   make demo        record the bundled sample pipeline, summarise, plot
+#   make demo        record the bundled sample pipeline, summarise, plot, report
 #   make install     PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -100,6 +100,24 @@ $(O)/tracer-record: $(RECORD_OBJ) $(COMMON_OBJ) $(O)/libtz.a
 ANALYZE_SRC := $(wildcard analyze/*.c)
 ANALYZE_LIB_OBJ := $(filter-out $(O)/analyze/main.o,$(ANALYZE_SRC:%.c=$(O)/%.o))
 ANALYZE_LIBS := -larchive -lm $(FORMAT_LIBS)
+
+# the HTML report's page (analyze/report/, real files a browser or linter
+# reads) compiled in as NUL-terminated byte arrays: report_html, report_css,
+# report_js (+ _len without the NUL)
+REPORT_ASSET := analyze/report/report.html analyze/report/report.css analyze/report/report.js
+
+$(O)/report_asset.h: $(REPORT_ASSET)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)for f in $^; do \
+		n=$$(basename $$f | tr . _); \
+		if [ $$f != analyze/report/report.html ] && grep -qi "</script" $$f; then echo "$$f: holds </script" >&2; exit 1; fi; \
+		printf 'static const unsigned char %s[] = {\n' $$n; \
+		od -An -v -tx1 $$f | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+		printf '0x00};\nstatic const unsigned int %s_len = %s;\n' $$n $$(wc -c < $$f); \
+	done > $@.tmp && mv $@.tmp $@
+
+$(O)/analyze/cmd_report.o: $(O)/report_asset.h
 
 $(O)/libanalyze.a: $(ANALYZE_LIB_OBJ) $(COMMON_OBJ)
 	$(call msg,AR,$@)
@@ -219,7 +237,7 @@ demo:
 	$(Q)O=$(O) scripts/demo.sh
 
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh --test
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -38,6 +38,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "tracer-analyze: <formatted>" and a newline to stderr. */
 void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -80,6 +81,15 @@ int tza_refuse_dir(const char *path, const char *what);
  * from tracer-record --redact, or "redacted" from bundle --redact), else
  * TZA_MODE_PRIVATE: for outputs that copy argv (exports). */
 unsigned tza_argv_mode(tz_reader *r);
+
+/*
+ * Run a subcommand's handler (fn, av NULL-terminated, av[0] the command
+ * name) in-process with its standard output on fd (fd < 0: /dev/null);
+ * stdout is flushed before and after and restored. Returns the handler's
+ * exit code, or -1 with one line when stdout cannot be redirected. Used by
+ * bundle and report to include exactly what `tracer-analyze CMD` prints.
+ */
+int tza_run_to_fd(int (*fn)(int, char **), char **av, int fd);
 
 /*
  * Parse a time given on the command line into CLOCK_BOOTTIME ns of trace r:

@@ -262,37 +262,18 @@ out:
 
 /* ---------------------------------------------------------------- outputs */
 
-/* Run a subcommand's handler in-process with stdout sent to path. */
+/* Run a subcommand's handler in-process with stdout sent to path (NULL:
+ * /dev/null). */
 static int run_to_file(int (*fn)(int, char **), char **av, const char *path)
 {
-	int argc = 0;
-	while (av[argc])
-		argc++;
-	fflush(stdout);
-	int saved = dup(1);
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-	if (saved < 0 || (path && fd < 0)) {
-		tza_err("'%s': %s", path ? path : "stdout", strerror(errno));
-		if (saved >= 0)
-			close(saved);
+	if (path && fd < 0) {
+		tza_err("'%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (fd >= 0) {
-		dup2(fd, 1);
+	int rc = tza_run_to_fd(fn, av, fd);
+	if (fd >= 0)
 		close(fd);
-	} else {
-		int dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (dn >= 0) {
-			dup2(dn, 1);
-			close(dn);
-		}
-	}
-	optind = 0;
-	int rc = fn(argc, av);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	clearerr(stdout);
 	return rc;
 }
 
@@ -380,7 +361,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
 	      "Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
-	      "tree.txt, top.txt, processes.csv, timeline.png/.svg, cpu.png, mem.png, io.png,\n"
+	      "tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
+	      "timeline.png/.svg, cpu.png, mem.png, io.png,\n"
 	      "README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
 	      "Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n"
 	      "  -o, --output PATH         the archive (.tar.gz, .tgz or .zip)\n"
@@ -394,8 +376,8 @@ static void usage(FILE *f)
 	      "                            groups, only the last matching group is masked\n"
 	      "      --no-plots            leave the pictures out (no gnuplot needed)\n\n"
 	      "The archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
-	      "0600, the text reports 0600 (0644 with --redact), pictures, README.txt and\n"
-	      "MANIFEST 0644 (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
+	      "0600, the text reports and report.html 0600 (0644 with --redact), pictures,\n"
+	      "README.txt and MANIFEST 0644 (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
 	      "Default patterns (POSIX extended; \"(@\" opens the secret part, the '@' is\n"
 	      "not in the regex; without one the whole match is masked; docs/RELIABILITY.md,\n"
 	      "\"Privacy\"):\n",
@@ -417,28 +399,31 @@ struct member {
 	const char *args[6]; /* handler argv before the trace; NULL-terminated */
 	int text;	     /* redact as text */
 	int plot;
+	int own;	     /* writes its file itself (-o): stdout to /dev/null */
 };
 
 static const struct member members[] = {
 	{"summary.txt", "what ran, what it cost, drops (tracer-analyze summary)", cmd_summary,
-	 {"summary", NULL}, 1, 0},
+	 {"summary", NULL}, 1, 0, 0},
 	{"summary.json", "the same for machines (summary --json)", cmd_summary,
-	 {"summary", "--json", NULL}, 1, 0},
-	{"tree.txt", "the process tree (tracer-analyze tree)", cmd_tree, {"tree", NULL}, 1, 0},
+	 {"summary", "--json", NULL}, 1, 0, 0},
+	{"tree.txt", "the process tree (tracer-analyze tree)", cmd_tree, {"tree", NULL}, 1, 0, 0},
 	{"top.txt", "bottleneck binaries per tool (tracer-analyze top)", cmd_top, {"top", NULL}, 1,
-	 0},
+	 0, 0},
 	{"processes.csv", "one row per process, Nextflow-style columns (export --format csv)",
-	 cmd_export, {"export", "--format", "csv", NULL}, 1, 0},
+	 cmd_export, {"export", "--format", "csv", NULL}, 1, 0, 0},
+	{"report.html", "all of it in one page for a browser, offline (tracer-analyze report)",
+	 cmd_report, {"report", "-o", "report.html", NULL}, 1, 0, 1},
 	{"timeline.png", "one bar per process over time, coloured by tool (plot)", cmd_plot,
-	 {"plot", "-o", "timeline.png", NULL}, 0, 1},
+	 {"plot", "-o", "timeline.png", NULL}, 0, 1, 0},
 	{"timeline.svg", "the same as a zoomable SVG", cmd_plot, {"plot", "-o", "timeline.svg", NULL},
-	 1, 1},
+	 1, 1, 0},
 	{"cpu.png", "cores in use over time by tool, with the CPU count (plot --kind cpu)", cmd_plot,
-	 {"plot", "--kind", "cpu", "-o", "cpu.png", NULL}, 0, 1},
+	 {"plot", "--kind", "cpu", "-o", "cpu.png", NULL}, 0, 1, 0},
 	{"mem.png", "resident memory over time by tool (plot --kind mem)", cmd_plot,
-	 {"plot", "--kind", "mem", "-o", "mem.png", NULL}, 0, 1},
+	 {"plot", "--kind", "mem", "-o", "mem.png", NULL}, 0, 1, 0},
 	{"io.png", "read/write bytes per second (plot --kind io)", cmd_plot,
-	 {"plot", "--kind", "io", "-o", "io.png", NULL}, 0, 1},
+	 {"plot", "--kind", "io", "-o", "io.png", NULL}, 0, 1, 0},
 };
 #define NMEMBERS (sizeof(members) / sizeof(members[0]))
 
@@ -610,9 +595,9 @@ int cmd_bundle(int argc, char **argv)
 			av[k] = (char *)mb->args[k];
 		av[k++] = (char *)"trace.tz";
 		av[k] = NULL;
-		int hr = run_to_file(mb->fn, av, mb->plot ? NULL : mb->name);
+		int hr = run_to_file(mb->fn, av, mb->plot || mb->own ? NULL : mb->name);
 		struct stat st;
-		if (hr != 0 || stat(mb->name, &st) < 0 || (!mb->plot && st.st_size == 0 && hr)) {
+		if (hr != 0 || stat(mb->name, &st) < 0) {
 			tza_err("bundle: %s left out ('%s' failed)", mb->name, mb->args[0]);
 			unlink(mb->name);
 			left_out[nleft++] = mb->name;
@@ -661,7 +646,8 @@ int cmd_bundle(int argc, char **argv)
 	fputs("  README.txt     this file\n"
 	      "  MANIFEST       size and XXH64 checksum of every file (check: xxhsum -H1 FILE,\n"
 	      "                 Debian package xxhash)\n\n"
-	      "Open the .png files in any image viewer, the .svg in a web browser,\n"
+	      "Open report.html in a web browser (it needs no network), the .png files in\n"
+	      "any image viewer, the .svg in a web browser,\n"
 	      "processes.csv in a spreadsheet (its columns follow Nextflow's trace report).\n"
 	      "cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
 	      "and bytes spread evenly over each process's life, peak RSS held over it).\n",

@@ -1,7 +1,11 @@
 /* cmd_top.c - bottleneck binaries: per-group totals and flags a user acts on. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report.h"
@@ -9,7 +13,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze top [--by exe|tool|command] [--sort COL] [-n N] [--json] FILE\n\n"
+		"usage: tracer-analyze top [--by exe|tool|command] [--sort COL] [-n N] [--json] FILE\n"
+		"       tracer-analyze top --follow [--interval SEC] [--by ...] [--sort COL] [-n N] FILE\n\n"
 		"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
 		"peak RSS, I/O, share of the critical path, and flags:\n"
 		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
@@ -27,10 +32,17 @@ static void usage(FILE *f)
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
 		"  -j, --json       an array of {\"tool\",\"count\",\"wall_s\",\"cpu_s\",\"max_cores\",\n"
 		"                   \"peak_rss_kib\",\"read_bytes\",\"write_bytes\",\"critical_s\",\"flags\"}\n"
+		"  -F, --follow     a trace being written: the table of its sealed chunks again\n"
+		"                   every --interval, like top(1), until the recorder closes\n"
+		"                   the file (the last table is the whole trace's), or the\n"
+		"                   writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
+		"                   sealed chunk yet; kill -USR1 the recorder to seal now)\n"
+		"  -i, --interval SEC  seconds between tables with --follow (default 2)\n"
 		"  -h, --help       this help\n\n"
 		"Examples:\n"
 		"  tracer-analyze top trace.tz\n"
 		"  tracer-analyze top --by command --sort critical trace.tz\n"
+		"  tracer-analyze top --follow run.tz      # while tracer-record -o run.tz runs\n"
 		"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n");
 }
 
@@ -79,63 +91,21 @@ static void flags_text(FILE *f, uint32_t fl)
 		}
 }
 
-int cmd_top(int argc, char **argv)
+/* One table of path (the whole text or JSON output of top); info, when
+ * given, receives the reader's facts (unfinished, live, chunks). */
+static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_t limit,
+		    struct tz_info *info)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
-		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
-	};
-	enum tza_by by = TZA_BY_TOOL;
-	int json = 0, c, limit_set = 0;
-	uint64_t limit = 30;
-	sort_col = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:s:n:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 's':
-			for (sort_col = 0; cols[sort_col] && strcmp(cols[sort_col], optarg); sort_col++)
-				;
-			if (!cols[sort_col]) {
-				tza_err("--sort: '%s' is not a column (cpu, wall, span, count, cores, "
-					"max_cores, rss, read, write, io, critical, name)",
-					optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &limit) < 0)
-				return TZA_EXIT_USAGE;
-			limit_set = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("top", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	if (!tza_one_file("top", argc, argv))
-		return TZA_EXIT_USAGE;
-	if (json && !limit_set)
-		limit = 0;
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;
 	struct tza_machine mi;
 	struct tza_group *g = NULL;
 	uint32_t ng = 0;
-	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
+	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
+	if (info)
+		*info = *tz_reader_info(r);
 	tza_machine_get(r, &mi);
 	if (tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {
 		tza_err("out of memory");
@@ -145,7 +115,6 @@ int cmd_top(int argc, char **argv)
 	}
 	qsort(g, ng, sizeof(*g), cmp);
 	uint32_t show = limit && limit < ng ? (uint32_t)limit : ng;
-	FILE *f = stdout;
 	if (json) {
 		fputc('[', f);
 		for (uint32_t i = 0; i < show; i++) {
@@ -206,4 +175,149 @@ int cmd_top(int argc, char **argv)
 	tza_crit_free(&cr);
 	tza_unload(r, m);
 	return TZA_EXIT_OK;
+}
+static volatile sig_atomic_t follow_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+/*
+ * top --follow: the table of the sealed chunks of a trace being written,
+ * again every interval_ms, until the file is finished (its writer closed
+ * it: the last table is the whole trace's) or the writer is gone without
+ * closing it, or SIGINT/SIGTERM. On a terminal each table replaces the
+ * last (cursor home, erase the screen), else tables follow each other.
+ */
+static int top_follow(const char *path, enum tza_by by, uint64_t limit, uint64_t interval_ms)
+{
+	/* the chunks sealed so far, without the footer a finished file has */
+	if (setenv("TRACER_ANALYZE_PARTIAL", "1", 1)) {
+		tza_err("top: %s", strerror(errno));
+		return TZA_EXIT_FAIL;
+	}
+	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	int tty = isatty(1), rc = TZA_EXIT_OK;
+	follow_stop = 0;
+	for (;;) {
+		struct tz_info in = {0};
+		char when[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(when, sizeof(when), "%H:%M:%S", gmtime_r(&now, &tm));
+		if (tty)
+			fputs("\033[H\033[2J", stdout);
+		/* the table first (it needs the file read), then what it covers */
+		char *tab = NULL;
+		size_t tlen = 0;
+		FILE *mf = open_memstream(&tab, &tlen);
+		if (!mf) {
+			tza_err("top: out of memory");
+			rc = TZA_EXIT_FAIL;
+			break;
+		}
+		rc = top_once(mf, path, by, 0, limit, &in);
+		if (fclose(mf) && rc == TZA_EXIT_OK) {
+			tza_err("top: out of memory");
+			rc = TZA_EXIT_FAIL;
+		}
+		if (rc != TZA_EXIT_OK) {
+			free(tab);
+			break;
+		}
+		const char *state = !in.unfinished ? "finished: the whole trace"
+				    : in.live      ? "recording: sealed chunks only, the newest 1-3 s not yet"
+						     : "unfinished and no writer: the recorder stopped without closing it";
+		printf("top --follow '%s'  %s UTC  %llu chunks  %s\n\n", path, when,
+		       (unsigned long long)in.chunks, state);
+		fwrite(tab, 1, tlen, stdout);
+		free(tab);
+		if (!tty)
+			fputc('\n', stdout);
+		fflush(stdout);
+		if (!in.unfinished || !in.live || follow_stop)
+			break;
+		for (uint64_t t = 0; t < interval_ms && !follow_stop; t += 100)
+			usleep(100000);
+		if (follow_stop)
+			break;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
+		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
+		{"follow", no_argument, NULL, 'F'},	 {"interval", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+	};
+	int follow = 0;
+	uint64_t interval_ms = 2000;
+	enum tza_by by = TZA_BY_TOOL;
+	int json = 0, c, limit_set = 0;
+	uint64_t limit = 30;
+	sort_col = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "b:s:n:jFh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			follow = 1;
+			break;
+		case 'i': {
+			uint64_t ds;
+			if (tza_parse_u64("--interval", optarg, 1, 36000, &ds) < 0)
+				return TZA_EXIT_USAGE;
+			interval_ms = ds * 1000;
+			break;
+		}
+		case 'b':
+			if (tza_parse_by("--by", optarg, &by) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 's':
+			for (sort_col = 0; cols[sort_col] && strcmp(cols[sort_col], optarg); sort_col++)
+				;
+			if (!cols[sort_col]) {
+				tza_err("--sort: '%s' is not a column (cpu, wall, span, count, cores, "
+					"max_cores, rss, read, write, io, critical, name)",
+					optarg);
+				return TZA_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &limit) < 0)
+				return TZA_EXIT_USAGE;
+			limit_set = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			tza_bad_option("top", argc, argv);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (!tza_one_file("top", argc, argv))
+		return TZA_EXIT_USAGE;
+	if (json && !limit_set)
+		limit = 0;
+	if (follow && json) {
+		tza_err("top: --follow shows a table; --json is not followed (run top --json again)");
+		return TZA_EXIT_USAGE;
+	}
+	if (follow)
+		return top_follow(argv[optind], by, limit, interval_ms);
+	return top_once(stdout, argv[optind], by, json, limit, NULL);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "json.h"
 #include "plot.h"
 #include "report.h"
 
@@ -268,6 +269,28 @@ static int rank_tools(struct ctx *c)
 	free(moved);
 	nm_free(&nm);
 	return 0;
+}
+
+int tza_plot_colors_json(FILE *f, struct tza_model *m)
+{
+	struct tza_plot_opts o = {0};
+	struct ctx c = {.m = m, .o = &o, .t0 = m->t0_ns, .t1 = m->t1_ns};
+	if (c.t1 <= c.t0)
+		c.t1 = c.t0 + 1000000000ULL; /* as tza_plot_script */
+	int rc = rank_tools(&c);
+	if (rc == 0) {
+		fputs("{\"other\":\"" OTHER_COLOR "\",\"fail\":\"" FAIL_COLOR "\",\"tools\":{", f);
+		for (int j = 0; j < c.ncolored; j++) {
+			if (j)
+				fputc(',', f);
+			tza_json_cstr(f, c.tools[j].name);
+			fprintf(f, ":\"%s\"", palette[c.tools[j].color]);
+		}
+		fputs("}}", f);
+	}
+	free(c.tools);
+	free(c.proc_tool);
+	return rc;
 }
 
 static const char *tool_color(const struct ctx *c, int t)

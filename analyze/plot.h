@@ -70,4 +70,14 @@ int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o)
  */
 int tza_plot_run(const char *script, size_t len);
 
+/*
+ * Write the gantt's colour of each tool as one JSON object to f:
+ * {"other":"#bab0ac","fail":"#d62728","tools":{"bwa":"#4e79a7",...}}, the
+ * tools that get their own colour in `plot` of the whole trace (ranked by CPU
+ * time, then wall time, then name; the rest are "other"), so that the HTML
+ * report (cmd_report.c) colours each tool as the PNG plots do. Returns 0, or
+ * -1 when out of memory (nothing written).
+ */
+int tza_plot_colors_json(FILE *f, struct tza_model *m);
+
 #endif /* TRACER_PLOT_H */

@@ -1,5 +1,7 @@
 /* util.c - messages, opening traces, parsing times and numbers. */
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,36 @@ unsigned tza_argv_mode(tz_reader *r)
 {
 	const char *a = tz_reader_meta_get(r, "redact"), *b = tz_reader_meta_get(r, "redacted");
 	return (a && *a) || (b && *b) ? TZA_MODE_UMASK : TZA_MODE_PRIVATE;
+}
+
+int tza_run_to_fd(int (*fn)(int, char **), char **av, int fd)
+{
+	int argc = 0;
+	while (av[argc])
+		argc++;
+	fflush(stdout);
+	int saved = dup(1);
+	if (saved < 0) {
+		tza_err("standard output: %s", strerror(errno));
+		return -1;
+	}
+	int dn = fd < 0 ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+	if (dup2(fd >= 0 ? fd : dn, 1) < 0) {
+		tza_err("standard output: %s", strerror(errno));
+		if (dn >= 0)
+			close(dn);
+		close(saved);
+		return -1;
+	}
+	if (dn >= 0)
+		close(dn);
+	optind = 0;
+	int rc = fn(argc, av);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	clearerr(stdout);
+	return rc;
 }
 
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)

@@ -26,6 +26,7 @@
 #include "record.h"
 #include "sample.h"
 #include "schema.h"
+#include "status.h"
 #include "tracer.skel.h"
 
 #define PROG "tracer-record"
@@ -49,6 +50,7 @@ struct opts {
 	int verbose;
 	int redact; /* --redact: mask secrets in every string before writing */
 	int exec_failures; /* --exec-failures: attach the execve syscall exit */
+	enum rec_progress progress; /* --progress / --no-progress (status.h) */
 	char **cmd;
 };
 
@@ -76,6 +78,8 @@ struct rec {
 	uint8_t *rbuf;	      /* --redact: the record being masked */
 	size_t rbuf_cap;
 	int nlinks;
+	struct rec_status status; /* the live status line (status.c) */
+	uint64_t procs_seen;	  /* tracked at the start + forks recorded */
 };
 
 static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -131,10 +135,14 @@ static void usage(FILE *f)
 		"                          (default 2; a second signal stops at once)\n"
 		"      --exec-failures     also record failed execve/execveat (pid, filename,\n"
 		"                          errno); costs every syscall on the host ~60 ns\n"
+		"      --progress          the status line also off a terminal (one line a second)\n"
+		"      --no-progress       no status line, also on a terminal\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
 		"\n"
+		"On a terminal, stderr shows one status line, redrawn each second and erased at\n"
+		"the end (elapsed, processes seen and live, events/s, drops, file size, chunks).\n"
 		"SIGINT/SIGTERM/SIGHUP/SIGQUIT stop and seal the file (with COMMAND: once its\n"
 		"processes have exited, see --stop-grace); SIGUSR1 seals the open chunk now.\n"
 		"COMMAND starts with the signal dispositions, mask, fds, limits and terminal\n"
@@ -155,7 +163,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE };
+	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE, OPT_PROGRESS, OPT_NO_PROGRESS };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -171,6 +179,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
 		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
 		{"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -274,6 +284,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				err("--stop-grace: '%s': not a number of seconds in 0..3600", optarg);
 				return -1;
 			}
+			break;
+		case OPT_PROGRESS:
+			o->progress = REC_PROGRESS_ON;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress = REC_PROGRESS_OFF;
 			break;
 		case 'v':
 			o->verbose++;
@@ -406,6 +422,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		struct pt_proc *p = ptable_get(&r->pt, e->child_tgid);
 		if (p)
 			p->flags |= PT_SEEN_FORK;
+		r->procs_seen++;
 		/* born after the stop's alive list was taken: alive then too
 		 * (its exit, if it comes, is drained) */
 		if (r->alive_at_stop)
@@ -1294,6 +1311,24 @@ static void wait_releases(struct rec *r)
 		    releases_pending(r), RELEASE_WAIT_MS);
 }
 
+/* The status line's update, when one is due (status.h). */
+static void status_update(struct rec *r, uint64_t now)
+{
+	if (!rec_status_due(&r->status, now))
+		return;
+	struct rec_status_facts f = {.now_ns = now, .procs_seen = r->procs_seen,
+				     .procs_live = r->pt.count, .events = r->events};
+	for (int i = 0; i < EV_DROP_SLOTS; i++)
+		f.drops += r->drops[i];
+	struct tz_writer_stats ws;
+	tz_writer_stats(r->w, &ws);
+	f.chunks = ws.chunks;
+	struct stat st;
+	if (!stat(r->o.output, &st))
+		f.file_bytes = (uint64_t)st.st_size;
+	rec_status_tick(&r->status, &f);
+}
+
 static int run(struct rec *r)
 {
 	uint64_t start = rec_boot_ns(), last_tick = start, grace_end = 0;
@@ -1302,6 +1337,8 @@ static int run(struct rec *r)
 		{.fd = ring_buffer__epoll_fd(r->rb), .events = POLLIN},
 		{.fd = rec_wake_fd(), .events = POLLIN},
 	};
+	r->procs_seen += r->pt.count;
+	rec_status_init(&r->status, 2, r->o.progress, start);
 
 	while (!r->werr && !should_stop(r, rec_boot_ns(), &grace_end)) {
 		uint64_t end = dur_ns ? start + dur_ns : 0;
@@ -1347,6 +1384,7 @@ static int run(struct rec *r)
 				sweep_dead(r);
 		}
 		note_write_error(r, sample_poll(r->w, now, 0));
+		status_update(r, now);
 		if (dur_ns && now - start >= dur_ns)
 			break;
 		if ((r->o.mode == MODE_FOLLOW && r->child_reaped) || r->o.mode == MODE_PID) {
@@ -1357,6 +1395,7 @@ static int run(struct rec *r)
 			}
 		}
 	}
+	rec_status_end(&r->status);
 	if (r->rb_err)
 		return -1;
 	/* who is alive at the stop: taken before the last drain */

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # scripts/demo.sh - the README's first command (`make demo`): install what is
 # missing, build, record the sample pipeline (samples/pipeline/run.sh) with
-# tracer-record, print `summary` and `top`, write demo-out/timeline.png and
-# the bug-report bundle demo-out/report.tar.gz.
+# tracer-record, print `summary` and `top`, write demo-out/timeline.png, the
+# HTML report demo-out/pipeline.html (its path printed) and the bug-report
+# bundle demo-out/report.tar.gz.
 #
 # Usage: scripts/demo.sh            (as root; O=build-dir, default build)
-#   DEMO_OUT=demo-out   where the trace, the plots and the bundle go
+#   DEMO_OUT=demo-out   where the trace, the plots, the report and the bundle go
 #   DEMO_SKIP_DEPS=1    do not run scripts/deps.sh --demo
 # Exit status: 0 when every step worked, 1 on the first failure (named).
 set -euo pipefail
@@ -45,6 +46,9 @@ step "plotting: $out/timeline.png (gantt), $out/cpu.png (cores in use)"
 "$ana" plot -f "$out/pipeline.tz" -o "$out/timeline.png" || die "plot failed"
 "$ana" plot -f --kind cpu "$out/pipeline.tz" -o "$out/cpu.png" || die "plot --kind cpu failed"
 
+step "the HTML report: $out/pipeline.html"
+"$ana" report -f -o "$out/pipeline.html" "$out/pipeline.tz" || die "report failed"
+
 step "bundling: $out/report.tar.gz"
 "$ana" bundle -f "$out/pipeline.tz" -o "$out/report.tar.gz" || die "bundle failed"
 "$ana" summary "$out/report.tar.gz" > /dev/null || die "reading the bundle back failed"
@@ -55,6 +59,9 @@ Done. In $out/:
   pipeline.tz      the trace           (tracer-analyze tree $out/pipeline.tz)
   timeline.png     one bar per process over time, coloured by tool
   cpu.png          cores in use over time by tool, with the machine's CPU count
-  report.tar.gz    a bug-report bundle: trace, summaries, plots, README.txt
+  pipeline.html    everything in one page: open it in a browser (no network needed)
+  report.tar.gz    a bug-report bundle: trace, summaries, report.html, plots, README.txt
                    (every subcommand reads it directly: tracer-analyze summary $out/report.tar.gz)
+
+The report: $(realpath "$out/pipeline.html")
 EOF

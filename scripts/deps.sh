@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Install, with apt-get, only the Debian packages tracer needs that are missing.
-# Usage: scripts/deps.sh [--demo]   (--demo adds the sample pipeline's tools)
+# Usage: scripts/deps.sh [--demo] [--test]
+#   --demo adds the sample pipeline's tools; --test the browser the HTML
+#   report's tests open it in (chromium, driven by node)
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
       gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3)
-if [ "${1:-}" = "--demo" ]; then
-	pkgs+=(bwa samtools bcftools bowtie2-examples)
-fi
+for a in "$@"; do
+	case $a in
+	--demo) pkgs+=(bwa samtools bcftools bowtie2-examples) ;;
+	--test) pkgs+=(chromium nodejs) ;;
+	*) echo "deps: unknown option '$a' (--demo, --test)" >&2; exit 2 ;;
+	esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -18,9 +18,9 @@ timeout 120 "$A" bundle trace.tz -o report.zip
 [ -s report.tar.gz ] && [ -s report.zip ] || fail "no bundle written"
 ls ./*.tmp.* 2>/dev/null && fail "temporary file left behind"
 
-want="MANIFEST README.txt cpu.png io.png mem.png processes.csv summary.json summary.txt timeline.png timeline.svg top.txt trace.tz tree.txt"
+want="MANIFEST README.txt cpu.png io.png mem.png processes.csv report.html summary.json summary.txt timeline.png timeline.svg top.txt trace.tz tree.txt"
 command -v gnuplot >/dev/null ||
-	want="MANIFEST README.txt processes.csv summary.json summary.txt top.txt trace.tz tree.txt"
+	want="MANIFEST README.txt processes.csv report.html summary.json summary.txt top.txt trace.tz tree.txt"
 # list members, check names/types, unpack into x.tar/ and x.zip/ for checks
 python3 - "$want" <<'PY' || fail "bundle members"
 import sys, tarfile, zipfile, os
@@ -30,7 +30,8 @@ with tarfile.open('report.tar.gz') as tf:
     names = sorted(m.name for m in ms)
     assert names == sorted('report/' + w for w in want), names
     # FILES WRITTEN: the trace and the text reports private, the rest 0644
-    private = {'trace.tz', 'summary.txt', 'summary.json', 'tree.txt', 'top.txt', 'processes.csv'}
+    private = {'trace.tz', 'summary.txt', 'summary.json', 'tree.txt', 'top.txt', 'processes.csv',
+               'report.html'}
     bad = [(m.name, oct(m.mode)) for m in ms if not m.isfile() or
            m.mode != (0o600 if os.path.basename(m.name) in private else 0o644)]
     assert not bad, 'member modes: %s' % bad
@@ -69,6 +70,7 @@ done
 "$A" top trace.tz | cmp - x.tar/top.txt || fail "top.txt differs from 'top'"
 "$A" export --format csv trace.tz | cmp - x.tar/processes.csv || fail "processes.csv differs"
 "$A" summary trace.tz | cmp - x.tar/summary.txt || fail "summary.txt differs"
+"$A" report -o r.html trace.tz && cmp r.html x.tar/report.html || fail "report.html differs from 'report'"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' x.tar/summary.json || fail "summary.json is not JSON"
 
 # every subcommand on the bundle = on the bare .tz; summary names the file it
@@ -102,8 +104,8 @@ python3 - <<'PY' || fail "bundle without gnuplot"
 import tarfile
 tf = tarfile.open('nogp.tar.gz')
 names = sorted(n.split('/', 1)[1] for n in tf.getnames())
-assert names == ['MANIFEST', 'README.txt', 'processes.csv', 'summary.json', 'summary.txt',
-                 'top.txt', 'trace.tz', 'tree.txt'], names
+assert names == ['MANIFEST', 'README.txt', 'processes.csv', 'report.html', 'summary.json',
+                 'summary.txt', 'top.txt', 'trace.tz', 'tree.txt'], names
 readme = tf.extractfile('nogp/README.txt').read().decode()
 assert 'Left out' in readme and 'timeline.png' in readme and 'io.png' in readme, readme
 PY

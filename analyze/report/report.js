@@ -1,0 +1,608 @@
+/* tracer-analyze report: draws the page from the JSON in #tracer-data.
+ * No network: everything is in this file. Keys: docs/tracer-analyze.md
+ * (summary --json, top --json, critical-path --json, idle --json, export
+ * jsonl). Plain ES2017, no libraries. */
+"use strict";
+(function () {
+	var errors = [];
+	window.addEventListener("error", function (e) {
+		errors.push(String(e.message));
+		document.body.setAttribute("data-errors", errors.join("\n"));
+	});
+	document.addEventListener("securitypolicyviolation", function (e) {
+		errors.push("blocked: " + e.blockedURI);
+		document.body.setAttribute("data-errors", errors.join("\n"));
+	});
+
+	var T0 = performance.now(), marks = [];
+	function mark(what) { marks.push(what + " " + Math.round(performance.now() - T0)); }
+	var D = JSON.parse(document.getElementById("tracer-data").textContent);
+	var S = D.summary, P = D.processes, C = D.colors;
+	var SIG = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
+		7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
+		13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ", 31: "SIGSYS"};
+
+	mark("helpers");
+	/* ------------------------------------------------------------ helpers */
+	function $(id) { return document.getElementById(id); }
+	function el(tag, cls, text) {
+		var e = document.createElement(tag);
+		if (cls) e.className = cls;
+		if (text !== undefined && text !== null) e.textContent = String(text);
+		return e;
+	}
+	function dur(s) {
+		if (s === null || s === undefined) return "";
+		if (s === 0) return "0";
+		if (s < 0.001) return (s * 1e6).toFixed(0) + " us";
+		if (s < 1) return (s * 1e3).toFixed(1) + " ms";
+		if (s < 60) return s.toFixed(2) + " s";
+		var h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), r = s % 60;
+		return (h ? h + "h" : "") + (h || m ? m + "m" : "") + r.toFixed(0) + "s";
+	}
+	function bytes(b) {
+		if (b === null || b === undefined) return "";
+		var u = ["B", "KiB", "MiB", "GiB", "TiB"], i = 0;
+		while (b >= 1024 && i < u.length - 1) { b /= 1024; i++; }
+		return (i ? b.toFixed(1) : b) + " " + u[i];
+	}
+	function num(n) { return n === null || n === undefined ? "" : Number(n).toLocaleString("en-US"); }
+	function color(tool) { return C.tools[tool] || C.other; }
+	function swatch(tool) { var s = el("span", "sw"); s.style.background = color(tool); return s; }
+	function cmdline(p) { return p.argv && p.argv.length ? p.argv.join(" ") : (p.exe || ""); }
+	function cpu(p) { return (p.utime_s || 0) + (p.stime_s || 0); }
+	function failed(p) { return (p.exit_code !== null && p.exit_code !== 0) || p.signal !== null; }
+	function status(p) {
+		if (p.signal !== null) return (SIG[p.signal] || "signal " + p.signal) + (p.core_dumped ? " (core)" : "");
+		if (p.exit_code !== null) return "exit " + p.exit_code;
+		return "running";
+	}
+	/* rows: array of arrays of cells (string or Node); numeric columns right-aligned */
+	function table(heads, rows, numeric) {
+		var t = el("table", "t"), tr = el("tr");
+		heads.forEach(function (h, i) { tr.appendChild(el("th", numeric && numeric[i] ? "n" : "", h)); });
+		var th = el("thead"); th.appendChild(tr); t.appendChild(th);
+		var tb = el("tbody");
+		rows.forEach(function (r) {
+			var row = el("tr");
+			r.forEach(function (c, i) {
+				var td = el("td", numeric && numeric[i] ? "n" : "");
+				if (c instanceof Node) td.appendChild(c); else td.textContent = c === null || c === undefined ? "" : String(c);
+				row.appendChild(td);
+			});
+			tb.appendChild(row);
+		});
+		t.appendChild(tb);
+		return t;
+	}
+	function toolCell(tool) { var s = el("span", "tool"); s.appendChild(swatch(tool)); s.appendChild(document.createTextNode(tool)); return s; }
+
+	mark("header");
+	/* ------------------------------------------------------------ header */
+	var rec = S.recorder || {}, host = S.host || {}, cnt = S.counts || {}, drops = S.drops || {};
+	var head = $("head");
+	$("noscript").remove();
+	head.querySelector("h1").textContent = "tracer report: " + (rec.traced || rec.command || "recording");
+	document.title = "tracer: " + (rec.traced || rec.command || "report");
+	var meta = el("p", "meta");
+	[["host", host.hostname], ["kernel", host.kernel], ["CPUs", host.cpus], ["memory", bytes((host.memory_kib || 0) * 1024)],
+	 ["start", S.start], ["end", S.end], ["duration", dur(S.duration_s)], ["recorder", rec.version],
+	 ["mode", rec.mode], ["report by tracer-analyze", D.analyzer]].forEach(function (kv) {
+		if (kv[1] === null || kv[1] === undefined) return;
+		meta.appendChild(document.createTextNode(kv[0] + " "));
+		meta.appendChild(el("b", "", kv[1]));
+		meta.appendChild(document.createTextNode("   "));
+	});
+	head.appendChild(meta);
+
+	var lost = [];
+	if (drops.total) lost.push(num(drops.total) + " events dropped by the recorder");
+	if (S.corrupt_blocks) lost.push(num(S.corrupt_blocks) + " damaged blocks skipped");
+	if (S.exit_lost) lost.push(num(S.exit_lost) + " processes whose exit was lost");
+	if (S.unfinished) lost.push("the recording did not finish (no footer)");
+	if (S.ring_wrapped) lost.push("ring buffer wrapped: the oldest " + dur(S.overwritten_s || 0) + " were overwritten");
+	if (S.live) lost.push("the trace was still being written");
+	if (rec.stop_reason) lost.push("stopped: " + rec.stop_reason);
+	var banner = $("banner");
+	banner.hidden = false;
+	if (S.incomplete || lost.length) {
+		banner.textContent = "INCOMPLETE: " + (lost.length ? lost.join("; ") : "the trace lost data") +
+			". Counts below cover what was recorded.";
+	} else {
+		banner.className = "ok";
+		banner.textContent = "Complete: no events dropped, no damaged blocks.";
+	}
+
+	var toc = $("toc");
+	document.querySelectorAll("main > section").forEach(function (s) {
+		var a = el("a", "", s.querySelector("h2").textContent);
+		a.href = "#" + s.id;
+		a.setAttribute("data-for", s.id);
+		toc.appendChild(a);
+	});
+
+	mark("summary");
+	/* ------------------------------------------------------------ summary */
+	var cards = $("cards");
+	function card(id, value, label, raw) {
+		var c = el("div", "card"); c.id = "card-" + id;
+		var v = el("div", "v", value); if (raw !== undefined) v.setAttribute("data-value", raw);
+		c.appendChild(v); c.appendChild(el("div", "k", label)); cards.appendChild(c);
+	}
+	var nfail = (cnt.nonzero_exits || 0) + (cnt.signaled || 0);
+	card("processes", num(cnt.processes), "processes", cnt.processes);
+	card("execs", num(cnt.execs), "execs", cnt.execs);
+	card("failures", num(nfail), "failed (non-zero exit or signal)", nfail);
+	card("duration", dur(S.duration_s), "duration", S.duration_s);
+	if (S.cpu) {
+		card("cpu", dur(S.cpu.cpu_s), "CPU time (user + system)", S.cpu.cpu_s);
+		card("util", (100 * (S.cpu.utilisation || 0)).toFixed(1) + " %", "utilisation of " + (host.cpus || "?") + " CPUs (" + S.cpu.basis + ")", S.cpu.utilisation);
+	}
+	if (S.procs_memory) card("rss", bytes(S.procs_memory.peak_rss_kib * 1024), "peak RSS, all processes", S.procs_memory.peak_rss_kib);
+	if (cnt.running) card("running", num(cnt.running), "still running at the end", cnt.running);
+	if (S.oom_kills && S.oom_kills.length) card("oom", num(S.oom_kills.length), "OOM kills", S.oom_kills.length);
+
+	mark("tasks");
+	/* ------------------------------------------------------------ tasks (issue 17: grouping by task/rule) */
+	var tasks = D.tasks || S.tasks;
+	if (tasks && tasks.length) {
+		$("tasks").hidden = false;
+		var tk = Object.keys(tasks[0]);
+		$("tasks-body").appendChild(table(tk, tasks.map(function (t) {
+			return tk.map(function (k) { var v = t[k]; return typeof v === "object" && v !== null ? JSON.stringify(v) : v; });
+		}), tk.map(function (k) { return typeof tasks[0][k] === "number"; })));
+	} else {
+		document.querySelector('#toc a[data-for="tasks"]').remove();
+	}
+
+	mark("top");
+	/* ------------------------------------------------------------ top tools */
+	var top = D.top || [];
+	var tt = table(["tool", "processes", "wall", "CPU", "max cores", "peak RSS", "read", "written", "on critical path", "flags"],
+		top.slice(0, 50).map(function (g) {
+			return [toolCell(g.tool), num(g.count), dur(g.wall_s), dur(g.cpu_s), g.max_cores.toFixed(2), bytes(g.peak_rss_kib * 1024),
+				bytes(g.read_bytes), bytes(g.write_bytes), dur(g.critical_s), g.flags.join(", ")];
+		}), [0, 1, 1, 1, 1, 1, 1, 1, 1, 0]);
+	tt.id = "tools-table";
+	$("tools-body").appendChild(tt);
+	if (top.length > 50) $("tools-body").appendChild(el("p", "hint", (top.length - 50) + " more tools (tracer-analyze top -n 0)"));
+
+	mark("critical");
+	/* ------------------------------------------------------------ critical path */
+	var cp = S.critical_path || {}, cpb = $("critical-body");
+	var cpl = el("p", "", "Makespan " + dur(cp.makespan_s) + ". Time on the critical path by tool: ");
+	var cpt = el("span"); cpt.id = "critical-tools";
+	cpt.textContent = (cp.by_tool || []).map(function (t) { return t.tool + " " + dur(t.seconds); }).join(", ");
+	cpl.appendChild(cpt); cpb.appendChild(cpl);
+	var chain = (D.critical_path && D.critical_path.path) || [];
+	var byId = {};
+	P.forEach(function (p) { byId[p.id] = p; });
+	var det = el("details"), sum = el("summary", "", "The chain: " + num(chain.length) + " processes, first to last" +
+		(chain.length > 300 ? " (the first 300; tracer-analyze critical-path lists all)" : ""));
+	det.appendChild(sum);
+	det.appendChild(table(["pid", "tool", "start", "end", "on path", "command"], chain.slice(0, 300).map(function (c) {
+		var p = byId[c.id];
+		return [c.pid, toolCell(c.tool), dur(c.start_s), dur(c.end_s), dur(c.critical_s), p ? cmdline(p) : ""];
+	}), [1, 0, 1, 1, 1, 0]));
+	cpb.appendChild(det);
+
+	mark("failures");
+	/* ------------------------------------------------------------ failures */
+	var fb = $("failures-body"), fl = P.filter(failed);
+	if (!fl.length) fb.appendChild(el("p", "", "No process exited non-zero or was killed by a signal."));
+	else {
+		fb.appendChild(table(["pid", "tool", "status", "sent by", "OOM", "end", "command"], fl.slice(0, 500).map(function (p) {
+			var k = p.killed_by, by = "";
+			if (k) by = k.kernel ? "kernel (" + (k.cause || "") + ")" : (k.comm || "?") + " pid " + k.pid;
+			return [p.pid, toolCell(p.tool), el("span", "bad", status(p)), by, p.oom_killed ? "OOM killed" : "", dur(p.end_s), cmdline(p)];
+		}), [1, 0, 0, 0, 0, 1, 0]));
+		if (fl.length > 500) fb.appendChild(el("p", "hint", (fl.length - 500) + " more in the process table (status: failed)"));
+	}
+	(S.oom_kills || []).forEach(function (o) { fb.appendChild(el("p", "bad", "OOM kill: " + JSON.stringify(o))); });
+
+	mark("idle");
+	/* ------------------------------------------------------------ idle */
+	var id = D.idle || {}, ib = $("idle-body"), st = id.stretches || [];
+	ib.appendChild(el("p", "", "Stretches of at least " + dur(id.min_duration_s) + " where under " + id.threshold_pct +
+		"% of the " + id.cpus + " CPUs were busy (" + id.basis + "): " + st.length + ", " + dur(id.idle_s) + " of " + dur(id.span_s) + "."));
+	if (st.length) ib.appendChild(table(["from", "to", "length", "busy cores", "who ran"], st.map(function (s) {
+		return [dur(s.start_s), dur(s.end_s), dur(s.duration_s), s.mean_cores !== undefined ? Number(s.mean_cores).toFixed(2) : "",
+			(s.processes || []).map(function (q) { return (q.tool || q.comm || "") + " " + q.pid; }).join(", ")];
+	}), [1, 1, 1, 1, 0]));
+
+	mark("timeline");
+	/* ------------------------------------------------------------ timeline */
+	var T1 = Math.max(S.duration_s || 0, 1e-3);
+	P.forEach(function (p) { if (p.end_s !== null && p.end_s > T1) T1 = p.end_s; });
+	function pend(p) { return p.end_s === null ? T1 : p.end_s; }
+	var rowsBy = {}, rows = [];
+	P.slice().sort(function (a, b) { return a.start_s - b.start_s; }).forEach(function (p) {
+		var r = rowsBy[p.tool];
+		if (!r) { r = rowsBy[p.tool] = {tool: p.tool, lanes: [], laneEnd: []}; rows.push(r); }
+		var l = 0, e = r.laneEnd, best = 0;
+		for (l = 0; l < e.length && e[l] > p.start_s; l++) if (e[l] < e[best]) best = l;
+		if (l === e.length && l >= 6) l = best; /* 6 lanes a row; a 7th overlap shares the first to free */
+		if (l === e.length) { e.push(0); r.lanes.push([]); }
+		e[l] = Math.max(e[l], pend(p));
+		r.lanes[l].push(p);
+	});
+	var LH = 9, GAP = 6, LW = 150, AX = 22;
+	var y = AX;
+	rows.forEach(function (r) { r.y = y; r.h = r.lanes.length * LH; y += r.h + GAP; });
+	var gc = $("gantt"), gx = gc.getContext("2d"), tip = $("tip");
+	var gH = Math.max(y + 4, 60);
+	gc.style.height = gH + "px";
+	var v0 = 0, v1 = T1;
+	function setup(c, h) {
+		var r = window.devicePixelRatio || 1, w = c.clientWidth || 1200;
+		c.width = Math.round(w * r); c.height = Math.round(h * r);
+		var x = c.getContext("2d"); x.setTransform(r, 0, 0, r, 0, 0);
+		return w;
+	}
+	function ticks(x, w, left, a, b, h) {
+		var span = b - a, step = Math.pow(10, Math.floor(Math.log10(span / 6)));
+		if (span / step > 12) step *= 5; else if (span / step > 6) step *= 2;
+		x.fillStyle = "#5f6368"; x.strokeStyle = "#e4e4e4"; x.font = "11px sans-serif"; x.textAlign = "center";
+		for (var t = Math.ceil(a / step) * step; t <= b; t += step) {
+			var px = left + (t - a) / span * (w - left);
+			x.beginPath(); x.moveTo(px, 14); x.lineTo(px, h); x.stroke();
+			x.fillText(dur(t).replace(".00 s", " s"), px, 11);
+		}
+		x.textAlign = "left";
+	}
+	function drawGantt() {
+		var w = setup(gc, gH), k = (w - LW) / (v1 - v0);
+		gx.clearRect(0, 0, w, gH);
+		ticks(gx, w, LW, v0, v1, gH);
+		gx.font = "12px sans-serif";
+		rows.forEach(function (r) {
+			gx.fillStyle = "#1d1d1f";
+			gx.fillText(r.tool.length > 20 ? r.tool.slice(0, 19) + "\u2026" : r.tool, 4, r.y + Math.min(r.h, 12));
+			var col = color(r.tool);
+			r.lanes.forEach(function (lane, li) {
+				/* bars narrower than 2 px that touch are drawn as one box (they
+				 * cannot be told apart), as in tracer-analyze plot */
+				var ly = r.y + li * LH, rs = -1, re = -1, fails = [];
+				gx.fillStyle = col;
+				for (var j = 0; j < lane.length; j++) {
+					var p = lane[j], e = pend(p);
+					if (e < v0 || p.start_s > v1) continue;
+					var x0 = LW + Math.max(0, (p.start_s - v0) * k), x1 = LW + Math.min(w - LW, (e - v0) * k);
+					if (failed(p)) fails.push(x1);
+					if (x1 - x0 < 2) {
+						if (rs >= 0 && x0 <= re + 1) { re = Math.max(re, x0 + 1, x1); continue; }
+						if (rs >= 0) gx.fillRect(rs, ly, re - rs, LH - 1);
+						rs = x0; re = Math.max(x0 + 1, x1);
+						continue;
+					}
+					gx.fillRect(x0, ly, x1 - x0 - (x1 - x0 > 3 ? 1 : 0), LH - 1);
+				}
+				if (rs >= 0) gx.fillRect(rs, ly, re - rs, LH - 1);
+				gx.fillStyle = C.fail;
+				fails.forEach(function (x) { gx.fillRect(Math.max(LW, x - 3), ly, 3, LH - 1); });
+			});
+		});
+	}
+	function hit(ev) {
+		var b = gc.getBoundingClientRect(), mx = ev.clientX - b.left, my = ev.clientY - b.top;
+		if (mx < LW) return null;
+		var t = v0 + (mx - LW) / (b.width - LW) * (v1 - v0), slack = 3 * (v1 - v0) / (b.width - LW);
+		for (var i = 0; i < rows.length; i++) {
+			var r = rows[i];
+			if (my < r.y || my >= r.y + r.h) continue;
+			var lane = r.lanes[Math.floor((my - r.y) / LH)], best = null;
+			if (!lane) return null;
+			for (var j = 0; j < lane.length; j++) {
+				var p = lane[j];
+				if (p.start_s - slack <= t && pend(p) + slack >= t) { best = p; if (p.start_s <= t && pend(p) >= t) break; }
+			}
+			return best;
+		}
+		return null;
+	}
+	var drag = null;
+	gc.addEventListener("mousemove", function (ev) {
+		if (drag) {
+			var b = gc.getBoundingClientRect(), d = (ev.clientX - drag.x) / (b.width - LW) * (drag.v1 - drag.v0);
+			v0 = drag.v0 - d; v1 = drag.v1 - d; clampView(); drawGantt(); return;
+		}
+		var p = hit(ev);
+		if (!p) { tip.hidden = true; return; }
+		tip.hidden = false;
+		tip.textContent = "pid " + p.pid + "  " + p.tool + "\n" + cmdline(p) + "\n" + status(p) +
+			(p.killed_by ? " (sent by " + (p.killed_by.kernel ? "kernel" : p.killed_by.comm + " " + p.killed_by.pid) + ")" : "") +
+			"\nstart " + dur(p.start_s) + ", wall " + dur(pend(p) - p.start_s) + ", CPU " + dur(cpu(p)) +
+			"\npeak RSS " + bytes((p.peak_rss_kib || 0) * 1024) + ", read " + bytes(p.read_bytes) + ", written " + bytes(p.write_bytes);
+		var b2 = gc.getBoundingClientRect();
+		tip.style.left = Math.min(ev.clientX - b2.left + 12, b2.width - 360) + "px";
+		tip.style.top = (ev.clientY - b2.top + 14) + "px";
+	});
+	gc.addEventListener("mouseleave", function () { tip.hidden = true; drag = null; });
+	gc.addEventListener("mousedown", function (ev) { drag = {x: ev.clientX, v0: v0, v1: v1}; gc.style.cursor = "grabbing"; });
+	window.addEventListener("mouseup", function () { drag = null; gc.style.cursor = "grab"; });
+	function clampView() {
+		var s = v1 - v0;
+		if (s > T1) { v0 = 0; v1 = T1; return; }
+		if (v0 < 0) { v0 = 0; v1 = s; }
+		if (v1 > T1) { v1 = T1; v0 = T1 - s; }
+	}
+	function zoom(f, at) {
+		var s = Math.max((v1 - v0) * f, 1e-6);
+		v0 = at - (at - v0) * f; v1 = v0 + s; clampView(); drawGantt();
+	}
+	gc.addEventListener("wheel", function (ev) {
+		ev.preventDefault();
+		var b = gc.getBoundingClientRect(), at = v0 + Math.max(0, ev.clientX - b.left - LW) / (b.width - LW) * (v1 - v0);
+		zoom(ev.deltaY < 0 ? 0.8 : 1.25, at);
+	}, {passive: false});
+	gc.addEventListener("dblclick", function () { v0 = 0; v1 = T1; drawGantt(); });
+	gc.tabIndex = 0;
+	gc.addEventListener("keydown", function (ev) {
+		if (ev.key === "+" || ev.key === "=") zoom(0.8, (v0 + v1) / 2);
+		if (ev.key === "-") zoom(1.25, (v0 + v1) / 2);
+	});
+	var lg = $("legend");
+	Object.keys(C.tools).forEach(function (t) { var s = el("span"); s.appendChild(swatch(t)); s.appendChild(document.createTextNode(t)); lg.appendChild(s); });
+	var so = el("span"); so.appendChild(swatch("\u0000other")); so.appendChild(document.createTextNode("other tools")); lg.appendChild(so);
+	var sf = el("span"), sfw = el("span", "sw"); sfw.style.background = C.fail; sf.appendChild(sfw); sf.appendChild(document.createTextNode("failed (bar end)")); lg.appendChild(sf);
+
+	mark("cpu");
+	/* ------------------------------------------------------------ cpu / mem / io over time */
+	var NB = 400, bw = T1 / NB, series = Object.keys(C.tools).concat(["\u0000other"]);
+	var sidx = {};
+	series.forEach(function (t, i) { sidx[t] = i; });
+	function zeros() { return series.map(function () { return new Float64Array(NB); }); }
+	var cpuB = zeros(), memB = zeros(), rdB = new Float64Array(NB), wrB = new Float64Array(NB), nsampled = 0;
+	function spread(arr, a, b, amount) { /* amount spread evenly over [a, b) */
+		if (!(amount > 0)) return;
+		if (b <= a) { arr[Math.min(NB - 1, Math.max(0, Math.floor(a / bw)))] += amount; return; }
+		var i0 = Math.max(0, Math.floor(a / bw)), i1 = Math.min(NB - 1, Math.floor(b / bw)), rate = amount / (b - a);
+		for (var i = i0; i <= i1; i++) {
+			var lo = Math.max(a, i * bw), hi = Math.min(b, (i + 1) * bw);
+			if (hi > lo) arr[i] += rate * (hi - lo);
+		}
+	}
+	function hold(arr, a, b, v) { /* value v held over [a, b): time-weighted mean per bin */
+		if (!(v > 0) || b <= a) return;
+		spread(arr, a, b, v * (b - a));
+	}
+	P.forEach(function (p) {
+		var si = sidx[p.tool] !== undefined ? sidx[p.tool] : sidx["\u0000other"], e = pend(p), sm = p.samples || [];
+		var pts = [{t: p.start_s, c: 0, r: 0, w: 0}];
+		sm.forEach(function (s) { pts.push({t: s.t_s, c: s.utime_s + s.stime_s, r: s.read_bytes, w: s.write_bytes, rss: s.rss_kib}); });
+		if (p.end_s !== null) pts.push({t: p.end_s, c: cpu(p), r: p.read_bytes || 0, w: p.write_bytes || 0});
+		for (var i = 1; i < pts.length; i++) {
+			spread(cpuB[si], pts[i - 1].t, pts[i].t, pts[i].c - pts[i - 1].c);
+			spread(rdB, pts[i - 1].t, pts[i].t, pts[i].r - pts[i - 1].r);
+			spread(wrB, pts[i - 1].t, pts[i].t, pts[i].w - pts[i - 1].w);
+		}
+		if (sm.length) {
+			nsampled++;
+			for (var j = 0; j < sm.length; j++) hold(memB[si], j ? sm[j].t_s : p.start_s, j + 1 < sm.length ? sm[j + 1].t_s : e, sm[j].rss_kib / 1024);
+		} else hold(memB[si], p.start_s, e, (p.peak_rss_kib || 0) / 1024);
+	});
+	function perBin(arr, f) { for (var i = 0; i < NB; i++) arr[i] = arr[i] / bw * f; }
+	cpuB.forEach(function (a) { perBin(a, 1); });
+	memB.forEach(function (a) { perBin(a, 1); });
+	perBin(rdB, 1 / 1048576); perBin(wrB, 1 / 1048576);
+	$("usage-note").textContent = "400 bins over the run. " + num(nsampled) + " of " + num(P.length) +
+		" processes have periodic samples and are drawn from them; the others spread their exit CPU and I/O totals evenly over their life and hold their peak RSS (an upper bound), as tracer-analyze plot does.";
+	function area(cv, stack, lines, hline) {
+		var h = 200, w = setup(cv, h), x = cv.getContext("2d"), L = 50, top = 18, bottom = h - 4;
+		var tot = new Float64Array(NB), max = 0;
+		stack.forEach(function (a) { for (var i = 0; i < NB; i++) tot[i] += a[i]; });
+		for (var i = 0; i < NB; i++) max = Math.max(max, tot[i]);
+		(lines || []).forEach(function (l) { for (var i = 0; i < NB; i++) max = Math.max(max, Math.abs(l.d[i])); });
+		if (hline) max = Math.max(max, hline);
+		max = max > 0 ? max * 1.05 : 1;
+		var mid = lines && lines.length === 2 ? (top + bottom) / 2 : bottom, sc = (mid - top) / max, bx = (w - L) / NB;
+		x.clearRect(0, 0, w, h);
+		ticks(x, w, L, 0, T1, h);
+		x.fillStyle = "#5f6368"; x.font = "11px sans-serif";
+		x.fillText(max.toPrecision(3), 2, top + 8); x.fillText("0", 2, mid);
+		var base = new Float64Array(NB);
+		stack.forEach(function (a, s) {
+			x.fillStyle = s < series.length - 1 ? color(series[s]) : C.other;
+			for (var i = 0; i < NB; i++) if (a[i] > 0) x.fillRect(L + i * bx, mid - (base[i] + a[i]) * sc, bx + 0.5, a[i] * sc);
+			for (i = 0; i < NB; i++) base[i] += a[i];
+		});
+		(lines || []).forEach(function (l, k) {
+			x.fillStyle = l.c;
+			for (var i = 0; i < NB; i++) if (l.d[i] > 0) {
+				var hh = l.d[i] * sc;
+				x.fillRect(L + i * bx, k ? mid : mid - hh, bx + 0.5, hh);
+			}
+		});
+		if (hline) {
+			x.strokeStyle = "#222"; x.setLineDash([5, 4]); x.beginPath();
+			x.moveTo(L, mid - hline * sc); x.lineTo(w, mid - hline * sc); x.stroke(); x.setLineDash([]);
+			x.fillStyle = "#222"; x.fillText(hline + " CPUs", L + 4, mid - hline * sc - 3);
+		}
+	}
+	function drawUsage() {
+		area($("cpu"), cpuB, null, host.cpus || 0);
+		area($("mem"), memB, null, 0);
+		area($("io"), [], [{d: rdB, c: "#4e79a7"}, {d: wrB, c: "#f28e2b"}], 0);
+	}
+
+	mark("process");
+	/* ------------------------------------------------------------ process table (virtualised) */
+	var cols = [
+		{k: "pid", t: "pid", v: function (p) { return p.pid; }, n: 1},
+		{k: "start", t: "start", v: function (p) { return p.start_s; }, f: dur, n: 1},
+		{k: "tool", t: "tool", v: function (p) { return p.tool; }},
+		{k: "wall", t: "wall", v: function (p) { return p.realtime_s === null ? -1 : p.realtime_s; }, f: function (v) { return v < 0 ? "running" : dur(v); }, n: 1},
+		{k: "cpu", t: "CPU", v: cpu, f: dur, n: 1},
+		{k: "rss", t: "peak RSS", v: function (p) { return p.peak_rss_kib || 0; }, f: function (v) { return bytes(v * 1024); }, n: 1},
+		{k: "io", t: "I/O", v: function (p) { return (p.read_bytes || 0) + (p.write_bytes || 0); }, f: bytes, n: 1},
+		{k: "status", t: "status", v: status},
+		{k: "cmd", t: "command", v: cmdline}];
+	var ph = $("phead"), pb = $("pbody"), psp = $("pspace"), RH = 24;
+	var view = P.map(function (p, i) { return i; }), sortCol = 1, sortAsc = true, pool = [];
+	var search = P.map(function (p) { return (p.pid + " " + p.tool + " " + cmdline(p)).toLowerCase(); });
+	cols.forEach(function (c, i) {
+		var h = el("div", c.n ? "n" : "", c.t);
+		h.setAttribute("data-col", c.k);
+		h.addEventListener("click", function () { sortBy(i, sortCol === i ? !sortAsc : !c.n); });
+		ph.appendChild(h);
+	});
+	var tools = Object.keys(rowsBy).sort(), ptool = $("ptool");
+	tools.forEach(function (t) { var o = el("option", "", t); o.value = t; ptool.appendChild(o); });
+	function sortBy(i, asc) {
+		sortCol = i; sortAsc = asc;
+		var c = cols[i], key = new Array(P.length);
+		for (var j = 0; j < P.length; j++) key[j] = c.v(P[j]);
+		var d = asc ? 1 : -1;
+		view.sort(function (a, b) { var x = key[a], z = key[b]; return x < z ? -d : x > z ? d : a - b; });
+		ph.querySelectorAll("div").forEach(function (h, k) { h.className = (cols[k].n ? "n" : "") + (k === i ? " sorted" + (asc ? " asc" : "") : ""); });
+		renderRows(true);
+	}
+	function applyFilter() {
+		var q = $("pfilter").value.toLowerCase().trim(), t = ptool.value, s = $("pstatus").value;
+		view = [];
+		for (var i = 0; i < P.length; i++) {
+			var p = P[i];
+			if (t && p.tool !== t) continue;
+			if (s === "failed" && !failed(p)) continue;
+			if (s === "ok" && p.exit_code !== 0) continue;
+			if (s === "running" && p.end_s !== null) continue;
+			if (q && search[i].indexOf(q) < 0) continue;
+			view.push(i);
+		}
+		sortBy(sortCol, sortAsc);
+	}
+	["input", "change"].forEach(function (e) { $("pfilter").addEventListener(e, applyFilter); });
+	ptool.addEventListener("change", applyFilter);
+	$("pstatus").addEventListener("change", applyFilter);
+	function renderRows(reset) {
+		if (reset) pb.scrollTop = pb.scrollTop; /* keep position; rows are redrawn below */
+		psp.style.height = view.length * RH + "px";
+		$("pcount").textContent = num(view.length) + " of " + num(P.length) + " processes";
+		var first = Math.floor(pb.scrollTop / RH), n = Math.ceil((pb.clientHeight || 480) / RH) + 2;
+		while (pool.length < n) {
+			var r = el("div", "vrow");
+			cols.forEach(function (c) { r.appendChild(el("div", c.n ? "n" : "")); });
+			pb.appendChild(r); pool.push(r);
+		}
+		for (var k = 0; k < pool.length; k++) {
+			var row = pool[k], vi = first + k;
+			if (vi >= view.length) { row.hidden = true; continue; }
+			var p = P[view[vi]];
+			row.hidden = false; row.style.top = vi * RH + "px";
+			row.setAttribute("data-pid", p.pid);
+			for (var c = 0; c < cols.length; c++) {
+				var v = cols[c].v(p), cell = row.children[c];
+				cell.textContent = cols[c].f ? cols[c].f(v) : v;
+				if (c === 8) cell.title = v;
+			}
+			row.children[7].className = failed(p) ? "bad" : "";
+		}
+	}
+	pb.addEventListener("scroll", function () { renderRows(false); });
+
+	mark("process");
+	/* ------------------------------------------------------------ process tree */
+	var kids = {}, roots = [];
+	P.forEach(function (p) {
+		if (p.parent_id && byId[p.parent_id]) (kids[p.parent_id] = kids[p.parent_id] || []).push(p);
+		else roots.push(p);
+	});
+	var tb = $("tree-body"), rendered = 0;
+	function label(p) {
+		return p.pid + "  " + cmdline(p).slice(0, 200) + "  [" + status(p) + ", " + dur(pend(p) - p.start_s) + ", CPU " + dur(cpu(p)) + "]";
+	}
+	function node(p) {
+		var li = el("li"), k = kids[p.id], tg = el("span", "tg", k ? "\u25B8" : "");
+		li.appendChild(tg); li.appendChild(swatch(p.tool));
+		var tx = el("span", failed(p) ? "bad" : "", label(p)); li.appendChild(tx);
+		li._p = p; rendered++;
+		if (k) {
+			tx.appendChild(document.createTextNode("  (" + num(k.length) + " children)"));
+			tg.addEventListener("click", function () { toggle(li); });
+		}
+		return li;
+	}
+	function toggle(li, open) {
+		if (!li._p) return null;
+		var ul = li.querySelector(":scope > ul"), k = kids[li._p.id];
+		if (!k) return null;
+		if (open === undefined) open = !ul || ul.hidden;
+		if (open && !ul) {
+			ul = el("ul");
+			k.forEach(function (c) { ul.appendChild(node(c)); });
+			li.appendChild(ul);
+		}
+		if (ul) ul.hidden = !open;
+		li.firstChild.textContent = open ? "\u25BE" : "\u25B8";
+		return ul;
+	}
+	mark("tree index");
+	var rootUl = el("ul"), shown = 0, ROOTS = 2000;
+	function moreRoots() { /* roots in pages of 2000: a trace of 100,000 unrelated processes stays quick */
+		var end = Math.min(roots.length, shown + ROOTS), old = rootUl.querySelector(":scope > li.more");
+		if (old) old.remove();
+		for (; shown < end; shown++) rootUl.appendChild(node(roots[shown]));
+		if (shown < roots.length) {
+			var li = el("li", "more"), b = el("button", "", "show " + num(Math.min(ROOTS, roots.length - shown)) + " more of " + num(roots.length - shown) + " top-level processes");
+			b.addEventListener("click", moreRoots);
+			li.appendChild(b); rootUl.appendChild(li);
+		}
+	}
+	moreRoots();
+	tb.appendChild(rootUl);
+	rootUl.childNodes.forEach(function (li) { if (roots.length < 20) toggle(li, true); });
+	function expandAll(limit) {
+		var q = Array.prototype.slice.call(rootUl.childNodes);
+		while (q.length && rendered < limit) {
+			var li = q.shift(), ul = toggle(li, true);
+			if (ul) q = q.concat(Array.prototype.slice.call(ul.childNodes));
+		}
+		$("tcount").textContent = rendered >= limit ? "expanded the first " + num(rendered) + " processes" : "";
+	}
+	$("texpand").addEventListener("click", function () { expandAll(20000); });
+	$("tcollapse").addEventListener("click", function () { rootUl.childNodes.forEach(function (li) { toggle(li, false); }); });
+	function treeSearch() {
+		var q = $("tfilter").value.toLowerCase().trim();
+		tb.querySelectorAll(".hit").forEach(function (e) { e.classList.remove("hit"); });
+		if (!q) { $("tcount").textContent = ""; return; }
+		var m = [];
+		for (var i = 0; i < P.length && m.length < 200; i++) if (search[i].indexOf(q) >= 0) m.push(P[i]);
+		m.forEach(function (p) {
+			var chain = [];
+			for (var a = p; a; a = a.parent_id ? byId[a.parent_id] : null) chain.unshift(a);
+			var ul = rootUl, li = null;
+			chain.forEach(function (a) {
+				li = null;
+				for (var c = ul ? ul.firstChild : null; c; c = c.nextSibling) if (c._p === a) { li = c; break; }
+				if (li && a !== p) ul = toggle(li, true);
+			});
+			if (li) li.children[2].classList.add("hit");
+		});
+		$("tcount").textContent = m.length + (m.length === 200 ? "+" : "") + " matches";
+		var f = tb.querySelector(".hit"); if (f) f.scrollIntoView({block: "nearest"});
+	}
+	$("tfilter").addEventListener("input", treeSearch);
+
+	mark("draw");
+	/* ------------------------------------------------------------ draw */
+	function drawAll() { drawGantt(); drawUsage(); }
+	window.addEventListener("resize", drawAll);
+	drawGantt();
+	mark("gantt");
+	drawUsage();
+	mark("usage");
+	sortBy(1, true);
+	mark("sort");
+	$("foot").textContent = "Made by tracer-analyze " + D.analyzer + " report from '" + S.file +
+		"'. Data: summary --json, top --json, critical-path --json, idle --json, export --format jsonl --samples (docs/tracer-analyze.md).";
+	/* for tests and the benchmark: sorts the table by column k, returns ms */
+	window.tracerReport = {
+		sort: function (k, asc) { var t = performance.now(); sortBy(cols.findIndex(function (c) { return c.k === k; }), asc); return performance.now() - t; },
+		rows: function () { return view.length; },
+		firstPid: function () { return view.length ? P[view[0]].pid : null; },
+		window: function () { return [v0, v1]; } /* the timeline's view, seconds */
+	};
+	mark("done");
+	document.body.setAttribute("data-timings", marks.join(", "));
+	document.body.setAttribute("data-ready", "1");
+})();

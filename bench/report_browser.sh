@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# report_browser.sh - time the HTML report of a synthetic trace with many
+# processes in headless Chromium: writing it (tracer-analyze report), loading
+# it (navigation to the page's data-ready: parse, tables, timeline, charts)
+# and sorting its process table (by CPU, descending).
+#
+#   bench/report_browser.sh [PROCS]        (default 200000)
+#   env: O (build dir, default build), CHROMIUM, WORK (kept; default a temp dir)
+# Prints one line: procs=N html_bytes=B report_s=S load_ms=L sort_ms=T rows=R errors=E
+# (E: console errors, exceptions, requests and a page that never got ready)
+# and leaves the screenshot and the cdp result in $WORK when WORK is given.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+O=${O:-build}
+case $O in /*) ;; *) O=$root/$O ;; esac
+procs=${1:-200000}
+die() { echo "report_browser: $*" >&2; exit 1; }
+command -v node >/dev/null || die "node missing (scripts/deps.sh --test)"
+command -v "${CHROMIUM:-chromium}" >/dev/null || die "chromium missing (scripts/deps.sh --test)"
+make -C "$root" -s O="$O" "$O/tracer-analyze" "$O/libtz.a" "$O/record/schema.o" >/dev/null || die "make failed"
+if [ -n "${WORK:-}" ]; then w=$WORK; mkdir -p "$w"; else w=$(mktemp -d /tmp/tracer-rb.XXXXXX); trap 'rm -rf "$w"' EXIT; fi
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$root" -I"$root/format" "$here/tzsynth.c" "$O/record/schema.o" \
+	"$O/libtz.a" -lzstd -lxxhash -lpthread -o "$w/bench-tzsynth" || die "cannot build bench/tzsynth.c"
+# 6 events a process (2 processes a task: 3 each) and a few drops records
+"$w/bench-tzsynth" -o "$w/big.tz" -e $((procs * 3 + 1000)) -p "$procs" >/dev/null || die "bench-tzsynth failed"
+t0=$(date +%s.%N)
+timeout 600 "$O/tracer-analyze" report -f -o "$w/big.html" "$w/big.tz" || die "report failed"
+t1=$(date +%s.%N)
+timeout 600 node "$root/tests/browser/cdp_report.js" "$w/big.html" "$w/big.png" --sort cpu --timeout 300 \
+	>"$w/cdp.json" || die "the browser failed"
+python3 - "$w/cdp.json" "$procs" "$(stat -c %s "$w/big.html")" "$(echo "$t1 - $t0" | bc)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("procs=%s html_bytes=%s report_s=%.2f load_ms=%s sort_ms=%.0f rows=%s errors=%d" % (
+    sys.argv[2], sys.argv[3], float(sys.argv[4]), r.get("load_ms"), r.get("sort_ms", -1), r.get("rows"),
+    len(r["errors"]) + len(r["requests"]) + (0 if r["ready"] else 1)))
+PY

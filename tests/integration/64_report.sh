@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# tracer-analyze report: the HTML page of a real recording. Without a browser:
+# the embedded JSON equals summary --json, top --json, critical-path --json,
+# idle --json and export's process objects (the keys it keeps); an argv holding
+# "</script>" cannot end the data element; mode 0600 (it holds argv), existing
+# file refused without -f. In headless Chromium (tests/browser/cdp_report.js,
+# over --remote-debugging-pipe): no console error or exception, no request
+# but the file itself, the page shows the process count, the top tool and the
+# critical path of summary --json, the table sorts by CPU, hovering the
+# timeline's first bar names its process and the wheel zooms in, a green
+# banner, and a non-blank
+# screenshot (kept as $O/test-artefacts/64_report.png); a trace with drops
+# shows the red INCOMPLETE banner. Skips the browser part (exit 77 after the
+# other checks) without chromium or node (scripts/deps.sh --test).
+source "$(dirname "$0")/lib.sh"
+need_root
+here=$(cd "$(dirname "$0")" && pwd)
+OB=$(cd "${O:-build}" && pwd)
+ART=$OB/test-artefacts
+mkdir -p "$ART"
+cd "$T"
+
+# a run with a failure, a signal and a hostile argv
+record -f -o run.tz -- sh -c '/bin/echo "</script><script>document.title=1</script><!--" >/dev/null;
+	/bin/false; sh -c "kill -TERM \$\$"; sleep 0.2; exit 0' || fail "record failed"
+
+umask 022
+timeout 120 "$A" report run.tz || fail "report failed"
+[ -s report.html ] || fail "no report.html written"
+[ "$(stat -c %a report.html)" = 600 ] || fail "report.html mode $(stat -c %a report.html), want 600"
+rc=0
+timeout 120 "$A" report run.tz 2>err || rc=$?
+[ $rc = 1 ] || fail "an existing report.html: exit $rc, want 1"
+grep -qx "tracer-analyze: 'report.html': file exists (use -f to overwrite)" err || fail "refusal: $(cat err)"
+timeout 120 "$A" report -f -o run.html run.tz || fail "report -o failed"
+rc=0
+timeout 30 "$A" report -o x.html /nonexistent.tz 2>err || rc=$?
+[ $rc = 1 ] && [ ! -e x.html ] && [ "$(wc -l <err)" = 1 ] || fail "missing input: exit $rc, $(cat err)"
+
+for c in "summary --json" "top --json -n 0" "critical-path --json" "idle --json"; do
+	timeout 120 "$A" $c run.tz >"$(echo "$c" | cut -d' ' -f1).json" || fail "$c failed"
+done
+timeout 120 "$A" export --format jsonl --samples run.tz >procs.jsonl || fail "export failed"
+timeout 60 python3 - <<'PY' || fail "embedded data"
+import json, re
+h = open("run.html", encoding="utf-8").read()
+scripts = re.findall(r"<script[^>]*>", h)
+assert len(scripts) == 2, scripts          # the data and the page's own script only
+m = re.search(r'<script id="tracer-data" type="application/json">(.*?)</script>', h, re.S)
+raw = m.group(1)
+assert "<" not in raw, "a raw '<' in the data element"
+d = json.loads(raw)
+for k, f in (("summary", "summary.json"), ("top", "top.json"), ("critical_path", "critical-path.json"),
+             ("idle", "idle.json")):
+    assert d[k] == json.load(open(f)), k
+procs = [json.loads(l) for l in open("procs.jsonl")]
+assert len(d["processes"]) == len(procs) == d["summary"]["counts"]["processes"], len(procs)
+for a, b in zip(d["processes"], procs):
+    assert a == {k: b[k] for k in a}, (a["id"], b["id"])
+    assert {"id", "pid", "argv", "tool", "exit_code", "signal", "samples"} <= set(a)
+hostile = [p for p in d["processes"] if p["argv"][:1] == ["/bin/echo"]]
+assert hostile and hostile[0]["argv"][1] == "</script><script>document.title=1</script><!--", hostile
+assert any(p["signal"] == 15 for p in d["processes"]), "the TERM'd shell"
+assert any(p["exit_code"] == 1 and p["argv"] == ["/bin/false"] for p in d["processes"]), "/bin/false"
+assert set(d["colors"]) == {"other", "fail", "tools"} and d["colors"]["tools"], d["colors"]
+PY
+
+# the committed sample page is what report writes today (regenerate it with
+# tracer-analyze report -f -o samples/pipeline.html samples/pipeline.tz)
+S=${TESTS_DIR:?}/../samples
+(cd "$S/.." && timeout 120 "$A" report -o "$T/sample.html" samples/pipeline.tz) || fail "report of the sample"
+cmp "$T/sample.html" "$S/pipeline.html" || fail "samples/pipeline.html is stale: regenerate it"
+
+command -v node >/dev/null || { echo "skip: node missing (scripts/deps.sh --test)"; exit 77; }
+node --check "$here/../../analyze/report/report.js" || fail "report.js does not parse"
+command -v "${CHROMIUM:-chromium}" >/dev/null || { echo "skip: chromium missing (scripts/deps.sh --test)"; exit 77; }
+timeout 180 node "$here/../browser/cdp_report.js" run.html "$ART/64_report.png" --sort cpu --interact >cdp.json ||
+	fail "the browser failed"
+cp run.html "$ART/64_report.html"
+timeout 60 python3 - "$here/../visual" "$ART/64_report.png" <<'PY' || fail "in the browser: $(cat cdp.json)"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from pngdiff import read_png
+r = json.load(open("cdp.json"))
+s = json.load(open("summary.json"))
+top = json.load(open("top.json"))
+dom = r["dom"]
+assert r["ready"], "the page never finished drawing"
+assert r["errors"] == [], r["errors"]
+assert r["requests"] == [], r["requests"]
+assert dom["page_errors"] is None, dom["page_errors"]
+assert dom["processes"] == s["counts"]["processes"], (dom["processes"], s["counts"]["processes"])
+assert dom["top_tool"] == top[0]["tool"] == s["top_tools"][0]["tool"], (dom["top_tool"], top[0]["tool"])
+cp = [t["tool"] for t in s["critical_path"]["by_tool"]]
+shown = [part.rsplit(" ", 2)[0] for part in dom["critical_tools"].split(", ")]
+assert shown == cp, (shown, cp)
+assert not dom["banner_bad"] and dom["banner"].startswith("Complete"), dom["banner"]
+assert dom["table_count"] == "%d of %d processes" % (s["counts"]["processes"], s["counts"]["processes"]), dom["table_count"]
+assert r["rows"] == s["counts"]["processes"] and dom["table_rows"] > 0, (r["rows"], dom["table_rows"])
+procs = [json.loads(l) for l in open("procs.jsonl")]
+cpu = [p["utime_s"] + p["stime_s"] for p in procs]
+assert r["sorted_first_pid"] == procs[cpu.index(max(cpu))]["pid"], "sort by CPU: first pid %s" % r["sorted_first_pid"]
+# the timeline: hovering the first bar names its process; the wheel zooms in
+first = min(procs, key=lambda p: (p["start_s"], procs.index(p)))
+assert r["hover"] and r["hover"].startswith("pid %d " % first["pid"]), (r["hover"], first["pid"])
+assert "exit " in r["hover"] and "CPU " in r["hover"] and "peak RSS" in r["hover"], r["hover"]
+b, a = r["window_before"], r["window_after"]
+assert a[1] - a[0] < b[1] - b[0] and a[0] >= b[0] and a[1] <= b[1], (b, a)
+assert r["hover_zoomed"] and r["hover_zoomed"].startswith("pid %d " % first["pid"]), r["hover_zoomed"]
+w, h, rows = read_png(sys.argv[2])
+assert (w, h) == (1400, 1000), (w, h)
+colours = set()
+for row in rows[::10]:
+    for x in range(0, len(row), 30):
+        colours.add(bytes(row[x:x + 3]))
+assert len(colours) >= 8, "screenshot nearly blank: %d colours" % len(colours)
+PY
+
+# a trace that lost events: the red banner
+mkdir -p syn && "$OB/tests/test_model" --write syn >/dev/null 2>&1 || fail "test_model --write (make the unit tests first)"
+timeout 120 "$A" report -o drops.html syn/drops.tz 2>/dev/null || fail "report of drops.tz"
+timeout 180 node "$here/../browser/cdp_report.js" drops.html drops.png >cdp2.json || fail "the browser failed (drops)"
+timeout 60 python3 - <<'PY' || fail "drops in the browser: $(cat cdp2.json)"
+import json
+r = json.load(open("cdp2.json"))
+assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
+assert r["dom"]["banner_bad"] and r["dom"]["banner"].startswith("INCOMPLETE"), r["dom"]["banner"]
+assert "dropped" in r["dom"]["banner"], r["dom"]["banner"]
+PY
+echo "ok: report of $(python3 -c 'import json; print(json.load(open("summary.json"))["counts"]["processes"])') processes, screenshot $ART/64_report.png"
