@@ -329,7 +329,7 @@ static int malformed(const void *rec, size_t size)
 {
 	const void *fixed;
 	uint32_t len;
-	struct tz_blob b[4];
+	struct tz_blob b[TRACER_MAX_BLOBS];
 
 	return tracer_event_split(rec, size, &fixed, &len, b) < 0;
 }

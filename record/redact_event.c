@@ -32,8 +32,8 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 	const struct ev_hdr *h = rec;
 	const void *fixed;
 	uint32_t fixed_len;
-	struct tz_blob b[4];
-	struct redact_str s[5];
+	struct tz_blob b[TRACER_MAX_BLOBS];
+	struct redact_str s[TRACER_MAX_BLOBS + 1]; /* blobs and comm */
 	size_t n = 0;
 	uint8_t *comm = NULL;
 	int nb = tracer_event_split(rec, size, &fixed, &fixed_len, b);
@@ -49,7 +49,8 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 			s[i].cut = !!(e->flags & EV_EXEC_PATH_TRUNCATED);
 		s[3].kind = REDACT_ARGV;
 		s[3].cut = (e->flags & EV_EXEC_ARGV_TRUNCATED) || e->argv_len < e->argv_size;
-		n = 4;
+		s[4].cut = !!(e->flags & EV_EXEC_CWD_TRUNCATED);
+		n = 5;
 		comm = COMM_OF(rec, size, struct ev_exec, comm);
 		break;
 	}
@@ -64,6 +65,10 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 		comm = COMM_OF(rec, size, struct ev_proc_state, comm);
 		break;
 	}
+	case EV_CGROUP:
+		s[0].cut = !!(((const struct ev_cgroup *)rec)->flags & EV_CGROUP_PATH_TRUNCATED);
+		n = 1;
+		break;
 	case EV_EXIT:
 		comm = COMM_OF(rec, size, struct ev_exit, comm);
 		break;
