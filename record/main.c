@@ -76,6 +76,8 @@ struct rec {
 	uint8_t *rbuf;	      /* --redact: the record being masked */
 	size_t rbuf_cap;
 	int nlinks;
+	struct cgtable cg;    /* the trace's cgroup table (EV_CGROUP) */
+	uint8_t *cgbuf;	      /* one EV_CGROUP record being written */
 };
 
 static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -365,6 +367,34 @@ static void alive_add(struct rec *r, uint32_t tgid)
 	r->alive_at_stop = s;
 }
 
+/* A record made in user space (EV_CGROUP, EV_ATTACH), through --redact
+ * like the ring's */
+static void write_user_record(struct rec *r, const void *rec, uint32_t size)
+{
+	if (r->werr)
+		return;
+	if (r->o.redact && !(rec = redact_record(r, rec, size))) {
+		note_write_error(r, TZ_ERR_NOMEM);
+		return;
+	}
+	note_write_error(r, tracer_event_write(r->w, rec, size));
+	r->events++;
+}
+
+#define CGBUF_SIZE (sizeof(struct ev_cgroup) + EV_PATH_MAX)
+
+/* The cgroup table's entries for the ids an exec names, the first time */
+static void note_cgroups(struct rec *r, uint64_t ts, uint64_t cg, uint64_t memcg)
+{
+	size_t n;
+	if (!r->cgbuf)
+		return;
+	if ((n = cgt_note(&r->cg, EV_CG_V2, cg, ts, r->cgbuf, CGBUF_SIZE)))
+		write_user_record(r, r->cgbuf, (uint32_t)n);
+	if ((n = cgt_note(&r->cg, EV_CG_V1_MEMORY, memcg, ts, r->cgbuf, CGBUF_SIZE)))
+		write_user_record(r, r->cgbuf, (uint32_t)n);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -410,6 +440,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		 * (its exit, if it comes, is drained) */
 		if (r->alive_at_stop)
 			alive_add(r, e->child_tgid);
+	}
+	if (h->type == EV_EXEC && h->size >= sizeof(struct ev_exec)) {
+		const struct ev_exec *e = data;
+		note_cgroups(r, e->hdr.ts_ns, e->cgroup_id, e->memcg_id);
 	}
 	return 0;
 }
@@ -562,6 +596,7 @@ static int bpf_setup(struct rec *r)
 	r->skel = s;
 	s->rodata->filter_on = r->o.mode != MODE_ALL;
 	s->rodata->argv_max = r->o.argv_max;
+	s->rodata->memcg_v1 = cgt_memcg_v1(&r->cg);
 	s->rodata->nr_cpus = (uint32_t)r->ncpus;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
@@ -1426,6 +1461,9 @@ static void rec_free(struct rec *r)
 {
 	bpf_teardown(r);
 	ptable_free(&r->pt);
+	cgt_free(&r->cg);
+	free(r->cgbuf);
+	r->cgbuf = NULL;
 	redact_free(&r->rd);
 	free(r->rbuf);
 	r->rbuf = NULL;
@@ -1484,6 +1522,11 @@ int main(int argc, char **argv)
 		err("out of memory");
 		return REC_EXIT_FAIL;
 	}
+	/* no mountinfo: no cgroup table (the ids are still recorded) */
+	int cgrc = cgt_init(&r.cg, NULL);
+	if (cgrc < 0 && r.o.verbose)
+		err("/proc/self/mountinfo: %s: no cgroup table", strerror(-cgrc));
+	r.cgbuf = malloc(CGBUF_SIZE);
 
 	/* before any BPF or file work (a pid above pid_max would otherwise
 	 * fail as a map update) */

@@ -72,6 +72,56 @@ int ptable_state_fn(void *ctx, tz_writer *w);
  */
 size_t ptable_encode_state(const struct pt_proc *p, uint64_t ts_ns, void *buf, size_t cap);
 
+/* ------------------------------------------------------------- cgtable */
+
+/*
+ * The cgroup table of a trace (record/cgtable.c): one EV_CGROUP per
+ * (hierarchy, id) the first time an exec event names the id. An id is
+ * resolved to a path with a cache of the hierarchy's directories (inode
+ * number = kernfs node id = cgroup id) built by walking its mount, rebuilt
+ * on a miss (a cgroup made since the last walk); an id still missing after
+ * the re-walk is written EV_CGROUP_UNRESOLVED. Limits are read from the
+ * cgroup's own files then (docs/tracer-record.md "Cgroups").
+ */
+#define CG_NHIER 3 /* EV_CG_V2, EV_CG_V1_MEMORY, EV_CG_V1_CPU */
+struct cg_ent {
+	uint64_t ino;	/* directory inode number (the cgroup id) */
+	char *path;	/* below the mount, "" for it, "/a/b" below; owned */
+};
+struct cg_hier {
+	char *mnt;	/* where it is mounted (owned), NULL: not mounted */
+	char *root;	/* mountinfo root when not "/" (a namespaced mount), owned */
+	struct cg_ent *ent; /* the cache of its last walk */
+	size_t n, cap;
+	uint64_t walks; /* walks made (tests, --verbose) */
+};
+struct cgtable {
+	struct cg_hier h[CG_NHIER]; /* by EV_CG_* */
+	uint64_t *seen;		    /* hash set of (id << 2 | hier) + 1 written */
+	size_t nseen, seencap;
+};
+
+/* Find the hierarchies' mounts in mountinfo (NULL: /proc/self/mountinfo):
+ * the cgroup2 mount, the v1 mounts holding the memory and cpu controllers.
+ * Returns 0 or -errno (the file unreadable); t is usable either way. */
+int cgt_init(struct cgtable *t, const char *mountinfo);
+/* The memory controller is on a v1 hierarchy (a hybrid or v1 host): exec
+ * events should carry memcg_id. */
+int cgt_memcg_v1(const struct cgtable *t);
+/*
+ * The first time (hier, id) is noted, encode its EV_CGROUP (timestamp ts_ns)
+ * into buf (cap bytes, at least sizeof(struct ev_cgroup) + EV_PATH_MAX) and
+ * return its size; 0 when seen before, id 0, the hierarchy not mounted, cap
+ * too small or out of memory.
+ */
+size_t cgt_note(struct cgtable *t, uint32_t hier, uint64_t id, uint64_t ts_ns, void *buf,
+		size_t cap);
+/* Fill e's limits from the files of the cgroup at rel (below h's mount). */
+struct ev_cgroup;
+void cgt_read_limits(const struct cg_hier *h, uint32_t hier, const char *rel,
+		     struct ev_cgroup *e);
+void cgt_free(struct cgtable *t);
+
 /* ------------------------------------------------------------- sysinfo */
 
 /* CLOCK_BOOTTIME / CLOCK_REALTIME now, ns. */

@@ -16,6 +16,8 @@ int rec_redact_type(uint16_t type)
 	case EV_PROC_STATE:
 	case EV_OOM_KILL:
 	case EV_SIGNAL:
+	case EV_CGROUP:
+	case EV_ATTACH:
 		return 1;
 	default:
 		return 0;
