@@ -53,6 +53,8 @@ enum ev_type {
 #define EV_COMM_LEN 16	 /* task_struct->comm, NUL-padded */
 #define EV_ARGV_MAX_LIMIT (128 * 1024) /* hard upper bound of --argv-max */
 #define EV_ARGV_MAX_DEFAULT 4096       /* default --argv-max */
+#define EV_ENV_MAX_LIMIT 32767	       /* hard upper bound of --env-max */
+#define EV_ENV_MAX_DEFAULT 16384       /* default --env-max (with --env) */
 
 /* Common header before every payload: 16 bytes. */
 struct ev_hdr {
@@ -89,6 +91,9 @@ struct ev_fork {
 #define EV_EXEC_PATH_TRUNCATED 0x10 /* a path tail was cut at EV_PATH_MAX */
 #define EV_EXEC_CWD_TRUNCATED 0x20 /* the cwd tail was cut: deeper than the walk or
 				      longer than EV_PATH_MAX (a suffix is kept) */
+#define EV_EXEC_ENV_TRUNCATED 0x40 /* --env: the environment was longer than the
+				      window read (--env-max): variables after it
+				      were not seen */
 
 /*
  * EV_EXEC: tp_btf/sched_process_exec, after the new image is committed.
@@ -96,9 +101,10 @@ struct ev_fork {
  * space), exe[exe_len] (resolved absolute path of mm->exe_file),
  * script[script_len] (the #! script when EV_EXEC_SCRIPT, else empty),
  * cwd[cwd_len] (appended field, see below), argv[argv_len] (bytes
- * mm->arg_start..arg_start+argv_len of the new mm). The cwd sits before
- * argv in the record so every path lies within the bounded offset window;
- * in the .tz schema it is blob 4 (filename 0, exe 1, script 2, argv 3).
+ * mm->arg_start..arg_start+argv_len of the new mm), env[env_len] (appended).
+ * The cwd sits before argv in the record so every path lies within the
+ * bounded offset window; in the .tz schema it is blob 4 (filename 0, exe 1,
+ * script 2, argv 3), env blob 5.
  */
 struct ev_exec {
 	struct ev_hdr hdr;
@@ -140,7 +146,10 @@ struct ev_exec {
 	__u16 cwd_len;	    /* bytes of cwd in the tail: task->fs->pwd resolved like
 			       exe (absolute, up to EV_PATH_MAX - 1 bytes,
 			       EV_EXEC_CWD_TRUNCATED when cut) */
-	__u16 pad1;
+	__u16 env_len;	    /* bytes of env in the tail: with --env, the named
+			       variables found in mm->env_start..env_end (read
+			       up to --env-max bytes, filtered by user space),
+			       each "NAME=VALUE" followed by a NUL; 0 without */
 	__u32 pad2;
 };
 

@@ -49,6 +49,8 @@ struct opts {
 	int verbose;
 	int redact; /* --redact: mask secrets in every string before writing */
 	int exec_failures; /* --exec-failures: attach the execve syscall exit */
+	struct env_names env; /* --env: names kept from each exec's environment */
+	uint32_t env_max;  /* --env-max: bytes of the environment read per exec */
 	char **cmd;
 };
 
@@ -77,6 +79,8 @@ struct rec {
 	size_t rbuf_cap;
 	int nlinks;
 	struct cgtable cg;    /* the trace's cgroup table (EV_CGROUP) */
+	uint8_t *ebuf;	      /* --env: the exec record being filtered */
+	size_t ebuf_cap;
 	uint8_t *cgbuf;	      /* one EV_CGROUP record being written */
 };
 
@@ -133,6 +137,10 @@ static void usage(FILE *f)
 		"                          (default 2; a second signal stops at once)\n"
 		"      --exec-failures     also record failed execve/execveat (pid, filename,\n"
 		"                          errno); costs every syscall on the host ~60 ns\n"
+		"      --env NAME[,NAME...]  record these environment variables of each exec\n"
+		"                          (e.g. SLURM_JOB_ID,NXF_TASK_WORKDIR)\n"
+		"      --env-max BYTES     environment bytes read per exec with --env\n"
+		"                          (default %d, max %d)\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
@@ -151,13 +159,13 @@ static void usage(FILE *f)
 		"  " PROG " -a --duration 60 -o host.tz\n"
 		"  " PROG " -p 4242 -o job.tz\n"
 		"  " PROG " -a --ring 64M -o flight.tz   # kill -USR1 to seal, SIGINT to stop\n",
-		EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT);
+		EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT, EV_ENV_MAX_DEFAULT, EV_ENV_MAX_LIMIT);
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE };
+	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE, OPT_ENV, OPT_ENV_MAX };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -173,6 +181,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
 		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
 		{"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
+		{"env", required_argument, NULL, OPT_ENV},
+		{"env-max", required_argument, NULL, OPT_ENV_MAX},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -256,6 +266,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_EXEC_FAILURES:
 			o->exec_failures = 1;
+			break;
+		case OPT_ENV:
+			env_names_free(&o->env);
+			if (env_names_parse(optarg, &o->env)) {
+				err("--env: '%s': not a list of 1..%d variable names (NAME[,NAME...])",
+				    optarg, ENV_NAMES_MAX);
+				return -1;
+			}
+			break;
+		case OPT_ENV_MAX:
+			if (rec_parse_size(optarg, 1, EV_ENV_MAX_LIMIT, &v)) {
+				err("--env-max: '%s': not a size in 1..%d", optarg, EV_ENV_MAX_LIMIT);
+				return -1;
+			}
+			o->env_max = (uint32_t)v;
 			break;
 		case OPT_SAMPLE:
 			errno = 0;
@@ -395,6 +420,30 @@ static void note_cgroups(struct rec *r, uint64_t ts, uint64_t cg, uint64_t memcg
 		write_user_record(r, r->cgbuf, (uint32_t)n);
 }
 
+/* --env: a copy of an exec record keeping only the named variables of its
+ * env tail (the last one); the record itself when it has none; NULL when out
+ * of memory */
+static void *env_select(struct rec *r, void *data)
+{
+	const struct ev_exec *e = data;
+	if (e->hdr.size < sizeof(*e) || !e->env_len || e->env_len > e->hdr.size - sizeof(*e))
+		return data;
+	if (e->hdr.size > r->ebuf_cap) {
+		uint8_t *nb = realloc(r->ebuf, e->hdr.size);
+		if (!nb)
+			return NULL;
+		r->ebuf = nb;
+		r->ebuf_cap = e->hdr.size;
+	}
+	memcpy(r->ebuf, data, e->hdr.size);
+	struct ev_exec *c = (struct ev_exec *)r->ebuf;
+	uint32_t at = c->hdr.size - c->env_len;
+	uint32_t kept = env_filter(&r->o.env, (char *)r->ebuf + at, c->env_len);
+	c->env_len = (uint16_t)kept;
+	c->hdr.size = at + kept;
+	return r->ebuf;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -407,6 +456,14 @@ static int on_event(void *ctx, void *data, size_t size)
 		/* recording stopped on a write error: counted as not written */
 		r->unwritten++;
 		return 0;
+	}
+	if (h->type == EV_EXEC && r->o.env.n) {
+		data = env_select(r, data);
+		if (!data) {
+			note_write_error(r, TZ_ERR_NOMEM);
+			return 0;
+		}
+		h = data;
 	}
 	if (r->o.redact) {
 		data = redact_record(r, data, h->size);
@@ -597,6 +654,7 @@ static int bpf_setup(struct rec *r)
 	s->rodata->filter_on = r->o.mode != MODE_ALL;
 	s->rodata->argv_max = r->o.argv_max;
 	s->rodata->memcg_v1 = cgt_memcg_v1(&r->cg);
+	s->rodata->env_max = r->o.env.n ? (r->o.env_max ? r->o.env_max : EV_ENV_MAX_DEFAULT) : 0;
 	s->rodata->nr_cpus = (uint32_t)r->ncpus;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
@@ -1464,6 +1522,9 @@ static void rec_free(struct rec *r)
 	cgt_free(&r->cg);
 	free(r->cgbuf);
 	r->cgbuf = NULL;
+	free(r->ebuf);
+	r->ebuf = NULL;
+	env_names_free(&r->o.env);
 	redact_free(&r->rd);
 	free(r->rbuf);
 	r->rbuf = NULL;

@@ -122,6 +122,27 @@ void cgt_read_limits(const struct cg_hier *h, uint32_t hier, const char *rel,
 		     struct ev_cgroup *e);
 void cgt_free(struct cgtable *t);
 
+/* ------------------------------------------------------------- envsel */
+
+/* --env NAME[,NAME...]: the variables kept from each exec's environment */
+#define ENV_NAMES_MAX 64  /* names in one --env */
+#define ENV_NAME_MAX 255  /* bytes of one name */
+struct env_names {
+	char *name[ENV_NAMES_MAX]; /* owned */
+	size_t len[ENV_NAMES_MAX];
+	size_t n;
+};
+/* Parse "A,B,C" into out. -1 (out empty) on an empty name, a name with '='
+ * or a blank or control byte, more than ENV_NAMES_MAX names or no memory. */
+int env_names_parse(const char *spec, struct env_names *out);
+void env_names_free(struct env_names *s);
+/*
+ * Keep, in place and in order, the entries "NAME=VALUE\0" of env[0..len)
+ * whose NAME is in s; an entry without its NUL (cut by the window) is
+ * dropped, and so is one without '='. Returns the bytes kept.
+ */
+uint32_t env_filter(const struct env_names *s, char *env, uint32_t len);
+
 /* ------------------------------------------------------------- sysinfo */
 
 /* CLOCK_BOOTTIME / CLOCK_REALTIME now, ns. */

@@ -52,7 +52,8 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 		s[3].kind = REDACT_ARGV;
 		s[3].cut = (e->flags & EV_EXEC_ARGV_TRUNCATED) || e->argv_len < e->argv_size;
 		s[4].cut = !!(e->flags & EV_EXEC_CWD_TRUNCATED);
-		n = 5;
+		s[5].kind = REDACT_ARGV; /* NAME=VALUE strings, like argv's */
+		n = 6;
 		comm = COMM_OF(rec, size, struct ev_exec, comm);
 		break;
 	}

@@ -43,11 +43,13 @@ static const struct tz_field exec_fields[] = {
 	F(ev_exec, stime_ns, TZ_F_U64, "ns"),
 	F(ev_exec, memcg_id, TZ_F_U64, ""),
 	F(ev_exec, cwd_len, TZ_F_U16, "bytes"),
+	F(ev_exec, env_len, TZ_F_U16, "bytes"),
 	BLOB("filename", TZ_F_STR, 0),
 	BLOB("exe", TZ_F_STR, 1),
 	BLOB("script", TZ_F_STR, 2),
 	BLOB("argv", TZ_F_STRV, 3),
 	BLOB("cwd", TZ_F_STR, 4),
+	BLOB("env", TZ_F_STRV, 5),
 };
 
 static const struct tz_field exec_fail_fields[] = {
@@ -231,7 +233,7 @@ static const struct tz_field attach_fields[] = {
 
 static const struct tz_event_type types[] = {
 	{EV_FORK, 1, "fork", FIXED(ev_fork), 0, NF(fork_fields), 0, fork_fields},
-	{EV_EXEC, 2, "exec", FIXED(ev_exec), 0, NF(exec_fields), 5, exec_fields},
+	{EV_EXEC, 2, "exec", FIXED(ev_exec), 0, NF(exec_fields), 6, exec_fields},
 	{EV_EXEC_FAIL, 1, "exec_fail", FIXED(ev_exec_fail), 0, NF(exec_fail_fields), 1,
 	 exec_fail_fields},
 	{EV_EXIT, 1, "exit", FIXED(ev_exit), 0, NF(exit_fields), 0, exit_fields},
@@ -269,8 +271,8 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 {
 	const struct ev_hdr *h = rec;
 	const char *base = rec;
-	size_t need, tail[5] = {0};
-	int nb = 0, order[5] = {0, 1, 2, 3, 4};
+	size_t need, tail[TRACER_MAX_BLOBS] = {0};
+	int nb = 0, order[TRACER_MAX_BLOBS] = {0, 1, 2, 3, 4, 5};
 
 	if (size < sizeof(*h) || h->size > size)
 		return -1;
@@ -284,15 +286,17 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 		need = sizeof(*e);
 		if (size < need)
 			return -1;
-		/* record order filename, exe, script, cwd, argv; blob 3 is argv */
+		/* record order filename, exe, script, cwd, argv, env; blob 3
+		 * is argv, 4 cwd */
 		tail[0] = e->filename_len;
 		tail[1] = e->exe_len;
 		tail[2] = e->script_len;
 		tail[3] = e->cwd_len;
 		tail[4] = e->argv_len;
+		tail[5] = e->env_len;
 		order[3] = 4;
 		order[4] = 3;
-		nb = 5;
+		nb = 6;
 		break;
 	}
 	case EV_EXEC_FAIL: {
