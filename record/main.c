@@ -51,6 +51,8 @@ struct opts {
 	int exec_failures; /* --exec-failures: attach the execve syscall exit */
 	struct env_names env; /* --env: names kept from each exec's environment */
 	uint32_t env_max;  /* --env-max: bytes of the environment read per exec */
+	int no_attach;	   /* --no-attach */
+	uint64_t attach_max; /* --attach-max: bytes embedded at most (0: default) */
 	char **cmd;
 };
 
@@ -79,6 +81,8 @@ struct rec {
 	size_t rbuf_cap;
 	int nlinks;
 	struct cgtable cg;    /* the trace's cgroup table (EV_CGROUP) */
+	struct attset att;    /* working directories, for the attachments */
+	uint64_t t0_real;     /* CLOCK_REALTIME ns of the start (metadata) */
 	uint8_t *ebuf;	      /* --env: the exec record being filtered */
 	size_t ebuf_cap;
 	uint8_t *cgbuf;	      /* one EV_CGROUP record being written */
@@ -141,6 +145,10 @@ static void usage(FILE *f)
 		"                          (e.g. SLURM_JOB_ID,NXF_TASK_WORKDIR)\n"
 		"      --env-max BYTES     environment bytes read per exec with --env\n"
 		"                          (default %d, max %d)\n"
+		"      --no-attach         do not embed the workflow managers' records\n"
+		"                          (Snakemake .snakemake/metadata, Nextflow .command.run,\n"
+		"                          trace.txt) found from the recorded working dirs\n"
+		"      --attach-max BYTES  embedded bytes at most, all files (default 64M)\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
@@ -165,7 +173,8 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE, OPT_ENV, OPT_ENV_MAX };
+	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE, OPT_ENV, OPT_ENV_MAX,
+	       OPT_NO_ATTACH, OPT_ATTACH_MAX };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -183,6 +192,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
 		{"env", required_argument, NULL, OPT_ENV},
 		{"env-max", required_argument, NULL, OPT_ENV_MAX},
+		{"no-attach", no_argument, NULL, OPT_NO_ATTACH},
+		{"attach-max", required_argument, NULL, OPT_ATTACH_MAX},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -281,6 +292,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->env_max = (uint32_t)v;
+			break;
+		case OPT_NO_ATTACH:
+			o->no_attach = 1;
+			break;
+		case OPT_ATTACH_MAX:
+			if (rec_parse_size(optarg, 1, 1ULL << 30, &v)) {
+				err("--attach-max: '%s': not a size in 1..1G", optarg);
+				return -1;
+			}
+			o->attach_max = v;
 			break;
 		case OPT_SAMPLE:
 			errno = 0;
@@ -457,6 +478,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		r->unwritten++;
 		return 0;
 	}
+	if (h->type == EV_EXEC && !r->o.no_attach)
+		att_note_exec(&r->att, data, h->size);
 	if (h->type == EV_EXEC && r->o.env.n) {
 		data = env_select(r, data);
 		if (!data) {
@@ -1147,6 +1170,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	/* the recording starts now that the programs are attached (the BPF load
 	 * took ~1 s): the start metadata and the snapshot's time */
 	r->t0_boot = bt;
+	r->t0_real = rt;
 	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rt, b, sizeof(b)));
 	meta_u64(r->w, "start_realtime_ns", rt);
 	meta_u64(r->w, "start_boottime_ns", bt);
@@ -1215,6 +1239,35 @@ static void note_alive(struct rec *r)
 	r->alive_at_stop = NULL;
 }
 
+static int emit_user_record(void *ctx, const void *rec, uint32_t size)
+{
+	struct rec *r = ctx;
+	write_user_record(r, rec, size);
+	return r->werr;
+}
+
+/* The workflow managers' records found from the recorded working dirs
+ * (record/attach.c), and how many */
+static void write_attachments(struct rec *r)
+{
+	if (r->o.no_attach || r->werr)
+		return;
+	struct att_ctx c = {
+		.since_ns = r->t0_real,
+		.max_total = r->o.attach_max ? r->o.attach_max : ATT_TOTAL_DEFAULT,
+		.ts_ns = rec_boot_ns(),
+		.emit = emit_user_record,
+		.ctx = r,
+	};
+	if (att_collect(&r->att, &c) == -1)
+		err("attachments: out of memory: some were not embedded");
+	meta_u64(r->w, "attach_files", r->att.files);
+	meta_u64(r->w, "attach_bytes", r->att.total);
+	meta_u64(r->w, "attach_truncated", r->att.truncated);
+	if (r->att.dirs_dropped)
+		meta_u64(r->w, "attach_dirs_dropped", r->att.dirs_dropped);
+}
+
 static int close_writer(struct rec *r, int exit_status)
 {
 	static const char *const names[EV_DROP_SLOTS] = {
@@ -1224,6 +1277,7 @@ static int close_writer(struct rec *r, int exit_status)
 	uint64_t total = 0;
 	int rc;
 
+	write_attachments(r);
 	write_drops(r, 1);
 	for (int i = 0; i < EV_DROP_SLOTS; i++) {
 		if (names[i])
@@ -1524,6 +1578,7 @@ static void rec_free(struct rec *r)
 	r->cgbuf = NULL;
 	free(r->ebuf);
 	r->ebuf = NULL;
+	att_free(&r->att);
 	env_names_free(&r->o.env);
 	redact_free(&r->rd);
 	free(r->rbuf);

@@ -143,6 +143,54 @@ void env_names_free(struct env_names *s);
  */
 uint32_t env_filter(const struct env_names *s, char *env, uint32_t len);
 
+/* ------------------------------------------------------------- attach */
+
+/*
+ * Attachments (record/attach.c; docs/tracer-record.md "ATTACHMENTS"): the
+ * distinct working directories of the recorded execs are remembered
+ * (att_note_exec, from the record before --redact); at the stop,
+ * att_collect embeds the workflow managers' records found from them as
+ * EV_ATTACH events: Snakemake's .snakemake/metadata/ files and newest
+ * .snakemake/log/ *.log file modified since the start, a Nextflow task dir's
+ * .command.run (first ATT_COMMAND_RUN_MAX bytes) and .exitcode, and a
+ * Nextflow launch dir's trace*.txt and pipeline_info/execution_trace*.txt
+ * modified since the start. Each file at most ATT_FILE_MAX bytes, all at
+ * most max_total; cut files are flagged EV_ATTACH_TRUNCATED.
+ */
+#define ATT_DIRS_MAX 4096		/* distinct working directories remembered */
+#define ATT_FILE_MAX (1u << 20)		/* bytes kept of one file */
+#define ATT_COMMAND_RUN_MAX 4096	/* bytes kept of a .command.run (its header) */
+#define ATT_TOTAL_DEFAULT (64u << 20)	/* default --attach-max */
+#define ATT_NEXTFLOW 0x1		/* a nextflow launcher ran here */
+#define ATT_DONE_SNAKEMAKE 0x2		/* its .snakemake was collected */
+struct att_dir {
+	char *path; /* owned, absolute */
+	uint32_t flags; /* ATT_* */
+};
+struct attset {
+	struct att_dir *d;   /* ATT_DIRS_MAX entries once used */
+	uint32_t *slots;     /* hash: 1 + index in d, 0 empty */
+	size_t n;
+	uint64_t dirs_dropped; /* distinct directories beyond ATT_DIRS_MAX */
+	uint64_t files, total, truncated; /* embedded: files, data bytes, cut files */
+	uint8_t *buf;	     /* the record being built */
+	size_t bufcap;
+};
+struct att_ctx {
+	uint64_t since_ns;  /* CLOCK_REALTIME ns: the recording's start */
+	uint64_t max_total; /* bytes of data at most, all files */
+	uint64_t ts_ns;	    /* CLOCK_BOOTTIME ns of the records */
+	/* writes one record; non-zero stops the collection (returned) */
+	int (*emit)(void *ctx, const void *rec, uint32_t size);
+	void *ctx;
+};
+/* Remember the working directory of an EV_EXEC record (any other type, an
+ * empty, relative or cut cwd: ignored). */
+void att_note_exec(struct attset *s, const void *rec, size_t size);
+/* Embed the files found (see above). 0, -1 out of memory, or emit's value. */
+int att_collect(struct attset *s, const struct att_ctx *c);
+void att_free(struct attset *s);
+
 /* ------------------------------------------------------------- sysinfo */
 
 /* CLOCK_BOOTTIME / CLOCK_REALTIME now, ns. */

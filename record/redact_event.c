@@ -72,6 +72,16 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 		s[0].cut = !!(((const struct ev_cgroup *)rec)->flags & EV_CGROUP_PATH_TRUNCATED);
 		n = 1;
 		break;
+	case EV_ATTACH: {
+		/* a file's name and bytes: masked as text; flagged when any was */
+		struct ev_attach *e = rec;
+		s[1].kind = REDACT_TEXT;
+		s[1].cut = !!(e->flags & EV_ATTACH_TRUNCATED);
+		unsigned hits = redact_strs(rd, s, 2);
+		if (hits)
+			e->flags |= EV_ATTACH_REDACTED;
+		return (int)hits;
+	}
 	case EV_EXIT:
 		comm = COMM_OF(rec, size, struct ev_exit, comm);
 		break;
