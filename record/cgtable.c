@@ -32,17 +32,16 @@ static void unescape(char *s)
 	*d = 0;
 }
 
-/* "a,b,c" has the token tok */
+/* the comma-separated super options of a mount hold tok */
 static int has_opt(const char *opts, const char *tok)
 {
-	size_t n = strlen(tok);
-	for (const char *p = opts; p && *p;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && !memcmp(p, tok, n))
+	char buf[512], *save = NULL;
+	if (strlen(opts) >= sizeof(buf))
+		return 0;
+	strcpy(buf, opts);
+	for (char *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		if (!strcmp(o, tok))
 			return 1;
-		p = e ? e + 1 : NULL;
-	}
 	return 0;
 }
 

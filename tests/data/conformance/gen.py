@@ -104,16 +104,17 @@ deftype(1, 'fork', [('parent_tgid', U32, 0, ''), ('caller_tgid', U32, 0, ''),
                     ('caller_pid', U32, 0, ''), ('child_tgid', U32, 0, ''),
                     ('child_start_ns', U64, 0, 'ns'), ('child_ns_pid', U32, 0, ''),
                     ('flags', U32, 0, '')])
-deftype(2, 'exec', [('start_ns', U64, 0, 'ns'), ('cgroup_id', U64, 0, ''),
-                    ('tgid', U32, 0, ''), ('old_pid', U32, 0, ''), ('ppid', U32, 0, ''),
-                    ('ns_pid', U32, 0, ''), ('uid', U32, 0, ''), ('euid', U32, 0, ''),
-                    ('gid', U32, 0, ''), ('egid', U32, 0, ''), ('argc', U32, 0, 'count'),
-                    ('argv_size', U32, 0, 'bytes'), ('argv_len', U32, 0, 'bytes'),
-                    ('filename_len', U16, 0, 'bytes'), ('exe_len', U16, 0, 'bytes'),
-                    ('script_len', U16, 0, 'bytes'), ('pad0', U16, 0, ''),
-                    ('flags', U32, 0, ''), ('comm', CHARS, 16, ''),
-                    ('filename', STR, 0, ''), ('exe', STR, 0, ''), ('script', STR, 0, ''),
-                    ('argv', STRV, 0, '')])
+EXEC_SPEC = [('start_ns', U64, 0, 'ns'), ('cgroup_id', U64, 0, ''),
+             ('tgid', U32, 0, ''), ('old_pid', U32, 0, ''), ('ppid', U32, 0, ''),
+             ('ns_pid', U32, 0, ''), ('uid', U32, 0, ''), ('euid', U32, 0, ''),
+             ('gid', U32, 0, ''), ('egid', U32, 0, ''), ('argc', U32, 0, 'count'),
+             ('argv_size', U32, 0, 'bytes'), ('argv_len', U32, 0, 'bytes'),
+             ('filename_len', U16, 0, 'bytes'), ('exe_len', U16, 0, 'bytes'),
+             ('script_len', U16, 0, 'bytes'), ('pad0', U16, 0, ''),
+             ('flags', U32, 0, ''), ('comm', CHARS, 16, '')]
+EXEC_BLOBS = [('filename', STR, 0, ''), ('exe', STR, 0, ''), ('script', STR, 0, ''),
+              ('argv', STRV, 0, '')]
+deftype(2, 'exec', EXEC_SPEC + EXEC_BLOBS)
 TYPES['exec']['fields'] = [f for f in TYPES['exec']['fields'] if f[0] != 'pad0']
 deftype(3, 'exec_fail', [('tgid', U32, 0, ''), ('pid', U32, 0, ''), ('err', I32, 0, 'errno'),
                          ('filename_len', U16, 0, 'bytes'), ('filename', STR, 0, '')])
@@ -142,20 +143,10 @@ deftype(11, 'release', [(n, U64, 0, u) for n, u in (
     [('tgid', U32, 0, ''), ('flags', U32, 0, '')])
 # issue 17: exec version 2 (utime/stime, memcg_id, cwd_len, env_len appended,
 # blobs cwd and env), cgroup (12), attach (13); docs/EVENTS.md [E17], [E18]
-deftype(2, 'exec2', [('start_ns', U64, 0, 'ns'), ('cgroup_id', U64, 0, ''),
-                     ('tgid', U32, 0, ''), ('old_pid', U32, 0, ''), ('ppid', U32, 0, ''),
-                     ('ns_pid', U32, 0, ''), ('uid', U32, 0, ''), ('euid', U32, 0, ''),
-                     ('gid', U32, 0, ''), ('egid', U32, 0, ''), ('argc', U32, 0, 'count'),
-                     ('argv_size', U32, 0, 'bytes'), ('argv_len', U32, 0, 'bytes'),
-                     ('filename_len', U16, 0, 'bytes'), ('exe_len', U16, 0, 'bytes'),
-                     ('script_len', U16, 0, 'bytes'), ('pad0', U16, 0, ''),
-                     ('flags', U32, 0, ''), ('comm', CHARS, 16, ''),
-                     ('utime_ns', U64, 0, 'ns'), ('stime_ns', U64, 0, 'ns'),
-                     ('memcg_id', U64, 0, ''), ('cwd_len', U16, 0, 'bytes'),
-                     ('env_len', U16, 0, 'bytes'),
-                     ('filename', STR, 0, ''), ('exe', STR, 0, ''), ('script', STR, 0, ''),
-                     ('argv', STRV, 0, ''), ('cwd', STR, 0, ''), ('env', STRV, 0, '')],
-        version=2)
+deftype(2, 'exec2', EXEC_SPEC + [('utime_ns', U64, 0, 'ns'), ('stime_ns', U64, 0, 'ns'),
+                                  ('memcg_id', U64, 0, ''), ('cwd_len', U16, 0, 'bytes'),
+                                  ('env_len', U16, 0, 'bytes')] +
+        EXEC_BLOBS + [('cwd', STR, 0, ''), ('env', STRV, 0, '')], version=2)
 TYPES['exec2']['name'] = 'exec'
 TYPES['exec2']['fields'] = [f for f in TYPES['exec2']['fields'] if f[0] != 'pad0']
 deftype(12, 'cgroup', [('id', U64, 0, ''), ('mem_limit_bytes', U64, 0, 'bytes'),
