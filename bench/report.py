@@ -9,18 +9,20 @@ import sys
 
 d = sys.argv[1]
 TCK = os.sysconf("SC_CLK_TCK")
-ORDER = ["none", "tracer", "tracer-xf", "perf", "bpftrace", "snoop", "atop", "tracefs"]
+ORDER = ["none", "tracer", "tracer-xf", "tracer-env", "tracer-base", "perf", "bpftrace", "snoop", "atop", "tracefs"]
 NAMES = {
     "none": "no recorder",
     "tracer": "tracer-record",
     "tracer-xf": "tracer-record --exec-failures",
+    "tracer-env": "tracer-record --env SLURM_JOB_ID,NXF_TASK_WORKDIR",
+    "tracer-base": "tracer-record (base build, $TRACER_BASE)",
     "perf": "perf record (3 sched tracepoints)",
     "bpftrace": "bpftrace (same tracepoints, text)",
     "snoop": "execsnoop + exitsnoop (libbpf-tools)",
     "atop": "atop -w (raw, 1 s)",
     "tracefs": "tracefs events -> trace_pipe",
 }
-BPF = {"tracer", "tracer-xf", "bpftrace", "snoop"}
+BPF = {"tracer", "tracer-xf", "tracer-env", "tracer-base", "bpftrace", "snoop"}
 
 
 def kv(path):

@@ -19,7 +19,11 @@ head -c 10 "$good" >"$tmp/tiny.tz"
 head -c $((sz / 2)) "$good" >"$tmp/trunc.tz"
 head -c $((sz - 1)) "$good" >"$tmp/trunc1.tz"
 cp "$good" "$tmp/corrupt.tz"
-printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$tmp/corrupt.tz" bs=1 seek=$((sz / 3)) conv=notrunc 2>/dev/null
+# inside a chunk's payload (the middle of the tenth chunk), wherever the
+# schema's size puts the blocks
+off=$("$A" verify -v "$good" 2>&1 | awk '$3 == "chunk" && ++n == 10 { print $2 + int($6 / 2); exit }')
+[ -n "$off" ] || { echo "cannot find a chunk in $good"; exit 1; }
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$tmp/corrupt.tz" bs=1 seek="$off" conv=notrunc 2>/dev/null
 head -c 4096 /dev/urandom >"$tmp/random.tz"
 fails=0
 

@@ -98,10 +98,66 @@ static void test_exec_then_exit(void **state)
 	redact_free(&rd);
 }
 
+/* issue 17: an exec's cwd (before argv) and env (last), a cgroup path and an
+ * attachment's name and bytes are masked in place; the attachment is flagged */
+static void test_issue17_strings(void **state)
+{
+	(void)state;
+	static struct redact rd;
+	uint8_t buf[1024];
+	const char cwd[] = "/home/alice/run", argv[] = "make\0";
+	const char env[] = "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345\0";
+
+	memset(&rd, 0, sizeof(rd));
+	assert_int_equal(redact_init(&rd), 0);
+	assert_true(rec_redact_type(EV_CGROUP) && rec_redact_type(EV_ATTACH));
+	struct ev_exec *e = (struct ev_exec *)buf;
+	memset(e, 0, sizeof(*e));
+	char *t = (char *)buf + sizeof(*e);
+	memcpy(t, cwd, sizeof(cwd) - 1);
+	memcpy(t + sizeof(cwd) - 1, argv, sizeof(argv) - 1);
+	memcpy(t + sizeof(cwd) - 1 + sizeof(argv) - 1, env, sizeof(env) - 1);
+	e->hdr.type = EV_EXEC;
+	e->cwd_len = sizeof(cwd) - 1;
+	e->argv_len = e->argv_size = sizeof(argv) - 1;
+	e->env_len = sizeof(env) - 1;
+	e->hdr.size = (uint32_t)(sizeof(*e) + e->cwd_len + e->argv_len + e->env_len);
+	assert_true(rec_redact_event(&rd, buf, e->hdr.size) >= 2);
+	assert_memory_equal(t, "/home/*****/run", e->cwd_len);
+	assert_memory_equal(t + e->cwd_len, "make", 4); /* argv untouched */
+	const char *ev = t + e->cwd_len + e->argv_len;
+	assert_memory_equal(ev, "GITHUB_TOKEN=", 13);
+	assert_null(memmem(ev, e->env_len, "ghp_0123", 8));
+
+	struct ev_attach *a = (struct ev_attach *)buf;
+	const char name[] = "/w/.snakemake/metadata/YQ==";
+	const char data[] = "{\"shellcmd\": \"mysql --password=hunter2 db\"}";
+	memset(a, 0, sizeof(*a));
+	a->hdr.type = EV_ATTACH;
+	a->name_len = sizeof(name) - 1;
+	a->data_len = sizeof(data) - 1;
+	memcpy(buf + sizeof(*a), name, a->name_len);
+	memcpy(buf + sizeof(*a) + a->name_len, data, a->data_len);
+	a->hdr.size = (uint32_t)(sizeof(*a) + a->name_len + a->data_len);
+	assert_true(rec_redact_event(&rd, buf, a->hdr.size) >= 1);
+	assert_int_equal(a->flags, EV_ATTACH_REDACTED);
+	assert_int_equal(a->hdr.size, sizeof(*a) + sizeof(name) - 1 + sizeof(data) - 1);
+	const char *d = (const char *)buf + sizeof(*a) + a->name_len;
+	assert_null(memmem(d, a->data_len, "hunter2", 7));
+	assert_memory_equal(buf + sizeof(*a), name, a->name_len);
+	/* nothing secret: not flagged */
+	memset(buf + sizeof(*a) + a->name_len, 'a', a->data_len);
+	a->flags = 0;
+	rec_redact_event(&rd, buf, a->hdr.size);
+	assert_int_equal(a->flags, 0);
+	redact_free(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_then_exit),
+		cmocka_unit_test(test_issue17_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
