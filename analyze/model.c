@@ -1776,3 +1776,19 @@ const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p)
 		return &p->execs[p->nexecs - 1];
 	return p->start_image;
 }
+
+/* contract stub (issue 17): h17r's recorder data replaces these */
+const struct tza_cgroup *tza_model_cgroup(const struct tza_model *m, uint32_t hier, uint64_t id)
+{
+	(void)m;
+	(void)hier;
+	(void)id;
+	return NULL;
+}
+
+uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attachment **out)
+{
+	(void)m;
+	*out = NULL;
+	return 0;
+}
