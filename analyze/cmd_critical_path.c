@@ -4,6 +4,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -31,7 +32,7 @@ static void usage(FILE *f)
 int cmd_critical_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"json", no_argument, NULL, 'j'},
+		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK}, {"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	enum tza_by by = TZA_BY_TOOL;
@@ -40,6 +41,10 @@ int cmd_critical_path(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -102,7 +103,7 @@ static const char *tratio(char *buf, size_t n, double v)
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'n'},
+		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK}, {"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -113,6 +114,10 @@ int cmd_diff(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;
@@ -220,7 +225,7 @@ int cmd_diff(int argc, char **argv)
 			tza_fmt_dur(x[1], 32, B.c.makespan_ns));
 		int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
 		fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w,
-			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
+			tza_by_header(by),
 			"COUNT A/B", "WALL A/B", "RATIO", "CPU A/B", "RATIO", "PEAK RSS A/B", "I/O A/B");
 		for (uint32_t k = 0; k < show; k++) {
 			const struct tza_group *a = rows[k].a ? rows[k].a : &zero;

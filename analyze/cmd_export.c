@@ -13,6 +13,7 @@
 #include "dropslot.h"
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -639,7 +640,7 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
+		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"samples", no_argument, NULL, 'S'},	  {"force", no_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
@@ -653,6 +654,10 @@ int cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			fmt = optarg;
+			break;
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
 			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)

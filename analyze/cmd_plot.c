@@ -9,6 +9,7 @@
 #include "model.h"
 #include "plot.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -67,7 +68,7 @@ int cmd_plot(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'}, {"kind", required_argument, NULL, 'k'},
-		{"by", required_argument, NULL, 'b'},	  {"time", required_argument, NULL, 't'},
+		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK},	  {"time", required_argument, NULL, 't'},
 		{"from", required_argument, NULL, 'F'},	  {"to", required_argument, NULL, 'T'},
 		{"rows", required_argument, NULL, 'r'},	  {"size", required_argument, NULL, 's'},
 		{"script", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
@@ -100,6 +101,10 @@ int cmd_plot(int argc, char **argv)
 				tza_err("plot: --kind: '%s' is not one of gantt, cpu, mem, io", optarg);
 				return TZA_EXIT_USAGE;
 			}
+			break;
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
 			break;
 		case 'b':
 			if (tza_parse_by("plot: --by", optarg, &o.by) < 0)

@@ -10,6 +10,7 @@
 #include "evq.h"
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -304,7 +305,7 @@ static void *count_all(void *arg)
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'n'},
+		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK}, {"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -316,6 +317,10 @@ int cmd_summary(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;
@@ -725,7 +730,7 @@ int cmd_summary(int argc, char **argv)
 		if (nshow) {
 			int w = tza_key_width(&g[0].key, sizeof(*g), nshow);
 			fprintf(f, "\ntop tools by self CPU:\n  %-*s %7s %10s %10s %6s %9s %9s %9s\n", w,
-				by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
+				tza_by_header(by),
 				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "RCHAR", "WCHAR");
 			for (uint32_t i = 0; i < nshow; i++) {
 				const struct tza_group *x = &g[i];

@@ -5,6 +5,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -82,7 +83,7 @@ static void flags_text(FILE *f, uint32_t fl)
 int cmd_top(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
+		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK},	 {"sort", required_argument, NULL, 's'},
 		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
@@ -94,6 +95,10 @@ int cmd_top(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:s:n:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;
@@ -178,7 +183,7 @@ int cmd_top(int argc, char **argv)
 		/* the first column fits the longest key shown */
 		int w = tza_key_width(&g[0].key, sizeof(*g), show);
 		fprintf(f, "%-*s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n", w,
-			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL", "COUNT",
+			tza_by_header(by), "COUNT",
 			"WALL", "SPAN", "CPU", "CORES", "MAX", "PEAK RSS", "RCHAR", "WCHAR", "CRIT%",
 			"FLAGS");
 		for (uint32_t i = 0; i < show; i++) {

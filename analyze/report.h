@@ -40,6 +40,8 @@ const char *tza_one_file(const char *cmd, int argc, char **argv);
 
 /* "exe", "tool" or "command" into *by; -1 + message (naming opt) otherwise. */
 int tza_parse_by(const char *opt, const char *s, enum tza_by *by);
+/* The column header of a grouping: "EXE", "TOOL", ..., "CONTAINER". */
+const char *tza_by_header(enum tza_by by);
 
 /* Machine facts from the metadata (0 when absent). */
 struct tza_machine {
@@ -110,6 +112,9 @@ double tza_host_busy(const struct tza_model *m, uint64_t a, uint64_t b);
  * -1 when out of memory. Shared pages count once per process that maps them.
  */
 int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns);
+/* The same over procs[0..n) only (a task's members, task.c). */
+int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib,
+			  uint64_t *t_ns);
 /* Exited with a non-zero code or killed by a signal. */
 int tza_proc_failed(const struct tza_proc *p);
 

@@ -3,7 +3,8 @@
 # Usage: scripts/deps.sh [--demo]   (--demo adds the sample pipeline's tools)
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
-      gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3)
+      gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3 libjson-c-dev
+      snakemake)
 if [ "${1:-}" = "--demo" ]; then
 	pkgs+=(bwa samtools bcftools bowtie2-examples)
 fi
