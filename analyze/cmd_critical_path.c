@@ -9,7 +9,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze critical-path [--by exe|tool|command] [--json] FILE\n\n"
+		"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE\n\n"
 		"The chain of processes that determined the makespan of the recorded command:\n"
 		"from the root's end, walk back through the child whose end released its\n"
 		"waiting parent (the latest-ending child), down into that child, and back up\n"
@@ -21,6 +21,8 @@ static void usage(FILE *f)
 		"waits for b, the busier a sets the pace).\n\n"
 		"Options:\n"
 		"  -b, --by KEY   group the attribution by exe, tool (default) or command\n"
+		"                 or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX   a task per outermost process matching REGEX\n"
 		"  -j, --json     {\"makespan_s\", \"path\": [{\"id\",\"pid\",\"tool\",\"start_s\",\n"
 		"                 \"end_s\",\"critical_s\"}...], \"by_tool\": [{\"tool\",\"seconds\"}...]}\n"
 		"  -h, --help     this help\n\n"

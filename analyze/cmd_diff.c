@@ -11,13 +11,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze diff [--by exe|tool|command] [-n N] [--json] A.tz B.tz\n\n"
+		"usage: tracer-analyze diff [--by KEY] [--task REGEX] [-n N] [--json] A.tz B.tz\n\n"
 		"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
 		"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
 		"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
 		"listed as \"only in A\" / \"only in B\".\n\n"
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
+		"                   or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX     a task per outermost process matching REGEX\n"
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
 		"  -j, --json       {\"a\": FILE, \"b\": FILE, \"makespan_a_s\", \"makespan_b_s\",\n"
 		"                   \"groups\": [{\"tool\", \"in\": \"both\"|\"a\"|\"b\", \"count_a\",\n"

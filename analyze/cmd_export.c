@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by exe|tool|command]\n"
+		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
 		"                             [--samples] [-o OUT [--force]] FILE\n\n"
 		"Write every process of FILE, ordered by start time:\n"
 		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -f, --format FMT   output format (required)\n"
 		"  -b, --by KEY       naming of the 'tool' column/key: exe, tool (default), command\n"
+		"                     or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX       a task per outermost process matching REGEX\n"
 		"  -o, --output OUT   write to OUT instead of standard output (mode 0600: it\n"
 		"                     copies argv; 0666 less the umask for a redacted trace)\n"
 		"      --force        replace OUT if it exists (-f is --format)\n"

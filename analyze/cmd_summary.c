@@ -15,7 +15,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze summary [--by exe|tool|command] [-n N] [--json] FILE\n\n"
+		"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE\n\n"
 		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
 		"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
 		"line: recorder drops per slot, damage; \"tree incomplete\" naming each loss\n"
@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"host and of the recorded processes together.\n\n"
 		"Options:\n"
 		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
+		"                   or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX     a task per outermost process matching REGEX\n"
 		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
 		"                   0 = all, as in top and diff)\n"
 		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"

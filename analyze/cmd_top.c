@@ -10,7 +10,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze top [--by exe|tool|command] [--sort COL] [-n N] [--json] FILE\n\n"
+		"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE\n\n"
 		"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
 		"peak RSS, I/O, share of the critical path, and flags:\n"
 		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
@@ -23,6 +23,8 @@ static void usage(FILE *f)
 		"  failed             a non-zero exit or a fatal signal\n\n"
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
+		"                   or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX     a task per outermost process matching REGEX\n"
 		"  -s, --sort COL   cpu (default), wall, span, count, cores, max_cores, rss,\n"
 		"                   read, write, io, critical, name\n"
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
