@@ -217,7 +217,7 @@ static char *container_of(const char *path)
 	}
 	const char *k = strstr(path, "kubepods");
 	const char *pd = k ? strstr(k, "pod") : NULL;
-	while (pd && pd == k + 4) /* "kubepods" itself */
+	while (pd && pd - path >= 4 && !strncmp(pd - 4, "kube", 4)) /* "kubepods" itself */
 		pd = strstr(pd + 3, "pod");
 	if (pd) {
 		pd += 3;
