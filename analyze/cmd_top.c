@@ -31,6 +31,9 @@ static void usage(FILE *f)
 		"  -j, --json       an array of {\"tool\",\"count\",\"wall_s\",\"cpu_s\",\"max_cores\",\n"
 		"                   \"peak_rss_kib\",\"read_bytes\",\"write_bytes\",\"critical_s\",\"flags\"}\n"
 		"  -h, --help       this help\n\n"
+		"With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
+		"the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
+		"\"tasks\", \"task_wall_s\" and \"task_peak_rss_kib\" (docs: Tasks)\n\n"
 		"Examples:\n"
 		"  tracer-analyze top trace.tz\n"
 		"  tracer-analyze top --by command --sort critical trace.tz\n"
@@ -170,6 +173,13 @@ int cmd_top(int argc, char **argv)
 				(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
 				(unsigned long long)x->write_bytes);
 			tza_json_secs(f, (int64_t)x->critical_ns);
+			if (by >= TZA_BY_TASK) {
+				fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":",
+					(unsigned long long)x->tasks);
+				tza_json_secs(f, (int64_t)x->task_wall_ns);
+				fprintf(f, ",\"task_peak_rss_kib\":%llu",
+					(unsigned long long)x->task_peak_rss_kib);
+			}
 			fputs(",\"flags\":[", f);
 			int first = 1;
 			for (int k = 0; k < 5; k++)
@@ -185,18 +195,20 @@ int cmd_top(int argc, char **argv)
 		/* the first column fits the longest key shown */
 		int w = tza_key_width(&g[0].key, sizeof(*g), show);
 		fprintf(f, "%-*s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n", w,
-			tza_by_header(by), "COUNT",
+			tza_by_header(by), by >= TZA_BY_TASK ? "TASKS" : "COUNT",
 			"WALL", "SPAN", "CPU", "CORES", "MAX", "PEAK RSS", "RCHAR", "WCHAR", "CRIT%",
 			"FLAGS");
 		for (uint32_t i = 0; i < show; i++) {
 			const struct tza_group *x = &g[i];
 			tza_put_key(f, x->key, w);
 			fprintf(f, " %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
-				tza_fmt_count(b[0], 32, x->count),
+				tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
 				tza_fmt_dur(b[1], 32, x->wall_ns),
 				tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 				tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-				tza_fmt_bytes(b[4], 32, x->peak_rss_kib * 1024),
+				tza_fmt_bytes(b[4], 32,
+					      (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) *
+						      1024),
 				tza_fmt_bytes(b[5], 32, x->rchar),
 				tza_fmt_bytes(b[6], 32, x->wchar),
 				cr.makespan_ns ? 100.0 * (double)x->critical_ns / (double)cr.makespan_ns

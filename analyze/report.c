@@ -951,6 +951,12 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		struct tza_group *x = &g[mp.s[j].g - 1];
 		uint64_t s, e, wall = group_span(m, p, &s, &e);
 		x->count++;
+		if (by >= TZA_BY_TASK && p->task && p->task->root == p) {
+			x->tasks++;
+			x->task_wall_ns += p->task->end_ns - p->task->start_ns;
+			if (p->task->peak_rss_kib > x->task_peak_rss_kib)
+				x->task_peak_rss_kib = p->task->peak_rss_kib;
+		}
 		x->wall_ns += wall;
 		if (s < x->first_ns)
 			x->first_ns = s;

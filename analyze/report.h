@@ -177,6 +177,10 @@ struct tza_group {
 				     TZA_MB_SAMPLES; else the traced
 				     processes' CPU), weighted by critical ns */
 	uint32_t flags;		  /* TZA_G_* */
+	/* task groupings (TZA_BY_TASK and after; task.h): the tasks whose root
+	 * is in the group, their summed wall (root start to last member end)
+	 * and the largest combined peak RSS of one of them (KiB) */
+	uint64_t tasks, task_wall_ns, task_peak_rss_kib;
 };
 
 /*

@@ -853,6 +853,11 @@ static int numbers(struct build *b)
 		struct tza_task *k = &t->tasks[i];
 		if (tza_procs_peak_rss_of(mem + o, cnt[i], &k->peak_rss_kib, &k->peak_rss_ns) < 0)
 			goto out;
+		/* a member's own exit peak is a floor the samples may have missed */
+		if (k->exit_rss_max_kib > k->peak_rss_kib) {
+			k->peak_rss_kib = k->exit_rss_max_kib;
+			k->peak_rss_ns = 0;
+		}
 		struct tza_proc *r = k->root;
 		k->exit_code = r->flags & TZA_P_NO_EXIT ? -2 : r->exit_code;
 		k->signal = r->flags & TZA_P_NO_EXIT ? 0 : r->signal;

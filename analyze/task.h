@@ -49,8 +49,10 @@ struct tza_task {
 	uint64_t cpu_ns;	/* user + system over all members: exit totals, the
 				   last sample of running members (TZA_P_SAMPLED) */
 	uint64_t peak_rss_kib;	/* combined peak: max over time of the sum of the
-				   members' sampled RSS (0: no samples) */
-	uint64_t peak_rss_ns;	/* when */
+				   members' sampled RSS, or the largest member exit
+				   peak when that is higher (short members fall
+				   between samples) */
+	uint64_t peak_rss_ns;	/* when (0: it is the exit peak's, time unknown) */
 	uint64_t exit_rss_max_kib; /* largest member exit peak (maxrss): a lower bound
 				      of the combined peak */
 	uint64_t exit_rss_sum_kib; /* sum of the members' exit peaks: an upper bound */

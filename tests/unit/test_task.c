@@ -367,6 +367,13 @@ static void test_combined_peak(void **st)
 	assert_int_equal(t->tasks[0].exit_rss_sum_kib, 12 + 120 + 230);
 	assert_ptr_equal(a2->task, &t->tasks[0]);
 	tza_tasks_free(t);
+
+	/* a member's exit peak above every sampled sum is the floor */
+	a2->maxrss_kib = 400;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->tasks[0].peak_rss_kib, 400);
+	assert_int_equal(t->tasks[0].peak_rss_ns, 0);
+	tza_tasks_free(t);
 }
 
 int main(void)
