@@ -747,6 +747,19 @@ static void join_trace(struct build *b, const struct tza_attachment *a)
 	free(txt);
 }
 
+/* The directory of an absolute .command.sh that p or a descendant runs
+ * (the wrapper launches it by its full path), or NULL */
+static const char *nf_script_dir(struct build *b, struct tza_proc *p, int depth)
+{
+	const char *a = arg_named(tza_proc_image(p), ".command.sh");
+	if (a && a[0] == '/')
+		return keepn(b->st, a, (size_t)(base(a) - a - 1));
+	for (struct tza_proc *k = p->first_child; k && depth < 4; k = k->next_sibling)
+		if ((a = nf_script_dir(b, k, depth + 1)))
+			return a;
+	return NULL;
+}
+
 /* Nextflow: name and tag from the .command.run header, hash from the work
  * dir (.../xx/yyyy...), then the trace.txt join */
 static void join_nextflow(struct build *b)
@@ -757,6 +770,8 @@ static void join_nextflow(struct build *b)
 		struct cand *c = &b->c[i];
 		if (c->kind != TZA_TASK_NEXTFLOW)
 			continue;
+		if (!c->workdir)
+			c->workdir = nf_script_dir(b, c->root, 0);
 		const char *w = c->workdir;
 		if (w) {
 			const char *s = w + strlen(w);

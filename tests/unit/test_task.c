@@ -194,6 +194,11 @@ static void test_nextflow(void **st)
 	struct tza_proc *run =
 		hp(&h, nf, "/usr/bin/bash", "/bin/bash|-ue|.command.run", 2000, 8000, 10);
 	h.e[run->index].cwd = "/w/work/ab/cdef1234567890";
+	/* a third: relative .command.run, no cwd recorded: from its .command.sh */
+	struct tza_proc *run3 =
+		hp(&h, nf, "/usr/bin/bash", "/bin/bash|-ue|.command.run", 1500, 1900, 3);
+	hp(&h, run3, "/usr/bin/bash", "/bin/bash|-ue|/w/work/0a/99887766/.command.sh", 1600, 1800,
+	   2);
 	struct tza_proc *sh = hp(&h, run, "/usr/bin/bash",
 				 "/bin/bash|-ue|/w/work/ab/cdef1234567890/.command.sh", 2100, 7900, 5);
 	struct tza_proc *tool = hp(&h, sh, "/usr/bin/bwa", "bwa|mem", 2200, 7800, 1000);
@@ -212,8 +217,10 @@ static void test_nextflow(void **st)
 	struct tza_task_input in = {.att = att, .natt = 2};
 	struct tza_tasks *t;
 	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
-	assert_int_equal(t->n, 2);
-	const struct tza_task *k = &t->tasks[0];
+	assert_int_equal(t->n, 3);
+	assert_string_equal(t->tasks[0].hash, "0a/99887766");
+	assert_ptr_equal(run3->task, &t->tasks[0]);
+	const struct tza_task *k = &t->tasks[1];
 	assert_int_equal(k->kind, TZA_TASK_NEXTFLOW);
 	assert_string_equal(k->name, "ALIGN");
 	assert_string_equal(k->tag, "sample1");
@@ -230,9 +237,9 @@ static void test_nextflow(void **st)
 	assert_ptr_equal(k->failed, tool);
 	assert_int_equal(k->exit_code, 0);
 	/* the second: absolute .command.run, no header: hash, named by command */
-	assert_string_equal(t->tasks[1].hash, "ff/0011223344");
-	assert_ptr_equal(run2->task, &t->tasks[1]);
-	assert_true(has_note(t, "1 Nextflow task(s) without a '# NEXTFLOW TASK:' header"));
+	assert_string_equal(t->tasks[2].hash, "ff/0011223344");
+	assert_ptr_equal(run2->task, &t->tasks[2]);
+	assert_true(has_note(t, "2 Nextflow task(s) without a '# NEXTFLOW TASK:' header"));
 	assert_true(has_note(t, "'/w/trace.txt': 1 row(s) without the header's 10 columns"));
 	assert_int_equal(t->nnotes, 2);
 	tza_tasks_free(t);
