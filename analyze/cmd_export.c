@@ -137,6 +137,33 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 	tza_line_putc(l, ']');
 }
 
+/* A cgroup as {id, path, mem_limit_bytes, cpu_quota_us, cpu_period_us}
+ * (path and limits null when the trace has no table entry), or null for id 0 */
+static void jsonl_cgroup(struct tza_line *l, struct tza_model *m, uint32_t hier, uint64_t id)
+{
+	if (!id) {
+		lit(l, "null");
+		return;
+	}
+	const struct tza_cgroup *c = tza_model_cgroup(m, hier, id);
+	const int known = c && !(c->flags & EV_CGROUP_UNRESOLVED);
+	lit(l, "{\"id\":");
+	tza_line_u64(l, id);
+	lit(l, ",\"path\":");
+	tza_line_json_cstr(l, known ? c->path : NULL);
+	const char *key[3] = {",\"mem_limit_bytes\":", ",\"cpu_quota_us\":", ",\"cpu_period_us\":"};
+	const uint64_t val[3] = {known ? c->mem_limit_bytes : 0, known ? c->cpu_quota_us : 0,
+				 known ? c->cpu_period_us : 0};
+	for (int i = 0; i < 3; i++) {
+		tza_line_puts(l, key[i]);
+		if (known)
+			tza_line_u64(l, val[i]);
+		else
+			lit(l, "null");
+	}
+	tza_line_putc(l, '}');
+}
+
 static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
 		       enum tza_by by, int samples)
 {
@@ -217,6 +244,16 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		line_tf(l, e->flags & EV_EXEC_PATH_TRUNCATED);
 		lit(l, ",\"from_snapshot\":");
 		line_tf(l, e->flags & TZA_EXEC_FROM_STATE);
+		lit(l, ",\"cwd\":");
+		tza_line_json_cstr(l, e->cwd);
+		lit(l, ",\"cwd_truncated\":");
+		line_tf(l, e->flags & EV_EXEC_CWD_TRUNCATED);
+		lit(l, ",\"env\":");
+		tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
+		lit(l, ",\"cgroup\":");
+		jsonl_cgroup(l, m, TZA_CG_V2, e->cgroup_id);
+		lit(l, ",\"memcg\":");
+		jsonl_cgroup(l, m, TZA_CG_V1_MEMORY, e->memcg_id);
 		/* this image's share: wall to the next exec (or the end), CPU
 		 * from the exec events' CPU-before-exec (null: unknown) */
 		int64_t iw = tza_exec_wall_ns(p, i, m->t1_ns), ic = tza_exec_cpu_ns(p, i);

@@ -35,6 +35,11 @@ struct mint {
 	struct tza_model m;
 	struct tza_arena arena;
 	struct tza_arena strs; /* strings interned by the reading thread (evq.h) */
+	struct tza_cgroup *cg;	/* EV_CGROUP entries: arrival order while building,
+				   then sorted by (hier, id), first of equal kept */
+	uint32_t ncg, cgcap;
+	struct tza_attachment *att; /* EV_ATTACH entries in order */
+	uint32_t natt, attcap;
 };
 
 static void seen(struct pint *q, uint64_t ts)
@@ -49,7 +54,9 @@ struct fields {
 	const struct tz_field *x_start, *x_cg, *x_tgid, *x_ppid, *x_nspid, *x_uid, *x_euid,
 		*x_gid, *x_egid, *x_argc, *x_argvsz, *x_flags, *x_comm, *x_fname, *x_exe,
 		*x_ut, *x_st,
-		*x_script, *x_argv;
+		*x_script, *x_argv, *x_cwd, *x_env, *x_memcg;
+	const struct tz_field *c_id, *c_hier, *c_flags, *c_mem, *c_quota, *c_period, *c_path;
+	const struct tz_field *a_mtime, *a_size, *a_flags, *a_name, *a_data;
 	const struct tz_field *xf_tgid, *xf_err, *xf_fname;
 	const struct tz_field *e_start, *e_ut, *e_st, *e_rss, *e_rchar, *e_wchar, *e_syscr,
 		*e_syscw, *e_rb, *e_wb, *e_cwb, *e_nvcsw, *e_nivcsw, *e_minflt, *e_majflt, *e_tgid,
@@ -144,6 +151,23 @@ static void lookup_fields(tz_reader *r, struct fields *f)
 	FLD(f->x_exe, "exe");
 	FLD(f->x_script, "script");
 	FLD(f->x_argv, "argv");
+	FLD(f->x_cwd, "cwd");
+	FLD(f->x_env, "env");
+	FLD(f->x_memcg, "memcg_id");
+	t = tz_reader_type_by_id(r, EV_CGROUP);
+	FLD(f->c_id, "id");
+	FLD(f->c_hier, "hier");
+	FLD(f->c_flags, "flags");
+	FLD(f->c_mem, "mem_limit_bytes");
+	FLD(f->c_quota, "cpu_quota_us");
+	FLD(f->c_period, "cpu_period_us");
+	FLD(f->c_path, "path");
+	t = tz_reader_type_by_id(r, EV_ATTACH);
+	FLD(f->a_mtime, "mtime_ns");
+	FLD(f->a_size, "size");
+	FLD(f->a_flags, "flags");
+	FLD(f->a_name, "name");
+	FLD(f->a_data, "data");
 	t = tz_reader_type_by_id(r, EV_EXEC_FAIL);
 	FLD(f->xf_tgid, "tgid");
 	FLD(f->xf_err, "err");
@@ -508,6 +532,8 @@ static struct pint *find_or_new(struct builder *b, uint32_t pid, uint64_t start_
 /* Free the private strings of a tail slot (owned_slot) */
 static void exec_free(struct tza_exec *e)
 {
+	free(e->cwd);
+	free(e->env);
 	free(e->exe);
 	free(e->filename);
 	free(e->script);
@@ -661,6 +687,17 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	e->gid = u32(ev, f->x_gid);
 	e->egid = u32(ev, f->x_egid);
 	e->cgroup_id = fu64(ev, f->x_cg);
+	e->memcg_id = fu64(ev, f->x_memcg);
+	struct tz_blob cw = fblob(ev, f->x_cwd);
+	if (cw.data && cw.len)
+		e->cwd = store(b, own, cw.data, strnlen(cw.data, cw.len), &ok);
+	struct tz_blob en = fblob(ev, f->x_env);
+	if (en.data && en.len) {
+		e->env = store(b, own, en.data, en.len, &ok);
+		e->env_len = e->env ? en.len : 0;
+	}
+	if (!ok)
+		return -1;
 	get_comm(ev, f->x_comm, e->comm);
 	if (f->x_ut && f->x_st) {
 		e->utime_before_ns = fu64(ev, f->x_ut);
@@ -1540,6 +1577,135 @@ static void prefault(void *arena)
 	tza_arena_prefault(arena);
 }
 
+/* Room for one more element of a growing array: 0, or -1 out of memory */
+static int grow(void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	uint32_t nc = *cap ? *cap * 2 : 16;
+	void *na = nc > *cap ? realloc(*arr, (size_t)nc * size) : NULL;
+	if (!na)
+		return -1;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+static int on_cgroup(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	struct mint *mi = (struct mint *)b->m;
+	int ok = 1;
+	if (grow((void **)&mi->cg, mi->ncg, &mi->cgcap, sizeof(*mi->cg)) < 0)
+		return -1;
+	struct tza_cgroup *c = &mi->cg[mi->ncg];
+	memset(c, 0, sizeof(*c));
+	c->id = fu64(ev, f->c_id);
+	c->hier = u32(ev, f->c_hier);
+	c->flags = u32(ev, f->c_flags);
+	c->mem_limit_bytes = fu64(ev, f->c_mem);
+	c->cpu_quota_us = fu64(ev, f->c_quota);
+	c->cpu_period_us = fu64(ev, f->c_period);
+	c->path = blob_str(b, 0, ev, f->c_path, &ok);
+	if (!ok)
+		return -1;
+	if (!c->path)
+		c->path = (char *)"";
+	mi->ncg++;
+	return 0;
+}
+
+static int on_attach(struct builder *b, const struct tz_event *ev)
+{
+	const struct fields *f = &b->f;
+	struct mint *mi = (struct mint *)b->m;
+	struct tz_blob nm = fblob(ev, f->a_name), d = fblob(ev, f->a_data);
+	int ok = 1;
+	if (!nm.data || !nm.len)
+		return 0; /* nameless: nothing to name it by */
+	if (grow((void **)&mi->att, mi->natt, &mi->attcap, sizeof(*mi->att)) < 0)
+		return -1;
+	struct tza_attachment *a = &mi->att[mi->natt];
+	memset(a, 0, sizeof(*a));
+	a->name = store(b, 0, nm.data, strnlen(nm.data, nm.len), &ok);
+	a->data = d.len ? (const uint8_t *)store(b, 0, d.data, d.len, &ok) : (const uint8_t *)"";
+	a->len = d.len;
+	a->flags = u32(ev, f->a_flags) & (TZA_ATT_TRUNCATED | TZA_ATT_REDACTED);
+	a->mtime_ns = fu64(ev, f->a_mtime);
+	a->size = fu64(ev, f->a_size);
+	if (!ok)
+		return -1;
+	mi->natt++;
+	return 0;
+}
+
+struct cgpos {
+	struct tza_cgroup c;
+	uint32_t i; /* arrival order */
+};
+
+static int cmp_cg(const void *x, const void *y)
+{
+	const struct cgpos *a = x, *b = y;
+	if (a->c.hier != b->c.hier)
+		return a->c.hier < b->c.hier ? -1 : 1;
+	if (a->c.id != b->c.id)
+		return a->c.id < b->c.id ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Sort the cgroup table by (hier, id), keeping the first recorded entry of
+ * each key. 0, or -1 out of memory. */
+static int finish_cgroups(struct mint *mi)
+{
+	uint32_t n = mi->ncg, k = 0;
+	if (n < 2)
+		return 0;
+	struct cgpos *t = malloc((size_t)n * sizeof(*t));
+	if (!t)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		t[i] = (struct cgpos){mi->cg[i], i};
+	qsort(t, n, sizeof(*t), cmp_cg);
+	for (uint32_t i = 0; i < n; i++)
+		if (!k || t[i].c.hier != mi->cg[k - 1].hier || t[i].c.id != mi->cg[k - 1].id)
+			mi->cg[k++] = t[i].c;
+	free(t);
+	mi->ncg = k;
+	return 0;
+}
+
+const struct tza_cgroup *tza_model_cgroup(const struct tza_model *m, uint32_t hier, uint64_t id)
+{
+	const struct mint *mi = (const struct mint *)m;
+	uint32_t lo = 0, hi = mi->ncg;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct tza_cgroup *c = &mi->cg[mid];
+		if (c->hier < hier || (c->hier == hier && c->id < id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < mi->ncg && mi->cg[lo].hier == hier && mi->cg[lo].id == id)
+		return &mi->cg[lo];
+	return NULL;
+}
+
+uint32_t tza_model_cgroups(const struct tza_model *m, const struct tza_cgroup **out)
+{
+	const struct mint *mi = (const struct mint *)m;
+	*out = mi->cg;
+	return mi->ncg;
+}
+
+uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attachment **out)
+{
+	const struct mint *mi = (const struct mint *)m;
+	*out = mi->att;
+	return mi->natt;
+}
+
 /* One event into the model: 0, or -1 when out of memory. */
 static int consume(struct builder *b, const struct tz_event *ev)
 {
@@ -1583,6 +1749,12 @@ static int consume(struct builder *b, const struct tz_event *ev)
 		break;
 	case EV_RELEASE:
 		e = on_release(b, ev);
+		break;
+	case EV_CGROUP:
+		e = on_cgroup(b, ev);
+		break;
+	case EV_ATTACH:
+		e = on_attach(b, ev);
 		break;
 	default:
 		m->unknown_events++;
@@ -1635,6 +1807,8 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 	b.interned = 0;
 	if (rc >= 0)
 		rc = finish(&b, r);
+	if (rc >= 0 && finish_cgroups(mi) < 0)
+		rc = TZ_ERR_NOMEM;
 	free(b.direct);
 	free(b.pids);
 	tza_strcache_free(&b.strs);
@@ -1667,6 +1841,8 @@ void tza_model_free(struct tza_model *m)
 	free(m->roots);
 	free(m->host);
 	struct mint *mi = (struct mint *)m;
+	free(mi->cg);
+	free(mi->att);
 	tza_arena_free(&mi->arena);
 	tza_arena_free(&mi->strs);
 	free(mi);
@@ -1775,20 +1951,4 @@ const struct tza_exec *tza_proc_image_inherited(const struct tza_proc *p)
 	if (p->nexecs)
 		return &p->execs[p->nexecs - 1];
 	return p->start_image;
-}
-
-/* contract stub (issue 17): h17r's recorder data replaces these */
-const struct tza_cgroup *tza_model_cgroup(const struct tza_model *m, uint32_t hier, uint64_t id)
-{
-	(void)m;
-	(void)hier;
-	(void)id;
-	return NULL;
-}
-
-uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attachment **out)
-{
-	(void)m;
-	*out = NULL;
-	return 0;
 }

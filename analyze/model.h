@@ -36,31 +36,21 @@ struct tza_exec {
 	/* CPU the process used before this exec (ev_exec utime_ns/stime_ns),
 	 * valid with TZA_EXEC_CPU: see tza_exec_cpu_ns */
 	uint64_t utime_before_ns, stime_before_ns;
-	/* in struct tza_exec (NULL / 0 when the trace does not carry them) */
-	char *cwd;            /* working directory at exec, absolute (task->fs->pwd); NULL: not recorded.
-	                         Flag EV_EXEC_CWD_TRUNCATED in flags when cut (bounded like exe). */
-	char *env;            /* the --env variables present in the new image's environment:
-	                         "NAME=VALUE\0NAME=VALUE\0", env_len bytes; NULL when none */
+	/* Working directory at exec, absolute (task->fs->pwd, resolved like
+	 * exe); NULL: not recorded (older files, images from state blocks).
+	 * EV_EXEC_CWD_TRUNCATED in flags when cut. */
+	char *cwd;
+	/* The --env variables present in the new image's environment:
+	 * "NAME=VALUE\0NAME=VALUE\0", env_len bytes; NULL when none (or the
+	 * trace was recorded without --env) */
+	char *env;
 	uint32_t env_len;
-	uint64_t memcg_id;    /* on a host with the memory controller on cgroup v1 (hybrid): the id of
-	                         the task's v1 memory cgroup (kernfs node id); 0 when not v1 */
+	/* On a host with the memory controller on cgroup v1 (hybrid): the
+	 * kernfs node id of the task's v1 memory cgroup (ev_exec memcg_id); 0
+	 * when memory is on v2 or not recorded. Its path: tza_model_cgroup(m,
+	 * TZA_CG_V1_MEMORY, memcg_id). */
+	uint64_t memcg_id;
 };
-
-/* One cgroup seen in the trace: written once per id by the recorder. */
-enum tza_cg_hier { TZA_CG_V2 = 0, TZA_CG_V1_MEMORY = 1, TZA_CG_V1_CPU = 2 };
-struct tza_cgroup {
-	uint64_t id;              /* the id as in tza_exec.cgroup_id (v2) or memcg_id (v1 memory) */
-	uint32_t hier;            /* enum tza_cg_hier */
-	char *path;               /* path inside its hierarchy's mount, "/" for the root */
-	uint64_t mem_limit_bytes; /* memory.max / memory.limit_in_bytes; 0 = none or unknown */
-	uint64_t cpu_quota_us, cpu_period_us; /* cpu.max / cfs_quota_us+cfs_period_us; 0 = none */
-};
-
-/* A file the recorder embedded at the stop (workflow manager records): name is the path as
-   found on the recording host (absolute), data its bytes (possibly cut: TZA_ATT_TRUNCATED). */
-#define TZA_ATT_TRUNCATED 0x1
-struct tza_attachment { const char *name; const uint8_t *data; uint64_t len; uint32_t flags;
-			uint64_t mtime_ns; /* CLOCK_REALTIME ns of the file's mtime */ };
 
 /* One failed exec attempt (never an image). */
 struct tza_failed_exec {
@@ -302,6 +292,52 @@ struct tza_model {
 	uint32_t nhost;
 };
 
+/* Cgroup hierarchies (the values of EV_CG_*, bpf/events.h) */
+enum tza_cg_hier { TZA_CG_V2 = 0, TZA_CG_V1_MEMORY = 1, TZA_CG_V1_CPU = 2 };
+
+/* One cgroup seen in the trace (EV_CGROUP), written once per (hier, id) by
+ * the recorder. Owned by the model, read-only. */
+struct tza_cgroup {
+	uint64_t id;		  /* as in tza_exec.cgroup_id (v2) or memcg_id (v1 memory) */
+	uint32_t hier;		  /* enum tza_cg_hier */
+	uint32_t flags;		  /* EV_CGROUP_* (unresolved, path truncated) */
+	char *path;		  /* path inside its hierarchy's mount, "/" for the root;
+				     "" when unresolved (EV_CGROUP_UNRESOLVED) */
+	uint64_t mem_limit_bytes; /* memory.max / memory.limit_in_bytes; 0 = none or unknown */
+	uint64_t cpu_quota_us, cpu_period_us; /* cpu.max / cfs_quota_us + cfs_period_us;
+						 0 = none */
+};
+
+/* The trace's entry for (hier, id), or NULL when it has none (not recorded,
+ * older recorder). When a damaged or merged file holds two, the first wins.
+ * O(log n). */
+const struct tza_cgroup *tza_model_cgroup(const struct tza_model *m, uint32_t hier, uint64_t id);
+
+/* Every cgroup entry, ordered by (hier, id); *out points to the model's
+ * array. Returns the count. */
+uint32_t tza_model_cgroups(const struct tza_model *m, const struct tza_cgroup **out);
+
+/*
+ * A file the recorder embedded at the stop (EV_ATTACH: workflow manager
+ * records, docs/tracer-record.md "Attachments"): name is the path as found
+ * on the recording host (absolute), data its bytes (possibly cut:
+ * TZA_ATT_TRUNCATED; rewritten by --redact: TZA_ATT_REDACTED). Owned by the
+ * model, read-only; data is not NUL-terminated (len bytes).
+ */
+#define TZA_ATT_TRUNCATED 0x1 /* EV_ATTACH_TRUNCATED */
+#define TZA_ATT_REDACTED 0x2  /* EV_ATTACH_REDACTED */
+struct tza_attachment {
+	const char *name;
+	const uint8_t *data;
+	uint64_t len;	   /* bytes in data */
+	uint32_t flags;	   /* TZA_ATT_* */
+	uint64_t mtime_ns; /* CLOCK_REALTIME ns of the file's mtime */
+	uint64_t size;	   /* the file's size when it was read */
+};
+/* Number of attachments, in the order recorded; *out points to the model's
+ * array (owned by the model; NULL when none). */
+uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attachment **out);
+
 /* tza_model_build_ex flags */
 #define TZA_MB_SAMPLES 0x1 /* keep every per-process and host sample in memory */
 #define TZA_MB_SERIAL 0x2  /* decode on the caller's thread; by default, with two
@@ -343,11 +379,6 @@ int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_m
 int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags,
 		       struct tza_model **out);
 void tza_model_free(struct tza_model *m);
-
-/* NULL when the trace has no entry for (hier, id). */
-const struct tza_cgroup *tza_model_cgroup(const struct tza_model *m, uint32_t hier, uint64_t id);
-/* Number of attachments; *out points to the model's array (owned by the model). */
-uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attachment **out);
 
 /* Bytes of the longest process id with its NUL: "4294967295.18446744073709551615" */
 #define TZA_ID_MAX 32

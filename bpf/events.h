@@ -43,6 +43,8 @@ enum ev_type {
 	EV_OOM_KILL = 9,   /* the OOM killer chose a recorded process */
 	EV_SIGNAL = 10,	   /* a fatal-by-default signal was sent to a recorded process */
 	EV_RELEASE = 11,   /* a recorded process's final CPU, once its last task is freed */
+	EV_CGROUP = 12,	   /* a cgroup seen in the trace: path and limits (user space, once per id) */
+	EV_ATTACH = 13,	   /* a file embedded at the stop (workflow manager records, user space) */
 	EV_TYPE_MAX,	   /* one past the last type id known to this build */
 };
 
@@ -51,6 +53,8 @@ enum ev_type {
 #define EV_COMM_LEN 16	 /* task_struct->comm, NUL-padded */
 #define EV_ARGV_MAX_LIMIT (128 * 1024) /* hard upper bound of --argv-max */
 #define EV_ARGV_MAX_DEFAULT 4096       /* default --argv-max */
+#define EV_ENV_MAX_LIMIT 32767	       /* hard upper bound of --env-max */
+#define EV_ENV_MAX_DEFAULT 16384       /* default --env-max (with --env) */
 
 /* Common header before every payload: 16 bytes. */
 struct ev_hdr {
@@ -85,13 +89,22 @@ struct ev_fork {
 #define EV_EXEC_EXE_MEMFD 0x4	   /* exe is a memfd; exe tail holds "memfd:NAME" */
 #define EV_EXEC_SCRIPT 0x8	   /* binfmt_script: script tail holds the script */
 #define EV_EXEC_PATH_TRUNCATED 0x10 /* a path tail was cut at EV_PATH_MAX */
+#define EV_EXEC_CWD_TRUNCATED 0x20 /* the cwd tail was cut: deeper than the walk or
+				      longer than EV_PATH_MAX (a suffix is kept) */
+#define EV_EXEC_ENV_TRUNCATED 0x40 /* --env: the environment was longer than the
+				      window read (--env-max): variables after it
+				      were not seen */
 
 /*
  * EV_EXEC: tp_btf/sched_process_exec, after the new image is committed.
  * Tail, in order: filename[filename_len] (bprm->filename, as passed by user
  * space), exe[exe_len] (resolved absolute path of mm->exe_file),
  * script[script_len] (the #! script when EV_EXEC_SCRIPT, else empty),
- * argv[argv_len] (bytes mm->arg_start..arg_start+argv_len of the new mm).
+ * cwd[cwd_len] (appended field, see below), argv[argv_len] (bytes
+ * mm->arg_start..arg_start+argv_len of the new mm), env[env_len] (appended).
+ * The cwd sits before argv in the record so every path lies within the
+ * bounded offset window; in the .tz schema it is blob 4 (filename 0, exe 1,
+ * script 2, argv 3), env blob 5.
  */
 struct ev_exec {
 	struct ev_hdr hdr;
@@ -122,6 +135,22 @@ struct ev_exec {
 	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */
 	__u64 utime_ns;	    /* user CPU ns before this exec */
 	__u64 stime_ns;	    /* system CPU ns before this exec */
+	/* Appended after recorder 0.3.x (issue 17; docs/FORMAT.md, version
+	 * changes). */
+	__u64 memcg_id;	    /* on a host whose memory controller is mounted on
+			       cgroup v1 (hybrid): cgroup->kn->id of
+			       task->cgroups->subsys[memory_cgrp_id], the task's v1
+			       memory cgroup (the inode number of its directory
+			       under the v1 memory mount); 0 when memory is on v2
+			       or not recorded */
+	__u16 cwd_len;	    /* bytes of cwd in the tail: task->fs->pwd resolved like
+			       exe (absolute, up to EV_PATH_MAX - 1 bytes,
+			       EV_EXEC_CWD_TRUNCATED when cut) */
+	__u16 env_len;	    /* bytes of env in the tail: with --env, the named
+			       variables found in mm->env_start..env_end (read
+			       up to --env-max bytes, filtered by user space),
+			       each "NAME=VALUE" followed by a NUL; 0 without */
+	__u32 pad2;
 };
 
 /*
@@ -389,11 +418,70 @@ struct ev_release {
 	__u32 flags;	 /* none defined: 0 */
 };
 
+/* EV_CGROUP hierarchies */
+#define EV_CG_V2 0	  /* the unified (v2) hierarchy: ids as ev_exec.cgroup_id */
+#define EV_CG_V1_MEMORY 1 /* the v1 memory hierarchy: ids as ev_exec.memcg_id */
+#define EV_CG_V1_CPU 2	  /* the v1 cpu hierarchy (limits only, by path) */
+
+/* EV_CGROUP flags */
+#define EV_CGROUP_UNRESOLVED 0x1     /* no directory with this id was found in the
+					hierarchy's mount (removed before the look-up):
+					path is empty, limits 0 */
+#define EV_CGROUP_PATH_TRUNCATED 0x2 /* path cut at EV_PATH_MAX - 1 bytes */
+
+/*
+ * EV_CGROUP: one cgroup that an exec or state event of the trace names,
+ * written by user space once per (hier, id), the first time the id is seen
+ * (record/cgtable.c: the hierarchy's mount is walked, directory inode number =
+ * kernfs node id, and re-walked on a miss). Limits as the kernel enforced them
+ * when the id was looked up, from the cgroup's own files (not its ancestors').
+ * Tail: path[path_len], inside the hierarchy's mount, "/" for its root.
+ */
+struct ev_cgroup {
+	struct ev_hdr hdr;
+	__u64 id;		/* kernfs node id (cgroup->kn->id = directory inode) */
+	__u64 mem_limit_bytes;	/* v2 memory.max, v1 memory.limit_in_bytes; 0 = none
+				   ("max", or v1's PAGE_COUNTER_MAX) or unknown */
+	__u64 cpu_quota_us;	/* v2 cpu.max quota, v1 cpu.cfs_quota_us; 0 = none */
+	__u64 cpu_period_us;	/* v2 cpu.max period, v1 cpu.cfs_period_us; 0 with
+				   no quota */
+	__u32 hier;		/* EV_CG_* */
+	__u32 flags;		/* EV_CGROUP_* */
+	__u16 path_len;		/* bytes of path in the tail */
+	__u16 pad0;
+	__u32 pad1;
+};
+
+/* EV_ATTACH flags */
+#define EV_ATTACH_TRUNCATED 0x1 /* data is the file's first data_len bytes only
+				   (per-file or total bound, --attach-max) */
+#define EV_ATTACH_REDACTED 0x2	/* --redact rewrote data (docs/tracer-record.md) */
+
+/*
+ * EV_ATTACH: a file the recorder embedded when it stopped (a workflow
+ * manager's records: Snakemake .snakemake/metadata, Nextflow .command.run
+ * headers, trace.txt; docs/tracer-record.md "Attachments"), written by user
+ * space. Tail: name[name_len] (the file's absolute path on the recording
+ * host), data[data_len] (its bytes, read once at the stop).
+ */
+struct ev_attach {
+	struct ev_hdr hdr;
+	__u64 mtime_ns;	  /* the file's st_mtim, CLOCK_REALTIME ns */
+	__u64 size;	  /* the file's st_size when read, bytes */
+	__u32 data_len;	  /* bytes of data in the tail (<= size unless it grew) */
+	__u32 flags;	  /* EV_ATTACH_* */
+	__u16 name_len;	  /* bytes of name in the tail */
+	__u16 pad0;
+	__u32 pad1;
+};
+
 #ifndef __BPF__
+_Static_assert(sizeof(struct ev_cgroup) == 64, "ev_cgroup layout");
+_Static_assert(sizeof(struct ev_attach) == 48, "ev_attach layout");
 _Static_assert(sizeof(struct ev_hdr) == 16, "ev_hdr layout");
 _Static_assert(sizeof(struct ev_release) == 80, "ev_release layout");
 _Static_assert(sizeof(struct ev_fork) == 48, "ev_fork layout");
-_Static_assert(sizeof(struct ev_exec) == 120, "ev_exec layout");
+_Static_assert(sizeof(struct ev_exec) == 136, "ev_exec layout");
 _Static_assert(sizeof(struct ev_exec_fail) == 32, "ev_exec_fail layout");
 _Static_assert(sizeof(struct ev_exit) == 184, "ev_exit layout");
 _Static_assert(sizeof(struct ev_proc_state) == 80, "ev_proc_state layout");

@@ -32,6 +32,12 @@ const volatile __u64 wake_bytes = 256 * 1024; /* wake user space above this */
 /* bytes a CPU writes between two looks at the ring's fill level (0: every
  * record); user space keeps nr_cpus * wake_check well below the free space */
 const volatile __u64 wake_check = 0;
+/* the memory controller is mounted on cgroup v1 (hybrid host): exec events
+ * carry the task's v1 memory cgroup id (user space decides at start-up) */
+const volatile bool memcg_v1 = false;
+/* --env: bytes of the new image's environment copied to user space, which
+ * keeps the named variables (0: none read, the default) */
+const volatile __u32 env_max = 0;
 
 /* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
@@ -553,6 +559,30 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	}
 	e->script_len = n;
 
+	/* working directory, resolved like exe; a path cut by the window or the
+	 * walk's bound is flagged */
+	{
+		struct fs_struct *fs = p->fs;
+		__u32 f2 = 0;
+
+		pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
+		n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+		if (f2 & EV_EXEC_PATH_TRUNCATED)
+			flags |= EV_EXEC_CWD_TRUNCATED;
+		e->cwd_len = n;
+		off += n;
+	}
+	e->memcg_id = 0;
+	if (memcg_v1) {
+		/* task->cgroups->subsys[memory_cgrp_id]->cgroup->kn->id */
+		struct cgroup_subsys_state *css =
+		    p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)];
+
+		if (css)
+			e->memcg_id = css->cgroup->kn->id;
+	}
+	e->pad2 = 0;
+
 	/* argv of the new image */
 	asz = 0;
 	alen = 0;
@@ -576,6 +606,25 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->argv_size = asz;
 	e->argv_len = alen;
 	off += alen;
+
+	/* --env: a bounded window of the environment, filtered in user space */
+	e->env_len = 0;
+	if (env_max && mm) {
+		unsigned long es = mm->env_start, ee = mm->env_end;
+		__u64 el = ee > es ? ee - es : 0, eo = off;
+
+		if (el > env_max) {
+			el = env_max;
+			flags |= EV_EXEC_ENV_TRUNCATED;
+		}
+		barrier_var(el);
+		barrier_var(eo);
+		if (el <= EV_ENV_MAX_LIMIT && eo <= OFF_MASK + EV_ARGV_MAX_LIMIT && el &&
+		    bpf_probe_read_user(s->rec + eo, el, (void *)es) == 0) {
+			e->env_len = el;
+			off += el;
+		}
+	}
 	e->flags = flags;
 	e->hdr.size = off;
 	barrier_var(off);

@@ -69,8 +69,9 @@ struct thread_key {
 #define PATH_DEPTH 4096
 #define THREAD_WALK_MAX 64 /* unreaped threads summed at group exit */
 #define MAX_CPUS_EXACT 64  /* above this, rss per-CPU deltas are not summed */
-#define OFF_MASK 16383	   /* bound of the tail offset before argv */
-#define REC_SIZE (OFF_MASK + 1 + EV_ARGV_MAX_LIMIT)
+#define OFF_MASK 32767	   /* bound of the tail offset before argv: the fixed
+			      part and four paths (filename, exe, script, cwd) */
+#define REC_SIZE (OFF_MASK + 1 + EV_ARGV_MAX_LIMIT + EV_ENV_MAX_LIMIT + 1)
 
 /* kernel macros that BTF does not carry (include/linux/sched{,/signal}.h) */
 #define TR_SIGNAL_GROUP_EXIT 0x00000004

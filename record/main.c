@@ -49,6 +49,10 @@ struct opts {
 	int verbose;
 	int redact; /* --redact: mask secrets in every string before writing */
 	int exec_failures; /* --exec-failures: attach the execve syscall exit */
+	struct env_names env; /* --env: names kept from each exec's environment */
+	uint32_t env_max;  /* --env-max: bytes of the environment read per exec */
+	int no_attach;	   /* --no-attach */
+	uint64_t attach_max; /* --attach-max: bytes embedded at most (0: default) */
 	char **cmd;
 };
 
@@ -76,6 +80,12 @@ struct rec {
 	uint8_t *rbuf;	      /* --redact: the record being masked */
 	size_t rbuf_cap;
 	int nlinks;
+	struct cgtable cg;    /* the trace's cgroup table (EV_CGROUP) */
+	struct attset att;    /* working directories, for the attachments */
+	uint64_t t0_real;     /* CLOCK_REALTIME ns of the start (metadata) */
+	uint8_t *ebuf;	      /* --env: the exec record being filtered */
+	size_t ebuf_cap;
+	uint8_t *cgbuf;	      /* one EV_CGROUP record being written */
 };
 
 static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -131,6 +141,14 @@ static void usage(FILE *f)
 		"                          (default 2; a second signal stops at once)\n"
 		"      --exec-failures     also record failed execve/execveat (pid, filename,\n"
 		"                          errno); costs every syscall on the host ~60 ns\n"
+		"      --env NAME[,NAME...]  record these environment variables of each exec\n"
+		"                          (e.g. SLURM_JOB_ID,NXF_TASK_WORKDIR)\n"
+		"      --env-max BYTES     environment bytes read per exec with --env\n"
+		"                          (default %d, max %d)\n"
+		"      --no-attach         do not embed the workflow managers' records\n"
+		"                          (Snakemake .snakemake/metadata, Nextflow .command.run,\n"
+		"                          trace.txt) found from the recorded working dirs\n"
+		"      --attach-max BYTES  embedded bytes at most, all files (default 64M)\n"
 		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
 		"  -V, --version           print the version\n"
 		"  -h, --help              this help\n"
@@ -149,13 +167,14 @@ static void usage(FILE *f)
 		"  " PROG " -a --duration 60 -o host.tz\n"
 		"  " PROG " -p 4242 -o job.tz\n"
 		"  " PROG " -a --ring 64M -o flight.tz   # kill -USR1 to seal, SIGINT to stop\n",
-		EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT);
+		EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT, EV_ENV_MAX_DEFAULT, EV_ENV_MAX_LIMIT);
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE };
+	       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE, OPT_ENV, OPT_ENV_MAX,
+	       OPT_NO_ATTACH, OPT_ATTACH_MAX };
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
@@ -171,6 +190,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
 		{"sample-interval", required_argument, NULL, OPT_SAMPLE},
 		{"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
+		{"env", required_argument, NULL, OPT_ENV},
+		{"env-max", required_argument, NULL, OPT_ENV_MAX},
+		{"no-attach", no_argument, NULL, OPT_NO_ATTACH},
+		{"attach-max", required_argument, NULL, OPT_ATTACH_MAX},
 		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -255,6 +278,31 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_EXEC_FAILURES:
 			o->exec_failures = 1;
 			break;
+		case OPT_ENV:
+			env_names_free(&o->env);
+			if (env_names_parse(optarg, &o->env)) {
+				err("--env: '%s': not a list of 1..%d variable names (NAME[,NAME...])",
+				    optarg, ENV_NAMES_MAX);
+				return -1;
+			}
+			break;
+		case OPT_ENV_MAX:
+			if (rec_parse_size(optarg, 1, EV_ENV_MAX_LIMIT, &v)) {
+				err("--env-max: '%s': not a size in 1..%d", optarg, EV_ENV_MAX_LIMIT);
+				return -1;
+			}
+			o->env_max = (uint32_t)v;
+			break;
+		case OPT_NO_ATTACH:
+			o->no_attach = 1;
+			break;
+		case OPT_ATTACH_MAX:
+			if (rec_parse_size(optarg, 1, 1ULL << 30, &v)) {
+				err("--attach-max: '%s': not a size in 1..1G", optarg);
+				return -1;
+			}
+			o->attach_max = v;
+			break;
 		case OPT_SAMPLE:
 			errno = 0;
 			o->sample_interval = strtod(optarg, &end);
@@ -329,7 +377,7 @@ static int malformed(const void *rec, size_t size)
 {
 	const void *fixed;
 	uint32_t len;
-	struct tz_blob b[4];
+	struct tz_blob b[TRACER_MAX_BLOBS];
 
 	return tracer_event_split(rec, size, &fixed, &len, b) < 0;
 }
@@ -365,6 +413,58 @@ static void alive_add(struct rec *r, uint32_t tgid)
 	r->alive_at_stop = s;
 }
 
+/* A record made in user space (EV_CGROUP, EV_ATTACH), through --redact
+ * like the ring's */
+static void write_user_record(struct rec *r, const void *rec, uint32_t size)
+{
+	if (r->werr)
+		return;
+	if (r->o.redact && !(rec = redact_record(r, rec, size))) {
+		note_write_error(r, TZ_ERR_NOMEM);
+		return;
+	}
+	note_write_error(r, tracer_event_write(r->w, rec, size));
+	r->events++;
+}
+
+#define CGBUF_SIZE (sizeof(struct ev_cgroup) + EV_PATH_MAX)
+
+/* The cgroup table's entries for the ids an exec names, the first time */
+static void note_cgroups(struct rec *r, uint64_t ts, uint64_t cg, uint64_t memcg)
+{
+	size_t n;
+	if (!r->cgbuf)
+		return;
+	if ((n = cgt_note(&r->cg, EV_CG_V2, cg, ts, r->cgbuf, CGBUF_SIZE)))
+		write_user_record(r, r->cgbuf, (uint32_t)n);
+	if ((n = cgt_note(&r->cg, EV_CG_V1_MEMORY, memcg, ts, r->cgbuf, CGBUF_SIZE)))
+		write_user_record(r, r->cgbuf, (uint32_t)n);
+}
+
+/* --env: a copy of an exec record keeping only the named variables of its
+ * env tail (the last one); the record itself when it has none; NULL when out
+ * of memory */
+static void *env_select(struct rec *r, void *data)
+{
+	const struct ev_exec *e = data;
+	if (e->hdr.size < sizeof(*e) || !e->env_len || e->env_len > e->hdr.size - sizeof(*e))
+		return data;
+	if (e->hdr.size > r->ebuf_cap) {
+		uint8_t *nb = realloc(r->ebuf, e->hdr.size);
+		if (!nb)
+			return NULL;
+		r->ebuf = nb;
+		r->ebuf_cap = e->hdr.size;
+	}
+	memcpy(r->ebuf, data, e->hdr.size);
+	struct ev_exec *c = (struct ev_exec *)r->ebuf;
+	uint32_t at = c->hdr.size - c->env_len;
+	uint32_t kept = env_filter(&r->o.env, (char *)r->ebuf + at, c->env_len);
+	c->env_len = (uint16_t)kept;
+	c->hdr.size = at + kept;
+	return r->ebuf;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -377,6 +477,16 @@ static int on_event(void *ctx, void *data, size_t size)
 		/* recording stopped on a write error: counted as not written */
 		r->unwritten++;
 		return 0;
+	}
+	if (h->type == EV_EXEC && !r->o.no_attach)
+		att_note_exec(&r->att, data, h->size);
+	if (h->type == EV_EXEC && r->o.env.n) {
+		data = env_select(r, data);
+		if (!data) {
+			note_write_error(r, TZ_ERR_NOMEM);
+			return 0;
+		}
+		h = data;
 	}
 	if (r->o.redact) {
 		data = redact_record(r, data, h->size);
@@ -410,6 +520,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		 * (its exit, if it comes, is drained) */
 		if (r->alive_at_stop)
 			alive_add(r, e->child_tgid);
+	}
+	if (h->type == EV_EXEC && h->size >= sizeof(struct ev_exec)) {
+		const struct ev_exec *e = data;
+		note_cgroups(r, e->hdr.ts_ns, e->cgroup_id, e->memcg_id);
 	}
 	return 0;
 }
@@ -562,6 +676,8 @@ static int bpf_setup(struct rec *r)
 	r->skel = s;
 	s->rodata->filter_on = r->o.mode != MODE_ALL;
 	s->rodata->argv_max = r->o.argv_max;
+	s->rodata->memcg_v1 = cgt_memcg_v1(&r->cg);
+	s->rodata->env_max = r->o.env.n ? (r->o.env_max ? r->o.env_max : EV_ENV_MAX_DEFAULT) : 0;
 	s->rodata->nr_cpus = (uint32_t)r->ncpus;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
@@ -1054,6 +1170,7 @@ static int open_writer(struct rec *r, int argc, char **argv)
 	/* the recording starts now that the programs are attached (the BPF load
 	 * took ~1 s): the start metadata and the snapshot's time */
 	r->t0_boot = bt;
+	r->t0_real = rt;
 	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rt, b, sizeof(b)));
 	meta_u64(r->w, "start_realtime_ns", rt);
 	meta_u64(r->w, "start_boottime_ns", bt);
@@ -1122,6 +1239,35 @@ static void note_alive(struct rec *r)
 	r->alive_at_stop = NULL;
 }
 
+static int emit_user_record(void *ctx, const void *rec, uint32_t size)
+{
+	struct rec *r = ctx;
+	write_user_record(r, rec, size);
+	return r->werr;
+}
+
+/* The workflow managers' records found from the recorded working dirs
+ * (record/attach.c), and how many */
+static void write_attachments(struct rec *r)
+{
+	if (r->o.no_attach || r->werr)
+		return;
+	struct att_ctx c = {
+		.since_ns = r->t0_real,
+		.max_total = r->o.attach_max ? r->o.attach_max : ATT_TOTAL_DEFAULT,
+		.ts_ns = rec_boot_ns(),
+		.emit = emit_user_record,
+		.ctx = r,
+	};
+	if (att_collect(&r->att, &c) == -1)
+		err("attachments: out of memory: some were not embedded");
+	meta_u64(r->w, "attach_files", r->att.files);
+	meta_u64(r->w, "attach_bytes", r->att.total);
+	meta_u64(r->w, "attach_truncated", r->att.truncated);
+	if (r->att.dirs_dropped)
+		meta_u64(r->w, "attach_dirs_dropped", r->att.dirs_dropped);
+}
+
 static int close_writer(struct rec *r, int exit_status)
 {
 	static const char *const names[EV_DROP_SLOTS] = {
@@ -1131,6 +1277,7 @@ static int close_writer(struct rec *r, int exit_status)
 	uint64_t total = 0;
 	int rc;
 
+	write_attachments(r);
 	write_drops(r, 1);
 	for (int i = 0; i < EV_DROP_SLOTS; i++) {
 		if (names[i])
@@ -1426,6 +1573,13 @@ static void rec_free(struct rec *r)
 {
 	bpf_teardown(r);
 	ptable_free(&r->pt);
+	cgt_free(&r->cg);
+	free(r->cgbuf);
+	r->cgbuf = NULL;
+	free(r->ebuf);
+	r->ebuf = NULL;
+	att_free(&r->att);
+	env_names_free(&r->o.env);
 	redact_free(&r->rd);
 	free(r->rbuf);
 	r->rbuf = NULL;
@@ -1484,6 +1638,11 @@ int main(int argc, char **argv)
 		err("out of memory");
 		return REC_EXIT_FAIL;
 	}
+	/* no mountinfo: no cgroup table (the ids are still recorded) */
+	int cgrc = cgt_init(&r.cg, NULL);
+	if (cgrc < 0 && r.o.verbose)
+		err("/proc/self/mountinfo: %s: no cgroup table", strerror(-cgrc));
+	r.cgbuf = malloc(CGBUF_SIZE);
 
 	/* before any BPF or file work (a pid above pid_max would otherwise
 	 * fail as a map update) */

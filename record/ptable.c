@@ -164,7 +164,7 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 	const struct ev_hdr *h = rec;
 	const void *fixed;
 	uint32_t fixed_len;
-	struct tz_blob b[4];
+	struct tz_blob b[TRACER_MAX_BLOBS];
 	struct pt_proc *p;
 
 	if (tracer_event_split(rec, size, &fixed, &fixed_len, b) < 0)

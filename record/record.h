@@ -72,6 +72,125 @@ int ptable_state_fn(void *ctx, tz_writer *w);
  */
 size_t ptable_encode_state(const struct pt_proc *p, uint64_t ts_ns, void *buf, size_t cap);
 
+/* ------------------------------------------------------------- cgtable */
+
+/*
+ * The cgroup table of a trace (record/cgtable.c): one EV_CGROUP per
+ * (hierarchy, id) the first time an exec event names the id. An id is
+ * resolved to a path with a cache of the hierarchy's directories (inode
+ * number = kernfs node id = cgroup id) built by walking its mount, rebuilt
+ * on a miss (a cgroup made since the last walk); an id still missing after
+ * the re-walk is written EV_CGROUP_UNRESOLVED. Limits are read from the
+ * cgroup's own files then (docs/tracer-record.md "Cgroups").
+ */
+#define CG_NHIER 3 /* EV_CG_V2, EV_CG_V1_MEMORY, EV_CG_V1_CPU */
+struct cg_ent {
+	uint64_t ino;	/* directory inode number (the cgroup id) */
+	char *path;	/* below the mount, "" for it, "/a/b" below; owned */
+};
+struct cg_hier {
+	char *mnt;	/* where it is mounted (owned), NULL: not mounted */
+	char *root;	/* mountinfo root when not "/" (a namespaced mount), owned */
+	struct cg_ent *ent; /* the cache of its last walk */
+	size_t n, cap;
+	uint64_t walks; /* walks made (tests, --verbose) */
+};
+struct cgtable {
+	struct cg_hier h[CG_NHIER]; /* by EV_CG_* */
+	uint64_t *seen;		    /* hash set of (id << 2 | hier) + 1 written */
+	size_t nseen, seencap;
+};
+
+/* Find the hierarchies' mounts in mountinfo (NULL: /proc/self/mountinfo):
+ * the cgroup2 mount, the v1 mounts holding the memory and cpu controllers.
+ * Returns 0 or -errno (the file unreadable); t is usable either way. */
+int cgt_init(struct cgtable *t, const char *mountinfo);
+/* The memory controller is on a v1 hierarchy (a hybrid or v1 host): exec
+ * events should carry memcg_id. */
+int cgt_memcg_v1(const struct cgtable *t);
+/*
+ * The first time (hier, id) is noted, encode its EV_CGROUP (timestamp ts_ns)
+ * into buf (cap bytes, at least sizeof(struct ev_cgroup) + EV_PATH_MAX) and
+ * return its size; 0 when seen before, id 0, the hierarchy not mounted, cap
+ * too small or out of memory.
+ */
+size_t cgt_note(struct cgtable *t, uint32_t hier, uint64_t id, uint64_t ts_ns, void *buf,
+		size_t cap);
+/* Fill e's limits from the files of the cgroup at rel (below h's mount). */
+struct ev_cgroup;
+void cgt_read_limits(const struct cg_hier *h, uint32_t hier, const char *rel,
+		     struct ev_cgroup *e);
+void cgt_free(struct cgtable *t);
+
+/* ------------------------------------------------------------- envsel */
+
+/* --env NAME[,NAME...]: the variables kept from each exec's environment */
+#define ENV_NAMES_MAX 64  /* names in one --env */
+#define ENV_NAME_MAX 255  /* bytes of one name */
+struct env_names {
+	char *name[ENV_NAMES_MAX]; /* owned */
+	size_t len[ENV_NAMES_MAX];
+	size_t n;
+};
+/* Parse "A,B,C" into out. -1 (out empty) on an empty name, a name with '='
+ * or a blank or control byte, more than ENV_NAMES_MAX names or no memory. */
+int env_names_parse(const char *spec, struct env_names *out);
+void env_names_free(struct env_names *s);
+/*
+ * Keep, in place and in order, the entries "NAME=VALUE\0" of env[0..len)
+ * whose NAME is in s; an entry without its NUL (cut by the window) is
+ * dropped, and so is one without '='. Returns the bytes kept.
+ */
+uint32_t env_filter(const struct env_names *s, char *env, uint32_t len);
+
+/* ------------------------------------------------------------- attach */
+
+/*
+ * Attachments (record/attach.c; docs/tracer-record.md "ATTACHMENTS"): the
+ * distinct working directories of the recorded execs are remembered
+ * (att_note_exec, from the record before --redact); at the stop,
+ * att_collect embeds the workflow managers' records found from them as
+ * EV_ATTACH events: Snakemake's .snakemake/metadata/ files and newest
+ * .snakemake/log/ *.log file modified since the start, a Nextflow task dir's
+ * .command.run (first ATT_COMMAND_RUN_MAX bytes) and .exitcode, and a
+ * Nextflow launch dir's trace*.txt and pipeline_info/execution_trace*.txt
+ * modified since the start. Each file at most ATT_FILE_MAX bytes, all at
+ * most max_total; cut files are flagged EV_ATTACH_TRUNCATED.
+ */
+#define ATT_DIRS_MAX 4096		/* distinct working directories remembered */
+#define ATT_FILE_MAX (1u << 20)		/* bytes kept of one file */
+#define ATT_COMMAND_RUN_MAX 4096	/* bytes kept of a .command.run (its header) */
+#define ATT_TOTAL_DEFAULT (64u << 20)	/* default --attach-max */
+#define ATT_NEXTFLOW 0x1		/* a nextflow launcher ran here */
+#define ATT_DONE_SNAKEMAKE 0x2		/* its .snakemake was collected */
+struct att_dir {
+	char *path; /* owned, absolute */
+	uint32_t flags; /* ATT_* */
+};
+struct attset {
+	struct att_dir *d;   /* ATT_DIRS_MAX entries once used */
+	uint32_t *slots;     /* hash: 1 + index in d, 0 empty */
+	size_t n;
+	uint64_t dirs_dropped; /* distinct directories beyond ATT_DIRS_MAX */
+	uint64_t files, total, truncated; /* embedded: files, data bytes, cut files */
+	uint8_t *buf;	     /* the record being built */
+	size_t bufcap;
+};
+struct att_ctx {
+	uint64_t since_ns;  /* CLOCK_REALTIME ns: the recording's start */
+	uint64_t max_total; /* bytes of data at most, all files */
+	uint64_t ts_ns;	    /* CLOCK_BOOTTIME ns of the records */
+	/* writes one record; non-zero stops the collection (returned) */
+	int (*emit)(void *ctx, const void *rec, uint32_t size);
+	void *ctx;
+};
+/* Remember the working directory of an EV_EXEC record (any other type, an
+ * empty, relative or cut cwd: ignored). */
+void att_note_exec(struct attset *s, const void *rec, size_t size);
+/* Embed the files found (see above). 0, -1 out of memory, or emit's value. */
+int att_collect(struct attset *s, const struct att_ctx *c);
+void att_free(struct attset *s);
+
 /* ------------------------------------------------------------- sysinfo */
 
 /* CLOCK_BOOTTIME / CLOCK_REALTIME now, ns. */

@@ -16,6 +16,8 @@ int rec_redact_type(uint16_t type)
 	case EV_PROC_STATE:
 	case EV_OOM_KILL:
 	case EV_SIGNAL:
+	case EV_CGROUP:
+	case EV_ATTACH:
 		return 1;
 	default:
 		return 0;
@@ -32,8 +34,8 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 	const struct ev_hdr *h = rec;
 	const void *fixed;
 	uint32_t fixed_len;
-	struct tz_blob b[4];
-	struct redact_str s[5];
+	struct tz_blob b[TRACER_MAX_BLOBS];
+	struct redact_str s[TRACER_MAX_BLOBS + 1]; /* blobs and comm */
 	size_t n = 0;
 	uint8_t *comm = NULL;
 	int nb = tracer_event_split(rec, size, &fixed, &fixed_len, b);
@@ -49,7 +51,9 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 			s[i].cut = !!(e->flags & EV_EXEC_PATH_TRUNCATED);
 		s[3].kind = REDACT_ARGV;
 		s[3].cut = (e->flags & EV_EXEC_ARGV_TRUNCATED) || e->argv_len < e->argv_size;
-		n = 4;
+		s[4].cut = !!(e->flags & EV_EXEC_CWD_TRUNCATED);
+		s[5].kind = REDACT_ARGV; /* NAME=VALUE strings, like argv's */
+		n = 6;
 		comm = COMM_OF(rec, size, struct ev_exec, comm);
 		break;
 	}
@@ -63,6 +67,20 @@ int rec_redact_event(struct redact *rd, void *rec, uint32_t size)
 		n = 2;
 		comm = COMM_OF(rec, size, struct ev_proc_state, comm);
 		break;
+	}
+	case EV_CGROUP:
+		s[0].cut = !!(((const struct ev_cgroup *)rec)->flags & EV_CGROUP_PATH_TRUNCATED);
+		n = 1;
+		break;
+	case EV_ATTACH: {
+		/* a file's name and bytes: masked as text; flagged when any was */
+		struct ev_attach *e = rec;
+		s[1].kind = REDACT_TEXT;
+		s[1].cut = !!(e->flags & EV_ATTACH_TRUNCATED);
+		unsigned hits = redact_strs(rd, s, 2);
+		if (hits)
+			e->flags |= EV_ATTACH_REDACTED;
+		return (int)hits;
 	}
 	case EV_EXIT:
 		comm = COMM_OF(rec, size, struct ev_exit, comm);

@@ -41,10 +41,15 @@ static const struct tz_field exec_fields[] = {
 	F(ev_exec, comm, TZ_F_CHARS, ""),
 	F(ev_exec, utime_ns, TZ_F_U64, "ns"),
 	F(ev_exec, stime_ns, TZ_F_U64, "ns"),
+	F(ev_exec, memcg_id, TZ_F_U64, ""),
+	F(ev_exec, cwd_len, TZ_F_U16, "bytes"),
+	F(ev_exec, env_len, TZ_F_U16, "bytes"),
 	BLOB("filename", TZ_F_STR, 0),
 	BLOB("exe", TZ_F_STR, 1),
 	BLOB("script", TZ_F_STR, 2),
 	BLOB("argv", TZ_F_STRV, 3),
+	BLOB("cwd", TZ_F_STR, 4),
+	BLOB("env", TZ_F_STRV, 5),
 };
 
 static const struct tz_field exec_fail_fields[] = {
@@ -205,9 +210,30 @@ static const struct tz_field release_fields[] = {
 	F(ev_release, flags, TZ_F_U32, ""),
 };
 
+static const struct tz_field cgroup_fields[] = {
+	F(ev_cgroup, id, TZ_F_U64, ""),
+	F(ev_cgroup, mem_limit_bytes, TZ_F_U64, "bytes"),
+	F(ev_cgroup, cpu_quota_us, TZ_F_U64, "us"),
+	F(ev_cgroup, cpu_period_us, TZ_F_U64, "us"),
+	F(ev_cgroup, hier, TZ_F_U32, ""),
+	F(ev_cgroup, flags, TZ_F_U32, ""),
+	F(ev_cgroup, path_len, TZ_F_U16, "bytes"),
+	BLOB("path", TZ_F_STR, 0),
+};
+
+static const struct tz_field attach_fields[] = {
+	F(ev_attach, mtime_ns, TZ_F_U64, "ns"),
+	F(ev_attach, size, TZ_F_U64, "bytes"),
+	F(ev_attach, data_len, TZ_F_U32, "bytes"),
+	F(ev_attach, flags, TZ_F_U32, ""),
+	F(ev_attach, name_len, TZ_F_U16, "bytes"),
+	BLOB("name", TZ_F_STR, 0),
+	BLOB("data", TZ_F_STR, 1),
+};
+
 static const struct tz_event_type types[] = {
 	{EV_FORK, 1, "fork", FIXED(ev_fork), 0, NF(fork_fields), 0, fork_fields},
-	{EV_EXEC, 1, "exec", FIXED(ev_exec), 0, NF(exec_fields), 4, exec_fields},
+	{EV_EXEC, 2, "exec", FIXED(ev_exec), 0, NF(exec_fields), 6, exec_fields},
 	{EV_EXEC_FAIL, 1, "exec_fail", FIXED(ev_exec_fail), 0, NF(exec_fail_fields), 1,
 	 exec_fail_fields},
 	{EV_EXIT, 1, "exit", FIXED(ev_exit), 0, NF(exit_fields), 0, exit_fields},
@@ -220,6 +246,8 @@ static const struct tz_event_type types[] = {
 	{EV_OOM_KILL, 1, "oom_kill", FIXED(ev_oom_kill), 0, NF(oom_kill_fields), 0, oom_kill_fields},
 	{EV_SIGNAL, 1, "signal", FIXED(ev_signal), 0, NF(signal_fields), 0, signal_fields},
 	{EV_RELEASE, 1, "release", FIXED(ev_release), 0, NF(release_fields), 0, release_fields},
+	{EV_CGROUP, 1, "cgroup", FIXED(ev_cgroup), 0, NF(cgroup_fields), 1, cgroup_fields},
+	{EV_ATTACH, 1, "attach", FIXED(ev_attach), 0, NF(attach_fields), 2, attach_fields},
 };
 
 const struct tz_event_type *tracer_schema(size_t *n)
@@ -243,8 +271,8 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 {
 	const struct ev_hdr *h = rec;
 	const char *base = rec;
-	size_t need, tail[4] = {0};
-	int nb = 0;
+	size_t need, tail[TRACER_MAX_BLOBS] = {0};
+	int nb = 0, order[TRACER_MAX_BLOBS] = {0, 1, 2, 3, 4, 5};
 
 	if (size < sizeof(*h) || h->size > size)
 		return -1;
@@ -258,11 +286,17 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 		need = sizeof(*e);
 		if (size < need)
 			return -1;
+		/* record order filename, exe, script, cwd, argv, env; blob 3
+		 * is argv, 4 cwd */
 		tail[0] = e->filename_len;
 		tail[1] = e->exe_len;
 		tail[2] = e->script_len;
-		tail[3] = e->argv_len;
-		nb = 4;
+		tail[3] = e->cwd_len;
+		tail[4] = e->argv_len;
+		tail[5] = e->env_len;
+		order[3] = 4;
+		order[4] = 3;
+		nb = 6;
 		break;
 	}
 	case EV_EXEC_FAIL: {
@@ -305,6 +339,25 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 	case EV_RELEASE:
 		need = sizeof(struct ev_release);
 		break;
+	case EV_CGROUP: {
+		const struct ev_cgroup *e = rec;
+		need = sizeof(*e);
+		if (size < need)
+			return -1;
+		tail[0] = e->path_len;
+		nb = 1;
+		break;
+	}
+	case EV_ATTACH: {
+		const struct ev_attach *e = rec;
+		need = sizeof(*e);
+		if (size < need)
+			return -1;
+		tail[0] = e->name_len;
+		tail[1] = e->data_len;
+		nb = 2;
+		break;
+	}
 	default:
 		return -1;
 	}
@@ -314,8 +367,8 @@ int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_
 	for (int i = 0; i < nb; i++) {
 		if (tail[i] > size - off)
 			return -1;
-		blobs[i].data = base + off;
-		blobs[i].len = (uint32_t)tail[i];
+		blobs[order[i]].data = base + off;
+		blobs[order[i]].len = (uint32_t)tail[i];
 		off += tail[i];
 	}
 	*fixed = base + HDR;
@@ -328,7 +381,7 @@ static int write_one(tz_writer *w, const void *rec, size_t size, int state)
 	const struct ev_hdr *h = rec;
 	const void *fixed;
 	uint32_t fixed_len;
-	struct tz_blob blobs[4];
+	struct tz_blob blobs[TRACER_MAX_BLOBS];
 	int nb = tracer_event_split(rec, size, &fixed, &fixed_len, blobs);
 	if (nb < 0)
 		return -1;

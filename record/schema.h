@@ -26,9 +26,11 @@ int tracer_schema_register(tz_writer *w);
 /*
  * Split a raw ring-buffer record (header + fixed + tail, as the BPF side
  * wrote it) into the fixed part and blobs for tz_writer_add(). blobs must
- * hold 4 entries. Returns the blob count (>= 0), or -1 when the record is
+ * hold TRACER_MAX_BLOBS entries; blob i is the schema's blob number i (an
+ * exec record carries its cwd before argv, blob 4 after argv 3, then env 5). Returns the blob count (>= 0), or -1 when the record is
  * malformed (size smaller than its struct, tail lengths beyond size).
  */
+#define TRACER_MAX_BLOBS 6 /* most blobs of one event type (exec) */
 int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_t *fixed_len,
 		       struct tz_blob *blobs);
 

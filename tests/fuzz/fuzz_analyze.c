@@ -43,7 +43,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (e) {
 			tza_json_argv(null, e->argv, e->argv_len);
 			tza_text_argv(null, e->argv, e->argv_len, 60);
+			/* issue 17: cwd, env and the cgroup table */
+			tza_json_cstr(null, e->cwd);
+			tza_json_argv(null, (const uint8_t *)e->env, e->env_len);
+			const struct tza_cgroup *cg = tza_model_cgroup(m, TZA_CG_V2, e->cgroup_id);
+			if (cg)
+				tza_json_cstr(null, cg->path);
+			cg = tza_model_cgroup(m, TZA_CG_V1_MEMORY, e->memcg_id);
+			if (cg)
+				tza_json_cstr(null, cg->path);
 		}
+	}
+	const struct tza_attachment *a;
+	uint32_t na = tza_model_attachments(m, &a);
+	for (uint32_t i = 0; i < na && null; i++) {
+		tza_json_cstr(null, a[i].name);
+		tza_json_str(null, a[i].data, (size_t)a[i].len);
 	}
 	tza_model_free(m);
 	tz_reader_free(r);

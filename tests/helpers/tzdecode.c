@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/model.h"
+#include "bpf/events.h"
 #include "tz.h"
 
 static const char *err_name(int e)
@@ -160,6 +161,48 @@ static void proc_line(const struct tza_proc *p)
 	putchar('\n');
 }
 
+/* Images with the issue-17 fields (cwd, env, v1 memory cgroup), the cgroup
+ * table and the attachments (README lines 11-13) */
+static void extra_lines(const struct tza_model *m)
+{
+	char id[TZA_ID_MAX];
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		for (uint32_t k = 0; k < p->nexecs; k++) {
+			const struct tza_exec *e = &p->execs[k];
+			if (!e->cwd && !e->env_len && !e->memcg_id)
+				continue;
+			printf("image: %s %u cwd=", tza_proc_id(p, id), k);
+			if (e->cwd)
+				quote((const uint8_t *)e->cwd, strlen(e->cwd));
+			else
+				putchar('-');
+			printf("%s memcg=%" PRIu64 " env=",
+			       e->flags & EV_EXEC_CWD_TRUNCATED ? "+" : "", e->memcg_id);
+			argv_list((const uint8_t *)e->env, e->env_len);
+			putchar('\n');
+		}
+	}
+	const struct tza_cgroup *cg;
+	uint32_t ncg = tza_model_cgroups(m, &cg);
+	for (uint32_t i = 0; i < ncg; i++) {
+		printf("cgroup: %u %" PRIu64 " path=", cg[i].hier, cg[i].id);
+		quote((const uint8_t *)cg[i].path, strlen(cg[i].path));
+		printf(" mem=%" PRIu64 " quota=%" PRIu64 " period=%" PRIu64 " flags=%u\n",
+		       cg[i].mem_limit_bytes, cg[i].cpu_quota_us, cg[i].cpu_period_us, cg[i].flags);
+	}
+	const struct tza_attachment *a;
+	uint32_t na = tza_model_attachments(m, &a);
+	for (uint32_t i = 0; i < na; i++) {
+		printf("attach: ");
+		quote((const uint8_t *)a[i].name, strlen(a[i].name));
+		printf(" len=%" PRIu64 " size=%" PRIu64 " flags=%u mtime=%" PRIu64 " data=", a[i].len,
+		       a[i].size, a[i].flags, a[i].mtime_ns);
+		quote(a[i].data, a[i].len);
+		putchar('\n');
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -241,6 +284,7 @@ int main(int argc, char **argv)
 	    tza_model_build_ex(rm, 0, UINT64_MAX, TZA_MB_SERIAL, &m) == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++)
 			proc_line(m->procs[i]);
+		extra_lines(m);
 	} else {
 		printf("model: error\n");
 	}

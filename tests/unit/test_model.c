@@ -1305,6 +1305,144 @@ static int write_all(const char *dir)
 	return bad;
 }
 
+/* issue 17: an exec record laid out as the BPF program writes it (cwd before
+ * argv, env last) reads back as cwd, env and memcg_id; the cgroup table keeps
+ * the first entry of a (hier, id); attachments keep their bytes exactly */
+static void push_exec17(struct synth *s, uint64_t ts, uint32_t tgid, const char *cwd,
+			const char *env, uint32_t env_len, uint64_t cg, uint64_t memcg)
+{
+	static char buf[sizeof(struct ev_exec) + 1024];
+	struct ev_exec *e = (struct ev_exec *)buf;
+	memset(buf, 0, sizeof(buf));
+	char *t = buf + sizeof(*e);
+	const char *exe = "/usr/bin/make";
+	size_t fl = strlen(exe), cl = strlen(cwd);
+	memcpy(t, exe, fl);
+	t += fl;
+	memcpy(t, exe, fl);
+	t += fl;
+	memcpy(t, cwd, cl);
+	t += cl;
+	memcpy(t, "make\0", 5);
+	t += 5;
+	memcpy(t, env, env_len);
+	t += env_len;
+	e->hdr = (struct ev_hdr){(uint32_t)(t - buf), EV_EXEC, 0, ts};
+	e->start_ns = T0; /* the fork's (s_fork at T0) */
+	e->tgid = e->old_pid = tgid;
+	e->ppid = 1;
+	e->argc = 1;
+	e->argv_size = e->argv_len = 5;
+	e->filename_len = e->exe_len = (uint16_t)fl;
+	e->cwd_len = (uint16_t)cl;
+	e->env_len = (uint16_t)env_len;
+	e->cgroup_id = cg;
+	e->memcg_id = memcg;
+	strcpy(e->comm, "make");
+	synth_push(s, buf, e->hdr.size);
+}
+
+static void push_cgroup(struct synth *s, uint64_t ts, uint32_t hier, uint64_t id, const char *path,
+			uint64_t mem)
+{
+	char buf[sizeof(struct ev_cgroup) + 256];
+	struct ev_cgroup *e = (struct ev_cgroup *)buf;
+	size_t n = strlen(path);
+	memset(e, 0, sizeof(*e));
+	memcpy(buf + sizeof(*e), path, n);
+	e->hdr = (struct ev_hdr){(uint32_t)(sizeof(*e) + n), EV_CGROUP, 0, ts};
+	e->id = id;
+	e->hier = hier;
+	e->mem_limit_bytes = mem;
+	e->path_len = (uint16_t)n;
+	synth_push(s, buf, e->hdr.size);
+}
+
+static void push_attach(struct synth *s, uint64_t ts, const char *name, const void *data,
+			uint32_t len, uint32_t flags)
+{
+	char buf[sizeof(struct ev_attach) + 512];
+	struct ev_attach *e = (struct ev_attach *)buf;
+	size_t n = strlen(name);
+	memset(e, 0, sizeof(*e));
+	memcpy(buf + sizeof(*e), name, n);
+	memcpy(buf + sizeof(*e) + n, data, len);
+	e->hdr = (struct ev_hdr){(uint32_t)(sizeof(*e) + n + len), EV_ATTACH, 0, ts};
+	e->mtime_ns = 1796000000000000000ULL;
+	e->size = len;
+	e->data_len = len;
+	e->flags = flags;
+	e->name_len = (uint16_t)n;
+	synth_push(s, buf, e->hdr.size);
+}
+
+static void test_issue17_fields(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	static const char env[] = "SLURM_JOB_ID=42\0NXF_TASK_WORKDIR=/w/ab/cd\0";
+	static const uint8_t bin[] = {'{', 0, 0xff, '\n', '}'};
+	s_fork(&s, T0, 1, 500);
+	push_exec17(&s, T0 + 10, 500, "/home/run/dir", env, sizeof(env) - 1, 7, 77);
+	push_cgroup(&s, T0 + 10, TZA_CG_V2, 7, "/", 0);
+	push_cgroup(&s, T0 + 10, TZA_CG_V1_MEMORY, 77, "/slurm/uid_0/job_42/step_0", 1 << 20);
+	push_cgroup(&s, T0 + 11, TZA_CG_V1_MEMORY, 77, "/later", 5); /* ignored */
+	push_cgroup(&s, T0 + 12, TZA_CG_V1_MEMORY, 3, "/a", 0);
+	s_exit(&s, T0 + 20, 500, T0, 1, "make", (struct exit_vals){0});
+	push_attach(&s, T0 + 30, "/home/run/dir/.snakemake/metadata/YQ==", bin, sizeof(bin),
+		    EV_ATTACH_TRUNCATED);
+	push_attach(&s, T0 + 30, "", "x", 1, 0); /* nameless: ignored */
+	build(&s, NULL, &b);
+	struct tza_proc *p = by_pid(b.m, 500, 0);
+	assert_non_null(p);
+	assert_int_equal(p->nexecs, 1);
+	const struct tza_exec *e = &p->execs[0];
+	assert_string_equal(e->cwd, "/home/run/dir");
+	assert_string_equal(e->exe, "/usr/bin/make");
+	assert_int_equal(e->argv_len, 5);
+	assert_memory_equal(e->argv, "make", 5);
+	assert_int_equal(e->env_len, sizeof(env) - 1);
+	assert_memory_equal(e->env, env, sizeof(env) - 1);
+	assert_int_equal(e->memcg_id, 77);
+	const struct tza_cgroup *c = tza_model_cgroup(b.m, TZA_CG_V1_MEMORY, e->memcg_id);
+	assert_non_null(c);
+	assert_string_equal(c->path, "/slurm/uid_0/job_42/step_0");
+	assert_int_equal(c->mem_limit_bytes, 1 << 20);
+	c = tza_model_cgroup(b.m, TZA_CG_V2, 7);
+	assert_non_null(c);
+	assert_string_equal(c->path, "/");
+	assert_null(tza_model_cgroup(b.m, TZA_CG_V2, 77));
+	assert_null(tza_model_cgroup(b.m, TZA_CG_V1_CPU, 7));
+	const struct tza_cgroup *all;
+	assert_int_equal(tza_model_cgroups(b.m, &all), 3);
+	assert_int_equal(all[1].id, 3); /* ordered by (hier, id) */
+	const struct tza_attachment *a;
+	assert_int_equal(tza_model_attachments(b.m, &a), 1);
+	assert_string_equal(a[0].name, "/home/run/dir/.snakemake/metadata/YQ==");
+	assert_int_equal(a[0].len, sizeof(bin));
+	assert_memory_equal(a[0].data, bin, sizeof(bin));
+	assert_int_equal(a[0].flags, TZA_ATT_TRUNCATED);
+	assert_int_equal(a[0].mtime_ns, 1796000000000000000ULL);
+	unbuild(&b);
+	synth_free(&s);
+
+	/* a trace without them: NULL, 0 and empty tables */
+	struct synth s2 = {0};
+	s_fork(&s2, T0, 1, 600);
+	s_exec(&s2, T0 + 10, 600, T0, 1, "/usr/bin/true", NULL, "true", "true");
+	build(&s2, NULL, &b);
+	p = by_pid(b.m, 600, 0);
+	assert_null(p->execs[0].cwd);
+	assert_null(p->execs[0].env);
+	assert_int_equal(p->execs[0].memcg_id, 0);
+	assert_int_equal(tza_model_cgroups(b.m, &all), 0);
+	assert_int_equal(tza_model_attachments(b.m, &a), 0);
+	assert_null(tza_model_cgroup(b.m, TZA_CG_V2, 0));
+	unbuild(&b);
+	synth_free(&s2);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write"))
@@ -1327,6 +1465,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_command_not_orphan),
 		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
 		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_issue17_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,32 @@ deftype(11, 'release', [(n, U64, 0, u) for n, u in (
     ('start_ns', 'ns'), ('utime_ns', 'ns'), ('stime_ns', 'ns'), ('nvcsw', 'count'),
     ('nivcsw', 'count'), ('min_flt', 'count'), ('maj_flt', 'count'))] +
     [('tgid', U32, 0, ''), ('flags', U32, 0, '')])
+# issue 17: exec version 2 (utime/stime, memcg_id, cwd_len, env_len appended,
+# blobs cwd and env), cgroup (12), attach (13); docs/EVENTS.md [E17], [E18]
+deftype(2, 'exec2', [('start_ns', U64, 0, 'ns'), ('cgroup_id', U64, 0, ''),
+                     ('tgid', U32, 0, ''), ('old_pid', U32, 0, ''), ('ppid', U32, 0, ''),
+                     ('ns_pid', U32, 0, ''), ('uid', U32, 0, ''), ('euid', U32, 0, ''),
+                     ('gid', U32, 0, ''), ('egid', U32, 0, ''), ('argc', U32, 0, 'count'),
+                     ('argv_size', U32, 0, 'bytes'), ('argv_len', U32, 0, 'bytes'),
+                     ('filename_len', U16, 0, 'bytes'), ('exe_len', U16, 0, 'bytes'),
+                     ('script_len', U16, 0, 'bytes'), ('pad0', U16, 0, ''),
+                     ('flags', U32, 0, ''), ('comm', CHARS, 16, ''),
+                     ('utime_ns', U64, 0, 'ns'), ('stime_ns', U64, 0, 'ns'),
+                     ('memcg_id', U64, 0, ''), ('cwd_len', U16, 0, 'bytes'),
+                     ('env_len', U16, 0, 'bytes'),
+                     ('filename', STR, 0, ''), ('exe', STR, 0, ''), ('script', STR, 0, ''),
+                     ('argv', STRV, 0, ''), ('cwd', STR, 0, ''), ('env', STRV, 0, '')],
+        version=2)
+TYPES['exec2']['name'] = 'exec'
+TYPES['exec2']['fields'] = [f for f in TYPES['exec2']['fields'] if f[0] != 'pad0']
+deftype(12, 'cgroup', [('id', U64, 0, ''), ('mem_limit_bytes', U64, 0, 'bytes'),
+                       ('cpu_quota_us', U64, 0, 'us'), ('cpu_period_us', U64, 0, 'us'),
+                       ('hier', U32, 0, ''), ('flags', U32, 0, ''),
+                       ('path_len', U16, 0, 'bytes'), ('path', STR, 0, '')])
+deftype(13, 'attach', [('mtime_ns', U64, 0, 'ns'), ('size', U64, 0, 'bytes'),
+                       ('data_len', U32, 0, 'bytes'), ('flags', U32, 0, ''),
+                       ('name_len', U16, 0, 'bytes'), ('name', STR, 0, ''),
+                       ('data', STR, 0, '')])
 
 
 def schema_payload(names, override=None):
@@ -587,6 +613,54 @@ def _():
           exit_ev(us(50), 202, us(22), sig=9, ppid=1, comm='make')]
     final = META + [('alive_at_stop', '100')]
     return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5, meta_final=final)
+
+
+@corpus('cgroup-attach')
+def _():
+    """issue 17 (docs/EVENTS.md exec, [E17], [E18]): exec version 2 carries
+    cwd, env and the v1 memory cgroup id; 201's cwd is flagged cut (0x20).
+    The cgroup table: v2 id 5 with memory and CPU limits, v1-memory id 77
+    (a second entry for it later is ignored: the first wins), v2 id 9
+    unresolved (flag 0x1, empty path). Attachments: metadata with a NUL and
+    a non-UTF-8 byte kept byte-exact; one whose data_len (9999) lies about
+    its blob (2 bytes: the blob's length wins) and is flagged truncated;
+    one with an empty name (ignored)"""
+    def ex2(ts, tgid, start, argv, exe, cwd, env=b'', memcg=0, cg=0, flags=0):
+        e = exec_ev(ts, tgid, start, argv, exe, ppid=100, flags=flags)
+        e.typ = 'exec2'
+        e.blobs.update(cwd=cwd.encode(), env=env)
+        e.f.update(memcg_id=memcg, cgroup_id=cg, cwd_len=len(cwd), env_len=len(env),
+                   utime_ns=1000, stime_ns=2000)
+        return e
+
+    def cg(ts, hier, cid, path, mem=0, quota=0, period=0, flags=0):
+        return Ev('cgroup', ts, blobs={'path': path.encode()}, id=cid, hier=hier,
+                  mem_limit_bytes=mem, cpu_quota_us=quota, cpu_period_us=period,
+                  flags=flags, path_len=len(path))
+
+    def att(ts, name, data, flags=0, data_len=None):
+        return Ev('attach', ts, blobs={'name': name.encode(), 'data': data},
+                  mtime_ns=REAL0 + 5_000_000, size=len(data), flags=flags,
+                  data_len=len(data) if data_len is None else data_len, name_len=len(name))
+    meta = b'{"rule": "align", "x": 1}\x00\xff'
+    ev = [fork_ev(us(10), 100, 200),
+          ex2(us(11), 200, us(10), ['make'], '/usr/bin/make', '/work/run',
+              env=b'SLURM_JOB_ID=42\0', memcg=77, cg=5),
+          cg(us(11), 0, 5, '/user.slice', mem=1 << 30, quota=50000, period=100000),
+          cg(us(11), 1, 77, '/slurm/uid_0/job_42/step_0', mem=2 << 30),
+          fork_ev(us(20), 200, 201),
+          ex2(us(21), 201, us(20), ['cc'], '/usr/bin/cc', '/deep/tail', memcg=77, cg=9,
+              flags=0x20),
+          cg(us(21), 0, 9, '', flags=1),
+          cg(us(22), 1, 77, '/other'),
+          exit_ev(us(30), 201, us(20), ppid=200, comm='cc'),
+          exit_ev(us(40), 200, us(10), ppid=100, comm='make'),
+          att(us(50), '/work/run/.snakemake/metadata/YWxpZ24=', meta),
+          att(us(50), '/work/xy/0123456789/.exitcode', b'0\n', flags=1, data_len=9999),
+          att(us(50), '', b'ignored')]
+    return linear(head_blocks(types=['fork', 'exec2', 'exec_fail', 'exit', 'proc_state',
+                                     'drops', 'cgroup', 'attach']) +
+                  [state(3, shell_state()), chunk(4, ev)], 5)
 
 
 @corpus('release')
