@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tasks (issue 17) of Nextflow's local executor, reproduced (Nextflow cannot
-# be installed here): a launcher makes work/xx/<hash>/ dirs with a
+# be installed here): a launcher named nextflow, run from its launch dir, makes work/xx/<hash>/ dirs with a
 # .command.run (the `# NEXTFLOW TASK: NAME (TAG)` header, launching
 # `/bin/bash -ue <workdir>/.command.sh` in the background and writing
 # .exitcode) and runs each as `/bin/bash -ue .command.run` from the work dir,
@@ -18,9 +18,9 @@ need_root
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mkdir nf
-cat > nf/launch.sh <<'EOF'
+cat > nf/nextflow <<'EOF'
 #!/bin/bash
-# launch.sh: Nextflow's local executor's process shape, four tasks
+# nextflow: Nextflow's local executor's process shape, four tasks
 set -eu
 cd "$(dirname "$0")"
 n=0
@@ -59,8 +59,8 @@ task SORT s1 2 1 '1 GB' 'seq 100000 | sort -n > sorted.txt'
 mv trace.txt.tmp trace.txt
 head -c 200 trace.txt > trace-cut.txt
 EOF
-chmod +x nf/launch.sh
-record -o x.tz -- nf/launch.sh || fail "record the launcher"
+chmod +x nf/nextflow
+(cd nf && record -o "$T/x.tz" -- ./nextflow) || fail "record the launcher"
 [ "$(wc -l < nf/tasks.txt)" = 4 ] || fail "the launcher did not run 4 tasks: $(cat nf/tasks.txt)"
 export_jsonl x.tz procs.jsonl
 timeout 120 "$A" export --tasks --format jsonl x.tz > tasks.jsonl 2> tasks.err || fail "export --tasks"
