@@ -139,16 +139,20 @@ static const char *snakemake_rule(const struct tza_exec *e)
 
 #define SMK_PREFIX "set -euo pipefail;"
 
-/* A Snakemake local job's shell: sh -c 'set -euo pipefail; CMD' */
+/* A Snakemake local job's shell: sh -c 'set -euo pipefail; CMD' as any
+ * kept image of p (bash execs the last command of CMD in place) */
 static const char *snakemake_shellcmd(const struct tza_proc *p)
 {
-	const struct tza_exec *e = tza_proc_image(p), *pe;
-	if (!is_shell(e) || !arg(e, 1) || strcmp(arg(e, 1), "-c") || !arg(e, 2) ||
-	    strncmp(arg(e, 2), SMK_PREFIX, strlen(SMK_PREFIX)))
-		return NULL;
+	const struct tza_exec *pe;
 	if (!p->parent || !(pe = tza_proc_image_inherited(p->parent)) || !is_snakemake(pe))
 		return NULL;
-	return arg(e, 2) + strlen(SMK_PREFIX);
+	for (uint32_t i = 0; i < p->nexecs; i++) {
+		const struct tza_exec *e = &p->execs[i];
+		if (is_shell(e) && arg(e, 1) && !strcmp(arg(e, 1), "-c") && arg(e, 2) &&
+		    !strncmp(arg(e, 2), SMK_PREFIX, strlen(SMK_PREFIX)))
+			return arg(e, 2) + strlen(SMK_PREFIX);
+	}
+	return NULL;
 }
 
 /* An argument of e whose basename is name, or NULL */
@@ -615,6 +619,82 @@ static void join_snakemake(struct build *b)
 	b->smk = rec; /* freed with the build */
 }
 
+/* One job block of a Snakemake log: "rule NAME:" (or "localrule") and its
+ * indented "key: value" lines up to a blank line. Fills the candidate whose
+ * id (an output from its metadata record) is among the block's outputs. */
+static void smk_log_block(struct build *b, const char *blk, size_t n)
+{
+	char *s = strndup(blk, n), *save = NULL;
+	const char *outputs = NULL, *wild = NULL, *threads = NULL, *res = NULL;
+	if (!s) {
+		b->st->oom = 1;
+		return;
+	}
+	for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " ");
+		if (!strncmp(l, "output: ", 8))
+			outputs = l + 8;
+		else if (!strncmp(l, "wildcards: ", 11))
+			wild = l + 11;
+		else if (!strncmp(l, "threads: ", 9))
+			threads = l + 9;
+		else if (!strncmp(l, "resources: ", 11))
+			res = l + 11;
+	}
+	for (uint32_t i = 0; outputs && i < b->nc; i++) {
+		struct cand *c = &b->c[i];
+		size_t il = c->id ? strlen(c->id) : 0;
+		const char *o = outputs;
+		if (c->kind != TZA_TASK_SNAKEMAKE || !c->rec || !il)
+			continue;
+		while (o && (strncmp(o, c->id, il) || (o[il] && o[il] != ','))) {
+			o = strstr(o, ", ");
+			o = o ? o + 2 : NULL;
+		}
+		if (!o)
+			continue;
+		if (wild)
+			c->tag = keep(b->st, strdup(wild));
+		if (threads)
+			c->req_cpus = strtod(threads, NULL);
+		const char *mib = res ? strstr(res, "mem_mib=") : NULL, *mb = res ? strstr(res, "mem_mb=") : NULL;
+		const char *rt = res ? strstr(res, "runtime=") : NULL;
+		if (mib)
+			c->req_mem = strtoull(mib + 8, NULL, 10) << 20;
+		else if (mb)
+			c->req_mem = strtoull(mb + 7, NULL, 10) * 1000000ULL;
+		if (rt)
+			c->req_time_ms = strtoull(rt + 8, NULL, 10) * 60000ULL;
+	}
+	free(s);
+}
+
+/* Wildcards and requested threads/memory/runtime from the embedded
+ * .snakemake/log/ files (written without -q) */
+static void join_snakemake_log(struct build *b)
+{
+	for (uint32_t i = 0; i < b->in->natt; i++) {
+		const struct tza_attachment *a = &b->in->att[i];
+		if (!a->name || !strstr(a->name, "/.snakemake/log/"))
+			continue;
+		const char *d = (const char *)a->data, *end = d + a->len;
+		while (d < end) {
+			const char *nl = memchr(d, '\n', (size_t)(end - d));
+			const char *next = nl ? nl + 1 : end;
+			if (!strncmp(d, "rule ", 5) || !strncmp(d, "localrule ", 10)) {
+				const char *e = next;
+				while (e < end && *e == ' ') { /* the indented lines */
+					const char *n2 = memchr(e, '\n', (size_t)(end - e));
+					e = n2 ? n2 + 1 : end;
+				}
+				smk_log_block(b, next, (size_t)(e - next));
+				next = e;
+			}
+			d = next;
+		}
+	}
+}
+
 /* The attachment named DIR/FILE, or NULL */
 static const struct tza_attachment *att_in(const struct tza_task_input *in, const char *dir,
 					   const char *file)
@@ -945,8 +1025,12 @@ static int finish(struct build *b)
 			k->cpu_quota_us = cg->cpu_quota_us;
 			k->cpu_period_us = cg->cpu_period_us;
 		}
-		if (k->kind == TZA_TASK_NEXTFLOW && k->tag)
+		if (k->kind == TZA_TASK_NEXTFLOW && k->tag && k->hash)
+			k->key = keepf(st, "%s (%s) %.9s", k->name, k->tag, k->hash);
+		else if (k->kind == TZA_TASK_NEXTFLOW && k->tag)
 			k->key = keepf(st, "%s (%s)", k->name, k->tag);
+		else if (k->kind == TZA_TASK_SNAKEMAKE && k->tag)
+			k->key = keepf(st, "%s %s", k->name, k->tag);
 		else
 			k->key = keepf(st, "%s %s", k->name, k->id);
 		if (!k->name || !k->id || !k->key)
@@ -1009,6 +1093,7 @@ int tza_tasks_build_in(struct tza_model *m, const struct tza_task_input *in,
 			break; /* --task alone names the tasks */
 	}
 	join_snakemake(&b);
+	join_snakemake_log(&b);
 	join_nextflow(&b);
 	if (st->oom || finish(&b) < 0 || st->oom)
 		goto out;

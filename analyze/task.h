@@ -37,8 +37,10 @@ struct tza_task {
 	const char *id;		/* unique in the trace: Snakemake first output, Nextflow
 				   hash "ab/cdef12", Slurm "job_M[/step_K]", container id,
 				   else the root's "PID.START_NS" */
-	const char *key;	/* --by task: "NAME ID" (or "NAME (TAG)" for Nextflow) */
-	const char *tag;	/* Nextflow tag, NULL */
+	const char *key;	/* --by task: "NAME ID"; Nextflow "NAME (TAG) HASH9"
+				   (the hash's first 9 characters, "ab/cdef12");
+				   Snakemake with wildcards "NAME WILDCARDS" */
+	const char *tag;	/* Nextflow tag, Snakemake wildcards ("s=a"), NULL */
 	const char *job;	/* Slurm job id (cgroup path or SLURM_JOB_ID), NULL */
 	const char *container;	/* container / pod id (cgroup path), NULL */
 	struct tza_proc *root;	/* its root process (owned by the model) */
@@ -72,9 +74,9 @@ struct tza_task {
 	const char *native_id;	/* trace.txt native_id */
 	const char *status;	/* trace.txt status (COMPLETED, FAILED...) */
 	uint32_t attempt;	/* trace.txt attempt (1-based), 0 unknown */
-	double req_cpus;	/* requested cpus, 0 unknown */
+	double req_cpus;	/* requested cpus (Snakemake threads), 0 unknown */
 	uint64_t req_mem_bytes;	/* requested memory, 0 unknown */
-	uint64_t req_time_ms;	/* requested time, 0 unknown */
+	uint64_t req_time_ms;	/* requested time (Snakemake runtime), 0 unknown */
 };
 
 /* The tasks of one model. */

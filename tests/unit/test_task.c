@@ -125,15 +125,27 @@ static void test_snakemake_local(void **st)
 		    "{\"rule\": \"sort2\", \"shellcmd\": \"sort in > o/b.txt\"}"),
 		ATT("/w/.snakemake/metadata/by9jLnR4dA==", "{\"rule\": \"x\", \"shellc"),
 		ATT("/w/other/file", "ignored: not a metadata path"),
+		ATT("/w/.snakemake/log/2026-12-01T133800.1.snakemake.log",
+		    "Select jobs to execute...\n\n[Tue Dec  1 13:38:01 2026]\nrule sort:\n"
+		    "    output: o/a.txt, o/a.idx\n    jobid: 1\n    wildcards: s=a\n"
+		    "    threads: 2\n    resources: tmpdir=/tmp, mem_mb=300, mem_mib=287, runtime=5\n\n"
+		    "rule sort2:\n    output: o/b.txt.gz\n    threads: 8\n\n"),
 	};
-	struct tza_task_input in = {.att = att, .natt = 4};
+	struct tza_task_input in = {.att = att, .natt = 5};
 	struct tza_tasks *t;
 	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
 	assert_int_equal(t->n, 2);
 	assert_int_equal(t->tasks[0].kind, TZA_TASK_SNAKEMAKE);
 	assert_string_equal(t->tasks[0].name, "sort");
 	assert_string_equal(t->tasks[0].id, "o/a.txt");
-	assert_string_equal(t->tasks[0].key, "sort o/a.txt");
+	assert_string_equal(t->tasks[0].key, "sort s=a");
+	assert_string_equal(t->tasks[0].tag, "s=a");
+	assert_true(t->tasks[0].req_cpus == 2);
+	assert_int_equal(t->tasks[0].req_mem_bytes, 287ULL << 20);
+	assert_int_equal(t->tasks[0].req_time_ms, 5 * 60000);
+	/* o/b.txt.gz is not o/b.txt: the log's block is not this job's */
+	assert_string_equal(t->tasks[1].key, "sort2 o/b.txt");
+	assert_true(t->tasks[1].req_cpus == 0);
 	assert_true(t->tasks[0].wf_start_s == 1796131401.25);
 	assert_true(t->tasks[0].wf_end_s == 1796131401.5);
 	assert_string_equal(t->tasks[1].name, "sort2");
@@ -146,7 +158,7 @@ static void test_snakemake_local(void **st)
 	assert_null(smk->task);
 	assert_null(other->task);
 	assert_string_equal(tza_proc_key(a1, TZA_BY_RULE), "sort");
-	assert_string_equal(tza_proc_key(a1, TZA_BY_TASK), "sort o/a.txt");
+	assert_string_equal(tza_proc_key(a1, TZA_BY_TASK), "sort s=a");
 	assert_string_equal(tza_proc_key(smk, TZA_BY_RULE), "(none)");
 	assert_string_equal(tza_proc_key(a1, TZA_BY_JOB), "(none)");
 	/* the cut record: one note naming the file */
@@ -225,7 +237,7 @@ static void test_nextflow(void **st)
 	assert_string_equal(k->name, "ALIGN");
 	assert_string_equal(k->tag, "sample1");
 	assert_string_equal(k->hash, "ab/cdef1234567890");
-	assert_string_equal(k->key, "ALIGN (sample1)");
+	assert_string_equal(k->key, "ALIGN (sample1) ab/cdef12");
 	assert_string_equal(k->native_id, "4242");
 	assert_string_equal(k->status, "COMPLETED");
 	assert_int_equal(k->attempt, 2);
