@@ -12,7 +12,8 @@
 # - once the recorder embeds .snakemake/metadata (tracer-record --no-attach
 #   exists), rule names exact: top --by rule gives prep 3, merge 1; and a
 #   copy of the trace with the workflow dir gone still names them, and a
-#   metadata file that is not JSON is ignored with one note.
+#   metadata file that is not JSON is ignored with one note; rightsize
+#   gives a Snakemake profile block per rule.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
@@ -87,6 +88,9 @@ if "$R" --help 2>&1 | grep -q -- '--no-attach'; then
 rows = {r['tool']: r['tasks'] for r in json.load(open('rule.json'))}
 check(rows == {'prep': 3, 'merge': 1, '(none)': 0}, 'top --by rule: %r, want prep 3, merge 1' % rows)
 "
+	timeout 120 "$A" rightsize copy/x.tz > rs.txt 2>/dev/null || fail "rightsize"
+	grep -Eq '^prep +3 +0 ' rs.txt && grep -Eq '^merge +1 +0 ' rs.txt && grep -q '^set-threads:$' rs.txt &&
+		grep -q '^  prep: 1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
 else
 	echo "note: this tracer-record embeds no workflow records: rule names not checked"
 fi

@@ -11,6 +11,8 @@
 # - once the recorder embeds the workflow records (--no-attach exists):
 #   names, tags, native_id (the wrapper's pid), attempts, requested cpus and
 #   memory from trace.txt; the damaged file is ignored with one note;
+#   rightsize: requests of the first attempts, the OOM retry, suggestions
+#   by the documented headroom rule, a Nextflow withName block;
 # - the generic rule: --task 'step --sample=([a-z]+)' names tasks by the
 #   capture; without it, each direct child of the recorded command is one.
 . "$(dirname "$0")/lib.sh"
@@ -101,6 +103,28 @@ for t in tasks:
     check(t['native_id'] == str(byid[t['root']]['pid']), '%s: native_id %r, root pid %r' % (h, t['native_id'], byid[t['root']]['pid']))
     want = {'ALIGN': (2, 1 << 30), 'SORT': (1, (512 << 20) if attempt == '1' else 1 << 30)}[name]
     check((t['req_cpus'], t['req_memory'], t['req_time']) == (want[0], want[1], 3600000), '%s: requested %r' % (h, t))
+"
+	# right-sizing from the same records: requests of first attempts, the OOM retry
+	timeout 120 "$A" rightsize --json x.tz > rs.json 2>/dev/null || fail "rightsize --json"
+	timeout 120 "$A" rightsize x.tz > rs.txt 2>/dev/null || fail "rightsize"
+	pycheck procs.jsonl "
+tasks = [json.loads(l) for l in open('tasks.jsonl')]
+rs = {r['name']: r for r in json.load(open('rs.json'))['rules']}
+check(sorted(rs) == ['ALIGN', 'SORT'], 'rules %r' % sorted(rs))
+a, s = rs['ALIGN'], rs['SORT']
+check((a['tasks'], a['retries'], a['oom_retries'], a['req_cpus'], a['req_memory_bytes'], a['req_time_s']) == (2, 0, 0, 2, 1 << 30, 3600),
+      'ALIGN %r' % a)
+check((s['tasks'], s['retries'], s['oom_retries'], s['failed'], s['req_memory_bytes']) == (2, 1, 1, 0, 512 << 20), 'SORT %r' % s)
+check('oom_retry' in s['flags'] and 'over_memory' in a['flags'], 'flags %r %r' % (a['flags'], s['flags']))
+for name, r in rs.items():
+    peak = max(t['peak_rss'] or 0 for t in tasks if t['name'] == name)
+    wall = max(t['wall_s'] for t in tasks if t['name'] == name)
+    q = 64 << 20
+    check(r['peak_rss_bytes'] == peak and r['suggest']['memory_bytes'] == max(q, -(-int(peak * 1.2) // q) * q),
+          '%s: peak %r suggest %r, tasks peak %r' % (name, r['peak_rss_bytes'], r['suggest'], peak))
+    check(r['suggest']['time_s'] == max(60, -(-int(2 * wall * 1000) // 60000) * 60), '%s: time %r wall %r' % (name, r['suggest'], wall))
+txt = open('rs.txt').read()
+check(\"withName: 'ALIGN' {\" in txt and \"withName: 'SORT' {\" in txt and 'set-threads:' not in txt, 'rightsize text: ' + txt)
 "
 else
 	echo "note: this tracer-record embeds no workflow records: names, attempts, requests not checked"
