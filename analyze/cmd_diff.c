@@ -19,7 +19,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
 		"                   or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX     a task per outermost process matching REGEX\n"
+		"      --task REGEX a task per outermost process matching REGEX\n"
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
 		"  -j, --json       {\"a\": FILE, \"b\": FILE, \"makespan_a_s\", \"makespan_b_s\",\n"
 		"                   \"groups\": [{\"tool\", \"in\": \"both\"|\"a\"|\"b\", \"count_a\",\n"

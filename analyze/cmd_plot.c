@@ -22,9 +22,9 @@ static void usage(FILE *f)
 	      "                         --rows processes, one row per --by group\n"
 	      "                         cpu: cores in use, stacked by tool, with the CPU count\n"
 	      "                         mem: resident memory by tool; io: bytes per second\n"
-	      "      --by KEY                gantt row groups: exe, tool, command (default),\n"
-	      "                              task, rule, job, container (docs: Tasks)\n"
-	      "      --task REGEX            a task per outermost process matching REGEX\n"
+	      "      --by KEY           gantt row groups: exe, tool, command (default), or\n"
+	      "                         task, rule, job, container (docs: Tasks)\n"
+	      "      --task REGEX       a task per outermost process matching REGEX\n"
 	      "      --time rel|wall    x axis: seconds from start (default) or UTC wall clock\n"
 	      "      --from T, --to T   window: seconds from start (90, 1m30s) or wall clock\n"
 	      "                         (2026-11-29T10:00:00); the whole trace is read, the\n"
@@ -215,6 +215,8 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (tza_check_whole(r, path, 1) < 0)
 		goto out;
+	if (tza_task_wanted() && tza_tasks_for(m) < 0)
+		goto out;
 	tza_plot_facts(r, m, &o);
 	mf = open_memstream(&buf, &len);
 	if (!mf || tza_plot_script(mf, m, &o) < 0)
@@ -256,6 +258,7 @@ out:
 	if (mf)
 		fclose(mf);
 	free(buf);
+	tza_tasks_release(m);
 	tza_model_free(m);
 	tz_reader_free(r);
 	return rc;

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
 		"                   or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX     a task per outermost process matching REGEX\n"
+		"      --task REGEX a task per outermost process matching REGEX\n"
 		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
 		"                   0 = all, as in top and diff)\n"
 		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
 		"                   or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX     a task per outermost process matching REGEX\n"
+		"      --task REGEX a task per outermost process matching REGEX\n"
 		"  -s, --sort COL   cpu (default), wall, span, count, cores, max_cores, rss,\n"
 		"                   read, write, io, critical, name\n"
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
