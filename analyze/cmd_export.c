@@ -755,7 +755,7 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	int has0 = !header && epoch_ms(m, t->start_ns, &ms0);
 	int has1 = !header && ended && epoch_ms(m, t->end_ns, &ms1);
 	char idb[TZA_ID_MAX];
-	const char *status = t->running ? "RUNNING" : t->failed ? "FAILED" : "COMPLETED";
+	const char *status = t->running ? "RUNNING" : tza_task_failed(t) ? "FAILED" : "COMPLETED";
 #define S(name, v) (header ? cell_str(&c, "", name) : cell_str(&c, name, v))
 #define I(name, has, v) (header ? cell_str(&c, "", name) : cell_i64(&c, name, has, v))
 #define N(name, has, v, d) (header ? cell_str(&c, "", name) : cell_num(&c, name, has, v, d))

@@ -65,8 +65,7 @@ static const char *const flag_names[NF] = {"over_memory", "under_memory", "over_
 
 static int oom_like(const struct tza_task *t)
 {
-	return (t->failed && t->failed->res->oom_killed) || t->exit_code == 137 ||
-	       t->signal == 9;
+	return t->oom_killed || t->exit_code == 137 || t->signal == 9;
 }
 
 /* A later task of the same name and tag: t was run again */
@@ -125,10 +124,10 @@ static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task 
 	r->kinds |= 1u << t->kind;
 	if (t->attempt > 1)
 		r->retries++;
-	int again = (oom_like(t) || t->failed || t->exit_code > 0) && retried(ts, t);
+	int again = tza_task_failed(t) && retried(ts, t);
 	if (again && oom_like(t))
 		r->oom_retries++;
-	else if (!again && (t->failed || t->exit_code > 0 || t->signal))
+	else if (!again && tza_task_failed(t))
 		r->failed++;
 	/* requested: the first attempts' (retries may scale them) */
 	if (first_attempt) {

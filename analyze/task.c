@@ -655,8 +655,8 @@ static void smk_log_block(struct build *b, const char *blk, size_t n)
 			continue;
 		if (wild)
 			c->tag = keep(b->st, strdup(wild));
-		if (threads)
-			c->req_cpus = strtod(threads, NULL);
+		/* Snakemake writes threads only when not 1 */
+		c->req_cpus = threads ? strtod(threads, NULL) : 1;
 		const char *mib = res ? strstr(res, "mem_mib=") : NULL, *mb = res ? strstr(res, "mem_mb=") : NULL;
 		const char *rt = res ? strstr(res, "runtime=") : NULL;
 		if (mib)
@@ -938,6 +938,7 @@ static int numbers(struct build *b)
 			k->running++;
 		if (!k->failed && (tza_proc_failed(p) || p->res->oom_killed))
 			k->failed = p;
+		k->oom_killed += p->res->oom_killed ? 1 : 0;
 	}
 	for (uint32_t i = 1; i <= t->n; i++)
 		pos[i] = pos[i - 1] + cnt[i - 1];
@@ -1140,6 +1141,11 @@ void tza_tasks_free(struct tza_tasks *t)
 	free(t->notes);
 	free(t->tasks);
 	free(t);
+}
+
+int tza_task_failed(const struct tza_task *t)
+{
+	return t->exit_code > 0 || t->exit_code == -1 || t->signal || t->oom_killed;
 }
 
 const char *tza_task_kind_name(uint32_t kind)

@@ -64,7 +64,9 @@ struct tza_task {
 	int32_t exit_code;	/* root's WEXITSTATUS, -1 signalled, -2 running */
 	int32_t signal;		/* root's WTERMSIG or 0 */
 	struct tza_proc *failed; /* first member (start order) that exited non-zero,
-				    was signalled or OOM-killed; NULL */
+				    was signalled or OOM-killed; NULL (a member
+				    may fail in a task that succeeds: `yes | head`) */
+	uint32_t oom_killed;	/* members chosen by the OOM killer */
 	/* limits it ran under (cgroup table; 0 = none or unknown) */
 	uint64_t mem_limit_bytes, cpu_quota_us, cpu_period_us;
 
@@ -111,6 +113,10 @@ int tza_tasks_build_in(struct tza_model *m, const struct tza_task_input *in,
 /* The same with the model's attachments and cgroup table. */
 int tza_tasks_build(struct tza_model *m, const char *regex, struct tza_tasks **out);
 void tza_tasks_free(struct tza_tasks *t);
+
+/* The task failed: its root exited non-zero or was signalled, or a member
+ * was OOM-killed (a member's own failure alone, e.g. SIGPIPE, is not). */
+int tza_task_failed(const struct tza_task *t);
 
 /* Static name of a kind: "snakemake", "nextflow", "slurm", "container",
  * "generic", "child". */

@@ -227,7 +227,7 @@ static void test_nextflow(void **st)
 		    "2\tff/0011"),
 	};
 	struct tza_task_input in = {.att = att, .natt = 2};
-	struct tza_tasks *t;
+	struct tza_tasks *t, *t2;
 	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
 	assert_int_equal(t->n, 3);
 	assert_string_equal(t->tasks[0].hash, "0a/99887766");
@@ -248,6 +248,9 @@ static void test_nextflow(void **st)
 	assert_int_equal(k->cpu_ns, 1015);
 	assert_ptr_equal(k->failed, tool);
 	assert_int_equal(k->exit_code, 0);
+	/* a member's failure alone does not fail the task; its root's does */
+	assert_false(tza_task_failed(k));
+
 	/* the second: absolute .command.run, no header: hash, named by command */
 	assert_string_equal(t->tasks[2].hash, "ff/0011223344");
 	assert_ptr_equal(run2->task, &t->tasks[2]);
@@ -255,6 +258,10 @@ static void test_nextflow(void **st)
 	assert_true(has_note(t, "'/w/trace.txt': 1 row(s) without the header's 10 columns"));
 	assert_int_equal(t->nnotes, 2);
 	tza_tasks_free(t);
+	run->exit_code = 1;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t2), 0);
+	assert_true(tza_task_failed(&t2->tasks[1]));
+	tza_tasks_free(t2);
 }
 
 static void test_generic_and_child(void **st)
