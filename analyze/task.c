@@ -242,20 +242,6 @@ static char *container_of(const char *path)
 	return NULL;
 }
 
-/* The cgroup path of p's final image (v2, else v1 memory), or NULL. */
-static const char *cg_path(const struct tza_task_input *in, const struct tza_proc *p)
-{
-	if (!in->cgroup)
-		return NULL;
-	const struct tza_exec *e = tza_proc_image_inherited(p);
-	const struct tza_cgroup *c = NULL;
-	if (e && e->memcg_id)
-		c = in->cgroup(in->cgroup_ctx, TZA_CG_V1_MEMORY, e->memcg_id);
-	if (!c && p->cgroup_id)
-		c = in->cgroup(in->cgroup_ctx, TZA_CG_V2, p->cgroup_id);
-	return c && c->path ? c->path : NULL;
-}
-
 /* The value of NAME in an exec's --env block, or NULL (not NUL-safe past len) */
 static const char *env_get(const struct tza_exec *e, const char *name)
 {
@@ -268,6 +254,32 @@ static const char *env_get(const struct tza_exec *e, const char *name)
 		o += (uint32_t)l + 1;
 	}
 	return NULL;
+}
+
+/* The Slurm job and container of p (malloc'd, NULL when none): from the
+ * path of its v1 memory cgroup (hybrid hosts), else of its v2 cgroup, the
+ * job else from the exec's SLURM_JOB_ID (--env). */
+static void cg_ids(const struct tza_task_input *in, const struct tza_proc *p, char **job,
+		   char **ct)
+{
+	const struct tza_exec *e = tza_proc_image_inherited(p);
+	const struct tza_cgroup *c[2] = {NULL, NULL};
+	*job = *ct = NULL;
+	if (in->cgroup && e && e->memcg_id)
+		c[0] = in->cgroup(in->cgroup_ctx, TZA_CG_V1_MEMORY, e->memcg_id);
+	if (in->cgroup && p->cgroup_id)
+		c[1] = in->cgroup(in->cgroup_ctx, TZA_CG_V2, p->cgroup_id);
+	for (int i = 0; i < 2; i++) {
+		if (!c[i] || !c[i]->path)
+			continue;
+		if (!*job)
+			*job = slurm_of(c[i]->path);
+		if (!*ct)
+			*ct = container_of(c[i]->path);
+	}
+	const char *sj = env_get(e, "SLURM_JOB_ID");
+	if (!*job && sj)
+		*job = strdup(sj);
 }
 
 /* ------------------------------------------------------------ build */
@@ -394,20 +406,12 @@ static int match_workflow(struct build *b, struct tza_proc *p)
 /* Slurm job / container whose id differs from the parent's: 1 matched */
 static int match_cgroup(struct build *b, struct tza_proc *p)
 {
-	const char *path = cg_path(b->in, p);
-	const struct tza_exec *e = tza_proc_image_inherited(p);
-	const char *sj = env_get(e, "SLURM_JOB_ID");
-	char *job = path ? slurm_of(path) : NULL, *ct = path ? container_of(path) : NULL;
-	if (!job && sj)
-		job = strdup(sj);
+	char *job, *ct, *pj = NULL, *pc = NULL;
 	int ret = 0;
+	cg_ids(b->in, p, &job, &ct);
 	if (job || ct) {
-		const char *pp = p->parent ? cg_path(b->in, p->parent) : NULL;
-		char *pj = pp ? slurm_of(pp) : NULL, *pc = pp ? container_of(pp) : NULL;
-		const struct tza_exec *pe = p->parent ? tza_proc_image_inherited(p->parent) : NULL;
-		const char *psj = env_get(pe, "SLURM_JOB_ID");
-		if (!pj && psj)
-			pj = strdup(psj);
+		if (p->parent)
+			cg_ids(b->in, p->parent, &pj, &pc);
 		int newjob = job && (!pj || strcmp(job, pj)), newct = ct && (!pc || strcmp(ct, pc));
 		if (newjob || newct) {
 			int k = add_cand(b, p, newct ? TZA_TASK_CONTAINER : TZA_TASK_SLURM);
@@ -1010,9 +1014,9 @@ static int finish(struct build *b)
 			k->job = c->job;
 			k->container = c->container;
 		} else {
-			const char *path = cg_path(b->in, c->root), *sj = env_get(e, "SLURM_JOB_ID");
-			char *j = path ? slurm_of(path) : NULL, *ct = path ? container_of(path) : NULL;
-			k->job = j ? keep(st, j) : sj ? keep(st, strdup(sj)) : NULL;
+			char *j, *ct;
+			cg_ids(b->in, c->root, &j, &ct);
+			k->job = j ? keep(st, j) : NULL;
 			k->container = ct ? keep(st, ct) : NULL;
 		}
 		if (b->in->cgroup && e && e->memcg_id)

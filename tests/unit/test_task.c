@@ -314,6 +314,8 @@ static const struct tza_cgroup cgs[] = {
 	 .path = "/kubepods.slice/kubepods-burstable.slice/"
 		 "kubepods-burstable-pod1a2b3c4d_1111_2222_3333_444455556666.slice/x"},
 	{.id = 5, .hier = TZA_CG_V2, .path = "/weird/layout"},
+	{.id = 6, .hier = TZA_CG_V1_MEMORY, .path = "/slurm/uid_0/job_88", .mem_limit_bytes = 4096},
+	{.id = 7, .hier = TZA_CG_V1_MEMORY, .path = "/"},
 };
 
 static const struct tza_cgroup *cg_lookup(const void *ctx, uint32_t hier, uint64_t id)
@@ -342,10 +344,27 @@ static void test_cgroups(void **st)
 	k->cgroup_id = 4;
 	struct tza_proc *w = hp(&h, r, "/usr/bin/true", "true", 3600, 4000, 5);
 	w->cgroup_id = 5;
+	/* hybrid host: the v1 memory cgroup names the job */
+	struct tza_proc *v1 = hp(&h, r, "/usr/bin/x", "x", 3700, 4000, 5);
+	v1->cgroup_id = 1;
+	h.e[v1->index].memcg_id = 6;
+	/* v1 memory at the root, the v2 path names it */
+	struct tza_proc *v2 = hp(&h, r, "/usr/bin/x", "x", 3800, 4000, 5);
+	v2->cgroup_id = 2;
+	h.e[v2->index].memcg_id = 7;
+	/* only the recorded SLURM_JOB_ID */
+	struct tza_proc *ev = hp(&h, r, "/usr/bin/x", "x", 3900, 4000, 5);
+	static char env[] = "SLURM_JOB_ID=99\0OTHER=1";
+	h.e[ev->index].env = env;
+	h.e[ev->index].env_len = sizeof(env);
 	struct tza_task_input in = {.cgroup = cg_lookup};
 	struct tza_tasks *t;
 	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
-	assert_int_equal(t->n, 3);
+	assert_int_equal(t->n, 6);
+	assert_string_equal(t->tasks[3].job, "job_88");
+	assert_int_equal(t->tasks[3].mem_limit_bytes, 4096);
+	assert_string_equal(t->tasks[4].job, "job_77/step_0");
+	assert_string_equal(t->tasks[5].job, "99");
 	assert_int_equal(t->tasks[0].kind, TZA_TASK_SLURM);
 	assert_string_equal(t->tasks[0].job, "job_77/step_0");
 	assert_int_equal(t->tasks[0].nprocs, 2);
