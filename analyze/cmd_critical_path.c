@@ -35,7 +35,9 @@ static void usage(FILE *f)
 int cmd_critical_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK}, {"json", no_argument, NULL, 'j'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	enum tza_by by = TZA_BY_TOOL;

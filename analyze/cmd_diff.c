@@ -105,7 +105,9 @@ static const char *tratio(char *buf, size_t n, double v)
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK}, {"limit", required_argument, NULL, 'n'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};

@@ -815,7 +815,8 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK},
+		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"samples", no_argument, NULL, 'S'},	  {"force", no_argument, NULL, 'F'},
 		{"tasks", no_argument, NULL, 'K'},

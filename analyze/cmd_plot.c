@@ -70,7 +70,8 @@ int cmd_plot(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'}, {"kind", required_argument, NULL, 'k'},
-		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK},	  {"time", required_argument, NULL, 't'},
+		{"by", required_argument, NULL, 'b'},	  {"time", required_argument, NULL, 't'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"from", required_argument, NULL, 'F'},	  {"to", required_argument, NULL, 'T'},
 		{"rows", required_argument, NULL, 'r'},	  {"size", required_argument, NULL, 's'},
 		{"script", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},

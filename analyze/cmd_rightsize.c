@@ -59,7 +59,16 @@ struct rs {
 	uint32_t flags;
 };
 
-enum { F_OVER_MEM, F_UNDER_MEM, F_OVER_CPUS, F_UNDER_CPUS, F_UNDER_TIME, F_OOM_RETRY, F_FAILED, NF };
+enum {
+	F_OVER_MEM,
+	F_UNDER_MEM,
+	F_OVER_CPUS,
+	F_UNDER_CPUS,
+	F_UNDER_TIME,
+	F_OOM_RETRY,
+	F_FAILED,
+	NF
+};
 static const char *const flag_names[NF] = {"over_memory", "under_memory", "over_cpus",
 					   "under_cpus",  "under_time",	  "oom_retry", "failed"};
 

@@ -307,7 +307,9 @@ static void *count_all(void *arg)
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK}, {"limit", required_argument, NULL, 'n'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};

@@ -88,7 +88,8 @@ static void flags_text(FILE *f, uint32_t fl)
 int cmd_top(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"task", required_argument, NULL, TZA_OPT_TASK},	 {"sort", required_argument, NULL, 's'},
+		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};

@@ -308,7 +308,8 @@ static const struct tza_cgroup cgs[] = {
 	 .cpu_quota_us = 200000, .cpu_period_us = 100000},
 	{.id = 3,
 	 .hier = TZA_CG_V2,
-	 .path = "/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope"},
+	 .path = "/system.slice/docker-0123456789abcdef0123456789abcdef"
+		 "0123456789abcdef0123456789abcdef.scope"},
 	{.id = 4,
 	 .hier = TZA_CG_V2,
 	 .path = "/kubepods.slice/kubepods-burstable.slice/"
