@@ -102,6 +102,15 @@ fail:
 	return -1;
 }
 
+int tza_stdout_done(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		tza_err("standard output: write failed");
+		return TZA_EXIT_FAIL;
+	}
+	return TZA_EXIT_OK;
+}
+
 void tza_bad_option(const char *cmd, int argc, char **argv)
 {
 	const char *what = optind > 0 && optind <= argc ? argv[optind - 1] : "?";

@@ -33,6 +33,9 @@ int tza_partial(void);
 void tza_unload(tz_reader *r, struct tza_model *m);
 
 /* One line for a getopt '?' (opterr = 0): the offending word and where help is. */
+/* Flush standard output: TZA_EXIT_OK, or TZA_EXIT_FAIL with "standard
+ * output: write failed" when it (or an earlier write) failed. */
+int tza_stdout_done(void);
 void tza_bad_option(const char *cmd, int argc, char **argv);
 /* After getopt: the one FILE operand argv[optind], or NULL when there is
  * not exactly one (the one-line usage error for cmd is then printed). */

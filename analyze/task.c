@@ -43,16 +43,24 @@ static char *keep(struct store *st, char *s)
 	return st->s[st->n++] = s;
 }
 
+static char *vkeepf(struct store *st, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+static char *vkeepf(struct store *st, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	return keep(st, s);
+}
+
 static char *keepf(struct store *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static char *keepf(struct store *st, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	char *s = vkeepf(st, fmt, ap);
 	va_end(ap);
-	return keep(st, s);
+	return s;
 }
 
 static char *keepn(struct store *st, const char *s, size_t n)
@@ -65,12 +73,10 @@ static void note(struct tza_tasks *t, struct store *st, const char *fmt, ...)
 static void note(struct tza_tasks *t, struct store *st, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	char *s = vkeepf(st, fmt, ap);
 	va_end(ap);
-	if (!keep(st, s))
+	if (!s)
 		return;
 	char **v = realloc(t->notes, (t->nnotes + 1) * sizeof(*v));
 	if (!v) {

@@ -49,13 +49,6 @@ pycheck procs.jsonl "
 tasks = [json.loads(l) for l in open('tasks.jsonl')]
 bench = dict(l.split('\t') for l in open('bench.txt').read().split('\n') if l)
 check(len(tasks) == 4, '%d tasks, want 4 (3 prep + merge): %r' % (len(tasks), [t['key'] for t in tasks]))
-def subtree(root):
-    out, todo = [], [byid[root]]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += kids(p)
-    return out
 for t in tasks:
     check(t['kind'] == 'snakemake', 'task %r kind %r' % (t['key'], t['kind']))
     root = byid[t['root']]

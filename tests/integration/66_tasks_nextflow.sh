@@ -70,13 +70,6 @@ pycheck procs.jsonl "
 tasks = [json.loads(l) for l in open('tasks.jsonl')]
 ran = {l.split()[3]: l.split() for l in open('nf/tasks.txt')}
 check(len(tasks) == 4, '%d tasks, want 4: %r' % (len(tasks), [t['key'] for t in tasks]))
-def subtree(root):
-    out, todo = [], [byid[root]]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += kids(p)
-    return out
 for t in tasks:
     check(t['kind'] == 'nextflow', '%r: kind %r' % (t['key'], t['kind']))
     check(t['hash'] in ran, 'hash %r is no work dir of the run: %r' % (t['hash'], sorted(ran)))
