@@ -883,8 +883,9 @@ int cmd_export(int argc, char **argv)
 		tza_err("export: --samples needs --format jsonl");
 		return TZA_EXIT_USAGE;
 	}
-	/* chrome draws the samples as counter tracks */
-	if (tza_load_ex(argv[optind], samples || kind == 3 ? TZA_MB_SAMPLES : 0, &r, &m) < 0)
+	/* chrome draws the samples as counter tracks; tasks' combined peaks sum them */
+	if (tza_load_ex(argv[optind], samples || kind == 3 || tasks ? TZA_MB_SAMPLES : 0, &r, &m) <
+	    0)
 		return TZA_EXIT_FAIL;
 	FILE *f = stdout;
 	if (outp) {
