@@ -39,6 +39,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_rightsize(int argc, char **argv);
 
 /* Print "tracer-analyze: <formatted>" and a newline to stderr. */
 void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,11 +4,12 @@
 
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze critical-path [--by exe|tool|command] [--json] FILE\n\n"
+		"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE\n\n"
 		"The chain of processes that determined the makespan of the recorded command:\n"
 		"from the root's end, walk back through the child whose end released its\n"
 		"waiting parent (the latest-ending child), down into that child, and back up\n"
@@ -21,6 +22,9 @@ static void usage(FILE *f)
 		"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n\n"
 		"Options:\n"
 		"  -b, --by KEY   group the attribution by exe, tool (default) or command\n"
+		"                 or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX\n"
+		"                 a task per outermost process matching REGEX\n"
 		"  -j, --json     {\"makespan_s\", \"path\": [{\"id\",\"pid\",\"tool\",\"start_s\",\n"
 		"                 \"end_s\",\"critical_s\"}...], \"by_tool\": [{\"tool\",\"seconds\"}...]}\n"
 		"  -h, --help     this help\n\n"
@@ -32,7 +36,9 @@ static void usage(FILE *f)
 int cmd_critical_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"json", no_argument, NULL, 'j'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	enum tza_by by = TZA_BY_TOOL;
@@ -41,6 +47,10 @@ int cmd_critical_path(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;

@@ -6,17 +6,20 @@
 
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze diff [--by exe|tool|command] [-n N] [--json] A.tz B.tz\n\n"
+		"usage: tracer-analyze diff [--by KEY] [--task REGEX] [-n N] [--json] A.tz B.tz\n\n"
 		"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
 		"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
 		"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
 		"listed as \"only in A\" / \"only in B\".\n\n"
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
+		"                   or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX a task per outermost process matching REGEX\n"
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
 		"  -j, --json       {\"a\": FILE, \"b\": FILE, \"makespan_a_s\", \"makespan_b_s\",\n"
 		"                   \"groups\": [{\"tool\", \"in\": \"both\"|\"a\"|\"b\", \"count_a\",\n"
@@ -102,7 +105,9 @@ static const char *tratio(char *buf, size_t n, double v)
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'n'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -113,6 +118,10 @@ int cmd_diff(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;
@@ -220,7 +229,7 @@ int cmd_diff(int argc, char **argv)
 			tza_fmt_dur(x[1], 32, B.c.makespan_ns));
 		int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
 		fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w,
-			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
+			tza_by_header(by),
 			"COUNT A/B", "WALL A/B", "RATIO", "CPU A/B", "RATIO", "PEAK RSS A/B", "I/O A/B");
 		for (uint32_t k = 0; k < show; k++) {
 			const struct tza_group *a = rows[k].a ? rows[k].a : &zero;

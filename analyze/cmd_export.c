@@ -13,12 +13,13 @@
 #include "dropslot.h"
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by exe|tool|command]\n"
-		"                             [--samples] [-o OUT [--force]] FILE\n\n"
+		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
+		"                             [--samples | --tasks] [-o OUT [--force]] FILE\n\n"
 		"Write every process of FILE, ordered by start time:\n"
 		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
 		"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
@@ -29,6 +30,13 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -f, --format FMT   output format (required)\n"
 		"  -b, --by KEY       naming of the 'tool' column/key: exe, tool (default), command\n"
+		"                     or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX   a task per outermost process matching REGEX\n"
+		"      --tasks        csv/tsv/jsonl: one row per task (Nextflow trace.txt columns:\n"
+		"                     task_id, hash, native_id, name, tag, status, exit, start,\n"
+		"                     complete, duration, realtime, %%cpu, peak_rss, rchar, wchar,\n"
+		"                     syscr, syscw, read_bytes, write_bytes; then ours), instead\n"
+		"                     of one per process\n"
 		"  -o, --output OUT   write to OUT instead of standard output (mode 0600: it\n"
 		"                     copies argv; 0666 less the umask for a redacted trace)\n"
 		"      --force        replace OUT if it exists (-f is --format)\n"
@@ -676,23 +684,160 @@ static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
 	fputs("\n]}\n", f);
 }
 
+/* ------------------------------------------------------------ tasks table */
+
+/* One cell of the tasks table: "name":value in jsonl, value in csv/tsv
+ * (kind: 0 jsonl, 1 csv, 2 tsv); a NULL string or has = 0 is null / empty. */
+struct cells {
+	struct tza_line *l;
+	int kind, n;
+};
+
+static void cell_sep(struct cells *c, const char *name)
+{
+	if (c->kind == 0) {
+		tza_line_puts(c->l, c->n++ ? ",\"" : "{\"");
+		tza_line_puts(c->l, name);
+		lit(c->l, "\":");
+	} else if (c->n++) {
+		tza_line_putc(c->l, c->kind == 2 ? '\t' : ',');
+	}
+}
+
+static void cell_str(struct cells *c, const char *name, const char *v)
+{
+	cell_sep(c, name);
+	if (c->kind)
+		sv_str(c->l, v, c->kind == 2);
+	else if (v)
+		tza_line_json_cstr(c->l, v);
+	else
+		lit(c->l, "null");
+}
+
+static void cell_i64(struct cells *c, const char *name, int has, int64_t v)
+{
+	cell_sep(c, name);
+	if (has)
+		tza_line_i64(c->l, v);
+	else if (!c->kind)
+		lit(c->l, "null");
+}
+
+static void cell_num(struct cells *c, const char *name, int has, double v, int decimals)
+{
+	cell_sep(c, name);
+	if (has)
+		tza_line_fixed(c->l, v, decimals);
+	else if (!c->kind)
+		lit(c->l, "null");
+}
+
+/* epoch ms of a CLOCK_BOOTTIME time, as Nextflow's raw trace */
+static int epoch_ms(struct tza_model *m, uint64_t boot_ns, int64_t *ms)
+{
+	int64_t rt;
+	if (tza_realtime(m->reader, boot_ns, &rt) < 0)
+		return 0;
+	*ms = rt / 1000000;
+	return 1;
+}
+
+/* One task's row (header = 1: the names only, csv/tsv). Columns and units:
+ * docs/tracer-analyze.md "export --tasks". */
+static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_task *t, int kind,
+		     int header)
+{
+	static const struct tza_task none;
+	struct cells c = {l, kind, 0};
+	if (!t)
+		t = &none; /* the header: names only */
+	int ended = !t->running;
+	uint64_t wall = t->end_ns - t->start_ns;
+	int64_t ms0 = 0, ms1 = 0;
+	int has0 = !header && epoch_ms(m, t->start_ns, &ms0);
+	int has1 = !header && ended && epoch_ms(m, t->end_ns, &ms1);
+	char idb[TZA_ID_MAX];
+	const char *status = t->running ? "RUNNING" : tza_task_failed(t) ? "FAILED" : "COMPLETED";
+#define S(name, v) (header ? cell_str(&c, "", name) : cell_str(&c, name, v))
+#define I(name, has, v) (header ? cell_str(&c, "", name) : cell_i64(&c, name, has, v))
+#define N(name, has, v, d) (header ? cell_str(&c, "", name) : cell_num(&c, name, has, v, d))
+	I("task_id", 1, t->index + 1);
+	S("hash", t->hash);
+	S("native_id", t->native_id);
+	S("name", t->name);
+	S("tag", t->tag);
+	S("status", status);
+	I("exit", t->exit_code != -2, t->exit_code);
+	I("start", has0, ms0);
+	I("complete", has1, ms1);
+	I("duration", ended, (int64_t)(wall / 1000000));
+	I("realtime", ended, (int64_t)(wall / 1000000));
+	N("%cpu", wall > 0, 100.0 * (double)t->cpu_ns / (double)(wall ? wall : 1), 1);
+	I("peak_rss", t->peak_rss_kib > 0, (int64_t)(t->peak_rss_kib * 1024));
+	I("rchar", 1, (int64_t)t->rchar);
+	I("wchar", 1, (int64_t)t->wchar);
+	I("syscr", 1, (int64_t)t->syscr);
+	I("syscw", 1, (int64_t)t->syscw);
+	I("read_bytes", 1, (int64_t)t->read_bytes);
+	I("write_bytes", 1, (int64_t)t->write_bytes);
+	/* ours */
+	S("kind", tza_task_kind_name(t->kind));
+	S("key", t->key);
+	S("id", t->id);
+	S("root", tza_proc_id(t->root, idb));
+	S("job", t->job);
+	S("container", t->container);
+	I("procs", 1, t->nprocs);
+	I("running", 1, t->running);
+	N("start_s", 1, (double)rel(m, t->start_ns) / 1e9, 6);
+	N("wall_s", 1, (double)wall / 1e9, 6);
+	N("cpu_s", 1, (double)t->cpu_ns / 1e9, 6);
+	I("peak_rss_exit_max", 1, (int64_t)(t->exit_rss_max_kib * 1024));
+	I("peak_rss_exit_sum", 1, (int64_t)(t->exit_rss_sum_kib * 1024));
+	I("signal", t->exit_code != -2, t->signal);
+	S("failed", t->failed ? tza_proc_id(t->failed, idb) : NULL);
+	I("mem_limit", t->mem_limit_bytes > 0, (int64_t)t->mem_limit_bytes);
+	N("cpu_limit", t->cpu_period_us > 0,
+	  t->cpu_period_us ? (double)t->cpu_quota_us / (double)t->cpu_period_us : 0, 2);
+	I("attempt", t->attempt > 0, t->attempt);
+	N("req_cpus", t->req_cpus > 0, t->req_cpus, 2);
+	I("req_memory", t->req_mem_bytes > 0, (int64_t)t->req_mem_bytes);
+	I("req_time", t->req_time_ms > 0, (int64_t)t->req_time_ms);
+	S("wf_status", t->status);
+	N("wf_start", t->wf_start_s > 0, t->wf_start_s, 3);
+	N("wf_end", t->wf_end_s > 0, t->wf_end_s, 3);
+#undef S
+#undef I
+#undef N
+	if (!header && kind == 0)
+		tza_line_putc(l, '}');
+	tza_line_putc(l, '\n');
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"samples", no_argument, NULL, 'S'},	  {"force", no_argument, NULL, 'F'},
+		{"tasks", no_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *fmt = NULL, *outp = NULL;
 	enum tza_by by = TZA_BY_TOOL;
-	int c, samples = 0, force = 0;
+	int c, samples = 0, force = 0, tasks = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:b:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fmt = optarg;
+			break;
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
 			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
@@ -706,6 +851,10 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'S':
 			samples = 1;
+			break;
+		case 'K':
+			tasks = 1;
+			tza_task_want();
 			break;
 		case 'h':
 			usage(stdout);
@@ -729,12 +878,17 @@ int cmd_export(int argc, char **argv)
 		return TZA_EXIT_USAGE;
 	tz_reader *r;
 	struct tza_model *m;
+	if (tasks && (kind == 3 || samples)) {
+		tza_err("export: --tasks writes csv, tsv or jsonl, without --samples");
+		return TZA_EXIT_USAGE;
+	}
 	if (samples && kind != 0) {
 		tza_err("export: --samples needs --format jsonl");
 		return TZA_EXIT_USAGE;
 	}
-	/* chrome draws the samples as counter tracks */
-	if (tza_load_ex(argv[optind], samples || kind == 3 ? TZA_MB_SAMPLES : 0, &r, &m) < 0)
+	/* chrome draws the samples as counter tracks; tasks' combined peaks sum them */
+	if (tza_load_ex(argv[optind], samples || kind == 3 || tasks ? TZA_MB_SAMPLES : 0, &r, &m) <
+	    0)
 		return TZA_EXIT_FAIL;
 	FILE *f = stdout;
 	if (outp) {
@@ -757,7 +911,16 @@ int cmd_export(int argc, char **argv)
 	}
 	struct tza_line line = {0}, cl = {0};
 	int lost = 0;
-	if (kind == 0) {
+	const struct tza_tasks *ts = tasks ? tza_tasks_of(m) : NULL;
+	if (ts) {
+		if (kind)
+			task_row(&line, m, NULL, kind, 1);
+		for (uint32_t i = 0; i < ts->n; i++) {
+			task_row(&line, m, &ts->tasks[i], kind, 0);
+			lost |= tza_line_write(&line, f);
+		}
+		lost |= tza_line_write(&line, f);
+	} else if (kind == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++) {
 			jsonl_proc(&line, m, m->procs[i], by, samples);
 			lost |= tza_line_write(&line, f);

@@ -372,11 +372,6 @@ int cmd_idle(int argc, char **argv)
 	}
 	free(w);
 	free(v);
-	int bad = fflush(f) != 0 || ferror(f);
 	tza_unload(r, m);
-	if (bad) {
-		tza_err("standard output: write failed");
-		return TZA_EXIT_FAIL;
-	}
-	return TZA_EXIT_OK;
+	return tza_stdout_done();
 }

@@ -9,6 +9,7 @@
 #include "model.h"
 #include "plot.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
@@ -21,7 +22,9 @@ static void usage(FILE *f)
 	      "                         --rows processes, one row per --by group\n"
 	      "                         cpu: cores in use, stacked by tool, with the CPU count\n"
 	      "                         mem: resident memory by tool; io: bytes per second\n"
-	      "      --by exe|tool|command   gantt row groups (default command)\n"
+	      "      --by KEY           gantt row groups: exe, tool, command (default), or\n"
+	      "                         task, rule, job, container (docs: Tasks)\n"
+	      "      --task REGEX       a task per outermost process matching REGEX\n"
 	      "      --time rel|wall    x axis: seconds from start (default) or UTC wall clock\n"
 	      "      --from T, --to T   window: seconds from start (90, 1m30s) or wall clock\n"
 	      "                         (2026-11-29T10:00:00); the whole trace is read, the\n"
@@ -68,6 +71,7 @@ int cmd_plot(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'}, {"kind", required_argument, NULL, 'k'},
 		{"by", required_argument, NULL, 'b'},	  {"time", required_argument, NULL, 't'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"from", required_argument, NULL, 'F'},	  {"to", required_argument, NULL, 'T'},
 		{"rows", required_argument, NULL, 'r'},	  {"size", required_argument, NULL, 's'},
 		{"script", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
@@ -100,6 +104,10 @@ int cmd_plot(int argc, char **argv)
 				tza_err("plot: --kind: '%s' is not one of gantt, cpu, mem, io", optarg);
 				return TZA_EXIT_USAGE;
 			}
+			break;
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
 			break;
 		case 'b':
 			if (tza_parse_by("plot: --by", optarg, &o.by) < 0)
@@ -208,6 +216,8 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (tza_check_whole(r, path, 1) < 0)
 		goto out;
+	if (tza_task_wanted() && tza_tasks_for(m) < 0)
+		goto out;
 	tza_plot_facts(r, m, &o);
 	mf = open_memstream(&buf, &len);
 	if (!mf || tza_plot_script(mf, m, &o) < 0)
@@ -249,6 +259,7 @@ out:
 	if (mf)
 		fclose(mf);
 	free(buf);
+	tza_tasks_release(m);
 	tza_model_free(m);
 	tz_reader_free(r);
 	return rc;

@@ -10,11 +10,12 @@
 #include "evq.h"
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze summary [--by exe|tool|command] [-n N] [--json] FILE\n\n"
+		"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE\n\n"
 		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
 		"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
 		"line: recorder drops per slot, damage; \"tree incomplete\" naming each loss\n"
@@ -28,6 +29,8 @@ static void usage(FILE *f)
 		"host and of the recorded processes together.\n\n"
 		"Options:\n"
 		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
+		"                   or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX a task per outermost process matching REGEX\n"
 		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
 		"                   0 = all, as in top and diff)\n"
 		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"
@@ -327,7 +330,9 @@ static void *count_all(void *arg)
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'n'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -339,6 +344,10 @@ int cmd_summary(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;
@@ -751,7 +760,7 @@ int cmd_summary(int argc, char **argv)
 		if (nshow) {
 			int w = tza_key_width(&g[0].key, sizeof(*g), nshow);
 			fprintf(f, "\ntop tools by self CPU:\n  %-*s %7s %10s %10s %6s %9s %9s %9s\n", w,
-				by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL",
+				tza_by_header(by),
 				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "RCHAR", "WCHAR");
 			for (uint32_t i = 0; i < nshow; i++) {
 				const struct tza_group *x = &g[i];

@@ -9,12 +9,14 @@
 
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze top [--by exe|tool|command] [--sort COL] [-n N] [--json] FILE\n"
-		"       tracer-analyze top --follow [--interval SEC] [--by ...] [--sort COL] [-n N] FILE\n\n"
+		"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE\n"
+		"       tracer-analyze top --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
+		"                          [--sort COL] [-n N] FILE\n\n"
 		"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
 		"peak RSS, I/O, share of the critical path, and flags:\n"
 		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
@@ -27,6 +29,8 @@ static void usage(FILE *f)
 		"  failed             a non-zero exit or a fatal signal\n\n"
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
+		"                   or task, rule, job, container (docs: Tasks)\n"
+		"      --task REGEX a task per outermost process matching REGEX\n"
 		"  -s, --sort COL   cpu (default), wall, span, count, cores, max_cores, rss,\n"
 		"                   read, write, io, critical, name\n"
 		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
@@ -39,6 +43,9 @@ static void usage(FILE *f)
 		"                   sealed chunk yet; kill -USR1 the recorder to seal now)\n"
 		"  -i, --interval SEC  seconds between tables with --follow (default 2)\n"
 		"  -h, --help       this help\n\n"
+		"With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
+		"the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
+		"\"tasks\", \"task_wall_s\" and \"task_peak_rss_kib\" (docs: Tasks)\n\n"
 		"Examples:\n"
 		"  tracer-analyze top trace.tz\n"
 		"  tracer-analyze top --by command --sort critical trace.tz\n"
@@ -132,6 +139,13 @@ static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_
 				(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
 				(unsigned long long)x->write_bytes);
 			tza_json_secs(f, (int64_t)x->critical_ns);
+			if (by >= TZA_BY_TASK) {
+				fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":",
+					(unsigned long long)x->tasks);
+				tza_json_secs(f, (int64_t)x->task_wall_ns);
+				fprintf(f, ",\"task_peak_rss_kib\":%llu",
+					(unsigned long long)x->task_peak_rss_kib);
+			}
 			fputs(",\"flags\":[", f);
 			int first = 1;
 			for (int k = 0; k < 5; k++)
@@ -147,18 +161,20 @@ static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_
 		/* the first column fits the longest key shown */
 		int w = tza_key_width(&g[0].key, sizeof(*g), show);
 		fprintf(f, "%-*s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n", w,
-			by == TZA_BY_EXE ? "EXE" : by == TZA_BY_COMMAND ? "COMMAND" : "TOOL", "COUNT",
+			tza_by_header(by), by >= TZA_BY_TASK ? "TASKS" : "COUNT",
 			"WALL", "SPAN", "CPU", "CORES", "MAX", "PEAK RSS", "RCHAR", "WCHAR", "CRIT%",
 			"FLAGS");
 		for (uint32_t i = 0; i < show; i++) {
 			const struct tza_group *x = &g[i];
 			tza_put_key(f, x->key, w);
 			fprintf(f, " %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
-				tza_fmt_count(b[0], 32, x->count),
+				tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
 				tza_fmt_dur(b[1], 32, x->wall_ns),
 				tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 				tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-				tza_fmt_bytes(b[4], 32, x->peak_rss_kib * 1024),
+				tza_fmt_bytes(b[4], 32,
+					      (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) *
+						      1024),
 				tza_fmt_bytes(b[5], 32, x->rchar),
 				tza_fmt_bytes(b[6], 32, x->wchar),
 				cr.makespan_ns ? 100.0 * (double)x->critical_ns / (double)cr.makespan_ns
@@ -257,6 +273,7 @@ int cmd_top(int argc, char **argv)
 		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
 		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
 		{"follow", no_argument, NULL, 'F'},	 {"interval", required_argument, NULL, 'i'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
 	int follow = 0;
@@ -267,8 +284,12 @@ int cmd_top(int argc, char **argv)
 	sort_col = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:s:n:jFh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:s:n:jFi:h", opts, NULL)) != -1) {
 		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
 		case 'F':
 			follow = 1;
 			break;

@@ -21,6 +21,7 @@ static const struct tza_cmd cmds[] = {
 	{"plot", cmd_plot, "gnuplot timelines: gantt, cpu, mem, io"},
 	{"bundle", cmd_bundle, "a bug-report archive: trace, summaries, plots"},
 	{"report", cmd_report, "one offline HTML report: timeline, tables, tree, charts"},
+	{"rightsize", cmd_rightsize, "per rule: requested vs used cpus, memory, time; a config to paste"},
 	{"idle", cmd_idle, "stretches where the machine used under X% of its cores, and who ran"},
 };
 

@@ -184,6 +184,7 @@ struct tza_proc_res {
  * Fields are ordered to leave no padding; every string and array is owned
  * by the model and read-only for its users.
  */
+struct tza_task;
 struct tza_proc {
 	uint32_t pid;	    /* tgid (host pid namespace) */
 	uint32_t ppid;	    /* fork-time parent's tgid; 0 if unknown */
@@ -246,6 +247,8 @@ struct tza_proc {
 	 * start_ns, or a slice's window start or the recording's start
 	 * (TZA_P_CLIPPED) */
 	uint64_t charge_ns;
+	/* The task it belongs to (analyze/task.h), NULL: none or not built */
+	struct tza_task *task;
 };
 
 /* The whole model of one trace. */
@@ -466,7 +469,10 @@ const char *tza_signal_cause(const struct tza_proc *p);
  * named by its first image that is not a pass-through wrapper (env, nice,
  * sh -c ... that forked nothing; docs/tracer-analyze.md "Exec chains"),
  * else its last. */
-enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND };
+enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND,
+	      /* task.h: p->task's key, name, Slurm job, container ("(none)"
+		 outside tasks); only once tasks were built */
+	      TZA_BY_TASK, TZA_BY_RULE, TZA_BY_JOB, TZA_BY_CONTAINER };
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by);
 
 /* The image whose tool and command name p (tool.c, the same rule as

@@ -10,6 +10,7 @@
 #include "evq.h"
 #include "json.h"
 #include "report.h"
+#include "task.h"
 
 /* TRACER_ANALYZE_PARTIAL=1 (set by --partial too): analyze unfinished or
  * damaged traces anyway */
@@ -93,6 +94,8 @@ int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_mode
 	}
 	if (tza_check_whole(*r, path, 1) < 0)
 		goto fail;
+	if (tza_task_wanted() && tza_tasks_for(*m) < 0)
+		goto fail;
 	return 0;
 fail:
 	tza_model_free(*m);
@@ -100,6 +103,15 @@ fail:
 	tz_reader_free(*r);
 	*r = NULL;
 	return -1;
+}
+
+int tza_stdout_done(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		tza_err("standard output: write failed");
+		return TZA_EXIT_FAIL;
+	}
+	return TZA_EXIT_OK;
 }
 
 void tza_bad_option(const char *cmd, int argc, char **argv)
@@ -120,6 +132,7 @@ const char *tza_one_file(const char *cmd, int argc, char **argv)
 
 void tza_unload(tz_reader *r, struct tza_model *m)
 {
+	tza_tasks_release(m);
 	tza_model_free(m);
 	tz_reader_free(r);
 }
@@ -132,11 +145,28 @@ int tza_parse_by(const char *opt, const char *s, enum tza_by *by)
 		*by = TZA_BY_TOOL;
 	else if (!strcmp(s, "command"))
 		*by = TZA_BY_COMMAND;
+	else if (!strcmp(s, "task"))
+		*by = TZA_BY_TASK;
+	else if (!strcmp(s, "rule"))
+		*by = TZA_BY_RULE;
+	else if (!strcmp(s, "job"))
+		*by = TZA_BY_JOB;
+	else if (!strcmp(s, "container"))
+		*by = TZA_BY_CONTAINER;
 	else {
-		tza_err("%s: '%s' is not one of exe, tool, command", opt, s);
+		tza_err("%s: '%s' is not one of exe, tool, command, task, rule, job, container",
+			opt, s);
 		return -1;
 	}
+	if (*by >= TZA_BY_TASK)
+		tza_task_want();
 	return 0;
+}
+
+const char *tza_by_header(enum tza_by by)
+{
+	static const char *const h[] = {"EXE", "TOOL", "COMMAND", "TASK", "RULE", "JOB", "CONTAINER"};
+	return (unsigned)by < sizeof(h) / sizeof(h[0]) ? h[by] : "TOOL";
 }
 
 const char *tza_meta_any(tz_reader *r, const char *const *keys)
@@ -303,19 +333,25 @@ static int cmp_rss_step(const void *a, const void *b)
 
 int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns)
 {
+	return tza_procs_peak_rss_of(m->procs, m->nprocs, kib, t_ns);
+}
+
+int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t np, uint64_t *kib,
+			  uint64_t *t_ns)
+{
 	size_t n = 0, k = 0;
 	*kib = 0;
 	*t_ns = 0;
-	for (uint32_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i]->res->nsamples)
-			n += m->procs[i]->res->nsamples + 1;
+	for (uint32_t i = 0; i < np; i++)
+		if (procs[i]->res->nsamples)
+			n += procs[i]->res->nsamples + 1;
 	if (!n)
 		return 0;
 	struct rss_step *v = malloc(n * sizeof(*v));
 	if (!v)
 		return -1;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const struct tza_proc *p = m->procs[i];
+	for (uint32_t i = 0; i < np; i++) {
+		const struct tza_proc *p = procs[i];
 		int64_t prev = 0;
 		for (uint32_t j = 0; j < p->res->nsamples; j++) {
 			int64_t r = p->res->samples[j].rss_kib;
@@ -927,6 +963,12 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		struct tza_group *x = &g[mp.s[j].g - 1];
 		uint64_t s, e, wall = group_span(m, p, &s, &e);
 		x->count++;
+		if (by >= TZA_BY_TASK && p->task && p->task->root == p) {
+			x->tasks++;
+			x->task_wall_ns += p->task->end_ns - p->task->start_ns;
+			if (p->task->peak_rss_kib > x->task_peak_rss_kib)
+				x->task_peak_rss_kib = p->task->peak_rss_kib;
+		}
 		x->wall_ns += wall;
 		if (s < x->first_ns)
 			x->first_ns = s;

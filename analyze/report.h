@@ -33,6 +33,9 @@ int tza_partial(void);
 void tza_unload(tz_reader *r, struct tza_model *m);
 
 /* One line for a getopt '?' (opterr = 0): the offending word and where help is. */
+/* Flush standard output: TZA_EXIT_OK, or TZA_EXIT_FAIL with "standard
+ * output: write failed" when it (or an earlier write) failed. */
+int tza_stdout_done(void);
 void tza_bad_option(const char *cmd, int argc, char **argv);
 /* After getopt: the one FILE operand argv[optind], or NULL when there is
  * not exactly one (the one-line usage error for cmd is then printed). */
@@ -40,6 +43,8 @@ const char *tza_one_file(const char *cmd, int argc, char **argv);
 
 /* "exe", "tool" or "command" into *by; -1 + message (naming opt) otherwise. */
 int tza_parse_by(const char *opt, const char *s, enum tza_by *by);
+/* The column header of a grouping: "EXE", "TOOL", ..., "CONTAINER". */
+const char *tza_by_header(enum tza_by by);
 
 /* Machine facts from the metadata (0 when absent). */
 struct tza_machine {
@@ -110,6 +115,9 @@ double tza_host_busy(const struct tza_model *m, uint64_t a, uint64_t b);
  * -1 when out of memory. Shared pages count once per process that maps them.
  */
 int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns);
+/* The same over procs[0..n) only (a task's members, task.c). */
+int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib,
+			  uint64_t *t_ns);
 /* Exited with a non-zero code or killed by a signal. */
 int tza_proc_failed(const struct tza_proc *p);
 
@@ -172,6 +180,10 @@ struct tza_group {
 				     TZA_MB_SAMPLES; else the traced
 				     processes' CPU), weighted by critical ns */
 	uint32_t flags;		  /* TZA_G_* */
+	/* task groupings (TZA_BY_TASK and after; task.h): the tasks whose root
+	 * is in the group, their summed wall (root start to last member end)
+	 * and the largest combined peak RSS of one of them (KiB) */
+	uint64_t tasks, task_wall_ns, task_peak_rss_kib;
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "task.h"
 #include "tool.h"
 
 #define MAX_ARGS 256
@@ -700,6 +701,12 @@ static size_t kthread_name_len(const char *comm, size_t n)
 
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 {
+	if (by >= TZA_BY_TASK) {
+		const struct tza_task *t = p->task;
+		const char *k = !t ? NULL : by == TZA_BY_TASK ? t->key : by == TZA_BY_RULE ? t->name
+			      : by == TZA_BY_JOB ? t->job : t->container;
+		return k ? k : "(none)";
+	}
 	const struct tza_exec *e = tza_proc_image_inherited(p);
 	if (by == TZA_BY_EXE) {
 		if (e && e->exe && *e->exe)

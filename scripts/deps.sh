@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Install, with apt-get, only the Debian packages tracer needs that are missing.
 # Usage: scripts/deps.sh [--demo] [--test]
-#   --demo adds the sample pipeline's tools; --test the browser the HTML
-#   report's tests open it in (chromium, driven by node)
+#   --demo adds the sample pipeline's tools; --test what tests run: the browser the HTML
+#   report's tests open it in (chromium, driven by node) and snakemake
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
-      gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3)
+      gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3 libjson-c-dev)
 for a in "$@"; do
 	case $a in
 	--demo) pkgs+=(bwa samtools bcftools bowtie2-examples) ;;
-	--test) pkgs+=(chromium nodejs) ;;
+	--test) pkgs+=(chromium nodejs snakemake) ;;
 	*) echo "deps: unknown option '$a' (--demo, --test)" >&2; exit 2 ;;
 	esac
 done

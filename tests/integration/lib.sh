@@ -8,7 +8,8 @@
 #                         its exit status is returned, stderr goes to $T/rec.err
 #   export_jsonl TZ OUT   tracer-analyze export --format jsonl TZ > OUT
 #   pycheck JSONL CODE    run python3 CODE with `procs` (list of dicts, export order),
-#                         helpers by_exe(), by_argv(), one(), kids(), near(), check()
+#                         helpers by_exe(), by_argv(), one(), kids(), subtree(), near(),
+#                         check()
 #                         and argv bytes via raw(); non-zero exit fails the test
 #   fail MSG              print and exit 1
 #
@@ -77,6 +78,14 @@ def one(lst, what=""):
     return lst[0]
 def kids(p):
     return [c for c in procs if c.get("parent_id") == p["id"]]
+def subtree(pid_id):
+    """the process of that id and all its descendants (export order)"""
+    out, todo = [], [byid[pid_id]]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += kids(p)
+    return out
 def near(v, want, rel):
     return v is not None and abs(v - want) <= rel * want
 def check(cond, msg):

@@ -1,0 +1,402 @@
+/* cmd_rightsize.c - per rule / Nextflow process: what its tasks asked for
+ * against what they used, flags, and a configuration block to paste
+ * (docs/tracer-analyze.md "rightsize"). */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "task.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer-analyze rightsize [--by rule|task] [--task REGEX] [--headroom PCT]\n"
+		"                                [--config nextflow|snakemake|both|none] [--json] FILE\n\n"
+		"Per rule (Snakemake rule, Nextflow process, --task name; --by task: per task):\n"
+		"what was requested (Nextflow trace.txt cpus/memory/time of first attempts, else\n"
+		"the cgroup limits recorded) against what was used (the largest combined peak\n"
+		"RSS of one task, the highest and the mean cores, the longest wall), flags, and\n"
+		"a suggested configuration:\n"
+		"  memory  the largest combined peak + PCT%%, rounded up to 64 MiB\n"
+		"  cpus    the busiest task's mean cores, rounded up (0.1 core tolerance), >= 1\n"
+		"  time    twice the longest wall, rounded up to a minute\n"
+		"Flags: over_memory (requested > 2 x suggested), under_memory (peak above 90%%\n"
+		"of the request, or an OOM kill), over_cpus (requested >= 2 x and >= 1 more\n"
+		"than the highest cores), under_cpus (highest cores > 1.1 x requested),\n"
+		"under_time (longest wall > 80%% of the request), oom_retry (a task OOM-killed\n"
+		"or exiting 137 was run again), failed (a task failed and was not retried).\n\n"
+		"Options:\n"
+		"  -b, --by KEY        rule (default) or task\n"
+		"      --task REGEX    a task per outermost process matching REGEX (docs: Tasks)\n"
+		"  -H, --headroom PCT  memory headroom in percent (default 20, 0 to 1000)\n"
+		"  -c, --config WHAT   the block(s) printed after the table (default: by the\n"
+		"                      tasks' kind; both when neither Nextflow nor Snakemake)\n"
+		"  -j, --json          {\"headroom_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
+		"                      \"oom_retries\", \"failed\", \"req_cpus\", \"req_memory_bytes\",\n"
+		"                      \"req_time_s\", \"max_cores\", \"mean_cores\", \"peak_rss_bytes\",\n"
+		"                      \"max_wall_s\", \"mean_wall_s\", \"suggest\": {\"cpus\",\n"
+		"                      \"memory_bytes\", \"time_s\"}, \"flags\": [...]}]}\n"
+		"  -h, --help          this help\n\n"
+		"Examples:\n"
+		"  tracer-analyze rightsize trace.tz\n"
+		"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n");
+}
+
+/* One rule's figures */
+struct rs {
+	const char *name;
+	uint32_t tasks, retries, oom_retries, failed;
+	uint32_t kinds; /* 1 << kind */
+	double req_cpus;
+	uint64_t req_mem, req_time_ms;
+	double max_cores, cpu_s, wall_s, max_wall_s;
+	uint64_t peak_kib;
+	uint32_t sug_cpus;
+	uint64_t sug_mem, sug_time_s;
+	uint32_t flags;
+};
+
+enum {
+	F_OVER_MEM,
+	F_UNDER_MEM,
+	F_OVER_CPUS,
+	F_UNDER_CPUS,
+	F_UNDER_TIME,
+	F_OOM_RETRY,
+	F_FAILED,
+	NF
+};
+static const char *const flag_names[NF] = {"over_memory", "under_memory", "over_cpus",
+					   "under_cpus",  "under_time",	  "oom_retry", "failed"};
+
+static int oom_like(const struct tza_task *t)
+{
+	return t->oom_killed || t->exit_code == 137 || t->signal == 9;
+}
+
+/* A later task of the same name and tag: t was run again */
+static int retried(const struct tza_tasks *ts, const struct tza_task *t)
+{
+	for (uint32_t i = t->index + 1; i < ts->n; i++) {
+		const struct tza_task *u = &ts->tasks[i];
+		if (!strcmp(u->name, t->name) && (!t->tag) == (!u->tag) &&
+		    (!t->tag || !strcmp(t->tag, u->tag)))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_task_name(const void *a, const void *b)
+{
+	const struct tza_task *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
+	return c ? c : ((*x)->index > (*y)->index) - ((*x)->index < (*y)->index);
+}
+
+static void suggest(struct rs *r, double headroom)
+{
+	const uint64_t q = 64ULL << 20;
+	double mem = (double)r->peak_kib * 1024.0 * (1.0 + headroom);
+	r->sug_mem = ((uint64_t)ceil(mem / (double)q)) * q;
+	if (!r->sug_mem)
+		r->sug_mem = q;
+	double c = ceil(r->max_cores - 0.1);
+	r->sug_cpus = c < 1 ? 1 : (uint32_t)c;
+	double t = ceil(2.0 * r->max_wall_s / 60.0);
+	r->sug_time_s = (uint64_t)(t < 1 ? 1 : t) * 60;
+	if (r->req_mem && r->req_mem > 2 * r->sug_mem)
+		r->flags |= 1u << F_OVER_MEM;
+	if (r->req_mem && (double)r->peak_kib * 1024.0 > 0.9 * (double)r->req_mem)
+		r->flags |= 1u << F_UNDER_MEM;
+	if (r->req_cpus >= 2 * r->max_cores && r->req_cpus - r->max_cores >= 1)
+		r->flags |= 1u << F_OVER_CPUS;
+	if (r->req_cpus > 0 && r->max_cores > 1.1 * r->req_cpus)
+		r->flags |= 1u << F_UNDER_CPUS;
+	if (r->req_time_ms && r->max_wall_s * 1000.0 > 0.8 * (double)r->req_time_ms)
+		r->flags |= 1u << F_UNDER_TIME;
+	if (r->oom_retries)
+		r->flags |= (1u << F_OOM_RETRY) | (1u << F_UNDER_MEM);
+	if (r->failed)
+		r->flags |= 1u << F_FAILED;
+}
+
+/* Fold task t into r; first: the rule's first task */
+static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t)
+{
+	double wall = (double)(t->end_ns - t->start_ns) / 1e9;
+	double cores = wall > 0 ? (double)t->cpu_ns / 1e9 / wall : 0;
+	int first_attempt = t->attempt <= 1;
+	r->tasks++;
+	r->kinds |= 1u << t->kind;
+	if (t->attempt > 1)
+		r->retries++;
+	int again = tza_task_failed(t) && retried(ts, t);
+	if (again && oom_like(t))
+		r->oom_retries++;
+	else if (!again && tza_task_failed(t))
+		r->failed++;
+	/* requested: the first attempts' (retries may scale them) */
+	if (first_attempt) {
+		if (t->req_cpus > r->req_cpus)
+			r->req_cpus = t->req_cpus;
+		if (t->req_time_ms > r->req_time_ms)
+			r->req_time_ms = t->req_time_ms;
+	}
+	uint64_t mem = t->req_mem_bytes ? t->req_mem_bytes : t->mem_limit_bytes;
+	if (first_attempt && mem > r->req_mem)
+		r->req_mem = mem;
+	if (!t->req_cpus && t->cpu_period_us && first_attempt) {
+		double q = (double)t->cpu_quota_us / (double)t->cpu_period_us;
+		if (q > r->req_cpus)
+			r->req_cpus = q;
+	}
+	if (cores > r->max_cores)
+		r->max_cores = cores;
+	if (wall > r->max_wall_s)
+		r->max_wall_s = wall;
+	r->cpu_s += (double)t->cpu_ns / 1e9;
+	r->wall_s += wall;
+	if (t->peak_rss_kib > r->peak_kib)
+		r->peak_kib = t->peak_rss_kib;
+}
+
+static void flags_out(FILE *f, uint32_t fl, int json)
+{
+	int first = 1;
+	for (int i = 0; i < NF; i++)
+		if (fl & (1u << i)) {
+			fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : ",", flag_names[i]);
+			first = 0;
+		}
+	if (first && !json)
+		fputc('-', f);
+}
+
+/* a Nextflow memory string: whole MB (Nextflow's MB are MiB) */
+static void nf_block(FILE *f, const struct rs *r, uint32_t n, double h)
+{
+	fprintf(f, "\n// Nextflow (nextflow.config): memory = the largest combined peak + %g%%,\n"
+		   "// cpus = the busiest task's cores rounded up, time = 2 x the longest wall\n"
+		   "process {\n",
+		h * 100);
+	for (uint32_t i = 0; i < n; i++) {
+		fprintf(f, "    withName: '");
+		for (const char *c = r[i].name; *c; c++)
+			fprintf(f, *c == '\'' || *c == '\\' ? "\\%c" : "%c", *c);
+		fprintf(f, "' {\n        cpus = %u\n        memory = '%llu MB'\n        time = '%llum'\n"
+			   "    }\n",
+			r[i].sug_cpus, (unsigned long long)(r[i].sug_mem >> 20),
+			(unsigned long long)(r[i].sug_time_s / 60));
+	}
+	fprintf(f, "}\n");
+}
+
+/* YAML-safe: a plain scalar when it is [A-Za-z0-9_.-], else single-quoted */
+static void yaml_key(FILE *f, const char *s)
+{
+	if (s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")]) {
+		fputc('\'', f);
+		for (; *s; s++)
+			fprintf(f, *s == '\'' ? "''" : "%c", *s);
+		fputc('\'', f);
+	} else {
+		fputs(s, f);
+	}
+}
+
+static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
+{
+	fprintf(f, "\n# Snakemake profile (config.yaml; or --set-threads/--set-resources):\n"
+		   "# mem_mb = the largest combined peak + %g%% (MiB), threads = the busiest\n"
+		   "# job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
+		   "set-threads:\n",
+		h * 100);
+	for (uint32_t i = 0; i < n; i++) {
+		fputs("  ", f);
+		yaml_key(f, r[i].name);
+		fprintf(f, ": %u\n", r[i].sug_cpus);
+	}
+	fputs("set-resources:\n", f);
+	for (uint32_t i = 0; i < n; i++) {
+		fputs("  ", f);
+		yaml_key(f, r[i].name);
+		fprintf(f, ":\n    mem_mb: %llu\n    runtime: %llu\n",
+			(unsigned long long)(r[i].sug_mem >> 20),
+			(unsigned long long)(r[i].sug_time_s / 60));
+	}
+}
+
+static void json_out(FILE *f, const struct rs *r, uint32_t n, double h)
+{
+	fprintf(f, "{\"headroom_pct\":");
+	tza_json_num(f, h * 100);
+	fputs(",\"rules\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rs *x = &r[i];
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
+		tza_json_cstr(f, x->name);
+		fprintf(f, ",\"tasks\":%u,\"retries\":%u,\"oom_retries\":%u,\"failed\":%u,\"req_cpus\":",
+			x->tasks, x->retries, x->oom_retries, x->failed);
+		if (x->req_cpus > 0)
+			tza_json_num(f, x->req_cpus);
+		else
+			fputs("null", f);
+		if (x->req_mem)
+			fprintf(f, ",\"req_memory_bytes\":%llu", (unsigned long long)x->req_mem);
+		else
+			fputs(",\"req_memory_bytes\":null", f);
+		fputs(",\"req_time_s\":", f);
+		if (x->req_time_ms)
+			tza_json_num(f, (double)x->req_time_ms / 1e3);
+		else
+			fputs("null", f);
+		fputs(",\"max_cores\":", f);
+		tza_json_num(f, x->max_cores);
+		fputs(",\"mean_cores\":", f);
+		tza_json_num(f, x->wall_s > 0 ? x->cpu_s / x->wall_s : 0);
+		fprintf(f, ",\"peak_rss_bytes\":%llu,\"max_wall_s\":",
+			(unsigned long long)x->peak_kib * 1024);
+		tza_json_num(f, x->max_wall_s);
+		fputs(",\"mean_wall_s\":", f);
+		tza_json_num(f, x->tasks ? x->wall_s / x->tasks : 0);
+		fprintf(f, ",\"suggest\":{\"cpus\":%u,\"memory_bytes\":%llu,\"time_s\":%llu},\"flags\":[",
+			x->sug_cpus, (unsigned long long)x->sug_mem, (unsigned long long)x->sug_time_s);
+		flags_out(f, x->flags, 1);
+		fputs("]}", f);
+	}
+	fputs(n ? "\n]}\n" : "]}\n", f);
+}
+
+static void text_out(FILE *f, const struct rs *r, uint32_t n)
+{
+	int w = tza_key_width(&r[0].name, sizeof(*r), n);
+	if (w < 4)
+		w = 4;
+	fprintf(f, "%-*s %5s %7s %5s %5s %5s %9s %9s %8s %8s  %s\n", w, "RULE", "TASKS", "RETRIES",
+		"CPUS", "MAX", "MEAN", "MEMORY", "PEAK", "TIME", "MAXWALL", "FLAGS");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rs *x = &r[i];
+		char b[4][32], cpus[16];
+		snprintf(cpus, sizeof(cpus), x->req_cpus > 0 ? "%g" : "-", x->req_cpus);
+		tza_put_key(f, x->name, w);
+		fprintf(f, " %5u %7u %5s %5.2f %5.2f %9s %9s %8s %8s  ", x->tasks, x->retries, cpus,
+			x->max_cores, x->wall_s > 0 ? x->cpu_s / x->wall_s : 0,
+			x->req_mem ? tza_fmt_bytes(b[0], 32, x->req_mem) : "-",
+			tza_fmt_bytes(b[1], 32, x->peak_kib * 1024),
+			x->req_time_ms ? tza_fmt_dur(b[2], 32, x->req_time_ms * 1000000) : "-",
+			tza_fmt_dur(b[3], 32, (uint64_t)(x->max_wall_s * 1e9)));
+		flags_out(f, x->flags, 0);
+		fputc('\n', f);
+	}
+	fprintf(f, "(CPUS, MEMORY, TIME: requested; MAX, MEAN: cores; PEAK: combined peak RSS)\n");
+}
+
+int cmd_rightsize(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"headroom", required_argument, NULL, 'H'},
+		{"config", required_argument, NULL, 'c'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int json = 0, per_task = 0, c, cfg = -1; /* -1 auto, 0 none, 1 nf, 2 smk, 3 both */
+	uint64_t pct = 20;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "b:H:c:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'b':
+			if (strcmp(optarg, "rule") && strcmp(optarg, "task")) {
+				tza_err("--by: '%s' is not one of rule, task", optarg);
+				return TZA_EXIT_USAGE;
+			}
+			per_task = !strcmp(optarg, "task");
+			break;
+		case 'H':
+			if (tza_parse_u64("--headroom", optarg, 0, 1000, &pct) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'c':
+			cfg = !strcmp(optarg, "none") ? 0 : !strcmp(optarg, "nextflow") ? 1
+			    : !strcmp(optarg, "snakemake") ? 2 : !strcmp(optarg, "both") ? 3 : -2;
+			if (cfg == -2) {
+				tza_err("--config: '%s' is not one of nextflow, snakemake, both, none",
+					optarg);
+				return TZA_EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			tza_bad_option("rightsize", argc, argv);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	if (!tza_one_file("rightsize", argc, argv))
+		return TZA_EXIT_USAGE;
+	tza_task_want();
+	tz_reader *r;
+	struct tza_model *m;
+	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0) /* combined peaks */
+		return TZA_EXIT_FAIL;
+	const struct tza_tasks *ts = tza_tasks_of(m);
+	const struct tza_task **v = malloc(((ts ? ts->n : 0) + 1) * sizeof(*v));
+	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
+	if (!ts || !v || !rs) {
+		tza_err("out of memory");
+		free(v);
+		free(rs);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	for (uint32_t i = 0; i < ts->n; i++)
+		v[i] = &ts->tasks[i];
+	if (!per_task)
+		qsort(v, ts->n, sizeof(*v), cmp_task_name);
+	uint32_t n = 0, kinds = 0;
+	for (uint32_t i = 0; i < ts->n; i++) {
+		const char *name = per_task ? v[i]->key : v[i]->name;
+		if (!n || per_task || strcmp(rs[n - 1].name, name))
+			rs[n++].name = name;
+		add(&rs[n - 1], ts, v[i]);
+	}
+	double h = (double)pct / 100.0;
+	for (uint32_t i = 0; i < n; i++) {
+		suggest(&rs[i], h);
+		kinds |= rs[i].kinds;
+	}
+	if (cfg == -1) {
+		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
+		cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
+	}
+	FILE *f = stdout;
+	if (json) {
+		json_out(f, rs, n, h);
+	} else {
+		text_out(f, rs, n);
+		if (!n)
+			fprintf(f, "no tasks: nothing to suggest\n");
+		if (n && (cfg & 1))
+			nf_block(f, rs, n, h);
+		if (n && (cfg & 2))
+			smk_block(f, rs, n, h);
+	}
+	free(v);
+	free(rs);
+	tza_unload(r, m);
+	return tza_stdout_done();
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * task.h - the task model: what a workflow manager ran, as process subtrees.
+ *
+ * A task is a process (its root) and every descendant not claimed by a
+ * nested task root, with a kind (the adapter that found it), a name (a
+ * Snakemake rule, a Nextflow process, a Slurm job, a container, a --task
+ * capture, a child's command) and an id unique in the trace. Adapters and
+ * their exact matching rules: docs/tracer-analyze.md "Tasks". Everything is
+ * derived from the model (argv, tree, exit totals, samples) and from the
+ * records the recorder embedded (tza_model_attachments: .snakemake/metadata,
+ * .command.run headers, trace.txt) and its cgroup table (tza_model_cgroup);
+ * nothing is read from the analysing host.
+ */
+#ifndef TRACER_TASK_H
+#define TRACER_TASK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+enum tza_task_kind {
+	TZA_TASK_SNAKEMAKE = 1, /* a Snakemake job (local shell, or cluster --rules) */
+	TZA_TASK_NEXTFLOW,	/* a Nextflow task (.command.run in a work dir) */
+	TZA_TASK_SLURM,		/* a Slurm job/step (cgroup path) */
+	TZA_TASK_CONTAINER,	/* a container / Kubernetes pod (cgroup path) */
+	TZA_TASK_GENERIC,	/* --task REGEX */
+	TZA_TASK_CHILD,		/* fallback: a direct child of the recorded command */
+};
+
+/* One task. Strings are owned by the task set (tza_tasks_free). */
+struct tza_task {
+	uint32_t kind;		/* enum tza_task_kind */
+	uint32_t index;		/* position in tza_tasks.tasks (start order) */
+	const char *name;	/* rule / process name / capture / command: --by rule */
+	const char *id;		/* unique in the trace: Snakemake first output, Nextflow
+				   hash "ab/cdef12", Slurm "job_M[/step_K]", container id,
+				   else the root's "PID.START_NS" */
+	const char *key;	/* --by task: "NAME ID"; Nextflow "NAME (TAG) HASH9"
+				   (the hash's first 9 characters, "ab/cdef12");
+				   Snakemake with wildcards "NAME WILDCARDS" */
+	const char *tag;	/* Nextflow tag, Snakemake wildcards ("s=a"), NULL */
+	const char *job;	/* Slurm job id (cgroup path or SLURM_JOB_ID), NULL */
+	const char *container;	/* container / pod id (cgroup path), NULL */
+	struct tza_proc *root;	/* its root process (owned by the model) */
+
+	/* Numbers (docs "Tasks"); times CLOCK_BOOTTIME ns */
+	uint64_t start_ns;	/* root's start */
+	uint64_t end_ns;	/* latest member end (the trace's end while running) */
+	uint64_t cpu_ns;	/* user + system over all members: exit totals, the
+				   last sample of running members (TZA_P_SAMPLED) */
+	uint64_t peak_rss_kib;	/* combined peak: max over time of the sum of the
+				   members' sampled RSS, or the largest member exit
+				   peak when that is higher (short members fall
+				   between samples) */
+	uint64_t peak_rss_ns;	/* when (0: it is the exit peak's, time unknown) */
+	uint64_t exit_rss_max_kib; /* largest member exit peak (maxrss): a lower bound
+				      of the combined peak */
+	uint64_t exit_rss_sum_kib; /* sum of the members' exit peaks: an upper bound */
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	uint32_t nprocs;	/* members */
+	uint32_t running;	/* members without an exit at the trace's end */
+	int32_t exit_code;	/* root's WEXITSTATUS, -1 signalled, -2 running */
+	int32_t signal;		/* root's WTERMSIG or 0 */
+	struct tza_proc *failed; /* first member (start order) that exited non-zero,
+				    was signalled or OOM-killed; NULL (a member
+				    may fail in a task that succeeds: `yes | head`) */
+	uint32_t oom_killed;	/* members chosen by the OOM killer */
+	/* limits it ran under (cgroup table; 0 = none or unknown) */
+	uint64_t mem_limit_bytes, cpu_quota_us, cpu_period_us;
+
+	/* From the workflow's records (0 / NULL when absent) */
+	double wf_start_s, wf_end_s; /* Snakemake metadata starttime/endtime, epoch s */
+	const char *hash;	/* Nextflow work dir hash "ab/cdef12..." */
+	const char *native_id;	/* trace.txt native_id */
+	const char *status;	/* trace.txt status (COMPLETED, FAILED...) */
+	uint32_t attempt;	/* trace.txt attempt (1-based), 0 unknown */
+	double req_cpus;	/* requested cpus (Snakemake threads), 0 unknown */
+	uint64_t req_mem_bytes;	/* requested memory, 0 unknown */
+	uint64_t req_time_ms;	/* requested time (Snakemake runtime), 0 unknown */
+};
+
+/* The tasks of one model. */
+struct tza_tasks {
+	struct tza_task *tasks; /* in (start_ns, root pid) order */
+	uint32_t n;
+	char **notes;		/* one line each: a record ignored and why */
+	uint32_t nnotes;
+	void *priv;		/* string storage */
+};
+
+/* What the adapters read beside the model (tza_tasks_build fills it from the
+ * model; tests pass synthetic ones). */
+struct tza_task_input {
+	const char *regex;	/* --task REGEX (extended, over argv joined by
+				   spaces, exe and cwd), or NULL */
+	const struct tza_attachment *att;
+	uint32_t natt;
+	/* the cgroup table: NULL when none */
+	const struct tza_cgroup *(*cgroup)(const void *ctx, uint32_t hier, uint64_t id);
+	const void *cgroup_ctx;
+};
+
+/*
+ * Find the tasks of m and point every member's p->task at its task (NULL:
+ * in no task). Returns 0 and *out (free with tza_tasks_free, before the
+ * model), -1 with a one-line message in tza_err when regex does not compile,
+ * -2 when out of memory. Bad records never fail: they are skipped with a note.
+ */
+int tza_tasks_build_in(struct tza_model *m, const struct tza_task_input *in,
+		       struct tza_tasks **out);
+/* The same with the model's attachments and cgroup table. */
+int tza_tasks_build(struct tza_model *m, const char *regex, struct tza_tasks **out);
+void tza_tasks_free(struct tza_tasks *t);
+
+/* The task failed: its root exited non-zero or was signalled, or a member
+ * was OOM-killed (a member's own failure alone, e.g. SIGPIPE, is not). */
+int tza_task_failed(const struct tza_task *t);
+
+/* Static name of a kind: "snakemake", "nextflow", "slurm", "container",
+ * "generic", "child". */
+const char *tza_task_kind_name(uint32_t kind);
+
+/*
+ * Command-line plumbing shared by the subcommands: --task REGEX sets the
+ * generic adapter's pattern (once per run); tza_tasks_for(m) builds the
+ * tasks of a loaded model (tza_load_ex calls it when a task grouping or
+ * --task was asked) and tza_tasks_release(m) frees them (tza_unload).
+ */
+/* getopt value of --task (long option only) */
+#define TZA_OPT_TASK 0x154
+/* -1 with a one-line message when regex is not an extended regular expression */
+int tza_task_set_regex(const char *regex);
+void tza_task_want(void);
+int tza_task_wanted(void);
+/* The set built for m by tza_tasks_for, or NULL. */
+struct tza_tasks *tza_tasks_of(const struct tza_model *m);
+int tza_tasks_for(struct tza_model *m);
+void tza_tasks_release(const struct tza_model *m);
+
+/* Print the notes (records ignored) to f, one "note: ..." line each. */
+void tza_tasks_notes(FILE *f, const struct tza_tasks *t);
+
+#endif /* TRACER_TASK_H */
