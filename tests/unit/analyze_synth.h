@@ -319,7 +319,7 @@ static void scen_pipeline(struct synth *s)
 
 /* A plot script's titles read as one line: they are wrapped to the
  * picture's width at spaces ("\n" inside the gnuplot string). In place. */
-static char *plot_unwrap(char *script)
+static inline char *plot_unwrap(char *script)
 {
 	for (char *q = script; q && (q = strstr(q, "\\n")); q++) {
 		q[0] = ' ';
