@@ -1,6 +1,7 @@
 /* cmd_critical_path.c - the chain of processes (or, --by task|rule, of
  * tasks) that set the makespan. */
 #include <getopt.h>
+#include <math.h>
 #include <string.h>
 
 #include "json.h"
@@ -74,7 +75,8 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 		before = (int64_t)(tp.steps[0].task->start_ns - c->start_ns);
 		after = (int64_t)(c->end_ns - tp.steps[tp.n - 1].task->end_ns);
 	}
-	double ms = c->makespan_ns ? (double)c->makespan_ns : 1;
+	/* shares of a zero makespan are 0 */
+	double ms = c->makespan_ns ? (double)c->makespan_ns : HUGE_VAL;
 	if (json) {
 		fputs("{\"makespan_s\":", f);
 		tza_json_secs(f, (int64_t)c->makespan_ns);
