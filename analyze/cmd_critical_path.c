@@ -1,5 +1,7 @@
-/* cmd_critical_path.c - the chain of processes that set the makespan. */
+/* cmd_critical_path.c - the chain of processes (or, --by task|rule, of
+ * tasks) that set the makespan. */
 #include <getopt.h>
+#include <math.h>
 #include <string.h>
 
 #include "json.h"
@@ -20,17 +22,145 @@ static void usage(FILE *f)
 		"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
 		"rate is at least twice the process's and at least a tenth of the trace's\n"
 		"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n\n"
+		"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
+		"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
+		"records), else (no records) when A ended before B started and A's parent is\n"
+		"B's parent or its ancestor. The path ends at the task that ended last and\n"
+		"is the chain into it with the most task wall; each step's wait is its start\n"
+		"minus its predecessor's end. before first + walls + waits + after last\n"
+		"= the makespan, exactly.\n\n"
 		"Options:\n"
 		"  -b, --by KEY   group the attribution by exe, tool (default) or command\n"
-		"                 or task, rule, job, container (docs: Tasks)\n"
+		"                 or job, container (docs: Tasks); task, rule: the task path\n"
 		"      --task REGEX\n"
 		"                 a task per outermost process matching REGEX\n"
 		"  -j, --json     {\"makespan_s\", \"path\": [{\"id\",\"pid\",\"tool\",\"start_s\",\n"
 		"                 \"end_s\",\"critical_s\"}...], \"by_tool\": [{\"tool\",\"seconds\"}...]}\n"
+		"                 --by task|rule: {\"makespan_s\", \"by\", \"before_first_s\",\n"
+		"                 \"after_last_s\", \"wall_s\", \"wait_s\", \"edges\", \"path\": [{\"task\",\n"
+		"                 \"rule\", \"kind\", \"id\", \"pid\", \"start_s\", \"end_s\", \"wall_s\",\n"
+		"                 \"wait_s\", \"edge\", \"share\"}...]} (docs: critical-path)\n"
 		"  -h, --help     this help\n\n"
 		"Examples:\n"
 		"  tracer-analyze critical-path trace.tz\n"
-		"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n");
+		"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
+		"  tracer-analyze critical-path --by rule trace.tz\n");
+}
+
+static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
+					[TZA_EDGE_TIME] = "time"};
+
+/* A signed duration: "-" and tza_fmt_dur of its magnitude */
+static const char *fmt_sdur(char *b, size_t n, int64_t ns)
+{
+	if (ns >= 0)
+		return tza_fmt_dur(b, n, (uint64_t)ns);
+	b[0] = '-';
+	tza_fmt_dur(b + 1, n - 1, (uint64_t)-ns);
+	return b;
+}
+
+/* --by task|rule: the path of tasks (task.h tza_task_path) over the run's
+ * span from c (the root's). 0, or -1 out of memory. */
+static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *c,
+		     enum tza_by by, int json)
+{
+	struct tza_task_path tp;
+	if (tza_task_path(tza_tasks_of(m), &tp) < 0)
+		return -1;
+	/* before the first task and after the last: signed (a task may start
+	 * before a slice's root or outlive the root) */
+	int64_t before = 0, after = (int64_t)c->makespan_ns;
+	if (tp.n) {
+		before = (int64_t)(tp.steps[0].task->start_ns - c->start_ns);
+		after = (int64_t)(c->end_ns - tp.steps[tp.n - 1].task->end_ns);
+	}
+	/* shares of a zero makespan are 0 */
+	double ms = c->makespan_ns ? (double)c->makespan_ns : HUGE_VAL;
+	if (json) {
+		fputs("{\"makespan_s\":", f);
+		tza_json_secs(f, (int64_t)c->makespan_ns);
+		fputs(by == TZA_BY_RULE ? ",\"by\":\"rule\"" : ",\"by\":\"task\"", f);
+		fputs(",\"before_first_s\":", f);
+		tza_json_secs(f, before);
+		fputs(",\"after_last_s\":", f);
+		tza_json_secs(f, after);
+		fputs(",\"wall_s\":", f);
+		tza_json_secs(f, (int64_t)tp.wall_ns);
+		fputs(",\"wait_s\":", f);
+		tza_json_secs(f, (int64_t)tp.wait_ns);
+		fprintf(f, ",\"edges\":{\"data\":%u,\"time\":%u,\"late\":%u},\"path\":[",
+			tp.data_edges, tp.time_edges, tp.late);
+		for (uint32_t i = 0; i < tp.n; i++) {
+			const struct tza_task_step *s = &tp.steps[i];
+			const struct tza_task *k = s->task;
+			fputs(i ? ",{\"task\":" : "{\"task\":", f);
+			tza_json_cstr(f, k->key);
+			fputs(",\"rule\":", f);
+			tza_json_cstr(f, k->name);
+			fputs(",\"kind\":", f);
+			tza_json_cstr(f, tza_task_kind_name(k->kind));
+			fputs(",\"id\":", f);
+			tza_json_cstr(f, k->id);
+			fprintf(f, ",\"pid\":%u,\"start_s\":", k->root->pid);
+			tza_json_secs(f, (int64_t)(k->start_ns - m->t0_ns));
+			fputs(",\"end_s\":", f);
+			tza_json_secs(f, (int64_t)(k->end_ns - m->t0_ns));
+			fputs(",\"wall_s\":", f);
+			tza_json_secs(f, (int64_t)(k->end_ns - k->start_ns));
+			fputs(",\"wait_s\":", f);
+			tza_json_secs(f, (int64_t)s->wait_ns);
+			fputs(",\"edge\":", f);
+			if (edge_name[s->edge])
+				tza_json_cstr(f, edge_name[s->edge]);
+			else
+				fputs("null", f);
+			fputs(",\"share\":", f);
+			tza_json_num(f, (double)(k->end_ns - k->start_ns) / ms);
+			fputc('}', f);
+		}
+		fputs("]}\n", f);
+	} else if (!c->root) {
+		fprintf(f, "no processes in the trace: no critical path\n");
+	} else {
+		char b1[32], b2[32], b3[32], b4[32], b5[32];
+		fprintf(f, "makespan %s (root pid %u)%s\n\n",
+			tza_fmt_dur(b1, sizeof(b1), c->makespan_ns), c->root->pid,
+			m->incomplete ? "  [tree incomplete: see summary]" : "");
+		if (!tp.n) {
+			fprintf(f, "no tasks in the trace: no task path\n");
+		} else {
+			fprintf(f, "task path (%u task%s; edges: %u from the workflow's records, "
+				   "%u by time and process tree):\n",
+				tp.n, tp.n == 1 ? "" : "s", tp.data_edges, tp.time_edges);
+			if (tp.late)
+				fprintf(f, "  (%u edge%s of the records dropped: the task that wrote the "
+					   "file ended after the one that read it started)\n",
+					tp.late, tp.late == 1 ? "" : "s");
+			fprintf(f, "  %10s %10s %10s %10s %6s %5s  %s\n", "START", "END", "WALL",
+				"WAIT", "SHARE", "EDGE", by == TZA_BY_RULE ? "RULE" : "TASK");
+			for (uint32_t i = 0; i < tp.n; i++) {
+				const struct tza_task_step *s = &tp.steps[i];
+				const struct tza_task *k = s->task;
+				uint64_t w = k->end_ns - k->start_ns;
+				fprintf(f, "  %10.3f %10.3f %10s %10s %5.1f%% %5s  %s\n",
+					(double)(int64_t)(k->start_ns - m->t0_ns) / 1e9,
+					(double)(int64_t)(k->end_ns - m->t0_ns) / 1e9,
+					tza_fmt_dur(b1, sizeof(b1), w),
+					i ? tza_fmt_dur(b2, sizeof(b2), s->wait_ns) : "-",
+					100.0 * (double)w / ms,
+					edge_name[s->edge] ? edge_name[s->edge] : "-",
+					by == TZA_BY_RULE ? k->name : k->key);
+			}
+		}
+		fprintf(f, "\nmakespan %s = %s before the first task + %s in tasks + %s waiting "
+			   "+ %s after the last\n",
+			tza_fmt_dur(b1, sizeof(b1), c->makespan_ns), fmt_sdur(b2, sizeof(b2), before),
+			tza_fmt_dur(b3, sizeof(b3), tp.wall_ns), tza_fmt_dur(b4, sizeof(b4), tp.wait_ns),
+			fmt_sdur(b5, sizeof(b5), after));
+	}
+	tza_task_path_free(&tp);
+	return 0;
 }
 
 int cmd_critical_path(int argc, char **argv)
@@ -79,6 +209,14 @@ int cmd_critical_path(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	}
 	FILE *f = stdout;
+	if (by == TZA_BY_TASK || by == TZA_BY_RULE) {
+		int rc = task_path(f, m, &cr, by, json);
+		if (rc < 0)
+			tza_err("out of memory");
+		tza_crit_free(&cr);
+		tza_unload(r, m);
+		return rc < 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;
+	}
 	if (json) {
 		fputs("{\"makespan_s\":", f);
 		tza_json_secs(f, (int64_t)cr.makespan_ns);

@@ -294,6 +294,8 @@ struct smk_rec {
 	char *cmd;	   /* normalised shellcmd (owned by the store) */
 	const char *rule;  /* store */
 	const char *output; /* store */
+	const char **input; /* the record's "input" list (store), NULL: none */
+	uint32_t ninput;
 	double start, end;
 };
 
@@ -305,6 +307,8 @@ struct cand {
 	const char *workdir;   /* Nextflow */
 	const char *job, *container;
 	const struct smk_rec *rec; /* Snakemake metadata joined */
+	const char **outputs;	   /* every record of the job (store) */
+	uint32_t noutputs;
 	const char *tag, *hash, *native_id, *status;
 	uint32_t attempt;
 	double req_cpus;
@@ -567,6 +571,16 @@ static int smk_parse(struct build *b, const struct tza_attachment *a, const char
 	r->rule = keep(b->st, strdup(json_object_get_string(rule)));
 	r->cmd = keep(b->st, norm_ws(json_object_get_string(cmd)));
 	r->output = out ? keep(b->st, out) : keep(b->st, strdup(rel));
+	json_object *inp;
+	if (json_object_object_get_ex(o, "input", &inp) && json_object_is_type(inp, json_type_array)) {
+		size_t n = json_object_array_length(inp);
+		r->input = (const char **)keep(b->st, calloc(n + 1, sizeof(*r->input)));
+		for (size_t i = 0; r->input && i < n; i++) {
+			json_object *v = json_object_array_get_idx(inp, i);
+			if (json_object_is_type(v, json_type_string))
+				r->input[r->ninput++] = keep(b->st, strdup(json_object_get_string(v)));
+		}
+	}
 	r->start = json_object_object_get_ex(o, "starttime", &st) ? json_object_get_double(st) : 0;
 	r->end = json_object_object_get_ex(o, "endtime", &en) ? json_object_get_double(en) : 0;
 	json_object_put(o);
@@ -617,6 +631,15 @@ static void join_snakemake(struct build *b)
 			c->name = hit->rule;
 			c->id = hit->output;
 			c->rec = hit;
+			/* a job writes one record per output: the records of its
+			 * command and rule that follow are its other outputs */
+			uint32_t e = (uint32_t)(hit - rec);
+			while (e < nr && !strcmp(rec[e].cmd, hit->cmd) && !strcmp(rec[e].rule, hit->rule))
+				e++;
+			c->outputs = (const char **)keep(b->st, calloc(e - (uint32_t)(hit - rec) + 1,
+								      sizeof(*c->outputs)));
+			for (uint32_t k = (uint32_t)(hit - rec); c->outputs && k < e; k++)
+				c->outputs[c->noutputs++] = rec[k].output;
 		} else {
 			unnamed++;
 		}
@@ -1015,6 +1038,11 @@ static int finish(struct build *b)
 		if (c->rec) {
 			k->wf_start_s = c->rec->start;
 			k->wf_end_s = c->rec->end;
+			k->wf_inputs = c->rec->input;
+			k->wf_ninputs = c->rec->ninput;
+			k->wf_outputs = c->outputs;
+			k->wf_noutputs = c->noutputs;
+			k->wf_io = c->outputs != NULL;
 		}
 		if (c->kind == TZA_TASK_SLURM || c->kind == TZA_TASK_CONTAINER) {
 			k->job = c->job;

@@ -72,6 +72,14 @@ struct tza_task {
 
 	/* From the workflow's records (0 / NULL when absent) */
 	double wf_start_s, wf_end_s; /* Snakemake metadata starttime/endtime, epoch s */
+	/* Snakemake: the files the job read (its metadata record's "input"
+	 * list) and wrote (the records of its command: each names one output,
+	 * base64 of the path), as Snakemake wrote them (relative to its working
+	 * directory); owned by the set. wf_io: the records are known, so the
+	 * job's dependency edges are (tza_task_path). */
+	const char *const *wf_inputs, *const *wf_outputs;
+	uint32_t wf_ninputs, wf_noutputs;
+	uint32_t wf_io;
 	const char *hash;	/* Nextflow work dir hash "ab/cdef12..." */
 	const char *native_id;	/* trace.txt native_id */
 	const char *status;	/* trace.txt status (COMPLETED, FAILED...) */
@@ -138,6 +146,52 @@ int tza_task_wanted(void);
 struct tza_tasks *tza_tasks_of(const struct tza_model *m);
 int tza_tasks_for(struct tza_model *m);
 void tza_tasks_release(const struct tza_model *m);
+
+/* ------------------------------------------------- the path of tasks */
+
+/* How a step of the task path follows its predecessor. */
+enum tza_task_edge {
+	TZA_EDGE_NONE = 0, /* the first step */
+	TZA_EDGE_DATA,	   /* it read a file the predecessor wrote (workflow records) */
+	TZA_EDGE_TIME,	   /* by time and the process tree (no records for one of them) */
+};
+
+struct tza_task_step {
+	const struct tza_task *task;
+	uint64_t wait_ns;  /* its start minus its predecessor's end (0 for the first):
+			      scheduler delay, ready but not yet started */
+	uint32_t edge;	   /* enum tza_task_edge */
+};
+
+/*
+ * The critical path of tasks (docs/tracer-analyze.md "critical-path",
+ * --by task|rule): a DAG over the tasks, an edge A -> B when
+ *   - both have workflow records (wf_io): B read a file A wrote (one of
+ *     B's wf_inputs is one of A's wf_outputs), and A ended (end_ns) at or
+ *     before B started; a data edge whose A ended later (a member of A
+ *     outlived its job) is dropped and counted in `late`;
+ *   - else (either has none): A ended at or before B started, and A's
+ *     root's parent is B's root's parent or one of its ancestors (the
+ *     process that started A was still there to start B), or A's root has
+ *     no parent;
+ * always from an earlier task to a later one in start order (t->tasks), so
+ * it is acyclic. The path ends at the task that ended last (ties: the
+ * longest chain, then the first in start order) and is the chain into it
+ * with the largest sum of task walls (end_ns - start_ns); a step's
+ * predecessor among equals is the one that ended last (least wait), then
+ * the first in start order. As every edge goes forward in time,
+ * sum(wall) + sum(wait) = last end - first start exactly.
+ */
+struct tza_task_path {
+	struct tza_task_step *steps; /* first to last (malloc'd) */
+	uint32_t n;
+	uint64_t wall_ns, wait_ns;    /* sums over the steps */
+	uint32_t data_edges, time_edges; /* edges of the DAG, by kind */
+	uint32_t late;		      /* data edges dropped (see above) */
+};
+/* Compute for t (NULL or no tasks: an empty path). 0, or -1 out of memory. */
+int tza_task_path(const struct tza_tasks *t, struct tza_task_path *out);
+void tza_task_path_free(struct tza_task_path *p);
 
 /* Print the notes (records ignored) to f, one "note: ..." line each. */
 void tza_tasks_notes(FILE *f, const struct tza_tasks *t);

@@ -45,6 +45,10 @@ check pipeline-top-json "$A" top --json pipeline.tz
 check pipeline-top-command "$A" top --by command --sort critical pipeline.tz
 check pipeline-critical-path "$A" critical-path pipeline.tz
 check pipeline-critical-path-json "$A" critical-path --json pipeline.tz
+# the path of tasks (the child fallback: edges by time and the tree)
+check pipeline-critical-path-task "$A" critical-path --by task pipeline.tz
+check pipeline-critical-path-rule-json "$A" critical-path --by rule --json pipeline.tz
+check slice-critical-path-task "$A" critical-path --by task slice.tz
 check pipeline-export-jsonl "$A" export --format jsonl pipeline.tz
 check pipeline-export-csv "$A" export --format csv pipeline.tz
 check pipeline-export-tsv "$A" export --format tsv --by exe pipeline.tz

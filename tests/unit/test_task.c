@@ -4,7 +4,8 @@
  * --rules, Nextflow .command.run + header + trace.txt, --task REGEX, Slurm
  * and container cgroup paths, the child fallback), bad records noted and
  * skipped, and the numbers (CPU sum, combined peak RSS and its bounds, I/O,
- * failing member, limits).
+ * failing member, limits); the path of tasks (taskpath.c) over a synthetic
+ * DAG whose time order and dependency order differ.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -120,6 +121,12 @@ static void test_snakemake_local(void **st)
 		/* o/a.txt, o/b.txt, o/c.txt in base64 */
 		ATT("/w/.snakemake/metadata/by9hLnR4dA==",
 		    "{\"rule\": \"sort\", \"shellcmd\": \"\\n  sort in > o/a.txt\\n  \", "
+		    "\"input\": [\"in\", \"ref/x.fa\"], "
+		    "\"starttime\": 1796131401.25, \"endtime\": 1796131401.5}"),
+		/* the job's second output: its own record, the same content */
+		ATT("/w/.snakemake/metadata/by9hLmlkeA==",
+		    "{\"rule\": \"sort\", \"shellcmd\": \"\\n  sort in > o/a.txt\\n  \", "
+		    "\"input\": [\"in\", \"ref/x.fa\"], "
 		    "\"starttime\": 1796131401.25, \"endtime\": 1796131401.5}"),
 		ATT("/w/.snakemake/metadata/by9iLnR4dA==",
 		    "{\"rule\": \"sort2\", \"shellcmd\": \"sort in > o/b.txt\"}"),
@@ -131,13 +138,23 @@ static void test_snakemake_local(void **st)
 		    "    threads: 2\n    resources: tmpdir=/tmp, mem_mb=300, mem_mib=287, runtime=5\n\n"
 		    "rule sort2:\n    output: o/b.txt.gz\n    threads: 8\n\n"),
 	};
-	struct tza_task_input in = {.att = att, .natt = 5};
+	struct tza_task_input in = {.att = att, .natt = 6};
 	struct tza_tasks *t;
 	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
 	assert_int_equal(t->n, 2);
 	assert_int_equal(t->tasks[0].kind, TZA_TASK_SNAKEMAKE);
 	assert_string_equal(t->tasks[0].name, "sort");
-	assert_string_equal(t->tasks[0].id, "o/a.txt");
+	assert_string_equal(t->tasks[0].id, "o/a.idx"); /* its smallest output */
+	/* the dependency records: what it read, every output it wrote */
+	assert_true(t->tasks[0].wf_io);
+	assert_int_equal(t->tasks[0].wf_ninputs, 2);
+	assert_string_equal(t->tasks[0].wf_inputs[1], "ref/x.fa");
+	assert_int_equal(t->tasks[0].wf_noutputs, 2);
+	assert_string_equal(t->tasks[0].wf_outputs[0], "o/a.idx");
+	assert_string_equal(t->tasks[0].wf_outputs[1], "o/a.txt");
+	assert_true(t->tasks[1].wf_io);
+	assert_int_equal(t->tasks[1].wf_ninputs, 0);
+	assert_int_equal(t->tasks[1].wf_noutputs, 1);
 	assert_string_equal(t->tasks[0].key, "sort s=a");
 	assert_string_equal(t->tasks[0].tag, "s=a");
 	assert_true(t->tasks[0].req_cpus == 2);
@@ -422,12 +439,159 @@ static void test_combined_peak(void **st)
 	tza_tasks_free(t);
 }
 
+/* ------------------------------------------------- the path of tasks */
+
+/* A synthetic task: [start, end], reading ins and writing outs (NULL: no
+ * workflow records), its root a child of parent */
+struct ptask {
+	const char *name;
+	uint64_t start, end;
+	const char *ins[3], *outs[2];
+	int io;
+};
+
+struct pset {
+	struct tza_tasks t;
+	struct tza_task k[8];
+	struct tza_proc root[8], parent;
+	const char *ins[8][3], *outs[8][2];
+};
+
+static void pset_init(struct pset *s, const struct ptask *p, uint32_t n)
+{
+	memset(s, 0, sizeof(*s));
+	s->t.tasks = s->k;
+	s->t.n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct tza_task *k = &s->k[i];
+		s->root[i].pid = 200 + i;
+		s->root[i].parent = &s->parent;
+		k->index = i;
+		k->name = k->key = k->id = p[i].name;
+		k->root = &s->root[i];
+		k->start_ns = p[i].start;
+		k->end_ns = p[i].end;
+		k->wf_io = (uint32_t)p[i].io;
+		for (uint32_t j = 0; j < 3 && p[i].ins[j]; j++)
+			s->ins[i][k->wf_ninputs++] = p[i].ins[j];
+		for (uint32_t j = 0; j < 2 && p[i].outs[j]; j++)
+			s->outs[i][k->wf_noutputs++] = p[i].outs[j];
+		k->wf_inputs = s->ins[i];
+		k->wf_outputs = s->outs[i];
+	}
+}
+
+/* The path's task names joined by spaces */
+static const char *path_names(const struct tza_task_path *tp)
+{
+	static char b[256];
+	b[0] = 0;
+	for (uint32_t i = 0; i < tp->n; i++) {
+		if (i)
+			strcat(b, " ");
+		strcat(b, tp->steps[i].task->name);
+	}
+	return b;
+}
+
+/*
+ * A diamond S -> {L, R} -> J, an independent long task X that ends late
+ * (but not last), and an independent M that time alone would put between
+ * R and J:
+ *   S [0,10] -> s;  X [0,95];  L [10,60] s -> l;  R [12,30] s -> r;
+ *   M [31,70] -> m;  J [80,100] l r -> j
+ * By the records: S L J (10 + 50 + 20 = 80 of wall; J waited 20 for L).
+ * Without them (by time, all siblings): S R M J (10 + 18 + 39 + 20 = 87).
+ */
+static void test_task_path(void **st)
+{
+	(void)st;
+	static const struct ptask dag[] = {
+		{"S", 0, 10, {NULL}, {"s", NULL}, 1},
+		{"X", 0, 95, {NULL}, {"x", NULL}, 1},
+		{"L", 10, 60, {"s", NULL}, {"l", NULL}, 1},
+		{"R", 12, 30, {"s", "ref", NULL}, {"r", NULL}, 1},
+		{"M", 31, 70, {NULL}, {"m", NULL}, 1},
+		{"J", 80, 100, {"r", "l", NULL}, {"j", "j.idx"}, 1},
+	};
+	static struct pset s;
+	struct tza_task_path tp;
+	pset_init(&s, dag, 6);
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "S L J");
+	assert_int_equal(tp.data_edges, 4); /* S->L, S->R, L->J, R->J */
+	assert_int_equal(tp.time_edges, 0);
+	assert_int_equal(tp.late, 0);
+	assert_int_equal(tp.steps[0].edge, TZA_EDGE_NONE);
+	assert_int_equal(tp.steps[0].wait_ns, 0);
+	assert_int_equal(tp.steps[1].edge, TZA_EDGE_DATA);
+	assert_int_equal(tp.steps[1].wait_ns, 0);
+	assert_int_equal(tp.steps[2].wait_ns, 20);
+	assert_int_equal(tp.wall_ns, 80);
+	assert_int_equal(tp.wait_ns, 20);
+	/* the identity: walls + waits = last end - first start */
+	assert_int_equal(tp.wall_ns + tp.wait_ns, 100 - 0);
+	tza_task_path_free(&tp);
+
+	/* no records: by time among siblings */
+	for (uint32_t i = 0; i < 6; i++)
+		s.k[i].wf_io = 0;
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "S R M J");
+	assert_int_equal(tp.steps[2].edge, TZA_EDGE_TIME);
+	assert_int_equal(tp.steps[2].wait_ns, 1);
+	assert_int_equal(tp.steps[3].wait_ns, 10);
+	assert_int_equal(tp.wall_ns, 87);
+	assert_int_equal(tp.data_edges, 0);
+	tza_task_path_free(&tp);
+
+	/* the process tree: A precedes B only when A's root's parent is B's
+	 * root's parent or its ancestor. M under its own shell sh: R -> M
+	 * stays (R's parent is sh's parent), M -> J goes (sh is not J's
+	 * ancestor), so J follows L */
+	static struct tza_proc sh;
+	sh.parent = &s.parent;
+	s.root[4].parent = &sh;
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "S L J");
+	assert_int_equal(tp.steps[2].edge, TZA_EDGE_TIME);
+	assert_int_equal(tp.steps[2].wait_ns, 20);
+	tza_task_path_free(&tp);
+	s.root[4].parent = &s.parent;
+
+	/* mixed: J has no records, so its predecessors are by time (M, via
+	 * R); the others keep their data edges */
+	pset_init(&s, dag, 6);
+	s.k[5].wf_io = 0;
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_int_equal(tp.data_edges, 2);
+	assert_string_equal(path_names(&tp), "S L J"); /* M: no data edge from R */
+	assert_int_equal(tp.steps[2].edge, TZA_EDGE_TIME);
+	tza_task_path_free(&tp);
+
+	/* a data edge whose producer ended after the consumer started (a
+	 * member outlived its job) is dropped and counted */
+	pset_init(&s, dag, 6);
+	s.k[2].end_ns = 85; /* L ends after J started */
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_int_equal(tp.late, 1);
+	assert_string_equal(path_names(&tp), "S R J");
+	assert_int_equal(tp.steps[2].wait_ns, 50);
+	tza_task_path_free(&tp);
+
+	/* no tasks: an empty path */
+	assert_int_equal(tza_task_path(NULL, &tp), 0);
+	assert_int_equal(tp.n, 0);
+	tza_task_path_free(&tp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snakemake_local), cmocka_unit_test(test_snakemake_cluster),
 		cmocka_unit_test(test_nextflow),	cmocka_unit_test(test_generic_and_child),
 		cmocka_unit_test(test_cgroups),		cmocka_unit_test(test_combined_peak),
+		cmocka_unit_test(test_task_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
