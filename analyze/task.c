@@ -133,14 +133,35 @@ static int is_snakemake(const struct tza_exec *e)
 	return 0;
 }
 
-/* The value after --rules / --allowed-rules in a snakemake argv, or NULL. */
-static const char *snakemake_rule(const struct tza_exec *e)
+/* The value after option opt in a snakemake argv, or NULL; *at its index */
+static const char *smk_opt(const struct tza_exec *e, const char *opt, uint32_t *at)
 {
 	const char *a;
 	for (uint32_t i = 1; (a = arg(e, i)); i++)
-		if ((!strcmp(a, "--rules") || !strcmp(a, "--allowed-rules")) && arg(e, i + 1))
+		if (!strcmp(a, opt) && arg(e, i + 1)) {
+			if (at)
+				*at = i + 1;
 			return arg(e, i + 1);
+		}
 	return NULL;
+}
+
+/* The rule of a cluster job's snakemake argv: --target-jobs RULE:WC (its
+ * wildcards in *wc, malloc'd "k=v,k=v" or NULL), else --rules /
+ * --allowed-rules RULE (*wc NULL); NULL when none */
+static char *snakemake_rule(const struct tza_exec *e, char **wc)
+{
+	const char *a = smk_opt(e, "--target-jobs", NULL);
+	*wc = NULL;
+	if (a) {
+		const char *colon = strchr(a, ':');
+		if (colon && colon[1])
+			*wc = strdup(colon + 1);
+		return strndup(a, colon ? (size_t)(colon - a) : strlen(a));
+	}
+	if (!(a = smk_opt(e, "--rules", NULL)))
+		a = smk_opt(e, "--allowed-rules", NULL);
+	return a ? strdup(a) : NULL;
 }
 
 #define SMK_PREFIX "set -euo pipefail;"
@@ -171,25 +192,16 @@ static const char *arg_named(const struct tza_exec *e, const char *name)
 	return NULL;
 }
 
-/* Whitespace runs as one space, none at the ends: how a metadata shellcmd
- * and the shell's argument are compared. */
-static char *norm_ws(const char *s)
+/* s without the whitespace at its ends, n bytes at most (malloc'd): how
+ * Snakemake's shellcmd compares with the shell's argument (its own prefix
+ * "set -euo pipefail; " and a space before, the end stripped) */
+static char *trim_dup(const char *s, size_t n)
 {
-	char *o = malloc(strlen(s) + 1), *w = o;
-	if (!o)
-		return NULL;
-	for (; *s; s++) {
-		if (isspace((unsigned char)*s)) {
-			if (w != o && w[-1] != ' ')
-				*w++ = ' ';
-		} else {
-			*w++ = *s;
-		}
-	}
-	if (w != o && w[-1] == ' ')
-		w--;
-	*w = 0;
-	return o;
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return strndup(s, n);
 }
 
 /* ------------------------------------------------------------ cgroups */
@@ -262,9 +274,21 @@ static const char *env_get(const struct tza_exec *e, const char *name)
 	return NULL;
 }
 
+/* NAME from the first image of p whose --env block has it (a shell may
+ * exec its last command under `env -u NAME`), else from the image p started
+ * with; NULL */
+static const char *proc_env(const struct tza_proc *p, const char *name)
+{
+	const char *v;
+	for (uint32_t i = 0; i < p->nexecs; i++)
+		if ((v = env_get(&p->execs[i], name)))
+			return v;
+	return p->nexecs ? NULL : env_get(p->start_image, name);
+}
+
 /* The Slurm job and container of p (malloc'd, NULL when none): from the
  * path of its v1 memory cgroup (hybrid hosts), else of its v2 cgroup, the
- * job else from the exec's SLURM_JOB_ID (--env). */
+ * job else from the first SLURM_JOB_ID of its images (--env). */
 static void cg_ids(const struct tza_task_input *in, const struct tza_proc *p, char **job,
 		   char **ct)
 {
@@ -283,7 +307,7 @@ static void cg_ids(const struct tza_task_input *in, const struct tza_proc *p, ch
 		if (!*ct)
 			*ct = container_of(c[i]->path);
 	}
-	const char *sj = env_get(e, "SLURM_JOB_ID");
+	const char *sj = proc_env(p, "SLURM_JOB_ID");
 	if (!*job && sj)
 		*job = strdup(sj);
 }
@@ -291,12 +315,23 @@ static void cg_ids(const struct tza_task_input *in, const struct tza_proc *p, ch
 /* ------------------------------------------------------------ build */
 
 struct smk_rec {
-	char *cmd;	   /* normalised shellcmd (owned by the store) */
-	const char *rule;  /* store */
+	const char *cmd;    /* shellcmd, whitespace trimmed at both ends (store);
+			       NULL for script:/run: jobs */
+	const char *rule;   /* store */
 	const char *output; /* store */
 	const char **input; /* the record's "input" list (store), NULL: none */
 	uint32_t ninput;
 	double start, end;
+	int used, sib; /* sib: scratch, another output of the job being joined */
+};
+
+/* A block of a Snakemake log: a job's start ("rule NAME:") or its failure
+ * ("Error in rule NAME:"); strings in the store */
+struct smk_blk {
+	int error;
+	const char *rule, *jobid, *outputs, *wild, *threads, *res;
+	const char *cmd; /* Error: the shell command, trimmed */
+	int used;
 };
 
 struct cand {
@@ -304,6 +339,8 @@ struct cand {
 	uint32_t kind;
 	const char *name, *id; /* may be NULL until joined */
 	const char *shellcmd;  /* Snakemake local job */
+	const char *script;    /* its script: rule's NAME (tmpXXXX.NAME) */
+	const char *jobid;     /* Snakemake log's */
 	const char *workdir;   /* Nextflow */
 	const char *job, *container;
 	const struct smk_rec *rec; /* Snakemake metadata joined */
@@ -314,6 +351,8 @@ struct cand {
 	double req_cpus;
 	uint64_t req_mem, req_time_ms;
 };
+
+static void smk_req(struct cand *c, const char *res);
 
 struct build {
 	struct tza_model *m;
@@ -326,6 +365,8 @@ struct build {
 	uint32_t nc, capc;
 	int32_t *tix; /* per p->index: candidate index, -1 none */
 	struct smk_rec *smk;
+	struct smk_blk *blk;
+	uint32_t nblk;
 };
 
 static int add_cand(struct build *b, struct tza_proc *p, uint32_t kind)
@@ -357,30 +398,29 @@ static char *argv_line(const struct tza_exec *e)
 	return s;
 }
 
-/* --task REGEX: argv, else exe, else cwd; name = first capture, else match */
+/* --task REGEX: argv, else exe, else cwd of the final image, then of the
+ * earlier ones (latest first); name = first capture, else the match */
 static int match_generic(struct build *b, struct tza_proc *p)
 {
-	const struct tza_exec *e = tza_proc_image(p);
-	if (!e)
-		return 0;
-	char *line = e->argv ? argv_line(e) : NULL;
-	const char *hay[3] = {line, e->exe, e->cwd};
-	regmatch_t mt[2];
-	int ret = 0;
-	for (int i = 0; i < 3 && !ret; i++) {
-		if (!hay[i] || regexec(&b->re, hay[i], 2, mt, 0))
-			continue;
-		int g = mt[1].rm_so >= 0 ? 1 : 0;
-		int k = add_cand(b, p, TZA_TASK_GENERIC);
-		if (k < 0) {
-			ret = -1;
-			break;
+	for (uint32_t x = p->nexecs; x-- > 0;) {
+		const struct tza_exec *e = &p->execs[x];
+		char *line = e->argv ? argv_line(e) : NULL;
+		const char *hay[3] = {line, e->exe, e->cwd};
+		regmatch_t mt[2];
+		for (int i = 0; i < 3; i++) {
+			if (!hay[i] || regexec(&b->re, hay[i], 2, mt, 0))
+				continue;
+			int g = mt[1].rm_so >= 0 ? 1 : 0;
+			int k = add_cand(b, p, TZA_TASK_GENERIC);
+			if (k >= 0)
+				b->c[k].name = keepn(b->st, hay[i] + mt[g].rm_so,
+						     (size_t)(mt[g].rm_eo - mt[g].rm_so));
+			free(line);
+			return k < 0 ? -1 : 1;
 		}
-		b->c[k].name = keepn(b->st, hay[i] + mt[g].rm_so, (size_t)(mt[g].rm_eo - mt[g].rm_so));
-		ret = 1;
+		free(line);
 	}
-	free(line);
-	return ret;
+	return 0;
 }
 
 /* The built-in workflow adapters (Nextflow, Snakemake) at p: 1 matched */
@@ -404,10 +444,30 @@ static int match_workflow(struct build *b, struct tza_proc *p)
 		b->c[k].shellcmd = sc;
 		return 1;
 	}
-	if (p->parent && is_snakemake(e) && (a = snakemake_rule(e))) {
-		if ((k = add_cand(b, p, TZA_TASK_SNAKEMAKE)) < 0)
+	char *rule, *wc;
+	if (p->parent && is_snakemake(e) && (rule = snakemake_rule(e, &wc))) {
+		if ((k = add_cand(b, p, TZA_TASK_SNAKEMAKE)) < 0) {
+			free(rule);
+			free(wc);
 			return -1;
-		b->c[k].name = a;
+		}
+		struct cand *c = &b->c[k];
+		c->name = keep(b->st, rule);
+		c->tag = wc ? keep(b->st, wc) : NULL;
+		if ((a = smk_opt(e, "--attempt", NULL)))
+			c->attempt = (uint32_t)strtoul(a, NULL, 10);
+		uint32_t at;
+		if (smk_opt(e, "--resources", &at)) {
+			/* the k=v arguments up to the next option, as one list */
+			char *res = NULL;
+			size_t rl = 0;
+			FILE *f = open_memstream(&res, &rl);
+			for (; f && (a = arg(e, at)) && a[0] != '-'; at++)
+				fprintf(f, "%s ", a);
+			if (f && !fclose(f) && res)
+				smk_req(c, res);
+			free(res);
+		}
 		return 1;
 	}
 	return 0;
@@ -531,13 +591,6 @@ static char *b64dec(const char *s)
 }
 
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct smk_rec *x = a, *y = b;
-	int c = strcmp(x->cmd, y->cmd);
-	return c ? c : strcmp(x->output, y->output);
-}
-
 /* Parse one .snakemake/metadata attachment; 0 ok, -1 skipped (noted) */
 static int smk_parse(struct build *b, const struct tza_attachment *a, const char *rel,
 		     struct smk_rec *r)
@@ -557,19 +610,21 @@ static int smk_parse(struct build *b, const struct tza_attachment *a, const char
 		return -1;
 	}
 	json_tokener_free(tok);
-	json_object *rule, *cmd, *st, *en;
-	int ok = json_object_object_get_ex(o, "rule", &rule) &&
-		 json_object_is_type(rule, json_type_string) &&
-		 json_object_object_get_ex(o, "shellcmd", &cmd) &&
-		 json_object_is_type(cmd, json_type_string);
-	if (!ok) {
-		/* run:/script: jobs have no shellcmd: nothing to join by */
+	json_object *rule, *cmd = NULL, *st, *en;
+	if (!json_object_object_get_ex(o, "rule", &rule) ||
+	    !json_object_is_type(rule, json_type_string)) {
 		json_object_put(o);
 		return -1;
 	}
+	/* run:/script: jobs have shellcmd null: joined by time alone */
+	if (json_object_object_get_ex(o, "shellcmd", &cmd) &&
+	    json_object_is_type(cmd, json_type_string)) {
+		const char *c = json_object_get_string(cmd);
+		if (!(r->cmd = keep(b->st, trim_dup(c, strlen(c)))))
+			goto bad;
+	}
 	char *out = b64dec(rel);
 	r->rule = keep(b->st, strdup(json_object_get_string(rule)));
-	r->cmd = keep(b->st, norm_ws(json_object_get_string(cmd)));
 	r->output = out ? keep(b->st, out) : keep(b->st, strdup(rel));
 	json_object *inp;
 	if (json_object_object_get_ex(o, "input", &inp) && json_object_is_type(inp, json_type_array)) {
@@ -583,17 +638,79 @@ static int smk_parse(struct build *b, const struct tza_attachment *a, const char
 	}
 	r->start = json_object_object_get_ex(o, "starttime", &st) ? json_object_get_double(st) : 0;
 	r->end = json_object_object_get_ex(o, "endtime", &en) ? json_object_get_double(en) : 0;
+bad:
 	json_object_put(o);
-	return r->rule && r->cmd && r->output ? 0 : -1;
+	return r->rule && r->output ? 0 : -1;
 }
 
-/* Name the Snakemake local jobs from the embedded metadata, by shellcmd */
+/* The script a Snakemake `script:` job runs: .snakemake/scripts/tmpXXXX.NAME
+ * (a temporary file) gives NAME, the rule's script's file name; NULL */
+static const char *smk_script(struct build *b, const char *cmd)
+{
+	const char *s = strstr(cmd, ".snakemake/scripts/tmp");
+	if (!s)
+		return NULL;
+	s += strlen(".snakemake/scripts/tmp");
+	const char *d = strchr(s, '.');
+	if (!d || d[1] == 0)
+		return NULL;
+	d++;
+	return keepn(b->st, d, strcspn(d, "'\" \t\n;"));
+}
+
+/* A job c (its life from..to, epoch s; have = the trace has a clock
+ * anchor) and record r may be joined: r has c's exact (trimmed) shellcmd,
+ * or for a script: job none; with a clock, r's starttime..endtime overlaps
+ * c's life (1 s of slack: endtime is the output's mtime). 0 when not, else 1
+ * and *d their distance: |start - starttime| + |end - endtime| (another
+ * rule's script: 1e12 more), without a clock r's starttime. */
+static int smk_pair(const struct cand *c, const char *cmd, const struct smk_rec *r, int have,
+		    double from, double to, double *d)
+{
+	if (c->script ? r->cmd != NULL : !r->cmd || strcmp(r->cmd, cmd))
+		return 0;
+	if (have && r->start > 0) {
+		if (r->start - 1 > to || (r->end > 0 && r->end + 1 < from))
+			return 0;
+		*d = (r->start > from ? r->start - from : from - r->start) +
+		     (r->end > to ? r->end - to : to - r->end);
+	} else {
+		*d = r->start;
+	}
+	if (c->script) {
+		size_t rl = strlen(r->rule);
+		if (strncmp(c->script, r->rule, rl) || (c->script[rl] && c->script[rl] != '.'))
+			*d += 1e12; /* another rule's script: only when nothing else */
+	}
+	return 1;
+}
+
+struct smk_pair {
+	double d;
+	uint32_t c, r;
+	const char *output;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct smk_pair *x = a, *y = b;
+	if (x->d != y->d)
+		return x->d < y->d ? -1 : 1;
+	if (x->c != y->c)
+		return x->c < y->c ? -1 : 1;
+	return strcmp(x->output, y->output);
+}
+
+/* Name the Snakemake local jobs from the embedded metadata records: every
+ * possible (job, record) pair, nearest first, each job and record once; a
+ * job with several outputs has one record per output (same rule, shellcmd
+ * and starttime): its first output names it, the others are used with it */
 static void join_snakemake(struct build *b)
 {
 	const struct tza_task_input *in = b->in;
-	struct smk_rec *rec = calloc(in->natt + 1, sizeof(*rec));
-	uint32_t nr = 0;
-	if (!rec) {
+	uint32_t nr = 0, np = 0, capp = 0;
+	struct smk_pair *pr = NULL;
+	if (!(b->smk = calloc(in->natt + 1, sizeof(*b->smk)))) {
 		b->st->oom = 1;
 		return;
 	}
@@ -602,109 +719,124 @@ static void join_snakemake(struct build *b)
 		const char *mt = a->name ? strstr(a->name, "/.snakemake/metadata/") : NULL;
 		if (!mt)
 			continue;
-		if (!smk_parse(b, a, mt + strlen("/.snakemake/metadata/"), &rec[nr]))
+		if (!smk_parse(b, a, mt + strlen("/.snakemake/metadata/"), &b->smk[nr]))
 			nr++;
 	}
-	qsort(rec, nr, sizeof(*rec), cmp_rec);
-	uint32_t unnamed = 0;
 	for (uint32_t i = 0; i < b->nc; i++) {
 		struct cand *c = &b->c[i];
 		if (c->kind != TZA_TASK_SNAKEMAKE || !c->shellcmd)
 			continue;
-		char *cmd = norm_ws(c->shellcmd);
-		struct smk_rec key = {.cmd = cmd, .output = ""}, *hit = NULL;
-		if (cmd) {
-			/* the first record with that command: its smallest output */
-			uint32_t lo = 0, hi = nr;
-			while (lo < hi) {
-				uint32_t mid = (lo + hi) / 2;
-				if (cmp_rec(&rec[mid], &key) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
+		char *cmd = trim_dup(c->shellcmd, strlen(c->shellcmd));
+		if (!cmd)
+			goto oom;
+		c->script = smk_script(b, cmd);
+		double from = 0, to = 0, d;
+		if (in->has_realtime) {
+			from = ((double)c->root->start_ns + (double)in->realtime_off_ns) / 1e9;
+			to = ((double)tza_proc_end(b->m, c->root) + (double)in->realtime_off_ns) / 1e9;
+		}
+		for (uint32_t r = 0; r < nr; r++) {
+			if (!smk_pair(c, cmd, &b->smk[r], in->has_realtime, from, to, &d))
+				continue;
+			if (np == capp) {
+				capp = capp ? capp * 2 : 64;
+				struct smk_pair *v = realloc(pr, capp * sizeof(*v));
+				if (!v) {
+					free(cmd);
+					goto oom;
+				}
+				pr = v;
 			}
-			if (lo < nr && !strcmp(rec[lo].cmd, cmd))
-				hit = &rec[lo];
+			pr[np++] = (struct smk_pair){.d = d, .c = i, .r = r, .output = b->smk[r].output};
 		}
 		free(cmd);
-		if (hit) {
-			c->name = hit->rule;
-			c->id = hit->output;
-			c->rec = hit;
-			/* a job writes one record per output: the records of its
-			 * command and rule that follow are its other outputs */
-			uint32_t e = (uint32_t)(hit - rec);
-			while (e < nr && !strcmp(rec[e].cmd, hit->cmd) && !strcmp(rec[e].rule, hit->rule))
-				e++;
-			c->outputs = (const char **)keep(b->st, calloc(e - (uint32_t)(hit - rec) + 1,
-								      sizeof(*c->outputs)));
-			for (uint32_t k = (uint32_t)(hit - rec); c->outputs && k < e; k++)
-				c->outputs[c->noutputs++] = rec[k].output;
-		} else {
-			unnamed++;
-		}
 	}
-	if (unnamed)
-		note(b->t, b->st,
-		     "%u Snakemake job(s) without a .snakemake/metadata record in the trace: "
-		     "named by the shell's first command",
-		     unnamed);
-	b->smk = rec; /* freed with the build */
+	if (np)
+		qsort(pr, np, sizeof(*pr), cmp_pair);
+	for (uint32_t i = 0; i < np; i++) {
+		struct cand *c = &b->c[pr[i].c];
+		struct smk_rec *hit = &b->smk[pr[i].r];
+		if (c->rec || hit->used)
+			continue;
+		uint32_t n = 0;
+		for (uint32_t r = 0; r < nr; r++) {
+			struct smk_rec *o = &b->smk[r];
+			if ((o->sib = o == hit ||
+				      (hit->start > 0 && !o->used && o->start == hit->start &&
+				       !strcmp(o->rule, hit->rule) &&
+				       (o->cmd && hit->cmd ? !strcmp(o->cmd, hit->cmd)
+							   : o->cmd == hit->cmd))))
+				n++;
+		}
+		/* the job's outputs: its first, then the others in record order */
+		c->outputs = (const char **)keep(b->st, calloc(n + 1, sizeof(*c->outputs)));
+		if (c->outputs)
+			c->outputs[c->noutputs++] = hit->output;
+		for (uint32_t r = 0; r < nr; r++) {
+			struct smk_rec *o = &b->smk[r];
+			if (o->sib && o != hit && c->outputs)
+				c->outputs[c->noutputs++] = o->output;
+			if (o->sib)
+				o->used = 1;
+		}
+		c->name = hit->rule;
+		c->id = hit->output;
+		c->rec = hit;
+	}
+	free(pr);
+	return;
+oom:
+	free(pr);
+	b->st->oom = 1;
 }
 
-/* One job block of a Snakemake log: "rule NAME:" (or "localrule") and its
- * indented "key: value" lines up to a blank line. Fills the candidate whose
- * id (an output from its metadata record) is among the block's outputs. */
-static void smk_log_block(struct build *b, const char *blk, size_t n)
+/* A "key: value" line of a log block (indented), or NULL */
+static const char *blk_val(char *l, const char *key)
 {
-	char *s = strndup(blk, n), *save = NULL;
-	const char *outputs = NULL, *wild = NULL, *threads = NULL, *res = NULL;
-	if (!s) {
-		b->st->oom = 1;
-		return;
-	}
-	for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		l += strspn(l, " ");
-		if (!strncmp(l, "output: ", 8))
-			outputs = l + 8;
-		else if (!strncmp(l, "wildcards: ", 11))
-			wild = l + 11;
-		else if (!strncmp(l, "threads: ", 9))
-			threads = l + 9;
-		else if (!strncmp(l, "resources: ", 11))
-			res = l + 11;
-	}
-	for (uint32_t i = 0; outputs && i < b->nc; i++) {
-		struct cand *c = &b->c[i];
-		size_t il = c->id ? strlen(c->id) : 0;
-		const char *o = outputs;
-		if (c->kind != TZA_TASK_SNAKEMAKE || !c->rec || !il)
-			continue;
-		while (o && (strncmp(o, c->id, il) || (o[il] && o[il] != ','))) {
-			o = strstr(o, ", ");
-			o = o ? o + 2 : NULL;
-		}
-		if (!o)
-			continue;
-		if (wild)
-			c->tag = keep(b->st, strdup(wild));
-		/* Snakemake writes threads only when not 1 */
-		c->req_cpus = threads ? strtod(threads, NULL) : 1;
-		const char *mib = res ? strstr(res, "mem_mib=") : NULL, *mb = res ? strstr(res, "mem_mb=") : NULL;
-		const char *rt = res ? strstr(res, "runtime=") : NULL;
-		if (mib)
-			c->req_mem = strtoull(mib + 8, NULL, 10) << 20;
-		else if (mb)
-			c->req_mem = strtoull(mb + 7, NULL, 10) * 1000000ULL;
-		if (rt)
-			c->req_time_ms = strtoull(rt + 8, NULL, 10) * 60000ULL;
-	}
-	free(s);
+	size_t n = strlen(key);
+	l += strspn(l, " ");
+	return !strncmp(l, key, n) && l[n] == ':' && l[n + 1] == ' ' ? l + n + 2 : NULL;
 }
 
-/* Wildcards and requested threads/memory/runtime from the embedded
- * .snakemake/log/ files (written without -q) */
-static void join_snakemake_log(struct build *b)
+/* Parse the block after a "rule NAME:" / "Error in rule NAME:" line (text
+ * d..end: its indented lines; an error's "shell:" is followed by the command
+ * as is, then "(one of the commands exited...") into k; returns its end */
+static const char *smk_blk_parse(struct build *b, const char *d, const char *end,
+				 struct smk_blk *k)
+{
+	static const char shell_end[] = "\n        (one of the commands exited";
+	const char *e = d;
+	while (e < end && *e == ' ') {
+		const char *nl = memchr(e, '\n', (size_t)(end - e));
+		size_t n = nl ? (size_t)(nl - e) : (size_t)(end - e);
+		char *l = keepn(b->st, e, n);
+		const char *v, *se;
+		if (!l)
+			return end;
+		e = nl ? nl + 1 : end;
+		if ((v = blk_val(l, "output")))
+			k->outputs = v;
+		else if ((v = blk_val(l, "jobid")))
+			k->jobid = v;
+		else if ((v = blk_val(l, "wildcards")))
+			k->wild = v;
+		else if ((v = blk_val(l, "threads")))
+			k->threads = v;
+		else if ((v = blk_val(l, "resources")))
+			k->res = v;
+		else if (k->error && !strcmp(l, "    shell:") && e < end &&
+			 (se = memmem(e, (size_t)(end - e), shell_end, strlen(shell_end)))) {
+			k->cmd = keep(b->st, trim_dup(e, (size_t)(se - e)));
+			nl = memchr(se + 1, '\n', (size_t)(end - se - 1));
+			e = nl ? nl + 1 : end;
+		}
+	}
+	return e;
+}
+
+/* The job and error blocks of the embedded .snakemake/log/ files (a run
+ * without -q), in log order */
+static void smk_log_read(struct build *b)
 {
 	for (uint32_t i = 0; i < b->in->natt; i++) {
 		const struct tza_attachment *a = &b->in->att[i];
@@ -714,18 +846,160 @@ static void join_snakemake_log(struct build *b)
 		while (d < end) {
 			const char *nl = memchr(d, '\n', (size_t)(end - d));
 			const char *next = nl ? nl + 1 : end;
-			if (!strncmp(d, "rule ", 5) || !strncmp(d, "localrule ", 10)) {
-				const char *e = next;
-				while (e < end && *e == ' ') { /* the indented lines */
-					const char *n2 = memchr(e, '\n', (size_t)(end - e));
-					e = n2 ? n2 + 1 : end;
+			size_t n = (size_t)(next - d), skip = 0;
+			int error = 0;
+			if (!strncmp(d, "rule ", 5))
+				skip = 5;
+			else if (!strncmp(d, "localrule ", 10))
+				skip = 10;
+			else if (!strncmp(d, "checkpoint ", 11))
+				skip = 11;
+			else if (!strncmp(d, "Error in rule ", 14))
+				skip = 14, error = 1;
+			const char *colon = skip ? memchr(d, ':', n) : NULL;
+			if (colon && colon > d + skip) {
+				struct smk_blk *v = realloc(b->blk, (b->nblk + 1) * sizeof(*v));
+				if (!v) {
+					b->st->oom = 1;
+					return;
 				}
-				smk_log_block(b, next, (size_t)(e - next));
-				next = e;
+				b->blk = v;
+				struct smk_blk *k = &v[b->nblk++];
+				*k = (struct smk_blk){.error = error};
+				k->rule = keepn(b->st, d + skip, (size_t)(colon - d - skip));
+				next = smk_blk_parse(b, next, end, k);
 			}
 			d = next;
 		}
 	}
+}
+
+/* outputs ("a, b") has out as one of its items */
+static int has_output(const char *outputs, const char *out)
+{
+	size_t il = strlen(out);
+	for (const char *o = outputs; o && il;) {
+		if (!strncmp(o, out, il) && (!o[il] || o[il] == ','))
+			return 1;
+		o = strstr(o, ", ");
+		o = o ? o + 2 : NULL;
+	}
+	return 0;
+}
+
+/* Requested threads/memory/runtime and wildcards of a job block */
+static void smk_blk_apply(struct cand *c, const struct smk_blk *k)
+{
+	if (k->wild)
+		c->tag = k->wild;
+	/* Snakemake writes threads only when not 1 */
+	c->req_cpus = k->threads ? strtod(k->threads, NULL) : 1;
+	smk_req(c, k->res);
+}
+
+/* mem_mib (else mem_mb, 10^6 bytes) and runtime (minutes) in a Snakemake
+ * resources list "k=v, k=v" or "k=v k=v" */
+static void smk_req(struct cand *c, const char *res)
+{
+	const char *mib = res ? strstr(res, "mem_mib=") : NULL, *mb = res ? strstr(res, "mem_mb=") : NULL;
+	const char *rt = res ? strstr(res, "runtime=") : NULL;
+	if (mib)
+		c->req_mem = strtoull(mib + 8, NULL, 10) << 20;
+	else if (mb)
+		c->req_mem = strtoull(mb + 7, NULL, 10) * 1000000ULL;
+	if (rt)
+		c->req_time_ms = strtoull(rt + 8, NULL, 10) * 60000ULL;
+}
+
+/* Snakemake local jobs (indexes into the candidates cs) by rule, id,
+ * start, pid */
+static int cmp_attempt(const void *a, const void *b, void *cs)
+{
+	const struct cand *x = (const struct cand *)cs + *(const uint32_t *)a;
+	const struct cand *y = (const struct cand *)cs + *(const uint32_t *)b;
+	int c = strcmp(x->name, y->name);
+	if (!c)
+		c = strcmp(x->id, y->id);
+	if (!c && x->root->start_ns != y->root->start_ns)
+		c = x->root->start_ns < y->root->start_ns ? -1 : 1;
+	return c ? c : (x->root->pid > y->root->pid) - (x->root->pid < y->root->pid);
+}
+
+/* The Snakemake local jobs of one rule and id are attempts 1, 2... in start
+ * order (retries:) */
+static void smk_attempts(struct build *b)
+{
+	uint32_t *ix = malloc((b->nc + 1) * sizeof(*ix)), n = 0;
+	if (!ix) {
+		b->st->oom = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < b->nc; i++)
+		if (b->c[i].kind == TZA_TASK_SNAKEMAKE && b->c[i].shellcmd && b->c[i].name &&
+		    b->c[i].id)
+			ix[n++] = i;
+	qsort_r(ix, n, sizeof(*ix), cmp_attempt, b->c);
+	for (uint32_t i = 0; i < n; i++) {
+		struct cand *c = &b->c[ix[i]], *prev = i ? &b->c[ix[i - 1]] : NULL;
+		c->attempt = prev && !strcmp(prev->name, c->name) && !strcmp(prev->id, c->id)
+				     ? prev->attempt + 1
+				     : 1;
+	}
+	free(ix);
+}
+
+/* The log's blocks: a job without a metadata record (it failed) takes the
+ * rule, first output and jobid of the first unused "Error in rule" block
+ * with its exact (trimmed) shell command, in start order; then every job
+ * takes wildcards and requests from its job block (by jobid, else the
+ * first block listing its output); attempts count the jobs of one rule and
+ * output in start order. */
+static void join_snakemake_log(struct build *b)
+{
+	smk_log_read(b);
+	uint32_t unnamed = 0;
+	for (uint32_t i = 0; i < b->nc; i++) {
+		struct cand *c = &b->c[i];
+		if (c->kind != TZA_TASK_SNAKEMAKE || !c->shellcmd || c->rec)
+			continue;
+		char *cmd = trim_dup(c->shellcmd, strlen(c->shellcmd));
+		for (uint32_t x = 0; cmd && x < b->nblk; x++) {
+			struct smk_blk *k = &b->blk[x];
+			if (!k->error || k->used || !k->cmd || strcmp(k->cmd, cmd))
+				continue;
+			k->used = 1;
+			c->name = k->rule;
+			c->jobid = k->jobid;
+			if (k->outputs)
+				c->id = keepn(b->st, k->outputs, strcspn(k->outputs, ","));
+			break;
+		}
+		free(cmd);
+		if (!c->name)
+			unnamed++;
+	}
+	if (unnamed)
+		note(b->t, b->st,
+		     "%u Snakemake job(s) without a .snakemake/metadata record in the trace: "
+		     "named by the shell's first command",
+		     unnamed);
+	for (uint32_t i = 0; i < b->nc; i++) {
+		struct cand *c = &b->c[i];
+		if (c->kind != TZA_TASK_SNAKEMAKE || !c->id || !c->shellcmd)
+			continue;
+		const struct smk_blk *hit = NULL;
+		for (uint32_t x = 0; x < b->nblk && !hit; x++) {
+			const struct smk_blk *k = &b->blk[x];
+			if (k->error || strcmp(k->rule, c->name))
+				continue;
+			if (c->jobid ? k->jobid && !strcmp(k->jobid, c->jobid)
+				     : k->outputs && has_output(k->outputs, c->id))
+				hit = k;
+		}
+		if (hit)
+			smk_blk_apply(c, hit);
+	}
+	smk_attempts(b);
 }
 
 /* The attachment named DIR/FILE, or NULL */
@@ -999,12 +1273,22 @@ out:
 	return rc;
 }
 
-/* Name a task without a record: its root's command, else its first child's
- * (a shell running one command) */
-static const char *cmd_name(struct tza_proc *p)
+/* Name a task without a record: a script: job by its script's name; a
+ * shell (its naming image: bash -c, not the command it exec'd last) by its
+ * first child's command, else (builtins only) by its command's first word;
+ * else its root's command */
+static const char *cmd_name(struct build *b, const struct cand *c)
 {
-	if (p->first_child && is_shell(tza_proc_image(p)))
-		p = p->first_child;
+	struct tza_proc *p = c->root;
+	if (c->script)
+		return c->script;
+	if (is_shell(tza_proc_naming_image(p))) {
+		if (p->first_child)
+			return tza_proc_key(p->first_child, TZA_BY_COMMAND);
+		const char *s = c->shellcmd;
+		if (s && *(s += strspn(s, " \t\n")))
+			return keepn(b->st, s, strcspn(s, " \t\n;|&<>()"));
+	}
 	return tza_proc_key(p, TZA_BY_COMMAND);
 }
 
@@ -1025,7 +1309,7 @@ static int finish(struct build *b)
 		k->kind = c->kind;
 		k->root = c->root;
 		k->start_ns = c->root->start_ns;
-		k->name = c->name ? c->name : cmd_name(c->root);
+		k->name = c->name ? c->name : cmd_name(b, c);
 		k->id = c->id ? c->id : keep(st, strdup(tza_proc_id(c->root, id)));
 		k->tag = c->tag;
 		k->hash = c->hash;
@@ -1068,6 +1352,9 @@ static int finish(struct build *b)
 			k->key = keepf(st, "%s (%s) %.9s", k->name, k->tag, k->hash);
 		else if (k->kind == TZA_TASK_NEXTFLOW && k->tag)
 			k->key = keepf(st, "%s (%s)", k->name, k->tag);
+		else if (k->kind == TZA_TASK_SNAKEMAKE && k->attempt > 1)
+			k->key = keepf(st, "%s %s attempt %u", k->name, k->tag ? k->tag : k->id,
+				       k->attempt);
 		else if (k->kind == TZA_TASK_SNAKEMAKE && k->tag)
 			k->key = keepf(st, "%s %s", k->name, k->tag);
 		else
@@ -1145,6 +1432,7 @@ out:
 	free(b.tix);
 	free(b.c);
 	free(b.smk);
+	free(b.blk);
 	if (t) {
 		for (uint32_t i = 0; i < m->nprocs; i++)
 			m->procs[i]->task = NULL;
@@ -1161,7 +1449,12 @@ static const struct tza_cgroup *model_cgroup(const void *ctx, uint32_t hier, uin
 int tza_tasks_build(struct tza_model *m, const char *regex, struct tza_tasks **out)
 {
 	struct tza_task_input in = {.regex = regex, .cgroup = model_cgroup, .cgroup_ctx = m};
+	int64_t rt;
 	in.natt = tza_model_attachments(m, &in.att);
+	if (m->reader && tza_realtime(m->reader, m->t0_ns, &rt) == 0) {
+		in.has_realtime = 1;
+		in.realtime_off_ns = rt - (int64_t)m->t0_ns;
+	}
 	return tza_tasks_build_in(m, &in, out);
 }
 

@@ -39,7 +39,8 @@ struct tza_task {
 				   else the root's "PID.START_NS" */
 	const char *key;	/* --by task: "NAME ID"; Nextflow "NAME (TAG) HASH9"
 				   (the hash's first 9 characters, "ab/cdef12");
-				   Snakemake with wildcards "NAME WILDCARDS" */
+				   Snakemake with wildcards "NAME WILDCARDS", a
+				   retry (attempt > 1) "NAME WILDCARDS|ID attempt N" */
 	const char *tag;	/* Nextflow tag, Snakemake wildcards ("s=a"), NULL */
 	const char *job;	/* Slurm job id (cgroup path or SLURM_JOB_ID), NULL */
 	const char *container;	/* container / pod id (cgroup path), NULL */
@@ -83,7 +84,10 @@ struct tza_task {
 	const char *hash;	/* Nextflow work dir hash "ab/cdef12..." */
 	const char *native_id;	/* trace.txt native_id */
 	const char *status;	/* trace.txt status (COMPLETED, FAILED...) */
-	uint32_t attempt;	/* trace.txt attempt (1-based), 0 unknown */
+	uint32_t attempt;	/* 1-based, 0 unknown: Nextflow trace.txt attempt;
+				   Snakemake local job: its rank among the jobs of
+				   its rule and output in start order (retries:),
+				   cluster job: its argv's --attempt */
 	double req_cpus;	/* requested cpus (Snakemake threads), 0 unknown */
 	uint64_t req_mem_bytes;	/* requested memory, 0 unknown */
 	uint64_t req_time_ms;	/* requested time (Snakemake runtime), 0 unknown */
@@ -108,6 +112,11 @@ struct tza_task_input {
 	/* the cgroup table: NULL when none */
 	const struct tza_cgroup *(*cgroup)(const void *ctx, uint32_t hier, uint64_t id);
 	const void *cgroup_ctx;
+	/* CLOCK_REALTIME = CLOCK_BOOTTIME + realtime_off_ns (the trace's clock
+	   anchor, tza_realtime) when has_realtime: joins Snakemake metadata
+	   starttime/endtime (epoch s) with the processes' lives */
+	int has_realtime;
+	int64_t realtime_off_ns;
 };
 
 /*

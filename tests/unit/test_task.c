@@ -1,8 +1,10 @@
 /*
  * test_task.c - the task model (analyze/task.c) over hand-made models: each
- * adapter's matching rule (Snakemake local job + metadata join, cluster
- * --rules, Nextflow .command.run + header + trace.txt, --task REGEX, Slurm
- * and container cgroup paths, the child fallback), bad records noted and
+ * adapter's matching rule (Snakemake local job + metadata join by exact
+ * command and time, failed jobs and retries from the log, script: jobs,
+ * cluster --rules / --target-jobs, jobs without a record named from their
+ * bash -c image, Nextflow .command.run + header + trace.txt, --task REGEX over every image, Slurm
+ * and container cgroup paths (SLURM_JOB_ID of the first image), the child fallback), bad records noted and
  * skipped, and the numbers (CPU sum, combined peak RSS and its bounds, I/O,
  * failing member, limits); the path of tasks (taskpath.c) over a synthetic
  * DAG whose time order and dependency order differ.
@@ -32,6 +34,8 @@ struct hand {
 	char argv[NP][256];
 	struct tza_proc_res res[NP];
 	struct tza_sample smp[NP][4];
+	struct tza_exec ex[NP][2];
+	char argv2[NP][256];
 };
 
 static void hand_init(struct hand *h)
@@ -86,6 +90,23 @@ static struct tza_proc *hp(struct hand *h, struct tza_proc *parent, const char *
 	}
 	h->v[i] = p;
 	return p;
+}
+
+/* Give p a second image (exec'd at ts) after its first: argv "a|b" */
+static void hexec(struct hand *h, struct tza_proc *p, const char *exe, const char *argv,
+		  uint64_t ts)
+{
+	uint32_t i = p->index;
+	size_t n = strlen(argv);
+	memcpy(h->argv2[i], argv, n + 1);
+	for (size_t j = 0; j < n; j++)
+		if (h->argv2[i][j] == '|')
+			h->argv2[i][j] = 0;
+	h->ex[i][0] = h->e[i];
+	h->ex[i][1] = (struct tza_exec){.argv = (uint8_t *)h->argv2[i], .argv_len = (uint32_t)n + 1,
+					 .exe = (char *)exe, .ts_ns = ts};
+	p->execs = h->ex[i];
+	p->nexecs = 2;
 }
 
 static int has_note(const struct tza_tasks *t, const char *s)
@@ -585,6 +606,286 @@ static void test_task_path(void **st)
 	tza_task_path_free(&tp);
 }
 
+#define S_NS 1000000000ULL
+#define SMK "/usr/bin/python3|/usr/bin/snakemake|-j|2"
+
+/* Finding 1: jobs with the same command (wildcards) and commands that differ
+ * only in spaces: each record once, by exact command and time */
+static void test_snakemake_same_cmd(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	h.m.t1_ns = 20 * S_NS;
+	struct tza_proc *smk = hp(&h, NULL, "/usr/bin/python3.11", SMK, 0, 20 * S_NS, 5000);
+	struct tza_proc *j[5];
+	const char *cmd[5] = {"set -euo pipefail;  sleep 0.4", "set -euo pipefail;  sleep 0.4",
+			      "set -euo pipefail;  sleep 0.4", "set -euo pipefail;  sleep 0.5",
+			      "set -euo pipefail;  sleep   0.5"};
+	char a[5][64];
+	for (int i = 0; i < 5; i++) {
+		snprintf(a[i], sizeof(a[i]), "/usr/bin/bash|-c|%s", cmd[i]);
+		/* j0, j1 run together; then j2, then j3, then j4 */
+		uint64_t s0 = i < 2 ? S_NS : (uint64_t)(i + 1) * 2 * S_NS;
+		j[i] = hp(&h, smk, "/usr/bin/bash", a[i], s0 + (uint64_t)i, s0 + S_NS + (uint64_t)i * 100000000, 10);
+	}
+	/* records in another order than the jobs; epoch = boot + 1.7e9 s */
+	static const struct tza_attachment att[] = {
+		ATT("/w/.snakemake/metadata/ci5kb25l", /* r.done */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 1700000005.9, "
+		    "\"endtime\": 1700000007.3}"),
+		ATT("/w/.snakemake/metadata/eS50eHQ=", /* y.txt */
+		    "{\"rule\": \"z\", \"shellcmd\": \"sleep   0.5\", \"starttime\": 1700000009.9, "
+		    "\"endtime\": 1700000011.5}"),
+		ATT("/w/.snakemake/metadata/cS5kb25l", /* q.done */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 1700000000.95, "
+		    "\"endtime\": 1700000002.15}"),
+		ATT("/w/.snakemake/metadata/eC50eHQ=", /* x.txt */
+		    "{\"rule\": \"x\", \"shellcmd\": \"sleep 0.5\", \"starttime\": 1700000007.9, "
+		    "\"endtime\": 1700000009.4}"),
+		ATT("/w/.snakemake/metadata/cC5kb25l", /* p.done */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 1700000000.9, "
+		    "\"endtime\": 1700000002.05}"),
+		ATT("/w/.snakemake/log/x.snakemake.log",
+		    "rule w:\n    output: p.done\n    jobid: 3\n    wildcards: s=p\n\n"
+		    "rule w:\n    output: q.done\n    jobid: 4\n    wildcards: s=q\n\n"
+		    "rule w:\n    output: r.done\n    jobid: 5\n    wildcards: s=r\n\n"),
+	};
+	struct tza_task_input in = {.att = att, .natt = 6, .has_realtime = 1,
+				    .realtime_off_ns = 1700000000LL * (int64_t)S_NS};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 5);
+	/* j0 (1.0..2.0 s) is nearest p.done (0.9..2.05), j1 (1.0..2.1) q.done */
+	static const char *const key[] = {"w s=p", "w s=q", "w s=r", "x x.txt", "z y.txt"};
+	for (int i = 0; i < 5; i++) {
+		assert_ptr_equal(j[i]->task, &t->tasks[i]);
+		assert_string_equal(t->tasks[i].key, key[i]);
+		assert_int_equal(t->tasks[i].attempt, 1);
+	}
+	assert_true(t->tasks[2].wf_start_s == 1700000005.9);
+	assert_int_equal(t->nnotes, 0);
+	tza_tasks_free(t);
+
+	/* without a clock anchor: the earliest unused record of that command */
+	in.has_realtime = 0;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(t->tasks[i].key, key[i]);
+	tza_tasks_free(t);
+
+	/* two jobs of two outputs each (a record per output), no clock: the
+	 * second job gets the second job's records, not the first's other one */
+	static const struct tza_attachment att2[] = {
+		ATT("/w/.snakemake/metadata/YjI=", /* b2 */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 200.5}"),
+		ATT("/w/.snakemake/metadata/YTI=", /* a2 */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 100.5}"),
+		ATT("/w/.snakemake/metadata/YTE=", /* a1 */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 100.5}"),
+		ATT("/w/.snakemake/metadata/YjE=", /* b1 */
+		    "{\"rule\": \"w\", \"shellcmd\": \"sleep 0.4\", \"starttime\": 200.5}"),
+	};
+	struct tza_task_input in2 = {.att = att2, .natt = 4};
+	assert_int_equal(tza_tasks_build_in(&h.m, &in2, &t), 0);
+	assert_string_equal(t->tasks[0].key, "w a1");
+	assert_string_equal(t->tasks[1].key, "w b1");
+	assert_int_equal(t->tasks[0].wf_noutputs, 2); /* the job's outputs, its first first */
+	assert_string_equal(t->tasks[0].wf_outputs[0], "a1");
+	assert_string_equal(t->tasks[0].wf_outputs[1], "a2");
+	assert_int_equal(t->tasks[1].wf_noutputs, 2);
+	assert_true(has_note(t, "3 Snakemake job(s) without a .snakemake/metadata record"));
+	tza_tasks_free(t);
+
+	/* a record whose times do not overlap the job's life is not its */
+	in.has_realtime = 1;
+	in.realtime_off_ns = 1600000000LL * (int64_t)S_NS;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_string_equal(t->tasks[0].name, "sleep");
+	assert_true(has_note(t, "5 Snakemake job(s) without a .snakemake/metadata record"));
+	tza_tasks_free(t);
+}
+
+/* Findings 2 and 5: a failed job (no metadata record) from the log's Error
+ * block; a retried job: attempt 1 (failed) and 2 (its record) */
+static void test_snakemake_failed_retry(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	h.m.t1_ns = 20 * S_NS;
+	struct tza_proc *smk = hp(&h, NULL, "/usr/bin/python3.11", SMK, 0, 20 * S_NS, 5000);
+	struct tza_proc *bad =
+		hp(&h, smk, "/usr/bin/bash",
+		   "/usr/bin/bash|-c|set -euo pipefail;  python3 -c 'import sys; sys.exit(4)' > bad.txt",
+		   S_NS, 2 * S_NS, 10);
+	bad->exit_code = 4;
+	bad->status = 4 << 8;
+	struct tza_proc *f1 = hp(&h, smk, "/usr/bin/bash",
+				 "/usr/bin/bash|-c|set -euo pipefail;  \n  flaky.sh > flaky.txt\n",
+				 3 * S_NS, 4 * S_NS, 10);
+	f1->exit_code = 1;
+	f1->status = 1 << 8;
+	struct tza_proc *f2 = hp(&h, smk, "/usr/bin/bash",
+				 "/usr/bin/bash|-c|set -euo pipefail;  \n  flaky.sh > flaky.txt\n",
+				 5 * S_NS, 6 * S_NS, 10);
+	static const struct tza_attachment att[] = {
+		ATT("/w/.snakemake/metadata/Zmxha3kudHh0", /* flaky.txt */
+		    "{\"rule\": \"flaky\", \"shellcmd\": \"\\n  flaky.sh > flaky.txt\\n\", "
+		    "\"starttime\": 1700000004.95, \"endtime\": 1700000006.1}"),
+		ATT("/w/.snakemake/log/x.snakemake.log",
+		    "[Tue Dec  1 14:47:19 2026]\nrule bad:\n    output: bad.txt\n    jobid: 2\n"
+		    "    reason: Missing output files: bad.txt\n"
+		    "    resources: tmpdir=/tmp, mem_mb=2000, mem_mib=1908\n\n"
+		    "[Tue Dec  1 14:47:19 2026]\nrule flaky:\n    output: flaky.txt\n    jobid: 1\n"
+		    "    threads: 2\n\n"
+		    "[Tue Dec  1 14:47:21 2026]\nError in rule bad:\n    jobid: 2\n    output: bad.txt\n"
+		    "    shell:\n        python3 -c 'import sys; sys.exit(4)' > bad.txt\n"
+		    "        (one of the commands exited with non-zero exit code; note that "
+		    "snakemake uses bash strict mode!)\n\n"
+		    "Error in rule flaky:\n    jobid: 1\n    output: flaky.txt\n    shell:\n        \n"
+		    "  flaky.sh > flaky.txt\n\n"
+		    "        (one of the commands exited with non-zero exit code; note that "
+		    "snakemake uses bash strict mode!)\n\n"
+		    "rule flaky:\n    output: flaky.txt\n    jobid: 1\n    threads: 2\n\n"),
+	};
+	struct tza_task_input in = {.att = att, .natt = 2, .has_realtime = 1,
+				    .realtime_off_ns = 1700000000LL * (int64_t)S_NS};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 3);
+	const struct tza_task *k = &t->tasks[0];
+	assert_ptr_equal(k->root, bad);
+	assert_string_equal(k->name, "bad");
+	assert_string_equal(k->id, "bad.txt");
+	assert_string_equal(k->key, "bad bad.txt");
+	assert_int_equal(k->req_mem_bytes, 1908ULL << 20);
+	assert_true(k->req_cpus == 1);
+	assert_int_equal(k->attempt, 1);
+	assert_true(tza_task_failed(k));
+	k = &t->tasks[1];
+	assert_ptr_equal(k->root, f1);
+	assert_string_equal(k->key, "flaky flaky.txt");
+	assert_int_equal(k->attempt, 1);
+	assert_true(k->wf_start_s == 0); /* its record is the retry's */
+	assert_true(k->req_cpus == 2);
+	k = &t->tasks[2];
+	assert_ptr_equal(k->root, f2);
+	assert_string_equal(k->key, "flaky flaky.txt attempt 2");
+	assert_int_equal(k->attempt, 2);
+	assert_true(k->wf_start_s == 1700000004.95);
+	assert_int_equal(t->nnotes, 0);
+	tza_tasks_free(t);
+}
+
+/* Finding 4: a script: job named by its record (shellcmd null, by time and
+ * the script's name), never by the temporary file; a cluster job's argv */
+static void test_snakemake_script_cluster(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	h.m.t1_ns = 20 * S_NS;
+	struct tza_proc *smk = hp(&h, NULL, "/usr/bin/python3.11", SMK, 0, 20 * S_NS, 5000);
+	struct tza_proc *sc = hp(&h, smk, "/usr/bin/bash",
+				 "/usr/bin/bash|-c|set -euo pipefail;  /usr/bin/python3.11 "
+				 "/w/.snakemake/scripts/tmp1n_v1b0w.s.py",
+				 S_NS, 2 * S_NS, 10);
+	hexec(&h, sc, "/usr/bin/python3.11",
+	      "/usr/bin/python3.11|/w/.snakemake/scripts/tmp1n_v1b0w.s.py", S_NS + 1000);
+	struct tza_proc *cl = hp(&h, smk, "/usr/bin/python3.11",
+				 "/usr/bin/python3.11|-m|snakemake|--target-jobs|crunch:s=c|"
+				 "--attempt|2|--resources|mem_mb=500|mem_mib=477|runtime=3|--nocolor",
+				 3 * S_NS, 4 * S_NS, 10);
+	static const struct tza_attachment att[] = {
+		/* another rule's script job, earlier: not this one's */
+		ATT("/w/.snakemake/metadata/dC50eHQ=",
+		    "{\"rule\": \"t\", \"shellcmd\": null, \"starttime\": 1700000000.5, "
+		    "\"endtime\": 1700000001.5}"),
+		ATT("/w/.snakemake/metadata/cy50eHQ=",
+		    "{\"rule\": \"s\", \"shellcmd\": null, \"starttime\": 1700000000.9, "
+		    "\"endtime\": 1700000002.1}"),
+	};
+	struct tza_task_input in = {.att = att, .natt = 2, .has_realtime = 1,
+				    .realtime_off_ns = 1700000000LL * (int64_t)S_NS};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 2);
+	assert_ptr_equal(t->tasks[0].root, sc);
+	assert_string_equal(t->tasks[0].key, "s s.txt");
+	const struct tza_task *k = &t->tasks[1];
+	assert_ptr_equal(k->root, cl);
+	assert_string_equal(k->name, "crunch");
+	assert_string_equal(k->tag, "s=c");
+	assert_int_equal(k->attempt, 2);
+	assert_int_equal(k->req_mem_bytes, 477ULL << 20);
+	assert_int_equal(k->req_time_ms, 3 * 60000);
+	assert_string_equal(k->key, "crunch s=c attempt 2");
+	tza_tasks_free(t);
+
+	/* without its record: the script's name, not the temporary file's */
+	in.natt = 0;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_string_equal(t->tasks[0].name, "s.py");
+	tza_tasks_free(t);
+}
+
+/* Finding 10: a job without a record is named from its bash -c image (not
+ * the command bash exec'd last); finding 11: SLURM_JOB_ID from the first
+ * image that has it, --task over earlier images */
+static void test_unrecorded_images(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	struct tza_proc *smk = hp(&h, NULL, "/usr/bin/python3.11", SMK, 1000, 90000, 5000);
+	struct tza_proc *g = hp(&h, smk, "/usr/bin/bash",
+				"/usr/bin/bash|-c|set -euo pipefail;  seq 3 | awk 1 > data/a.txt; "
+				"sleep 0.5",
+				2000, 5000, 10);
+	hexec(&h, g, "/usr/bin/sleep", "sleep|0.5", 3000);
+	hp(&h, g, "/usr/bin/seq", "seq|3", 2100, 2200, 1);
+	hp(&h, g, "/usr/bin/awk", "awk|1", 2100, 2300, 1);
+	struct tza_proc *e = hp(&h, smk, "/usr/bin/bash",
+				"/usr/bin/bash|-c|set -euo pipefail;  echo hi > x", 6000, 7000, 1);
+	struct tza_task_input in = {0};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 2);
+	assert_ptr_equal(t->tasks[0].root, g);
+	assert_string_equal(t->tasks[0].name, "seq");
+	assert_ptr_equal(t->tasks[1].root, e);
+	assert_string_equal(t->tasks[1].name, "echo"); /* builtins only */
+	tza_tasks_free(t);
+
+	/* --task over an earlier image's argv */
+	in.regex = "data/(.)\\.txt";
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_ptr_equal(t->tasks[0].root, g);
+	assert_string_equal(t->tasks[0].name, "a");
+	tza_tasks_free(t);
+
+	/* SLURM_JOB_ID of the first image: the last ran under env -u */
+	static struct hand h2;
+	hand_init(&h2);
+	struct tza_proc *r = hp(&h2, NULL, "/usr/bin/bash", "bash|run.sh", 1000, 9000, 1);
+	struct tza_proc *j = hp(&h2, r, "/usr/bin/bash", "bash|-c|job", 2000, 8000, 1);
+	static char env[] = "SLURM_JOB_ID=4242";
+	h2.e[j->index].env = env;
+	h2.e[j->index].env_len = sizeof(env);
+	hexec(&h2, j, "/usr/bin/sleep", "sleep|1", 2500);
+	struct tza_proc *jc = hp(&h2, j, "/usr/bin/true", "true", 2600, 2700, 1);
+	in = (struct tza_task_input){0};
+	assert_int_equal(tza_tasks_build_in(&h2.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_int_equal(t->tasks[0].kind, TZA_TASK_SLURM);
+	assert_ptr_equal(t->tasks[0].root, j);
+	assert_string_equal(t->tasks[0].job, "4242");
+	assert_ptr_equal(jc->task, &t->tasks[0]);
+	tza_tasks_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +893,10 @@ int main(void)
 		cmocka_unit_test(test_nextflow),	cmocka_unit_test(test_generic_and_child),
 		cmocka_unit_test(test_cgroups),		cmocka_unit_test(test_combined_peak),
 		cmocka_unit_test(test_task_path),
+		cmocka_unit_test(test_snakemake_same_cmd),
+		cmocka_unit_test(test_snakemake_failed_retry),
+		cmocka_unit_test(test_snakemake_script_cluster),
+		cmocka_unit_test(test_unrecorded_images),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
