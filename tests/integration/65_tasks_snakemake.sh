@@ -14,6 +14,11 @@
 #   copy of the trace with the workflow dir gone still names them, and a
 #   metadata file that is not JSON is ignored with one note; rightsize
 #   gives a Snakemake profile block per rule.
+# - a second workflow (-j 2 -k, with its log): one rule over wildcards with
+#   the same command (touch outputs), two rules whose commands differ only in
+#   spaces, a script: rule, a failing rule (no metadata record: named from
+#   the log's Error block, with its requested memory) and a retries: rule
+#   (two tasks, attempts 1 and 2): names, keys and counts exact.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
@@ -84,6 +89,59 @@ check(rows == {'prep': 3, 'merge': 1, '(none)': 0}, 'top --by rule: %r, want pre
 	timeout 120 "$A" rightsize copy/x.tz > rs.txt 2>/dev/null || fail "rightsize"
 	grep -Eq '^prep +3 +0 ' rs.txt && grep -Eq '^merge +1 +0 ' rs.txt && grep -q '^set-threads:$' rs.txt &&
 		grep -q '^  prep: 1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
+	mkdir wf2 wf2/scripts
+	cat > wf2/Snakefile <<'EOF'
+S = ["p", "q", "r"]
+rule all:
+    input: expand("{s}.done", s=S), "x.txt", "z.txt", "sc.txt", "bad.txt", "flaky.txt"
+rule w:
+    output: touch("{s}.done")
+    shell: "sleep 0.4"
+rule x:
+    output: touch("x.txt")
+    shell: "sleep 0.5"
+rule z:
+    input: "x.txt"
+    output: touch("z.txt")
+    shell: "sleep   0.5"
+rule sc:
+    output: "sc.txt"
+    script: "scripts/sc.py"
+rule bad:
+    output: "bad.txt"
+    resources: mem_mb=200
+    shell: "sleep 0.2; exit 4"
+rule flaky:
+    output: "flaky.txt"
+    retries: 1
+    shell: "if [ -e tried ]; then echo ok > {output}; else touch tried; sleep 0.2; exit 3; fi"
+EOF
+	echo 'open(snakemake.output[0], "w").write("s")' > wf2/scripts/sc.py
+	rc=0
+	(cd wf2 && record -o "$T/y.tz" -- snakemake -j 2 -k) || rc=$?
+	[ "$rc" != 0 ] && [ -s wf2/flaky.txt ] && [ -s wf2/sc.txt ] && [ -e wf2/z.txt ] && [ ! -e wf2/bad.txt ] ||
+		fail "second workflow: rc $rc, want non-zero (bad fails) with flaky.txt, sc.txt, z.txt made"
+	rm -rf wf2
+	timeout 120 "$A" export --tasks --format jsonl y.tz > tasks2.jsonl 2> tasks2.err || fail "export --tasks y.tz"
+	timeout 120 "$A" top --by rule --json y.tz > rule2.json 2>/dev/null || fail "top --by rule y.tz"
+	pycheck procs.jsonl "
+tasks = [json.loads(l) for l in open('tasks2.jsonl')]
+keys = sorted(t['key'] for t in tasks)
+want = sorted(['w s=p', 'w s=q', 'w s=r', 'x x.txt', 'z z.txt', 'sc sc.txt', 'bad bad.txt',
+               'flaky flaky.txt', 'flaky flaky.txt attempt 2'])
+check(keys == want, 'task keys %r, want %r' % (keys, want))
+by = {t['key']: t for t in tasks}
+b = by.get('bad bad.txt', {})
+check(b.get('exit') == 4 and b.get('status') == 'FAILED', 'bad: %r' % b)
+check(b.get('req_memory') == 191 << 20, 'bad: req_memory %r, want mem_mib=191' % b.get('req_memory'))
+f1, f2 = by.get('flaky flaky.txt', {}), by.get('flaky flaky.txt attempt 2', {})
+check(f1.get('attempt') == 1 and f2.get('attempt') == 2, 'flaky attempts %r %r' % (f1.get('attempt'), f2.get('attempt')))
+check(f1.get('exit') == 3 and f2.get('exit') == 0, 'flaky exits %r %r' % (f1.get('exit'), f2.get('exit')))
+check(f1.get('root') != f2.get('root'), 'flaky: the same job twice: %r %r' % (f1, f2))
+rows = {r['tool']: r['tasks'] for r in json.load(open('rule2.json'))}
+check(rows == {'w': 3, 'x': 1, 'z': 1, 'sc': 1, 'bad': 1, 'flaky': 2, '(none)': 0}, 'top --by rule: %r' % rows)
+"
+	! grep -q 'without a .snakemake/metadata record' tasks2.err || fail "second workflow: jobs left unnamed: $(cat tasks2.err)"
 else
 	echo "note: this tracer-record embeds no workflow records: rule names not checked"
 fi
