@@ -3,9 +3,10 @@
  * adapter's matching rule (Snakemake local job + metadata join by exact
  * command and time, failed jobs and retries from the log, script: jobs,
  * cluster --rules / --target-jobs, jobs without a record named from their
- * bash -c image, Nextflow .command.run + header + trace.txt, --task REGEX over every image, Slurm
- * and container cgroup paths (SLURM_JOB_ID of the first image), the child fallback), bad records noted and
- * skipped, and the numbers (CPU sum, combined peak RSS and its bounds, I/O,
+ * bash -c image, Nextflow .command.run + header + trace.txt, --task REGEX
+ * over every image, Slurm and container cgroup paths (SLURM_JOB_ID of the
+ * first image), the child fallback), bad records noted and skipped, and
+ * the numbers (CPU sum, combined peak RSS and its bounds, I/O,
  * failing member, limits); the path of tasks (taskpath.c) over a synthetic
  * DAG whose time order and dependency order differ.
  */
@@ -627,7 +628,8 @@ static void test_snakemake_same_cmd(void **st)
 		snprintf(a[i], sizeof(a[i]), "/usr/bin/bash|-c|%s", cmd[i]);
 		/* j0, j1 run together; then j2, then j3, then j4 */
 		uint64_t s0 = i < 2 ? S_NS : (uint64_t)(i + 1) * 2 * S_NS;
-		j[i] = hp(&h, smk, "/usr/bin/bash", a[i], s0 + (uint64_t)i, s0 + S_NS + (uint64_t)i * 100000000, 10);
+		j[i] = hp(&h, smk, "/usr/bin/bash", a[i], s0 + (uint64_t)i,
+			  s0 + S_NS + (uint64_t)i * 100000000, 10);
 	}
 	/* records in another order than the jobs; epoch = boot + 1.7e9 s */
 	static const struct tza_attachment att[] = {
