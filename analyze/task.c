@@ -146,17 +146,22 @@ static const char *smk_opt(const struct tza_exec *e, const char *opt, uint32_t *
 	return NULL;
 }
 
-/* The rule of a cluster job's snakemake argv: --target-jobs RULE:WC (its
- * wildcards in *wc, malloc'd "k=v,k=v" or NULL), else --rules /
- * --allowed-rules RULE (*wc NULL); NULL when none */
+/* The rule of a cluster job's snakemake argv: --target-jobs RULE:k=v,k=v
+ * (its wildcards in *wc, malloc'd, written as the log writes them: "k=v,
+ * k=v"), else --rules / --allowed-rules RULE (*wc NULL); NULL when none */
 static char *snakemake_rule(const struct tza_exec *e, char **wc)
 {
 	const char *a = smk_opt(e, "--target-jobs", NULL);
 	*wc = NULL;
 	if (a) {
 		const char *colon = strchr(a, ':');
-		if (colon && colon[1])
-			*wc = strdup(colon + 1);
+		if (colon && colon[1] && (*wc = malloc(2 * strlen(colon)))) {
+			char *w = *wc;
+			for (const char *c = colon + 1; *c; c++)
+				if ((*w++ = *c) == ',')
+					*w++ = ' ';
+			*w = 0;
+		}
 		return strndup(a, colon ? (size_t)(colon - a) : strlen(a));
 	}
 	if (!(a = smk_opt(e, "--rules", NULL)))

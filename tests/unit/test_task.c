@@ -796,7 +796,7 @@ static void test_snakemake_script_cluster(void **st)
 	hexec(&h, sc, "/usr/bin/python3.11",
 	      "/usr/bin/python3.11|/w/.snakemake/scripts/tmp1n_v1b0w.s.py", S_NS + 1000);
 	struct tza_proc *cl = hp(&h, smk, "/usr/bin/python3.11",
-				 "/usr/bin/python3.11|-m|snakemake|--target-jobs|crunch:s=c|"
+				 "/usr/bin/python3.11|-m|snakemake|--target-jobs|crunch:s=c,t=1|"
 				 "--attempt|2|--resources|mem_mb=500|mem_mib=477|runtime=3|--nocolor",
 				 3 * S_NS, 4 * S_NS, 10);
 	static const struct tza_attachment att[] = {
@@ -818,11 +818,11 @@ static void test_snakemake_script_cluster(void **st)
 	const struct tza_task *k = &t->tasks[1];
 	assert_ptr_equal(k->root, cl);
 	assert_string_equal(k->name, "crunch");
-	assert_string_equal(k->tag, "s=c");
+	assert_string_equal(k->tag, "s=c, t=1"); /* as the log writes wildcards */
 	assert_int_equal(k->attempt, 2);
 	assert_int_equal(k->req_mem_bytes, 477ULL << 20);
 	assert_int_equal(k->req_time_ms, 3 * 60000);
-	assert_string_equal(k->key, "crunch s=c attempt 2");
+	assert_string_equal(k->key, "crunch s=c, t=1 attempt 2");
 	tza_tasks_free(t);
 
 	/* without its record: the script's name, not the temporary file's */
