@@ -194,39 +194,60 @@ static void nf_block(FILE *f, const struct rs *r, uint32_t n, double h)
 	fprintf(f, "}\n");
 }
 
-/* YAML-safe: a plain scalar when it is [A-Za-z0-9_.-], else single-quoted */
-static void yaml_key(FILE *f, const char *s)
+/* A Snakemake rule name: a Python identifier (ASCII), the only names
+ * --set-threads RULE=N / --set-resources RULE:RES=N can carry */
+static int smk_rule_name(const char *s)
 {
-	if (s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")]) {
-		fputc('\'', f);
-		for (; *s; s++)
-			fprintf(f, *s == '\'' ? "''" : "%c", *s);
-		fputc('\'', f);
-	} else {
-		fputs(s, f);
-	}
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	return !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")];
 }
 
+/* mem_mb is megabytes (10^6 bytes), rounded up */
+static unsigned long long smk_mem_mb(const struct rs *r)
+{
+	return (unsigned long long)((r->sug_mem + 999999) / 1000000);
+}
+
+/* The Snakemake block: a profile config.yaml in the list form Snakemake's
+ * argument parser takes (RULE=N, RULE:RES=N items, as on the command line),
+ * and the same as command-line options. */
 static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
 {
-	fprintf(f, "\n# Snakemake profile (config.yaml; or --set-threads/--set-resources):\n"
-		   "# mem_mb = the largest combined peak + %g%% (MiB), threads = the busiest\n"
-		   "# job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
+	uint32_t skipped = 0;
+	for (uint32_t i = 0; i < n; i++)
+		skipped += !smk_rule_name(r[i].name);
+	if (skipped == n) { /* an empty list would be YAML null */
+		fprintf(f, "\n# Snakemake: no name above is a rule name (an identifier): nothing to set\n");
+		return;
+	}
+	fprintf(f, "\n# Snakemake profile (DIR/config.yaml, snakemake --profile DIR):\n"
+		   "# mem_mb = the largest combined peak + %g%% in MB (10^6 bytes), threads = the\n"
+		   "# busiest job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
 		   "set-threads:\n",
 		h * 100);
-	for (uint32_t i = 0; i < n; i++) {
-		fputs("  ", f);
-		yaml_key(f, r[i].name);
-		fprintf(f, ": %u\n", r[i].sug_cpus);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, "  - %s=%u\n", r[i].name, r[i].sug_cpus);
 	fputs("set-resources:\n", f);
-	for (uint32_t i = 0; i < n; i++) {
-		fputs("  ", f);
-		yaml_key(f, r[i].name);
-		fprintf(f, ":\n    mem_mb: %llu\n    runtime: %llu\n",
-			(unsigned long long)(r[i].sug_mem >> 20),
-			(unsigned long long)(r[i].sug_time_s / 60));
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, "  - %s:mem_mb=%llu\n  - %s:runtime=%llu\n", r[i].name,
+				smk_mem_mb(&r[i]), r[i].name,
+				(unsigned long long)(r[i].sug_time_s / 60));
+	fputs("# or on the command line:\n# --set-threads", f);
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, " %s=%u", r[i].name, r[i].sug_cpus);
+	fputs(" \\\n#   --set-resources", f);
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, " %s:mem_mb=%llu %s:runtime=%llu", r[i].name, smk_mem_mb(&r[i]),
+				r[i].name, (unsigned long long)(r[i].sug_time_s / 60));
+	fputc('\n', f);
+	if (skipped)
+		fprintf(f, "# %u name(s) above are not Snakemake rule names (not identifiers): left out\n",
+			skipped);
 }
 
 static void json_out(FILE *f, const struct rs *r, uint32_t n, double h)

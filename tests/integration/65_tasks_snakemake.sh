@@ -13,7 +13,8 @@
 #   exists), rule names exact: top --by rule gives prep 3, merge 1; and a
 #   copy of the trace with the workflow dir gone still names them, and a
 #   metadata file that is not JSON is ignored with one note; rightsize
-#   gives a Snakemake profile block per rule.
+#   gives a Snakemake profile block per rule that `snakemake --profile`
+#   accepts (and its command-line form), memory in MB.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
@@ -70,8 +71,9 @@ check(len(none) == 1 and none[0]['tasks'] == 0, 'top --by task: (none) row %r' %
 "
 # rule names need the embedded .snakemake/metadata (tracer-record, issue 17 item 1)
 if "$R" --help 2>&1 | grep -q -- '--no-attach'; then
-	mkdir copy
+	mkdir copy smk
 	cp x.tz copy/
+	cp wf/Snakefile smk/
 	rm -rf wf
 	timeout 120 "$A" top --by rule --json copy/x.tz > rule.json 2>rule.err || fail "top --by rule"
 	# the damaged record (written by the merge job) is ignored, in one line
@@ -83,7 +85,26 @@ check(rows == {'prep': 3, 'merge': 1, '(none)': 0}, 'top --by rule: %r, want pre
 "
 	timeout 120 "$A" rightsize copy/x.tz > rs.txt 2>/dev/null || fail "rightsize"
 	grep -Eq '^prep +3 +0 ' rs.txt && grep -Eq '^merge +1 +0 ' rs.txt && grep -q '^set-threads:$' rs.txt &&
-		grep -q '^  prep: 1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
+		grep -q '^  - prep=1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
+	# the block is a profile Snakemake takes, memory in MB (10^6 bytes)
+	timeout 120 "$A" rightsize --json copy/x.tz > rs.json 2>/dev/null || fail "rightsize --json"
+	mkdir smk/prof
+	sed -n '/^# Snakemake profile/,$p' rs.txt > smk/prof/config.yaml
+	pycheck procs.jsonl "
+rules = {r['name']: r for r in json.load(open('rs.json'))['rules']}
+cfg = open('smk/prof/config.yaml').read()
+for n in ('prep', 'merge'):
+    mb = -(-rules[n]['suggest']['memory_bytes'] // 1000000)
+    check('  - %s:mem_mb=%d\\n' % (n, mb) in cfg, '%s: want mem_mb=%d in %r' % (n, mb, cfg))
+"
+	(cd smk && timeout 300 snakemake --profile prof -n -j 2 > prof.out 2>&1) ||
+		fail "snakemake --profile rejects the rightsize block: $(cat smk/prof.out; cat smk/prof/config.yaml)"
+	# the command-line form, from the block's comment
+	cl=$(sed -n 's/^# --set-threads/--set-threads/p; s/^#   --set-resources/--set-resources/p' rs.txt | tr -d '\\\n')
+	case "$cl" in --set-threads*--set-resources*) ;; *) fail "no command-line form: $(cat rs.txt)" ;; esac
+	# shellcheck disable=SC2086 # words on purpose
+	(cd smk && timeout 300 snakemake $cl -n -j 2 > cl.out 2>&1) ||
+		fail "snakemake rejects the command-line form '$cl': $(cat smk/cl.out)"
 else
 	echo "note: this tracer-record embeds no workflow records: rule names not checked"
 fi
