@@ -27,14 +27,16 @@ static void usage(FILE *f)
 		"of the request, or an OOM kill), over_cpus (requested >= 2 x and >= 1 more\n"
 		"than the highest cores), under_cpus (highest cores > 1.1 x requested),\n"
 		"under_time (longest wall > 80%% of the request), oom_retry (a task OOM-killed\n"
-		"or exiting 137 was run again), failed (a task failed and was not retried).\n\n"
+		"or exiting 137 was run again), failed (a task failed and was not retried).\n"
+		"A warning follows the table when the host was over 90%% busy (all CPUs,\n"
+		"host samples) from the first task's start to the last one's end.\n\n"
 		"Options:\n"
 		"  -b, --by KEY        rule (default) or task\n"
 		"      --task REGEX    a task per outermost process matching REGEX (docs: Tasks)\n"
 		"  -H, --headroom PCT  memory headroom in percent (default 20, 0 to 1000)\n"
 		"  -c, --config WHAT   the block(s) printed after the table (default: by the\n"
 		"                      tasks' kind; both when neither Nextflow nor Snakemake)\n"
-		"  -j, --json          {\"headroom_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
+		"  -j, --json          {\"headroom_pct\", \"host_busy_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
 		"                      \"oom_retries\", \"failed\", \"req_cpus\", \"req_memory_bytes\",\n"
 		"                      \"req_time_s\", \"max_cores\", \"mean_cores\", \"peak_rss_bytes\",\n"
 		"                      \"max_wall_s\", \"mean_wall_s\", \"suggest\": {\"cpus\",\n"
@@ -250,10 +252,19 @@ static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
 			skipped);
 }
 
-static void json_out(FILE *f, const struct rs *r, uint32_t n, double h)
+/* Above this busy fraction of all the host's CPUs while the tasks ran, the
+ * cores they used were measured under contention (they got what was left) */
+#define BUSY_WARN 0.90
+
+static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double busy)
 {
 	fprintf(f, "{\"headroom_pct\":");
 	tza_json_num(f, h * 100);
+	fputs(",\"host_busy_pct\":", f);
+	if (busy >= 0)
+		tza_json_num(f, busy * 100);
+	else
+		fputs("null", f);
 	fputs(",\"rules\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rs *x = &r[i];
@@ -313,6 +324,20 @@ static void text_out(FILE *f, const struct rs *r, uint32_t n)
 		fputc('\n', f);
 	}
 	fprintf(f, "(CPUS, MEMORY, TIME: requested; MAX, MEAN: cores; PEAK: combined peak RSS)\n");
+}
+
+/* The host's busy fraction over the tasks' span [first start, last end]
+ * (tza_host_busy: host samples); -1 unknown */
+static double tasks_busy(const struct tza_model *m, const struct tza_tasks *ts)
+{
+	uint64_t s = UINT64_MAX, e = 0;
+	for (uint32_t i = 0; i < ts->n; i++) {
+		if (ts->tasks[i].start_ns < s)
+			s = ts->tasks[i].start_ns;
+		if (ts->tasks[i].end_ns > e)
+			e = ts->tasks[i].end_ns;
+	}
+	return ts->n && e > s ? tza_host_busy(m, s, e) : -1;
 }
 
 int cmd_rightsize(int argc, char **argv)
@@ -404,11 +429,17 @@ int cmd_rightsize(int argc, char **argv)
 		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
 		cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
 	}
+	double busy = tasks_busy(m, ts);
 	FILE *f = stdout;
 	if (json) {
-		json_out(f, rs, n, h);
+		json_out(f, rs, n, h, busy);
 	} else {
 		text_out(f, rs, n);
+		if (busy > BUSY_WARN)
+			fprintf(f, "warning: the host was %.1f%% busy (all CPUs) while the tasks ran: "
+				   "the cores they used were\nmeasured under contention; cpus "
+				   "suggested from them may be too few\n",
+				busy * 100);
 		if (!n)
 			fprintf(f, "no tasks: nothing to suggest\n");
 		if (n && (cfg & 1))

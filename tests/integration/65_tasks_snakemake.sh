@@ -63,6 +63,7 @@ for t in tasks:
     s = float(bench[b])
     check(abs(t['wall_s'] - s) <= 0.01 * s, '%s: wall %r not within 1%% of the benchmark s %r' % (b, t['wall_s'], s))
     check(t['status'] == 'COMPLETED' and t['exit'] == 0, '%s: %r %r' % (b, t['status'], t['exit']))
+    check(t['signal'] is None, '%s: signal %r, want null (not signalled, as per process)' % (b, t['signal']))
 top = json.load(open('top.json'))
 rows = [r for r in top if r['tool'] != '(none)']
 check(len(rows) == 4 and all(r['tasks'] == 1 for r in rows), 'top --by task: %r' % [(r['tool'], r['tasks']) for r in rows])
@@ -86,6 +87,10 @@ check(rows == {'prep': 3, 'merge': 1, '(none)': 0}, 'top --by rule: %r, want pre
 	timeout 120 "$A" rightsize copy/x.tz > rs.txt 2>/dev/null || fail "rightsize"
 	grep -Eq '^prep +3 +0 ' rs.txt && grep -Eq '^merge +1 +0 ' rs.txt && grep -q '^set-threads:$' rs.txt &&
 		grep -q '^  - prep=1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
+	# diff --by rule counts tasks, like top
+	timeout 120 "$A" diff --by rule copy/x.tz copy/x.tz > diff.txt 2>/dev/null || fail "diff --by rule"
+	grep -Eq '^prep +3/3 ' diff.txt && grep -Eq '^merge +1/1 ' diff.txt && grep -q 'TASKS A/B' diff.txt ||
+		fail "diff --by rule: want TASKS 3/3 and 1/1: $(cat diff.txt)"
 	# the block is a profile Snakemake takes, memory in MB (10^6 bytes)
 	timeout 120 "$A" rightsize --json copy/x.tz > rs.json 2>/dev/null || fail "rightsize --json"
 	mkdir smk/prof
