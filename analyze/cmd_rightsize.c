@@ -28,6 +28,9 @@ static void usage(FILE *f)
 		"than the highest cores), under_cpus (highest cores > 1.1 x requested),\n"
 		"under_time (longest wall > 80%% of the request), oom_retry (a task OOM-killed\n"
 		"or exiting 137 was run again), failed (a task failed and was not retried).\n"
+		"RETRIES: tasks with attempt > 1, or (attempt unknown) after a failed task\n"
+		"of the same name and tag (no tag: id). MAX: a task's cores are at most its\n"
+		"members' threads (a process's last CPU includes its exit path).\n"
 		"A warning follows the table when the host was over 90%% busy (all CPUs,\n"
 		"host samples) from the first task's start to the last one's end.\n\n"
 		"Options:\n"
@@ -79,15 +82,34 @@ static int oom_like(const struct tza_task *t)
 	return t->oom_killed || t->exit_code == 137 || t->signal == 9;
 }
 
-/* A later task of the same name and tag: t was run again */
+/* The same work run twice: the same name and the same tag (Nextflow tag,
+ * Snakemake wildcards), or without tags the same id (a Snakemake job's first
+ * output; a fallback task's PID.START never repeats) */
+static int same_work(const struct tza_task *t, const struct tza_task *u)
+{
+	if (strcmp(u->name, t->name) || (!t->tag) != (!u->tag))
+		return 0;
+	return t->tag ? !strcmp(t->tag, u->tag) : !strcmp(t->id, u->id);
+}
+
+/* A later task of the same work: t was run again */
 static int retried(const struct tza_tasks *ts, const struct tza_task *t)
 {
-	for (uint32_t i = t->index + 1; i < ts->n; i++) {
-		const struct tza_task *u = &ts->tasks[i];
-		if (!strcmp(u->name, t->name) && (!t->tag) == (!u->tag) &&
-		    (!t->tag || !strcmp(t->tag, u->tag)))
+	for (uint32_t i = t->index + 1; i < ts->n; i++)
+		if (same_work(t, &ts->tasks[i]))
 			return 1;
-	}
+	return 0;
+}
+
+/* t is a retry: its attempt (trace.txt) is above 1, or, attempt unknown
+ * (Snakemake's metadata has none), an earlier task of the same work failed */
+static int is_retry(const struct tza_tasks *ts, const struct tza_task *t)
+{
+	if (t->attempt)
+		return t->attempt > 1;
+	for (uint32_t i = 0; i < t->index; i++)
+		if (same_work(t, &ts->tasks[i]) && tza_task_failed(&ts->tasks[i]))
+			return 1;
 	return 0;
 }
 
@@ -125,15 +147,21 @@ static void suggest(struct rs *r, double headroom)
 		r->flags |= 1u << F_FAILED;
 }
 
-/* Fold task t into r; first: the rule's first task */
-static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t)
+/* Fold task t into r; threads: the threads its members ever had */
+static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t,
+		uint64_t threads)
 {
 	double wall = (double)(t->end_ns - t->start_ns) / 1e9;
 	double cores = wall > 0 ? (double)t->cpu_ns / 1e9 / wall : 0;
-	int first_attempt = t->attempt <= 1;
+	/* never more cores than threads, as top's max cores: a process's final
+	 * CPU includes its exit path, after its wall time ends (EXIT TIMING in
+	 * docs/tracer-record.md), which shows in a task of a few ms */
+	if (threads && cores > (double)threads)
+		cores = (double)threads;
+	int first_attempt = !is_retry(ts, t);
 	r->tasks++;
 	r->kinds |= 1u << t->kind;
-	if (t->attempt > 1)
+	if (!first_attempt)
 		r->retries++;
 	int again = tza_task_failed(t) && retried(ts, t);
 	if (again && oom_like(t))
@@ -159,7 +187,7 @@ static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task 
 		r->max_cores = cores;
 	if (wall > r->max_wall_s)
 		r->max_wall_s = wall;
-	r->cpu_s += (double)t->cpu_ns / 1e9;
+	r->cpu_s += cores * wall; /* the CPU, held to threads x wall as above */
 	r->wall_s += wall;
 	if (t->peak_rss_kib > r->peak_kib)
 		r->peak_kib = t->peak_rss_kib;
@@ -409,6 +437,17 @@ int cmd_rightsize(int argc, char **argv)
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
+	uint64_t *thr = calloc(ts->n + 1, sizeof(*thr)); /* per task: its members' threads */
+	if (!thr) {
+		tza_err("out of memory");
+		free(v);
+		free(rs);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i]->task)
+			thr[m->procs[i]->task->index] += m->procs[i]->threads;
 	for (uint32_t i = 0; i < ts->n; i++)
 		v[i] = &ts->tasks[i];
 	if (!per_task)
@@ -418,7 +457,7 @@ int cmd_rightsize(int argc, char **argv)
 		const char *name = per_task ? v[i]->key : v[i]->name;
 		if (!n || per_task || strcmp(rs[n - 1].name, name))
 			rs[n++].name = name;
-		add(&rs[n - 1], ts, v[i]);
+		add(&rs[n - 1], ts, v[i], thr[v[i]->index]);
 	}
 	double h = (double)pct / 100.0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -447,6 +486,7 @@ int cmd_rightsize(int argc, char **argv)
 		if (n && (cfg & 2))
 			smk_block(f, rs, n, h);
 	}
+	free(thr);
 	free(v);
 	free(rs);
 	tza_unload(r, m);

@@ -14,7 +14,9 @@
 #   copy of the trace with the workflow dir gone still names them, and a
 #   metadata file that is not JSON is ignored with one note; rightsize
 #   gives a Snakemake profile block per rule that `snakemake --profile`
-#   accepts (and its command-line form), memory in MB.
+#   accepts (and its command-line form), memory in MB; diff --by rule
+#   counts tasks; a job retried after a failure is one retry, not failed,
+#   and a member exiting 1 in a succeeding job is no failed task.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
@@ -110,6 +112,35 @@ for n in ('prep', 'merge'):
 	# shellcheck disable=SC2086 # words on purpose
 	(cd smk && timeout 300 snakemake $cl -n -j 2 > cl.out 2>&1) ||
 		fail "snakemake rejects the command-line form '$cl': $(cat smk/cl.out)"
+	# a job that failed once and succeeded when retried (Snakemake has no
+	# attempt in its records): RETRIES 1, not failed; a job whose member
+	# exits 1 inside a succeeding shell is no failed task
+	mkdir wf2
+	cat > wf2/Snakefile <<'EOF'
+rule all:
+    input: "flaky.txt", "member.txt"
+rule flaky:
+    output: "flaky.txt"
+    retries: 1
+    shell: "if [ -e tried ]; then echo ok > {output}; else touch tried; exit 3; fi"
+rule member:
+    output: "member.txt"
+    shell: "/bin/false || true; echo ok > {output}"
+EOF
+	(cd wf2 && record -o "$T/retry.tz" -- snakemake -j 1 -q) || fail "record the retried workflow"
+	timeout 120 "$A" rightsize --json retry.tz > rs2.json 2>/dev/null || fail "rightsize (retry)"
+	timeout 120 "$A" top --by rule --json retry.tz > rule2.json 2>/dev/null || fail "top --by rule (retry)"
+	pycheck procs.jsonl "
+rs = {r['name']: r for r in json.load(open('rs2.json'))['rules']}
+f, m = rs.get('flaky'), rs.get('member')
+check(f and (f['tasks'], f['retries'], f['failed']) == (2, 1, 0) and 'failed' not in f['flags'], 'flaky: %r' % f)
+check(m and (m['tasks'], m['failed']) == (1, 0) and m['max_cores'] <= 1, 'member: %r' % m)
+rows = {r['tool']: r for r in json.load(open('rule2.json'))}
+r = rows.get('member')
+check(r and r['failed_tasks'] == 0 and r['member_failures'] >= 1 and 'failed' not in r['flags'], 'top member: %r' % r)
+r = rows.get('flaky')
+check(r and r['failed_tasks'] == 1 and 'failed' in r['flags'], 'top flaky: %r' % r)
+"
 else
 	echo "note: this tracer-record embeds no workflow records: rule names not checked"
 fi
