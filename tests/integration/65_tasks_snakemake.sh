@@ -127,7 +127,12 @@ rule member:
     output: "member.txt"
     shell: "/bin/false || true; echo ok > {output}"
 EOF
-	(cd wf2 && record -o "$T/retry.tz" -- snakemake -j 1 -q) || fail "record the retried workflow"
+	# (and member's metadata record then says it started in 1e300: no time)
+	(cd wf2 && record -o "$T/retry.tz" -- sh -c 'snakemake -j 1 -q &&
+		sed -i "s/\"starttime\": *[0-9.e+]*/\"starttime\": 1e300/" .snakemake/metadata/bWVtYmVyLnR4dA==') ||
+		fail "record the retried workflow"
+	grep -q '"starttime": 1e300' wf2/.snakemake/metadata/bWVtYmVyLnR4dA== || fail "metadata not edited: $(cat wf2/.snakemake/metadata/*)"
+	timeout 120 "$A" export --tasks --format jsonl retry.tz > tasks2.jsonl 2> tasks2.err || fail "export --tasks (retry)"
 	timeout 120 "$A" rightsize --json retry.tz > rs2.json 2>/dev/null || fail "rightsize (retry)"
 	timeout 120 "$A" top --by rule --json retry.tz > rule2.json 2>/dev/null || fail "top --by rule (retry)"
 	pycheck procs.jsonl "
@@ -140,6 +145,12 @@ r = rows.get('member')
 check(r and r['failed_tasks'] == 0 and r['member_failures'] >= 1 and 'failed' not in r['flags'], 'top member: %r' % r)
 r = rows.get('flaky')
 check(r and r['failed_tasks'] == 1 and 'failed' in r['flags'], 'top flaky: %r' % r)
+# a record's time of 1e300 is no time: left empty, with a note
+tasks = [json.loads(l) for l in open('tasks2.jsonl')]
+mt = [t for t in tasks if t['name'] == 'member']
+check(len(mt) == 1 and mt[0]['wf_start'] is None and mt[0]['wf_end'] is not None, 'member task: %r' % mt)
+err = open('tasks2.err').read()
+check('note: task_id %d: its workflow record' % mt[0]['task_id'] in err and 'out of range' in err, 'no note: %r' % err)
 "
 else
 	echo "note: this tracer-record embeds no workflow records: rule names not checked"
