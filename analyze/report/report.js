@@ -438,13 +438,22 @@
 		stack.forEach(function (a) { for (var i = 0; i < NB; i++) tot[i] += a[i]; });
 		for (var i = 0; i < NB; i++) max = Math.max(max, tot[i]);
 		(lines || []).forEach(function (l) { for (var i = 0; i < NB; i++) max = Math.max(max, Math.abs(l.d[i])); });
+		/* the label is the data's peak, not the axis top (that is 5% above
+		 * the peak or the CPU line, so the line stays in view) */
+		var peak = max;
+		cv.setAttribute("data-peak", peak);
 		if (hline) max = Math.max(max, hline);
 		max = max > 0 ? max * 1.05 : 1;
 		var mid = lines && lines.length === 2 ? (top + bottom) / 2 : bottom, sc = (mid - top) / max, bx = (w - L) / NB;
 		x.clearRect(0, 0, w, h);
 		ticks(x, w, L, 0, T1, h);
 		x.fillStyle = "#5f6368"; x.font = "11px sans-serif";
-		x.fillText(max.toPrecision(3), 2, top + 8); x.fillText("0", 2, mid);
+		x.fillText("0", 2, mid);
+		if (peak > 0) {
+			var py = Math.max(top + 8, mid - peak * sc + 4);
+			x.fillText(peak.toPrecision(3), 2, py);
+			x.strokeStyle = "#5f6368"; x.beginPath(); x.moveTo(L - 6, mid - peak * sc); x.lineTo(L, mid - peak * sc); x.stroke();
+		}
 		var base = new Float64Array(NB);
 		stack.forEach(function (a, s) {
 			x.fillStyle = s < series.length - 1 ? color(series[s]) : C.other;

@@ -117,6 +117,8 @@ for row in rows[::10]:
     for x in range(0, len(row), 30):
         colours.add(bytes(row[x:x + 3]))
 assert len(colours) >= 8, "screenshot nearly blank: %d colours" % len(colours)
+# the cores chart is never above the machine's CPUs (bins held to it, as plot)
+assert dom["cpu_peak"] is not None and 0 < dom["cpu_peak"] <= s["host"]["cpus"] + 1e-9, (dom["cpu_peak"], s["host"])
 PY
 
 # a trace that lost events: the red banner
@@ -159,6 +161,7 @@ r = json.load(open("cdp3.json"))
 assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
 dom = r["dom"]
 assert dom["tasks_hidden"] is False and dom["tasks"] == len(tasks) == dom["task_rows"], dom
+assert 0 < dom["cpu_peak"] <= d["summary"]["host"]["cpus"] + 1e-9, (dom["cpu_peak"], d["summary"]["host"])
 PY
 	# without --by: no Tasks section, no tasks in the data
 	timeout 180 node "$here/../browser/cdp_report.js" run.html x.png >cdp4.json || fail "the browser failed"
