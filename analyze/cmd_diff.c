@@ -25,7 +25,8 @@ static void usage(FILE *f)
 		"                   \"groups\": [{\"tool\", \"in\": \"both\"|\"a\"|\"b\", \"count_a\",\n"
 		"                   \"count_b\", \"wall_a_s\", \"wall_b_s\", \"cpu_a_s\", \"cpu_b_s\",\n"
 		"                   \"peak_rss_a_kib\", \"peak_rss_b_kib\", \"io_a_bytes\",\n"
-		"                   \"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}\n"
+		"                   \"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}; task groupings\n"
+		"                   add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column)\n"
 		"  -h, --help       this help\n\n"
 		"Examples:\n"
 		"  tracer-analyze diff before.tz after.tz\n"
@@ -211,6 +212,9 @@ int cmd_diff(int argc, char **argv)
 			tza_json_secs(f, (int64_t)a->cpu_ns);
 			fputs(",\"cpu_b_s\":", f);
 			tza_json_secs(f, (int64_t)b->cpu_ns);
+			if (by >= TZA_BY_TASK)
+				fprintf(f, ",\"tasks_a\":%llu,\"tasks_b\":%llu",
+					(unsigned long long)a->tasks, (unsigned long long)b->tasks);
 			fprintf(f, ",\"peak_rss_a_kib\":%llu,\"peak_rss_b_kib\":%llu,"
 				   "\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
 				(unsigned long long)a->peak_rss_kib, (unsigned long long)b->peak_rss_kib,
@@ -230,13 +234,15 @@ int cmd_diff(int argc, char **argv)
 		int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
 		fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w,
 			tza_by_header(by),
-			"COUNT A/B", "WALL A/B", "RATIO", "CPU A/B", "RATIO", "PEAK RSS A/B", "I/O A/B");
+			by >= TZA_BY_TASK ? "TASKS A/B" : "COUNT A/B", "WALL A/B", "RATIO", "CPU A/B", "RATIO", "PEAK RSS A/B", "I/O A/B");
 		for (uint32_t k = 0; k < show; k++) {
 			const struct tza_group *a = rows[k].a ? rows[k].a : &zero;
 			const struct tza_group *b = rows[k].b ? rows[k].b : &zero;
 			char cnt[40], wall[48], cpu[48], rss[48], io[48];
-			snprintf(cnt, sizeof(cnt), "%llu/%llu", (unsigned long long)a->count,
-				 (unsigned long long)b->count);
+			/* task groupings: tasks, as top's COUNT */
+			snprintf(cnt, sizeof(cnt), "%llu/%llu",
+				 (unsigned long long)(by >= TZA_BY_TASK ? a->tasks : a->count),
+				 (unsigned long long)(by >= TZA_BY_TASK ? b->tasks : b->count));
 			snprintf(wall, sizeof(wall), "%s/%s", tza_fmt_dur(x[0], 32, a->wall_ns),
 				 tza_fmt_dur(x[1], 32, b->wall_ns));
 			snprintf(cpu, sizeof(cpu), "%s/%s", tza_fmt_dur(x[2], 32, a->cpu_ns),

@@ -743,6 +743,14 @@ static int epoch_ms(struct tza_model *m, uint64_t boot_ns, int64_t *ms)
 	return 1;
 }
 
+/* A workflow record's epoch seconds worth printing: after 1970, before the
+ * year 5000 (TZA_WF_TIME_MAX); a record's 1e300 is not a time. */
+#define TZA_WF_TIME_MAX 95617584000.0
+static int wf_time_ok(double s)
+{
+	return s > 0 && s < TZA_WF_TIME_MAX;
+}
+
 /* One task's row (header = 1: the names only, csv/tsv). Columns and units:
  * docs/tracer-analyze.md "export --tasks". */
 static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_task *t, int kind,
@@ -795,7 +803,7 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	N("cpu_s", 1, (double)t->cpu_ns / 1e9, 6);
 	I("peak_rss_exit_max", 1, (int64_t)(t->exit_rss_max_kib * 1024));
 	I("peak_rss_exit_sum", 1, (int64_t)(t->exit_rss_sum_kib * 1024));
-	I("signal", t->exit_code != -2, t->signal);
+	I("signal", t->signal != 0, t->signal); /* null unless signalled, as per process */
 	S("failed", t->failed ? tza_proc_id(t->failed, idb) : NULL);
 	I("mem_limit", t->mem_limit_bytes > 0, (int64_t)t->mem_limit_bytes);
 	N("cpu_limit", t->cpu_period_us > 0,
@@ -805,8 +813,8 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	I("req_memory", t->req_mem_bytes > 0, (int64_t)t->req_mem_bytes);
 	I("req_time", t->req_time_ms > 0, (int64_t)t->req_time_ms);
 	S("wf_status", t->status);
-	N("wf_start", t->wf_start_s > 0, t->wf_start_s, 3);
-	N("wf_end", t->wf_end_s > 0, t->wf_end_s, 3);
+	N("wf_start", wf_time_ok(t->wf_start_s), t->wf_start_s, 3);
+	N("wf_end", wf_time_ok(t->wf_end_s), t->wf_end_s, 3);
 #undef S
 #undef I
 #undef N
@@ -916,7 +924,13 @@ int cmd_export(int argc, char **argv)
 		if (kind)
 			task_row(&line, m, NULL, kind, 1);
 		for (uint32_t i = 0; i < ts->n; i++) {
-			task_row(&line, m, &ts->tasks[i], kind, 0);
+			const struct tza_task *t = &ts->tasks[i];
+			if ((t->wf_start_s && !wf_time_ok(t->wf_start_s)) ||
+			    (t->wf_end_s && !wf_time_ok(t->wf_end_s)))
+				fprintf(stderr, "note: task_id %u: its workflow record's start/end "
+						"time is out of range (not 1970 to 5000): left empty\n",
+					i + 1);
+			task_row(&line, m, t, kind, 0);
 			lost |= tza_line_write(&line, f);
 		}
 		lost |= tza_line_write(&line, f);

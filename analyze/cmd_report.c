@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,10 +19,12 @@
 #include "plot.h"
 #include "report.h"
 #include "report_asset.h"
+#include "task.h"
 
 static void usage(FILE *f)
 {
-	fputs("usage: tracer-analyze report [-o OUT.html] [-f] FILE\n\n"
+	fputs("usage: tracer-analyze report [-o OUT.html] [-f] [--by task|rule|job|container]\n"
+	      "                             [--task REGEX] FILE\n\n"
 	      "Write one HTML file that any current browser opens offline (no network:\n"
 	      "styles, script and data are inside it): the run's header with drops and\n"
 	      "damage, summary, top tools, critical path, failures, idle stretches, an\n"
@@ -29,7 +32,12 @@ static void usage(FILE *f)
 	      "memory and I/O over time, a process table (sort, filter) and tree.\n"
 	      "The numbers are those of summary --json, top --json, critical-path --json,\n"
 	      "idle --json and export --format jsonl --samples, embedded as one JSON blob.\n\n"
+	      "With --by (or --task) the page also has a Tasks section: one row per task\n"
+	      "(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
+	      "group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
 	      "  -o, --output PATH   the page (default report.html)\n"
+	      "  -b, --by KEY        task (default with --task), rule, job or container\n"
+	      "      --task REGEX    a task per outermost process matching REGEX (docs: Tasks)\n"
 	      "  -f, --force         replace PATH if it exists (never a directory, FIFO\n"
 	      "                      or device)\n"
 	      "  -h, --help          this help\n\n"
@@ -39,7 +47,8 @@ static void usage(FILE *f)
 	      "Examples:\n"
 	      "  tracer-analyze report run.tz                 # writes report.html\n"
 	      "  tracer-analyze report -o run.html -f run.tz\n"
-	      "  tracer-analyze report -o r.html report.tar.gz\n",
+	      "  tracer-analyze report -o r.html report.tar.gz\n"
+	      "  tracer-analyze report --by rule -o run.html snakemake-run.tz\n",
 	      f);
 }
 
@@ -199,8 +208,9 @@ static void put_proc(FILE *f, const char *s, size_t n)
 	fputc('}', f);
 }
 
-/* export jsonl (one object a line) as the elements of a JSON array */
-static void put_jsonl_array(FILE *f, const struct out *o)
+/* export jsonl (one object a line) as the elements of a JSON array; whole:
+ * every key, else only proc_keys */
+static void put_jsonl_array(FILE *f, const struct out *o, int whole)
 {
 	fputc('[', f);
 	const char *s = o->p, *end = o->p + o->len;
@@ -211,7 +221,10 @@ static void put_jsonl_array(FILE *f, const struct out *o)
 		if (k) {
 			if (!first)
 				fputs(",\n", f);
-			put_proc(f, s, k);
+			if (whole)
+				put_json(f, s, k);
+			else
+				put_proc(f, s, k);
 			first = 0;
 		}
 		s += k + 1;
@@ -234,22 +247,40 @@ static const char *put_until(FILE *f, const char *s, const char *name)
 	return m + strlen(mark);
 }
 
-enum { O_SUMMARY, O_TOP, O_CRIT, O_IDLE, O_PROCS, NOUT };
+enum { O_SUMMARY, O_TOP, O_CRIT, O_IDLE, O_PROCS, O_TASKS, O_GROUPS, NOUT };
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *outp = "report.html";
+	const char *outp = "report.html", *by = NULL, *regex = NULL;
 	int force = 0, c;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:fh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:fb:h", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "task") && strcmp(optarg, "rule") && strcmp(optarg, "job") &&
+			    strcmp(optarg, "container")) {
+				tza_err("--by: '%s' is not one of task, rule, job, container", optarg);
+				return TZA_EXIT_USAGE;
+			}
+			by = optarg;
+			break;
+		case TZA_OPT_TASK: { /* set after the colours' load (below) */
+			regex_t re;
+			if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB))
+				return tza_task_set_regex(optarg) < 0 ? TZA_EXIT_USAGE : TZA_EXIT_FAIL;
+			regfree(&re);
+			regex = optarg;
+			break;
+		}
 		case 'o':
 			outp = optarg;
 			break;
@@ -268,6 +299,8 @@ int cmd_report(int argc, char **argv)
 		tza_err("report: expected one FILE (see 'tracer-analyze report --help')");
 		return TZA_EXIT_USAGE;
 	}
+	if (regex && !by)
+		by = "task";
 	char *in = argv[optind];
 	/* an existing OUT is refused before any work, as by every writer */
 	struct stat ost;
@@ -299,24 +332,34 @@ int cmd_report(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	}
 
-	static const char *const avs[NOUT][6] = {
+	/* tasks from here on: the summary's run shows their notes once */
+	if (regex)
+		tza_task_set_regex(regex);
+	else if (by)
+		tza_task_want();
+	const char *avs[NOUT][8] = {
 		[O_SUMMARY] = {"summary", "--json", NULL},
 		[O_TOP] = {"top", "--json", "-n", "0", NULL},
 		[O_CRIT] = {"critical-path", "--json", NULL},
 		[O_IDLE] = {"idle", "--json", NULL},
 		[O_PROCS] = {"export", "--format", "jsonl", "--samples", NULL},
+		[O_TASKS] = {"export", "--tasks", "--format", "jsonl", NULL},
+		[O_GROUPS] = {"top", "--json", "-n", "0", "--by", by, NULL},
 	};
-	int (*const fns[NOUT])(int, char **) = {cmd_summary, cmd_top, cmd_critical_path, cmd_idle,
-						cmd_export};
+	int (*const fns[NOUT])(int, char **) = {cmd_summary, cmd_top,	 cmd_critical_path, cmd_idle,
+						cmd_export,  cmd_export, cmd_top};
 	struct out o[NOUT] = {{0}};
 	int rc = TZA_EXIT_FAIL;
-	for (int i = 0; i < NOUT; i++) {
-		char *av[8];
+	int nout = by ? NOUT : O_TASKS;
+	for (int i = 0; i < nout; i++) {
+		char *av[10];
 		int k = 0;
 		for (; avs[i][k]; k++)
 			av[k] = (char *)avs[i][k];
 		av[k++] = in;
 		av[k] = NULL;
+		/* stderr of the first run only: the drop warnings and task
+		 * notes once (every run after it says the same) */
 		int hr = capture(fns[i], av, &o[i], i == O_SUMMARY);
 		if (hr != 0) {
 			tza_err("report: '%s' failed: no report written", avs[i][0]);
@@ -333,12 +376,14 @@ int cmd_report(int argc, char **argv)
 	s = put_until(f, s, "DATA");
 	fprintf(f, "{\"report_version\":1,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
 	put_json(f, colors, ncolors);
-	static const char *const keys[NOUT] = {"summary", "top", "critical_path", "idle",
-					       "processes"};
-	for (int i = 0; i < NOUT; i++) {
+	static const char *const keys[NOUT] = {"summary", "top",   "critical_path", "idle",
+					       "processes", "tasks", "task_groups"};
+	if (by)
+		fprintf(f, ",\n\"by\":\"%s\"", by);
+	for (int i = 0; i < nout; i++) {
 		fprintf(f, ",\n\"%s\":", keys[i]);
-		if (i == O_PROCS)
-			put_jsonl_array(f, &o[i]);
+		if (i == O_PROCS || i == O_TASKS)
+			put_jsonl_array(f, &o[i], i == O_TASKS);
 		else
 			put_json(f, o[i].p, o[i].len);
 	}

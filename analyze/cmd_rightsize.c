@@ -27,14 +27,19 @@ static void usage(FILE *f)
 		"of the request, or an OOM kill), over_cpus (requested >= 2 x and >= 1 more\n"
 		"than the highest cores), under_cpus (highest cores > 1.1 x requested),\n"
 		"under_time (longest wall > 80%% of the request), oom_retry (a task OOM-killed\n"
-		"or exiting 137 was run again), failed (a task failed and was not retried).\n\n"
+		"or exiting 137 was run again), failed (a task failed and was not retried).\n"
+		"RETRIES: tasks with attempt > 1, or (attempt unknown) after a failed task\n"
+		"of the same name and tag (no tag: id). MAX: a task's cores are at most its\n"
+		"members' threads (a process's last CPU includes its exit path).\n"
+		"A warning follows the table when the host was over 90%% busy (all CPUs,\n"
+		"host samples) from the first task's start to the last one's end.\n\n"
 		"Options:\n"
 		"  -b, --by KEY        rule (default) or task\n"
 		"      --task REGEX    a task per outermost process matching REGEX (docs: Tasks)\n"
 		"  -H, --headroom PCT  memory headroom in percent (default 20, 0 to 1000)\n"
 		"  -c, --config WHAT   the block(s) printed after the table (default: by the\n"
 		"                      tasks' kind; both when neither Nextflow nor Snakemake)\n"
-		"  -j, --json          {\"headroom_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
+		"  -j, --json          {\"headroom_pct\", \"host_busy_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
 		"                      \"oom_retries\", \"failed\", \"req_cpus\", \"req_memory_bytes\",\n"
 		"                      \"req_time_s\", \"max_cores\", \"mean_cores\", \"peak_rss_bytes\",\n"
 		"                      \"max_wall_s\", \"mean_wall_s\", \"suggest\": {\"cpus\",\n"
@@ -77,15 +82,34 @@ static int oom_like(const struct tza_task *t)
 	return t->oom_killed || t->exit_code == 137 || t->signal == 9;
 }
 
-/* A later task of the same name and tag: t was run again */
+/* The same work run twice: the same name and the same tag (Nextflow tag,
+ * Snakemake wildcards), or without tags the same id (a Snakemake job's first
+ * output; a fallback task's PID.START never repeats) */
+static int same_work(const struct tza_task *t, const struct tza_task *u)
+{
+	if (strcmp(u->name, t->name) || (!t->tag) != (!u->tag))
+		return 0;
+	return t->tag ? !strcmp(t->tag, u->tag) : !strcmp(t->id, u->id);
+}
+
+/* A later task of the same work: t was run again */
 static int retried(const struct tza_tasks *ts, const struct tza_task *t)
 {
-	for (uint32_t i = t->index + 1; i < ts->n; i++) {
-		const struct tza_task *u = &ts->tasks[i];
-		if (!strcmp(u->name, t->name) && (!t->tag) == (!u->tag) &&
-		    (!t->tag || !strcmp(t->tag, u->tag)))
+	for (uint32_t i = t->index + 1; i < ts->n; i++)
+		if (same_work(t, &ts->tasks[i]))
 			return 1;
-	}
+	return 0;
+}
+
+/* t is a retry: its attempt (trace.txt) is above 1, or, attempt unknown
+ * (Snakemake's metadata has none), an earlier task of the same work failed */
+static int is_retry(const struct tza_tasks *ts, const struct tza_task *t)
+{
+	if (t->attempt)
+		return t->attempt > 1;
+	for (uint32_t i = 0; i < t->index; i++)
+		if (same_work(t, &ts->tasks[i]) && tza_task_failed(&ts->tasks[i]))
+			return 1;
 	return 0;
 }
 
@@ -123,15 +147,21 @@ static void suggest(struct rs *r, double headroom)
 		r->flags |= 1u << F_FAILED;
 }
 
-/* Fold task t into r; first: the rule's first task */
-static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t)
+/* Fold task t into r; threads: the threads its members ever had */
+static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t,
+		uint64_t threads)
 {
 	double wall = (double)(t->end_ns - t->start_ns) / 1e9;
 	double cores = wall > 0 ? (double)t->cpu_ns / 1e9 / wall : 0;
-	int first_attempt = t->attempt <= 1;
+	/* never more cores than threads, as top's max cores: a process's final
+	 * CPU includes its exit path, after its wall time ends (EXIT TIMING in
+	 * docs/tracer-record.md), which shows in a task of a few ms */
+	if (threads && cores > (double)threads)
+		cores = (double)threads;
+	int first_attempt = !is_retry(ts, t);
 	r->tasks++;
 	r->kinds |= 1u << t->kind;
-	if (t->attempt > 1)
+	if (!first_attempt)
 		r->retries++;
 	int again = tza_task_failed(t) && retried(ts, t);
 	if (again && oom_like(t))
@@ -157,7 +187,7 @@ static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task 
 		r->max_cores = cores;
 	if (wall > r->max_wall_s)
 		r->max_wall_s = wall;
-	r->cpu_s += (double)t->cpu_ns / 1e9;
+	r->cpu_s += cores * wall; /* the CPU, held to threads x wall as above */
 	r->wall_s += wall;
 	if (t->peak_rss_kib > r->peak_kib)
 		r->peak_kib = t->peak_rss_kib;
@@ -194,45 +224,75 @@ static void nf_block(FILE *f, const struct rs *r, uint32_t n, double h)
 	fprintf(f, "}\n");
 }
 
-/* YAML-safe: a plain scalar when it is [A-Za-z0-9_.-], else single-quoted */
-static void yaml_key(FILE *f, const char *s)
+/* A Snakemake rule name: a Python identifier (ASCII), the only names
+ * --set-threads RULE=N / --set-resources RULE:RES=N can carry */
+static int smk_rule_name(const char *s)
 {
-	if (s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")]) {
-		fputc('\'', f);
-		for (; *s; s++)
-			fprintf(f, *s == '\'' ? "''" : "%c", *s);
-		fputc('\'', f);
-	} else {
-		fputs(s, f);
-	}
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	return !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")];
 }
 
+/* mem_mb is megabytes (10^6 bytes), rounded up */
+static unsigned long long smk_mem_mb(const struct rs *r)
+{
+	return (unsigned long long)((r->sug_mem + 999999) / 1000000);
+}
+
+/* The Snakemake block: a profile config.yaml in the list form Snakemake's
+ * argument parser takes (RULE=N, RULE:RES=N items, as on the command line),
+ * and the same as command-line options. */
 static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
 {
-	fprintf(f, "\n# Snakemake profile (config.yaml; or --set-threads/--set-resources):\n"
-		   "# mem_mb = the largest combined peak + %g%% (MiB), threads = the busiest\n"
-		   "# job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
+	uint32_t skipped = 0;
+	for (uint32_t i = 0; i < n; i++)
+		skipped += !smk_rule_name(r[i].name);
+	if (skipped == n) { /* an empty list would be YAML null */
+		fprintf(f, "\n# Snakemake: no name above is a rule name (an identifier): nothing to set\n");
+		return;
+	}
+	fprintf(f, "\n# Snakemake profile (DIR/config.yaml, snakemake --profile DIR):\n"
+		   "# mem_mb = the largest combined peak + %g%% in MB (10^6 bytes), threads = the\n"
+		   "# busiest job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
 		   "set-threads:\n",
 		h * 100);
-	for (uint32_t i = 0; i < n; i++) {
-		fputs("  ", f);
-		yaml_key(f, r[i].name);
-		fprintf(f, ": %u\n", r[i].sug_cpus);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, "  - %s=%u\n", r[i].name, r[i].sug_cpus);
 	fputs("set-resources:\n", f);
-	for (uint32_t i = 0; i < n; i++) {
-		fputs("  ", f);
-		yaml_key(f, r[i].name);
-		fprintf(f, ":\n    mem_mb: %llu\n    runtime: %llu\n",
-			(unsigned long long)(r[i].sug_mem >> 20),
-			(unsigned long long)(r[i].sug_time_s / 60));
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, "  - %s:mem_mb=%llu\n  - %s:runtime=%llu\n", r[i].name,
+				smk_mem_mb(&r[i]), r[i].name,
+				(unsigned long long)(r[i].sug_time_s / 60));
+	fputs("# or on the command line:\n# --set-threads", f);
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, " %s=%u", r[i].name, r[i].sug_cpus);
+	fputs(" \\\n#   --set-resources", f);
+	for (uint32_t i = 0; i < n; i++)
+		if (smk_rule_name(r[i].name))
+			fprintf(f, " %s:mem_mb=%llu %s:runtime=%llu", r[i].name, smk_mem_mb(&r[i]),
+				r[i].name, (unsigned long long)(r[i].sug_time_s / 60));
+	fputc('\n', f);
+	if (skipped)
+		fprintf(f, "# %u name(s) above are not Snakemake rule names (not identifiers): left out\n",
+			skipped);
 }
 
-static void json_out(FILE *f, const struct rs *r, uint32_t n, double h)
+/* Above this busy fraction of all the host's CPUs while the tasks ran, the
+ * cores they used were measured under contention (they got what was left) */
+#define BUSY_WARN 0.90
+
+static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double busy)
 {
 	fprintf(f, "{\"headroom_pct\":");
 	tza_json_num(f, h * 100);
+	fputs(",\"host_busy_pct\":", f);
+	if (busy >= 0)
+		tza_json_num(f, busy * 100);
+	else
+		fputs("null", f);
 	fputs(",\"rules\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rs *x = &r[i];
@@ -292,6 +352,20 @@ static void text_out(FILE *f, const struct rs *r, uint32_t n)
 		fputc('\n', f);
 	}
 	fprintf(f, "(CPUS, MEMORY, TIME: requested; MAX, MEAN: cores; PEAK: combined peak RSS)\n");
+}
+
+/* The host's busy fraction over the tasks' span [first start, last end]
+ * (tza_host_busy: host samples); -1 unknown */
+static double tasks_busy(const struct tza_model *m, const struct tza_tasks *ts)
+{
+	uint64_t s = UINT64_MAX, e = 0;
+	for (uint32_t i = 0; i < ts->n; i++) {
+		if (ts->tasks[i].start_ns < s)
+			s = ts->tasks[i].start_ns;
+		if (ts->tasks[i].end_ns > e)
+			e = ts->tasks[i].end_ns;
+	}
+	return ts->n && e > s ? tza_host_busy(m, s, e) : -1;
 }
 
 int cmd_rightsize(int argc, char **argv)
@@ -363,6 +437,17 @@ int cmd_rightsize(int argc, char **argv)
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
+	uint64_t *thr = calloc(ts->n + 1, sizeof(*thr)); /* per task: its members' threads */
+	if (!thr) {
+		tza_err("out of memory");
+		free(v);
+		free(rs);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i]->task)
+			thr[m->procs[i]->task->index] += m->procs[i]->threads;
 	for (uint32_t i = 0; i < ts->n; i++)
 		v[i] = &ts->tasks[i];
 	if (!per_task)
@@ -372,7 +457,7 @@ int cmd_rightsize(int argc, char **argv)
 		const char *name = per_task ? v[i]->key : v[i]->name;
 		if (!n || per_task || strcmp(rs[n - 1].name, name))
 			rs[n++].name = name;
-		add(&rs[n - 1], ts, v[i]);
+		add(&rs[n - 1], ts, v[i], thr[v[i]->index]);
 	}
 	double h = (double)pct / 100.0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -383,11 +468,17 @@ int cmd_rightsize(int argc, char **argv)
 		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
 		cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
 	}
+	double busy = tasks_busy(m, ts);
 	FILE *f = stdout;
 	if (json) {
-		json_out(f, rs, n, h);
+		json_out(f, rs, n, h, busy);
 	} else {
 		text_out(f, rs, n);
+		if (busy > BUSY_WARN)
+			fprintf(f, "warning: the host was %.1f%% busy (all CPUs) while the tasks ran: "
+				   "the cores they used were\nmeasured under contention; cpus "
+				   "suggested from them may be too few\n",
+				busy * 100);
 		if (!n)
 			fprintf(f, "no tasks: nothing to suggest\n");
 		if (n && (cfg & 1))
@@ -395,6 +486,7 @@ int cmd_rightsize(int argc, char **argv)
 		if (n && (cfg & 2))
 			smk_block(f, rs, n, h);
 	}
+	free(thr);
 	free(v);
 	free(rs);
 	tza_unload(r, m);

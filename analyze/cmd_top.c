@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of storage I/O\n"
 		"  memory_heavy       peak RSS >= half the machine's memory\n"
 		"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
-		"  failed             a non-zero exit or a fatal signal\n\n"
+		"  failed             a non-zero exit or a fatal signal (task groupings:\n"
+		"                     of a task's root, the job; not of another member)\n\n"
 		"Options:\n"
 		"  -b, --by KEY     exe, tool (default) or command\n"
 		"                   or task, rule, job, container (docs: Tasks)\n"
@@ -45,7 +46,8 @@ static void usage(FILE *f)
 		"  -h, --help       this help\n\n"
 		"With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
 		"the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
-		"\"tasks\", \"task_wall_s\" and \"task_peak_rss_kib\" (docs: Tasks)\n\n"
+		"\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
+		"\"member_failures\" (members that failed in any task; docs: Tasks)\n\n"
 		"Examples:\n"
 		"  tracer-analyze top trace.tz\n"
 		"  tracer-analyze top --by command --sort critical trace.tz\n"
@@ -143,8 +145,11 @@ static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_
 				fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":",
 					(unsigned long long)x->tasks);
 				tza_json_secs(f, (int64_t)x->task_wall_ns);
-				fprintf(f, ",\"task_peak_rss_kib\":%llu",
-					(unsigned long long)x->task_peak_rss_kib);
+				fprintf(f, ",\"task_peak_rss_kib\":%llu,\"failed_tasks\":%llu,"
+					   "\"member_failures\":%llu",
+					(unsigned long long)x->task_peak_rss_kib,
+					(unsigned long long)x->failed,
+					(unsigned long long)x->member_failures);
 			}
 			fputs(",\"flags\":[", f);
 			int first = 1;

@@ -993,7 +993,12 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		x->syscw += p->syscw;
 		x->read_bytes += p->read_bytes;
 		x->write_bytes += p->write_bytes;
-		x->failed += tza_proc_failed(p) ? 1 : 0;
+		if (by < TZA_BY_TASK)
+			x->failed += tza_proc_failed(p) ? 1 : 0;
+		else if (tza_proc_failed(p) || p->res->oom_killed)
+			x->member_failures++;
+		if (by >= TZA_BY_TASK && p->task && p->task->root == p && tza_task_failed(p->task))
+			x->failed++;
 		x->execs_failed += p->nfailed + p->nfailed_omitted;
 		uint64_t cns = c && c->proc_ns ? c->proc_ns[p->index] : 0;
 		if (cns) {

@@ -172,7 +172,13 @@ struct tza_group {
 	uint64_t peak_rss_kib;	  /* highest peak RSS of one process */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
 	uint64_t critical_ns;	  /* time on the critical path */
-	uint64_t failed;	  /* processes with a non-zero exit or a signal */
+	uint64_t failed;	  /* processes with a non-zero exit or a signal;
+				     task groupings: tasks that failed
+				     (tza_task_failed: the root, i.e. the job) */
+	uint64_t member_failures; /* task groupings: members that exited
+				     non-zero, were signalled or OOM-killed
+				     (a `readlink` exiting 1 in a wrapper);
+				     not a failed task by itself */
 	uint64_t execs_failed;	  /* failed exec attempts */
 	double machine_cores;	  /* machine's mean cores in use while the
 				     group's critical processes ran (host

@@ -144,13 +144,39 @@
 
 	mark("tasks");
 	/* ------------------------------------------------------------ tasks (issue 17: grouping by task/rule) */
-	var tasks = D.tasks || S.tasks;
-	if (tasks && tasks.length) {
+	/* report --by KEY: "tasks" = export --tasks jsonl rows, "task_groups" =
+	 * top --json --by KEY (docs/tracer-analyze.md "report") */
+	var tasks = D.tasks, kb = $("tasks-body");
+	if (D.by && tasks) {
 		$("tasks").hidden = false;
-		var tk = Object.keys(tasks[0]);
-		$("tasks-body").appendChild(table(tk, tasks.map(function (t) {
-			return tk.map(function (k) { var v = t[k]; return typeof v === "object" && v !== null ? JSON.stringify(v) : v; });
-		}), tk.map(function (k) { return typeof tasks[0][k] === "number"; })));
+		var nfail = tasks.filter(function (t) { return t.status === "FAILED"; }).length;
+		var tcount = el("p", "", tasks.length + " task" + (tasks.length === 1 ? "" : "s") + ", " + nfail +
+			" failed (the job's root exited non-zero or was signalled, or a member was OOM-killed)" +
+			(tasks.length ? "" : ": no workflow manager, --task or child task found (docs: Tasks)") + ".");
+		tcount.id = "tasks-count"; tcount.setAttribute("data-value", tasks.length);
+		kb.appendChild(tcount);
+		var grp = D.task_groups || [];
+		if (grp.length) {
+			kb.appendChild(el("h3", "", "By " + D.by));
+			kb.appendChild(table([D.by, "tasks", "wall (tasks)", "CPU", "largest combined peak", "failed tasks", "failed members", "flags"],
+				grp.map(function (g) {
+					return [g.tool, num(g.tasks), dur(g.task_wall_s), dur(g.cpu_s), bytes(g.task_peak_rss_kib * 1024),
+						num(g.failed_tasks), num(g.member_failures), g.flags.join(", ")];
+				}), [0, 1, 1, 1, 1, 1, 1, 0]));
+		}
+		if (tasks.length) {
+			var TMAX = 2000, tt0 = table(["task", "rule / name", "status", "wall", "CPU", "combined peak", "members"],
+				tasks.slice(0, TMAX).map(function (t) {
+					var st = t.status + (t.exit !== null && t.exit !== 0 ? " (exit " + t.exit + ")" : "") +
+						(t.signal !== null ? " (" + (SIG[t.signal] || "signal " + t.signal) + ")" : "");
+					return [t.key, t.name, t.status === "FAILED" ? el("span", "bad", st) : st, dur(t.wall_s), dur(t.cpu_s),
+						t.peak_rss !== null ? bytes(t.peak_rss) : "", num(t.procs)];
+				}), [0, 0, 0, 1, 1, 1, 1]);
+			tt0.id = "tasks-table";
+			kb.appendChild(el("h3", "", "Each task"));
+			kb.appendChild(tt0);
+			if (tasks.length > TMAX) kb.appendChild(el("p", "hint", (tasks.length - TMAX) + " more tasks (tracer-analyze export --tasks)"));
+		}
 	} else {
 		document.querySelector('#toc a[data-for="tasks"]').remove();
 	}
@@ -203,8 +229,12 @@
 	mark("idle");
 	/* ------------------------------------------------------------ idle */
 	var id = D.idle || {}, ib = $("idle-body"), st = id.stretches || [];
-	ib.appendChild(el("p", "", "Stretches of at least " + dur(id.min_duration_s) + " where under " + id.threshold_pct +
-		"% of the " + id.cpus + " CPUs were busy (" + id.basis + "): " + st.length + ", " + dur(id.idle_s) + " of " + dur(id.span_s) + "."));
+	var itxt = " of at least " + dur(id.min_duration_s) + " where under " + id.threshold_pct + "% of the " + id.cpus +
+		" CPUs were busy (" + id.basis + " basis) in the " + dur(id.span_s) + " looked at (" +
+		(id.basis === "host" ? "first to last host sample" : "the trace's first to last event") + ")";
+	ib.appendChild(el("p", "", st.length ? st.length + " stretch" + (st.length === 1 ? "" : "es") + itxt + ": " +
+		dur(id.idle_s) + " idle in all (" + (id.span_s > 0 ? (100 * id.idle_s / id.span_s).toFixed(1) : "0") + "%)." :
+		"No stretch" + itxt + "."));
 	if (st.length) ib.appendChild(table(["from", "to", "length", "busy cores", "who ran"], st.map(function (s) {
 		return [dur(s.start_s), dur(s.end_s), dur(s.duration_s), s.mean_cores !== undefined ? Number(s.mean_cores).toFixed(2) : "",
 			(s.processes || []).map(function (q) { return (q.tool || q.comm || "") + " " + q.pid; }).join(", ")];
@@ -383,23 +413,47 @@
 	});
 	function perBin(arr, f) { for (var i = 0; i < NB; i++) arr[i] = arr[i] / bw * f; }
 	cpuB.forEach(function (a) { perBin(a, 1); });
+	/* as tracer-analyze plot: CPU spread evenly over an interval (a whole
+	 * short life without samples, its exit total including the exit path)
+	 * can put more cores in a bin than the machine has, when the process ran
+	 * in bursts; no bin is drawn above the CPU count: its series are scaled
+	 * down together to it, and the note says how many bins and CPU-s */
+	var nclamped = 0, clampedS = 0;
+	for (var bi = 0; host.cpus && bi < NB; bi++) {
+		var acc = 0;
+		cpuB.forEach(function (a) { acc += a[bi]; });
+		if (acc <= host.cpus) continue;
+		cpuB.forEach(function (a) { a[bi] *= host.cpus / acc; });
+		nclamped++; clampedS += (acc - host.cpus) * bw;
+	}
 	memB.forEach(function (a) { perBin(a, 1); });
 	perBin(rdB, 1 / 1048576); perBin(wrB, 1 / 1048576);
 	$("usage-note").textContent = "400 bins over the run. " + num(nsampled) + " of " + num(P.length) +
-		" processes have periodic samples and are drawn from them; the others spread their exit CPU and I/O totals evenly over their life and hold their peak RSS (an upper bound), as tracer-analyze plot does.";
+		" processes have periodic samples and are drawn from them; the others spread their exit CPU and I/O totals evenly over their life and hold their peak RSS (an upper bound), as tracer-analyze plot does." +
+		(nclamped ? " Cores in use: " + nclamped + " of " + NB + " bins held to " + host.cpus + " CPUs (" + clampedS.toPrecision(3) +
+			" CPU-s spread there beyond the machine by that even spreading)." : "");
 	function area(cv, stack, lines, hline) {
 		var h = 200, w = setup(cv, h), x = cv.getContext("2d"), L = 50, top = 18, bottom = h - 4;
 		var tot = new Float64Array(NB), max = 0;
 		stack.forEach(function (a) { for (var i = 0; i < NB; i++) tot[i] += a[i]; });
 		for (var i = 0; i < NB; i++) max = Math.max(max, tot[i]);
 		(lines || []).forEach(function (l) { for (var i = 0; i < NB; i++) max = Math.max(max, Math.abs(l.d[i])); });
+		/* the label is the data's peak, not the axis top (that is 5% above
+		 * the peak or the CPU line, so the line stays in view) */
+		var peak = max;
+		cv.setAttribute("data-peak", peak);
 		if (hline) max = Math.max(max, hline);
 		max = max > 0 ? max * 1.05 : 1;
 		var mid = lines && lines.length === 2 ? (top + bottom) / 2 : bottom, sc = (mid - top) / max, bx = (w - L) / NB;
 		x.clearRect(0, 0, w, h);
 		ticks(x, w, L, 0, T1, h);
 		x.fillStyle = "#5f6368"; x.font = "11px sans-serif";
-		x.fillText(max.toPrecision(3), 2, top + 8); x.fillText("0", 2, mid);
+		x.fillText("0", 2, mid);
+		if (peak > 0) {
+			var py = Math.max(top + 8, mid - peak * sc + 4);
+			x.fillText(peak.toPrecision(3), 2, py);
+			x.strokeStyle = "#5f6368"; x.beginPath(); x.moveTo(L - 6, mid - peak * sc); x.lineTo(L, mid - peak * sc); x.stroke();
+		}
 		var base = new Float64Array(NB);
 		stack.forEach(function (a, s) {
 			x.fillStyle = s < series.length - 1 ? color(series[s]) : C.other;
@@ -407,7 +461,7 @@
 			for (i = 0; i < NB; i++) base[i] += a[i];
 		});
 		(lines || []).forEach(function (l, k) {
-			x.fillStyle = l.c;
+			x.fillStyle = l.pat ? x.createPattern(l.pat, "repeat") : l.c;
 			for (var i = 0; i < NB; i++) if (l.d[i] > 0) {
 				var hh = l.d[i] * sc;
 				x.fillRect(L + i * bx, k ? mid : mid - hh, bx + 0.5, hh);
@@ -419,10 +473,29 @@
 			x.fillStyle = "#222"; x.fillText(hline + " CPUs", L + 4, mid - hline * sc - 3);
 		}
 	}
+	/* I/O: not tool colours (the palette's first two are the top tools'):
+	 * read dark grey, written black hatching, with a legend */
+	var IO_READ = "#555555";
+	function hatch() {
+		var c = document.createElement("canvas"), g = c.getContext("2d");
+		c.width = c.height = 6;
+		g.fillStyle = "#ffffff"; g.fillRect(0, 0, 6, 6);
+		g.strokeStyle = "#000000"; g.lineWidth = 1.5;
+		g.beginPath(); g.moveTo(0, 6); g.lineTo(6, 0); g.moveTo(-1, 1); g.lineTo(1, -1); g.moveTo(5, 7); g.lineTo(7, 5); g.stroke();
+		return c;
+	}
+	(function () {
+		var lg = $("io-legend"), r = el("span"), rs = el("span", "sw"), w = el("span"), ws = el("span", "sw");
+		rs.style.background = IO_READ;
+		ws.style.background = "repeating-linear-gradient(135deg, #000 0 1.5px, #fff 1.5px 4px)";
+		r.appendChild(rs); r.appendChild(document.createTextNode("read (above the axis)"));
+		w.appendChild(ws); w.appendChild(document.createTextNode("written (below)"));
+		lg.appendChild(r); lg.appendChild(w);
+	})();
 	function drawUsage() {
 		area($("cpu"), cpuB, null, host.cpus || 0);
 		area($("mem"), memB, null, 0);
-		area($("io"), [], [{d: rdB, c: "#4e79a7"}, {d: wrB, c: "#f28e2b"}], 0);
+		area($("io"), [], [{d: rdB, c: IO_READ}, {d: wrB, pat: hatch()}], 0);
 	}
 
 	mark("process");

@@ -149,6 +149,10 @@ async function evaluate(expr) {
 			table_rows: document.querySelectorAll("#pbody .vrow:not([hidden])").length,
 			table_count: txt("#pcount"),
 			tree_items: document.querySelectorAll("#tree-body li").length,
+			cpu_peak: q("#cpu") && q("#cpu").hasAttribute("data-peak") ? Number(q("#cpu").getAttribute("data-peak")) : null,
+			tasks: q("#tasks-count") ? Number(q("#tasks-count").getAttribute("data-value")) : null,
+			task_rows: document.querySelectorAll("#tasks-table tbody tr").length,
+			tasks_hidden: q("#tasks") ? q("#tasks").hidden : null,
 			page_errors: document.body.getAttribute("data-errors"),
 			timings: document.body.getAttribute("data-timings"),
 			title: document.title };

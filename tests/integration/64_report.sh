@@ -10,7 +10,10 @@
 # timeline's first bar names its process and the wheel zooms in, a green
 # banner, and a non-blank
 # screenshot (kept as $O/test-artefacts/64_report.png); a trace with drops
-# shows the red INCOMPLETE banner. Skips the browser part (exit 77 after the
+# shows the red INCOMPLETE banner; report --by rule of a recorded tiny
+# Snakemake run embeds export --tasks and top --by rule unchanged and shows
+# as many task rows as export --tasks has (no Tasks section without --by).
+# Skips the browser part (exit 77 after the
 # other checks) without chromium or node (scripts/deps.sh --test).
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -114,6 +117,8 @@ for row in rows[::10]:
     for x in range(0, len(row), 30):
         colours.add(bytes(row[x:x + 3]))
 assert len(colours) >= 8, "screenshot nearly blank: %d colours" % len(colours)
+# the cores chart is never above the machine's CPUs (bins held to it, as plot)
+assert dom["cpu_peak"] is not None and 0 < dom["cpu_peak"] <= s["host"]["cpus"] + 1e-9, (dom["cpu_peak"], s["host"])
 PY
 
 # a trace that lost events: the red banner
@@ -127,4 +132,46 @@ assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
 assert r["dom"]["banner_bad"] and r["dom"]["banner"].startswith("INCOMPLETE"), r["dom"]["banner"]
 assert "dropped" in r["dom"]["banner"], r["dom"]["banner"]
 PY
+# report --by rule of a tiny Snakemake run: the Tasks section shows every
+# task of export --tasks, the tasks and task_groups embedded unchanged
+if command -v snakemake >/dev/null; then
+	mkdir wf
+	cat > wf/Snakefile <<'EOF'
+rule all:
+    input: expand("o/{s}.txt", s=["a", "b"])
+rule step:
+    output: "o/{s}.txt"
+    shell: "seq 2000 | sort -n > {output}; sleep 0.3"
+EOF
+	(cd wf && record -o "$T/smk.tz" -- env PATH=/usr/sbin:/usr/bin:/sbin:/bin snakemake -j 2 -q) || fail "record snakemake"
+	timeout 120 "$A" report --by rule -o smk.html smk.tz 2>smk.err || fail "report --by rule: $(cat smk.err)"
+	timeout 120 "$A" export --tasks --format jsonl smk.tz > tasks.jsonl 2>/dev/null || fail "export --tasks"
+	timeout 120 "$A" top --json -n 0 --by rule smk.tz > groups.json 2>/dev/null || fail "top --by rule"
+	timeout 180 node "$here/../browser/cdp_report.js" smk.html "$ART/64_report_tasks.png" --at tasks >cdp3.json ||
+		fail "the browser failed (tasks)"
+	timeout 60 python3 - <<'PY' || fail "report --by rule: $(cat cdp3.json)"
+import json, re
+h = open("smk.html", encoding="utf-8").read()
+d = json.loads(re.search(r'<script id="tracer-data" type="application/json">(.*?)</script>', h, re.S).group(1))
+tasks = [json.loads(l) for l in open("tasks.jsonl")]
+assert len(tasks) == 2, tasks
+assert d["by"] == "rule" and d["tasks"] == tasks, (d.get("by"), d.get("tasks"))
+assert d["task_groups"] == json.load(open("groups.json")), d["task_groups"]
+r = json.load(open("cdp3.json"))
+assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
+dom = r["dom"]
+assert dom["tasks_hidden"] is False and dom["tasks"] == len(tasks) == dom["task_rows"], dom
+assert 0 < dom["cpu_peak"] <= d["summary"]["host"]["cpus"] + 1e-9, (dom["cpu_peak"], d["summary"]["host"])
+PY
+	# without --by: no Tasks section, no tasks in the data
+	timeout 180 node "$here/../browser/cdp_report.js" run.html x.png >cdp4.json || fail "the browser failed"
+	python3 -c 'import json, sys; d = json.load(open("cdp4.json"))["dom"]; sys.exit(not (d["tasks_hidden"] and d["tasks"] is None))' ||
+		fail "a report without --by shows tasks: $(cat cdp4.json)"
+	rc=0
+	timeout 30 "$A" report --by tool -o y.html smk.tz 2>err || rc=$?
+	[ $rc = 2 ] && [ ! -e y.html ] && grep -q "^tracer-analyze: --by: 'tool' is not one of task, rule, job, container$" err ||
+		fail "report --by tool: exit $rc, $(cat err)"
+else
+	echo "note: snakemake missing (scripts/deps.sh): report --by rule not checked"
+fi
 echo "ok: report of $(python3 -c 'import json; print(json.load(open("summary.json"))["counts"]["processes"])') processes, screenshot $ART/64_report.png"

@@ -13,7 +13,10 @@
 #   exists), rule names exact: top --by rule gives prep 3, merge 1; and a
 #   copy of the trace with the workflow dir gone still names them, and a
 #   metadata file that is not JSON is ignored with one note; rightsize
-#   gives a Snakemake profile block per rule.
+#   gives a Snakemake profile block per rule that `snakemake --profile`
+#   accepts (and its command-line form), memory in MB; diff --by rule
+#   counts tasks; a job retried after a failure is one retry, not failed,
+#   and a member exiting 1 in a succeeding job is no failed task.
 # - a second workflow (-j 2 -k, with its log): one rule over wildcards with
 #   the same command (touch outputs), two rules whose commands differ only in
 #   spaces, a script: rule, a failing rule (no metadata record: named from
@@ -67,6 +70,7 @@ for t in tasks:
     s = float(bench[b])
     check(abs(t['wall_s'] - s) <= 0.01 * s, '%s: wall %r not within 1%% of the benchmark s %r' % (b, t['wall_s'], s))
     check(t['status'] == 'COMPLETED' and t['exit'] == 0, '%s: %r %r' % (b, t['status'], t['exit']))
+    check(t['signal'] is None, '%s: signal %r, want null (not signalled, as per process)' % (b, t['signal']))
 top = json.load(open('top.json'))
 rows = [r for r in top if r['tool'] != '(none)']
 check(len(rows) == 4 and all(r['tasks'] == 1 for r in rows), 'top --by task: %r' % [(r['tool'], r['tasks']) for r in rows])
@@ -75,8 +79,9 @@ check(len(none) == 1 and none[0]['tasks'] == 0, 'top --by task: (none) row %r' %
 "
 # rule names need the embedded .snakemake/metadata (tracer-record, issue 17 item 1)
 if "$R" --help 2>&1 | grep -q -- '--no-attach'; then
-	mkdir copy
+	mkdir copy smk
 	cp x.tz copy/
+	cp wf/Snakefile smk/
 	rm -rf wf
 	timeout 120 "$A" top --by rule --json copy/x.tz > rule.json 2>rule.err || fail "top --by rule"
 	# the damaged record (written by the merge job) is ignored, in one line
@@ -88,7 +93,70 @@ check(rows == {'prep': 3, 'merge': 1, '(none)': 0}, 'top --by rule: %r, want pre
 "
 	timeout 120 "$A" rightsize copy/x.tz > rs.txt 2>/dev/null || fail "rightsize"
 	grep -Eq '^prep +3 +0 ' rs.txt && grep -Eq '^merge +1 +0 ' rs.txt && grep -q '^set-threads:$' rs.txt &&
-		grep -q '^  prep: 1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
+		grep -q '^  - prep=1$' rs.txt && ! grep -q withName rs.txt || fail "rightsize: $(cat rs.txt)"
+	# diff --by rule counts tasks, like top
+	timeout 120 "$A" diff --by rule copy/x.tz copy/x.tz > diff.txt 2>/dev/null || fail "diff --by rule"
+	grep -Eq '^prep +3/3 ' diff.txt && grep -Eq '^merge +1/1 ' diff.txt && grep -q 'TASKS A/B' diff.txt ||
+		fail "diff --by rule: want TASKS 3/3 and 1/1: $(cat diff.txt)"
+	# the block is a profile Snakemake takes, memory in MB (10^6 bytes)
+	timeout 120 "$A" rightsize --json copy/x.tz > rs.json 2>/dev/null || fail "rightsize --json"
+	mkdir smk/prof
+	sed -n '/^# Snakemake profile/,$p' rs.txt > smk/prof/config.yaml
+	pycheck procs.jsonl "
+rules = {r['name']: r for r in json.load(open('rs.json'))['rules']}
+cfg = open('smk/prof/config.yaml').read()
+for n in ('prep', 'merge'):
+    mb = -(-rules[n]['suggest']['memory_bytes'] // 1000000)
+    check('  - %s:mem_mb=%d\\n' % (n, mb) in cfg, '%s: want mem_mb=%d in %r' % (n, mb, cfg))
+"
+	(cd smk && timeout 300 snakemake --profile prof -n -j 2 > prof.out 2>&1) ||
+		fail "snakemake --profile rejects the rightsize block: $(cat smk/prof.out; cat smk/prof/config.yaml)"
+	# the command-line form, from the block's comment
+	cl=$(sed -n 's/^# --set-threads/--set-threads/p; s/^#   --set-resources/--set-resources/p' rs.txt | tr -d '\\\n')
+	case "$cl" in --set-threads*--set-resources*) ;; *) fail "no command-line form: $(cat rs.txt)" ;; esac
+	# shellcheck disable=SC2086 # words on purpose
+	(cd smk && timeout 300 snakemake $cl -n -j 2 > cl.out 2>&1) ||
+		fail "snakemake rejects the command-line form '$cl': $(cat smk/cl.out)"
+	# a job that failed once and succeeded when retried (Snakemake has no
+	# attempt in its records): RETRIES 1, not failed; a job whose member
+	# exits 1 inside a succeeding shell is no failed task
+	mkdir wf3
+	cat > wf3/Snakefile <<'EOF'
+rule all:
+    input: "flaky.txt", "member.txt"
+rule flaky:
+    output: "flaky.txt"
+    retries: 1
+    shell: "if [ -e tried ]; then echo ok > {output}; else touch tried; exit 3; fi"
+rule member:
+    output: "member.txt"
+    shell: "/bin/false || true; echo ok > {output}"
+EOF
+	# (and member's metadata record then says it started in 1e300: no time)
+	(cd wf3 && record -o "$T/retry.tz" -- sh -c 'snakemake -j 1 -q &&
+		sed -i "s/\"starttime\": *[0-9.e+]*/\"starttime\": 1e300/" .snakemake/metadata/bWVtYmVyLnR4dA==') ||
+		fail "record the retried workflow"
+	grep -q '"starttime": 1e300' wf3/.snakemake/metadata/bWVtYmVyLnR4dA== || fail "metadata not edited: $(cat wf3/.snakemake/metadata/*)"
+	timeout 120 "$A" export --tasks --format jsonl retry.tz > tasks3.jsonl 2> tasks3.err || fail "export --tasks (retry)"
+	timeout 120 "$A" rightsize --json retry.tz > rs3.json 2>/dev/null || fail "rightsize (retry)"
+	timeout 120 "$A" top --by rule --json retry.tz > rule3.json 2>/dev/null || fail "top --by rule (retry)"
+	pycheck procs.jsonl "
+rs = {r['name']: r for r in json.load(open('rs3.json'))['rules']}
+f, m = rs.get('flaky'), rs.get('member')
+check(f and (f['tasks'], f['retries'], f['failed']) == (2, 1, 0) and 'failed' not in f['flags'], 'flaky: %r' % f)
+check(m and (m['tasks'], m['failed']) == (1, 0) and m['max_cores'] <= 1, 'member: %r' % m)
+rows = {r['tool']: r for r in json.load(open('rule3.json'))}
+r = rows.get('member')
+check(r and r['failed_tasks'] == 0 and r['member_failures'] >= 1 and 'failed' not in r['flags'], 'top member: %r' % r)
+r = rows.get('flaky')
+check(r and r['failed_tasks'] == 1 and 'failed' in r['flags'], 'top flaky: %r' % r)
+# a record's time of 1e300 is no time: left empty, with a note
+tasks = [json.loads(l) for l in open('tasks3.jsonl')]
+mt = [t for t in tasks if t['name'] == 'member']
+check(len(mt) == 1 and mt[0]['wf_start'] is None and mt[0]['wf_end'] is not None, 'member task: %r' % mt)
+err = open('tasks3.err').read()
+check('note: task_id %d: its workflow record' % mt[0]['task_id'] in err and 'out of range' in err, 'no note: %r' % err)
+"
 	mkdir wf2 wf2/scripts
 	cat > wf2/Snakefile <<'EOF'
 S = ["p", "q", "r"]

@@ -12,7 +12,9 @@
 #   names, tags, native_id (the wrapper's pid), attempts, requested cpus and
 #   memory from trace.txt; the damaged file is ignored with one note;
 #   rightsize: requests of the first attempts, the OOM retry, suggestions
-#   by the documented headroom rule, a Nextflow withName block;
+#   by the documented headroom rule, a Nextflow withName block, the busy
+#   host warning exactly when host_busy_pct > 90; --config snakemake gives
+#   a profile `snakemake --profile` takes;
 # - the generic rule: --task 'step --sample=([a-z]+)' names tasks by the
 #   capture; without it, each direct child of the recorded command is one.
 . "$(dirname "$0")/lib.sh"
@@ -118,7 +120,21 @@ for name, r in rs.items():
     check(r['suggest']['time_s'] == max(60, -(-int(2 * wall * 1000) // 60000) * 60), '%s: time %r wall %r' % (name, r['suggest'], wall))
 txt = open('rs.txt').read()
 check(\"withName: 'ALIGN' {\" in txt and \"withName: 'SORT' {\" in txt and 'set-threads:' not in txt, 'rightsize text: ' + txt)
+busy = json.load(open('rs.json'))['host_busy_pct']
+check(busy is None or 0 <= busy <= 100, 'host_busy_pct %r' % busy)
+check(('warning: the host was' in txt) == (busy is not None and busy > 90), 'busy %r, text: %s' % (busy, txt))
 "
+	# the Snakemake form of the same suggestions is a profile Snakemake takes
+	if command -v snakemake >/dev/null; then
+		timeout 120 "$A" rightsize --config snakemake x.tz > rsm.txt 2>/dev/null || fail "rightsize --config snakemake"
+		mkdir -p smk/prof
+		printf 'rule ALIGN:\n    output: "a"\n    shell: "true"\nrule SORT:\n    output: "s"\n    shell: "true"\n' > smk/Snakefile
+		sed -n '/^# Snakemake profile/,$p' rsm.txt > smk/prof/config.yaml
+		grep -q '^  - ALIGN=' smk/prof/config.yaml && grep -q '^  - SORT:mem_mb=' smk/prof/config.yaml ||
+			fail "rightsize --config snakemake: $(cat rsm.txt)"
+		(cd smk && timeout 300 snakemake --profile prof -n -j 1 a s > prof.out 2>&1) ||
+			fail "snakemake --profile rejects the rightsize block: $(cat smk/prof.out smk/prof/config.yaml)"
+	fi
 else
 	echo "note: this tracer-record embeds no workflow records: names, attempts, requests not checked"
 fi

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "analyze/model.h"
+#include "analyze/report.h"
 #include "analyze/task.h"
 
 #define NP 16
@@ -888,6 +889,64 @@ static void test_unrecorded_images(void **st)
 	tza_tasks_free(t);
 }
 
+/* --by task/rule: a task fails when its root (the job) does; a member
+ * exiting non-zero in a job that succeeds is only a member failure */
+static void test_group_failed(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	struct tza_proc *mk = hp(&h, NULL, "/usr/bin/make", "make", 1000, 9000, 10);
+	struct tza_proc *s1 = hp(&h, mk, "/usr/bin/bash", "bash|-c|a", 2000, 5000, 20);
+	struct tza_proc *rl = hp(&h, s1, "/usr/bin/readlink", "readlink|x", 2100, 2200, 5);
+	struct tza_proc *s2 = hp(&h, mk, "/usr/bin/bash", "bash|-c|b", 2500, 6000, 20);
+	rl->exit_code = 1;
+	struct tza_task_input in = {0};
+	struct tza_tasks *t;
+	struct tza_machine mi = {.ncpus = 2, .mem_kib = 1 << 20};
+	struct tza_group *g;
+	uint32_t ng;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 2);
+	assert_false(tza_task_failed(&t->tasks[0]));
+	assert_int_equal(tza_groups(&h.m, TZA_BY_TASK, NULL, &mi, &g, &ng), 0);
+	uint64_t failed = 0, members = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		failed += g[i].failed;
+		members += g[i].member_failures;
+		assert_false(g[i].flags & TZA_G_FAILED);
+	}
+	assert_int_equal(failed, 0);
+	assert_int_equal(members, 1);
+	free(g);
+	tza_tasks_free(t);
+
+	/* the second job's shell exits 2: that task failed */
+	s2->exit_code = 2;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_true(tza_task_failed(&t->tasks[1]));
+	assert_int_equal(tza_groups(&h.m, TZA_BY_TASK, NULL, &mi, &g, &ng), 0);
+	failed = members = 0;
+	uint32_t flagged = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		failed += g[i].failed;
+		members += g[i].member_failures;
+		flagged += !!(g[i].flags & TZA_G_FAILED);
+	}
+	assert_int_equal(failed, 1);
+	assert_int_equal(members, 2);
+	assert_int_equal(flagged, 1);
+	/* by process (tool): every failed process counts */
+	free(g);
+	assert_int_equal(tza_groups(&h.m, TZA_BY_TOOL, NULL, &mi, &g, &ng), 0);
+	failed = 0;
+	for (uint32_t i = 0; i < ng; i++)
+		failed += g[i].failed;
+	assert_int_equal(failed, 2);
+	free(g);
+	tza_tasks_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -899,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_snakemake_failed_retry),
 		cmocka_unit_test(test_snakemake_script_cluster),
 		cmocka_unit_test(test_unrecorded_images),
+		cmocka_unit_test(test_group_failed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
