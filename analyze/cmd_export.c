@@ -745,7 +745,6 @@ static int epoch_ms(struct tza_model *m, uint64_t boot_ns, int64_t *ms)
 
 /* A workflow record's epoch seconds worth printing: after 1970, before the
  * year 5000 (TZA_WF_TIME_MAX); a record's 1e300 is not a time. */
-#define TZA_WF_TIME_MAX 95617584000.0
 static int wf_time_ok(double s)
 {
 	return s > 0 && s < TZA_WF_TIME_MAX;

@@ -674,13 +674,17 @@ static int smk_pair(const struct cand *c, const char *cmd, const struct smk_rec 
 {
 	if (c->script ? r->cmd != NULL : !r->cmd || strcmp(r->cmd, cmd))
 		return 0;
-	if (have && r->start > 0) {
-		if (r->start - 1 > to || (r->end > 0 && r->end + 1 < from))
+	/* a time outside 1970..5000 (a damaged record: 1e300) is no time:
+	 * the record is joined by its command alone, after every timed one */
+	int start_ok = r->start > 0 && r->start < TZA_WF_TIME_MAX;
+	int end_ok = r->end > 0 && r->end < TZA_WF_TIME_MAX;
+	if (have && start_ok) {
+		if (r->start - 1 > to || (end_ok && r->end + 1 < from))
 			return 0;
 		*d = (r->start > from ? r->start - from : from - r->start) +
-		     (r->end > to ? r->end - to : to - r->end);
+		     (!end_ok ? 0 : r->end > to ? r->end - to : to - r->end);
 	} else {
-		*d = r->start;
+		*d = start_ok ? r->start : TZA_WF_TIME_MAX;
 	}
 	if (c->script) {
 		size_t rl = strlen(r->rule);

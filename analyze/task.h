@@ -135,6 +135,12 @@ void tza_tasks_free(struct tza_tasks *t);
  * was OOM-killed (a member's own failure alone, e.g. SIGPIPE, is not). */
 int tza_task_failed(const struct tza_task *t);
 
+/* Epoch seconds of the year 5000: a workflow record's time (Snakemake
+ * starttime/endtime, CLOCK_REALTIME s) at or past it, or not above 0, is
+ * damage, not a time (a record's 1e300): joined by command alone, exported
+ * empty */
+#define TZA_WF_TIME_MAX 95617584000.0
+
 /* Static name of a kind: "snakemake", "nextflow", "slurm", "container",
  * "generic", "child". */
 const char *tza_task_kind_name(uint32_t kind);
