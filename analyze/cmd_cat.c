@@ -7,6 +7,7 @@
 #include "analyze.h"
 #include "json.h"
 #include "report.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -37,39 +38,10 @@ static void usage(FILE *f)
 		"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n");
 }
 
-/* C-quoted byte string: valid UTF-8 passes, everything else escaped. */
+/* C-quoted byte string: textsafe.h's safe form in double quotes */
 static void quote(FILE *f, const uint8_t *p, size_t n)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < n;) {
-		uint8_t c = p[i];
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-		} else if (c == '\n') {
-			fputs("\\n", f);
-		} else if (c == '\t') {
-			fputs("\\t", f);
-		} else if (c == '\r') {
-			fputs("\\r", f);
-		} else if (c == 0) {
-			fputs("\\0", f);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\x%02x", c);
-		} else if (c >= 0x80) {
-			int l = tza_utf8_len(p + i, n - i);
-			if (l > 0) {
-				fwrite(p + i, 1, (size_t)l, f);
-				i += (size_t)l;
-				continue;
-			}
-			fprintf(f, "\\x%02x", c);
-		} else {
-			fputc(c, f);
-		}
-		i++;
-	}
-	fputc('"', f);
+	tza_safe_quoted(f, p, n);
 }
 
 static void print_argv(FILE *f, const uint8_t *p, size_t n)
@@ -243,10 +215,13 @@ int cmd_cat(int argc, char **argv)
 		else
 			printf("-%" PRIu64 ".%09" PRIu64, (base - ev->ts_ns) / 1000000000,
 			       (base - ev->ts_ns) % 1000000000);
-		printf(" %s%s", ev->flags & TZ_EVF_STATE ? "state:" : "", ev->type->name);
+		fputs(ev->flags & TZ_EVF_STATE ? " state:" : " ", stdout);
+		tza_safe_puts(stdout, ev->type->name); /* the file's schema: its bytes */
 		for (uint16_t i = 0; i < ev->type->nfields; i++) {
 			const struct tz_field *fl = &ev->type->fields[i];
-			printf(" %s=", fl->name);
+			putchar(' ');
+			tza_safe_puts(stdout, fl->name);
+			putchar('=');
 			print_field(stdout, ev, fl);
 		}
 		putchar('\n');

@@ -7,6 +7,7 @@
 #include "json.h"
 #include "report.h"
 #include "task.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -248,10 +249,10 @@ int cmd_critical_path(int argc, char **argv)
 	} else if (!cr.root) {
 		fprintf(f, "no processes in the trace: no critical path\n");
 	} else {
-		char b1[32], b2[32];
+		char b1[32], b2[32], sk[TZA_SAFE_BUF];
 		fprintf(f, "makespan %s (root pid %u, %s)%s\n\n",
 			tza_fmt_dur(b1, sizeof(b1), cr.makespan_ns), cr.root->pid,
-			tza_proc_key(cr.root, by),
+			tza_safe_str(sk, sizeof(sk), tza_proc_key(cr.root, by)),
 			m->incomplete ? "  [tree incomplete: see summary]" : "");
 		fprintf(f, "path (%u process%s, by start; runs of one tool under one parent "
 			   "in one line):\n",
@@ -272,10 +273,11 @@ int cmd_critical_path(int argc, char **argv)
 			}
 			fprintf(f, "  %10.3f %10.3f %10s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
 				(double)(end - m->t0_ns) / 1e9, tza_fmt_dur(b2, sizeof(b2), on));
+			tza_safe_str(sk, sizeof(sk), key);
 			if (j - i > 1)
-				fprintf(f, "%8s  %u\xc3\x97 %s\n", "-", j - i, key);
+				fprintf(f, "%8s  %u\xc3\x97 %s\n", "-", j - i, sk);
 			else
-				fprintf(f, "%8u  %s\n", p->pid, key);
+				fprintf(f, "%8u  %s\n", p->pid, sk);
 			i = j;
 		}
 		fprintf(f, "\nattribution (sums to the makespan):\n");
@@ -285,7 +287,7 @@ int cmd_critical_path(int argc, char **argv)
 				cr.makespan_ns ? 100.0 * (double)cr.by_tool[i].ns /
 							 (double)cr.makespan_ns
 					       : 0.0,
-				cr.by_tool[i].tool);
+				tza_safe_str(sk, sizeof(sk), cr.by_tool[i].tool));
 	}
 	tza_crit_free(&cr);
 	tza_unload(r, m);

@@ -8,6 +8,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -343,8 +344,10 @@ int cmd_idle(int argc, char **argv)
 					hb * ncpus);
 			for (uint32_t i = 0; i < nl; i++) {
 				struct tza_proc *p = (struct tza_proc *)w[i].p;
+				char sk[TZA_SAFE_BUF];
 				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
-					tza_proc_key(p, TZA_BY_TOOL), w[i].cpu_ns / 1e9,
+					tza_safe_str(sk, sizeof(sk), tza_proc_key(p, TZA_BY_TOOL)),
+					w[i].cpu_ns / 1e9,
 					w[i].whole ? "  (the whole stretch)" : "",
 					(p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) ==
 							TZA_P_EXIT_LOST

@@ -9,6 +9,7 @@
 #include "dropslot.h"
 #include "json.h"
 #include "report.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -135,24 +136,30 @@ static void text(tz_reader *r, const char *path)
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;
 		tz_reader_meta_at(r, i, &k, &v);
-		printf("  %-20s %s\n", k, v);
+		char sk[TZA_SAFE_BUF], sv[TZA_SAFE_BUF * 4];
+		printf("  %-20s %s\n", tza_safe_str(sk, sizeof(sk), k),
+		       tza_safe_str(sv, sizeof(sv), v));
 	}
 	printf("\nschema\n");
 	for (size_t i = 0; i < tz_reader_type_count(r); i++) {
 		const struct tz_event_type *t = tz_reader_type_at(r, i);
-		printf("  %u %s (version %u, %u fixed bytes, %u blobs%s)\n", t->id, t->name,
+		char sn[TZA_SAFE_BUF], su[TZA_SAFE_BUF];
+		printf("  %u %s (version %u, %u fixed bytes, %u blobs%s)\n", t->id,
+		       tza_safe_str(sn, sizeof(sn), t->name),
 		       t->version, t->fixed_size, t->nblobs,
 		       t->flags & TZ_TYPE_STATE ? ", state" : "");
 		for (uint16_t j = 0; j < t->nfields; j++) {
 			const struct tz_field *f = &t->fields[j];
 			if (f->type == TZ_F_STR || f->type == TZ_F_STRV)
-				printf("    %-24s %-6s blob %u", f->name, ftype_name(f->type),
+				printf("    %-24s %-6s blob %u", tza_safe_str(sn, sizeof(sn), f->name),
+				       ftype_name(f->type),
 				       f->offset);
 			else
-				printf("    %-24s %-6s @%-4u %u bytes", f->name,
+				printf("    %-24s %-6s @%-4u %u bytes",
+				       tza_safe_str(sn, sizeof(sn), f->name),
 				       ftype_name(f->type), f->offset, f->size);
 			if (*f->unit)
-				printf("  [%s]", f->unit);
+				printf("  [%s]", tza_safe_str(su, sizeof(su), f->unit));
 			printf("\n");
 		}
 	}

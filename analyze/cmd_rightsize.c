@@ -9,6 +9,7 @@
 #include "json.h"
 #include "report.h"
 #include "task.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -213,8 +214,10 @@ static void nf_block(FILE *f, const struct rs *r, uint32_t n, double h)
 		   "process {\n",
 		h * 100);
 	for (uint32_t i = 0; i < n; i++) {
+		/* the name's safe form (textsafe.h) as a Groovy '...' literal */
+		char sn[TZA_SAFE_BUF];
 		fprintf(f, "    withName: '");
-		for (const char *c = r[i].name; *c; c++)
+		for (const char *c = tza_safe_str(sn, sizeof(sn), r[i].name); *c; c++)
 			fprintf(f, *c == '\'' || *c == '\\' ? "\\%c" : "%c", *c);
 		fprintf(f, "' {\n        cpus = %u\n        memory = '%llu MB'\n        time = '%llum'\n"
 			   "    }\n",

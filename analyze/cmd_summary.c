@@ -11,6 +11,7 @@
 #include "json.h"
 #include "report.h"
 #include "task.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -621,14 +622,18 @@ int cmd_summary(int argc, char **argv)
 			snprintf(ncpu, sizeof(ncpu), "%u CPU%s", mi.ncpus, mi.ncpus == 1 ? "" : "s");
 		else
 			snprintf(ncpu, sizeof(ncpu), "unknown CPUs");
-		fprintf(f, "host       %s, Linux %s, %s, %s memory\n", host ? host : "?",
-			kern ? kern : "?", ncpu,
+		char sh[TZA_SAFE_BUF], sk[TZA_SAFE_BUF];
+		fprintf(f, "host       %s, Linux %s, %s, %s memory\n",
+			tza_safe_str(sh, sizeof(sh), host ? host : "?"),
+			tza_safe_str(sk, sizeof(sk), kern ? kern : "?"), ncpu,
 			mi.mem_kib ? tza_fmt_bytes(b[2], 40, mi.mem_kib * 1024) : "unknown");
 		const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
-		fprintf(f, "recorder   tracer-record %s: %s\n", ver ? ver : "?", cl ? cl : "?");
+		fprintf(f, "recorder   tracer-record %s: %s\n",
+			tza_safe_str(sh, sizeof(sh), ver ? ver : "?"),
+			tza_safe_str(sk, sizeof(sk), cl ? cl : "?"));
 		const char *what = tza_trace_what(r, m, whatb, sizeof(whatb));
 		if (what)
-			fprintf(f, "traced     %s\n", what);
+			fprintf(f, "traced     %s\n", tza_safe_str(sk, sizeof(sk), what));
 		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
 			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
 		print_lost(f, m, drops_total);
@@ -743,7 +748,8 @@ int cmd_summary(int argc, char **argv)
 				const struct tza_proc *p = m->procs[i];
 				if (!p->res->oom_killed)
 					continue;
-				fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu", victim_name(p),
+				fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu",
+					tza_safe_str(sk, sizeof(sk), victim_name(p)),
 					p->pid, tza_fmt_bytes(b[4], 40, p->res->oom_rss_kib * 1024),
 					tza_fmt_dur(b[5], 40, p->res->oom_ns - m->t0_ns),
 					(unsigned long long)p->res->oom_memcg_id);
@@ -751,7 +757,8 @@ int cmd_summary(int argc, char **argv)
 				if (p->res->oom_trigger_pid == p->pid)
 					fputs(", its own allocation", f);
 				else if (t)
-					fprintf(f, ", on an allocation by %s (pid %u)", victim_name(t), t->pid);
+					fprintf(f, ", on an allocation by %s (pid %u)",
+						tza_safe_str(sk, sizeof(sk), victim_name(t)), t->pid);
 				else if (p->res->oom_trigger_pid)
 					fprintf(f, ", on an allocation by pid %u", p->res->oom_trigger_pid);
 				fputc('\n', f);
@@ -784,7 +791,7 @@ int cmd_summary(int argc, char **argv)
 					cr.makespan_ns ? 100.0 * (double)cr.by_tool[i].ns /
 								 (double)cr.makespan_ns
 						       : 0.0,
-					cr.by_tool[i].tool);
+					tza_safe_str(sk, sizeof(sk), cr.by_tool[i].tool));
 		}
 	}
 	free(g);

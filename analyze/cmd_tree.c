@@ -6,6 +6,7 @@
 
 #include "bpf/events.h"
 #include "report.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -99,8 +100,9 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	char b1[32], b2[32], b3[32], b4[32];
 	if (c->gsize[p->index] > 1) {
 		const struct agg *a = &c->agg[p->index];
-		fprintf(f, "%s\xc3\x97 %s  %+.3fs..%+.3fs  wall %s  cpu %s  max rss %s",
-			tza_fmt_count(b1, sizeof(b1), a->n), tza_proc_key(p, collapse_by(c->o.by)),
+		fprintf(f, "%s\xc3\x97 ", tza_fmt_count(b1, sizeof(b1), a->n));
+		tza_safe_puts(f, tza_proc_key(p, collapse_by(c->o.by)));
+		fprintf(f, "  %+.3fs..%+.3fs  wall %s  cpu %s  max rss %s",
 			(double)(int64_t)(a->first - m->t0_ns) / 1e9,
 			(double)(int64_t)(a->last - m->t0_ns) / 1e9,
 			tza_fmt_dur(b2, sizeof(b2), a->wall), tza_fmt_dur(b3, sizeof(b3), a->cpu),
@@ -112,7 +114,8 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	}
 	const struct tza_exec *e = tza_proc_image_inherited(p);
 	const struct tza_exec *ne = tza_proc_naming_image(p);
-	fprintf(f, "%u %s", p->pid, tza_proc_key(p, c->o.by));
+	fprintf(f, "%u ", p->pid);
+	tza_safe_puts(f, tza_proc_key(p, c->o.by));
 	if (ne && ne != e && ne->argv_len) {
 		/* named by an earlier image (a shell job that exec'd its last
 		 * command): its argv, then what it became */

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "plot.h"
 #include "report.h"
+#include "textsafe.h"
 
 #define NCOLORS 11
 #define MAX_LANES 4
@@ -49,15 +50,18 @@ int tza_plot_fmt_of(const char *path)
 	return -1;
 }
 
-/* A gnuplot double-quoted string: backslash and double quote escaped,
- * control bytes as '?'. (gnuplot 5.4 misparses runs of doubled single
- * quotes, so single-quoted strings are not used for data.) */
+/* A gnuplot double-quoted string of s's safe form (textsafe.h: control
+ * bytes and invalid UTF-8 shown as \e, \xNN...), its backslashes and double
+ * quotes escaped, cut at max bytes (never inside a character). (gnuplot 5.4
+ * misparses runs of doubled single quotes, so single-quoted strings are not
+ * used for data.) */
 static void gp_str(FILE *f, const char *s, size_t max)
 {
+	char *d = tza_safe_dup(s);
 	fputc('"', f);
 	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++, n++) {
-		if (n == max) {
+	for (const unsigned char *p = (const unsigned char *)(d ? d : "?"); *p; p++, n++) {
+		if (n >= max && (*p & 0xc0) != 0x80) {
 			fputs("...", f);
 			break;
 		}
@@ -69,6 +73,7 @@ static void gp_str(FILE *f, const char *s, size_t max)
 			fputc(*p, f);
 	}
 	fputc('"', f);
+	free(d);
 }
 
 /*
@@ -79,6 +84,8 @@ static void gp_str(FILE *f, const char *s, size_t max)
  */
 static void gp_str_wrapped(FILE *f, const char *s, size_t max, size_t width)
 {
+	char *d = tza_safe_dup(s);
+	s = d ? d : "?";
 	char buf[2048];
 	snprintf(buf, sizeof(buf), "%.*s%s", (int)(max < sizeof(buf) - 4 ? max : sizeof(buf) - 4),
 		 s ? s : "", s && strlen(s) > max ? "..." : "");
@@ -110,6 +117,7 @@ static void gp_str_wrapped(FILE *f, const char *s, size_t max, size_t width)
 		fputc(*p, f);
 	}
 	fputc('"', f);
+	free(d);
 }
 
 /* ---------------------------------------------------------------- names */

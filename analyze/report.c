@@ -11,6 +11,7 @@
 #include "json.h"
 #include "report.h"
 #include "task.h"
+#include "textsafe.h"
 
 /* TRACER_ANALYZE_PARTIAL=1 (set by --partial too): analyze unfinished or
  * damaged traces anyway */
@@ -731,7 +732,7 @@ int tza_key_width(const char *const *keys, size_t stride, uint32_t n)
 	int w = 28;
 	for (uint32_t i = 0; i < n; i++) {
 		const char *k = *(const char *const *)((const char *)keys + i * stride);
-		size_t l = k ? strlen(k) : 0;
+		size_t l = tza_safe_cols(k); /* the escaped text's width */
 		if ((int)l > w)
 			w = l > TZA_KEY_MAX ? TZA_KEY_MAX : (int)l;
 	}
@@ -740,11 +741,20 @@ int tza_key_width(const char *const *keys, size_t stride, uint32_t n)
 
 void tza_put_key(FILE *f, const char *key, int width)
 {
-	size_t l = strlen(key);
-	if (l > TZA_KEY_MAX)
-		fprintf(f, "...%s", key + l - (TZA_KEY_MAX - 3));
-	else
-		fprintf(f, "%-*s", width, key);
+	char *d = tza_safe_dup(key);
+	const char *s = d ? d : "?";
+	size_t cols = tza_text_cols(s);
+	if (cols > TZA_KEY_MAX) { /* keep the end: ".../bin/tool" */
+		size_t skip = cols - (TZA_KEY_MAX - 3);
+		while (skip)
+			skip -= (*++s & 0xc0) != 0x80;
+		fprintf(f, "...%s", s);
+	} else {
+		fputs(s, f);
+		for (int i = (int)cols; i < width; i++)
+			fputc(' ', f);
+	}
+	free(d);
 }
 
 const char *const tza_flag_names[5] = {"serial_bottleneck", "io_bound", "memory_heavy",
@@ -1171,6 +1181,12 @@ void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 	}
 }
 
+/* a C1 control (U+0080..U+009F) encoded in n UTF-8 bytes at s */
+static int is_c1(const uint8_t *s, int n)
+{
+	return n == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+}
+
 /* tza_text_argv (no limit) appending to a line; tza_text_arg writes the same */
 static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
 {
@@ -1183,7 +1199,7 @@ static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
 			printable = 0;
 		else if (s[i] >= 0x80) {
 			int n = tza_utf8_len(s + i, len - i);
-			if (!n)
+			if (!n || is_c1(s + i, n))
 				printable = 0;
 			else
 				i += (size_t)n - 1;
@@ -1215,7 +1231,7 @@ static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
 			tza_line_put(l, x, 4);
 		} else if (c >= 0x80) {
 			int n = tza_utf8_len(s + i, len - i);
-			if (!n) {
+			if (!n || is_c1(s + i, n)) { /* C1: both bytes as \xHH */
 				char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
 				tza_line_put(l, x, 4);
 			} else {
