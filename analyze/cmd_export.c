@@ -14,6 +14,7 @@
 #include "json.h"
 #include "report.h"
 #include "task.h"
+#include "textsafe.h"
 
 static void usage(FILE *f)
 {
@@ -362,8 +363,9 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	lit(l, "}\n");
 }
 
-/* One csv/tsv field: csv quotes per RFC 4180; tsv escapes \t \n \r \\. */
-static void sv_field(struct tza_line *l, const char *s, size_t len, int tsv)
+/* One csv/tsv field of ASCII-safe text (command_line): csv quotes per RFC
+ * 4180; tsv escapes \t \n \r \\. */
+static void sv_quote(struct tza_line *l, const char *s, size_t len, int tsv)
 {
 	if (tsv) {
 		for (size_t i = 0; i < len; i++) {
@@ -391,6 +393,25 @@ static void sv_field(struct tza_line *l, const char *s, size_t len, int tsv)
 		tza_line_putc(l, s[i]);
 	}
 	tza_line_putc(l, '"');
+}
+
+/* One csv/tsv field of trace bytes: their safe form (textsafe.h: control
+ * bytes and invalid UTF-8 escaped, \t \n \r \\ among them), then sv_quote */
+static void sv_field(struct tza_line *l, const char *s, size_t len, int tsv)
+{
+	struct tza_line e = {0};
+	if (tza_safe_plain(s, len)) {
+		sv_quote(l, s, len, tsv);
+		return;
+	}
+	tza_safe_line(&e, s, len);
+	if (e.err)
+		l->err = 1;
+	else if (tsv) /* the safe form holds no tab or newline: a tsv field */
+		tza_line_put(l, e.p, e.n);
+	else
+		sv_quote(l, e.p, e.n, 0);
+	tza_line_free(&e);
 }
 
 static void sv_str(struct tza_line *l, const char *s, int tsv)
@@ -439,7 +460,7 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	tza_line_putc(l, sep);
 	sv_str(l, inh ? inh->exe : "", tsv);
 	tza_line_putc(l, sep);
-	sv_field(l, cl->n ? cl->p : "", cl->n, tsv);
+	sv_quote(l, cl->n ? cl->p : "", cl->n, tsv); /* quoted already: ASCII-safe */
 	tza_line_putc(l, sep);
 	tza_line_fixed(l, (double)rel(m, p->start_ns) / 1e9, 6);
 	tza_line_putc(l, sep);

@@ -45,9 +45,9 @@ void tza_json_str(FILE *f, const void *buf, size_t len)
 	fputc('"', f);
 	while (i < len) {
 		uint8_t c = s[i];
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
 			size_t j = i + 1;
-			while (j < len && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
+			while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
 				j++;
 			fwrite(s + i, 1, j - i, f);
 			i = j;
@@ -76,12 +76,17 @@ void tza_json_str(FILE *f, const void *buf, size_t len)
 			fputs("\\f", f);
 			break;
 		default:
-			if (c < 0x20) {
+			if (c < 0x20 || c == 0x7f) {
 				fprintf(f, "\\u%04x", c);
 			} else {
 				int n = tza_utf8_len(s + i, len - i);
 				if (n == 0) {
 					fprintf(f, "\\udc%02x", c);
+				} else if (n == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+					/* a C1 control: escaped, never raw on a terminal */
+					fprintf(f, "\\u%04x", s[i + 1]);
+					i += 2;
+					continue;
 				} else {
 					fwrite(s + i, 1, (size_t)n, f);
 					i += (size_t)n;
@@ -410,7 +415,7 @@ void tza_line_json_str(struct tza_line *l, const void *buf, size_t len)
 	*o++ = '"';
 	while (i < len) {
 		uint8_t c = s[i];
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
 			*o++ = (char)c;
 			i++;
 			continue;
@@ -445,7 +450,7 @@ void tza_line_json_str(struct tza_line *l, const void *buf, size_t len)
 			*o++ = 'f';
 			break;
 		default:
-			if (c < 0x20) {
+			if (c < 0x20 || c == 0x7f) {
 				memcpy(o, "\\u00", 4);
 				o[4] = hexd[c >> 4];
 				o[5] = hexd[c & 15];
@@ -457,6 +462,13 @@ void tza_line_json_str(struct tza_line *l, const void *buf, size_t len)
 					o[4] = hexd[c >> 4];
 					o[5] = hexd[c & 15];
 					o += 6;
+				} else if (n == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+					memcpy(o, "\\u00", 4); /* C1 control */
+					o[4] = hexd[s[i + 1] >> 4];
+					o[5] = hexd[s[i + 1] & 15];
+					o += 6;
+					i += 2;
+					continue;
 				} else {
 					for (int k = 0; k < n; k++)
 						*o++ = (char)s[i + (size_t)k];

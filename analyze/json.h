@@ -6,7 +6,9 @@
  *
  * Byte strings (argv, paths) are written as JSON strings:
  *   - valid UTF-8 passes through unchanged (U+2028/U+2029 too);
- *   - '"' and '\\' and the C0 controls are escaped (\n, \t, ... or \u00XX);
+ *   - '"' and '\\', the C0 controls, DEL and the C1 controls (U+0080..
+ *     U+009F, which terminals obey) are escaped (\n, \t, ... or \u00XX):
+ *     the same code points, never a raw control on a terminal;
  *   - every byte that is not part of a well-formed UTF-8 sequence (stray
  *     continuation bytes, overlong forms, surrogates encoded as UTF-8, code
  *     points above U+10FFFF, truncated sequences) is written as the lone

@@ -25,14 +25,18 @@ static char c0_letter(uint8_t c)
 	}
 }
 
-/* the safe form of s[0..n) appended to l; quote: '"' escaped too */
-static void safe_line(struct tza_line *l, const void *buf, size_t n, int quote)
+#define SAFE_QUOTE 1 /* '"' escaped too */
+#define SAFE_KEEP_BS 2 /* a backslash kept as it is (messages) */
+
+/* the safe form of s[0..n) appended to l, as mode (SAFE_*) says */
+static void safe_line(struct tza_line *l, const void *buf, size_t n, int mode)
 {
+	int quote = mode & SAFE_QUOTE, bs = mode & SAFE_KEEP_BS ? 0 : '\\';
 	const uint8_t *s = buf;
 	size_t i = 0;
 	while (i < n) {
 		size_t run = i; /* a run of bytes kept as they are */
-		while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '\\' &&
+		while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != bs &&
 		       (!quote || s[run] != '"'))
 			run++;
 		tza_line_put(l, s + i, run - i);
@@ -40,7 +44,10 @@ static void safe_line(struct tza_line *l, const void *buf, size_t n, int quote)
 		if (i == n)
 			break;
 		uint8_t c = s[i];
-		if (c == '\\' || c == '"') {
+		if (c == '\\' && !bs) {
+			tza_line_putc(l, '\\');
+			i++;
+		} else if (c == '\\' || c == '"') {
 			tza_line_putc(l, '\\');
 			tza_line_putc(l, (char)c);
 			i++;
@@ -76,7 +83,7 @@ void tza_safe_line(struct tza_line *l, const void *s, size_t n)
 void tza_safe_line_quoted(struct tza_line *l, const void *s, size_t n)
 {
 	tza_line_putc(l, '"');
-	safe_line(l, s, n, 1);
+	safe_line(l, s, n, SAFE_QUOTE);
 	tza_line_putc(l, '"');
 }
 
@@ -207,4 +214,15 @@ const char *tza_safe_str(char *buf, size_t size, const char *s)
 	}
 	tza_line_free(&l);
 	return buf;
+}
+
+void tza_safe_msg(FILE *f, const char *s)
+{
+	struct tza_line l = {0};
+	safe_line(&l, s, strlen(s), SAFE_KEEP_BS);
+	if (l.err)
+		fputs(s, f); /* out of memory: better the message than none */
+	else
+		tza_line_write(&l, f);
+	tza_line_free(&l);
 }

@@ -54,6 +54,9 @@ const char *tza_safe_str(char *buf, size_t size, const char *s);
 /* The safe form of s (NULL: "") in a malloc'd string, or NULL when out of
  * memory. The caller frees. */
 char *tza_safe_dup(const char *s);
+/* A message (tza_err) with its control bytes and invalid UTF-8 escaped as
+ * above but a backslash kept as it is (an option's regex reads as typed). */
+void tza_safe_msg(FILE *f, const char *s);
 /* Width in columns (code points) of the safe form of NUL-terminated s. */
 size_t tza_safe_cols(const char *s);
 /* 1 when s[0..n) is its own safe form (nothing to escape), else 0. */

@@ -11,14 +11,18 @@
 
 #include "analyze.h"
 #include "bundle.h"
+#include "textsafe.h"
 
 void tza_err(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("tracer-analyze: ", stderr);
+	char buf[4096];
+	/* a message names paths, options and trace data: escaped (textsafe.h) */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	fputs("tracer-analyze: ", stderr);
+	tza_safe_msg(stderr, buf);
 	fputc('\n', stderr);
 }
 

@@ -37,7 +37,9 @@ static void test_escapes(void **state)
 	expect("a b", 3, "\"a b\"");
 	expect("q\"b\\", 4, "\"q\\\"b\\\\\"");
 	expect("x\ny\t\r\b\f", 7, "\"x\\ny\\t\\r\\b\\f\"");
-	expect("\x01\x1f\x7f", 3, "\"\\u0001\\u001f\x7f\"");
+	expect("\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\"");
+	/* C1 controls (U+0080..U+009F) escaped too, U+00A0 kept */
+	expect("\xc2\x9b\xc2\x80\xc2\xa0", 6, "\"\\u009b\\u0080\xc2\xa0\"");
 	expect("nul\0in", 6, "\"nul\\u0000in\"");
 	/* valid UTF-8 passes through */
 	expect("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14,
