@@ -142,6 +142,12 @@ size_t tza_safe_put(FILE *f, const void *s, size_t n)
 void tza_safe_quoted(FILE *f, const void *s, size_t n)
 {
 	struct tza_line l = {0};
+	if (tza_safe_plain(s, n) && !memchr(s, '"', n)) { /* the common case: no copy */
+		fputc('"', f);
+		fwrite(s, 1, n, f);
+		fputc('"', f);
+		return;
+	}
 	tza_safe_line_quoted(&l, s, n);
 	if (l.err) /* out of memory: still safe */
 		fputs("\"?\"", f);
