@@ -43,6 +43,9 @@ out exp.tsv export --format tsv h.tz
 out exp.jsonl export --format jsonl h.tz
 out exp.chrome export --format chrome h.tz
 out recover.txt recover h.tz r.tz
+# tasks named by the name (--task: one per outermost process matching)
+out rstask.txt rightsize --task 'zz.*' h.tz
+out toptask.txt top -n 0 --by task --task 'zz.*' h.tz
 out gantt.txt plot --script gantt.gp -o g.png h.tz
 out cpu.txt plot --script cpu.gp -k cpu -o c.png h.tz
 
@@ -66,6 +69,34 @@ for fn in ('summary.txt', 'tree.txt', 'treefull.txt', 'top.txt', 'topcmd.txt', '
            'diff.txt', 'exp.tsv'):
     if esc not in open(fn, 'rb').read():
         bad.append('%s: no %r' % (fn, esc))
+# a task is named by its command: the name and its argument (a key over 60
+# characters keeps its end in a table)
+arg = b'arg\\e]0;pwned\\a'
+if b'...' not in open('toptask.txt', 'rb').read() or arg + b' ' not in open('toptask.txt', 'rb').read():
+    bad.append('toptask.txt: no %r' % arg)
+# rightsize: the table, the Nextflow block (a Groovy '...' string of the
+# safe form) and the Snakemake YAML (a double-quoted key YAML decodes)
+rs = open('rstask.txt', 'rb').read()
+groovy = esc.replace(b'\\', b'\\\\').replace(b"'", b"\\'")
+ykey = b'"' + esc.replace(b'"', b'\\"') + b' ' + arg + b'":'
+garg = arg.replace(b'\\', b'\\\\')
+for what, want in (('table', esc + b' ' + arg + b' '),
+                   ('withName', b"withName: '" + groovy + b' ' + garg + b"' {"),
+                   ('yaml key', b'\n  ' + ykey + b' 1\n')):
+    if want not in rs:
+        bad.append('rightsize %s: no %r in %r' % (what, want, rs))
+try:
+    import yaml
+except ImportError:
+    yaml = None
+if yaml:
+    try:
+        t = rs.decode()
+        y = yaml.safe_load(t[t.index('set-threads:'):])
+    except Exception as e:
+        y = {'set-threads': {repr(e): 0}}
+    if list(y['set-threads']) != ['zz\x1b[2Jq\tt\nn"\'\xff\x9be arg\x1b]0;pwned\x07']:
+        bad.append('rightsize yaml: keys %r' % list(y['set-threads']))
 # top: the row is whole (one line, the name then its columns)
 rows = [l for l in open('top.txt', 'rb').read().split(b'\n') if esc in l]
 if len(rows) != 1 or not re.match(re.escape(esc) + rb' +1 ', rows[0]):
