@@ -4,7 +4,7 @@
 # Usage: O=build tests/run.sh [unit|integration|reliability|all|long|asan]
 # `long` runs the long variants (tests/reliability/long_*.sh, make test-long);
 # `asan` (make test-asan's default) runs unit, fuzz replays and the tests of
-# the analyzer on hostile input (bad files, hostile bundles and files).
+# the analyzer on hostile input (bad files, hostile bundles, files and names).
 # Each entry runs under a time bound; the last line is "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -63,6 +63,7 @@ fi
 if [ "$what" = asan ]; then
 	for t in tests/integration/40_analyze_bad_input.sh tests/integration/53_hostile_bundle.sh \
 		tests/integration/54_bundle_sparse.sh tests/integration/12_format_replay.sh \
+		tests/integration/46_hostile_names.sh \
 		tests/reliability/05_hostile_files.sh; do
 		[ -f "$t" ] || continue
 		run "asan/$(basename "$t" .sh)" 900 bash "$t"
