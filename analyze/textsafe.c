@@ -190,8 +190,12 @@ const char *tza_safe_str(char *buf, size_t size, const char *s)
 {
 	struct tza_line l = {0};
 	size_t n = s ? strlen(s) : 0;
-	/* escapes grow a byte 6 times at most: no more input than can show */
-	tza_safe_line(&l, s ? s : "", n < size ? n : size);
+	if (n < size && tza_safe_plain(s, n)) { /* the common case: no copy */
+		memcpy(buf, s ? s : "", n + 1);
+		return buf;
+	}
+	/* no more input than can show */
+	tza_safe_line(&l, s, n < size ? n : size);
 	if (l.err) {
 		snprintf(buf, size, "?");
 		tza_line_free(&l);
