@@ -119,6 +119,8 @@ int tza_safe_plain(const void *buf, size_t n)
 
 size_t tza_safe_put(FILE *f, const void *s, size_t n)
 {
+	if (!n) /* s may be NULL then */
+		return 0;
 	if (tza_safe_plain(s, n)) { /* the common case: no copy */
 		fwrite(s, 1, n, f);
 		return cols_n(s, n);
@@ -142,6 +144,10 @@ size_t tza_safe_put(FILE *f, const void *s, size_t n)
 void tza_safe_quoted(FILE *f, const void *s, size_t n)
 {
 	struct tza_line l = {0};
+	if (!n) { /* s may be NULL then (an empty blob) */
+		fputs("\"\"", f);
+		return;
+	}
 	if (tza_safe_plain(s, n) && !memchr(s, '"', n)) { /* the common case: no copy */
 		fputc('"', f);
 		fwrite(s, 1, n, f);
