@@ -206,9 +206,11 @@ struct tza_profile;
 int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		  const struct tza_machine *mi, struct tza_profile *prof,
 		  struct tza_group **out, uint32_t *n);
-/* Text tables: the width of the key column for keys[0..n) (at least 28, at
- * most TZA_KEY_MAX), and one key printed in it (a key longer than
- * TZA_KEY_MAX keeps its end, "..." in front: /very/long/.../bin/tool). */
+/* Text tables: the width in characters of the key column for keys[0..n)
+ * (at least 28, at most TZA_KEY_MAX), and one key printed in it, in its
+ * safe form (textsafe.h: control bytes and invalid UTF-8 escaped; widths
+ * are those of the escaped text): a key longer than TZA_KEY_MAX keeps its
+ * end, "..." in front: /very/long/.../bin/tool. */
 #define TZA_KEY_MAX 60
 int tza_key_width(const char *const *keys, size_t stride, uint32_t n);
 void tza_put_key(FILE *f, const char *key, int width);
