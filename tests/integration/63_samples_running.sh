@@ -52,13 +52,29 @@ a1=$(cpu_of "$b1") a2=$(cpu_of "$b2")
 record -a --duration 5 -o all.tz &
 rec=$!
 bg_track "$rec"
-# a read of their CPU within the recording: the bound from below holds when
-# it came after the burner's first sample (checked against the trace)
-sleep 2
+# samples of pid sealed so far in the file being written (0 before its first chunk)
+nsamples() {
+	timeout 30 "$A" --partial cat --type sample all.tz 2>/dev/null | grep -c " tgid=$1 " || true
+}
+# a read of their CPU within the recording, once the trace has a sample of
+# each: the bound from below holds when it came after the burner's first
+# sample (checked against the trace); no sleep decides it (a loaded machine
+# may take seconds to start the recorder)
+for _ in $(seq 600); do
+	[ "$(nsamples "$b1")" -ge 1 ] && [ "$(nsamples "$b2")" -ge 1 ] && break
+	kill -0 "$rec" 2>/dev/null || break
+	sleep 0.1
+done
 m1=$(cpu_of "$b1") m2=$(cpu_of "$b2") mt=$(boot_ns)
-# freeze the burners before the recorder's stop (its 5 s start after its
-# start-up): their last sample, at the stop, is then their /proc CPU
-sleep 2
+# freeze the burners once each has a second sample, before the recorder's
+# stop if it still runs: their last sample, at the stop, is then their /proc
+# CPU (if the stop came first, /proc's delta to the stop only grows: the
+# bound from above still holds)
+for _ in $(seq 600); do
+	[ "$(nsamples "$b1")" -ge 2 ] && [ "$(nsamples "$b2")" -ge 2 ] && break
+	kill -0 "$rec" 2>/dev/null || break
+	sleep 0.1
+done
 kill -STOP "$b1" "$b2"
 wait "$rec" || fail "record -a"
 s1=$(stat)
