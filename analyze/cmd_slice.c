@@ -102,6 +102,67 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 	return tz_writer_add(w, t->id, ts, fixed, size, blobs, nb);
 }
 
+/* (hier, id) of a cgroup event already copied: keys in *k (n of them). 1 when
+ * seen, 0 when added, -1 out of memory. The table is bounded by the
+ * recorder's (one entry per id), so a linear look-up is enough. */
+static int cg_seen(uint64_t **k, size_t *n, size_t *cap, uint64_t key)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*k)[i] == key)
+			return 1;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		uint64_t *nk = realloc(*k, nc * sizeof(*nk));
+		if (!nk)
+			return -1;
+		*k = nk;
+		*cap = nc;
+	}
+	(*k)[(*n)++] = key;
+	return 0;
+}
+
+/*
+ * The facts about the run that the window's events may lack, at `from`
+ * (clamped into the window): every cgroup entry of the input (EV_CGROUP,
+ * first per (hier, id), state blocks included: a wrapped ring has them only
+ * there) that the window's own events do not carry, and every attachment
+ * (EV_ATTACH, written at the stop) outside [from, to]. Returns the events
+ * written or a negative tz_err.
+ */
+static int64_t copy_run_facts(tz_reader *r, tz_writer *w, uint64_t from, uint64_t to)
+{
+	const struct tz_event *ev;
+	uint64_t *keys = NULL;
+	size_t nk = 0, capk = 0;
+	int64_t n = 0;
+	int rc = tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE);
+	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
+		if (!ev->type || (ev->type_id != EV_CGROUP && ev->type_id != EV_ATTACH))
+			continue;
+		int inside = !(ev->flags & TZ_EVF_STATE) && ev->ts_ns >= from && ev->ts_ns <= to;
+		if (ev->type_id == EV_CGROUP) {
+			uint64_t key = tz_event_u64(ev, tz_type_field(ev->type, "id")) << 2 |
+				       (tz_event_u64(ev, tz_type_field(ev->type, "hier")) & 3);
+			int sn = cg_seen(&keys, &nk, &capk, key);
+			if (sn < 0) {
+				rc = TZ_ERR_NOMEM;
+				break;
+			}
+			if (sn || inside) /* a later copy, or the slice has it */
+				continue;
+		} else if (inside) {
+			continue;
+		}
+		uint64_t ts = ev->ts_ns < from ? from : ev->ts_ns > to ? to : ev->ts_ns;
+		rc = tz_writer_add(w, ev->type_id, ts, ev->fixed, ev->fixed_len, ev->blobs,
+				   ev->nblobs);
+		n++;
+	}
+	free(keys);
+	return rc < 0 ? rc : n;
+}
+
 /* The drop counters reached at `from` as one drops event, every slot */
 static int write_drops(tz_writer *w, const struct tz_event_type *t, const uint64_t *drops,
 		       uint64_t ts)
@@ -446,6 +507,11 @@ int cmd_slice(int argc, char **argv)
 		memcpy(drops, pre->drops, sizeof(drops));
 	if (dt && (rc = write_drops(w, dt, drops, from)) < 0)
 		goto werr;
+	int64_t nfacts = copy_run_facts(r, w, from, to);
+	if (nfacts < 0) {
+		rc = (int)nfacts;
+		goto werr;
+	}
 	rc = tz_reader_iter(r, from, to, 0);
 	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
 		if (!ev->type) {

@@ -977,6 +977,16 @@ out:
 
 /* ------------------------------------------------------------ command */
 
+/* A state block: the live processes, then the cgroup table (bounded:
+ * CG_RESTATE_MAX), so a wrapped ring still resolves their cgroups. */
+static int state_fn(void *ctx, tz_writer *w)
+{
+	struct rec *r = ctx;
+	int rc = ptable_state_fn(&r->pt, w);
+	int rc2 = cgt_state(&r->cg, w, rec_boot_ns());
+	return rc < 0 ? rc : rc2;
+}
+
 /*
  * Resolve COMMAND through PATH here, before the fork, the way execvp would,
  * so the recorded child does not show execvp's PATH misses as failed execs
@@ -1122,8 +1132,8 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		uint64_t cb = r->o.ring_size / 16;
 		wo.chunk_bytes = (uint32_t)(cb > (1u << 20) ? (1u << 20) : cb < 65536 ? 65536 : cb);
 	}
-	wo.state_fn = ptable_state_fn;
-	wo.state_ctx = &r->pt;
+	wo.state_fn = state_fn;
+	wo.state_ctx = r;
 	rc = tz_writer_open(&r->w, r->o.output, &wo);
 	if (rc == TZ_ERR_EXISTS) {
 		err("'%s': file exists (use -f to overwrite)", r->o.output);
