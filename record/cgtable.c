@@ -290,11 +290,9 @@ static int seen(struct cgtable *t, uint32_t hier, uint64_t id)
 	return 0;
 }
 
-/* Keep a copy of e for the state blocks while fewer than CG_RESTATE_MAX are
- * kept; out of memory: not kept (the chunk still has it). */
-static void keep(struct cgtable *t, const struct ev_cgroup *e)
+void cgt_keep(struct cgtable *t, const struct ev_cgroup *e)
 {
-	if (t->nkept >= CG_RESTATE_MAX)
+	if (t->nkept >= CG_RESTATE_MAX || e->hdr.type != EV_CGROUP || e->hdr.size < sizeof(*e))
 		return;
 	if (!t->kept && !(t->kept = calloc(CG_RESTATE_MAX, sizeof(*t->kept))))
 		return;
@@ -346,7 +344,6 @@ size_t cgt_note(struct cgtable *t, uint32_t hier, uint64_t id, uint64_t ts_ns, v
 	memcpy((char *)buf + sizeof(*e), path, len);
 	e->path_len = (uint16_t)len;
 	e->hdr.size = (uint32_t)(sizeof(*e) + len);
-	keep(t, e);
 	return e->hdr.size;
 }
 

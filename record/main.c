@@ -431,17 +431,20 @@ static void alive_add(struct rec *r, uint32_t tgid)
 }
 
 /* A record made in user space (EV_CGROUP, EV_ATTACH), through --redact
- * like the ring's */
-static void write_user_record(struct rec *r, const void *rec, uint32_t size)
+ * like the ring's. Returns the record as written (a redacted copy valid
+ * until the next redaction), NULL when not written. */
+static const void *write_user_record(struct rec *r, const void *rec, uint32_t size)
 {
 	if (r->werr)
-		return;
+		return NULL;
 	if (r->o.redact && !(rec = redact_record(r, rec, size))) {
 		note_write_error(r, TZ_ERR_NOMEM);
-		return;
+		return NULL;
 	}
-	note_write_error(r, tracer_event_write(r->w, rec, size));
+	int rc = tracer_event_write(r->w, rec, size);
+	note_write_error(r, rc);
 	r->events++;
+	return rc < 0 ? NULL : rec;
 }
 
 #define CGBUF_SIZE (sizeof(struct ev_cgroup) + EV_PATH_MAX)
@@ -452,10 +455,14 @@ static void note_cgroups(struct rec *r, uint64_t ts, uint64_t cg, uint64_t memcg
 	size_t n;
 	if (!r->cgbuf)
 		return;
-	if ((n = cgt_note(&r->cg, EV_CG_V2, cg, ts, r->cgbuf, CGBUF_SIZE)))
-		write_user_record(r, r->cgbuf, (uint32_t)n);
-	if ((n = cgt_note(&r->cg, EV_CG_V1_MEMORY, memcg, ts, r->cgbuf, CGBUF_SIZE)))
-		write_user_record(r, r->cgbuf, (uint32_t)n);
+	const void *w;
+	/* kept as written (redacted) for the state blocks */
+	if ((n = cgt_note(&r->cg, EV_CG_V2, cg, ts, r->cgbuf, CGBUF_SIZE)) &&
+	    (w = write_user_record(r, r->cgbuf, (uint32_t)n)))
+		cgt_keep(&r->cg, w);
+	if ((n = cgt_note(&r->cg, EV_CG_V1_MEMORY, memcg, ts, r->cgbuf, CGBUF_SIZE)) &&
+	    (w = write_user_record(r, r->cgbuf, (uint32_t)n)))
+		cgt_keep(&r->cg, w);
 }
 
 /* --env: a copy of an exec record keeping only the named variables of its

@@ -127,6 +127,12 @@ void cgt_read_limits(const struct cg_hier *h, uint32_t hier, const char *rel,
 		     struct ev_cgroup *e);
 void cgt_free(struct cgtable *t);
 /*
+ * Keep a copy of e (an EV_CGROUP record as written to the trace, --redact
+ * applied) for cgt_state while fewer than CG_RESTATE_MAX are kept; out of
+ * memory: not kept (its chunk still has it).
+ */
+void cgt_keep(struct cgtable *t, const struct ev_cgroup *e);
+/*
  * Write the kept EV_CGROUP records (at most CG_RESTATE_MAX, in first-seen
  * order) with tracer_event_write_state(), timestamp ts_ns (CLOCK_BOOTTIME):
  * the table as a wrapped ring or a later window still needs it. Returns 0 or

@@ -186,10 +186,18 @@ static void test_cgtable_state(void **st)
 	mountinfo();
 	snprintf(mi, sizeof(mi), "%s/mountinfo", root);
 	assert_int_equal(cgt_init(&t, mi), 0);
+	/* not an EV_CGROUP record: not kept */
+	struct ev_hdr h = {.size = sizeof(struct ev_cgroup), .type = EV_DROPS};
+	memcpy(buf, &h, sizeof(h));
+	cgt_keep(&t, (const struct ev_cgroup *)buf);
+	assert_int_equal(t.nkept, 0);
 	assert_true(cgt_note(&t, EV_CG_V2, ino("v2 x/job_1"), 5, buf, sizeof(buf)) > 0);
+	cgt_keep(&t, (const struct ev_cgroup *)buf);
 	/* unresolved ids: entries too, up to the bound and past it */
-	for (uint64_t id = 1; id <= CG_RESTATE_MAX + 10; id++)
+	for (uint64_t id = 1; id <= CG_RESTATE_MAX + 10; id++) {
 		assert_true(cgt_note(&t, EV_CG_V2, 0x7f00000000ULL + id, 6, buf, sizeof(buf)) > 0);
+		cgt_keep(&t, (const struct ev_cgroup *)buf);
+	}
 	assert_int_equal(t.nkept, CG_RESTATE_MAX);
 
 	struct tz_writer_opts wo = {.state_fn = cg_state_fn, .state_ctx = &t};
