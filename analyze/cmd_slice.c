@@ -20,11 +20,13 @@ static void usage(FILE *f)
 		"usage: tracer-analyze slice --from T --to T [-f] IN OUT\n\n"
 		"Write the events of IN between --from and --to (inclusive) into a new trace\n"
 		"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
-		"every process alive then (so the slice's tree is complete) and the drop\n"
-		"counters reached by then. Processes crossing the window's edges are charged\n"
-		"only what they used inside it: their CPU and I/O counters in OUT count from\n"
-		"--from (interpolated between samples, else spread evenly over the life), and\n"
-		"one sample at --to says what each process still alive then had used by then.\n"
+		"every process alive then (so the slice's tree is complete), the drop\n"
+		"counters reached by then, IN's cgroup table and its attachments (they\n"
+		"describe the run, not a time). Processes crossing the window's edges are\n"
+		"charged only what they used inside it: their CPU and I/O counters in OUT\n"
+		"count from --from (interpolated between samples, else spread evenly over\n"
+		"the life), and one sample at --to says what each process still alive then\n"
+		"had used by then.\n"
 		"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
 		"(2026-11-29T10:00:00, local; Z for UTC).\n\n"
 		"Options:\n"
@@ -100,6 +102,67 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 	put_blob(blobs, nb, t, "exe", e ? e->exe : NULL, exe_len);
 	put_blob(blobs, nb, t, "argv", e ? e->argv : NULL, argv_len);
 	return tz_writer_add(w, t->id, ts, fixed, size, blobs, nb);
+}
+
+/* (hier, id) of a cgroup event already copied: keys in *k (n of them). 1 when
+ * seen, 0 when added, -1 out of memory. The table is bounded by the
+ * recorder's (one entry per id), so a linear look-up is enough. */
+static int cg_seen(uint64_t **k, size_t *n, size_t *cap, uint64_t key)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*k)[i] == key)
+			return 1;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		uint64_t *nk = realloc(*k, nc * sizeof(*nk));
+		if (!nk)
+			return -1;
+		*k = nk;
+		*cap = nc;
+	}
+	(*k)[(*n)++] = key;
+	return 0;
+}
+
+/*
+ * The facts about the run that the window's events may lack, at `from`
+ * (clamped into the window): every cgroup entry of the input (EV_CGROUP,
+ * first per (hier, id), state blocks included: a wrapped ring has them only
+ * there) that the window's own events do not carry, and every attachment
+ * (EV_ATTACH, written at the stop) outside [from, to]. Returns the events
+ * written or a negative tz_err.
+ */
+static int64_t copy_run_facts(tz_reader *r, tz_writer *w, uint64_t from, uint64_t to)
+{
+	const struct tz_event *ev;
+	uint64_t *keys = NULL;
+	size_t nk = 0, capk = 0;
+	int64_t n = 0;
+	int rc = tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE);
+	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
+		if (!ev->type || (ev->type_id != EV_CGROUP && ev->type_id != EV_ATTACH))
+			continue;
+		int inside = !(ev->flags & TZ_EVF_STATE) && ev->ts_ns >= from && ev->ts_ns <= to;
+		if (ev->type_id == EV_CGROUP) {
+			uint64_t key = tz_event_u64(ev, tz_type_field(ev->type, "id")) << 2 |
+				       (tz_event_u64(ev, tz_type_field(ev->type, "hier")) & 3);
+			int sn = cg_seen(&keys, &nk, &capk, key);
+			if (sn < 0) {
+				rc = TZ_ERR_NOMEM;
+				break;
+			}
+			if (sn || inside) /* a later copy, or the slice has it */
+				continue;
+		} else if (inside) {
+			continue;
+		}
+		uint64_t ts = ev->ts_ns < from ? from : ev->ts_ns > to ? to : ev->ts_ns;
+		rc = tz_writer_add(w, ev->type_id, ts, ev->fixed, ev->fixed_len, ev->blobs,
+				   ev->nblobs);
+		n++;
+	}
+	free(keys);
+	return rc < 0 ? rc : n;
 }
 
 /* The drop counters reached at `from` as one drops event, every slot */
@@ -446,6 +509,11 @@ int cmd_slice(int argc, char **argv)
 		memcpy(drops, pre->drops, sizeof(drops));
 	if (dt && (rc = write_drops(w, dt, drops, from)) < 0)
 		goto werr;
+	int64_t nfacts = copy_run_facts(r, w, from, to);
+	if (nfacts < 0) {
+		rc = (int)nfacts;
+		goto werr;
+	}
 	rc = tz_reader_iter(r, from, to, 0);
 	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
 		if (!ev->type) {

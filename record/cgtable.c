@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "schema.h"
 
 /* v1 memory.limit_in_bytes reads PAGE_COUNTER_MAX pages when unlimited
  * (9223372036854771712 with 4 KiB pages): anything from 2^62 is "none" */
@@ -114,6 +115,9 @@ void cgt_free(struct cgtable *t)
 		free(t->h[i].root);
 	}
 	free(t->seen);
+	for (size_t i = 0; i < t->nkept; i++)
+		free(t->kept[i]);
+	free(t->kept);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -286,6 +290,19 @@ static int seen(struct cgtable *t, uint32_t hier, uint64_t id)
 	return 0;
 }
 
+void cgt_keep(struct cgtable *t, const struct ev_cgroup *e)
+{
+	if (t->nkept >= CG_RESTATE_MAX || e->hdr.type != EV_CGROUP || e->hdr.size < sizeof(*e))
+		return;
+	if (!t->kept && !(t->kept = calloc(CG_RESTATE_MAX, sizeof(*t->kept))))
+		return;
+	void *c = malloc(e->hdr.size);
+	if (!c)
+		return;
+	memcpy(c, e, e->hdr.size);
+	t->kept[t->nkept++] = c;
+}
+
 size_t cgt_note(struct cgtable *t, uint32_t hier, uint64_t id, uint64_t ts_ns, void *buf,
 		size_t cap)
 {
@@ -328,4 +345,16 @@ size_t cgt_note(struct cgtable *t, uint32_t hier, uint64_t id, uint64_t ts_ns, v
 	e->path_len = (uint16_t)len;
 	e->hdr.size = (uint32_t)(sizeof(*e) + len);
 	return e->hdr.size;
+}
+
+int cgt_state(struct cgtable *t, tz_writer *w, uint64_t ts_ns)
+{
+	for (size_t i = 0; i < t->nkept; i++) {
+		struct ev_cgroup *e = t->kept[i];
+		e->hdr.ts_ns = ts_ns;
+		int rc = tracer_event_write_state(w, e, e->hdr.size);
+		if (rc < 0)
+			return rc == -1 ? TZ_ERR_INVAL : rc;
+	}
+	return 0;
 }

@@ -431,17 +431,20 @@ static void alive_add(struct rec *r, uint32_t tgid)
 }
 
 /* A record made in user space (EV_CGROUP, EV_ATTACH), through --redact
- * like the ring's */
-static void write_user_record(struct rec *r, const void *rec, uint32_t size)
+ * like the ring's. Returns the record as written (a redacted copy valid
+ * until the next redaction), NULL when not written. */
+static const void *write_user_record(struct rec *r, const void *rec, uint32_t size)
 {
 	if (r->werr)
-		return;
+		return NULL;
 	if (r->o.redact && !(rec = redact_record(r, rec, size))) {
 		note_write_error(r, TZ_ERR_NOMEM);
-		return;
+		return NULL;
 	}
-	note_write_error(r, tracer_event_write(r->w, rec, size));
+	int rc = tracer_event_write(r->w, rec, size);
+	note_write_error(r, rc);
 	r->events++;
+	return rc < 0 ? NULL : rec;
 }
 
 #define CGBUF_SIZE (sizeof(struct ev_cgroup) + EV_PATH_MAX)
@@ -452,10 +455,14 @@ static void note_cgroups(struct rec *r, uint64_t ts, uint64_t cg, uint64_t memcg
 	size_t n;
 	if (!r->cgbuf)
 		return;
-	if ((n = cgt_note(&r->cg, EV_CG_V2, cg, ts, r->cgbuf, CGBUF_SIZE)))
-		write_user_record(r, r->cgbuf, (uint32_t)n);
-	if ((n = cgt_note(&r->cg, EV_CG_V1_MEMORY, memcg, ts, r->cgbuf, CGBUF_SIZE)))
-		write_user_record(r, r->cgbuf, (uint32_t)n);
+	const void *w;
+	/* kept as written (redacted) for the state blocks */
+	if ((n = cgt_note(&r->cg, EV_CG_V2, cg, ts, r->cgbuf, CGBUF_SIZE)) &&
+	    (w = write_user_record(r, r->cgbuf, (uint32_t)n)))
+		cgt_keep(&r->cg, w);
+	if ((n = cgt_note(&r->cg, EV_CG_V1_MEMORY, memcg, ts, r->cgbuf, CGBUF_SIZE)) &&
+	    (w = write_user_record(r, r->cgbuf, (uint32_t)n)))
+		cgt_keep(&r->cg, w);
 }
 
 /* --env: a copy of an exec record keeping only the named variables of its
@@ -977,6 +984,16 @@ out:
 
 /* ------------------------------------------------------------ command */
 
+/* A state block: the live processes, then the cgroup table (bounded:
+ * CG_RESTATE_MAX), so a wrapped ring still resolves their cgroups. */
+static int state_fn(void *ctx, tz_writer *w)
+{
+	struct rec *r = ctx;
+	int rc = ptable_state_fn(&r->pt, w);
+	int rc2 = cgt_state(&r->cg, w, rec_boot_ns());
+	return rc < 0 ? rc : rc2;
+}
+
 /*
  * Resolve COMMAND through PATH here, before the fork, the way execvp would,
  * so the recorded child does not show execvp's PATH misses as failed execs
@@ -1122,8 +1139,8 @@ static int open_writer(struct rec *r, int argc, char **argv)
 		uint64_t cb = r->o.ring_size / 16;
 		wo.chunk_bytes = (uint32_t)(cb > (1u << 20) ? (1u << 20) : cb < 65536 ? 65536 : cb);
 	}
-	wo.state_fn = ptable_state_fn;
-	wo.state_ctx = &r->pt;
+	wo.state_fn = state_fn;
+	wo.state_ctx = r;
 	rc = tz_writer_open(&r->w, r->o.output, &wo);
 	if (rc == TZ_ERR_EXISTS) {
 		err("'%s': file exists (use -f to overwrite)", r->o.output);

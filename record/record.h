@@ -99,7 +99,12 @@ struct cgtable {
 	struct cg_hier h[CG_NHIER]; /* by EV_CG_* */
 	uint64_t *seen;		    /* hash set of (id << 2 | hier) + 1 written */
 	size_t nseen, seencap;
+	void **kept;   /* copies of the first CG_RESTATE_MAX EV_CGROUP records, owned */
+	size_t nkept;  /* re-stated by cgt_state_fn in every state block */
 };
+/* Entries of the table re-stated in each state block (ring mode keeps them
+ * through a wrap); later ones are written once, in their chunk only. */
+#define CG_RESTATE_MAX 1024
 
 /* Find the hierarchies' mounts in mountinfo (NULL: /proc/self/mountinfo):
  * the cgroup2 mount, the v1 mounts holding the memory and cpu controllers.
@@ -121,6 +126,19 @@ struct ev_cgroup;
 void cgt_read_limits(const struct cg_hier *h, uint32_t hier, const char *rel,
 		     struct ev_cgroup *e);
 void cgt_free(struct cgtable *t);
+/*
+ * Keep a copy of e (an EV_CGROUP record as written to the trace, --redact
+ * applied) for cgt_state while fewer than CG_RESTATE_MAX are kept; out of
+ * memory: not kept (its chunk still has it).
+ */
+void cgt_keep(struct cgtable *t, const struct ev_cgroup *e);
+/*
+ * Write the kept EV_CGROUP records (at most CG_RESTATE_MAX, in first-seen
+ * order) with tracer_event_write_state(), timestamp ts_ns (CLOCK_BOOTTIME):
+ * the table as a wrapped ring or a later window still needs it. Returns 0 or
+ * a negative tz_err.
+ */
+int cgt_state(struct cgtable *t, tz_writer *w, uint64_t ts_ns);
 
 /* ------------------------------------------------------------- envsel */
 

@@ -246,7 +246,7 @@ static const struct tz_event_type types[] = {
 	{EV_OOM_KILL, 1, "oom_kill", FIXED(ev_oom_kill), 0, NF(oom_kill_fields), 0, oom_kill_fields},
 	{EV_SIGNAL, 1, "signal", FIXED(ev_signal), 0, NF(signal_fields), 0, signal_fields},
 	{EV_RELEASE, 1, "release", FIXED(ev_release), 0, NF(release_fields), 0, release_fields},
-	{EV_CGROUP, 1, "cgroup", FIXED(ev_cgroup), 0, NF(cgroup_fields), 1, cgroup_fields},
+	{EV_CGROUP, 1, "cgroup", FIXED(ev_cgroup), TZ_TYPE_STATE, NF(cgroup_fields), 1, cgroup_fields},
 	{EV_ATTACH, 1, "attach", FIXED(ev_attach), 0, NF(attach_fields), 2, attach_fields},
 };
 

@@ -9,35 +9,7 @@ need_root
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
-# cgroups made here, removed at exit even on failure: processes moved out
-# first, then the directories deepest first
-CGDIRS=()
-cg_cleanup() {
-	local i d
-	for ((i = ${#CGDIRS[@]} - 1; i >= 0; i--)); do
-		d=${CGDIRS[i]}
-		[ -d "$d" ] || continue
-		if [ -r "$d/cgroup.procs" ]; then
-			while read -r p; do
-				echo "$p" >"$(dirname "$d")/cgroup.procs" 2>/dev/null || true
-			done <"$d/cgroup.procs"
-		fi
-		rmdir "$d" 2>/dev/null || echo "warning: could not remove $d" >&2
-	done
-	_cleanup
-}
 trap cg_cleanup EXIT
-mk_cg() { # mk_cg ROOT REL: every level of REL under ROOT, remembered; the
-	  # deepest in $CG (not through $(...): CGDIRS must grow in this shell)
-	local d=$1 part parts
-	IFS=/ read -ra parts <<<"$2"
-	for part in "${parts[@]}"; do
-		d=$d/$part
-		mkdir "$d"
-		CGDIRS+=("$d")
-	done
-	CG=$d
-}
 
 # --- cwd: a known directory, then one deeper than the 4,095-byte bound
 mkdir -p "$T/a dir"
@@ -66,34 +38,14 @@ check(sh and sh[0]['cwd'] == '$T', 'the shell ran in %r' % (sh[0]['cwd'] if sh e
 "
 
 # --- cgroups: v1 memory (hybrid hosts) with a limit; v2 where processes can go
-v1=/sys/fs/cgroup/memory
-v2=
-if grep -q ' - cgroup2 ' /proc/self/mountinfo; then
-	v2=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
-fi
 job=tracer-test-$$/slurm/uid_0/job_42/step_0
-memd= v2d= v2mem=
-if [ -w "$v1/cgroup.procs" ] && grep -q ' - cgroup .*memory' /proc/self/mountinfo; then
-	mk_cg "$v1" "$job"
-	memd=$CG
-	echo $((64 << 20)) >"$memd/memory.limit_in_bytes"
-fi
-if [ -n "$v2" ] && [ -w "$v2/cgroup.procs" ]; then
-	mk_cg "$v2" "$job"
-	v2d=$CG
-	if [ -w "$v2d/memory.max" ]; then
-		echo $((96 << 20)) >"$v2d/memory.max"
-		v2mem=$((96 << 20))
-	fi
-fi
-[ -n "$memd$v2d" ] || { echo "skip: no cgroup hierarchy takes processes"; exit 77; }
+cg_job "$job"
 cat >cg.sh <<EOS
 for d in $memd $v2d; do echo \$\$ >"\$d/cgroup.procs"; done
 exec /bin/true in-cgroup
 EOS
 record -o cg.tz -- sh cg.sh || fail "record cg"
 export_jsonl cg.tz cg.jsonl
-want_mem=$( [ -n "$memd" ] && cat "$memd/memory.limit_in_bytes" || echo 0)
 pycheck cg.jsonl "
 e = [e for p in procs for e in p['execs'] if e['argv'] == ['/bin/true', 'in-cgroup']]
 check(len(e) == 1, '%d execs in the cgroup' % len(e))

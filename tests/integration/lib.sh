@@ -12,6 +12,11 @@
 #                         check()
 #                         and argv bytes via raw(); non-zero exit fails the test
 #   fail MSG              print and exit 1
+#   cg_job REL            make cgroup REL (every level) on the v1 memory hierarchy
+#                         (limit 64M: $memd, $want_mem) and on v2 when it takes
+#                         processes ($v2d; memory.max 96M: $v2mem); skip (77) when
+#                         neither; needs `trap cg_cleanup EXIT` (removes them, then
+#                         _cleanup)
 #
 # Tests use exact values and bound their own time; every script sets
 # `set -euo pipefail` via this file.
@@ -101,4 +106,55 @@ PY
 
 pycheck() {
 	timeout 120 python3 "$T/check.py" "$1" "$2" || fail "check on $1"
+}
+
+# cgroups made by cg_job/mk_cg, removed by cg_cleanup even on failure:
+# processes moved out first, then the directories deepest first
+CGDIRS=()
+cg_cleanup() {
+	local i d
+	for ((i = ${#CGDIRS[@]} - 1; i >= 0; i--)); do
+		d=${CGDIRS[i]}
+		[ -d "$d" ] || continue
+		if [ -r "$d/cgroup.procs" ]; then
+			while read -r p; do
+				echo "$p" >"$(dirname "$d")/cgroup.procs" 2>/dev/null || true
+			done <"$d/cgroup.procs"
+		fi
+		rmdir "$d" 2>/dev/null || echo "warning: could not remove $d" >&2
+	done
+	_cleanup
+}
+mk_cg() { # mk_cg ROOT REL: every level of REL under ROOT, remembered; the
+	  # deepest in $CG (not through $(...): CGDIRS must grow in this shell)
+	local d=$1 part parts
+	IFS=/ read -ra parts <<<"$2"
+	for part in "${parts[@]}"; do
+		d=$d/$part
+		mkdir "$d"
+		CGDIRS+=("$d")
+	done
+	CG=$d
+}
+cg_job() {
+	local v1=/sys/fs/cgroup/memory v2=
+	if grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+		v2=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+	fi
+	memd= v2d= v2mem= want_mem=0
+	if [ -w "$v1/cgroup.procs" ] && grep -q ' - cgroup .*memory' /proc/self/mountinfo; then
+		mk_cg "$v1" "$1"
+		memd=$CG
+		echo $((64 << 20)) >"$memd/memory.limit_in_bytes"
+		want_mem=$(cat "$memd/memory.limit_in_bytes")
+	fi
+	if [ -n "$v2" ] && [ -w "$v2/cgroup.procs" ]; then
+		mk_cg "$v2" "$1"
+		v2d=$CG
+		if [ -w "$v2d/memory.max" ]; then
+			echo $((96 << 20)) >"$v2d/memory.max"
+			v2mem=$((96 << 20))
+		fi
+	fi
+	[ -n "$memd$v2d" ] || { echo "skip: no cgroup hierarchy takes processes"; exit 77; }
 }

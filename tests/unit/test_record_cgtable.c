@@ -162,6 +162,86 @@ static void test_cgtable(void **st)
 	cgt_free(&t);
 }
 
+static int cg_state_fn(void *ctx, tz_writer *w)
+{
+	return cgt_state(ctx, w, 77);
+}
+
+/* The table is re-stated in state blocks: the first CG_RESTATE_MAX entries,
+ * each as written (its time the block's), none past the bound. */
+static void test_cgtable_state(void **st)
+{
+	(void)st;
+	struct cgtable t;
+	char mi[512];
+	uint8_t buf[sizeof(struct ev_cgroup) + EV_PATH_MAX];
+
+	char p[512];
+	for (int i = 0; i < 3; i++) { /* test_cgtable may have made the mounts */
+		snprintf(p, sizeof(p), "%s/%s", root, i == 0 ? "v2 x" : i == 1 ? "mem" : "cpu");
+		mkdir(p, 0755);
+	}
+	dir("v2 x/job_1");
+	put("v2 x/job_1/memory.max", "1048576\n");
+	mountinfo();
+	snprintf(mi, sizeof(mi), "%s/mountinfo", root);
+	assert_int_equal(cgt_init(&t, mi), 0);
+	/* not an EV_CGROUP record: not kept */
+	struct ev_hdr h = {.size = sizeof(struct ev_cgroup), .type = EV_DROPS};
+	memcpy(buf, &h, sizeof(h));
+	cgt_keep(&t, (const struct ev_cgroup *)buf);
+	assert_int_equal(t.nkept, 0);
+	assert_true(cgt_note(&t, EV_CG_V2, ino("v2 x/job_1"), 5, buf, sizeof(buf)) > 0);
+	cgt_keep(&t, (const struct ev_cgroup *)buf);
+	/* unresolved ids: entries too, up to the bound and past it */
+	for (uint64_t id = 1; id <= CG_RESTATE_MAX + 10; id++) {
+		assert_true(cgt_note(&t, EV_CG_V2, 0x7f00000000ULL + id, 6, buf, sizeof(buf)) > 0);
+		cgt_keep(&t, (const struct ev_cgroup *)buf);
+	}
+	assert_int_equal(t.nkept, CG_RESTATE_MAX);
+
+	struct tz_writer_opts wo = {.state_fn = cg_state_fn, .state_ctx = &t};
+	tz_writer *w;
+	assert_int_equal(tz_writer_open_mem(&w, &wo), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	/* the first event opens a state block before its chunk */
+	struct ev_drops d = {.hdr = {.size = sizeof(d), .type = EV_DROPS, .ts_ns = 100}};
+	assert_int_equal(tracer_event_write(w, &d, sizeof(d)), 0);
+	void *file;
+	size_t len;
+	assert_int_equal(tz_writer_mem_take(w, &file, &len), 0);
+	tz_reader *r;
+	assert_int_equal(tz_reader_open_mem(&r, file, len, "cg", NULL), 0);
+	assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
+	const struct tz_event *ev;
+	size_t n = 0;
+	int rc;
+	while ((rc = tz_reader_next(r, &ev)) > 0) {
+		if (ev->type_id != EV_CGROUP)
+			continue;
+		assert_true(ev->flags & TZ_EVF_STATE);
+		assert_int_equal(ev->ts_ns, 77);
+		uint64_t id = tz_event_u64(ev, tz_type_field(ev->type, "id"));
+		if (n == 0) {
+			assert_int_equal(id, ino("v2 x/job_1"));
+			assert_int_equal(tz_event_u64(ev, tz_type_field(ev->type, "mem_limit_bytes")),
+					 1048576);
+			const struct tz_field *f = tz_type_field(ev->type, "path");
+			assert_int_equal(ev->blobs[f->offset].len, strlen("/job_1"));
+			assert_memory_equal(ev->blobs[f->offset].data, "/job_1", strlen("/job_1"));
+		} else {
+			assert_int_equal(id, 0x7f00000000ULL + n);
+		}
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, CG_RESTATE_MAX);
+	tz_reader_free(r);
+	free(file);
+	cgt_free(&t);
+	assert_int_equal(t.nkept, 0);
+}
+
 static void test_env_filter(void **st)
 {
 	(void)st;
@@ -311,6 +391,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgtable),
+		cmocka_unit_test(test_cgtable_state),
 		cmocka_unit_test(test_env_filter),
 		cmocka_unit_test(test_attach),
 	};
