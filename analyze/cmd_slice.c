@@ -435,7 +435,11 @@ int cmd_slice(int argc, char **argv)
 	const struct tz_event *ev;
 	uint64_t s0 = 0;
 	int rc = tz_reader_iter(r, from, to, TZ_IT_STATE);
-	if (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE))
+	/* (the state block the reader gives first is the one written before the
+	 * window's first chunk: its time may be after `from` when that chunk
+	 * holds older events; the model is then built from the file's start) */
+	if (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE) &&
+	    ev->ts_ns < from)
 		s0 = ev->ts_ns;
 	if (rc >= 0 && from > info->first_ts_ns)
 		rc = tza_model_build_ex(r, s0, from - 1, TZA_MB_LIFETIME, &pre);
