@@ -1255,13 +1255,14 @@ static int write_file(const char *dir, const char *name, struct synth *s)
 	void *buf = synth_file(s, NULL, &len);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	FILE *f = fopen(path, "wb");
-	if (!buf || !f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "cannot write %s\n", path);
-		return 1;
-	}
+	int bad = !buf || !f || fwrite(buf, 1, len, f) != len;
+	if (f && fclose(f))
+		bad = 1;
+	if (bad)
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
 	free(buf);
-	synth_free(s);
-	return 0;
+	synth_free(s); /* the next scenario starts empty, written or not */
+	return bad;
 }
 
 static int write_all(const char *dir)
