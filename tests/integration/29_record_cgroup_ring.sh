@@ -64,13 +64,19 @@ attcheck() { # attcheck TZ
 }
 attcheck ring.tz
 
+# start_s and end_s of the process that ran `/bin/true last`, from an export
+life_of_last() {
+	python3 - "$1" <<'EOF'
+import json, sys
+p = [json.loads(l) for l in open(sys.argv[1])]
+q = [q for q in p if any(e['argv'] == ['/bin/true', 'last'] for e in q['execs'])][0]
+print(q['start_s'], q['end_s'])
+EOF
+}
+
 # a slice of `last`'s life: the entry (from a state block) and the
 # attachment (written at the stop, after the window) come along
-read -r from to < <(python3 -c "
-import json
-p = [json.loads(l) for l in open('ring.jsonl')]
-q = [q for q in p if any(e['argv'] == ['/bin/true', 'last'] for e in q['execs'])][0]
-print(q['start_s'], q['end_s'])")
+read -r from to < <(life_of_last ring.jsonl)
 timeout 60 "$A" slice --from "$from" --to "$to" ring.tz sl.tz 2>sl.err || fail "slice: $(cat sl.err)"
 export_jsonl sl.tz sl.jsonl
 cgcheck sl.jsonl "$masked"
@@ -87,11 +93,7 @@ printf '{"rule": "ring29"}\n' >.snakemake/metadata/cmluZzI5
 EOS
 record -o lin.tz -- sh lin.sh || fail "record linear"
 export_jsonl lin.tz lin.jsonl
-read -r from to < <(python3 -c "
-import json
-p = [json.loads(l) for l in open('lin.jsonl')]
-q = [q for q in p if any(e['argv'] == ['/bin/true', 'last'] for e in q['execs'])][0]
-print(q['start_s'], q['end_s'])")
+read -r from to < <(life_of_last lin.jsonl)
 timeout 60 "$A" slice --from "$from" --to "$to" lin.tz lsl.tz 2>sl.err || fail "slice linear: $(cat sl.err)"
 export_jsonl lsl.tz lsl.jsonl
 cgcheck lsl.jsonl "$job"
