@@ -16,7 +16,7 @@
 #include "events.h"
 #include "tracer.h"
 #include "cputime.bpf.h"
-#include "maps.bpf.h" /* rb, tracked, drops: shared by both objects */
+#include "common.bpf.h" /* shared maps, drop_count, tracked_live, ev_hdr_fill */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -85,17 +85,20 @@ struct {
 
 static const __u32 zero;
 
+/*
+ * drop_count(slot), and: a full ring wakes no one (nothing was submitted),
+ * so the next record this CPU writes looks at the fill level (rb_flags).
+ * (Marked before counting: the same code size as one function body.)
+ * Only this object's records are submitted with rb_flags; sample.bpf.c's
+ * use the ring's default wake-up and count their drops alone.
+ */
 static __always_inline void drop(__u32 slot)
 {
-	__u64 *c = bpf_map_lookup_elem(&drops, &slot);
+	__u64 *c = bpf_map_lookup_elem(&rb_acc, &zero);
 
 	if (c)
-		*c += 1;
-	/* a full ring wakes no one (nothing was submitted): the next record
-	 * this CPU writes looks at the fill level (rb_flags) */
-	c = bpf_map_lookup_elem(&rb_acc, &zero);
-	if (c)
 		*c = ~0ull >> 1;
+	drop_count(slot);
 }
 
 /* The CPU, switch and fault totals signal_struct holds for the threads
@@ -137,13 +140,6 @@ static __always_inline struct scratch *get_scratch(void)
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	return bpf_map_lookup_elem(&scratch, &cpu);
-}
-
-static __always_inline struct tracked *lookup_tracked(__u32 tgid)
-{
-	struct tracked *t = bpf_map_lookup_elem(&tracked, &tgid);
-
-	return t && (t->flags & TRACKED_LIVE) ? t : NULL;
 }
 
 /* Stop tracking tgid (t: its entry): an array slot is zeroed, flags first. */
@@ -386,7 +382,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
-	struct tracked *tp = lookup_tracked(caller_tgid);
+	struct tracked *tp = tracked_live(caller_tgid);
 	struct tracked nt = {};
 	struct ev_fork *e;
 
@@ -402,12 +398,12 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 
 			if (v && __sync_val_compare_and_swap((__u64 *)v, 0, w) == 0)
 				return 0;
-			ct = lookup_tracked(child_tgid);
+			ct = tracked_live(child_tgid);
 		} else if (!ct && !filter_on) {
 			nt.threads = BPF_CORE_READ(child, signal, nr_threads);
 			nt.flags = TRACKED_LIVE;
 			if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
-				ct = lookup_tracked(child_tgid);
+				ct = tracked_live(child_tgid);
 		}
 		if (ct)
 			__sync_fetch_and_add(&ct->threads, 1);
@@ -441,10 +437,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		drop(EV_DROP_FORK);
 		return 0;
 	}
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_FORK;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_FORK, sizeof(*e));
 	e->parent_tgid = child->real_parent->tgid;
 	e->caller_tgid = caller_tgid;
 	e->caller_pid = parent->pid;
@@ -471,15 +464,13 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	const char *fname;
 	struct file *f;
 
-	if (filter_on && !lookup_tracked(tgid))
+	if (filter_on && !tracked_live(tgid))
 		return 0;
 	s = get_scratch();
 	if (!s)
 		return 0;
 	e = (struct ev_exec *)s->rec;
-	e->hdr.type = EV_EXEC;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_EXEC, sizeof(*e)); /* size: the whole record, below */
 	e->start_ns = p->group_leader->start_boottime;
 	/* bpf_get_current_cgroup_id(): task_dfl_cgroup(current)->kn->id */
 	e->cgroup_id = p->cgroups->dfl_cgrp->kn->id;
@@ -903,7 +894,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	__u64 rt, own[IO_N] = {}, all[IO_N] = {};
 	int i, exact;
 
-	tp = lookup_tracked(tgid);
+	tp = tracked_live(tgid);
 	if (!group_dead) {
 		if (tp)
 			thread_exit(p, tp);
@@ -921,10 +912,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_EXIT;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_EXIT, sizeof(*e));
 	e->start_ns = leader->start_boottime;
 	e->tgid = tgid;
 	e->pid = p->pid;
@@ -1009,7 +997,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	e->cancelled_write_bytes = own[IO_CANCELLED_WRITE];
 	/* a parent tracked by the fallback learns what it will fold in */
 	if (e->ppid != tgid) {
-		struct tracked *pp = lookup_tracked(e->ppid);
+		struct tracked *pp = tracked_live(e->ppid);
 
 		if (pp && !(pp->flags & (TRACKED_FROM_FORK | TRACKED_PARENT_ONLY))) {
 			if (exact) {
@@ -1092,10 +1080,7 @@ int BPF_PROG(handle_free, struct task_struct *p)
 		return 0;
 	}
 	sig = p->signal;
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_RELEASE;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_RELEASE, sizeof(*e));
 	e->start_ns = p->start_boottime;
 	SIG_COUNTERS(e, sig);
 	e->tgid = tgid;
@@ -1120,15 +1105,13 @@ static __always_inline int exec_fail(long ret, const char *uptr)
 	struct fail_scratch *s;
 	long n;
 
-	if (ret >= 0 || (filter_on && !lookup_tracked(tgid)))
+	if (ret >= 0 || (filter_on && !tracked_live(tgid)))
 		return 0;
 	s = bpf_map_lookup_elem(&fail_scratch, &zero);
 	if (!s)
 		return 0;
 	e = (struct ev_exec_fail *)s->rec;
-	e->hdr.type = EV_EXEC_FAIL;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_EXEC_FAIL, sizeof(*e)); /* size: the whole record, below */
 	e->tgid = tgid;
 	e->pid = tid;
 	e->err = -ret;
