@@ -392,11 +392,17 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 
 		if (!ct && !filter_on && by_index) {
 			/* claim a free (zeroed) slot: threads and flags in one
-			 * 64-bit compare-and-swap (x86-64: little-endian) */
+			 * 64-bit compare-and-swap (the union keeps their order
+			 * on either byte order) */
 			struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
-			__u64 w = (__u64)TRACKED_LIVE << 32 | child->signal->nr_threads;
+			union {
+				struct {
+					__u32 threads, flags;
+				};
+				__u64 w;
+			} nw = {.threads = child->signal->nr_threads, .flags = TRACKED_LIVE};
 
-			if (v && __sync_val_compare_and_swap((__u64 *)v, 0, w) == 0)
+			if (v && __sync_val_compare_and_swap((__u64 *)v, 0, nw.w) == 0)
 				return 0;
 			ct = tracked_live(child_tgid);
 		} else if (!ct && !filter_on) {
@@ -1157,6 +1163,33 @@ int tp_exit_execveat(struct sys_exit_args *ctx)
 	return exec_fail(ctx->ret, syscall_arg(1));
 }
 
+/*
+ * The raw sys_exit fallback's view of a syscall, per architecture (as
+ * libbpf-tools builds with -D__TARGET_ARCH_$(ARCH)): its number as
+ * syscall_get_nr() reads it from struct pt_regs (arch/<arch>/include/asm/
+ * syscall.h), read through a CO-RE flavour of struct pt_regs so the field
+ * need not be in another architecture's vmlinux.h, and the numbers of
+ * execve/execveat (x86-64: arch/x86/entry/syscalls/syscall_64.tbl; arm64:
+ * include/uapi/asm-generic/unistd.h).
+ */
+#if defined(__TARGET_ARCH_x86)
+struct pt_regs___tr_x86 {
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((struct pt_regs___tr_x86 *)(regs), orig_ax))
+#define SYS_EXECVE 59
+#define SYS_EXECVEAT 322
+#elif defined(__TARGET_ARCH_arm64)
+struct pt_regs___tr_arm64 {
+	int syscallno;
+} __attribute__((preserve_access_index));
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((struct pt_regs___tr_arm64 *)(regs), syscallno))
+#define SYS_EXECVE 221
+#define SYS_EXECVEAT 281
+#else
+#error "tracer.bpf.c: no syscall numbers for this __TARGET_ARCH (x86 and arm64 are known)"
+#endif
+
 /* Fallback when tracefs has no syscall events: raw sys_exit, by number. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
@@ -1165,7 +1198,7 @@ int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 
 	if (ret >= 0)
 		return 0;
-	id = BPF_CORE_READ(regs, orig_ax);
+	id = SYSCALL_NR(regs);
 	if (id == SYS_EXECVE)
 		return exec_fail(ret, (const char *)PT_REGS_PARM1_CORE_SYSCALL(regs));
 	if (id == SYS_EXECVEAT)
