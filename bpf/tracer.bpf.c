@@ -459,24 +459,19 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+/*
+ * The fixed part of p's EV_EXEC record, the tail lengths and the flags
+ * aside: identity, credentials, cgroup, argc and the CPU p's group used
+ * before this exec. p is past de_thread(): the only thread of its group,
+ * the others' time is in signal_struct.
+ */
+static __always_inline void exec_fixed(struct ev_exec *e, struct task_struct *p, __u32 tgid,
+				       pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid, flags = 0, pos, n, asz;
-	__u64 off, alen;
-	struct mm_struct *mm = p->mm;
-	struct ev_exec *e;
-	struct scratch *s;
-	const char *fname;
-	struct file *f;
+	struct signal_struct *sig = p->signal;
+	__u64 ut, st;
 
-	if (filter_on && !tracked_live(tgid))
-		return 0;
-	s = get_scratch();
-	if (!s)
-		return 0;
-	e = (struct ev_exec *)s->rec;
-	ev_hdr_fill(&e->hdr, EV_EXEC, sizeof(*e)); /* size: the whole record, below */
+	ev_hdr_fill(&e->hdr, EV_EXEC, sizeof(*e)); /* size: the whole record, at the end */
 	e->start_ns = p->group_leader->start_boottime;
 	/* bpf_get_current_cgroup_id(): task_dfl_cgroup(current)->kn->id */
 	e->cgroup_id = p->cgroups->dfl_cgrp->kn->id;
@@ -491,98 +486,105 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->argc = bprm->argc;
 	e->pad0 = 0;
 	copy_comm(e->comm, p);
-	/* CPU before this exec: de_thread() left p the only thread, the
-	 * others' time is in signal_struct */
-	{
-		struct signal_struct *sig = p->signal;
-		__u64 ut = sig->utime + p->utime, st = sig->stime + p->stime;
+	ut = sig->utime + p->utime;
+	st = sig->stime + p->stime;
+	cputime_scale(sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
+	e->utime_ns = ut;
+	e->stime_ns = st;
+}
 
-		cputime_scale(sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
-		e->utime_ns = ut;
-		e->stime_ns = st;
-	}
+/* The filename as passed (bprm->filename) to dst, which holds EV_PATH_MAX
+ * bytes; returns its length, NUL excluded. */
+static __always_inline __u32 exec_filename(char *dst, const char *fname)
+{
+	__u32 n = copy_str_direct(dst, (__u64)fname);
 
-	/* filename as passed */
-	off = sizeof(*e);
-	fname = bprm->filename;
-	n = copy_str_direct(s->rec + off, (__u64)fname);
 	if (n > FNAME_DIRECT_MAX) {
-		long r = bpf_probe_read_kernel_str(s->rec + off, EV_PATH_MAX, fname);
+		long r = bpf_probe_read_kernel_str(dst, EV_PATH_MAX, fname);
 
 		n = r > 0 ? r - 1 : 0;
 	}
-	e->filename_len = n;
-	off += n & (EV_PATH_MAX - 1);
+	return n;
+}
 
-	/* resolved executable */
-	f = bprm->file;
-	pos = resolve_path(f->f_path.dentry, f->f_path.mnt, s->path, &flags);
-	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
-	e->exe_len = n;
-	off += n;
+/*
+ * A #! script (the kernel replaced bprm->interp): the script's path at
+ * s->rec + off, the filename made absolute with p's cwd when it was given
+ * relative ("./" dropped). Returns its length; *flags gets EV_EXEC_SCRIPT,
+ * and EV_EXEC_PATH_TRUNCATED when cwd and filename exceed EV_PATH_MAX - 1.
+ */
+static __always_inline __u32 exec_script(struct scratch *s, const struct ev_exec *e,
+					 struct task_struct *p, __u64 off, __u32 *flags)
+{
+	char *fn = s->rec + sizeof(*e);
+	__u32 fl = e->filename_len, skip = 0, pos, n = 0;
 
-	/* #! script: the kernel replaced interp; filename is the script,
-	 * made absolute with the cwd when it was given relative */
-	n = 0;
-	if (bprm->interp != bprm->filename) {
-		char *fn = s->rec + sizeof(*e);
-		__u32 fl = e->filename_len, skip = 0;
-
-		flags |= EV_EXEC_SCRIPT;
-		if (fl && fn[0] != '/') {
-			struct fs_struct *fs = p->fs;
-			__u32 f2 = 0;
-
-			pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
-			n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
-			if (n > 1) {
-				s->rec[(off + n) & OFF_MASK] = '/';
-				n++;
-			}
-			if (fl > 2 && fn[0] == '.' && fn[1] == '/')
-				skip = 2;
-		}
-		off += n;
-		fl -= skip;
-		if (n + fl > EV_PATH_MAX - 1) {
-			flags |= EV_EXEC_PATH_TRUNCATED;
-			fl = n < EV_PATH_MAX - 1 ? EV_PATH_MAX - 1 - n : 0;
-		}
-		barrier_var(fl);
-		fl &= EV_PATH_MAX - 1;
-		bpf_probe_read_kernel(s->rec + (off & OFF_MASK), fl, fn + (skip & 3));
-		n += fl;
-		off += fl;
-	}
-	e->script_len = n;
-
-	/* working directory, resolved like exe; a path cut by the window or the
-	 * walk's bound is flagged */
-	{
+	*flags |= EV_EXEC_SCRIPT;
+	if (fl && fn[0] != '/') {
 		struct fs_struct *fs = p->fs;
 		__u32 f2 = 0;
 
 		pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
 		n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
-		if (f2 & EV_EXEC_PATH_TRUNCATED)
-			flags |= EV_EXEC_CWD_TRUNCATED;
-		e->cwd_len = n;
-		off += n;
+		if (n > 1) {
+			s->rec[(off + n) & OFF_MASK] = '/';
+			n++;
+		}
+		if (fl > 2 && fn[0] == '.' && fn[1] == '/')
+			skip = 2;
 	}
-	e->memcg_id = 0;
-	if (memcg_v1) {
-		/* task->cgroups->subsys[memory_cgrp_id]->cgroup->kn->id */
-		struct cgroup_subsys_state *css =
-		    p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)];
-
-		if (css)
-			e->memcg_id = css->cgroup->kn->id;
+	off += n;
+	fl -= skip;
+	if (n + fl > EV_PATH_MAX - 1) {
+		*flags |= EV_EXEC_PATH_TRUNCATED;
+		fl = n < EV_PATH_MAX - 1 ? EV_PATH_MAX - 1 - n : 0;
 	}
-	e->pad2 = 0;
+	barrier_var(fl);
+	fl &= EV_PATH_MAX - 1;
+	bpf_probe_read_kernel(s->rec + (off & OFF_MASK), fl, fn + (skip & 3));
+	return n + fl;
+}
 
-	/* argv of the new image */
-	asz = 0;
-	alen = 0;
+/* p's working directory at s->rec + off, resolved like exe; returns its
+ * length. A path cut by the window or the walk's bound sets
+ * EV_EXEC_CWD_TRUNCATED in *flags. */
+static __always_inline __u32 exec_cwd(struct scratch *s, struct task_struct *p, __u64 off,
+				      __u32 *flags)
+{
+	struct fs_struct *fs = p->fs;
+	__u32 f2 = 0, pos, n;
+
+	pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
+	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+	if (f2 & EV_EXEC_PATH_TRUNCATED)
+		*flags |= EV_EXEC_CWD_TRUNCATED;
+	return n;
+}
+
+/* with memcg_v1: p's v1 memory cgroup id
+ * (task->cgroups->subsys[memory_cgrp_id]->cgroup->kn->id), else 0 */
+static __always_inline __u64 exec_memcg(struct task_struct *p)
+{
+	struct cgroup_subsys_state *css;
+
+	if (!memcg_v1)
+		return 0;
+	css = p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)];
+	return css ? css->cgroup->kn->id : 0;
+}
+
+/*
+ * argv of the new image (mm->arg_start..arg_end, user memory) at s->rec +
+ * off, at most argv_max bytes (EV_EXEC_ARGV_TRUNCATED in *flags when cut).
+ * Sets e->argv_size (the whole argv) and e->argv_len (bytes copied: 0 when
+ * the read faults, counted in EV_DROP_ARGV_FAULT); returns argv_len.
+ */
+static __always_inline __u64 exec_argv(struct scratch *s, struct ev_exec *e, struct mm_struct *mm,
+				       __u64 off, __u32 *flags)
+{
+	__u32 asz = 0;
+	__u64 alen = 0;
+
 	if (mm) {
 		unsigned long as = mm->arg_start, ae = mm->arg_end;
 
@@ -590,7 +592,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		alen = asz;
 		if (alen > argv_max) {
 			alen = argv_max;
-			flags |= EV_EXEC_ARGV_TRUNCATED;
+			*flags |= EV_EXEC_ARGV_TRUNCATED;
 		}
 		barrier_var(alen);
 		if (alen > EV_ARGV_MAX_LIMIT)
@@ -602,26 +604,90 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	}
 	e->argv_size = asz;
 	e->argv_len = alen;
-	off += alen;
+	return alen;
+}
 
-	/* --env: a bounded window of the environment, filtered in user space */
+/*
+ * --env: a window of env_max bytes of the new image's environment
+ * (mm->env_start..env_end) at s->rec + off, filtered in user space
+ * (EV_EXEC_ENV_TRUNCATED in *flags when cut). Sets and returns e->env_len
+ * (0 when off, or the read faults).
+ */
+static __always_inline __u64 exec_env(struct scratch *s, struct ev_exec *e, struct mm_struct *mm,
+				      __u64 off, __u32 *flags)
+{
+	unsigned long es, ee;
+	__u64 el, eo = off;
+
 	e->env_len = 0;
-	if (env_max && mm) {
-		unsigned long es = mm->env_start, ee = mm->env_end;
-		__u64 el = ee > es ? ee - es : 0, eo = off;
-
-		if (el > env_max) {
-			el = env_max;
-			flags |= EV_EXEC_ENV_TRUNCATED;
-		}
-		barrier_var(el);
-		barrier_var(eo);
-		if (el <= EV_ENV_MAX_LIMIT && eo <= OFF_MASK + EV_ARGV_MAX_LIMIT && el &&
-		    bpf_probe_read_user(s->rec + eo, el, (void *)es) == 0) {
-			e->env_len = el;
-			off += el;
-		}
+	if (!env_max || !mm)
+		return 0;
+	es = mm->env_start;
+	ee = mm->env_end;
+	el = ee > es ? ee - es : 0;
+	if (el > env_max) {
+		el = env_max;
+		*flags |= EV_EXEC_ENV_TRUNCATED;
 	}
+	barrier_var(el);
+	barrier_var(eo);
+	if (el <= EV_ENV_MAX_LIMIT && eo <= OFF_MASK + EV_ARGV_MAX_LIMIT && el &&
+	    bpf_probe_read_user(s->rec + eo, el, (void *)es) == 0) {
+		e->env_len = el;
+		return el;
+	}
+	return 0;
+}
+
+/*
+ * One EV_EXEC per successful exec of a recorded process, built in this
+ * CPU's scratch: the fixed part, then the tails filename, exe, script, cwd,
+ * argv and env (bpf/events.h), copied to the ring sized to its content.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid, flags = 0, pos, n;
+	__u64 off;
+	struct mm_struct *mm = p->mm;
+	struct ev_exec *e;
+	struct scratch *s;
+	struct file *f;
+
+	if (filter_on && !tracked_live(tgid))
+		return 0;
+	s = get_scratch();
+	if (!s)
+		return 0;
+	e = (struct ev_exec *)s->rec;
+	exec_fixed(e, p, tgid, old_pid, bprm);
+
+	off = sizeof(*e);
+	n = exec_filename(s->rec + off, bprm->filename);
+	e->filename_len = n;
+	off += n & (EV_PATH_MAX - 1);
+
+	/* resolved executable */
+	f = bprm->file;
+	pos = resolve_path(f->f_path.dentry, f->f_path.mnt, s->path, &flags);
+	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+	e->exe_len = n;
+	off += n;
+
+	n = 0;
+	if (bprm->interp != bprm->filename)
+		n = exec_script(s, e, p, off, &flags);
+	e->script_len = n;
+	off += n;
+
+	n = exec_cwd(s, p, off, &flags);
+	e->cwd_len = n;
+	off += n;
+	e->memcg_id = exec_memcg(p);
+	e->pad2 = 0;
+
+	off += exec_argv(s, e, mm, off, &flags);
+	off += exec_env(s, e, mm, off, &flags);
 	e->flags = flags;
 	e->hdr.size = off;
 	barrier_var(off);
@@ -887,18 +953,152 @@ static __always_inline void fallback_parent(struct task_struct *p, struct tracke
 		__sync_fetch_and_add(&pp->io[i], kio[i]);
 }
 
+/* e's wait status as wait4() will report it (kernel/exit.c
+ * wait_task_zombie: the group's exit code, else the leader's), decoded
+ * into exit_code or signal and EV_EXIT_SIGNALED/_CORE_DUMPED */
+static __always_inline void exit_status(struct ev_exit *e, struct signal_struct *sig,
+					struct task_struct *leader)
+{
+	__u32 status;
+
+	if (sig->flags & TR_SIGNAL_GROUP_EXIT)
+		status = sig->group_exit_code;
+	else
+		status = leader->exit_code;
+	e->status = status;
+	if (status & 0x7f) {
+		e->signal = status & 0x7f;
+		e->exit_code = -1;
+		e->flags = EV_EXIT_SIGNALED | ((status & 0x80) ? EV_EXIT_CORE_DUMPED : 0);
+	} else {
+		e->exit_code = (status >> 8) & 0xff;
+	}
+}
+
+/*
+ * CPU: e's counters get each thread still on signal->thread_head (exiting,
+ * not yet released) and p itself; returns their se.sum_exec_runtime (ns).
+ * I/O: all[] gets each thread's own task->ioac, except, with exact (tracked
+ * from its fork), the other threads: own[] gets those this exit claims
+ * (thread_claims; *exits counts them), never one whose own exit claimed it.
+ */
+static __always_inline __u64 exit_walk_threads(struct ev_exit *e, struct task_struct *p,
+					       struct signal_struct *sig, int exact, __u64 *own,
+					       __u64 *all, __u32 *exits)
+{
+	struct list_head *head = &sig->thread_head, *pos = sig->thread_head.next;
+	__u64 rt = 0;
+	int i;
+
+	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
+		struct task_struct *t;
+
+		if (pos == &p->thread_node) {
+			rt += add_self_counters(e, p);
+			add_self_ioac(all, p);
+			pos = pos->next;
+			continue;
+		}
+		t = container_of(pos, struct task_struct, thread_node);
+		rt += add_task_counters(e, t);
+		pos = pos->next;
+		if (!exact) {
+			add_ioac(all, &t->ioac);
+			continue;
+		}
+		/* no mm: past exit_mm(), so past its own exit tracepoint,
+		 * which claimed it */
+		if (!BPF_CORE_READ(t, mm) ||
+		    !claim_thread(BPF_CORE_READ(t, start_boottime), BPF_CORE_READ(t, self_exec_id),
+				  BPF_CORE_READ(t, pid)))
+			continue;
+		add_ioac(own, &t->ioac);
+		(*exits)++;
+	}
+	return rt;
+}
+
+/*
+ * e's I/O fields from the walk's all[] and own[] (own[] is then the
+ * process's I/O by enum io_idx). Exact: the threads the walk saw plus those
+ * whose exits tp->io summed; all[] keeps what the walk counted. Else the
+ * fallback: the kernel's totals (signal->ioac) minus what this process's
+ * children will have added when it reaped them (tp->io; all of it when
+ * untracked, -a). *exits gets the thread exits tp counted.
+ */
+static __always_inline void exit_io(struct ev_exit *e, struct tracked *tp,
+				    struct signal_struct *sig, int exact, __u64 *own, __u64 *all,
+				    __u32 *exits)
+{
+	int i;
+
+	if (exact) {
+		/* read after the walk: threads that claimed themselves have
+		 * added their share by now */
+		for (i = 0; i < IO_N; i++) {
+			all[i] += own[i]; /* the threads this exit counted */
+			own[i] = all[i] + tp->io[i];
+		}
+		*exits += tp->thread_exits;
+	} else {
+		e->flags |= EV_EXIT_IO_FALLBACK;
+		add_sig_ioac(all, sig);
+		for (i = 0; i < IO_N; i++)
+			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i]
+							  : (tp ? 0 : all[i]);
+		if (tp)
+			*exits += tp->thread_exits;
+	}
+	e->rchar = own[IO_RCHAR];
+	e->wchar = own[IO_WCHAR];
+	e->syscr = own[IO_SYSCR];
+	e->syscw = own[IO_SYSCW];
+	e->read_bytes = own[IO_READ_BYTES];
+	e->write_bytes = own[IO_WRITE_BYTES];
+	e->cancelled_write_bytes = own[IO_CANCELLED_WRITE];
+}
+
+/* e's peak RSS in KiB: the larger of mm->hiwater_rss and the RSS now (its
+ * per-CPU deltas included, rss_pages), or signal->maxrss once the mm is
+ * gone; EV_EXIT_EXE_DELETED when the executable was unlinked */
+static __always_inline void exit_maxrss(struct ev_exit *e, struct task_struct *p,
+					struct signal_struct *sig)
+{
+	struct mm_struct *mm = p->mm;
+
+	if (mm) {
+		struct file *xf = mm->exe_file;
+		struct dentry *d = xf ? xf->f_path.dentry : NULL;
+		__s64 rss = rss_pages(mm);
+		__u64 hw = mm->hiwater_rss;
+
+		if (d && !d->d_hash.pprev && d->d_parent != d)
+			e->flags |= EV_EXIT_EXE_DELETED;
+
+		if (rss < 0)
+			rss = 0;
+		e->maxrss_kib = ((__u64)rss > hw ? (__u64)rss : hw) * page_kib;
+	} else {
+		e->maxrss_kib = sig->maxrss;
+	}
+}
+
+/*
+ * A thread of a recorded process exits. Not the last (not group_dead): the
+ * group's counts only (thread_exit). The last: one EV_EXIT with the
+ * process's status, CPU, I/O, peak RSS and thread count; the process is
+ * untracked and left in `exited` for its release (handle_free).
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 {
-	__u32 tgid = p->tgid, status, threads = 1, exits = 1;
+	__u32 tgid = p->tgid, threads = 1, exits = 1;
 	struct signal_struct *sig = p->signal;
 	struct task_struct *leader = p->group_leader;
 	struct tracked *tp;
-	struct mm_struct *mm;
 	struct ev_exit *e;
-	struct list_head *head, *pos;
 	__u64 rt, own[IO_N] = {}, all[IO_N] = {};
-	int i, exact;
+	int exact;
 
 	tp = tracked_live(tgid);
 	if (!group_dead) {
@@ -923,84 +1123,15 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	e->tgid = tgid;
 	e->pid = p->pid;
 	e->ppid = p->real_parent->tgid;
+	exit_status(e, sig, leader);
 
-	/* wait status as wait4() will report it (kernel/exit.c wait_task_zombie) */
-	if (sig->flags & TR_SIGNAL_GROUP_EXIT)
-		status = sig->group_exit_code;
-	else
-		status = leader->exit_code;
-	e->status = status;
-	if (status & 0x7f) {
-		e->signal = status & 0x7f;
-		e->exit_code = -1;
-		e->flags = EV_EXIT_SIGNALED | ((status & 0x80) ? EV_EXIT_CORE_DUMPED : 0);
-	} else {
-		e->exit_code = (status >> 8) & 0xff;
-	}
-
-	/* CPU: threads already released live in signal_struct ... */
+	/* CPU: threads already released live in signal_struct, the others
+	 * are on its list */
 	SIG_COUNTERS(e, sig);
 	rt = sig->sum_sched_runtime;
-	/* ... plus each thread still on the list (exiting, not yet released)
-	 * and this one. I/O: each thread's own task->ioac; a process tracked
-	 * from its fork counts a thread only once (its exit claimed it, or
-	 * this claims it now), never signal->ioac (which wait4() grows by the
-	 * children it reaps) */
-	head = &sig->thread_head;
-	pos = sig->thread_head.next;
-	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
-		struct task_struct *t;
-
-		if (pos == &p->thread_node) {
-			rt += add_self_counters(e, p);
-			add_self_ioac(all, p);
-			pos = pos->next;
-			continue;
-		}
-		t = container_of(pos, struct task_struct, thread_node);
-		rt += add_task_counters(e, t);
-		pos = pos->next;
-		if (!exact) {
-			add_ioac(all, &t->ioac);
-			continue;
-		}
-		/* no mm: past exit_mm(), so past its own exit tracepoint,
-		 * which claimed it */
-		if (!BPF_CORE_READ(t, mm) ||
-		    !claim_thread(BPF_CORE_READ(t, start_boottime), BPF_CORE_READ(t, self_exec_id),
-				  BPF_CORE_READ(t, pid)))
-			continue;
-		add_ioac(own, &t->ioac);
-		exits++;
-	}
+	rt += exit_walk_threads(e, p, sig, exact, own, all, &exits);
 	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
-
-	if (exact) {
-		/* read after the walk: threads that claimed themselves have
-		 * added their share by now */
-		for (i = 0; i < IO_N; i++) {
-			all[i] += own[i]; /* the threads this exit counted */
-			own[i] = all[i] + tp->io[i];
-		}
-		exits += tp->thread_exits;
-	} else {
-		/* fallback: the kernel's totals, minus what this process's
-		 * children will have added when it reaped them */
-		e->flags |= EV_EXIT_IO_FALLBACK;
-		add_sig_ioac(all, sig);
-		for (i = 0; i < IO_N; i++)
-			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i]
-							  : (tp ? 0 : all[i]);
-		if (tp)
-			exits += tp->thread_exits;
-	}
-	e->rchar = own[IO_RCHAR];
-	e->wchar = own[IO_WCHAR];
-	e->syscr = own[IO_SYSCR];
-	e->syscw = own[IO_SYSCW];
-	e->read_bytes = own[IO_READ_BYTES];
-	e->write_bytes = own[IO_WRITE_BYTES];
-	e->cancelled_write_bytes = own[IO_CANCELLED_WRITE];
+	exit_io(e, tp, sig, exact, own, all, &exits);
 	/* a parent tracked by the fallback learns what it will fold in */
 	if (e->ppid != tgid) {
 		struct tracked *pp = tracked_live(e->ppid);
@@ -1014,23 +1145,7 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 			fallback_parent(p, pp, all);
 		}
 	}
-
-	mm = p->mm;
-	if (mm) {
-		struct file *xf = mm->exe_file;
-		struct dentry *d = xf ? xf->f_path.dentry : NULL;
-		__s64 rss = rss_pages(mm);
-		__u64 hw = mm->hiwater_rss;
-
-		if (d && !d->d_hash.pprev && d->d_parent != d)
-			e->flags |= EV_EXIT_EXE_DELETED;
-
-		if (rss < 0)
-			rss = 0;
-		e->maxrss_kib = ((__u64)rss > hw ? (__u64)rss : hw) * page_kib;
-	} else {
-		e->maxrss_kib = sig->maxrss;
-	}
+	exit_maxrss(e, p, sig);
 	/* fork-created threads, or every thread that exited (kernel-created
 	 * ones such as io_uring workers pass no fork tracepoint) */
 	if (tp)
