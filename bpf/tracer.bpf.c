@@ -378,45 +378,48 @@ static __always_inline __u32 copy_path(char *dst, const char *buf, __u32 pos)
 	return len;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+/*
+ * A new thread of thread group child_tgid (tp: that group's entry, or
+ * NULL): counted in tp->threads, never emitted. With -a (no filter) a group
+ * seen for the first time gets an entry, whose thread count starts at
+ * signal->nr_threads.
+ */
+static __always_inline void fork_thread(struct task_struct *child, __u32 child_tgid,
+					struct tracked *tp)
 {
-	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
-	struct tracked *tp = tracked_live(caller_tgid);
 	struct tracked nt = {};
-	struct ev_fork *e;
 
-	if (child->pid != child_tgid) {
-		/* a new thread: counted, never emitted */
-		struct tracked *ct = tp;
+	if (!tp && !filter_on && by_index) {
+		/* claim a free (zeroed) slot: threads and flags in one
+		 * 64-bit compare-and-swap (the union keeps their order
+		 * on either byte order) */
+		struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
+		union {
+			struct {
+				__u32 threads, flags;
+			};
+			__u64 w;
+		} nw = {.threads = child->signal->nr_threads, .flags = TRACKED_LIVE};
 
-		if (!ct && !filter_on && by_index) {
-			/* claim a free (zeroed) slot: threads and flags in one
-			 * 64-bit compare-and-swap (the union keeps their order
-			 * on either byte order) */
-			struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
-			union {
-				struct {
-					__u32 threads, flags;
-				};
-				__u64 w;
-			} nw = {.threads = child->signal->nr_threads, .flags = TRACKED_LIVE};
-
-			if (v && __sync_val_compare_and_swap((__u64 *)v, 0, nw.w) == 0)
-				return 0;
-			ct = tracked_live(child_tgid);
-		} else if (!ct && !filter_on) {
-			nt.threads = BPF_CORE_READ(child, signal, nr_threads);
-			nt.flags = TRACKED_LIVE;
-			if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
-				ct = tracked_live(child_tgid);
-		}
-		if (ct)
-			__sync_fetch_and_add(&ct->threads, 1);
-		return 0;
+		if (v && __sync_val_compare_and_swap((__u64 *)v, 0, nw.w) == 0)
+			return;
+		tp = tracked_live(child_tgid);
+	} else if (!tp && !filter_on) {
+		nt.threads = BPF_CORE_READ(child, signal, nr_threads);
+		nt.flags = TRACKED_LIVE;
+		if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
+			tp = tracked_live(child_tgid);
 	}
-	if (filter_on && !tp)
-		return 0;
+	if (tp)
+		__sync_fetch_and_add(&tp->threads, 1);
+}
+
+/* Track a new process child_tgid from its fork (TRACKED_FROM_FORK, one
+ * thread); a failure counts in EV_DROP_MAP_FULL. */
+static __always_inline void track_child(__u32 child_tgid)
+{
+	struct tracked nt = {};
+
 	if (by_index) {
 		/* the child's slot, written in place (it runs only after this) */
 		struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
@@ -437,6 +440,24 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_ANY))
 			drop(EV_DROP_MAP_FULL);
 	}
+}
+
+/* A fork or clone by a recorded process: a new process is tracked from
+ * here and gets an EV_FORK; a new thread is counted (fork_thread). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
+	struct tracked *tp = tracked_live(caller_tgid);
+	struct ev_fork *e;
+
+	if (child->pid != child_tgid) {
+		fork_thread(child, child_tgid, tp);
+		return 0;
+	}
+	if (filter_on && !tp)
+		return 0;
+	track_child(child_tgid);
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
