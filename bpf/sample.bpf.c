@@ -18,8 +18,8 @@
 
 #include "events.h"
 #include "tracer.h"
-#include "cputime.bpf.h"
 #include "common.bpf.h" /* shared maps, drop_count, tracked_live, ev_hdr_fill */
+#include "cputime.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -190,8 +190,7 @@ static __always_inline void sample_own_io(struct ev_sample *e, struct tracked *t
  * nothing leaves the kernel. Else sample_last takes e's digest. leader_rt:
  * the leader's runtime (ns) when single-threaded, else 0.
  */
-static __always_inline bool sample_unchanged(const struct ev_sample *e, __u32 tgid,
-					     __u64 leader_rt)
+static __always_inline bool sample_unchanged(const struct ev_sample *e, __u32 tgid, __u64 leader_rt)
 {
 	__u64 d = 0xcbf29ce484222325ull,
 	      v[SAMPLE_DIGEST_N] = {e->utime_ns,      e->stime_ns, e->rss_anon_kib, e->rss_file_kib,

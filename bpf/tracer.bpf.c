@@ -15,8 +15,8 @@
 
 #include "events.h"
 #include "tracer.h"
-#include "cputime.bpf.h"
 #include "common.bpf.h" /* shared maps, drop_count, tracked_live, ev_hdr_fill */
+#include "cputime.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -1065,8 +1065,7 @@ static __always_inline void exit_io(struct ev_exit *e, struct tracked *tp,
 		e->flags |= EV_EXIT_IO_FALLBACK;
 		add_sig_ioac(all, sig);
 		for (i = 0; i < IO_N; i++)
-			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i]
-							  : (tp ? 0 : all[i]);
+			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i] : (tp ? 0 : all[i]);
 		if (tp)
 			*exits += tp->thread_exits;
 	}
