@@ -18,8 +18,8 @@
 
 #include "events.h"
 #include "tracer.h"
+#include "common.bpf.h" /* shared maps, drop_count, tracked_live, ev_hdr_fill */
 #include "cputime.bpf.h"
-#include "maps.bpf.h" /* rb, tracked, drops: shared by both objects */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -58,22 +58,6 @@ struct {
 #define SIG_KILL 9
 #define SI_KERNEL_CODE 0x80
 
-static __always_inline void drop(__u32 slot)
-{
-	__u64 *c = bpf_map_lookup_elem(&drops, &slot);
-
-	if (c)
-		*c += 1;
-}
-
-/* tgid has a live entry in `tracked` (an array slot may be free) */
-static __always_inline bool is_tracked(__u32 tgid)
-{
-	struct tracked *t = bpf_map_lookup_elem(&tracked, &tgid);
-
-	return t && (t->flags & TRACKED_LIVE);
-}
-
 /* ------------------------------------------------------------ RSS */
 
 /*
@@ -100,48 +84,161 @@ static __always_inline __u64 pages_kib(__s64 pages)
 
 /* ------------------------------------------------------------ sampler */
 
+/*
+ * Fast path for the common idle case, touching only task_struct: true when
+ * t is single-threaded and has not run since its last sample (same
+ * se.sum_exec_runtime), so nothing a sample holds changed (its RSS and I/O
+ * move only when it runs; reclaim aside). Single-threaded: its thread_node
+ * is the only entry of signal->thread_head, compared by address without
+ * reading the signal_struct. *single and *leader_rt (ns) are set either way.
+ */
+static __always_inline bool sample_idle(struct task_struct *t, __u32 tgid, int *single,
+					__u64 *leader_rt)
+{
+	unsigned long head_addr =
+	    (unsigned long)t->signal + bpf_core_field_offset(struct signal_struct, thread_head);
+	struct last_sample *ls = bpf_map_lookup_elem(&sample_last, &tgid);
+
+	*single = (unsigned long)t->thread_node.next == head_addr &&
+		  (unsigned long)t->thread_node.prev == head_addr;
+	*leader_rt = t->se.sum_exec_runtime;
+	return *single && ls && ls->start_ns == t->start_boottime && ls->leader_rt == *leader_rt;
+}
+
+/*
+ * e's CPU (signal_struct's released threads plus each thread on the list,
+ * scaled to the precise runtime) and I/O as the exit event will count it:
+ * tracked from its fork (exact), each thread's own (exited ones in tp->io,
+ * the others on the list unless their exit already counted them); else
+ * signal->ioac (the fallback). e->threads is set.
+ */
+static __always_inline void sample_sum(struct ev_sample *e, struct task_struct *t,
+				       struct signal_struct *sig, struct tracked *tp, int exact)
+{
+	struct list_head *head, *pos;
+	__u64 rt;
+	int i;
+
+	e->utime_ns = sig->utime;
+	e->stime_ns = sig->stime;
+	e->rchar = sig->ioac.rchar;
+	e->wchar = sig->ioac.wchar;
+	e->read_bytes = sig->ioac.read_bytes;
+	e->write_bytes = sig->ioac.write_bytes;
+	if (exact) {
+		e->rchar = tp->io[IO_RCHAR];
+		e->wchar = tp->io[IO_WCHAR];
+		e->read_bytes = tp->io[IO_READ_BYTES];
+		e->write_bytes = tp->io[IO_WRITE_BYTES];
+	}
+	rt = sig->sum_sched_runtime;
+	head = &sig->thread_head;
+	pos = BPF_CORE_READ(head, next);
+	if (e->threads == 1) {
+		/* the common case: the leader is the only thread; direct loads */
+		e->utime_ns += t->utime;
+		e->stime_ns += t->stime;
+		e->rchar += t->ioac.rchar;
+		e->wchar += t->ioac.wchar;
+		e->read_bytes += t->ioac.read_bytes;
+		e->write_bytes += t->ioac.write_bytes;
+		rt += t->se.sum_exec_runtime;
+		pos = head;
+	}
+	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
+		struct task_struct *th = container_of(pos, struct task_struct, thread_node);
+
+		e->utime_ns += BPF_CORE_READ(th, utime);
+		e->stime_ns += BPF_CORE_READ(th, stime);
+		rt += BPF_CORE_READ(th, se.sum_exec_runtime);
+		pos = BPF_CORE_READ(pos, next);
+		if (exact) {
+			/* exited (no mm) or claimed: in tp->io already */
+			struct thread_key k = {.start_ns = BPF_CORE_READ(th, start_boottime),
+					       .exec_id = BPF_CORE_READ(th, self_exec_id),
+					       .tid = BPF_CORE_READ(th, pid)};
+
+			if (!BPF_CORE_READ(th, mm) || bpf_map_lookup_elem(&thread_claims, &k))
+				continue;
+		}
+		e->rchar += BPF_CORE_READ(th, ioac.rchar);
+		e->wchar += BPF_CORE_READ(th, ioac.wchar);
+		e->read_bytes += BPF_CORE_READ(th, ioac.read_bytes);
+		e->write_bytes += BPF_CORE_READ(th, ioac.write_bytes);
+	}
+	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+}
+
+/* the fallback's own I/O: minus what wait4() folded in from its children
+ * (tp->io), never below 0 */
+static __always_inline void sample_own_io(struct ev_sample *e, struct tracked *tp)
+{
+	e->rchar = e->rchar > tp->io[IO_RCHAR] ? e->rchar - tp->io[IO_RCHAR] : 0;
+	e->wchar = e->wchar > tp->io[IO_WCHAR] ? e->wchar - tp->io[IO_WCHAR] : 0;
+	e->read_bytes =
+	    e->read_bytes > tp->io[IO_READ_BYTES] ? e->read_bytes - tp->io[IO_READ_BYTES] : 0;
+	e->write_bytes =
+	    e->write_bytes > tp->io[IO_WRITE_BYTES] ? e->write_bytes - tp->io[IO_WRITE_BYTES] : 0;
+}
+
+/* values mixed into struct last_sample's digest */
+#define SAMPLE_DIGEST_N 11
+
+/*
+ * True when e holds what tgid's previous sample held (same start, same
+ * digest of every sampled value): then only its leader_rt is refreshed and
+ * nothing leaves the kernel. Else sample_last takes e's digest. leader_rt:
+ * the leader's runtime (ns) when single-threaded, else 0.
+ */
+static __always_inline bool sample_unchanged(const struct ev_sample *e, __u32 tgid, __u64 leader_rt)
+{
+	__u64 d = 0xcbf29ce484222325ull,
+	      v[SAMPLE_DIGEST_N] = {e->utime_ns,      e->stime_ns, e->rss_anon_kib, e->rss_file_kib,
+				    e->rss_shmem_kib, e->rchar,	   e->wchar,	    e->read_bytes,
+				    e->write_bytes,   e->threads,  e->start_ns};
+	struct last_sample *ls, nl;
+	int i;
+
+	for (i = 0; i < SAMPLE_DIGEST_N; i++)
+		d = (d ^ v[i]) * 0x100000001b3ull + (d >> 29);
+	ls = bpf_map_lookup_elem(&sample_last, &tgid);
+	if (ls && ls->start_ns == e->start_ns && ls->digest == d) {
+		ls->leader_rt = leader_rt;
+		return true;
+	}
+	if (ls) {
+		ls->start_ns = e->start_ns;
+		ls->digest = d;
+		ls->leader_rt = leader_rt;
+	} else {
+		nl.start_ns = e->start_ns;
+		nl.digest = d;
+		nl.leader_rt = leader_rt;
+		bpf_map_update_elem(&sample_last, &tgid, &nl, BPF_ANY);
+	}
+	return false;
+}
+
 /* iter/task: one struct ev_sample per recorded process older than min_age_ns. */
 SEC("iter/task")
 int sample_tasks(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *t = ctx->task;
-	struct signal_struct *sig;
-	struct list_head *head, *pos;
-	struct tracked *tp = NULL;
-	bool live;
+	struct tracked *tp;
 	struct mm_struct *mm;
 	struct ev_sample e;
-	__u64 now, rt, leader_rt;
+	__u64 now, leader_rt;
 	__u32 tgid;
 	int single, exact;
-	int i;
 
 	if (!t || t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
 		return 0;
 	tgid = t->tgid;
-	/*
-	 * Fast path for the common idle case, touching only task_struct: a
-	 * single-threaded process that has not run since its last sample
-	 * (same se.sum_exec_runtime) changed nothing a sample holds (its RSS
-	 * and I/O move only when it runs; reclaim aside). Single-threaded:
-	 * its thread_node is the only entry of signal->thread_head, compared
-	 * by address without reading the signal_struct.
-	 */
-	{
-		unsigned long head_addr = (unsigned long)t->signal +
-					  bpf_core_field_offset(struct signal_struct, thread_head);
-		struct last_sample *ls = bpf_map_lookup_elem(&sample_last, &tgid);
-
-		single = (unsigned long)t->thread_node.next == head_addr &&
-			 (unsigned long)t->thread_node.prev == head_addr;
-		leader_rt = t->se.sum_exec_runtime;
-		if (single && ls && ls->start_ns == t->start_boottime && ls->leader_rt == leader_rt)
-			return 0;
-	}
-	tp = bpf_map_lookup_elem(&tracked, &tgid);
-	live = tp && (tp->flags & TRACKED_LIVE); /* else a free slot of the array form */
-	if (filter_on && (!live || (tp->flags & TRACKED_PARENT_ONLY)))
+	if (sample_idle(t, tgid, &single, &leader_rt))
+		return 0;
+	tp = tracked_live(tgid); /* NULL: untracked, or a free slot of the array form */
+	if (filter_on && (!tp || (tp->flags & TRACKED_PARENT_ONLY)))
 		return 0;
 	now = bpf_ktime_get_boot_ns();
 	if (t->start_boottime >= young_from_ns && now - t->start_boottime < min_age_ns)
@@ -157,103 +254,17 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	e.hdr.ts_ns = now;
 	e.start_ns = t->start_boottime;
 	e.tgid = tgid;
-
-	sig = t->signal;
-	e.threads = sig->nr_threads;
-	e.utime_ns = sig->utime;
-	e.stime_ns = sig->stime;
-	/* I/O as the exit event will count it: tracked from its fork, each
-	 * thread's own (exited ones in tp->io, the others on the list unless
-	 * their exit already counted them); else signal->ioac (the fallback) */
-	exact = live && (tp->flags & TRACKED_FROM_FORK);
-	e.rchar = sig->ioac.rchar;
-	e.wchar = sig->ioac.wchar;
-	e.read_bytes = sig->ioac.read_bytes;
-	e.write_bytes = sig->ioac.write_bytes;
-	if (exact) {
-		e.rchar = tp->io[IO_RCHAR];
-		e.wchar = tp->io[IO_WCHAR];
-		e.read_bytes = tp->io[IO_READ_BYTES];
-		e.write_bytes = tp->io[IO_WRITE_BYTES];
-	}
-	rt = sig->sum_sched_runtime;
-	head = &sig->thread_head;
-	pos = BPF_CORE_READ(head, next);
-	if (e.threads == 1) {
-		/* the common case: the leader is the only thread; direct loads */
-		e.utime_ns += t->utime;
-		e.stime_ns += t->stime;
-		e.rchar += t->ioac.rchar;
-		e.wchar += t->ioac.wchar;
-		e.read_bytes += t->ioac.read_bytes;
-		e.write_bytes += t->ioac.write_bytes;
-		rt += t->se.sum_exec_runtime;
-		pos = head;
-	}
-	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
-		struct task_struct *th = container_of(pos, struct task_struct, thread_node);
-
-		e.utime_ns += BPF_CORE_READ(th, utime);
-		e.stime_ns += BPF_CORE_READ(th, stime);
-		rt += BPF_CORE_READ(th, se.sum_exec_runtime);
-		pos = BPF_CORE_READ(pos, next);
-		if (exact) {
-			/* exited (no mm) or claimed: in tp->io already */
-			struct thread_key k = {.start_ns = BPF_CORE_READ(th, start_boottime),
-					       .exec_id = BPF_CORE_READ(th, self_exec_id),
-					       .tid = BPF_CORE_READ(th, pid)};
-
-			if (!BPF_CORE_READ(th, mm) || bpf_map_lookup_elem(&thread_claims, &k))
-				continue;
-		}
-		e.rchar += BPF_CORE_READ(th, ioac.rchar);
-		e.wchar += BPF_CORE_READ(th, ioac.wchar);
-		e.read_bytes += BPF_CORE_READ(th, ioac.read_bytes);
-		e.write_bytes += BPF_CORE_READ(th, ioac.write_bytes);
-	}
-	cputime_scale(rt, &e.utime_ns, &e.stime_ns);
-	/* fallback: children's I/O folded in at wait4() is not this process's own */
-	if (live && !exact) {
-		e.rchar = e.rchar > tp->io[IO_RCHAR] ? e.rchar - tp->io[IO_RCHAR] : 0;
-		e.wchar = e.wchar > tp->io[IO_WCHAR] ? e.wchar - tp->io[IO_WCHAR] : 0;
-		e.read_bytes = e.read_bytes > tp->io[IO_READ_BYTES]
-				   ? e.read_bytes - tp->io[IO_READ_BYTES]
-				   : 0;
-		e.write_bytes = e.write_bytes > tp->io[IO_WRITE_BYTES]
-				    ? e.write_bytes - tp->io[IO_WRITE_BYTES]
-				    : 0;
-	}
-
+	e.threads = t->signal->nr_threads;
+	exact = tp && (tp->flags & TRACKED_FROM_FORK);
+	sample_sum(&e, t, t->signal, tp, exact);
+	if (tp && !exact)
+		sample_own_io(&e, tp);
 	e.rss_file_kib = pages_kib(rss_counter(mm, MM_FILEPAGES));
 	e.rss_anon_kib = pages_kib(rss_counter(mm, MM_ANONPAGES));
 	e.rss_shmem_kib = pages_kib(rss_counter(mm, MM_SHMEMPAGES));
-
 	/* only what changed since this process's previous sample leaves the kernel */
-	{
-		__u64 d = 0xcbf29ce484222325ull,
-		      v[11] = {e.utime_ns,	e.stime_ns, e.rss_anon_kib, e.rss_file_kib,
-			       e.rss_shmem_kib, e.rchar,    e.wchar,	    e.read_bytes,
-			       e.write_bytes,	e.threads,  e.start_ns};
-		struct last_sample *ls, nl;
-
-		for (i = 0; i < 11; i++)
-			d = (d ^ v[i]) * 0x100000001b3ull + (d >> 29);
-		ls = bpf_map_lookup_elem(&sample_last, &tgid);
-		if (ls && ls->start_ns == e.start_ns && ls->digest == d) {
-			ls->leader_rt = single ? leader_rt : 0;
-			return 0;
-		}
-		if (ls) {
-			ls->start_ns = e.start_ns;
-			ls->digest = d;
-			ls->leader_rt = single ? leader_rt : 0;
-		} else {
-			nl.start_ns = e.start_ns;
-			nl.digest = d;
-			nl.leader_rt = single ? leader_rt : 0;
-			bpf_map_update_elem(&sample_last, &tgid, &nl, BPF_ANY);
-		}
-	}
+	if (sample_unchanged(&e, tgid, single ? leader_rt : 0))
+		return 0;
 	bpf_seq_write(seq, &e, sizeof(e));
 	return 0;
 }
@@ -268,18 +279,15 @@ int BPF_PROG(on_mark_victim, struct task_struct *task, uid_t uid)
 	struct ev_oom_kill *e;
 	struct mm_struct *mm;
 
-	if (filter_on && !is_tracked(tgid))
+	if (filter_on && !tracked_live(tgid))
 		return 0;
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		drop(EV_DROP_KEVENT);
+		drop_count(EV_DROP_KEVENT);
 		return 0;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_OOM_KILL;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_OOM_KILL, sizeof(*e));
 	e->start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
 	e->tgid = tgid;
 	e->pid = task->pid;
@@ -326,7 +334,7 @@ int BPF_PROG(on_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	if (result != 0 /* DELIVERED */ && result != 4 /* LOSE_INFO */)
 		return 0;
 	tgid = task->tgid;
-	if (filter_on && !is_tracked(tgid))
+	if (filter_on && !tracked_live(tgid))
 		return 0;
 	if (sig != SIG_KILL) {
 		/* a handled or ignored signal does not kill */
@@ -359,14 +367,11 @@ int BPF_PROG(on_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
-		drop(EV_DROP_KEVENT);
+		drop_count(EV_DROP_KEVENT);
 		return 0;
 	}
 	cur = bpf_get_current_task_btf();
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_SIGNAL;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_SIGNAL, sizeof(*e));
 	e->target_start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
 	e->sender_start_ns = BPF_CORE_READ(cur, group_leader, start_boottime);
 	e->target_tgid = tgid;

@@ -15,8 +15,8 @@
 
 #include "events.h"
 #include "tracer.h"
+#include "common.bpf.h" /* shared maps, drop_count, tracked_live, ev_hdr_fill */
 #include "cputime.bpf.h"
-#include "maps.bpf.h" /* rb, tracked, drops: shared by both objects */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -85,17 +85,20 @@ struct {
 
 static const __u32 zero;
 
+/*
+ * drop_count(slot), and: a full ring wakes no one (nothing was submitted),
+ * so the next record this CPU writes looks at the fill level (rb_flags).
+ * (Marked before counting: the same code size as one function body.)
+ * Only this object's records are submitted with rb_flags; sample.bpf.c's
+ * use the ring's default wake-up and count their drops alone.
+ */
 static __always_inline void drop(__u32 slot)
 {
-	__u64 *c = bpf_map_lookup_elem(&drops, &slot);
+	__u64 *c = bpf_map_lookup_elem(&rb_acc, &zero);
 
 	if (c)
-		*c += 1;
-	/* a full ring wakes no one (nothing was submitted): the next record
-	 * this CPU writes looks at the fill level (rb_flags) */
-	c = bpf_map_lookup_elem(&rb_acc, &zero);
-	if (c)
 		*c = ~0ull >> 1;
+	drop_count(slot);
 }
 
 /* The CPU, switch and fault totals signal_struct holds for the threads
@@ -137,13 +140,6 @@ static __always_inline struct scratch *get_scratch(void)
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	return bpf_map_lookup_elem(&scratch, &cpu);
-}
-
-static __always_inline struct tracked *lookup_tracked(__u32 tgid)
-{
-	struct tracked *t = bpf_map_lookup_elem(&tracked, &tgid);
-
-	return t && (t->flags & TRACKED_LIVE) ? t : NULL;
 }
 
 /* Stop tracking tgid (t: its entry): an array slot is zeroed, flags first. */
@@ -382,39 +378,48 @@ static __always_inline __u32 copy_path(char *dst, const char *buf, __u32 pos)
 	return len;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+/*
+ * A new thread of thread group child_tgid (tp: that group's entry, or
+ * NULL): counted in tp->threads, never emitted. With -a (no filter) a group
+ * seen for the first time gets an entry, whose thread count starts at
+ * signal->nr_threads.
+ */
+static __always_inline void fork_thread(struct task_struct *child, __u32 child_tgid,
+					struct tracked *tp)
 {
-	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
-	struct tracked *tp = lookup_tracked(caller_tgid);
 	struct tracked nt = {};
-	struct ev_fork *e;
 
-	if (child->pid != child_tgid) {
-		/* a new thread: counted, never emitted */
-		struct tracked *ct = tp;
+	if (!tp && !filter_on && by_index) {
+		/* claim a free (zeroed) slot: threads and flags in one
+		 * 64-bit compare-and-swap (the union keeps their order
+		 * on either byte order) */
+		struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
+		union {
+			struct {
+				__u32 threads, flags;
+			};
+			__u64 w;
+		} nw = {.threads = child->signal->nr_threads, .flags = TRACKED_LIVE};
 
-		if (!ct && !filter_on && by_index) {
-			/* claim a free (zeroed) slot: threads and flags in one
-			 * 64-bit compare-and-swap (x86-64: little-endian) */
-			struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
-			__u64 w = (__u64)TRACKED_LIVE << 32 | child->signal->nr_threads;
-
-			if (v && __sync_val_compare_and_swap((__u64 *)v, 0, w) == 0)
-				return 0;
-			ct = lookup_tracked(child_tgid);
-		} else if (!ct && !filter_on) {
-			nt.threads = BPF_CORE_READ(child, signal, nr_threads);
-			nt.flags = TRACKED_LIVE;
-			if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
-				ct = lookup_tracked(child_tgid);
-		}
-		if (ct)
-			__sync_fetch_and_add(&ct->threads, 1);
-		return 0;
+		if (v && __sync_val_compare_and_swap((__u64 *)v, 0, nw.w) == 0)
+			return;
+		tp = tracked_live(child_tgid);
+	} else if (!tp && !filter_on) {
+		nt.threads = BPF_CORE_READ(child, signal, nr_threads);
+		nt.flags = TRACKED_LIVE;
+		if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_NOEXIST))
+			tp = tracked_live(child_tgid);
 	}
-	if (filter_on && !tp)
-		return 0;
+	if (tp)
+		__sync_fetch_and_add(&tp->threads, 1);
+}
+
+/* Track a new process child_tgid from its fork (TRACKED_FROM_FORK, one
+ * thread); a failure counts in EV_DROP_MAP_FULL. */
+static __always_inline void track_child(__u32 child_tgid)
+{
+	struct tracked nt = {};
+
 	if (by_index) {
 		/* the child's slot, written in place (it runs only after this) */
 		struct tracked *v = bpf_map_lookup_elem(&tracked, &child_tgid);
@@ -435,16 +440,31 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		if (bpf_map_update_elem(&tracked, &child_tgid, &nt, BPF_ANY))
 			drop(EV_DROP_MAP_FULL);
 	}
+}
+
+/* A fork or clone by a recorded process: a new process is tracked from
+ * here and gets an EV_FORK; a new thread is counted (fork_thread). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
+	struct tracked *tp = tracked_live(caller_tgid);
+	struct ev_fork *e;
+
+	if (child->pid != child_tgid) {
+		fork_thread(child, child_tgid, tp);
+		return 0;
+	}
+	if (filter_on && !tp)
+		return 0;
+	track_child(child_tgid);
 
 	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 	if (!e) {
 		drop(EV_DROP_FORK);
 		return 0;
 	}
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_FORK;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_FORK, sizeof(*e));
 	e->parent_tgid = child->real_parent->tgid;
 	e->caller_tgid = caller_tgid;
 	e->caller_pid = parent->pid;
@@ -460,26 +480,19 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+/*
+ * The fixed part of p's EV_EXEC record, the tail lengths and the flags
+ * aside: identity, credentials, cgroup, argc and the CPU p's group used
+ * before this exec. p is past de_thread(): the only thread of its group,
+ * the others' time is in signal_struct.
+ */
+static __always_inline void exec_fixed(struct ev_exec *e, struct task_struct *p, __u32 tgid,
+				       pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid, flags = 0, pos, n, asz;
-	__u64 off, alen;
-	struct mm_struct *mm = p->mm;
-	struct ev_exec *e;
-	struct scratch *s;
-	const char *fname;
-	struct file *f;
+	struct signal_struct *sig = p->signal;
+	__u64 ut, st;
 
-	if (filter_on && !lookup_tracked(tgid))
-		return 0;
-	s = get_scratch();
-	if (!s)
-		return 0;
-	e = (struct ev_exec *)s->rec;
-	e->hdr.type = EV_EXEC;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_EXEC, sizeof(*e)); /* size: the whole record, at the end */
 	e->start_ns = p->group_leader->start_boottime;
 	/* bpf_get_current_cgroup_id(): task_dfl_cgroup(current)->kn->id */
 	e->cgroup_id = p->cgroups->dfl_cgrp->kn->id;
@@ -494,98 +507,105 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	e->argc = bprm->argc;
 	e->pad0 = 0;
 	copy_comm(e->comm, p);
-	/* CPU before this exec: de_thread() left p the only thread, the
-	 * others' time is in signal_struct */
-	{
-		struct signal_struct *sig = p->signal;
-		__u64 ut = sig->utime + p->utime, st = sig->stime + p->stime;
+	ut = sig->utime + p->utime;
+	st = sig->stime + p->stime;
+	cputime_scale(sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
+	e->utime_ns = ut;
+	e->stime_ns = st;
+}
 
-		cputime_scale(sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
-		e->utime_ns = ut;
-		e->stime_ns = st;
-	}
+/* The filename as passed (bprm->filename) to dst, which holds EV_PATH_MAX
+ * bytes; returns its length, NUL excluded. */
+static __always_inline __u32 exec_filename(char *dst, const char *fname)
+{
+	__u32 n = copy_str_direct(dst, (__u64)fname);
 
-	/* filename as passed */
-	off = sizeof(*e);
-	fname = bprm->filename;
-	n = copy_str_direct(s->rec + off, (__u64)fname);
 	if (n > FNAME_DIRECT_MAX) {
-		long r = bpf_probe_read_kernel_str(s->rec + off, EV_PATH_MAX, fname);
+		long r = bpf_probe_read_kernel_str(dst, EV_PATH_MAX, fname);
 
 		n = r > 0 ? r - 1 : 0;
 	}
-	e->filename_len = n;
-	off += n & (EV_PATH_MAX - 1);
+	return n;
+}
 
-	/* resolved executable */
-	f = bprm->file;
-	pos = resolve_path(f->f_path.dentry, f->f_path.mnt, s->path, &flags);
-	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
-	e->exe_len = n;
-	off += n;
+/*
+ * A #! script (the kernel replaced bprm->interp): the script's path at
+ * s->rec + off, the filename made absolute with p's cwd when it was given
+ * relative ("./" dropped). Returns its length; *flags gets EV_EXEC_SCRIPT,
+ * and EV_EXEC_PATH_TRUNCATED when cwd and filename exceed EV_PATH_MAX - 1.
+ */
+static __always_inline __u32 exec_script(struct scratch *s, const struct ev_exec *e,
+					 struct task_struct *p, __u64 off, __u32 *flags)
+{
+	char *fn = s->rec + sizeof(*e);
+	__u32 fl = e->filename_len, skip = 0, pos, n = 0;
 
-	/* #! script: the kernel replaced interp; filename is the script,
-	 * made absolute with the cwd when it was given relative */
-	n = 0;
-	if (bprm->interp != bprm->filename) {
-		char *fn = s->rec + sizeof(*e);
-		__u32 fl = e->filename_len, skip = 0;
-
-		flags |= EV_EXEC_SCRIPT;
-		if (fl && fn[0] != '/') {
-			struct fs_struct *fs = p->fs;
-			__u32 f2 = 0;
-
-			pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
-			n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
-			if (n > 1) {
-				s->rec[(off + n) & OFF_MASK] = '/';
-				n++;
-			}
-			if (fl > 2 && fn[0] == '.' && fn[1] == '/')
-				skip = 2;
-		}
-		off += n;
-		fl -= skip;
-		if (n + fl > EV_PATH_MAX - 1) {
-			flags |= EV_EXEC_PATH_TRUNCATED;
-			fl = n < EV_PATH_MAX - 1 ? EV_PATH_MAX - 1 - n : 0;
-		}
-		barrier_var(fl);
-		fl &= EV_PATH_MAX - 1;
-		bpf_probe_read_kernel(s->rec + (off & OFF_MASK), fl, fn + (skip & 3));
-		n += fl;
-		off += fl;
-	}
-	e->script_len = n;
-
-	/* working directory, resolved like exe; a path cut by the window or the
-	 * walk's bound is flagged */
-	{
+	*flags |= EV_EXEC_SCRIPT;
+	if (fl && fn[0] != '/') {
 		struct fs_struct *fs = p->fs;
 		__u32 f2 = 0;
 
 		pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
 		n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
-		if (f2 & EV_EXEC_PATH_TRUNCATED)
-			flags |= EV_EXEC_CWD_TRUNCATED;
-		e->cwd_len = n;
-		off += n;
+		if (n > 1) {
+			s->rec[(off + n) & OFF_MASK] = '/';
+			n++;
+		}
+		if (fl > 2 && fn[0] == '.' && fn[1] == '/')
+			skip = 2;
 	}
-	e->memcg_id = 0;
-	if (memcg_v1) {
-		/* task->cgroups->subsys[memory_cgrp_id]->cgroup->kn->id */
-		struct cgroup_subsys_state *css =
-		    p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)];
-
-		if (css)
-			e->memcg_id = css->cgroup->kn->id;
+	off += n;
+	fl -= skip;
+	if (n + fl > EV_PATH_MAX - 1) {
+		*flags |= EV_EXEC_PATH_TRUNCATED;
+		fl = n < EV_PATH_MAX - 1 ? EV_PATH_MAX - 1 - n : 0;
 	}
-	e->pad2 = 0;
+	barrier_var(fl);
+	fl &= EV_PATH_MAX - 1;
+	bpf_probe_read_kernel(s->rec + (off & OFF_MASK), fl, fn + (skip & 3));
+	return n + fl;
+}
 
-	/* argv of the new image */
-	asz = 0;
-	alen = 0;
+/* p's working directory at s->rec + off, resolved like exe; returns its
+ * length. A path cut by the window or the walk's bound sets
+ * EV_EXEC_CWD_TRUNCATED in *flags. */
+static __always_inline __u32 exec_cwd(struct scratch *s, struct task_struct *p, __u64 off,
+				      __u32 *flags)
+{
+	struct fs_struct *fs = p->fs;
+	__u32 f2 = 0, pos, n;
+
+	pos = resolve_path(fs->pwd.dentry, fs->pwd.mnt, s->path, &f2);
+	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+	if (f2 & EV_EXEC_PATH_TRUNCATED)
+		*flags |= EV_EXEC_CWD_TRUNCATED;
+	return n;
+}
+
+/* with memcg_v1: p's v1 memory cgroup id
+ * (task->cgroups->subsys[memory_cgrp_id]->cgroup->kn->id), else 0 */
+static __always_inline __u64 exec_memcg(struct task_struct *p)
+{
+	struct cgroup_subsys_state *css;
+
+	if (!memcg_v1)
+		return 0;
+	css = p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id)];
+	return css ? css->cgroup->kn->id : 0;
+}
+
+/*
+ * argv of the new image (mm->arg_start..arg_end, user memory) at s->rec +
+ * off, at most argv_max bytes (EV_EXEC_ARGV_TRUNCATED in *flags when cut).
+ * Sets e->argv_size (the whole argv) and e->argv_len (bytes copied: 0 when
+ * the read faults, counted in EV_DROP_ARGV_FAULT); returns argv_len.
+ */
+static __always_inline __u64 exec_argv(struct scratch *s, struct ev_exec *e, struct mm_struct *mm,
+				       __u64 off, __u32 *flags)
+{
+	__u32 asz = 0;
+	__u64 alen = 0;
+
 	if (mm) {
 		unsigned long as = mm->arg_start, ae = mm->arg_end;
 
@@ -593,7 +613,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		alen = asz;
 		if (alen > argv_max) {
 			alen = argv_max;
-			flags |= EV_EXEC_ARGV_TRUNCATED;
+			*flags |= EV_EXEC_ARGV_TRUNCATED;
 		}
 		barrier_var(alen);
 		if (alen > EV_ARGV_MAX_LIMIT)
@@ -605,26 +625,90 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	}
 	e->argv_size = asz;
 	e->argv_len = alen;
-	off += alen;
+	return alen;
+}
 
-	/* --env: a bounded window of the environment, filtered in user space */
+/*
+ * --env: a window of env_max bytes of the new image's environment
+ * (mm->env_start..env_end) at s->rec + off, filtered in user space
+ * (EV_EXEC_ENV_TRUNCATED in *flags when cut). Sets and returns e->env_len
+ * (0 when off, or the read faults).
+ */
+static __always_inline __u64 exec_env(struct scratch *s, struct ev_exec *e, struct mm_struct *mm,
+				      __u64 off, __u32 *flags)
+{
+	unsigned long es, ee;
+	__u64 el, eo = off;
+
 	e->env_len = 0;
-	if (env_max && mm) {
-		unsigned long es = mm->env_start, ee = mm->env_end;
-		__u64 el = ee > es ? ee - es : 0, eo = off;
-
-		if (el > env_max) {
-			el = env_max;
-			flags |= EV_EXEC_ENV_TRUNCATED;
-		}
-		barrier_var(el);
-		barrier_var(eo);
-		if (el <= EV_ENV_MAX_LIMIT && eo <= OFF_MASK + EV_ARGV_MAX_LIMIT && el &&
-		    bpf_probe_read_user(s->rec + eo, el, (void *)es) == 0) {
-			e->env_len = el;
-			off += el;
-		}
+	if (!env_max || !mm)
+		return 0;
+	es = mm->env_start;
+	ee = mm->env_end;
+	el = ee > es ? ee - es : 0;
+	if (el > env_max) {
+		el = env_max;
+		*flags |= EV_EXEC_ENV_TRUNCATED;
 	}
+	barrier_var(el);
+	barrier_var(eo);
+	if (el <= EV_ENV_MAX_LIMIT && eo <= OFF_MASK + EV_ARGV_MAX_LIMIT && el &&
+	    bpf_probe_read_user(s->rec + eo, el, (void *)es) == 0) {
+		e->env_len = el;
+		return el;
+	}
+	return 0;
+}
+
+/*
+ * One EV_EXEC per successful exec of a recorded process, built in this
+ * CPU's scratch: the fixed part, then the tails filename, exe, script, cwd,
+ * argv and env (bpf/events.h), copied to the ring sized to its content.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid, flags = 0, pos, n;
+	__u64 off;
+	struct mm_struct *mm = p->mm;
+	struct ev_exec *e;
+	struct scratch *s;
+	struct file *f;
+
+	if (filter_on && !tracked_live(tgid))
+		return 0;
+	s = get_scratch();
+	if (!s)
+		return 0;
+	e = (struct ev_exec *)s->rec;
+	exec_fixed(e, p, tgid, old_pid, bprm);
+
+	off = sizeof(*e);
+	n = exec_filename(s->rec + off, bprm->filename);
+	e->filename_len = n;
+	off += n & (EV_PATH_MAX - 1);
+
+	/* resolved executable */
+	f = bprm->file;
+	pos = resolve_path(f->f_path.dentry, f->f_path.mnt, s->path, &flags);
+	n = copy_path(s->rec + (off & OFF_MASK), s->path, pos);
+	e->exe_len = n;
+	off += n;
+
+	n = 0;
+	if (bprm->interp != bprm->filename)
+		n = exec_script(s, e, p, off, &flags);
+	e->script_len = n;
+	off += n;
+
+	n = exec_cwd(s, p, off, &flags);
+	e->cwd_len = n;
+	off += n;
+	e->memcg_id = exec_memcg(p);
+	e->pad2 = 0;
+
+	off += exec_argv(s, e, mm, off, &flags);
+	off += exec_env(s, e, mm, off, &flags);
 	e->flags = flags;
 	e->hdr.size = off;
 	barrier_var(off);
@@ -890,47 +974,14 @@ static __always_inline void fallback_parent(struct task_struct *p, struct tracke
 		__sync_fetch_and_add(&pp->io[i], kio[i]);
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
+/* e's wait status as wait4() will report it (kernel/exit.c
+ * wait_task_zombie: the group's exit code, else the leader's), decoded
+ * into exit_code or signal and EV_EXIT_SIGNALED/_CORE_DUMPED */
+static __always_inline void exit_status(struct ev_exit *e, struct signal_struct *sig,
+					struct task_struct *leader)
 {
-	__u32 tgid = p->tgid, status, threads = 1, exits = 1;
-	struct signal_struct *sig = p->signal;
-	struct task_struct *leader = p->group_leader;
-	struct tracked *tp;
-	struct mm_struct *mm;
-	struct ev_exit *e;
-	struct list_head *head, *pos;
-	__u64 rt, own[IO_N] = {}, all[IO_N] = {};
-	int i, exact;
+	__u32 status;
 
-	tp = lookup_tracked(tgid);
-	if (!group_dead) {
-		if (tp)
-			thread_exit(p, tp);
-		return 0;
-	}
-	if (filter_on && !tp)
-		return 0;
-	exact = tp && (tp->flags & TRACKED_FROM_FORK);
-
-	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
-	if (!e) {
-		drop(EV_DROP_EXIT);
-		if (tp)
-			untrack(tgid, tp);
-		return 0;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_EXIT;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
-	e->start_ns = leader->start_boottime;
-	e->tgid = tgid;
-	e->pid = p->pid;
-	e->ppid = p->real_parent->tgid;
-
-	/* wait status as wait4() will report it (kernel/exit.c wait_task_zombie) */
 	if (sig->flags & TR_SIGNAL_GROUP_EXIT)
 		status = sig->group_exit_code;
 	else
@@ -943,17 +994,23 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	} else {
 		e->exit_code = (status >> 8) & 0xff;
 	}
+}
 
-	/* CPU: threads already released live in signal_struct ... */
-	SIG_COUNTERS(e, sig);
-	rt = sig->sum_sched_runtime;
-	/* ... plus each thread still on the list (exiting, not yet released)
-	 * and this one. I/O: each thread's own task->ioac; a process tracked
-	 * from its fork counts a thread only once (its exit claimed it, or
-	 * this claims it now), never signal->ioac (which wait4() grows by the
-	 * children it reaps) */
-	head = &sig->thread_head;
-	pos = sig->thread_head.next;
+/*
+ * CPU: e's counters get each thread still on signal->thread_head (exiting,
+ * not yet released) and p itself; returns their se.sum_exec_runtime (ns).
+ * I/O: all[] gets each thread's own task->ioac, except, with exact (tracked
+ * from its fork), the other threads: own[] gets those this exit claims
+ * (thread_claims; *exits counts them), never one whose own exit claimed it.
+ */
+static __always_inline __u64 exit_walk_threads(struct ev_exit *e, struct task_struct *p,
+					       struct signal_struct *sig, int exact, __u64 *own,
+					       __u64 *all, __u32 *exits)
+{
+	struct list_head *head = &sig->thread_head, *pos = sig->thread_head.next;
+	__u64 rt = 0;
+	int i;
+
 	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
 		struct task_struct *t;
 
@@ -977,9 +1034,24 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 				  BPF_CORE_READ(t, pid)))
 			continue;
 		add_ioac(own, &t->ioac);
-		exits++;
+		(*exits)++;
 	}
-	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+	return rt;
+}
+
+/*
+ * e's I/O fields from the walk's all[] and own[] (own[] is then the
+ * process's I/O by enum io_idx). Exact: the threads the walk saw plus those
+ * whose exits tp->io summed; all[] keeps what the walk counted. Else the
+ * fallback: the kernel's totals (signal->ioac) minus what this process's
+ * children will have added when it reaped them (tp->io; all of it when
+ * untracked, -a). *exits gets the thread exits tp counted.
+ */
+static __always_inline void exit_io(struct ev_exit *e, struct tracked *tp,
+				    struct signal_struct *sig, int exact, __u64 *own, __u64 *all,
+				    __u32 *exits)
+{
+	int i;
 
 	if (exact) {
 		/* read after the walk: threads that claimed themselves have
@@ -988,17 +1060,14 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 			all[i] += own[i]; /* the threads this exit counted */
 			own[i] = all[i] + tp->io[i];
 		}
-		exits += tp->thread_exits;
+		*exits += tp->thread_exits;
 	} else {
-		/* fallback: the kernel's totals, minus what this process's
-		 * children will have added when it reaped them */
 		e->flags |= EV_EXIT_IO_FALLBACK;
 		add_sig_ioac(all, sig);
 		for (i = 0; i < IO_N; i++)
-			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i]
-							  : (tp ? 0 : all[i]);
+			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i] : (tp ? 0 : all[i]);
 		if (tp)
-			exits += tp->thread_exits;
+			*exits += tp->thread_exits;
 	}
 	e->rchar = own[IO_RCHAR];
 	e->wchar = own[IO_WCHAR];
@@ -1007,21 +1076,16 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	e->read_bytes = own[IO_READ_BYTES];
 	e->write_bytes = own[IO_WRITE_BYTES];
 	e->cancelled_write_bytes = own[IO_CANCELLED_WRITE];
-	/* a parent tracked by the fallback learns what it will fold in */
-	if (e->ppid != tgid) {
-		struct tracked *pp = lookup_tracked(e->ppid);
+}
 
-		if (pp && !(pp->flags & (TRACKED_FROM_FORK | TRACKED_PARENT_ONLY))) {
-			if (exact) {
-				/* signal->ioac plus the threads this exit
-				 * counted (all[]) */
-				add_sig_ioac(all, sig);
-			}
-			fallback_parent(p, pp, all);
-		}
-	}
+/* e's peak RSS in KiB: the larger of mm->hiwater_rss and the RSS now (its
+ * per-CPU deltas included, rss_pages), or signal->maxrss once the mm is
+ * gone; EV_EXIT_EXE_DELETED when the executable was unlinked */
+static __always_inline void exit_maxrss(struct ev_exit *e, struct task_struct *p,
+					struct signal_struct *sig)
+{
+	struct mm_struct *mm = p->mm;
 
-	mm = p->mm;
 	if (mm) {
 		struct file *xf = mm->exe_file;
 		struct dentry *d = xf ? xf->f_path.dentry : NULL;
@@ -1037,6 +1101,71 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
 	} else {
 		e->maxrss_kib = sig->maxrss;
 	}
+}
+
+/*
+ * A thread of a recorded process exits. Not the last (not group_dead): the
+ * group's counts only (thread_exit). The last: one EV_EXIT with the
+ * process's status, CPU, I/O, peak RSS and thread count; the process is
+ * untracked and left in `exited` for its release (handle_free).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid, threads = 1, exits = 1;
+	struct signal_struct *sig = p->signal;
+	struct task_struct *leader = p->group_leader;
+	struct tracked *tp;
+	struct ev_exit *e;
+	__u64 rt, own[IO_N] = {}, all[IO_N] = {};
+	int exact;
+
+	tp = tracked_live(tgid);
+	if (!group_dead) {
+		if (tp)
+			thread_exit(p, tp);
+		return 0;
+	}
+	if (filter_on && !tp)
+		return 0;
+	exact = tp && (tp->flags & TRACKED_FROM_FORK);
+
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		drop(EV_DROP_EXIT);
+		if (tp)
+			untrack(tgid, tp);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	ev_hdr_fill(&e->hdr, EV_EXIT, sizeof(*e));
+	e->start_ns = leader->start_boottime;
+	e->tgid = tgid;
+	e->pid = p->pid;
+	e->ppid = p->real_parent->tgid;
+	exit_status(e, sig, leader);
+
+	/* CPU: threads already released live in signal_struct, the others
+	 * are on its list */
+	SIG_COUNTERS(e, sig);
+	rt = sig->sum_sched_runtime;
+	rt += exit_walk_threads(e, p, sig, exact, own, all, &exits);
+	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+	exit_io(e, tp, sig, exact, own, all, &exits);
+	/* a parent tracked by the fallback learns what it will fold in */
+	if (e->ppid != tgid) {
+		struct tracked *pp = tracked_live(e->ppid);
+
+		if (pp && !(pp->flags & (TRACKED_FROM_FORK | TRACKED_PARENT_ONLY))) {
+			if (exact) {
+				/* signal->ioac plus the threads this exit
+				 * counted (all[]) */
+				add_sig_ioac(all, sig);
+			}
+			fallback_parent(p, pp, all);
+		}
+	}
+	exit_maxrss(e, p, sig);
 	/* fork-created threads, or every thread that exited (kernel-created
 	 * ones such as io_uring workers pass no fork tracepoint) */
 	if (tp)
@@ -1092,10 +1221,7 @@ int BPF_PROG(handle_free, struct task_struct *p)
 		return 0;
 	}
 	sig = p->signal;
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_RELEASE;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_RELEASE, sizeof(*e));
 	e->start_ns = p->start_boottime;
 	SIG_COUNTERS(e, sig);
 	e->tgid = tgid;
@@ -1120,15 +1246,13 @@ static __always_inline int exec_fail(long ret, const char *uptr)
 	struct fail_scratch *s;
 	long n;
 
-	if (ret >= 0 || (filter_on && !lookup_tracked(tgid)))
+	if (ret >= 0 || (filter_on && !tracked_live(tgid)))
 		return 0;
 	s = bpf_map_lookup_elem(&fail_scratch, &zero);
 	if (!s)
 		return 0;
 	e = (struct ev_exec_fail *)s->rec;
-	e->hdr.type = EV_EXEC_FAIL;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	ev_hdr_fill(&e->hdr, EV_EXEC_FAIL, sizeof(*e)); /* size: the whole record, below */
 	e->tgid = tgid;
 	e->pid = tid;
 	e->err = -ret;
@@ -1174,6 +1298,33 @@ int tp_exit_execveat(struct sys_exit_args *ctx)
 	return exec_fail(ctx->ret, syscall_arg(1));
 }
 
+/*
+ * The raw sys_exit fallback's view of a syscall, per architecture (as
+ * libbpf-tools builds with -D__TARGET_ARCH_$(ARCH)): its number as
+ * syscall_get_nr() reads it from struct pt_regs (arch/<arch>/include/asm/
+ * syscall.h), read through a CO-RE flavour of struct pt_regs so the field
+ * need not be in another architecture's vmlinux.h, and the numbers of
+ * execve/execveat (x86-64: arch/x86/entry/syscalls/syscall_64.tbl; arm64:
+ * include/uapi/asm-generic/unistd.h).
+ */
+#if defined(__TARGET_ARCH_x86)
+struct pt_regs___tr_x86 {
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((struct pt_regs___tr_x86 *)(regs), orig_ax))
+#define SYS_EXECVE 59
+#define SYS_EXECVEAT 322
+#elif defined(__TARGET_ARCH_arm64)
+struct pt_regs___tr_arm64 {
+	int syscallno;
+} __attribute__((preserve_access_index));
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ((struct pt_regs___tr_arm64 *)(regs), syscallno))
+#define SYS_EXECVE 221
+#define SYS_EXECVEAT 281
+#else
+#error "tracer.bpf.c: no syscall numbers for this __TARGET_ARCH (x86 and arm64 are known)"
+#endif
+
 /* Fallback when tracefs has no syscall events: raw sys_exit, by number. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
@@ -1182,7 +1333,7 @@ int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 
 	if (ret >= 0)
 		return 0;
-	id = BPF_CORE_READ(regs, orig_ax);
+	id = SYSCALL_NR(regs);
 	if (id == SYS_EXECVE)
 		return exec_fail(ret, (const char *)PT_REGS_PARM1_CORE_SYSCALL(regs));
 	if (id == SYS_EXECVEAT)

@@ -79,10 +79,6 @@ struct thread_key {
 #define TR_SA_NOCLDWAIT 0x00000002
 #define SIGCHLD_NR 17
 
-/* x86_64 syscall numbers, for the raw_tp sys_exit fallback */
-#define SYS_EXECVE 59
-#define SYS_EXECVEAT 322
-
 /* Per-CPU scratch of the exec program: the record is built here, then copied
  * into the ring buffer sized to its content. */
 struct scratch {
