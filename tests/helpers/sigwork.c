@@ -4,7 +4,10 @@
  *   sigwork MODE
  *   MODE pipe     write to a pipe without readers (SIGPIPE, kernel)
  *        xfsz     write past RLIMIT_FSIZE (SIGXFSZ, kernel)
- *        xcpu     spin past RLIMIT_CPU's soft limit of 1 s (SIGXCPU, kernel)
+ *        xcpu     spin past RLIMIT_CPU's soft limit of 1 s (SIGXCPU, kernel),
+ *                 writing its own CPU time (CLOCK_PROCESS_CPUTIME_ID, ns, one
+ *                 native uint64 at offset 0) to xcpu.cpu about every 0.1 ms
+ *                 of CPU: the last value is what it had used just before
  *        segv     write through NULL (SIGSEGV, fault)
  *        bus      touch a shared mapping past the end of its file (SIGBUS)
  *        fpe      divide by zero (SIGFPE)
@@ -38,6 +41,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void die(const char *what)
@@ -106,12 +110,25 @@ int main(int argc, char **argv)
 	} else if (!strcmp(m, "xcpu")) {
 		struct rlimit rl = {1, 10};
 		volatile unsigned long x = 0;
+		int f = open("xcpu.cpu", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
+		if (f < 0)
+			die("open");
 		signal(SIGXCPU, SIG_DFL);
 		if (setrlimit(RLIMIT_CPU, &rl))
 			die("setrlimit");
-		for (;;)
-			x++;
+		for (;;) {
+			struct timespec ts;
+			uint64_t ns;
+
+			for (int i = 0; i < 100000; i++)
+				x++;
+			if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+				die("clock_gettime");
+			ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+			if (pwrite(f, &ns, sizeof(ns), 0) != (ssize_t)sizeof(ns))
+				die("pwrite");
+		}
 	} else if (!strcmp(m, "segv")) {
 		*(volatile int *)(uintptr_t)0 = 1;
 	} else if (!strcmp(m, "bus")) {

@@ -168,15 +168,25 @@ check(s['utime_s'] + s['stime_s'] < 0.1, 'a sleep used %r s of CPU' % (s['utime_
 # --- C24c: RLIMIT_CPU soft 1 s: SIGXCPU from the kernel after 1 s of CPU
 record -o xcpu.tz -- "$H/sigwork" xcpu || true
 export_jsonl xcpu.tz xcpu.jsonl
+[ "$(stat -c %s xcpu.cpu 2>/dev/null)" = 8 ] || fail "C24c: sigwork wrote no xcpu.cpu"
+self_ns=$(od -An -t u8 xcpu.cpu | tr -d ' ')
 pycheck xcpu.jsonl "
 s = one(by_exe('$H/sigwork'), 'sigwork')
 cpu = s['utime_s'] + s['stime_s']
+self = $self_ns / 1e9
+# its own CPU clock, last read about 0.1 ms of CPU before the signal: the
+# recorded CPU (the final one, exit path included) is at least that, and
+# at most one loop, the signal's delivery and the exit path more
+print('  xcpu: recorded %.6f s, its own clock last %.6f s' % (cpu, self))
+check(s['cpu_final'] is True, 'no release event: cpu_final %r' % s['cpu_final'])
+check(self - 1e-6 <= cpu <= self + 0.05, 'recorded CPU %r s, its own clock last read %r s' % (cpu, self))
 check(s['signal'] == 24, 'signal %r, want 24' % s['signal'])
 check(s['killed_by'] and s['killed_by']['kernel'] is True and s['killed_by']['cause'] == 'cpu time limit', 'killed_by %r' % s['killed_by'])
 # the kernel compares its tick-sampled utime + stime with the limit; the
-# recorded CPU is the precise runtime those ticks are scaled to (as
-# getrusage reports it), so near 1 s, not at least 1 s
-check(0.8 <= cpu <= 1.2, 'CPU %r s at SIGXCPU, the limit is 1 s' % cpu)
+# recorded CPU is the precise runtime (as getrusage reports it), which on a
+# loaded VM can be well under the ticks (0.795 s seen): near the limit, and
+# never above it by more than its last tick and exit
+check(0.3 <= cpu <= 1.2, 'CPU %r s at SIGXCPU, the limit is 1 s' % cpu)
 "
 
 # --- C24d: timeout -s KILL 1 sleep 10: sleep killed by timeout's pid
