@@ -1426,8 +1426,6 @@ fail:
 
 void rd_dchunk_free(struct dchunk *c) { dchunk_free(c); }
 
-size_t rd_dchunk_events(const struct dchunk *c) { return c->n; }
-
 /* ---------------------------------------------------------------- iterate */
 
 /* End an iteration: every decoded chunk, the pool and the scratch freed. */
