@@ -106,6 +106,7 @@ static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_b
 		bi.status = check_block(r, off, h, &bi);
 		if (bi.status == TZ_ERR_NOMEM)
 			return TZ_ERR_NOMEM;
+		bi.no_loss = bi.status && h->type == TZ_B_INDEX;
 		if (!bi.status && rd_is_dup(r, off)) {
 			bi.status = TZ_ERR_SEQ;
 			rd_err(r, bi.status, off, "%s %llu: same seq as an earlier chunk or state block",

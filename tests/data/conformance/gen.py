@@ -515,6 +515,20 @@ def _():
                                    per, chunk(7, ev[10:])], 8)
 
 
+@corpus('periodic-index-bad')
+def _():
+    """periodic-index with a flipped byte in the periodic INDEX block's payload
+    (I2): damage, counted in corrupt_blocks whether the final index is used
+    (here) or not; no data is lost: every block is found without it"""
+    ev = pipeline()
+    pre = header() + b''.join(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]),
+                                               chunk(5, ev[5:10])])
+    per = bytearray(block(INDEX, 6, index_entries(pre, parse_blocks(pre, 128))))
+    per[-5] ^= 0xff
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]), chunk(5, ev[5:10]),
+                                   bytes(per), chunk(7, ev[10:])], 8)
+
+
 @corpus('drops-every-slot')
 def _():
     """drops counted in chunk headers (dropped, dropped_total) and a drops
