@@ -735,9 +735,10 @@ def _():
 
 @corpus('pid-reuse')
 def _():
-    """pid reuse without alive_at_stop (docs/EVENTS.md [E8], [E11]): the
-    final metadata has no alive_at_stop, so no process is `lost`: 201, ended
-    by a second fork of pid 201, and 200, which never exits, are `running`"""
+    """pid reuse without alive_at_stop (docs/EVENTS.md [E8], [E11]): 201,
+    ended by a second fork of pid 201, lost its exit (its pid was reused, so
+    it cannot be running); 200, which never exits, is `running` (the final
+    metadata has no alive_at_stop)"""
     ev = [fork_ev(us(10), 100, 200),
           fork_ev(us(20), 200, 201),
           fork_ev(us(30), 200, 201),
@@ -779,6 +780,20 @@ def _():
              filename_len=5),
           Ev('exec_fail', us(20), blobs={'filename': b'/nope'}, tgid=400, pid=401, err=13,
              filename_len=5)]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('exec-fail-start')
+def _():
+    """a process made by exec_fail takes the real start of a later exit
+    ([E15]): 400's exit says it started at 15 us, before its exec_fail at 20
+    us, so it is one process 400.15 us; 500's exit says 25 us, after its
+    exec_fail at 20 us, so that is a second process and the first, ended by
+    pid reuse, lost its exit ([E8])"""
+    fail = [Ev('exec_fail', us(20), blobs={'filename': b'/nope'}, tgid=t, pid=t, err=2,
+               filename_len=5) for t in (400, 500)]
+    ev = fail + [exit_ev(us(30), 400, us(15), code=1, ppid=100, comm='sh'),
+                 exit_ev(us(31), 500, us(25), code=2, ppid=100, comm='sh')]
     return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
 
 
