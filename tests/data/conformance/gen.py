@@ -1316,6 +1316,24 @@ def _():
                                                           chunk(4, ev)], 5)
 
 
+@corpus('meta-partway')
+def _():
+    """metadata blocks that fail partway contribute nothing, not even the
+    pairs before the fault ([M1], section 5): block 3 sets hostname and a new
+    key, then a key with a NUL; block 4 says 3 pairs and holds 2 (hostname
+    and another new key); block 5 sets hostname then a value cut short. No
+    key of theirs is in the merged metadata; block 6, valid, adds one"""
+    ev = pipeline()
+    good = meta_payload([('hostname', 'evil'), ('extra', 'x')])
+    nul = varint(3) + good[1:] + s(b'bad\0key') + s('v')
+    short = varint(3) + meta_payload([('hostname', 'evil2'), ('extra2', 'y')])[1:]
+    cut = meta_payload([('hostname', 'evil3'), ('extra3', 'zzzz')])[:-2]
+    return linear(head_blocks() + [block(METADATA, 3, nul), block(METADATA, 4, short),
+                                   block(METADATA, 5, cut),
+                                   block(METADATA, 6, meta_payload([('kept', 'yes')])),
+                                   state(7, shell_state()), chunk(8, ev)], 9)
+
+
 @corpus('head-damaged')
 def _():
     """metadata block 3 sets hostname and a new key, then has one byte after
