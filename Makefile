@@ -121,7 +121,7 @@ $(O)/tracer-record: $(RECORD_OBJ) $(COMMON_OBJ) $(O)/libtz.a
 
 # ---------------------------------------------------------------- analyze/
 ANALYZE_SRC := $(wildcard analyze/*.c)
-ANALYZE_LIB_OBJ := $(filter-out $(O)/analyze/main.o,$(ANALYZE_SRC:%.c=$(O)/%.o))
+ANALYZE_LIB_OBJ := $(filter-out $(O)/analyze/tracer_analyze.o,$(ANALYZE_SRC:%.c=$(O)/%.o))
 ANALYZE_LIBS := -larchive -ljson-c -lm $(FORMAT_LIBS)
 
 # the HTML report's page (analyze/report/, real files a browser or linter
@@ -146,7 +146,7 @@ $(O)/libanalyze.a: $(ANALYZE_LIB_OBJ) $(COMMON_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(O)/tracer-analyze: $(O)/analyze/main.o $(ANALYZE_LIB_OBJ) $(COMMON_OBJ) $(O)/libtz.a
+$(O)/tracer-analyze: $(O)/analyze/tracer_analyze.o $(ANALYZE_LIB_OBJ) $(COMMON_OBJ) $(O)/libtz.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(ANALYZE_LIBS) -o $@
 

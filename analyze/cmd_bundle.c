@@ -62,11 +62,9 @@ struct saved_ev {
 };
 
 struct rewrite {
-	struct redact *rd;
 	struct saved_ev *state;
 	size_t nstate;
 	int state_written;
-	int err;
 };
 
 static int state_cb(void *ctx, tz_writer *w)
@@ -158,7 +156,7 @@ static int rewrite_trace(const char *in, const char *out, struct redact *rd)
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
 		return -1;
-	struct rewrite rw = {.rd = rd};
+	struct rewrite rw = {0};
 	tz_writer *w = NULL;
 	int rc = -1;
 	const struct tz_event *ev;

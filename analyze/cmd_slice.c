@@ -196,7 +196,7 @@ static void meta_drops(tz_writer *w, const uint64_t *drops)
 }
 
 /*
- * Clipping (issue 15 point 9). The cumulative counters a slice rebases at
+ * Clipping (docs/tracer-analyze.md, slice). The cumulative counters a slice rebases at
  * its start: the first NSAMPLED are in samples too (EV_SAMPLE), and are taken
  * linear between (start, 0), the samples and (exit, total); the others are in
  * the exit event only, and spread evenly over the life.

@@ -14,7 +14,7 @@ static void usage(FILE *f)
 		"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
 		"Each bad block is named on stderr with its offset:\n"
 		"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n"
-		"  -v, --verbose  also list every good block on stdout\n"
+		"  -v, --verbose  also list every block on stdout, good or damaged\n"
 		"  -h, --help     this help\n\n"
 		"Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
 		"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
@@ -31,22 +31,33 @@ struct vstate {
 	uint64_t good, bad;
 };
 
+/* what a damaged index costs: nothing (FORMAT.md [I2]) */
+#define INDEX_NOTE "no data lost (an index: every block is found without it)"
+
 static int on_block(void *ctx, const struct tz_block_info *b)
 {
 	struct vstate *v = ctx;
+	int index = b->no_loss;
 	if (b->status) {
 		v->bad++;
-		tza_err("%s", tz_reader_errmsg(v->r));
-		return 0;
+		if (index)
+			tza_err("%s; " INDEX_NOTE, tz_reader_errmsg(v->r));
+		else
+			tza_err("%s", tz_reader_errmsg(v->r));
+	} else {
+		v->good++;
 	}
-	v->good++;
 	if (v->verbose) {
 		printf("offset %-12" PRIu64 " %-8s seq %-8" PRIu64 " %8" PRIu64 " bytes", b->offset,
 		       b->what, b->seq, b->size);
 		if (!strcmp(b->what, "chunk") || !strcmp(b->what, "state"))
 			printf("  %6" PRIu64 " events  ts %" PRIu64 "..%" PRIu64, b->events,
 			       b->min_ts_ns, b->max_ts_ns);
-		printf("  ok\n");
+		if (!b->status)
+			printf("  ok\n");
+		else
+			printf("  damaged: %s%s\n", tz_strerror(b->status),
+			       index ? "; " INDEX_NOTE : "");
 	}
 	return 0;
 }

@@ -83,7 +83,7 @@ static int shares_life(const struct tza_model *m, const struct tza_proc *p,
  * least half of P's life (shares_life): `bwa mem | samtools sort`, where
  * the shell waits for the last stage but the busiest stage sets the pace)
  * that used at least twice P's CPU rate and at least a tenth of the trace's
- * top rate (top_rate(): relative, so a loaded machine, where no process gets
+ * top rate (top_rate_get(): relative, so a loaded machine, where no process gets
  * a whole core, still has pipeline partners), the overlap of (a, b] with
  * that partner's life goes to the partner instead.
  */

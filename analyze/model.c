@@ -25,6 +25,8 @@ struct pint {
 	uint64_t last_ns; /* its last event (fork, exec, sample, state, ...) */
 	uint8_t live;	  /* the live instance of its pid */
 	uint8_t xring, fring; /* next tail slot to overwrite once capped */
+	uint8_t start_guess;  /* made by exec_fail: start_ns is that event's time,
+				 until an exec or exit gives the real one ([E15]) */
 };
 
 /* Processes without samples, OOM kill or killer share this one */
@@ -521,9 +523,14 @@ static struct pint *find_or_new(struct builder *b, uint32_t pid, uint64_t start_
 				uint32_t flags)
 {
 	struct pint *q = live_get(b, pid);
-	if (q && (!start_ns || !q->p.start_ns || q->p.start_ns == start_ns)) {
-		if (!q->p.start_ns && start_ns)
+	/* one made by exec_fail started at or before that event: a real start
+	 * not after it is the same process's ([E15]) */
+	int guess = q && q->start_guess && start_ns && start_ns <= q->p.start_ns;
+	if (q && (!start_ns || !q->p.start_ns || q->p.start_ns == start_ns || guess)) {
+		if ((!q->p.start_ns || guess) && start_ns) {
 			q->p.start_ns = start_ns;
+			q->start_guess = 0;
+		}
 		return q;
 	}
 	return new_proc(b, pid, start_ns ? start_ns : ts, flags);
@@ -727,9 +734,12 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	uint32_t tgid = u32(ev, f->xf_tgid);
 	if (!tgid)
 		return 0;
+	int made = !live_get(b, tgid);
 	struct pint *q = find_or_new(b, tgid, 0, ev->ts_ns, TZA_P_NO_FORK);
 	if (!q)
 		return -1;
+	if (made)
+		q->start_guess = 1;
 	seen(q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	int reused, ok = 1;
@@ -1541,9 +1551,11 @@ static int finish(struct builder *b, tz_reader *r)
 			q->p.flags |= TZA_P_NO_EXIT | TZA_P_EXIT_LOST;
 			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
 			m->exited_before++;
-		} else if (alive && (q->p.flags & TZA_P_NO_EXIT) &&
-			   !(q->live && bsearch(&q->p.pid, al, nal, sizeof(*al), cmp_u32))) {
-			/* not running at the stop: its exit was lost */
+		} else if ((q->p.flags & TZA_P_NO_EXIT) &&
+			   (!q->live ||
+			    (alive && !bsearch(&q->p.pid, al, nal, sizeof(*al), cmp_u32)))) {
+			/* not running at the stop (its pid was reused, or the
+			 * recorder did not list it): its exit was lost ([E8]) */
 			q->p.flags |= TZA_P_EXIT_LOST;
 			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
 			m->exit_lost++;

@@ -78,9 +78,10 @@ struct tza_failed_exec {
 				   (see tza_model_build for the exact rule) */
 #define TZA_P_KTHREAD 0x80	/* kernel thread (EV_STATE_KTHREAD in a snapshot) */
 #define TZA_P_EXIT_LOST 0x200	/* with TZA_P_NO_EXIT: not alive when the recorder
-				   stopped (metadata alive_at_stop does not list it),
-				   so its exit event was lost; end_ns is then its last
-				   event's time, exit totals unknown */
+				   stopped (its pid was reused, or metadata
+				   alive_at_stop does not list it), so its exit event
+				   was lost; end_ns is then its last event's time,
+				   exit totals unknown (docs/EVENTS.md [E8], [E11]) */
 #define TZA_P_RELEASED 0x2000	/* its CPU, switches and faults are its release's
 				   (EV_RELEASE: final, as wait4 reported them),
 				   not its exit's */
@@ -372,8 +373,10 @@ uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attac
  * Rules: a fork starts a process (pid, child_start_ns) under the fork-time
  * parent (parent_tgid); exec/exit/state events find it by pid and start_ns,
  * and one that matches no living process starts a new one (TZA_P_NO_FORK,
- * or TZA_P_FROM_STATE / TZA_P_PRE_EXISTING for state events). A new process
- * on a pid still "alive" ends the old instance (TZA_P_NO_EXIT). Parents not
+ * or TZA_P_FROM_STATE / TZA_P_PRE_EXISTING for state events); one made by
+ * exec_fail takes the start_ns of a later exec or exit not after it. A new
+ * process on a pid still "alive" ends the old instance (TZA_P_NO_EXIT |
+ * TZA_P_EXIT_LOST: its pid was reused, it cannot be running). Parents not
  * known at fork time are resolved at the end to the process with that pid
  * alive at the child's start; a link that would make a cycle is refused.
  * TZA_P_ORPHAN: no parent in the trace, ppid != 0, not pre-existing, and

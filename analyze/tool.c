@@ -120,7 +120,7 @@ struct name {
 	const char *s; /* NUL-terminated; NULL: empty slot */
 	uint64_t hash;
 	int rule;   /* rules[] index, -1: none, -2: not asked yet */
-	int subcmd; /* has_subcommands(): 0, 1, -1: not asked yet */
+	int subcmd; /* subcmd_glob(): 0, 1, -1: not asked yet */
 };
 
 static struct {

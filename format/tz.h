@@ -492,6 +492,10 @@ struct tz_block_info {
 	uint64_t min_ts_ns, max_ts_ns;
 	int status;	    /* 0 ok, else the tz_err that makes it unreadable */
 	const char *what;   /* "chunk", "state", "index", ...; static */
+	int no_loss;	    /* status != 0 on an INDEX block met in the walk (a
+			     * periodic or the final one): redundant, no data
+			     * lost, not in corrupt_blocks (FORMAT.md [I2]); 0
+			     * on the report of an unusable final index */
 };
 /* Walk every block, checking all checksums and decompressing chunks.
  * cb returns non-zero to stop. Returns the number of bad blocks (>= 0) or a

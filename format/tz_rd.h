@@ -101,7 +101,6 @@ int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_
 int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, int keep_unknown,
 	      struct dchunk **out);
 void rd_dchunk_free(struct dchunk *c);
-size_t rd_dchunk_events(const struct dchunk *c);
 
 /* Was the block at off dropped at open as a duplicate seq? */
 int rd_is_dup(const tz_reader *r, uint64_t off);

@@ -45,14 +45,12 @@ static int check_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
 		if (b.ext.min_ts > b.ext.max_ts)
 			return rd_err(r, TZ_ERR_CORRUPT, off, "%s %llu: min_ts after max_ts",
 				      bi->what, (unsigned long long)h->seq);
+		/* rd_decode decodes and bounds-checks every event */
 		rc = rd_decode(r, &b, 0, UINT64_MAX, 1, &c);
 		if (rc > 0)
 			return 0;
-		if (!rc) {
-			for (size_t i = 0; i < rd_dchunk_events(c); i++)
-				; /* decoded and bounds-checked by rd_decode */
+		if (!rc)
 			rd_dchunk_free(c);
-		}
 		return rc;
 	}
 	if (h->type == TZ_B_TRAILER)
@@ -108,6 +106,7 @@ static int verify_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_b
 		bi.status = check_block(r, off, h, &bi);
 		if (bi.status == TZ_ERR_NOMEM)
 			return TZ_ERR_NOMEM;
+		bi.no_loss = bi.status && h->type == TZ_B_INDEX;
 		if (!bi.status && rd_is_dup(r, off)) {
 			bi.status = TZ_ERR_SEQ;
 			rd_err(r, bi.status, off, "%s %llu: same seq as an earlier chunk or state block",

@@ -2,7 +2,7 @@
 /*
  * record.h - tracer-record's internal interfaces: the table of live tracked
  * processes (record/ptable.c), the host facts for the trace metadata
- * (record/sysinfo.c) and the start-up snapshot (record/snapshot.c).
+ * (record/sysinfo.c) and the start-up snapshot (record/main.c).
  * No libbpf in this header: ptable and sysinfo are unit-tested alone.
  */
 #ifndef TRACER_RECORD_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sample.h - resource use over time (issue 6): per-process samples from the
+ * sample.h - resource use over time: per-process samples from the
  * iter/task program of bpf/sample.bpf.c, host samples from /proc, OOM kills
  * and fatal signals (tracepoints of the same object, written into the
  * recorder's own ring buffer). One sampler per recorder: the state is

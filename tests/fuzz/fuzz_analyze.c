@@ -3,7 +3,7 @@
  * reader accepts are built into a process model, the critical path and the
  * per-tool groups, and every process's keys and argv are written as JSON and
  * text; nothing may crash, loop or leak. The replay driver runs it over
- * tests/fuzz/corpus and tests/data/bad in `make test`.
+ * tests/fuzz/corpus_analyze and tests/data/bad in `make test`.
  */
 #include <stdint.h>
 #include <stdio.h>

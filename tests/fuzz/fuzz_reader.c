@@ -3,7 +3,7 @@
  * every fact, iterate everything (with and without state and unknown types,
  * and a time window), convert times, verify every block. Any crash, hang,
  * leak or sanitizer report is a bug. Built by `make fuzz`; replayed over
- * tests/fuzz/corpus and tests/data/bad in `make test`.
+ * tests/fuzz/corpus_reader and tests/data/bad in `make test`.
  *
  * Every input is read twice: as it is, and "fixed up" - every checksum
  * recomputed and compressed payloads declared raw - so that mutations reach

@@ -83,6 +83,23 @@ grep -q "chunk-payload-flip.tz': offset [0-9]*: chunk [0-9]*: payload checksum m
 	fail "verify: $(cat "$tmp/err")"
 expect 1 "$A" verify "$D/bad/chunk-header-flip.tz"
 grep -q "offset [0-9]*: damaged data" "$tmp/err" || fail "verify header flip: $(cat "$tmp/err")"
+# a periodic INDEX block with a bad payload (FORMAT.md [I2]): verify names
+# it, its offset and that no data is lost, and -v lists it in its place
+# among the good blocks; every other command reads the file whole
+pi="$D/conformance/periodic-index-bad.tz"
+expect 1 "$A" verify -v "$pi"
+note="no data lost (an index: every block is found without it)"
+[ "$(head -n 1 "$tmp/err")" = "tracer-analyze: '$pi': offset 2274: index 6: payload checksum mismatch; $note" ] ||
+	fail "verify periodic index: $(cat "$tmp/err")"
+[ "$(tail -n 1 "$tmp/err")" = "tracer-analyze: '$pi': 1 bad block, 9 good" ] ||
+	fail "verify periodic index count: $(cat "$tmp/err")"
+[ "$(sed -n 6p "$tmp/out")" = "offset 2274         index    seq 6             480 bytes  damaged: checksum mismatch; $note" ] ||
+	fail "verify -v periodic index: $(cat "$tmp/out")"
+[ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "verify -v periodic index: not every block: $(cat "$tmp/out")"
+for c in summary cat; do
+	expect 0 "$A" $c "$pi"
+	[ -s "$tmp/err" ] && fail "$c periodic index: $(cat "$tmp/err")"
+done
 for f in header-checksum incompat-flag text-mode header-only; do
 	expect 1 "$A" info "$D/bad/$f.tz"
 	one_line "^tracer-analyze: '.*$f.tz': offset [0-9]*: "

@@ -515,6 +515,20 @@ def _():
                                    per, chunk(7, ev[10:])], 8)
 
 
+@corpus('periodic-index-bad')
+def _():
+    """periodic-index with a flipped byte in the periodic INDEX block's payload
+    (I2): damage, counted in corrupt_blocks whether the final index is used
+    (here) or not; no data is lost: every block is found without it"""
+    ev = pipeline()
+    pre = header() + b''.join(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]),
+                                               chunk(5, ev[5:10])])
+    per = bytearray(block(INDEX, 6, index_entries(pre, parse_blocks(pre, 128))))
+    per[-5] ^= 0xff
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:5]), chunk(5, ev[5:10]),
+                                   bytes(per), chunk(7, ev[10:])], 8)
+
+
 @corpus('drops-every-slot')
 def _():
     """drops counted in chunk headers (dropped, dropped_total) and a drops
@@ -721,9 +735,10 @@ def _():
 
 @corpus('pid-reuse')
 def _():
-    """pid reuse without alive_at_stop (docs/EVENTS.md [E8], [E11]): the
-    final metadata has no alive_at_stop, so no process is `lost`: 201, ended
-    by a second fork of pid 201, and 200, which never exits, are `running`"""
+    """pid reuse without alive_at_stop (docs/EVENTS.md [E8], [E11]): 201,
+    ended by a second fork of pid 201, lost its exit (its pid was reused, so
+    it cannot be running); 200, which never exits, is `running` (the final
+    metadata has no alive_at_stop)"""
     ev = [fork_ev(us(10), 100, 200),
           fork_ev(us(20), 200, 201),
           fork_ev(us(30), 200, 201),
@@ -765,6 +780,20 @@ def _():
              filename_len=5),
           Ev('exec_fail', us(20), blobs={'filename': b'/nope'}, tgid=400, pid=401, err=13,
              filename_len=5)]
+    return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('exec-fail-start')
+def _():
+    """a process made by exec_fail takes the real start of a later exit
+    ([E15]): 400's exit says it started at 15 us, before its exec_fail at 20
+    us, so it is one process 400.15 us; 500's exit says 25 us, after its
+    exec_fail at 20 us, so that is a second process and the first, ended by
+    pid reuse, lost its exit ([E8])"""
+    fail = [Ev('exec_fail', us(20), blobs={'filename': b'/nope'}, tgid=t, pid=t, err=2,
+               filename_len=5) for t in (400, 500)]
+    ev = fail + [exit_ev(us(30), 400, us(15), code=1, ppid=100, comm='sh'),
+                 exit_ev(us(31), 500, us(25), code=2, ppid=100, comm='sh')]
     return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev)], 5)
 
 
@@ -1285,6 +1314,24 @@ def _():
           Ev('opaque', us(8), fixed=b'\x01\x02\x03\x04abc')]
     return linear(head_blocks(types=BASE + ['opaque']) + [state(3, shell_state()),
                                                           chunk(4, ev)], 5)
+
+
+@corpus('meta-partway')
+def _():
+    """metadata blocks that fail partway contribute nothing, not even the
+    pairs before the fault ([M1], section 5): block 3 sets hostname and a new
+    key, then a key with a NUL; block 4 says 3 pairs and holds 2 (hostname
+    and another new key); block 5 sets hostname then a value cut short. No
+    key of theirs is in the merged metadata; block 6, valid, adds one"""
+    ev = pipeline()
+    good = meta_payload([('hostname', 'evil'), ('extra', 'x')])
+    nul = varint(3) + good[1:] + s(b'bad\0key') + s('v')
+    short = varint(3) + meta_payload([('hostname', 'evil2'), ('extra2', 'y')])[1:]
+    cut = meta_payload([('hostname', 'evil3'), ('extra3', 'zzzz')])[:-2]
+    return linear(head_blocks() + [block(METADATA, 3, nul), block(METADATA, 4, short),
+                                   block(METADATA, 5, cut),
+                                   block(METADATA, 6, meta_payload([('kept', 'yes')])),
+                                   state(7, shell_state()), chunk(8, ev)], 9)
 
 
 @corpus('head-damaged')

@@ -1,4 +1,4 @@
-/* tracer-analyze: one binary, a dispatch table of subcommands. */
+/* tracer_analyze.c - tracer-analyze's main(): one binary, a dispatch table of subcommands. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
