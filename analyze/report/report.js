@@ -16,8 +16,58 @@
 
 	var T0 = performance.now(), marks = [];
 	function mark(what) { marks.push(what + " " + Math.round(performance.now() - T0)); }
-	var D = JSON.parse(document.getElementById("tracer-data").textContent);
-	var S = D.summary, P = D.processes, C = D.colors;
+	/* #tracer-data: the JSON, gzip-compressed, in base64 (docs/plots-and-bundles.md,
+	 * Data), unpacked by the browser's own DecompressionStream */
+	function unpack() {
+		if (typeof DecompressionStream !== "function")
+			return Promise.reject(new Error("this browser cannot unpack the report's data (no DecompressionStream: " +
+				"Chrome or Edge 80, Firefox 113, Safari 16.4 or newer)"));
+		var b64 = document.getElementById("tracer-data").textContent.trim(), u;
+		if (Uint8Array.fromBase64) u = Uint8Array.fromBase64(b64);
+		else {
+			var bin = atob(b64);
+			u = new Uint8Array(bin.length);
+			for (var i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+		}
+		return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+	}
+	unpack().then(function (text) {
+		mark("unpack");
+		main(JSON.parse(text));
+	}).catch(function (e) {
+		errors.push(String(e && e.message || e));
+		document.body.setAttribute("data-errors", errors.join("\n"));
+		var ns = document.getElementById("noscript");
+		if (ns) ns.textContent = "This report could not be drawn: " + (e && e.message || e);
+	});
+
+	/* the page, from the data: the rest of this file */
+	function main(D) {
+	mark("parse");
+	/* processes: one array per key (a dict key's holds indices into
+	 * values[key], its distinct values), back into one object a process,
+	 * all of one shape (a literal: fast to build and to read) */
+	function procRows(pc) {
+		var n = pc.count, A = {};
+		Object.keys(pc.columns).forEach(function (k) {
+			var c = pc.columns[k], v = pc.values[k];
+			if (!v) { A[k] = c; return; }
+			var a = A[k] = new Array(n);
+			for (var i = 0; i < n; i++) a[i] = v[c[i]];
+		});
+		var out = new Array(n);
+		for (var i = 0; i < n; i++) out[i] = {
+			id: A.id[i], parent_id: A.parent_id[i], pid: A.pid[i], ppid: A.ppid[i], start_s: A.start_s[i],
+			end_s: A.end_s[i], realtime_s: A.realtime_s[i], exe: A.exe[i], argv: A.argv[i], tool: A.tool[i],
+			pre_existing: A.pre_existing[i], exit_code: A.exit_code[i], signal: A.signal[i],
+			core_dumped: A.core_dumped[i], utime_s: A.utime_s[i], stime_s: A.stime_s[i],
+			peak_rss_kib: A.peak_rss_kib[i], rchar: A.rchar[i], wchar: A.wchar[i], read_bytes: A.read_bytes[i],
+			write_bytes: A.write_bytes[i], threads: A.threads[i], oom_killed: A.oom_killed[i],
+			killed_by: A.killed_by[i], samples: A.samples[i], exit_lost: A.exit_lost[i]};
+		return out;
+	}
+	var S = D.summary, P = procRows(D.processes), C = D.colors;
+	mark("rows");
 	var SIG = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
 		7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
 		13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ", 31: "SIGSYS"};
@@ -678,4 +728,5 @@
 	mark("done");
 	document.body.setAttribute("data-timings", marks.join(", "));
 	document.body.setAttribute("data-ready", "1");
+	} /* main */
 })();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tracer-analyze report: the HTML page of a real recording. Without a browser:
-# the embedded JSON equals summary --json, top --json, critical-path --json,
+# the embedded JSON (gzip, base64, processes in columns) equals summary --json, top --json, critical-path --json,
 # idle --json and export's process objects (the keys it keeps); an argv holding
 # "</script>" cannot end the data element; mode 0600 (it holds argv), existing
 # file refused without -f. In headless Chromium (tests/browser/cdp_report.js,
@@ -44,15 +44,16 @@ for c in "summary --json" "top --json -n 0" "critical-path --json" "idle --json"
 	timeout 120 "$A" $c run.tz >"$(echo "$c" | cut -d' ' -f1).json" || fail "$c failed"
 done
 timeout 120 "$A" export --format jsonl --samples run.tz >procs.jsonl || fail "export failed"
-timeout 60 python3 - <<'PY' || fail "embedded data"
-import json, re
+timeout 60 python3 - "$here/../browser" <<'PY' || fail "embedded data"
+import json, re, sys
+sys.path.insert(0, sys.argv[1])
+import report_data
 h = open("run.html", encoding="utf-8").read()
 scripts = re.findall(r"<script[^>]*>", h)
 assert len(scripts) == 2, scripts          # the data and the page's own script only
-m = re.search(r'<script id="tracer-data" type="application/json">(.*?)</script>', h, re.S)
-raw = m.group(1)
-assert "<" not in raw, "a raw '<' in the data element"
-d = json.loads(raw)
+assert "<" not in report_data.raw(h), "a raw '<' in the data"
+d = report_data.load("run.html")
+assert d["report_version"] == 2, d["report_version"]
 for k, f in (("summary", "summary.json"), ("top", "top.json"), ("critical_path", "critical-path.json"),
              ("idle", "idle.json")):
     assert d[k] == json.load(open(f)), k
@@ -149,10 +150,11 @@ EOF
 	timeout 120 "$A" top --json -n 0 --by rule smk.tz > groups.json 2>/dev/null || fail "top --by rule"
 	timeout 180 node "$here/../browser/cdp_report.js" smk.html "$ART/64_report_tasks.png" --at tasks >cdp3.json ||
 		fail "the browser failed (tasks)"
-	timeout 60 python3 - <<'PY' || fail "report --by rule: $(cat cdp3.json)"
-import json, re
-h = open("smk.html", encoding="utf-8").read()
-d = json.loads(re.search(r'<script id="tracer-data" type="application/json">(.*?)</script>', h, re.S).group(1))
+	timeout 60 python3 - "$here/../browser" <<'PY' || fail "report --by rule: $(cat cdp3.json)"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import report_data
+d = report_data.load("smk.html")
 tasks = [json.loads(l) for l in open("tasks.jsonl")]
 assert len(tasks) == 2, tasks
 assert d["by"] == "rule" and d["tasks"] == tasks, (d.get("by"), d.get("tasks"))
