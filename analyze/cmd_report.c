@@ -145,19 +145,21 @@ static void put_json(FILE *f, const char *s, size_t n)
 
 /* The keys of export's jsonl objects the page uses; the others (every exec,
  * failed execs, context switches, faults, ...) are left out to keep a
- * 200,000-process page small. dict: the column holds indices into a table
- * of its distinct values (repeated strings and flags stored once). */
+ * 200,000-process page small. RAW: a column of the values; DICT: a column of
+ * indices into a table of the distinct values; SHARED: the key is in one
+ * object of the SHARED keys a process, and the "shared" column holds indices
+ * into a table of those distinct objects (few: one per tool and outcome). */
+enum { RAW, DICT, SHARED };
 static const struct {
 	const char *key;
-	int dict;
+	int how;
 } proc_cols[] = {
-	{"id", 0},	    {"parent_id", 0},	{"pid", 0},	    {"ppid", 0},
-	{"start_s", 0},	    {"end_s", 0},	{"realtime_s", 0},  {"exe", 1},
-	{"argv", 1},	    {"tool", 1},	{"pre_existing", 1}, {"exit_code", 1},
-	{"signal", 1},	    {"core_dumped", 1}, {"utime_s", 0},	    {"stime_s", 0},
-	{"peak_rss_kib", 0}, {"rchar", 0},	{"wchar", 0},	    {"read_bytes", 0},
-	{"write_bytes", 0}, {"threads", 1},	{"oom_killed", 1},  {"killed_by", 1},
-	{"samples", 0},	    {"exit_lost", 1},
+	{"id", RAW},	       {"parent_id", RAW},    {"pid", RAW},	    {"start_s", RAW},
+	{"end_s", RAW},	       {"realtime_s", RAW},   {"exe", SHARED},	    {"argv", DICT},
+	{"tool", SHARED},      {"exit_code", SHARED}, {"signal", SHARED},   {"core_dumped", SHARED},
+	{"utime_s", RAW},      {"stime_s", RAW},      {"peak_rss_kib", RAW}, {"read_bytes", RAW},
+	{"write_bytes", RAW},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", RAW},
+	{"exit_lost", SHARED},
 };
 enum { NCOL = sizeof(proc_cols) / sizeof(proc_cols[0]) };
 
@@ -196,14 +198,14 @@ static size_t json_value_len(const char *s, size_t n)
 }
 
 /* One column of the processes: its values' JSON text, comma separated (a
- * dict column: indices into its distinct values, kept in an open-addressing
- * hash of pointers into export's output). */
+ * DICT or the shared column: indices into its distinct values, written to df
+ * and kept, copied, in an open-addressing hash). */
 struct col {
 	char *buf, *dbuf;
 	size_t len, dlen;
 	FILE *f, *df;
 	struct {
-		const char *s;
+		char *s;
 		size_t n;
 		unsigned idx;
 	} *ht;
@@ -243,7 +245,9 @@ static long col_intern(struct col *c, const char *s, size_t n)
 	for (; c->ht[j].s; j = (j + 1) & (c->cap - 1))
 		if (c->ht[j].n == n && !memcmp(c->ht[j].s, s, n))
 			return c->ht[j].idx;
-	c->ht[j].s = s;
+	if (!(c->ht[j].s = malloc(n ? n : 1)))
+		return -1;
+	memcpy(c->ht[j].s, s, n);
 	c->ht[j].n = n;
 	c->ht[j].idx = (unsigned)c->ndist;
 	if (c->ndist)
@@ -252,8 +256,25 @@ static long col_intern(struct col *c, const char *s, size_t n)
 	return (long)c->ndist++;
 }
 
-/* Split one jsonl object into the columns (a key it lacks: null). */
-static int put_proc(struct col *cols, size_t row, const char *s, size_t n)
+/* Append v to c's column: the value, or its index (intern). */
+static int col_put(struct col *c, size_t row, int how, const char *v, size_t n)
+{
+	if (row)
+		fputc(',', c->f);
+	if (how == RAW) {
+		put_json(c->f, v, n);
+		return 0;
+	}
+	long x = col_intern(c, v, n);
+	if (x < 0)
+		return -1;
+	fprintf(c->f, "%ld", x);
+	return 0;
+}
+
+/* Split one jsonl object into the columns, cols[NCOL] the shared one (a key
+ * it lacks: null); sh is scratch space for the shared object. */
+static int put_proc(struct col *cols, size_t row, const char *s, size_t n, char **sh, size_t *shcap)
 {
 	const char *val[NCOL] = {0};
 	size_t vlen[NCOL] = {0}, i = 1; /* after '{' */
@@ -272,77 +293,91 @@ static int put_proc(struct col *cols, size_t row, const char *s, size_t n)
 			}
 		i = v + vl + 1; /* past ',' */
 	}
+	size_t shlen = 0;
 	for (int k = 0; k < NCOL; k++) {
-		struct col *c = &cols[k];
 		const char *vs = val[k] ? val[k] : "null";
-		size_t vn = val[k] ? vlen[k] : 4;
-		if (row)
-			fputc(',', c->f);
-		if (proc_cols[k].dict) {
-			long x = col_intern(c, vs, vn);
-			if (x < 0)
+		size_t vn = val[k] ? vlen[k] : 4, kn = strlen(proc_cols[k].key);
+		if (proc_cols[k].how != SHARED) {
+			if (col_put(&cols[k], row, proc_cols[k].how, vs, vn) < 0)
 				return -1;
-			fprintf(c->f, "%ld", x);
-		} else {
-			put_json(c->f, vs, vn);
+			continue;
 		}
+		if (shlen + kn + vn + 8 > *shcap) { /* {"KEY":V, or ,"KEY":V and } */
+			size_t cap = 2 * (shlen + kn + vn + 8);
+			char *p = realloc(*sh, cap);
+			if (!p)
+				return -1;
+			*sh = p;
+			*shcap = cap;
+		}
+		shlen += (size_t)sprintf(*sh + shlen, "%c\"%s\":", shlen ? ',' : '{', proc_cols[k].key);
+		memcpy(*sh + shlen, vs, vn);
+		shlen += vn;
 	}
-	return 0;
+	(*sh)[shlen++] = '}';
+	return col_put(&cols[NCOL], row, SHARED, *sh, shlen);
 }
 
 /*
  * export jsonl as the processes' columns (docs/plots-and-bundles.md, Data):
- * {"count":N,"columns":{KEY:[value per process]...},"values":{KEY:[distinct
- * values]...}}, a dict KEY's column holding indices into "values".KEY.
- * Values byte for byte, '<' escaped. Returns 0, or -1 out of memory.
+ * {"count":N,"columns":{KEY:[...]...,"shared":[...]},"values":{KEY:[distinct
+ * values]...,"shared":[distinct objects]}}. Values byte for byte, '<'
+ * escaped. Returns 0, or -1 out of memory.
  */
 static int put_proc_columns(FILE *f, const struct out *o)
 {
-	struct col cols[NCOL] = {{0}};
+	struct col cols[NCOL + 1] = {{0}};
+	char *sh = NULL;
+	size_t shcap = 0, row = 0;
 	int rc = -1;
-	size_t row = 0;
-	for (int k = 0; k < NCOL; k++) {
+	for (int k = 0; k <= NCOL; k++) {
 		if (!(cols[k].f = open_memstream(&cols[k].buf, &cols[k].len)))
 			goto out;
-		if (proc_cols[k].dict && !(cols[k].df = open_memstream(&cols[k].dbuf, &cols[k].dlen)))
+		if ((k == NCOL || proc_cols[k].how == DICT) &&
+		    !(cols[k].df = open_memstream(&cols[k].dbuf, &cols[k].dlen)))
 			goto out;
 	}
 	const char *s = o->p, *end = o->p + o->len;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t k = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		if (k && put_proc(cols, row++, s, k) < 0)
+		if (k && put_proc(cols, row++, s, k, &sh, &shcap) < 0)
 			goto out;
 		s += k + 1;
 	}
-	for (int k = 0; k < NCOL; k++) {
+	for (int k = 0; k <= NCOL; k++) {
 		if (fclose(cols[k].f) | (cols[k].df && fclose(cols[k].df)))
 			goto out;
 		cols[k].f = cols[k].df = NULL;
 	}
 	fprintf(f, "{\"count\":%zu,\"columns\":{", row);
-	for (int k = 0; k < NCOL; k++)
-		fprintf(f, "%s\n\"%s\":[%.*s]", k ? "," : "", proc_cols[k].key, (int)cols[k].len, cols[k].buf);
+	for (int k = 0; k <= NCOL; k++)
+		if (k == NCOL || proc_cols[k].how != SHARED)
+			fprintf(f, "%s\n\"%s\":[%.*s]", k ? "," : "", k < NCOL ? proc_cols[k].key : "shared",
+				(int)cols[k].len, cols[k].buf);
 	fputs("},\n\"values\":{", f);
-	for (int k = 0, first = 1; k < NCOL; k++) {
-		if (!proc_cols[k].dict)
+	for (int k = 0, first = 1; k <= NCOL; k++) {
+		if (!cols[k].dbuf)
 			continue;
-		fprintf(f, "%s\n\"%s\":[%.*s]", first ? "" : ",", proc_cols[k].key, (int)cols[k].dlen,
-			cols[k].dbuf);
+		fprintf(f, "%s\n\"%s\":[%.*s]", first ? "" : ",", k < NCOL ? proc_cols[k].key : "shared",
+			(int)cols[k].dlen, cols[k].dbuf);
 		first = 0;
 	}
 	fputs("}}", f);
 	rc = 0;
 out:
-	for (int k = 0; k < NCOL; k++) {
+	for (int k = 0; k <= NCOL; k++) {
 		if (cols[k].f)
 			fclose(cols[k].f);
 		if (cols[k].df)
 			fclose(cols[k].df);
 		free(cols[k].buf);
 		free(cols[k].dbuf);
+		for (size_t i = 0; i < cols[k].cap; i++)
+			free(cols[k].ht[i].s);
 		free(cols[k].ht);
 	}
+	free(sh);
 	return rc;
 }
 

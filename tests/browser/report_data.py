@@ -1,6 +1,7 @@
 """The data a tracer HTML report embeds (docs/plots-and-bundles.md, Data),
 read back for the tests: the #tracer-data element's base64 of gzip of one
-JSON object, its "processes" columns turned back into one dict a process."""
+JSON object, its "processes" columns (and shared objects) turned back into
+one dict a process."""
 import base64, gzip, json, re
 
 
@@ -17,5 +18,6 @@ def load(path):
     pc = d["processes"]
     cols = {k: [pc["values"][k][i] for i in v] if k in pc["values"] else v for k, v in pc["columns"].items()}
     assert all(len(v) == pc["count"] for v in cols.values()), "columns of unequal length"
-    d["processes"] = [{k: cols[k][i] for k in cols} for i in range(pc["count"])]
+    shared = cols.pop("shared")
+    d["processes"] = [dict({k: cols[k][i] for k in cols}, **shared[i]) for i in range(pc["count"])]
     return d

@@ -89,7 +89,7 @@ r = json.load(open("cdp.json"))
 s = json.load(open("summary.json"))
 top = json.load(open("top.json"))
 dom = r["dom"]
-assert r["ready"], "the page never finished drawing"
+assert r["ready"] and r["drawn"], "the page never finished drawing"
 assert r["errors"] == [], r["errors"]
 assert r["requests"] == [], r["requests"]
 assert dom["page_errors"] is None, dom["page_errors"]
@@ -129,7 +129,7 @@ timeout 180 node "$here/../browser/cdp_report.js" drops.html drops.png >cdp2.jso
 timeout 60 python3 - <<'PY' || fail "drops in the browser: $(cat cdp2.json)"
 import json
 r = json.load(open("cdp2.json"))
-assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
+assert r["ready"] and r["drawn"] and r["errors"] == [] and r["requests"] == [], r
 assert r["dom"]["banner_bad"] and r["dom"]["banner"].startswith("INCOMPLETE"), r["dom"]["banner"]
 assert "dropped" in r["dom"]["banner"], r["dom"]["banner"]
 PY
@@ -160,7 +160,7 @@ assert len(tasks) == 2, tasks
 assert d["by"] == "rule" and d["tasks"] == tasks, (d.get("by"), d.get("tasks"))
 assert d["task_groups"] == json.load(open("groups.json")), d["task_groups"]
 r = json.load(open("cdp3.json"))
-assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
+assert r["ready"] and r["drawn"] and r["errors"] == [] and r["requests"] == [], r
 dom = r["dom"]
 assert dom["tasks_hidden"] is False and dom["tasks"] == len(tasks) == dom["task_rows"], dom
 assert 0 < dom["cpu_peak"] <= d["summary"]["host"]["cpus"] + 1e-9, (dom["cpu_peak"], d["summary"]["host"])
