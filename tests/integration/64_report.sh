@@ -10,7 +10,8 @@
 # timeline's first bar names its process and the wheel zooms in, a green
 # banner, and a non-blank
 # screenshot (kept as $O/test-artefacts/64_report.png); a trace with drops
-# shows the red INCOMPLETE banner; report --by rule of a recorded tiny
+# shows the red INCOMPLETE banner; a browser without DecompressionStream
+# gets a one-line message; report --by rule of a recorded tiny
 # Snakemake run embeds export --tasks and top --by rule unchanged and shows
 # as many task rows as export --tasks has (no Tasks section without --by).
 # Skips the browser part (exit 77 after the
@@ -133,6 +134,14 @@ assert r["ready"] and r["drawn"] and r["errors"] == [] and r["requests"] == [], 
 assert r["dom"]["banner_bad"] and r["dom"]["banner"].startswith("INCOMPLETE"), r["dom"]["banner"]
 assert "dropped" in r["dom"]["banner"], r["dom"]["banner"]
 PY
+# a browser without DecompressionStream: one line in the page saying so
+sed 's|<script>/\* tracer-analyze report|<script>window.DecompressionStream = undefined; /* tracer-analyze report|' run.html >nods.html
+grep -q "DecompressionStream = undefined" nods.html || fail "cannot make the page without DecompressionStream"
+timeout 120 "${CHROMIUM:-chromium}" --headless=new --no-sandbox --disable-gpu --user-data-dir="$T/nods-profile" \
+	--dump-dom "file://$T/nods.html" >nods.dom 2>/dev/null || fail "chromium --dump-dom failed"
+grep -q '<p id="noscript">This report could not be drawn: this browser cannot unpack the report.s data (no DecompressionStream' nods.dom ||
+	fail "no message without DecompressionStream: $(grep -o '<header.*</header>' nods.dom)"
+! grep -q 'data-ready=' nods.dom || fail "a page without its data says data-ready"
 # report --by rule of a tiny Snakemake run: the Tasks section shows every
 # task of export --tasks, the tasks and task_groups embedded unchanged
 if command -v snakemake >/dev/null; then
