@@ -122,7 +122,7 @@ $(O)/tracer-record: $(RECORD_OBJ) $(COMMON_OBJ) $(O)/libtz.a
 # ---------------------------------------------------------------- analyze/
 ANALYZE_SRC := $(wildcard analyze/*.c)
 ANALYZE_LIB_OBJ := $(filter-out $(O)/analyze/tracer_analyze.o,$(ANALYZE_SRC:%.c=$(O)/%.o))
-ANALYZE_LIBS := -larchive -ljson-c -lm $(FORMAT_LIBS)
+ANALYZE_LIBS := -larchive -ljson-c -lz -lm $(FORMAT_LIBS)
 
 # the HTML report's page (analyze/report/, real files a browser or linter
 # reads) compiled in as NUL-terminated byte arrays: report_html, report_css,

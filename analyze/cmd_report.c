@@ -4,16 +4,19 @@
  * in-process: summary --json, top --json, critical-path --json, idle --json
  * and export --format jsonl --samples, plus the plots' tool colours. The page
  * (analyze/report/report.{html,css,js}, compiled in by the Makefile as
- * report_asset.h) reads that one JSON blob and draws everything in the
- * browser, so its numbers are those of the commands.
+ * report_asset.h) reads that one JSON blob (the processes by column, the
+ * whole gzip-compressed in base64: docs/plots-and-bundles.md, Data) and
+ * draws everything in the browser, so its numbers are those of the commands.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "analyze.h"
 #include "plot.h"
@@ -31,7 +34,9 @@ static void usage(FILE *f)
 	      "interactive timeline (wheel: zoom, drag: pan, hover: the process), CPU,\n"
 	      "memory and I/O over time, a process table (sort, filter) and tree.\n"
 	      "The numbers are those of summary --json, top --json, critical-path --json,\n"
-	      "idle --json and export --format jsonl --samples, embedded as one JSON blob.\n\n"
+	      "idle --json and export --format jsonl --samples, embedded as one JSON blob\n"
+	      "(processes by column; gzip, base64: the browser unpacks it with its\n"
+	      "DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari 16.4 or newer).\n\n"
 	      "With --by (or --task) the page also has a Tasks section: one row per task\n"
 	      "(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
 	      "group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
@@ -140,13 +145,23 @@ static void put_json(FILE *f, const char *s, size_t n)
 
 /* The keys of export's jsonl objects the page uses; the others (every exec,
  * failed execs, context switches, faults, ...) are left out to keep a
- * 200,000-process page small. Values are copied byte for byte. */
-static const char *const proc_keys[] = {
-	"id", "parent_id", "pid", "ppid", "start_s", "end_s", "realtime_s", "exe", "argv", "tool",
-	"pre_existing", "exit_code", "signal", "core_dumped", "utime_s", "stime_s", "peak_rss_kib",
-	"rchar", "wchar", "read_bytes", "write_bytes", "threads", "oom_killed", "killed_by", "samples",
-	"exit_lost", NULL,
+ * 200,000-process page small. RAW: a column of the values; DICT: a column of
+ * indices into a table of the distinct values; SHARED: the key is in one
+ * object of the SHARED keys a process, and the "shared" column holds indices
+ * into a table of those distinct objects (few: one per tool and outcome). */
+enum { RAW, DICT, SHARED };
+static const struct {
+	const char *key;
+	int how;
+} proc_cols[] = {
+	{"id", RAW},	       {"parent_id", RAW},    {"pid", RAW},	    {"start_s", RAW},
+	{"end_s", RAW},	       {"realtime_s", RAW},   {"exe", SHARED},	    {"argv", DICT},
+	{"tool", SHARED},      {"exit_code", SHARED}, {"signal", SHARED},   {"core_dumped", SHARED},
+	{"utime_s", RAW},      {"stime_s", RAW},      {"peak_rss_kib", RAW}, {"read_bytes", RAW},
+	{"write_bytes", RAW},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", RAW},
+	{"exit_lost", SHARED},
 };
+enum { NCOL = sizeof(proc_cols) / sizeof(proc_cols[0]) };
 
 /* Length of the JSON value at s (at most n bytes; export's own output, so
  * well formed): a string, or an object/array with its nesting, or a scalar
@@ -182,35 +197,192 @@ static size_t json_value_len(const char *s, size_t n)
 	return i;
 }
 
-/* One jsonl object with only proc_keys, '<' escaped (put_json). */
-static void put_proc(FILE *f, const char *s, size_t n)
+/* One column of the processes: its values' JSON text, comma separated (a
+ * DICT or the shared column: indices into its distinct values, written to df
+ * and kept, copied, in an open-addressing hash). */
+struct col {
+	char *buf, *dbuf;
+	size_t len, dlen;
+	FILE *f, *df;
+	struct {
+		char *s;
+		size_t n;
+		unsigned idx;
+	} *ht;
+	size_t cap, ndist;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
 {
-	size_t i = 1; /* after '{' */
-	int first = 1;
-	fputc('{', f);
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The index of value s[0..n) in c's table, added when new; -1 when out of
+ * memory. */
+static long col_intern(struct col *c, const char *s, size_t n)
+{
+	if (2 * (c->ndist + 1) > c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		__typeof__(c->ht) ht = calloc(cap, sizeof(*ht));
+		if (!ht)
+			return -1;
+		for (size_t i = 0; i < c->cap; i++) {
+			if (!c->ht[i].s)
+				continue;
+			size_t j = hash_bytes(c->ht[i].s, c->ht[i].n) & (cap - 1);
+			while (ht[j].s)
+				j = (j + 1) & (cap - 1);
+			ht[j] = c->ht[i];
+		}
+		free(c->ht);
+		c->ht = ht;
+		c->cap = cap;
+	}
+	size_t j = hash_bytes(s, n) & (c->cap - 1);
+	for (; c->ht[j].s; j = (j + 1) & (c->cap - 1))
+		if (c->ht[j].n == n && !memcmp(c->ht[j].s, s, n))
+			return c->ht[j].idx;
+	if (!(c->ht[j].s = malloc(n ? n : 1)))
+		return -1;
+	memcpy(c->ht[j].s, s, n);
+	c->ht[j].n = n;
+	c->ht[j].idx = (unsigned)c->ndist;
+	if (c->ndist)
+		fputc(',', c->df);
+	put_json(c->df, s, n);
+	return (long)c->ndist++;
+}
+
+/* Append v to c's column: the value, or its index (intern). */
+static int col_put(struct col *c, size_t row, int how, const char *v, size_t n)
+{
+	if (row)
+		fputc(',', c->f);
+	if (how == RAW) {
+		put_json(c->f, v, n);
+		return 0;
+	}
+	long x = col_intern(c, v, n);
+	if (x < 0)
+		return -1;
+	fprintf(c->f, "%ld", x);
+	return 0;
+}
+
+/* Split one jsonl object into the columns, cols[NCOL] the shared one (a key
+ * it lacks: null); sh is scratch space for the shared object. */
+static int put_proc(struct col *cols, size_t row, const char *s, size_t n, char **sh, size_t *shcap)
+{
+	const char *val[NCOL] = {0};
+	size_t vlen[NCOL] = {0}, i = 1; /* after '{' */
 	while (i < n && s[i] == '"') {
 		const char *key = s + i + 1, *q = memchr(key, '"', n - i - 1);
 		if (!q || (size_t)(q - s) + 2 > n)
 			break;
 		size_t klen = (size_t)(q - key), v = (size_t)(q - s) + 2; /* after ':' */
-		size_t vlen = json_value_len(s + v, n - v);
-		int keep = 0;
-		for (const char *const *k = proc_keys; *k && !keep; k++)
-			keep = strlen(*k) == klen && !memcmp(*k, key, klen);
-		if (keep) {
-			if (!first)
-				fputc(',', f);
-			put_json(f, key - 1, klen + 3 + vlen);
-			first = 0;
-		}
-		i = v + vlen + 1; /* past ',' */
+		size_t vl = json_value_len(s + v, n - v);
+		for (int k = 0; k < NCOL; k++)
+			if (proc_cols[k].key[0] == key[0] && !strncmp(proc_cols[k].key, key, klen) &&
+			    !proc_cols[k].key[klen]) {
+				val[k] = s + v;
+				vlen[k] = vl;
+				break;
+			}
+		i = v + vl + 1; /* past ',' */
 	}
-	fputc('}', f);
+	size_t shlen = 0;
+	for (int k = 0; k < NCOL; k++) {
+		const char *vs = val[k] ? val[k] : "null";
+		size_t vn = val[k] ? vlen[k] : 4, kn = strlen(proc_cols[k].key);
+		if (proc_cols[k].how != SHARED) {
+			if (col_put(&cols[k], row, proc_cols[k].how, vs, vn) < 0)
+				return -1;
+			continue;
+		}
+		if (shlen + kn + vn + 8 > *shcap) { /* {"KEY":V, or ,"KEY":V and } */
+			size_t cap = 2 * (shlen + kn + vn + 8);
+			char *p = realloc(*sh, cap);
+			if (!p)
+				return -1;
+			*sh = p;
+			*shcap = cap;
+		}
+		shlen += (size_t)sprintf(*sh + shlen, "%c\"%s\":", shlen ? ',' : '{', proc_cols[k].key);
+		memcpy(*sh + shlen, vs, vn);
+		shlen += vn;
+	}
+	(*sh)[shlen++] = '}';
+	return col_put(&cols[NCOL], row, SHARED, *sh, shlen);
 }
 
-/* export jsonl (one object a line) as the elements of a JSON array; whole:
- * every key, else only proc_keys */
-static void put_jsonl_array(FILE *f, const struct out *o, int whole)
+/*
+ * export jsonl as the processes' columns (docs/plots-and-bundles.md, Data):
+ * {"count":N,"columns":{KEY:[...]...,"shared":[...]},"values":{KEY:[distinct
+ * values]...,"shared":[distinct objects]}}. Values byte for byte, '<'
+ * escaped. Returns 0, or -1 out of memory.
+ */
+static int put_proc_columns(FILE *f, const struct out *o)
+{
+	struct col cols[NCOL + 1] = {{0}};
+	char *sh = NULL;
+	size_t shcap = 0, row = 0;
+	int rc = -1;
+	for (int k = 0; k <= NCOL; k++) {
+		if (!(cols[k].f = open_memstream(&cols[k].buf, &cols[k].len)))
+			goto out;
+		if ((k == NCOL || proc_cols[k].how == DICT) &&
+		    !(cols[k].df = open_memstream(&cols[k].dbuf, &cols[k].dlen)))
+			goto out;
+	}
+	const char *s = o->p, *end = o->p + o->len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t k = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		if (k && put_proc(cols, row++, s, k, &sh, &shcap) < 0)
+			goto out;
+		s += k + 1;
+	}
+	for (int k = 0; k <= NCOL; k++) {
+		if (fclose(cols[k].f) | (cols[k].df && fclose(cols[k].df)))
+			goto out;
+		cols[k].f = cols[k].df = NULL;
+	}
+	fprintf(f, "{\"count\":%zu,\"columns\":{", row);
+	for (int k = 0; k <= NCOL; k++)
+		if (k == NCOL || proc_cols[k].how != SHARED)
+			fprintf(f, "%s\n\"%s\":[%.*s]", k ? "," : "", k < NCOL ? proc_cols[k].key : "shared",
+				(int)cols[k].len, cols[k].buf);
+	fputs("},\n\"values\":{", f);
+	for (int k = 0, first = 1; k <= NCOL; k++) {
+		if (!cols[k].dbuf)
+			continue;
+		fprintf(f, "%s\n\"%s\":[%.*s]", first ? "" : ",", k < NCOL ? proc_cols[k].key : "shared",
+			(int)cols[k].dlen, cols[k].dbuf);
+		first = 0;
+	}
+	fputs("}}", f);
+	rc = 0;
+out:
+	for (int k = 0; k <= NCOL; k++) {
+		if (cols[k].f)
+			fclose(cols[k].f);
+		if (cols[k].df)
+			fclose(cols[k].df);
+		free(cols[k].buf);
+		free(cols[k].dbuf);
+		for (size_t i = 0; i < cols[k].cap; i++)
+			free(cols[k].ht[i].s);
+		free(cols[k].ht);
+	}
+	free(sh);
+	return rc;
+}
+
+/* export jsonl (one object a line) as the elements of a JSON array */
+static void put_jsonl_array(FILE *f, const struct out *o)
 {
 	fputc('[', f);
 	const char *s = o->p, *end = o->p + o->len;
@@ -221,15 +393,62 @@ static void put_jsonl_array(FILE *f, const struct out *o, int whole)
 		if (k) {
 			if (!first)
 				fputs(",\n", f);
-			if (whole)
-				put_json(f, s, k);
-			else
-				put_proc(f, s, k);
+			put_json(f, s, k);
 			first = 0;
 		}
 		s += k + 1;
 	}
 	fputc(']', f);
+}
+
+/*
+ * s[0..n) gzip-compressed (RFC 1952, zlib, level 6; the header's time is 0,
+ * so the same data gives the same bytes) into *out (malloc'd, *nout bytes).
+ * Returns 0, or -1 out of memory.
+ */
+static int gzip_mem(const char *s, size_t n, char **out, size_t *nout)
+{
+	z_stream z = {0};
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	size_t cap = deflateBound(&z, n), done = 0;
+	unsigned char *b = malloc(cap);
+	int zr = Z_OK;
+	z.next_in = (unsigned char *)s;
+	z.next_out = b;
+	while (b && zr == Z_OK) { /* avail_* are 32-bit: at most 1 GiB a call */
+		size_t in = n - (size_t)((const char *)z.next_in - s);
+		size_t room = cap - (size_t)(z.next_out - b);
+		z.avail_in = in > (1u << 30) ? 1u << 30 : (unsigned)in;
+		z.avail_out = room > (1u << 30) ? 1u << 30 : (unsigned)room;
+		zr = deflate(&z, z.avail_in == in ? Z_FINISH : Z_NO_FLUSH);
+	}
+	done = b ? (size_t)(z.next_out - b) : 0;
+	deflateEnd(&z);
+	if (!b || zr != Z_STREAM_END) {
+		free(b);
+		return -1;
+	}
+	*out = (char *)b;
+	*nout = done;
+	return 0;
+}
+
+/* s[0..n) in base64 (RFC 4648, with padding, one line) */
+static void put_base64(FILE *f, const char *s, size_t n)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *u = (const unsigned char *)s;
+	char q[4];
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)u[i] << 16 | (i + 1 < n ? (unsigned)u[i + 1] << 8 : 0) |
+			     (i + 2 < n ? u[i + 2] : 0);
+		q[0] = a[v >> 18];
+		q[1] = a[v >> 12 & 63];
+		q[2] = i + 1 < n ? a[v >> 6 & 63] : '=';
+		q[3] = i + 2 < n ? a[v & 63] : '=';
+		fwrite(q, 1, 4, f);
+	}
 }
 
 /* Write the asset up to its marker "@NAME@" (or to its end); returns the
@@ -368,26 +587,48 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 
-	FILE *f = tza_create_out(outp, force, mode, "w", "-f");
-	if (!f)
+	/* the data, in memory, then gzip + base64 into the page */
+	char *blob = NULL, *gz = NULL;
+	size_t nblob = 0, ngz = 0;
+	FILE *bf = open_memstream(&blob, &nblob);
+	if (!bf) {
+		tza_err("report: out of memory");
 		goto out;
-	const char *s = put_until(f, (const char *)report_html, "CSS");
-	fwrite(report_css, 1, report_css_len, f);
-	s = put_until(f, s, "DATA");
-	fprintf(f, "{\"report_version\":1,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
-	put_json(f, colors, ncolors);
+	}
+	fprintf(bf, "{\"report_version\":2,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
+	put_json(bf, colors, ncolors);
 	static const char *const keys[NOUT] = {"summary", "top",   "critical_path", "idle",
 					       "processes", "tasks", "task_groups"};
 	if (by)
-		fprintf(f, ",\n\"by\":\"%s\"", by);
-	for (int i = 0; i < nout; i++) {
-		fprintf(f, ",\n\"%s\":", keys[i]);
-		if (i == O_PROCS || i == O_TASKS)
-			put_jsonl_array(f, &o[i], i == O_TASKS);
+		fprintf(bf, ",\n\"by\":\"%s\"", by);
+	int brc = 0;
+	for (int i = 0; i < nout && !brc; i++) {
+		fprintf(bf, ",\n\"%s\":", keys[i]);
+		if (i == O_PROCS)
+			brc = put_proc_columns(bf, &o[i]);
+		else if (i == O_TASKS)
+			put_jsonl_array(bf, &o[i]);
 		else
-			put_json(f, o[i].p, o[i].len);
+			put_json(bf, o[i].p, o[i].len);
 	}
-	fputs("}", f);
+	fputs("}", bf);
+	if ((ferror(bf) | fclose(bf)) || brc || gzip_mem(blob, nblob, &gz, &ngz) < 0) {
+		free(blob);
+		tza_err("report: out of memory");
+		goto out;
+	}
+	free(blob);
+
+	FILE *f = tza_create_out(outp, force, mode, "w", "-f");
+	if (!f) {
+		free(gz);
+		goto out;
+	}
+	const char *s = put_until(f, (const char *)report_html, "CSS");
+	fwrite(report_css, 1, report_css_len, f);
+	s = put_until(f, s, "DATA");
+	put_base64(f, gz, ngz);
+	free(gz);
 	s = put_until(f, s, "JS");
 	fwrite(report_js, 1, report_js_len, f);
 	if (s)

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # report_browser.sh - time the HTML report of a synthetic trace with many
 # processes in headless Chromium: writing it (tracer-analyze report), loading
-# it (navigation to the page's data-ready: parse, tables, timeline, charts)
+# it (navigation to the page's data-ready: unpack, parse, summary, tables,
+# the process table; then to data-drawn: the timeline, charts and tree too)
 # and sorting its process table (by CPU, descending).
 #
 #   bench/report_browser.sh [PROCS]        (default 200000)
 #   env: O (build dir, default build), CHROMIUM, WORK (kept; default a temp dir)
-# Prints one line: procs=N html_bytes=B report_s=S load_ms=L sort_ms=T rows=R errors=E
-# (E: console errors, exceptions, requests and a page that never got ready)
+# Prints one line: procs=N html_bytes=B report_s=S load_ms=L drawn_ms=W sort_ms=T rows=R errors=E
+# (E: console errors, exceptions, requests and a page that never got ready
+# or drawn) and the page's own timings (ms from its script's start).
 # and leaves the screenshot and the cdp result in $WORK when WORK is given.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +34,8 @@ timeout 600 node "$root/tests/browser/cdp_report.js" "$w/big.html" "$w/big.png" 
 python3 - "$w/cdp.json" "$procs" "$(stat -c %s "$w/big.html")" "$(echo "$t1 - $t0" | bc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print("procs=%s html_bytes=%s report_s=%.2f load_ms=%s sort_ms=%.0f rows=%s errors=%d" % (
-    sys.argv[2], sys.argv[3], float(sys.argv[4]), r.get("load_ms"), r.get("sort_ms", -1), r.get("rows"),
-    len(r["errors"]) + len(r["requests"]) + (0 if r["ready"] else 1)))
+print("procs=%s html_bytes=%s report_s=%.2f load_ms=%s drawn_ms=%s sort_ms=%.0f rows=%s errors=%d" % (
+    sys.argv[2], sys.argv[3], float(sys.argv[4]), r.get("load_ms"), r.get("drawn_ms"), r.get("sort_ms", -1),
+    r.get("rows"), len(r["errors"]) + len(r["requests"]) + (0 if r["ready"] and r["drawn"] else 1)))
+print("timings: %s" % (r.get("dom") or {}).get("timings"), file=sys.stderr)
 PY

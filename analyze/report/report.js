@@ -16,8 +16,56 @@
 
 	var T0 = performance.now(), marks = [];
 	function mark(what) { marks.push(what + " " + Math.round(performance.now() - T0)); }
-	var D = JSON.parse(document.getElementById("tracer-data").textContent);
-	var S = D.summary, P = D.processes, C = D.colors;
+	/* #tracer-data: the JSON, gzip-compressed, in base64 (docs/plots-and-bundles.md,
+	 * Data), unpacked by the browser's own DecompressionStream */
+	function unpack() {
+		if (typeof DecompressionStream !== "function")
+			return Promise.reject(new Error("this browser cannot unpack the report's data (no DecompressionStream: " +
+				"Chrome or Edge 80, Firefox 113, Safari 16.4 or newer)"));
+		var b64 = document.getElementById("tracer-data").textContent.trim(), u;
+		if (Uint8Array.fromBase64) u = Uint8Array.fromBase64(b64);
+		else {
+			var bin = atob(b64);
+			u = new Uint8Array(bin.length);
+			for (var i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+		}
+		return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+	}
+	unpack().then(function (text) {
+		mark("unpack");
+		main(JSON.parse(text));
+	}).catch(function (e) {
+		errors.push(String(e && e.message || e));
+		document.body.setAttribute("data-errors", errors.join("\n"));
+		var ns = document.getElementById("noscript");
+		if (ns) ns.textContent = "This report could not be drawn: " + (e && e.message || e);
+	});
+
+	/* the page, from the data: the rest of this file */
+	function main(D) {
+	mark("parse");
+	/* processes: one array per key (a key in values: indices into
+	 * values[key], its distinct values; "shared": into the distinct objects
+	 * of the other keys); a process is an object of one field, its row,
+	 * whose keys are getters on the columns (200,000 of them are made in a
+	 * tenth of the time of objects holding every key) */
+	function procRows(pc) {
+		var n = pc.count, out = new Array(n), sh = pc.values.shared || [];
+		function Proc(i) { this.i = i; }
+		function getter(k, a, b) {
+			Object.defineProperty(Proc.prototype, k, {get: b ? function () { return a[this.i][k]; } : function () { return a[this.i]; }});
+		}
+		Object.keys(pc.columns).forEach(function (k) {
+			var c = pc.columns[k], v = pc.values[k], a = c;
+			if (v) { a = new Array(n); for (var i = 0; i < n; i++) a[i] = v[c[i]]; }
+			if (k === "shared") Object.keys(sh[0] || {}).forEach(function (s) { getter(s, a, true); });
+			else getter(k, a, false);
+		});
+		for (var i = 0; i < n; i++) out[i] = new Proc(i);
+		return out;
+	}
+	var S = D.summary, P = procRows(D.processes), C = D.colors;
+	mark("rows");
 	var SIG = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
 		7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
 		13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ", 31: "SIGSYS"};
@@ -46,7 +94,12 @@
 		while (b >= 1024 && i < u.length - 1) { b /= 1024; i++; }
 		return (i ? b.toFixed(1) : b) + " " + u[i];
 	}
-	function num(n) { return n === null || n === undefined ? "" : Number(n).toLocaleString("en-US"); }
+	function num(n) { /* 1,234,567; by hand for integers: the first toLocaleString loads the locale's data (0.2 s) */
+		if (n === null || n === undefined) return "";
+		n = Number(n);
+		if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
+		return (n < 0 ? "-" : "") + String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+	}
 	function color(tool) { return C.tools[tool] || C.other; }
 	function swatch(tool) { var s = el("span", "sw"); s.style.background = color(tool); return s; }
 	function cmdline(p) { return p.argv && p.argv.length ? p.argv.join(" ") : (p.exe || ""); }
@@ -201,13 +254,19 @@
 	cpt.textContent = (cp.by_tool || []).map(function (t) { return t.tool + " " + dur(t.seconds); }).join(", ");
 	cpl.appendChild(cpt); cpb.appendChild(cpl);
 	var chain = (D.critical_path && D.critical_path.path) || [];
-	var byId = {};
-	P.forEach(function (p) { byId[p.id] = p; });
+	var byIdMap = null;
+	function byId(id) { /* the process of an id, or undefined; the index is built on first use */
+		if (!byIdMap) { byIdMap = new Map(); P.forEach(function (p) { byIdMap.set(p.id, p); }); }
+		return byIdMap.get(id);
+	}
+	var chainP = {}; /* the chain's processes, in one pass (the tree's index waits) */
+	chain.slice(0, 300).forEach(function (c) { chainP[c.id] = null; });
+	P.forEach(function (p) { if (chainP[p.id] === null) chainP[p.id] = p; });
 	var det = el("details"), sum = el("summary", "", "The chain: " + num(chain.length) + " processes, first to last" +
 		(chain.length > 300 ? " (the first 300; tracer-analyze critical-path lists all)" : ""));
 	det.appendChild(sum);
 	det.appendChild(table(["pid", "tool", "start", "end", "on path", "command"], chain.slice(0, 300).map(function (c) {
-		var p = byId[c.id];
+		var p = chainP[c.id];
 		return [c.pid, toolCell(c.tool), dur(c.start_s), dur(c.end_s), dur(c.critical_s), p ? cmdline(p) : ""];
 	}), [1, 0, 1, 1, 1, 0]));
 	cpb.appendChild(det);
@@ -245,7 +304,8 @@
 	var T1 = Math.max(S.duration_s || 0, 1e-3);
 	P.forEach(function (p) { if (p.end_s !== null && p.end_s > T1) T1 = p.end_s; });
 	function pend(p) { return p.end_s === null ? T1 : p.end_s; }
-	var rowsBy = {}, rows = [];
+	var rowsBy = {}, rows = [], gH = 60;
+	function layout() { /* the rows and lanes: after data-ready (draw, below) */
 	P.slice().sort(function (a, b) { return a.start_s - b.start_s; }).forEach(function (p) {
 		var r = rowsBy[p.tool];
 		if (!r) { r = rowsBy[p.tool] = {tool: p.tool, lanes: [], laneEnd: []}; rows.push(r); }
@@ -256,12 +316,13 @@
 		e[l] = Math.max(e[l], pend(p));
 		r.lanes[l].push(p);
 	});
-	var LH = 9, GAP = 6, LW = 150, AX = 22;
 	var y = AX;
 	rows.forEach(function (r) { r.y = y; r.h = r.lanes.length * LH; y += r.h + GAP; });
-	var gc = $("gantt"), gx = gc.getContext("2d"), tip = $("tip");
-	var gH = Math.max(y + 4, 60);
+	gH = Math.max(y + 4, 60);
 	gc.style.height = gH + "px";
+	} /* layout */
+	var LH = 9, GAP = 6, LW = 150, AX = 22;
+	var gc = $("gantt"), gx = gc.getContext("2d"), tip = $("tip");
 	var v0 = 0, v1 = T1;
 	function setup(c, h) {
 		var r = window.devicePixelRatio || 1, w = c.clientWidth || 1200;
@@ -396,6 +457,7 @@
 		if (!(v > 0) || b <= a) return;
 		spread(arr, a, b, v * (b - a));
 	}
+	function bin() { /* after data-ready (draw, below) */
 	P.forEach(function (p) {
 		var si = sidx[p.tool] !== undefined ? sidx[p.tool] : sidx["\u0000other"], e = pend(p), sm = p.samples || [];
 		var pts = [{t: p.start_s, c: 0, r: 0, w: 0}];
@@ -432,6 +494,7 @@
 		" processes have periodic samples and are drawn from them; the others spread their exit CPU and I/O totals evenly over their life and hold their peak RSS (an upper bound), as tracer-analyze plot does." +
 		(nclamped ? " Cores in use: " + nclamped + " of " + NB + " bins held to " + host.cpus + " CPUs (" + clampedS.toPrecision(3) +
 			" CPU-s spread there beyond the machine by that even spreading)." : "");
+	} /* bin */
 	function area(cv, stack, lines, hline) {
 		var h = 200, w = setup(cv, h), x = cv.getContext("2d"), L = 50, top = 18, bottom = h - 4;
 		var tot = new Float64Array(NB), max = 0;
@@ -512,14 +575,20 @@
 		{k: "cmd", t: "command", v: cmdline}];
 	var ph = $("phead"), pb = $("pbody"), psp = $("pspace"), RH = 24;
 	var view = P.map(function (p, i) { return i; }), sortCol = 1, sortAsc = true, pool = [];
-	var search = P.map(function (p) { return (p.pid + " " + p.tool + " " + cmdline(p)).toLowerCase(); });
+	var searchText = null;
+	function search(i) { /* the text a filter looks in, made on the first filter */
+		if (!searchText) searchText = P.map(function (p) { return (p.pid + " " + p.tool + " " + cmdline(p)).toLowerCase(); });
+		return searchText[i];
+	}
 	cols.forEach(function (c, i) {
 		var h = el("div", c.n ? "n" : "", c.t);
 		h.setAttribute("data-col", c.k);
 		h.addEventListener("click", function () { sortBy(i, sortCol === i ? !sortAsc : !c.n); });
 		ph.appendChild(h);
 	});
-	var tools = Object.keys(rowsBy).sort(), ptool = $("ptool");
+	var toolSet = {};
+	P.forEach(function (p) { toolSet[p.tool] = 1; });
+	var tools = Object.keys(toolSet).sort(), ptool = $("ptool");
 	tools.forEach(function (t) { var o = el("option", "", t); o.value = t; ptool.appendChild(o); });
 	function sortBy(i, asc) {
 		sortCol = i; sortAsc = asc;
@@ -539,7 +608,7 @@
 			if (s === "failed" && !failed(p)) continue;
 			if (s === "ok" && p.exit_code !== 0) continue;
 			if (s === "running" && p.end_s !== null) continue;
-			if (q && search[i].indexOf(q) < 0) continue;
+			if (q && search(i).indexOf(q) < 0) continue;
 			view.push(i);
 		}
 		sortBy(sortCol, sortAsc);
@@ -575,9 +644,10 @@
 
 	mark("process");
 	/* ------------------------------------------------------------ process tree */
+	function buildTree() { /* after data-ready (draw, below) */
 	var kids = {}, roots = [];
 	P.forEach(function (p) {
-		if (p.parent_id && byId[p.parent_id]) (kids[p.parent_id] = kids[p.parent_id] || []).push(p);
+		if (p.parent_id && byId(p.parent_id)) (kids[p.parent_id] = kids[p.parent_id] || []).push(p);
 		else roots.push(p);
 	});
 	var tb = $("tree-body"), rendered = 0;
@@ -639,10 +709,10 @@
 		tb.querySelectorAll(".hit").forEach(function (e) { e.classList.remove("hit"); });
 		if (!q) { $("tcount").textContent = ""; return; }
 		var m = [];
-		for (var i = 0; i < P.length && m.length < 200; i++) if (search[i].indexOf(q) >= 0) m.push(P[i]);
+		for (var i = 0; i < P.length && m.length < 200; i++) if (search(i).indexOf(q) >= 0) m.push(P[i]);
 		m.forEach(function (p) {
 			var chain = [];
-			for (var a = p; a; a = a.parent_id ? byId[a.parent_id] : null) chain.unshift(a);
+			for (var a = p; a; a = a.parent_id ? byId(a.parent_id) : null) chain.unshift(a);
 			var ul = rootUl, li = null;
 			chain.forEach(function (a) {
 				li = null;
@@ -655,15 +725,12 @@
 		var f = tb.querySelector(".hit"); if (f) f.scrollIntoView({block: "nearest"});
 	}
 	$("tfilter").addEventListener("input", treeSearch);
+	} /* buildTree */
 
-	mark("draw");
+	mark("table");
 	/* ------------------------------------------------------------ draw */
 	function drawAll() { drawGantt(); drawUsage(); }
 	window.addEventListener("resize", drawAll);
-	drawGantt();
-	mark("gantt");
-	drawUsage();
-	mark("usage");
 	sortBy(1, true);
 	mark("sort");
 	$("foot").textContent = "Made by tracer-analyze " + D.analyzer + " report from '" + S.file +
@@ -675,7 +742,27 @@
 		firstPid: function () { return view.length ? P[view[0]].pid : null; },
 		window: function () { return [v0, v1]; } /* the timeline's view, seconds */
 	};
-	mark("done");
+	/* data-ready: the header, summary, tables and the sorted process table
+	 * are there; then, each in its own task so the page answers between
+	 * them, the timeline, the charts over time and the tree; data-drawn
+	 * when all is drawn */
+	mark("ready");
 	document.body.setAttribute("data-timings", marks.join(", "));
+	document.body.setAttribute("data-ready-ms", Math.round(performance.now())); /* since navigation */
 	document.body.setAttribute("data-ready", "1");
+	var later = [function () { layout(); drawGantt(); mark("gantt"); },
+		function () { bin(); drawUsage(); mark("usage"); },
+		function () { buildTree(); mark("tree"); }];
+	(function next() {
+		if (!later.length) {
+			mark("done");
+			document.body.setAttribute("data-timings", marks.join(", "));
+			document.body.setAttribute("data-drawn-ms", Math.round(performance.now()));
+			document.body.setAttribute("data-drawn", "1");
+			return;
+		}
+		later.shift()();
+		setTimeout(next, 0);
+	})();
+	} /* main */
 })();

@@ -3,9 +3,13 @@
  * cdp_report.js - open a tracer HTML report in headless Chromium over the
  * DevTools protocol (--remote-debugging-pipe: no port, no network) and print
  * one JSON object of what the page showed:
- *   {ready, load_ms, errors: [...], requests: [...], dom: {...}, screenshot_bytes,
- *    and with --sort: sort_ms, sorted_first_pid, rows}
- * load_ms: from navigation to the page's data-ready (polled every 100 ms).
+ *   {ready, load_ms, drawn, drawn_ms, errors: [...], requests: [...], dom: {...},
+ *    screenshot_bytes, and with --sort: sort_ms, sorted_first_pid, rows}
+ * load_ms: from navigation to the page's data-ready (its summary, tables and
+ * sorted process table are there), drawn_ms: to its data-drawn (the
+ * timeline, charts and tree too), both polled every 100 ms and taken from
+ * the page's own clock (data-ready-ms, data-drawn-ms: a poll waits for the
+ * drawing that follows data-ready); the DOM is read once drawn.
  * errors: console errors, uncaught exceptions, log entries of level error and
  * the page's own data-errors (CSP violations); requests: every request whose
  * URL is not the report's own file:// URL or a data: URL.
@@ -54,7 +58,7 @@ let stderrTail = "";
 chrome.stderr.on("data", (d) => { stderrTail = (stderrTail + d).slice(-4000); });
 const out = chrome.stdio[3], inp = chrome.stdio[4];
 let id = 0, buf = "";
-const pending = new Map(), result = { ready: false, errors: [], requests: [], dom: null };
+const pending = new Map(), result = { ready: false, drawn: false, errors: [], requests: [], dom: null };
 let sessionId = null;
 
 let finishing = false;
@@ -122,6 +126,11 @@ async function evaluate(expr) {
 	if (r.exceptionDetails) throw new Error("evaluate: " + r.exceptionDetails.text + " " + expr);
 	return r.result.value;
 }
+/* ms from navigation to the page's data-WHAT-ms, or by our clock from t0 */
+async function pageMs(what, t0) {
+	const v = await evaluate(`document.body.getAttribute("data-${what}-ms")`).catch(() => null);
+	return v !== null && v !== "" ? Number(v) : Date.now() - t0;
+}
 (async () => {
 	const t = await send("Target.createTarget", { url: "about:blank" });
 	const a = await send("Target.attachToTarget", { targetId: t.targetId, flatten: true });
@@ -132,7 +141,13 @@ async function evaluate(expr) {
 	await send("Page.navigate", { url }, sessionId);
 	for (let i = 0; i < timeout * 10; i++) {
 		const r = await evaluate("document.body && document.body.getAttribute('data-ready')").catch(() => null);
-		if (r === "1") { result.ready = true; result.load_ms = Date.now() - t0; break; }
+		if (r === "1") { result.ready = true; result.load_ms = await pageMs("ready", t0); break; }
+		if (result.errors.length) break;
+		await sleep(100);
+	}
+	for (let i = 0; result.ready && i < timeout * 10; i++) {
+		const r = await evaluate("document.body.getAttribute('data-drawn')").catch(() => null);
+		if (r === "1") { result.drawn = true; result.drawn_ms = await pageMs("drawn", t0); break; }
 		if (result.errors.length) break;
 		await sleep(100);
 	}

@@ -49,6 +49,10 @@ for d in x.tar x.zip; do
 	"$A" export --format chrome "$d/trace.tz" > "$d/decoded.chrome.json"
 	"$A" info "$d/trace.tz" > "$d/decoded.info" 2>&1 || true
 	"$A" tree --full-args "$d/trace.tz" > "$d/decoded.tree"
+	# report.html's data is gzip + base64: unpacked, for the grep below
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import report_data
+open(sys.argv[3], "w").write(report_data.raw(open(sys.argv[2], encoding="utf-8").read()))' \
+		"${TESTS_DIR:?}/browser" "$d/report.html" "$d/decoded.report.json" || fail "$d/report.html: no data"
 done
 "$A" summary red.tar.gz > x.tar/decoded.summary
 for s in "${secrets[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tracer-analyze report: the HTML page of a real recording. Without a browser:
-# the embedded JSON equals summary --json, top --json, critical-path --json,
+# the embedded JSON (gzip, base64, processes in columns) equals summary --json, top --json, critical-path --json,
 # idle --json and export's process objects (the keys it keeps); an argv holding
 # "</script>" cannot end the data element; mode 0600 (it holds argv), existing
 # file refused without -f. In headless Chromium (tests/browser/cdp_report.js,
@@ -10,7 +10,8 @@
 # timeline's first bar names its process and the wheel zooms in, a green
 # banner, and a non-blank
 # screenshot (kept as $O/test-artefacts/64_report.png); a trace with drops
-# shows the red INCOMPLETE banner; report --by rule of a recorded tiny
+# shows the red INCOMPLETE banner; a browser without DecompressionStream
+# gets a one-line message; report --by rule of a recorded tiny
 # Snakemake run embeds export --tasks and top --by rule unchanged and shows
 # as many task rows as export --tasks has (no Tasks section without --by).
 # Skips the browser part (exit 77 after the
@@ -44,15 +45,16 @@ for c in "summary --json" "top --json -n 0" "critical-path --json" "idle --json"
 	timeout 120 "$A" $c run.tz >"$(echo "$c" | cut -d' ' -f1).json" || fail "$c failed"
 done
 timeout 120 "$A" export --format jsonl --samples run.tz >procs.jsonl || fail "export failed"
-timeout 60 python3 - <<'PY' || fail "embedded data"
-import json, re
+timeout 60 python3 - "$here/../browser" <<'PY' || fail "embedded data"
+import json, re, sys
+sys.path.insert(0, sys.argv[1])
+import report_data
 h = open("run.html", encoding="utf-8").read()
 scripts = re.findall(r"<script[^>]*>", h)
 assert len(scripts) == 2, scripts          # the data and the page's own script only
-m = re.search(r'<script id="tracer-data" type="application/json">(.*?)</script>', h, re.S)
-raw = m.group(1)
-assert "<" not in raw, "a raw '<' in the data element"
-d = json.loads(raw)
+assert "<" not in report_data.raw(h), "a raw '<' in the data"
+d = report_data.load("run.html")
+assert d["report_version"] == 2, d["report_version"]
 for k, f in (("summary", "summary.json"), ("top", "top.json"), ("critical_path", "critical-path.json"),
              ("idle", "idle.json")):
     assert d[k] == json.load(open(f)), k
@@ -88,7 +90,7 @@ r = json.load(open("cdp.json"))
 s = json.load(open("summary.json"))
 top = json.load(open("top.json"))
 dom = r["dom"]
-assert r["ready"], "the page never finished drawing"
+assert r["ready"] and r["drawn"], "the page never finished drawing"
 assert r["errors"] == [], r["errors"]
 assert r["requests"] == [], r["requests"]
 assert dom["page_errors"] is None, dom["page_errors"]
@@ -128,10 +130,18 @@ timeout 180 node "$here/../browser/cdp_report.js" drops.html drops.png >cdp2.jso
 timeout 60 python3 - <<'PY' || fail "drops in the browser: $(cat cdp2.json)"
 import json
 r = json.load(open("cdp2.json"))
-assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
+assert r["ready"] and r["drawn"] and r["errors"] == [] and r["requests"] == [], r
 assert r["dom"]["banner_bad"] and r["dom"]["banner"].startswith("INCOMPLETE"), r["dom"]["banner"]
 assert "dropped" in r["dom"]["banner"], r["dom"]["banner"]
 PY
+# a browser without DecompressionStream: one line in the page saying so
+sed 's|<script>/\* tracer-analyze report|<script>window.DecompressionStream = undefined; /* tracer-analyze report|' run.html >nods.html
+grep -q "DecompressionStream = undefined" nods.html || fail "cannot make the page without DecompressionStream"
+timeout 120 "${CHROMIUM:-chromium}" --headless=new --no-sandbox --disable-gpu --user-data-dir="$T/nods-profile" \
+	--dump-dom "file://$T/nods.html" >nods.dom 2>/dev/null || fail "chromium --dump-dom failed"
+grep -q '<p id="noscript">This report could not be drawn: this browser cannot unpack the report.s data (no DecompressionStream' nods.dom ||
+	fail "no message without DecompressionStream: $(grep -o '<header.*</header>' nods.dom)"
+! grep -q 'data-ready=' nods.dom || fail "a page without its data says data-ready"
 # report --by rule of a tiny Snakemake run: the Tasks section shows every
 # task of export --tasks, the tasks and task_groups embedded unchanged
 if command -v snakemake >/dev/null; then
@@ -149,16 +159,17 @@ EOF
 	timeout 120 "$A" top --json -n 0 --by rule smk.tz > groups.json 2>/dev/null || fail "top --by rule"
 	timeout 180 node "$here/../browser/cdp_report.js" smk.html "$ART/64_report_tasks.png" --at tasks >cdp3.json ||
 		fail "the browser failed (tasks)"
-	timeout 60 python3 - <<'PY' || fail "report --by rule: $(cat cdp3.json)"
-import json, re
-h = open("smk.html", encoding="utf-8").read()
-d = json.loads(re.search(r'<script id="tracer-data" type="application/json">(.*?)</script>', h, re.S).group(1))
+	timeout 60 python3 - "$here/../browser" <<'PY' || fail "report --by rule: $(cat cdp3.json)"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import report_data
+d = report_data.load("smk.html")
 tasks = [json.loads(l) for l in open("tasks.jsonl")]
 assert len(tasks) == 2, tasks
 assert d["by"] == "rule" and d["tasks"] == tasks, (d.get("by"), d.get("tasks"))
 assert d["task_groups"] == json.load(open("groups.json")), d["task_groups"]
 r = json.load(open("cdp3.json"))
-assert r["ready"] and r["errors"] == [] and r["requests"] == [], r
+assert r["ready"] and r["drawn"] and r["errors"] == [] and r["requests"] == [], r
 dom = r["dom"]
 assert dom["tasks_hidden"] is False and dom["tasks"] == len(tasks) == dom["task_rows"], dom
 assert 0 < dom["cpu_peak"] <= d["summary"]["host"]["cpus"] + 1e-9, (dom["cpu_peak"], d["summary"]["host"])
