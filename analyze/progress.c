@@ -1,4 +1,5 @@
 /* progress.c - the progress line of long reads (progress.h). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,29 @@ static enum tza_progress_mode mode;
 static struct {
 	const char *path; /* NULL: no read in progress */
 	uint64_t total;
-	uint64_t t0_ms, next_ms; /* begin, and the earliest next update */
-	int tty;		 /* redraw in place (else plain lines) */
-	int shown;		 /* a line is on the terminal */
+	uint64_t t0_ms, next_ms;     /* begin, and the earliest next update */
+	int tty;		     /* redraw in place (else plain lines) */
+	volatile sig_atomic_t shown; /* a line is on the terminal */
+	int sigs;		     /* on_signal installed: old_int, old_term */
 } pg;
+static struct sigaction old_int, old_term;
+
+/* SIGINT/SIGTERM while a line is on the terminal: erase it, then what was
+ * there before (a handler is called, SIG_IGN ignores, SIG_DFL dies) */
+static void on_signal(int sig)
+{
+	if (pg.shown && write(2, "\r\033[K", 4) == 4)
+		pg.shown = 0;
+	const struct sigaction *o = sig == SIGINT ? &old_int : &old_term;
+	if (o->sa_handler == SIG_IGN)
+		return;
+	if (o->sa_handler != SIG_DFL && !(o->sa_flags & SA_SIGINFO)) {
+		o->sa_handler(sig);
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 void tza_progress_set_mode(enum tza_progress_mode m) { mode = m; }
 
@@ -54,6 +74,11 @@ void tza_progress_begin(const char *path, uint64_t total)
 	pg.shown = 0;
 	pg.t0_ms = now_ms();
 	pg.next_ms = pg.t0_ms + delay;
+	if (tty) { /* Ctrl-C mid-read leaves no line behind either */
+		struct sigaction sa = {.sa_handler = on_signal};
+		sigemptyset(&sa.sa_mask);
+		pg.sigs = !sigaction(SIGINT, &sa, &old_int) && !sigaction(SIGTERM, &sa, &old_term);
+	}
 }
 
 void tza_progress_tick(uint64_t done)
@@ -95,6 +120,11 @@ void tza_progress_end(void)
 {
 	if (pg.path && pg.tty && pg.shown)
 		put("\r\033[K", 4);
+	if (pg.sigs) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		pg.sigs = 0;
+	}
 	pg.path = NULL;
 	pg.shown = 0;
 }

@@ -9,7 +9,9 @@
  * flashes a line), then at most every TZA_PROGRESS_EVERY_MS. On a terminal
  * (stderr a tty, or --progress) the line is redrawn in place ("\r", the
  * text cut to the terminal's width, erase to the end of the row) and erased
- * by tza_progress_end: nothing is left behind. Off a terminal nothing is
+ * by tza_progress_end: nothing is left behind (SIGINT and SIGTERM meanwhile
+ * erase it too, then reach the handler that was there before, or the
+ * default action). Off a terminal nothing is
  * written unless --progress asked, then plain lines ("...\n"), no control
  * characters. --no-progress: never.
  *

@@ -13,7 +13,8 @@
 #     terminal;
 #   - stderr a file: nothing; --no-progress on a tty: nothing; the default
 #     delay pushed out of reach (an hour): nothing (no flash);
-#   - --progress off a terminal: plain lines, no control characters.
+#   - --progress off a terminal: plain lines, no control characters;
+#   - SIGINT mid-read (a 3,000,000-event trace) erases the line first.
 # Nothing here depends on how long the reading takes.
 source "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || { echo "skip: script (util-linux) missing"; exit 77; }
@@ -83,6 +84,30 @@ cmp -s forced.txt summary.plain || fail "--progress: stdout differs"
 grep -q $'[\r\033]' forced.err && fail "--progress off a tty wrote control characters"
 n=$(grep -c "^tracer-analyze: 'big.tz': reading chunk [0-9,]* of 8,400 ([0-9]*%)$" forced.err || true)
 [ "$n" -ge 1 ] && [ "$n" = "$(wc -l <forced.err)" ] || fail "--progress off a tty: $(cat forced.err)"
+# Ctrl-C mid-read: the line is erased, then the signal's default action.
+# A trace of 3,000,000 events takes seconds to read; SIGINT goes once the
+# first line is on the pty. Should the read have ended first (nothing to
+# interrupt), only the erase is checked.
+timeout 120 "$H/tzwriter_loop" -n 3000000 -c 4096 huge.tz >/dev/null || fail "tzwriter_loop (huge) failed"
+rm -f apid
+timeout -k 5 120 script -qfec "stty rows 24 cols 200; sh -c 'echo \$\$ >apid; exec $A summary huge.tz >/dev/null'; echo \"status \$?\"" int.out \
+	>/dev/null </dev/null &
+sp=$!
+bg_track $sp
+for _ in $(seq 600); do grep -q 'reading chunk' int.out 2>/dev/null && [ -s apid ] && break; sleep 0.1; done
+grep -q 'reading chunk' int.out || fail "huge: no progress line: $(cat -v int.out | head -5)"
+kill -INT "$(cat apid)" 2>/dev/null || true
+wait $sp || fail "huge: script failed"
+timeout 60 python3 - <<'PY' || fail "huge: Ctrl-C left the line: $(od -c int.out | tail -12)"
+import re
+out = open("int.out", "rb").read()
+out = re.sub(rb"\r?\nScript done.*$", b"", out, flags=re.S)
+st = re.search(rb"status (\d+)", out)
+assert st, out[-200:]
+last = out.rfind(b"reading chunk")
+assert last >= 0 and out.find(b"\r\x1b[K", last) > last, out[-200:]
+assert st.group(1) in (b"130", b"0"), st.group(1)   # SIGINT, or the read was over first
+PY
 # a global option without a command is a usage error
 rc=0
 "$A" --progress >/dev/null 2>err || rc=$?
