@@ -8,6 +8,7 @@
 #include "common/redact.h"
 #include "dropslot.h"
 #include "evq.h"
+#include "follow.h"
 #include "json.h"
 #include "report.h"
 #include "task.h"
@@ -16,7 +17,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE\n\n"
+		"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE\n"
+		"       tracer-analyze summary --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
+		"                              [-n N] FILE\n\n"
 		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
 		"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
 		"line: recorder drops per slot, damage; \"tree incomplete\" naming each loss\n"
@@ -35,10 +38,18 @@ static void usage(FILE *f)
 		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
 		"                   0 = all, as in top and diff)\n"
 		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"
+		"  -F, --follow     a trace being written: the summary of its sealed chunks\n"
+		"                   again every --interval, as top --follow does, until the\n"
+		"                   recorder closes the file (the last one is the whole\n"
+		"                   trace's), or the writer is gone, or q or Ctrl-C (the\n"
+		"                   newest 1-3 s are in no sealed chunk yet; kill -USR1 the\n"
+		"                   recorder to seal now)\n"
+		"  -i, --interval SEC  seconds between summaries with --follow (default 2)\n"
 		"  -h, --help       this help\n\n"
 		"Examples:\n"
 		"  tracer-analyze summary trace.tz\n"
-		"  tracer-analyze summary --json trace.tz | jq .counts\n");
+		"  tracer-analyze summary --json trace.tz | jq .counts\n"
+		"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n");
 }
 
 static const char *wall(tz_reader *r, uint64_t ns, char *b, size_t n)
@@ -328,49 +339,12 @@ static void *count_all(void *arg)
 	return NULL;
 }
 
-int cmd_summary(int argc, char **argv)
+/* The whole output of summary for path on f; info, when given, receives
+ * the reader's facts (summary --follow: unfinished, live, chunks). */
+static int summary_once(FILE *f, const char *path, enum tza_by by, uint64_t limit, int json,
+			struct tz_info *info)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"limit", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	enum tza_by by = TZA_BY_TOOL;
-	uint64_t limit = 10;
-	int json = 0, c;
 	char whatb[64];
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'n':
-			if (tza_parse_u64("--limit", optarg, 0, 1000000, &limit) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("summary", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	const char *path = tza_one_file("summary", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr = {0};
@@ -379,6 +353,8 @@ int cmd_summary(int argc, char **argv)
 	uint32_t ng = 0;
 	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
+	if (info)
+		*info = *tz_reader_info(r);
 	tza_machine_get(r, &mi);
 
 	/* the recording's window: the recorder's start (once its programs were
@@ -451,7 +427,6 @@ int cmd_summary(int argc, char **argv)
 	char w0[64], w1[64];
 	const char *ws = m->nevents ? wall(r, t0, w0, sizeof(w0)) : NULL;
 	const char *we = m->nevents ? wall(r, t1, w1, sizeof(w1)) : NULL;
-	FILE *f = stdout;
 	/* recorders before 0.2.0 always recorded failed execs and wrote no key */
 	const char *xf = meta(r, "exec_failures");
 	int xf_recorded = !xf || strcmp(xf, "off");
@@ -800,3 +775,76 @@ int cmd_summary(int argc, char **argv)
 	tza_unload(r, m);
 	return TZA_EXIT_OK;
 }
+
+/* summary --follow's refresh (follow.h) */
+struct summary_args {
+	enum tza_by by;
+	uint64_t limit;
+};
+static int summary_refresh(FILE *f, const char *path, void *arg, struct tz_info *info)
+{
+	const struct summary_args *a = arg;
+	return summary_once(f, path, a->by, a->limit, 0, info);
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'},
+		{"task", required_argument, NULL, TZA_OPT_TASK},
+		{"limit", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
+		{"follow", no_argument, NULL, 'F'},   {"interval", required_argument, NULL, 'i'},
+		{NULL, 0, NULL, 0},
+	};
+	enum tza_by by = TZA_BY_TOOL;
+	uint64_t limit = 10, interval_ms = 2000;
+	int json = 0, follow = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "b:n:jFi:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			follow = 1;
+			break;
+		case 'i':
+			if (tza_follow_interval(optarg, &interval_ms) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case TZA_OPT_TASK:
+			if (tza_task_set_regex(optarg) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'b':
+			if (tza_parse_by("--by", optarg, &by) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'n':
+			if (tza_parse_u64("--limit", optarg, 0, 1000000, &limit) < 0)
+				return TZA_EXIT_USAGE;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TZA_EXIT_OK;
+		default:
+			tza_bad_option("summary", argc, argv);
+			return TZA_EXIT_USAGE;
+		}
+	}
+	const char *path = tza_one_file("summary", argc, argv);
+	if (!path)
+		return TZA_EXIT_USAGE;
+	if (follow && json) {
+		tza_err("summary: --follow shows text; --json is not followed (run summary --json "
+			"again)");
+		return TZA_EXIT_USAGE;
+	}
+	if (follow)
+		return tza_follow("summary", path, interval_ms, summary_refresh,
+				  &(struct summary_args){.by = by, .limit = limit});
+	return summary_once(stdout, path, by, limit, json, NULL);
+}
+

@@ -1,12 +1,9 @@
 /* cmd_top.c - bottleneck binaries: per-group totals and flags a user acts on. */
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "follow.h"
 #include "json.h"
 #include "report.h"
 #include "task.h"
@@ -41,7 +38,8 @@ static void usage(FILE *f)
 		"                   every --interval, like top(1), until the recorder closes\n"
 		"                   the file (the last table is the whole trace's), or the\n"
 		"                   writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
-		"                   sealed chunk yet; kill -USR1 the recorder to seal now)\n"
+		"                   sealed chunk yet; kill -USR1 the recorder to seal now);\n"
+		"                   q on a terminal stops too\n"
 		"  -i, --interval SEC  seconds between tables with --follow (default 2)\n"
 		"  -h, --help       this help\n\n"
 		"With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
@@ -197,79 +195,15 @@ static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_
 	tza_unload(r, m);
 	return TZA_EXIT_OK;
 }
-static volatile sig_atomic_t follow_stop;
-static void on_stop(int sig)
+/* top --follow's refresh (follow.h) */
+struct top_args {
+	enum tza_by by;
+	uint64_t limit;
+};
+static int top_refresh(FILE *f, const char *path, void *arg, struct tz_info *info)
 {
-	(void)sig;
-	follow_stop = 1;
-}
-
-/*
- * top --follow: the table of the sealed chunks of a trace being written,
- * again every interval_ms, until the file is finished (its writer closed
- * it: the last table is the whole trace's) or the writer is gone without
- * closing it, or SIGINT/SIGTERM. On a terminal each table replaces the
- * last (cursor home, erase the screen), else tables follow each other.
- */
-static int top_follow(const char *path, enum tza_by by, uint64_t limit, uint64_t interval_ms)
-{
-	/* the chunks sealed so far, without the footer a finished file has */
-	if (setenv("TRACER_ANALYZE_PARTIAL", "1", 1)) {
-		tza_err("top: %s", strerror(errno));
-		return TZA_EXIT_FAIL;
-	}
-	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	int tty = isatty(1), rc = TZA_EXIT_OK;
-	follow_stop = 0;
-	for (;;) {
-		struct tz_info in = {0};
-		char when[32];
-		time_t now = time(NULL);
-		struct tm tm;
-		strftime(when, sizeof(when), "%H:%M:%S", gmtime_r(&now, &tm));
-		if (tty)
-			fputs("\033[H\033[2J", stdout);
-		/* the table first (it needs the file read), then what it covers */
-		char *tab = NULL;
-		size_t tlen = 0;
-		FILE *mf = open_memstream(&tab, &tlen);
-		if (!mf) {
-			tza_err("top: out of memory");
-			rc = TZA_EXIT_FAIL;
-			break;
-		}
-		rc = top_once(mf, path, by, 0, limit, &in);
-		if (fclose(mf) && rc == TZA_EXIT_OK) {
-			tza_err("top: out of memory");
-			rc = TZA_EXIT_FAIL;
-		}
-		if (rc != TZA_EXIT_OK) {
-			free(tab);
-			break;
-		}
-		const char *state = !in.unfinished ? "finished: the whole trace"
-				    : in.live      ? "recording: sealed chunks only, the newest 1-3 s not yet"
-						     : "unfinished and no writer: the recorder stopped without closing it";
-		printf("top --follow '%s'  %s UTC  %llu chunks  %s\n\n", path, when,
-		       (unsigned long long)in.chunks, state);
-		fwrite(tab, 1, tlen, stdout);
-		free(tab);
-		if (!tty)
-			fputc('\n', stdout);
-		fflush(stdout);
-		if (!in.unfinished || !in.live || follow_stop)
-			break;
-		for (uint64_t t = 0; t < interval_ms && !follow_stop; t += 100)
-			usleep(100000);
-		if (follow_stop)
-			break;
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	return rc;
+	const struct top_args *a = arg;
+	return top_once(f, path, a->by, 0, a->limit, info);
 }
 
 int cmd_top(int argc, char **argv)
@@ -298,13 +232,10 @@ int cmd_top(int argc, char **argv)
 		case 'F':
 			follow = 1;
 			break;
-		case 'i': {
-			uint64_t ds;
-			if (tza_parse_u64("--interval", optarg, 1, 36000, &ds) < 0)
+		case 'i':
+			if (tza_follow_interval(optarg, &interval_ms) < 0)
 				return TZA_EXIT_USAGE;
-			interval_ms = ds * 1000;
 			break;
-		}
 		case 'b':
 			if (tza_parse_by("--by", optarg, &by) < 0)
 				return TZA_EXIT_USAGE;
@@ -344,6 +275,7 @@ int cmd_top(int argc, char **argv)
 		return TZA_EXIT_USAGE;
 	}
 	if (follow)
-		return top_follow(argv[optind], by, limit, interval_ms);
+		return tza_follow("top", argv[optind], interval_ms, top_refresh,
+				  &(struct top_args){.by = by, .limit = limit});
 	return top_once(stdout, argv[optind], by, json, limit, NULL);
 }

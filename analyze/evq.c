@@ -24,6 +24,7 @@ struct evq_batch {
 	size_t cap, len; /* bytes allocated, bytes of records */
 	int last;	 /* the reader's last batch: rc is its final return */
 	int rc;
+	uint64_t chunks; /* tz_reader_chunks_decoded when it was handed over */
 };
 
 struct tza_evq {
@@ -40,6 +41,7 @@ struct tza_evq {
 	unsigned take;	 /* next batch to take */
 	struct evq_batch *cur;
 	size_t pos;	 /* next record in cur */
+	uint64_t chunks; /* cur's chunks (kept after the last batch) */
 	int ended, end_rc;
 };
 
@@ -106,6 +108,7 @@ static int rec_put(uint8_t *p, size_t size, const struct tz_event *ev,
  * NULL when the consumer gave up. */
 static struct evq_batch *publish(struct tza_evq *q)
 {
+	q->b[q->fill].chunks = tz_reader_chunks_decoded(q->r);
 	pthread_mutex_lock(&q->mu);
 	q->nfull++;
 	q->fill = (q->fill + 1) % EVQ_BATCHES;
@@ -246,11 +249,17 @@ int tza_evq_next(struct tza_evq *q, const struct tz_event **ev)
 			while (!q->nfull)
 				pthread_cond_wait(&q->full, &q->mu);
 			q->cur = &q->b[q->take];
+			q->chunks = q->cur->chunks;
 			q->take = (q->take + 1) % EVQ_BATCHES;
 			q->pos = 0;
 		}
 		pthread_mutex_unlock(&q->mu);
 	}
+}
+
+uint64_t tza_evq_chunks(const struct tza_evq *q)
+{
+	return q->chunks;
 }
 
 void tza_evq_free(struct tza_evq *q)

@@ -63,6 +63,12 @@ int tza_evq_start_ex(tz_reader *r, const struct tza_evq_opts *o, struct tza_evq 
  */
 int tza_evq_next(struct tza_evq *q, const struct tz_event **ev);
 
+/* Chunks the reader had decoded (tz_reader_chunks_decoded) when the batch
+ * of the last event returned was filled: the consumer's progress, read
+ * without touching r. 0 before the first event; after the end, every chunk
+ * the reader decoded. */
+uint64_t tza_evq_chunks(const struct tza_evq *q);
+
 /* Stop the thread (it may be mid-file: the caller gave up) and free the
  * queue; r is the caller's again. NULL is fine. */
 void tza_evq_free(struct tza_evq *q);

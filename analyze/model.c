@@ -16,6 +16,7 @@
 #include "dropslot.h"
 #include "evq.h"
 #include "model.h"
+#include "progress.h"
 
 /* A process plus what only the builder needs; allocated from the arena.
  * Until finish() sorts the processes, p.index is the creation order (the
@@ -1896,11 +1897,14 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 		q = NULL; /* no thread: read here */
 	b.interned = q != NULL;
 	const struct tz_event *ev;
+	uint32_t n = 0;
 	while (rc >= 0 && (rc = q ? tza_evq_next(q, &ev) : tz_reader_next(r, &ev)) > 0) {
 		if (consume(&b, ev) < 0) {
 			rc = TZ_ERR_NOMEM;
 			break;
 		}
+		if (!(++n & 4095)) /* progress.h: a no-op unless a load shows it */
+			tza_progress_tick(q ? tza_evq_chunks(q) : tz_reader_chunks_decoded(r));
 	}
 	tza_evq_free(q); /* r is ours again: its errmsg, info and meta */
 	tza_strcache_free(&qstrs);

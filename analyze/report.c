@@ -9,6 +9,7 @@
 
 #include "evq.h"
 #include "json.h"
+#include "progress.h"
 #include "report.h"
 #include "task.h"
 #include "textsafe.h"
@@ -84,7 +85,9 @@ int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_mode
 		return -1;
 	if (tza_check_whole(*r, path, 0) < 0)
 		goto fail;
+	tza_progress_begin(path, tz_reader_info(*r)->chunks);
 	int rc = tza_model_build_ex(*r, 0, UINT64_MAX, flags, m);
+	tza_progress_end();
 	if (rc < 0) {
 		const char *msg = tz_reader_errmsg(*r);
 		if (msg && *msg)

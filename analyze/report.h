@@ -16,6 +16,8 @@
 /*
  * Open path and build its model over the whole trace. On failure prints one
  * line ("tracer-analyze: 'x.tz': ...") and returns -1 with nothing to free.
+ * A long read shows the progress line of progress.h meanwhile (erased
+ * before this returns).
  */
 int tza_load(const char *path, tz_reader **r, struct tza_model **m);
 /* The same with tza_model_build_ex flags (TZA_MB_SAMPLES). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "progress.h"
 
 static const struct tza_cmd cmds[] = {
 	{"info", cmd_info, "header, metadata, schema, chunks, time range, sizes"},
@@ -27,7 +28,8 @@ static const struct tza_cmd cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracer-analyze [--partial] COMMAND [OPTIONS] FILE...\n\n"
+	fprintf(f, "usage: tracer-analyze [--partial] [--progress | --no-progress] COMMAND [OPTIONS]\n"
+		   "                      FILE...\n\n"
 		   "Read .tz traces written by tracer-record. Commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
@@ -35,6 +37,10 @@ static void usage(FILE *f)
 		   "--partial (before COMMAND) analyzes unfinished or damaged traces as they are\n"
 		   "(damaged blocks skipped and counted, the model flagged incomplete); the same\n"
 		   "as TRACER_ANALYZE_PARTIAL=1 in the environment.\n"
+		   "Reading a trace for longer than about 1.5 s shows one progress line on\n"
+		   "stderr when it is a terminal (chunks read of the total, percent), erased\n"
+		   "once read; --progress shows it off a terminal too (plain lines),\n"
+		   "--no-progress never.\n"
 		   "Exit status: 0 ok, 1 runtime failure (unreadable or damaged input), 2 usage.\n\n"
 		   "Examples:\n"
 		   "  tracer-analyze summary trace.tz\n"
@@ -57,16 +63,26 @@ static int out_done(int rc)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "--partial")) {
-		/* read by tza_check_whole() (report.c), as the variable is */
-		if (setenv("TRACER_ANALYZE_PARTIAL", "1", 1)) {
-			tza_err("--partial: %s", strerror(errno));
-			return TZA_EXIT_FAIL;
+	/* global options before COMMAND, in any order */
+	while (argc >= 2 && argv[1][0] == '-' && argv[1][1] == '-') {
+		if (!strcmp(argv[1], "--partial")) {
+			/* read by tza_check_whole() (report.c), as the variable is */
+			if (setenv("TRACER_ANALYZE_PARTIAL", "1", 1)) {
+				tza_err("--partial: %s", strerror(errno));
+				return TZA_EXIT_FAIL;
+			}
+		} else if (!strcmp(argv[1], "--progress")) {
+			tza_progress_set_mode(TZA_PROGRESS_ON);
+		} else if (!strcmp(argv[1], "--no-progress")) {
+			tza_progress_set_mode(TZA_PROGRESS_OFF);
+		} else {
+			break;
 		}
+		const char *opt = argv[1];
 		argc--;
 		argv++;
 		if (argc < 2) {
-			tza_err("--partial: expected a COMMAND (see 'tracer-analyze --help')");
+			tza_err("%s: expected a COMMAND (see 'tracer-analyze --help')", opt);
 			return TZA_EXIT_USAGE;
 		}
 	}

@@ -143,9 +143,12 @@ static void test_same_events(void **st)
 			const struct tz_event *ev;
 			const void *tool = NULL; /* the first exe blob "/usr/bin/tool" */
 			size_t i = 0, same = 0;
+			uint64_t chunks = 0; /* the progress shown: never going back */
 			int rc;
 			while ((rc = tza_evq_next(q, &ev)) > 0) {
 				assert_true(i < t.n);
+				assert_true(tza_evq_chunks(q) >= chunks && tza_evq_chunks(q) > 0);
+				chunks = tza_evq_chunks(q);
 				char *d = digest(ev);
 				assert_string_equal(d, t.ev[i]);
 				free(d);
@@ -164,7 +167,9 @@ static void test_same_events(void **st)
 			assert_int_equal(rc, 0);
 			assert_int_equal(i, t.n);
 			assert_int_equal(tza_evq_next(q, &ev), 0); /* the end stays the end */
+			chunks = tza_evq_chunks(q);
 			tza_evq_free(q);
+			assert_int_equal(chunks, tz_reader_chunks_decoded(r)); /* all of them */
 			tz_reader_free(r);
 			if (intern) /* 600 execs of /usr/bin/tool: one copy */
 				assert_int_equal(same, 599);
