@@ -8,7 +8,6 @@
 #include "analyze.h"
 #include "model.h"
 #include "plot.h"
-#include "progress.h"
 #include "report.h"
 #include "task.h"
 
@@ -205,10 +204,8 @@ int cmd_plot(int argc, char **argv)
 	 * window is drawn).
 	 */
 	/* cpu, mem and io draw the periodic samples where the trace has them */
-	tza_progress_begin(path, tz_reader_info(r)->chunks);
-	int err = tza_model_build_ex(r, 0, UINT64_MAX,
-				     o.kind == TZA_PLOT_GANTT ? 0 : TZA_MB_SAMPLES, &m);
-	tza_progress_end();
+	int err = tza_model_read(path, r, 0, UINT64_MAX,
+				 o.kind == TZA_PLOT_GANTT ? 0 : TZA_MB_SAMPLES, &m);
 	if (err < 0) {
 		const char *msg = tz_reader_errmsg(r);
 		if (msg && *msg)

@@ -442,15 +442,14 @@ int cmd_slice(int argc, char **argv)
 	    ev->ts_ns < from)
 		s0 = ev->ts_ns;
 	if (rc >= 0 && from > info->first_ts_ns)
-		rc = tza_model_build_ex(r, s0, from - 1, TZA_MB_LIFETIME, &pre);
+		rc = tza_model_read(in, r, s0, from - 1, TZA_MB_LIFETIME, &pre);
 	/* the whole recording, samples kept: what crossing processes used
 	 * before the window and by its end */
 	struct tza_model *all = NULL;
 	struct clip *cv = NULL;
 	size_t nc = 0;
 	if (rc >= 0)
-		rc = tza_model_build_ex(r, 0, UINT64_MAX, TZA_MB_SAMPLES | TZA_MB_LIFETIME,
-					 &all);
+		rc = tza_model_read(in, r, 0, UINT64_MAX, TZA_MB_SAMPLES | TZA_MB_LIFETIME, &all);
 	if (rc >= 0 && make_clips(all, from, &cv, &nc) < 0)
 		rc = TZ_ERR_NOMEM;
 	if (rc < 0) {

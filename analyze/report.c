@@ -77,6 +77,15 @@ int tza_load(const char *path, tz_reader **r, struct tza_model **m)
 	return tza_load_ex(path, 0, r, m);
 }
 
+int tza_model_read(const char *path, tz_reader *r, uint64_t from_ns, uint64_t to_ns,
+		   uint32_t flags, struct tza_model **out)
+{
+	tza_progress_begin(path, tz_reader_info(r)->chunks);
+	int rc = tza_model_build_ex(r, from_ns, to_ns, flags, out);
+	tza_progress_end();
+	return rc;
+}
+
 int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m)
 {
 	*m = NULL;
@@ -85,9 +94,7 @@ int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_mode
 		return -1;
 	if (tza_check_whole(*r, path, 0) < 0)
 		goto fail;
-	tza_progress_begin(path, tz_reader_info(*r)->chunks);
-	int rc = tza_model_build_ex(*r, 0, UINT64_MAX, flags, m);
-	tza_progress_end();
+	int rc = tza_model_read(path, *r, 0, UINT64_MAX, flags, m);
 	if (rc < 0) {
 		const char *msg = tz_reader_errmsg(*r);
 		if (msg && *msg)

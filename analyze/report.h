@@ -23,6 +23,14 @@ int tza_load(const char *path, tz_reader **r, struct tza_model **m);
 /* The same with tza_model_build_ex flags (TZA_MB_SAMPLES). */
 int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m);
 /*
+ * tza_model_build_ex(r, from_ns, to_ns, flags, out) with the progress line
+ * (progress.h) naming path, the file r reads: every command's read of a
+ * trace into a model goes through it (tza_load_ex, plot, slice). Returns
+ * and owns as tza_model_build_ex.
+ */
+int tza_model_read(const char *path, tz_reader *r, uint64_t from_ns, uint64_t to_ns,
+		   uint32_t flags, struct tza_model **out);
+/*
  * Refuse a trace without a footer (crashed or truncated: 'recover' it first)
  * and one with damaged blocks (after_read: once the events were read), with
  * one line; -1 then. TRACER_ANALYZE_PARTIAL=1 in the environment accepts

@@ -4,14 +4,14 @@
 # script(1) and sized by stty, on a synthetic trace of 8,400 chunks
 # (tzwriter_loop). TRACER_ANALYZE_PROGRESS_DELAY_MS=0 (the documented test
 # hook) shows it from the first update whatever the machine's speed:
-#   - summary, export and report on a tty: "\r" + "tracer-analyze: 'big.tz':
-#     reading chunk N of 8,400 (P%)" + ESC [K, N never above the total and
-#     never going back within one read (report reads the trace more than
-#     once), and each read ends with "\r" ESC [K (erased), the last thing
-#     written;
-#   - stdout (report: the page) is byte for byte the same as without a
-#     terminal;
-#   - stderr a file: nothing; --no-progress on a tty: nothing; the default
+#   - summary, export, report and slice on a tty: "\r" + "tracer-analyze:
+#     'big.tz': reading chunk N of 8,400 (P%)" + ESC [K, N never above the
+#     total and never going back within one read (report reads the trace
+#     more than once), and each read ends with "\r" ESC [K (erased), the
+#     last thing written (slice: before its own closing line);
+#   - stdout (report: the page; slice: the events it wrote) is byte for
+#     byte the same as without a terminal;
+#   - stderr a file: nothing (slice: its own line only); --no-progress on a tty: nothing; the default
 #     delay pushed out of reach (an hour): nothing (no flash);
 #   - --progress off a terminal: plain lines, no control characters;
 #   - SIGINT mid-read (a 3,000,000-event trace) erases the line first.
@@ -25,12 +25,17 @@ timeout 120 "$H/tzwriter_loop" -n 300000 -c 4096 big.tz >/dev/null || fail "tzwr
 [ "$(timeout 60 "$A" info big.tz | sed -n 's/^events .* in \([0-9]*\) chunks.*/\1/p')" = 8400 ] ||
 	fail "big.tz: not 8400 chunks: $(timeout 60 "$A" info big.tz)"
 export TRACER_ANALYZE_PROGRESS_DELAY_MS=0
-check_tty() { # NAME: NAME.out (the pty's bytes) holds a progress line, erased at the end
-	timeout 60 python3 - "$1.out" <<'PY'
+check_tty() { # NAME [LAST]: NAME.out (the pty's bytes) holds a progress line, erased
+	# at the end, before the command's own last stderr line LAST (a prefix) if given
+	timeout 60 python3 - "$1.out" "${2:-}" <<'PY'
 import re, sys
 out = open(sys.argv[1], "rb").read()
 out = re.sub(rb"^Script started.*?\n", b"", out)
 out = re.sub(rb"\r?\nScript done.*$", b"", out, flags=re.S)
+if sys.argv[2]:
+    last = out.rfind(sys.argv[2].encode())
+    assert last > 0 and b"\n" not in out[last:].rstrip(b"\r\n"), ("no last line", out[-200:])
+    out = out[:last]
 # each read (report reads the trace more than once): its updates, then one erase
 toks = re.findall(rb"\r(?:tracer-analyze: 'big\.tz': reading chunk ([\d,]+) of 8,400 \((\d+)%\))?\x1b\[K", out)
 assert toks and toks[-1] == (b"", b""), ("not erased at the end", out[-200:])
@@ -51,21 +56,32 @@ end = b"\r\x1b[K"
 assert out.rstrip(b"\r\n").endswith(end), out[-120:]
 PY
 }
-for cmd in summary export report; do
+for cmd in summary export report slice; do
 	case $cmd in
 	summary) args=(summary big.tz) ;;
 	export) args=(export --format jsonl big.tz) ;;
 	report) args=(report -f -o page.html big.tz) ;; # stdout empty, the page compared
+	slice) args=(slice -f --from 0 --to 1h big.tz out.tz) ;; # its own line last
 	esac
 	timeout -k 5 120 script -qfec "stty rows 24 cols 200; $A ${args[*]} >$cmd.tty" "$cmd.out" \
 		>/dev/null </dev/null || fail "$cmd on a pty failed"
-	check_tty "$cmd" || fail "$cmd: progress on a tty: $(od -c "$cmd.out" | head -20)"
-	[ $cmd = report ] && mv page.html page.tty.html
+	last=; [ $cmd = slice ] && last="tracer-analyze: 'out.tz': 300000 events"
+	check_tty "$cmd" "$last" || fail "$cmd: progress on a tty: $(od -c "$cmd.out" | head -20)"
+	case $cmd in report) mv page.html page.tty.html ;; slice) mv out.tz out.tty.tz ;; esac
 	timeout 120 "$A" "${args[@]}" >"$cmd.plain" 2>"$cmd.err" || fail "$cmd failed: $(cat "$cmd.err")"
-	[ ! -s "$cmd.err" ] || fail "$cmd: stderr a file got: $(od -c "$cmd.err" | head)"
+	if [ $cmd = slice ]; then # its own line only
+		grep -q $'[\r\033]' "$cmd.err" && fail "slice: control characters in stderr: $(od -c "$cmd.err" | head)"
+		[ "$(wc -l <"$cmd.err")" = 1 ] || fail "slice: stderr a file got: $(cat -v "$cmd.err")"
+	else
+		[ ! -s "$cmd.err" ] || fail "$cmd: stderr a file got: $(od -c "$cmd.err" | head)"
+	fi
 	cmp -s "$cmd.tty" "$cmd.plain" || fail "$cmd: stdout differs with the progress line"
 	if [ $cmd = report ]; then
 		[ -s page.html ] && cmp -s page.html page.tty.html || fail "report: the page differs"
+	elif [ $cmd = slice ]; then
+		# (each written trace has its own uuid and stop anchor: its events compared)
+		timeout 120 "$A" cat out.tz >out.cat && timeout 120 "$A" cat out.tty.tz >out.tty.cat &&
+			[ -s out.cat ] && cmp -s out.cat out.tty.cat || fail "slice: the events differ"
 	else
 		[ -s "$cmd.plain" ] || fail "$cmd: no output"
 	fi
