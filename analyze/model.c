@@ -1619,7 +1619,9 @@ static int finish(struct builder *b, tz_reader *r)
 	/* unfinished: what was not sealed is lost, unless the recorder still
 	 * writes it (live); a wrapped ring overwrote its oldest data by design */
 	m->live = in->live;
-	m->ring_wrapped = in->ring && in->ring_wrapped;
+	uint64_t rw = 0; /* a recovered copy of a wrapped ring (FORMAT.md 9) */
+	m->ring_wrapped = (in->ring && in->ring_wrapped) ||
+			  (!tz_reader_meta_u64(r, "recovered_ring_wrapped", &rw) && rw);
 	if (m->ring_wrapped && rec_start && in->first_ts_ns > rec_start)
 		m->overwritten_ns = in->first_ts_ns - rec_start;
 	m->recovered_lossy = recovered_lossy(r);

@@ -238,6 +238,8 @@ static int recover_losses(tz_reader *r, struct sink *s, struct tz_buf *b, uint64
 	} while (0)
 	KV("recovered_damaged_blocks", "%llu", (unsigned long long)in->corrupt_blocks);
 	KV("recovered_unfinished", "%d", in->unfinished ? 1 : 0);
+	if (in->ring && in->ring_wrapped) /* by design, not a loss: said, not counted */
+		KV("recovered_ring_wrapped", "1");
 	if (in->torn_tail_bytes) {
 		KV("recovered_cut_offset", "%llu", (unsigned long long)in->torn_tail_offset);
 		if (in->torn_tail_what)
@@ -352,8 +354,10 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 		if (k->type == TZ_B_CHUNK)
 			written++;
 	}
-	/* what the input lost, after what the copy found (later values win) */
-	if ((r->info.corrupt_blocks || r->info.unfinished) &&
+	/* what the input lost (or a wrapped ring overwrote), after what the copy
+	 * found (later values win) */
+	if ((r->info.corrupt_blocks || r->info.unfinished ||
+	     (r->info.ring && r->info.ring_wrapped)) &&
 	    (rc = recover_losses(r, &s, &b, ++maxseq)))
 		goto out;
 	uint64_t ioff = s.pos;

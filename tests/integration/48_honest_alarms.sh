@@ -85,6 +85,17 @@ timeout 60 "$A" tree wrap.tz >out || fail "wrapped: tree"
 ! grep -q 'orphan\|tree incomplete' out || fail "wrapped: tree calls something an orphan: $(head -n 3 out)"
 # the command itself is still the root of the tree (its fork is gone)
 head -n 1 out | grep -q "^[0-9]* dash  sh -c 'head -c 1500000" || fail "wrapped: root: $(head -n 1 out)"
+# recover unrolls it into a linear copy that still says what the ring
+# overwrote (FORMAT.md 9: recovered_ring_wrapped), the same time, no alarm
+timeout 60 "$A" recover wrap.tz wrap-rec.tz >out 2>err || fail "wrapped: recover: $(cat err)"
+[ ! -s err ] && ! grep -q losses out || fail "wrapped: recover calls it a loss: $(cat out err)"
+timeout 60 "$A" summary --json wrap-rec.tz >jr || fail "wrapped copy: summary --json"
+[ "$(jget jr ring_wrapped)" = true ] && [ "$(jget jr incomplete)" = false ] &&
+	[ "$(jget jr overwritten_s)" = "$(jget j overwritten_s)" ] ||
+	fail "wrapped copy: ring_wrapped $(jget jr ring_wrapped) incomplete $(jget jr incomplete) overwritten_s $(jget jr overwritten_s), want $(jget j overwritten_s)"
+timeout 60 "$A" summary wrap-rec.tz >out || fail "wrapped copy: summary"
+grep -q '^flight recorder: the oldest [0-9.]*m\?s were overwritten' out || fail "wrapped copy: no flight recorder line: $(cat out)"
+! grep -q 'TREE INCOMPLETE' out || fail "wrapped copy: false alarm: $(cat out)"
 
 # --- zombies at the start of a -a recording
 python3 -c '
