@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * tzdecode.c - bench-tzdecode: the reader's raw decode speed, and event counts
+ * bench-tzdecode.c - bench-tzdecode: the reader's raw decode speed, and event counts
  * for bench/run's lost-event column.
  *
  *   bench-tzdecode [-x NAME] [-c COMM] FILE
