@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * record.h - tracer-record's internal interfaces: the table of live tracked
- * processes (record/ptable.c), the host facts for the trace metadata
- * (record/sysinfo.c) and the start-up snapshot (record/main.c).
- * No libbpf in this header: ptable and sysinfo are unit-tested alone.
+ * record.h - tracer-record's internal interfaces that need no libbpf: the
+ * table of live tracked processes (record/ptable.c), the cgroup table
+ * (cgtable.c), --env (envsel.c), the attachments (attach.c), the host facts
+ * for the trace metadata (sysinfo.c) and --redact (redact_event.c); each is
+ * unit-tested alone. The recorder's own state and rooms: recorder.h.
  */
 #ifndef TRACER_RECORD_H
 #define TRACER_RECORD_H
