@@ -109,11 +109,116 @@ static void run_unrecorded(struct rec *r)
 	rec_exit_as(st);
 }
 
+/* The checks and tables that come before any BPF or file work. Returns 0,
+ * or REC_EXIT_FAIL after a line. */
+static int prepare(struct rec *r)
+{
+	struct stat st;
+
+	if (lstat(r->o.output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* with -f too: a directory, FIFO or device is never replaced */
+		rec_err("'%s': not a regular file", r->o.output);
+		return REC_EXIT_FAIL;
+	}
+	if (!r->o.force && lstat(r->o.output, &st) == 0) {
+		rec_err("'%s': file exists (use -f to overwrite)", r->o.output);
+		return REC_EXIT_FAIL;
+	}
+	if (r->o.redact && redact_init(&r->rd)) {
+		rec_err("--redact: cannot compile the patterns");
+		return REC_EXIT_FAIL;
+	}
+	if (ptable_init(&r->pt)) {
+		rec_err("out of memory");
+		return REC_EXIT_FAIL;
+	}
+	/* no mountinfo: no cgroup table (the ids are still recorded) */
+	int cgrc = cgt_init(&r->cg, NULL);
+	if (cgrc < 0 && r->o.verbose)
+		rec_err("/proc/self/mountinfo: %s: no cgroup table", strerror(-cgrc));
+	r->cgbuf = malloc(CGBUF_SIZE);
+	return 0;
+}
+
+/* Set up, start COMMAND or take the snapshot, drain until the stop. */
+static enum rec_failure record(struct rec *r, int argc, char **argv)
+{
+	/* before any BPF or file work (a pid above pid_max would otherwise
+	 * fail as a map update) */
+	if (r->o.mode == MODE_PID && kill((pid_t)r->o.pid, 0) && errno == ESRCH) {
+		rec_err("-p %u: no such process", r->o.pid);
+		return REC_FAIL_SETUP;
+	}
+	if (rec_bpf_setup(r) || rec_open_writer(r, argc, argv) ||
+	    sample_start(r->sampler, r->w, r->o.verbose))
+		return REC_FAIL_SETUP;
+	if (r->o.mode == MODE_FOLLOW) {
+		if (start_command(r))
+			return REC_FAIL_SETUP;
+	} else if (r->o.mode == MODE_PID && rec_track(r, r->o.pid, 1, 0)) {
+		rec_err("cannot update the BPF map: %s", strerror(errno));
+		return REC_FAIL_SETUP;
+	} else if (rec_snapshot(r)) {
+		return REC_FAIL_SETUP;
+	}
+	if (r->o.verbose)
+		rec_err("recording to '%s' (%s mode; failed execs %s)", r->o.output,
+			rec_mode_names[r->o.mode],
+			r->syscall_src ? (strcmp(r->syscall_src, "raw_tp")
+						  ? "from syscalls:sys_exit_execve"
+						  : "from raw_syscalls:sys_exit")
+				       : "not recorded, see --exec-failures");
+	return rec_run(r) ? REC_FAIL_RUN : REC_OK;
+}
+
+/* The exit status the trace records and the recorder returns when it does
+ * not end as COMMAND: COMMAND's code or 128 + its signal; stopped early by
+ * a signal, 128 + that signal (follow mode) or 0. */
+static int exit_status(const struct rec *r)
+{
+	if (r->child_reaped) {
+		if (WIFEXITED(r->child_status))
+			return WEXITSTATUS(r->child_status);
+		if (WIFSIGNALED(r->child_status))
+			return 128 + WTERMSIG(r->child_status);
+		return 0;
+	}
+	/* stopped early by a signal: COMMAND is left running */
+	if (rec_stop_sig)
+		return r->o.mode == MODE_FOLLOW ? 128 + rec_stop_sig : 0;
+	return 0;
+}
+
+/* Say what a stop left running; seal the file (or, when set-up failed,
+ * remove it). Returns failed, or REC_FAIL_RUN when the close failed. */
+static enum rec_failure finish(struct rec *r, enum rec_failure failed, int follow, int status)
+{
+	if (follow && !failed && !r->werr && !rec_tree_done(r)) {
+		char why[64];
+		if (rec_stop_sig)
+			snprintf(why, sizeof(why), "stopped by SIG%s", sigabbrev_np(rec_stop_sig));
+		else
+			snprintf(why, sizeof(why), "stopped after --duration %g s", r->o.duration);
+		rec_say_left_running(r, why);
+	}
+	if (!r->w)
+		return failed;
+	if (!rec_failures[failed].keep_file) {
+		/* set-up failed: leave no file that looks like a trace */
+		tz_writer_free(r->w);
+		r->w = NULL;
+		unlink(r->o.output);
+	} else if (rec_close_writer(r, status) < 0 || r->werr) {
+		failed = REC_FAIL_RUN;
+	}
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	struct rec r = {0};
-	struct stat st;
-	int status = 0, failed = 0;
+	enum rec_failure failed;
+	int status, rc;
 
 	/* first: the dispositions and mask COMMAND is to inherit */
 	if (rec_signals_init()) {
@@ -122,89 +227,14 @@ int main(int argc, char **argv)
 	}
 	if (rec_parse_args(argc, argv, &r.o))
 		return REC_EXIT_USAGE;
-	if (lstat(r.o.output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		/* with -f too: a directory, FIFO or device is never replaced */
-		rec_err("'%s': not a regular file", r.o.output);
-		return REC_EXIT_FAIL;
-	}
-	if (!r.o.force && lstat(r.o.output, &st) == 0) {
-		rec_err("'%s': file exists (use -f to overwrite)", r.o.output);
-		return REC_EXIT_FAIL;
-	}
-	if (r.o.redact && redact_init(&r.rd)) {
-		rec_err("--redact: cannot compile the patterns");
-		return REC_EXIT_FAIL;
-	}
-	if (ptable_init(&r.pt)) {
-		rec_err("out of memory");
-		return REC_EXIT_FAIL;
-	}
-	/* no mountinfo: no cgroup table (the ids are still recorded) */
-	int cgrc = cgt_init(&r.cg, NULL);
-	if (cgrc < 0 && r.o.verbose)
-		rec_err("/proc/self/mountinfo: %s: no cgroup table", strerror(-cgrc));
-	r.cgbuf = malloc(CGBUF_SIZE);
-
-	/* before any BPF or file work (a pid above pid_max would otherwise
-	 * fail as a map update) */
-	if (r.o.mode == MODE_PID && kill((pid_t)r.o.pid, 0) && errno == ESRCH) {
-		rec_err("-p %u: no such process", r.o.pid);
-		failed = 1;
-		goto out;
-	}
-	if (rec_bpf_setup(&r) || rec_open_writer(&r, argc, argv) ||
-	    sample_start(r.sampler, r.w, r.o.verbose)) {
-		failed = 1;
-		goto out;
-	}
-	if (r.o.mode == MODE_FOLLOW) {
-		if (start_command(&r))
-			failed = 1;
-	} else {
-		if (r.o.mode == MODE_PID && rec_track(&r, r.o.pid, 1, 0)) {
-			rec_err("cannot update the BPF map: %s", strerror(errno));
-			failed = 1;
-		} else if (rec_snapshot(&r)) {
-			failed = 1;
-		}
-	}
-	if (r.o.verbose && !failed)
-		rec_err("recording to '%s' (%s mode; failed execs %s)", r.o.output, rec_mode_names[r.o.mode],
-		    r.syscall_src ? (strcmp(r.syscall_src, "raw_tp") ? "from syscalls:sys_exit_execve"
-								 : "from raw_syscalls:sys_exit")
-				  : "not recorded, see --exec-failures");
-	if (!failed && rec_run(&r))
-		failed = 2;
-out:
-	if (r.child_reaped) {
-		if (WIFEXITED(r.child_status))
-			status = WEXITSTATUS(r.child_status);
-		else if (WIFSIGNALED(r.child_status))
-			status = 128 + WTERMSIG(r.child_status);
-	} else if (rec_stop_sig) {
-		/* stopped early by a signal: COMMAND is left running */
-		status = r.o.mode == MODE_FOLLOW ? 128 + rec_stop_sig : 0;
-	}
-	int follow = r.o.mode == MODE_FOLLOW && r.child > 0 && failed != 1;
-	if (follow && !failed && !r.werr && !rec_tree_done(&r)) {
-		char why[64];
-		if (rec_stop_sig)
-			snprintf(why, sizeof(why), "stopped by SIG%s", sigabbrev_np(rec_stop_sig));
-		else
-			snprintf(why, sizeof(why), "stopped after --duration %g s", r.o.duration);
-		rec_say_left_running(&r, why);
-	}
-	if (r.w) {
-		if (failed == 1) {
-			/* set-up failed: leave no file that looks like a trace */
-			tz_writer_free(r.w);
-			r.w = NULL;
-			unlink(r.o.output);
-		} else if (rec_close_writer(&r, status) < 0 || r.werr) {
-			failed = 2;
-		}
-	}
-	if (failed == 1 && r.open_nospc && r.o.mode == MODE_FOLLOW)
+	if ((rc = prepare(&r)))
+		return rc;
+	failed = record(&r, argc, argv);
+	status = exit_status(&r);
+	/* COMMAND started and the recorder is to end as it ends */
+	int follow = r.o.mode == MODE_FOLLOW && r.child > 0 && failed != REC_FAIL_SETUP;
+	failed = finish(&r, failed, follow, status);
+	if (failed == REC_FAIL_SETUP && r.open_nospc && r.o.mode == MODE_FOLLOW)
 		run_unrecorded(&r);
 	rec_bpf_teardown(&r);
 	if (follow) {
@@ -218,8 +248,5 @@ out:
 		}
 	}
 	rec_free(&r);
-	if (failed)
-		return REC_EXIT_FAIL;
-	return status;
+	return failed ? rec_failures[failed].exit_code : status;
 }
-

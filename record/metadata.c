@@ -82,10 +82,56 @@ static void meta_u64(tz_writer *w, const char *k, uint64_t v)
 	tz_writer_set_meta(w, k, b);
 }
 
+/* The start metadata after the host's (docs/tracer-record.md "METADATA"):
+ * the command lines, the options that shape the trace, the start times;
+ * r->t0_boot and r->t0_real are set here. */
+static void set_start_meta(struct rec *r, int argc, char **argv)
+{
+	tz_writer *w = r->w;
+	char b[64];
+	char *cl = meta_args(r, argc, argv);
+
+	if (cl)
+		tz_writer_set_meta(w, "recorder_cmdline", cl);
+	free(cl);
+	if (r->o.cmd) {
+		int n = 0;
+		while (r->o.cmd[n])
+			n++;
+		cl = meta_args(r, n, r->o.cmd);
+		if (cl)
+			tz_writer_set_meta(w, "command", cl);
+		free(cl);
+	}
+	if (r->o.redact)
+		tz_writer_set_meta(w, "redact", "default patterns (docs/RELIABILITY.md)");
+	tz_writer_set_meta(w, "mode", rec_mode_names[r->o.mode]);
+	/* COMMAND's parent: its process is no orphan when its fork is gone */
+	meta_u64(w, "recorder_pid", (uint64_t)getpid());
+	if (r->o.mode == MODE_PID)
+		meta_u64(w, "target_pid", r->o.pid);
+	meta_u64(w, "argv_max", r->o.argv_max);
+	meta_u64(w, "ringbuf_size", r->o.ringbuf_size);
+	meta_u64(w, "ring_size", r->o.ring_size);
+	meta_u64(w, "compress_level", (uint64_t)r->o.level);
+	tz_writer_set_meta(w, "exec_failures", r->syscall_src ? "on" : "off");
+	if (r->syscall_src)
+		tz_writer_set_meta(w, "syscall_source", r->syscall_src);
+	tz_writer_set_meta(w, "clock", "CLOCK_BOOTTIME");
+	/* one clock pair read back to back: realtime = boottime + (this - that) */
+	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
+	/* the recording starts now that the programs are attached (the BPF load
+	 * took ~1 s): the start metadata and the snapshot's time */
+	r->t0_boot = bt;
+	r->t0_real = rt;
+	tz_writer_set_meta(w, "start_realtime", rec_fmt_time(rt, b, sizeof(b)));
+	meta_u64(w, "start_realtime_ns", rt);
+	meta_u64(w, "start_boottime_ns", bt);
+}
+
 int rec_open_writer(struct rec *r, int argc, char **argv)
 {
 	struct tz_writer_opts wo = {0};
-	char b[64];
 	int rc;
 
 	wo.flags = r->o.force ? TZ_W_OVERWRITE : 0;
@@ -122,50 +168,7 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		return -1;
 	}
 	rc = rec_meta_host(r->w);
-	char *cl = meta_args(r, argc, argv);
-	if (cl)
-		tz_writer_set_meta(r->w, "recorder_cmdline", cl);
-	free(cl);
-	if (r->o.cmd) {
-		int n = 0;
-		while (r->o.cmd[n])
-			n++;
-		cl = meta_args(r, n, r->o.cmd);
-		if (cl)
-			tz_writer_set_meta(r->w, "command", cl);
-		free(cl);
-	}
-	if (r->o.redact)
-		tz_writer_set_meta(r->w, "redact", "default patterns (docs/RELIABILITY.md)");
-	tz_writer_set_meta(r->w, "mode", rec_mode_names[r->o.mode]);
-	/* COMMAND's parent: its process is no orphan when its fork is gone */
-	snprintf(b, sizeof(b), "%u", (unsigned)getpid());
-	tz_writer_set_meta(r->w, "recorder_pid", b);
-	if (r->o.mode == MODE_PID) {
-		snprintf(b, sizeof(b), "%u", r->o.pid);
-		tz_writer_set_meta(r->w, "target_pid", b);
-	}
-	snprintf(b, sizeof(b), "%u", r->o.argv_max);
-	tz_writer_set_meta(r->w, "argv_max", b);
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)r->o.ringbuf_size);
-	tz_writer_set_meta(r->w, "ringbuf_size", b);
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)r->o.ring_size);
-	tz_writer_set_meta(r->w, "ring_size", b);
-	snprintf(b, sizeof(b), "%d", r->o.level);
-	tz_writer_set_meta(r->w, "compress_level", b);
-	tz_writer_set_meta(r->w, "exec_failures", r->syscall_src ? "on" : "off");
-	if (r->syscall_src)
-		tz_writer_set_meta(r->w, "syscall_source", r->syscall_src);
-	tz_writer_set_meta(r->w, "clock", "CLOCK_BOOTTIME");
-	/* one clock pair read back to back: realtime = boottime + (this - that) */
-	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
-	/* the recording starts now that the programs are attached (the BPF load
-	 * took ~1 s): the start metadata and the snapshot's time */
-	r->t0_boot = bt;
-	r->t0_real = rt;
-	tz_writer_set_meta(r->w, "start_realtime", rec_fmt_time(rt, b, sizeof(b)));
-	meta_u64(r->w, "start_realtime_ns", rt);
-	meta_u64(r->w, "start_boottime_ns", bt);
+	set_start_meta(r, argc, argv);
 	if (rc == 0)
 		rc = tracer_schema_register(r->w);
 	if (rc < 0) {

@@ -13,10 +13,10 @@
 
 const char *const rec_mode_names[] = {"follow", "system", "pid"};
 
-const char *const rec_failures[] = {
-	[REC_OK] = "recorded",
-	[REC_FAIL_SETUP] = "set-up failed: nothing recorded, no file left",
-	[REC_FAIL_RUN] = "recording stopped early: the file holds what was written",
+const struct rec_failure_kind rec_failures[] = {
+	[REC_OK] = {0, 1, "recorded"},
+	[REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
+	[REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
 };
 
 void rec_err(const char *fmt, ...)

@@ -44,17 +44,23 @@ enum mode { MODE_FOLLOW, MODE_ALL, MODE_PID };
 extern const char *const rec_mode_names[];
 
 /*
- * How the recorder failed; each kind has one line in rec_failures[] saying
- * what becomes of the output file. Decides the exit code (REC_EXIT_FAIL for
- * both) and whether the file is kept.
+ * How a recording failed (main.c); rec_failures[] is the one table of what
+ * each kind means: its exit code (docs/tracer-record.md "EXIT STATUS",
+ * unless the recorder ends as COMMAND ended), whether the output file is
+ * kept, and a phrase saying so.
  */
 enum rec_failure {
 	REC_OK = 0,
 	REC_FAIL_SETUP, /* before recording began: no file is left */
 	REC_FAIL_RUN,	/* recording stopped early: the file is sealed with what it got */
 };
-/* rec_failures[kind]: a phrase for logs and tests, by enum rec_failure. */
-extern const char *const rec_failures[];
+struct rec_failure_kind {
+	int exit_code;	  /* 0 for REC_OK: the exit status is COMMAND's or the signal's */
+	int keep_file;	  /* seal the output (1) or remove it (0) */
+	const char *what; /* e.g. "set-up failed: nothing recorded, no file left" */
+};
+/* By enum rec_failure (options.c). */
+extern const struct rec_failure_kind rec_failures[];
 
 /* The command line, as parsed (options.c). Strings point into argv. */
 struct opts {

@@ -104,9 +104,48 @@ static int in_subtree(const struct snap *sn, uint32_t tgid, uint32_t root)
 
 /* Write EV_PROC_STATE (pre-existing) for every selected snapshot process not
  * already seen being born in the events drained so far. */
-int rec_snapshot(struct rec *r)
+/* Write snapshot process s as an EV_PROC_STATE (timestamp r->t0_boot) with
+ * its /proc cmdline read into argv (EV_ARGV_MAX_LIMIT + 1 bytes), the
+ * record built in buf (cap bytes). Returns 1 when written, 0 when it did
+ * not fit. */
+static int snap_write(struct rec *r, const struct snap_rec *s, char *argv, char *buf, size_t cap)
 {
 	struct pt_proc p;
+	uint32_t size = 0, argc = 0;
+	long n = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.tgid = s->tgid;
+	p.ppid = s->ppid;
+	p.start_ns = s->start_ns;
+	p.uid = s->uid;
+	p.euid = s->euid;
+	p.ns_pid = s->ns_pid;
+	p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0) |
+		  (s->exited ? EV_STATE_EXITED : 0);
+	memcpy(p.comm, s->comm, sizeof(p.comm));
+	p.exe = (char *)s->exe;
+	p.exe_len = s->exe_len;
+	if (!s->kthread) {
+		n = rec_read_cmdline(s->tgid, argv, r->o.argv_max, &size, &argc);
+		if (n < 0)
+			n = 0;
+		if (size > (uint32_t)n)
+			p.flags |= EV_STATE_ARGV_TRUNCATED;
+	}
+	p.argv = argv;
+	p.argv_len = (uint32_t)n;
+	p.argc = argc;
+	p.argv_size = size;
+	size_t len = ptable_encode_state(&p, r->t0_boot, buf, cap);
+	if (!len)
+		return 0;
+	rec_on_event(r, buf, len);
+	return 1;
+}
+
+int rec_snapshot(struct rec *r)
+{
 	size_t cap = sizeof(struct ev_proc_state) + EV_PATH_MAX + EV_ARGV_MAX_LIMIT;
 	char *buf = malloc(cap), *argv = malloc(EV_ARGV_MAX_LIMIT + 1);
 	int found = 0, rc = 0;
@@ -132,8 +171,6 @@ int rec_snapshot(struct rec *r)
 		for (size_t i = 0; i < sn.n; i++) {
 			const struct snap_rec *s = &sn.v[i];
 			struct pt_proc *have;
-			uint32_t size = 0, argc = 0;
-			long n = 0;
 
 			if (r->o.mode == MODE_PID) {
 				if (!in_subtree(&sn, s->tgid, r->o.pid))
@@ -146,34 +183,8 @@ int rec_snapshot(struct rec *r)
 			if (have && have->start_ns == s->start_ns &&
 			    (pass > 0 || (have->flags & PT_SEEN_FORK)))
 				continue;
-			memset(&p, 0, sizeof(p));
-			p.tgid = s->tgid;
-			p.ppid = s->ppid;
-			p.start_ns = s->start_ns;
-			p.uid = s->uid;
-			p.euid = s->euid;
-			p.ns_pid = s->ns_pid;
-			p.flags = EV_STATE_PRE_EXISTING | (s->kthread ? EV_STATE_KTHREAD : 0) |
-				  (s->exited ? EV_STATE_EXITED : 0);
-			memcpy(p.comm, s->comm, sizeof(p.comm));
-			p.exe = (char *)s->exe;
-			p.exe_len = s->exe_len;
-			if (!s->kthread) {
-				n = rec_read_cmdline(s->tgid, argv, r->o.argv_max, &size, &argc);
-				if (n < 0)
-					n = 0;
-				if (size > (uint32_t)n)
-					p.flags |= EV_STATE_ARGV_TRUNCATED;
-			}
-			p.argv = argv;
-			p.argv_len = (uint32_t)n;
-			p.argc = argc;
-			p.argv_size = size;
-			size_t len = ptable_encode_state(&p, r->t0_boot, buf, cap);
-			if (!len)
-				continue;
-			rec_on_event(r, buf, len);
-			added++;
+			if (snap_write(r, s, argv, buf, cap))
+				added++;
 		}
 		free(sn.v);
 		if (pass > 0 && !added)
