@@ -24,17 +24,6 @@ void rec_note_write_error(struct rec *r, int rc)
 		rec_err("%s", tz_writer_errmsg(r->w));
 }
 
-/* tracer_event_write() returns -1 both for a malformed record and for
- * TZ_ERR_IO: only the first is skipped */
-static int malformed(const void *rec, size_t size)
-{
-	const void *fixed;
-	uint32_t len;
-	struct tz_blob b[TRACER_MAX_BLOBS];
-
-	return tracer_event_split(rec, size, &fixed, &len, b) < 0;
-}
-
 /* --redact: a copy of the record with every secret in its strings masked
  * in place (same length, so the layout holds; record/redact_event.c); the
  * record itself when its type holds no strings; NULL when out of memory. */
@@ -163,7 +152,8 @@ int rec_on_event(void *ctx, void *data, size_t size)
 		h = data;
 	}
 	rc = tracer_event_write(r->w, data, h->size);
-	if (rc == -1 && malformed(data, h->size)) {
+	/* skipped; an I/O error is not (it stops the recording) */
+	if (rc == TRACER_ERR_MALFORMED) {
 		if (r->o.verbose)
 			rec_err("skipped a malformed event (type %u, %u bytes)", h->type, h->size);
 		return 0;
