@@ -160,6 +160,7 @@ static int opt_secs(const char *name, const char *arg, double lo, double hi, int
  * or 1 when c is not one of them. */
 static int parse_value(int c, const char *arg, struct opts *o)
 {
+	char what[64];
 	uint64_t v;
 	int rc;
 
@@ -179,12 +180,11 @@ static int parse_value(int c, const char *arg, struct opts *o)
 		return opt_size("--ring", arg, 1u << 20, 1ull << 50, 0, "not a size of at least 1M",
 				&o->ring_size);
 	case OPT_ARGV_MAX:
-		if (rec_parse_size(arg, 0, EV_ARGV_MAX_LIMIT, &v)) {
-			rec_err("--argv-max: '%s': not a size in 0..%d", arg, EV_ARGV_MAX_LIMIT);
-			return -1;
-		}
-		o->argv_max = (uint32_t)v;
-		return 0;
+		snprintf(what, sizeof(what), "not a size in 0..%d", EV_ARGV_MAX_LIMIT);
+		rc = opt_size("--argv-max", arg, 0, EV_ARGV_MAX_LIMIT, 0, what, &v);
+		if (!rc)
+			o->argv_max = (uint32_t)v;
+		return rc;
 	case OPT_RINGBUF:
 		if (rec_parse_size(arg, 4096, 1u << 30, &v) || (v & (v - 1))) {
 			rec_err("--ringbuf-size: '%s': not a power of 2 in 4K..1G", arg);
@@ -211,12 +211,11 @@ static int parse_value(int c, const char *arg, struct opts *o)
 		}
 		return 0;
 	case OPT_ENV_MAX:
-		if (rec_parse_size(arg, 1, EV_ENV_MAX_LIMIT, &v)) {
-			rec_err("--env-max: '%s': not a size in 1..%d", arg, EV_ENV_MAX_LIMIT);
-			return -1;
-		}
-		o->env_max = (uint32_t)v;
-		return 0;
+		snprintf(what, sizeof(what), "not a size in 1..%d", EV_ENV_MAX_LIMIT);
+		rc = opt_size("--env-max", arg, 1, EV_ENV_MAX_LIMIT, 0, what, &v);
+		if (!rc)
+			o->env_max = (uint32_t)v;
+		return rc;
 	case OPT_ATTACH_MAX:
 		return opt_size("--attach-max", arg, 1, 1ULL << 30, 0, "not a size in 1..1G",
 				&o->attach_max);

@@ -243,6 +243,15 @@ int rec_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 long rec_read_cmdline(uint32_t pid, char *buf, size_t cap, uint32_t *size, uint32_t *argc);
 
+/*
+ * Read fd to its end (a BPF iterator's output) after the *len bytes already
+ * in *buf (malloc'd, *cap bytes), doubling *buf whenever less than slack
+ * bytes are free; EINTR is retried, a read error ends the reading like the
+ * end of file. Returns 0, or -1 when out of memory: *buf, *cap and *len
+ * then still hold what was read. *buf stays the caller's.
+ */
+int rec_read_fd(int fd, char **buf, size_t *cap, size_t slack, size_t *len);
+
 /* ------------------------------------------------------------- redact */
 
 struct redact; /* common/redact.h */

@@ -304,21 +304,8 @@ static int sample_procs(struct sampler *sm, tz_writer *w)
 	fd = bpf_iter_create(bpf_link__fd(sm->iter));
 	if (fd < 0)
 		return 0; /* transient: try again next interval */
-	for (;;) {
-		if (sm->cap - len < 4096) {
-			char *nb = realloc(sm->buf, sm->cap * 2);
-			if (!nb)
-				break;
-			sm->buf = nb;
-			sm->cap *= 2;
-		}
-		ssize_t n = read(fd, sm->buf + len, sm->cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
+	/* out of memory: what was read so far is used */
+	rec_read_fd(fd, &sm->buf, &sm->cap, 4096, &len);
 	close(fd);
 	sm->gen++;
 	for (size_t off = 0; off + sizeof(struct ev_sample) <= len;

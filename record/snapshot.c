@@ -24,7 +24,6 @@ static int snap_read(struct rec *r, struct snap *sn)
 	struct bpf_link *l = bpf_program__attach_iter(r->skel->progs.snap_tasks, NULL);
 	size_t len = 0, cap = 1 << 16, off = 0;
 	char *buf = NULL;
-	ssize_t n;
 	int fd;
 
 	if (!l) {
@@ -38,23 +37,9 @@ static int snap_read(struct rec *r, struct snap *sn)
 		return -1;
 	}
 	buf = malloc(cap);
-	while (buf) {
-		if (cap - len < 8192) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
+	if (buf && rec_read_fd(fd, &buf, &cap, 8192, &len)) {
+		free(buf);
+		buf = NULL;
 	}
 	close(fd);
 	bpf_link__destroy(l);
