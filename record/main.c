@@ -15,6 +15,12 @@
 #include "recorder.h"
 #include "sample.h"
 
+static const struct rec_failure_kind rec_failures[] = {
+	[REC_OK] = {0, 1, "recorded"},
+	[REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
+	[REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
+};
+
 /*
  * Resolve COMMAND through PATH here, before the fork, the way execvp would,
  * so the recorded child does not show execvp's PATH misses as failed execs

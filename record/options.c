@@ -13,12 +13,6 @@
 
 const char *const rec_mode_names[] = {"follow", "system", "pid"};
 
-const struct rec_failure_kind rec_failures[] = {
-	[REC_OK] = {0, 1, "recorded"},
-	[REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
-	[REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
-};
-
 void rec_err(const char *fmt, ...)
 {
 	va_list ap;

@@ -59,8 +59,7 @@ struct rec_failure_kind {
 	int keep_file;	  /* seal the output (1) or remove it (0) */
 	const char *what; /* e.g. "set-up failed: nothing recorded, no file left" */
 };
-/* By enum rec_failure (options.c). */
-extern const struct rec_failure_kind rec_failures[];
+/* main.c's rec_failures[] holds one per enum rec_failure. */
 
 /* The command line, as parsed (options.c). Strings point into argv. */
 struct opts {
