@@ -46,7 +46,8 @@ static int attach(struct rec *r, struct bpf_program *p)
 	struct bpf_link *l = bpf_program__attach(p);
 
 	if (!l) {
-		rec_err("cannot attach BPF program '%s': %s", bpf_program__name(p), strerror(errno));
+		rec_err("cannot attach BPF program '%s': %s", bpf_program__name(p),
+			strerror(errno));
 		return -1;
 	}
 	r->links[r->nlinks++] = l;
@@ -88,9 +89,10 @@ static int check_host(void)
 	if (!btf || !*btf)
 		btf = "/sys/kernel/btf/vmlinux";
 	if (access(btf, R_OK)) {
-		rec_err("this kernel has no BTF ('%s'): a kernel built with CONFIG_DEBUG_INFO_BTF=y "
-			"is needed",
-			btf);
+		rec_err(
+		    "this kernel has no BTF ('%s'): a kernel built with CONFIG_DEBUG_INFO_BTF=y "
+		    "is needed",
+		    btf);
 		return -1;
 	}
 	if (*caps) {
@@ -210,14 +212,15 @@ int rec_bpf_setup(struct rec *r)
 			rec_err("loading BPF programs needs root (or CAP_BPF, CAP_PERFMON and "
 				"CAP_SYS_RESOURCE): run as root");
 		else
-			rec_err("cannot load the BPF programs: %s (run with -vv for the verifier log)",
-				strerror(-rc));
+			rec_err(
+			    "cannot load the BPF programs: %s (run with -vv for the verifier log)",
+			    strerror(-rc));
 		return -1;
 	}
 	if (attach_all(r, s, use_tp))
 		return -1;
-	r->sampler = sample_load(s, r->o.mode != MODE_ALL,
-				 (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
+	r->sampler =
+	    sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
 	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), rec_on_event, r, NULL);
 	if (!r->rb) {
 		rec_err("cannot map the BPF ring buffer: %s", strerror(errno));
@@ -284,4 +287,3 @@ void rec_bpf_teardown(struct rec *r)
 	tracer_bpf__destroy(r->skel);
 	r->skel = NULL;
 }
-

@@ -56,16 +56,14 @@ char *rec_alive_list(struct rec *r)
 				}
 				s = ns;
 			}
-			len += (size_t)snprintf(s + len, cap - len, "%s%u", len ? " " : "", p->tgid);
+			len +=
+			    (size_t)snprintf(s + len, cap - len, "%s%u", len ? " " : "", p->tgid);
 		}
 	return s;
 }
 
 /* COMMAND and every process it started have exited (follow mode) */
-int rec_tree_done(struct rec *r)
-{
-	return r->child_reaped && r->pt.count == 0;
-}
+int rec_tree_done(struct rec *r) { return r->child_reaped && r->pt.count == 0; }
 
 /*
  * How long the drain loop may sleep (ms): until the next 1 s tick, the next
@@ -84,7 +82,8 @@ static int drain_timeout_ms(const struct rec *r, uint64_t now, uint64_t last_tic
 		due = s;
 	if (end && end < due)
 		due = end;
-	if (r->o.mode == MODE_PID || (r->o.mode == MODE_FOLLOW && (r->child_reaped || rec_stop_sig)))
+	if (r->o.mode == MODE_PID ||
+	    (r->o.mode == MODE_FOLLOW && (r->child_reaped || rec_stop_sig)))
 		cap = 100;
 	if (due <= now)
 		return 0;
@@ -150,8 +149,8 @@ static void wait_releases(struct rec *r)
 	ring_buffer__consume(r->rb);
 	if (r->o.verbose)
 		rec_err("%zu processes not released by the kernel within %d ms: their CPU is their "
-		    "exit's",
-		    releases_pending(r), RELEASE_WAIT_MS);
+			"exit's",
+			releases_pending(r), RELEASE_WAIT_MS);
 }
 
 /* The status line's update, when one is due (status.h). */
@@ -159,8 +158,10 @@ static void status_update(struct rec *r, uint64_t now)
 {
 	if (!rec_status_due(&r->status, now))
 		return;
-	struct rec_status_facts f = {.now_ns = now, .procs_seen = r->procs_seen,
-				     .procs_live = r->pt.count, .events = r->events};
+	struct rec_status_facts f = {.now_ns = now,
+				     .procs_seen = r->procs_seen,
+				     .procs_live = r->pt.count,
+				     .events = r->events};
 	for (int i = 0; i < EV_DROP_SLOTS; i++)
 		f.drops += r->drops[i];
 	struct tz_writer_stats ws;
@@ -177,8 +178,8 @@ int rec_run(struct rec *r)
 	uint64_t start = rec_boot_ns(), last_tick = start, grace_end = 0;
 	uint64_t dur_ns = (uint64_t)(r->o.duration * 1e9);
 	struct pollfd pf[2] = {
-		{.fd = ring_buffer__epoll_fd(r->rb), .events = POLLIN},
-		{.fd = rec_wake_fd(), .events = POLLIN},
+	    {.fd = ring_buffer__epoll_fd(r->rb), .events = POLLIN},
+	    {.fd = rec_wake_fd(), .events = POLLIN},
 	};
 	r->procs_seen += r->pt.count;
 	rec_status_init(&r->status, 2, r->o.progress, start);
@@ -216,7 +217,7 @@ int rec_run(struct rec *r)
 			rec_note_write_error(r, rc);
 			if (r->o.verbose && rc >= 0)
 				rec_err("SIGUSR1: %llu events recorded so far, all sealed",
-				    (unsigned long long)r->events);
+					(unsigned long long)r->events);
 		}
 		/* 100 ms early at most: the tick then shares the samples' wake-up */
 		if (now - last_tick >= 900000000ull) {
@@ -290,4 +291,3 @@ void rec_say_left_running(struct rec *r, const char *why)
 		snprintf(line + len, sizeof(line) - len, " and %zu more", n);
 	rec_err("%s: left running: %s", why, line);
 }
-

@@ -192,11 +192,21 @@ int host_parse_netdev(const char *text, struct ev_host_sample *h)
 /* The files of a host sample, opened once and read again from offset 0
  * (procfs regenerates them on every read at 0): no open, path walk and
  * close per file per sample. O_CLOEXEC: COMMAND does not inherit them. */
-enum { HF_STAT, HF_MEMINFO, HF_LOADAVG, HF_PSI_CPU, HF_PSI_MEM, HF_PSI_IO, HF_DISKSTATS,
-       HF_NETDEV, HF_N };
+enum {
+	HF_STAT,
+	HF_MEMINFO,
+	HF_LOADAVG,
+	HF_PSI_CPU,
+	HF_PSI_MEM,
+	HF_PSI_IO,
+	HF_DISKSTATS,
+	HF_NETDEV,
+	HF_N
+};
 static const char *const host_files[HF_N] = {
-	"/proc/stat",	       "/proc/meminfo",	    "/proc/loadavg",  "/proc/pressure/cpu",
-	"/proc/pressure/memory", "/proc/pressure/io", "/proc/diskstats", "/proc/net/dev",
+    "/proc/stat",	  "/proc/meminfo",	   "/proc/loadavg",
+    "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io",
+    "/proc/diskstats",	  "/proc/net/dev",
 };
 
 /* Which /proc/diskstats names are whole disks, kept by name (a path walk
@@ -288,8 +298,8 @@ static void read_psi(struct host_sampler *hs, struct ev_host_sample *h)
 	int has_full;
 
 	if (read_text(hs, HF_PSI_CPU, sizeof(hs->buf)) ||
-	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us,
-			   &h->psi_cpu_full_avg10, &h->psi_cpu_full_us, &has_full))
+	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us, &h->psi_cpu_full_avg10,
+			   &h->psi_cpu_full_us, &has_full))
 		return;
 	h->flags |= EV_HOST_PSI | (has_full ? EV_HOST_PSI_CPU_FULL : 0);
 	if (read_text(hs, HF_PSI_MEM, sizeof(hs->buf)) == 0)

@@ -72,7 +72,6 @@ const void *rec_write_user_record(struct rec *r, const void *rec, uint32_t size)
 	return rc < 0 ? NULL : rec;
 }
 
-
 /* The cgroup table's entries for the ids an exec names, the first time */
 static void note_cgroups(struct rec *r, uint64_t ts, uint64_t cg, uint64_t memcg)
 {
@@ -221,4 +220,3 @@ void rec_write_drops(struct rec *r, int force)
 	memcpy(e.count, now, sizeof(now));
 	rec_note_write_error(r, tracer_event_write(r->w, &e, sizeof(e)));
 }
-

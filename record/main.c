@@ -16,9 +16,9 @@
 #include "sample.h"
 
 static const struct rec_failure_kind rec_failures[] = {
-	[REC_OK] = {0, 1, "recorded"},
-	[REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
-	[REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
+    [REC_OK] = {0, 1, "recorded"},
+    [REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
+    [REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
 };
 
 /*
@@ -170,10 +170,10 @@ static enum rec_failure record(struct rec *r, int argc, char **argv)
 	if (r->o.verbose)
 		rec_err("recording to '%s' (%s mode; failed execs %s)", r->o.output,
 			rec_mode_names[r->o.mode],
-			r->syscall_src ? (strcmp(r->syscall_src, "raw_tp")
-						  ? "from syscalls:sys_exit_execve"
-						  : "from raw_syscalls:sys_exit")
-				       : "not recorded, see --exec-failures");
+			r->syscall_src
+			    ? (strcmp(r->syscall_src, "raw_tp") ? "from syscalls:sys_exit_execve"
+								: "from raw_syscalls:sys_exit")
+			    : "not recorded, see --exec-failures");
 	return rec_run(r) ? REC_FAIL_RUN : REC_OK;
 }
 

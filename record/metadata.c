@@ -37,7 +37,8 @@ static char *join_args(int argc, char **argv)
 		int plain = *a != 0;
 		for (const char *q = a; *q; q++)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				    "-_./=:,+@%", *q))
+				    "-_./=:,+@%",
+				    *q))
 				plain = 0;
 		if (i)
 			*p++ = ' ';
@@ -153,7 +154,8 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		/* the header did not fit: no file is left (tz_writer_open) */
 		r->open_nospc = 1;
 		rec_err("'%s': disk full: nothing recorded%s (free space, or use --ring SIZE)",
-		    r->o.output, r->o.mode == MODE_FOLLOW ? ", the command runs unrecorded" : "");
+			r->o.output,
+			r->o.mode == MODE_FOLLOW ? ", the command runs unrecorded" : "");
 		tz_writer_free(r->w);
 		r->w = NULL;
 		return -1;
@@ -219,11 +221,11 @@ static void write_attachments(struct rec *r)
 	if (r->o.no_attach || r->werr)
 		return;
 	struct att_ctx c = {
-		.since_ns = r->t0_real,
-		.max_total = r->o.attach_max ? r->o.attach_max : ATT_TOTAL_DEFAULT,
-		.ts_ns = rec_boot_ns(),
-		.emit = emit_user_record,
-		.ctx = r,
+	    .since_ns = r->t0_real,
+	    .max_total = r->o.attach_max ? r->o.attach_max : ATT_TOTAL_DEFAULT,
+	    .ts_ns = rec_boot_ns(),
+	    .emit = emit_user_record,
+	    .ctx = r,
 	};
 	if (att_collect(&r->att, &c) == -1)
 		rec_err("attachments: out of memory: some were not embedded");
@@ -237,8 +239,8 @@ static void write_attachments(struct rec *r)
 int rec_close_writer(struct rec *r, int exit_status)
 {
 	static const char *const names[EV_DROP_SLOTS] = {
-		"drops_fork", "drops_exec", "drops_exec_fail", "drops_exit",
-		"drops_map_full", "drops_argv_fault", "drops_kevent", NULL};
+	    "drops_fork",     "drops_exec",	  "drops_exec_fail", "drops_exit",
+	    "drops_map_full", "drops_argv_fault", "drops_kevent",    NULL};
 	char b[64];
 	uint64_t total = 0;
 	int rc;
@@ -289,26 +291,26 @@ int rec_close_writer(struct rec *r, int exit_status)
 			      "everything written before (free space, or use --ring SIZE)"
 			    : "'%s': disk full: recording stopped, the file is not sealed "
 			      "(tracer-analyze recover restores what was written)",
-		    r->o.output);
+			r->o.output);
 	else if (rc < 0 && !r->werr)
 		rec_err("'%s': %s", r->o.output, tz_strerror(rc));
 	if (r->o.verbose) {
 		struct rusage ru;
 
 		getrusage(RUSAGE_SELF, &ru);
-		rec_err("%llu events, %llu dropped, written to '%s' (recorder cpu %.3f s, peak rss %ld KiB)",
-		    (unsigned long long)r->events, (unsigned long long)total, r->o.output,
-		    (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		rec_err("%llu events, %llu dropped, written to '%s' (recorder cpu %.3f s, peak rss "
+			"%ld KiB)",
+			(unsigned long long)r->events, (unsigned long long)total, r->o.output,
+			(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
-		    ru.ru_maxrss);
+			ru.ru_maxrss);
 		uint64_t sp, sh, np, ins;
 		sample_stats(r->sampler, &sp, &sh, &np, &ins);
 		if (np)
 			rec_err("%llu process and %llu host samples written; %llu iterator passes, "
-			    "%.3f ms each on average",
-			    (unsigned long long)sp, (unsigned long long)sh, (unsigned long long)np,
-			    (double)ins / (double)np / 1e6);
+				"%.3f ms each on average",
+				(unsigned long long)sp, (unsigned long long)sh,
+				(unsigned long long)np, (double)ins / (double)np / 1e6);
 	}
 	return rc;
 }
-

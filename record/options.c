@@ -26,97 +26,112 @@ void rec_err(const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: " PROG " [-o FILE] [OPTIONS] [--] COMMAND [ARG...]\n"
-		"       " PROG " -a [-o FILE] [--duration SEC] [OPTIONS]\n"
-		"       " PROG " -p PID [-o FILE] [OPTIONS]\n"
-		"\n"
-		"Record every process of COMMAND and its descendants (or of the whole system,\n"
-		"or of PID and its descendants) with eBPF tracepoints into a .tz trace:\n"
-		"fork, exec (argv, exe, script, credentials) and exit (status, CPU time,\n"
-		"peak RSS, I/O, context switches, faults, threads); failed execs on request.\n"
-		"\n"
-		"options:\n"
-		"  -o, --output FILE       trace file (default trace.tz, created mode 0600)\n"
-		"  -f, --force             overwrite FILE if it exists\n"
-		"  -a, --all               record the whole system until SIGINT/SIGTERM\n"
-		"  -p, --pid PID           record PID and its descendants until they exit\n"
-		"  -d, --duration SEC      stop after SEC seconds (any mode)\n"
-		"      --ring SIZE         flight recorder: FILE never exceeds SIZE, newest kept\n"
-		"      --argv-max BYTES    argv bytes kept per exec (default %d, max %d)\n"
-		"      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
-		"      --compress-level N  zstd level 1..19 (default 1)\n"
-		"      --max-procs N       processes tracked at once (default pid_max)\n"
-		"      --redact            mask secrets (passwords, tokens, keys, /home/USER)\n"
-		"                          in argv, paths and comm with '*' before writing\n"
-		"      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
-		"      --stop-grace SEC    after SIGINT/SIGTERM/SIGHUP/SIGQUIT, keep recording\n"
-		"                          until COMMAND's processes have exited, at most SEC\n"
-		"                          (default 2; a second signal stops at once)\n"
-		"      --exec-failures     also record failed execve/execveat (pid, filename,\n"
-		"                          errno); costs every syscall on the host ~60 ns\n"
-		"      --progress          the status line also off a terminal (one line a second)\n"
-		"      --no-progress       no status line, also on a terminal\n"
-		"      --env NAME[,NAME...]  record these environment variables of each exec\n"
-		"                          (e.g. SLURM_JOB_ID,NXF_TASK_WORKDIR)\n"
-		"      --env-max BYTES     environment bytes read per exec with --env\n"
-		"                          (default %d, max %d)\n"
-		"      --no-attach         do not embed the workflow managers' records\n"
-		"                          (Snakemake .snakemake/metadata, Nextflow .command.run,\n"
-		"                          trace.txt) found from the recorded working dirs\n"
-		"      --attach-max BYTES  embedded bytes at most, all files (default 64M)\n"
-		"  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
-		"  -V, --version           print the version\n"
-		"  -h, --help              this help\n"
-		"\n"
-		"On a terminal, stderr shows one status line, redrawn each second and erased at\n"
-		"the end (elapsed, processes seen and live, events/s, drops, file size, chunks).\n"
-		"SIGINT/SIGTERM/SIGHUP/SIGQUIT stop and seal the file (with COMMAND: once its\n"
-		"processes have exited, see --stop-grace); SIGUSR1 seals the open chunk now.\n"
-		"COMMAND starts with the signal dispositions, mask, fds, limits and terminal\n"
-		"the recorder inherited. Exit status: COMMAND's (killed by signal N: the\n"
-		"recorder ends by N too), also when recording failed (disk full) once COMMAND\n"
-		"started; 128+N when stopped by signal N with COMMAND left running; 1 runtime\n"
-		"error; 2 usage.\n"
-		"\n"
-		"examples:\n"
-		"  " PROG " -o run.tz -- make -j8\n"
-		"  " PROG " -o pipe.tz -- sh -c 'bwa mem ref.fa r.fq | samtools sort -o out.bam'\n"
-		"  " PROG " -a --duration 60 -o host.tz\n"
-		"  " PROG " -p 4242 -o job.tz\n"
-		"  " PROG " -a --ring 64M -o flight.tz   # kill -USR1 to seal, SIGINT to stop\n",
-		EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT, EV_ENV_MAX_DEFAULT, EV_ENV_MAX_LIMIT);
+	fprintf(
+	    f,
+	    "usage: " PROG " [-o FILE] [OPTIONS] [--] COMMAND [ARG...]\n"
+	    "       " PROG " -a [-o FILE] [--duration SEC] [OPTIONS]\n"
+	    "       " PROG " -p PID [-o FILE] [OPTIONS]\n"
+	    "\n"
+	    "Record every process of COMMAND and its descendants (or of the whole system,\n"
+	    "or of PID and its descendants) with eBPF tracepoints into a .tz trace:\n"
+	    "fork, exec (argv, exe, script, credentials) and exit (status, CPU time,\n"
+	    "peak RSS, I/O, context switches, faults, threads); failed execs on request.\n"
+	    "\n"
+	    "options:\n"
+	    "  -o, --output FILE       trace file (default trace.tz, created mode 0600)\n"
+	    "  -f, --force             overwrite FILE if it exists\n"
+	    "  -a, --all               record the whole system until SIGINT/SIGTERM\n"
+	    "  -p, --pid PID           record PID and its descendants until they exit\n"
+	    "  -d, --duration SEC      stop after SEC seconds (any mode)\n"
+	    "      --ring SIZE         flight recorder: FILE never exceeds SIZE, newest kept\n"
+	    "      --argv-max BYTES    argv bytes kept per exec (default %d, max %d)\n"
+	    "      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
+	    "      --compress-level N  zstd level 1..19 (default 1)\n"
+	    "      --max-procs N       processes tracked at once (default pid_max)\n"
+	    "      --redact            mask secrets (passwords, tokens, keys, /home/USER)\n"
+	    "                          in argv, paths and comm with '*' before writing\n"
+	    "      --sample-interval SEC  per-process and host samples (default 1, 0 = off)\n"
+	    "      --stop-grace SEC    after SIGINT/SIGTERM/SIGHUP/SIGQUIT, keep recording\n"
+	    "                          until COMMAND's processes have exited, at most SEC\n"
+	    "                          (default 2; a second signal stops at once)\n"
+	    "      --exec-failures     also record failed execve/execveat (pid, filename,\n"
+	    "                          errno); costs every syscall on the host ~60 ns\n"
+	    "      --progress          the status line also off a terminal (one line a second)\n"
+	    "      --no-progress       no status line, also on a terminal\n"
+	    "      --env NAME[,NAME...]  record these environment variables of each exec\n"
+	    "                          (e.g. SLURM_JOB_ID,NXF_TASK_WORKDIR)\n"
+	    "      --env-max BYTES     environment bytes read per exec with --env\n"
+	    "                          (default %d, max %d)\n"
+	    "      --no-attach         do not embed the workflow managers' records\n"
+	    "                          (Snakemake .snakemake/metadata, Nextflow .command.run,\n"
+	    "                          trace.txt) found from the recorded working dirs\n"
+	    "      --attach-max BYTES  embedded bytes at most, all files (default 64M)\n"
+	    "  -v, --verbose           progress on stderr (twice: libbpf messages)\n"
+	    "  -V, --version           print the version\n"
+	    "  -h, --help              this help\n"
+	    "\n"
+	    "On a terminal, stderr shows one status line, redrawn each second and erased at\n"
+	    "the end (elapsed, processes seen and live, events/s, drops, file size, chunks).\n"
+	    "SIGINT/SIGTERM/SIGHUP/SIGQUIT stop and seal the file (with COMMAND: once its\n"
+	    "processes have exited, see --stop-grace); SIGUSR1 seals the open chunk now.\n"
+	    "COMMAND starts with the signal dispositions, mask, fds, limits and terminal\n"
+	    "the recorder inherited. Exit status: COMMAND's (killed by signal N: the\n"
+	    "recorder ends by N too), also when recording failed (disk full) once COMMAND\n"
+	    "started; 128+N when stopped by signal N with COMMAND left running; 1 runtime\n"
+	    "error; 2 usage.\n"
+	    "\n"
+	    "examples:\n"
+	    "  " PROG " -o run.tz -- make -j8\n"
+	    "  " PROG " -o pipe.tz -- sh -c 'bwa mem ref.fa r.fq | samtools sort -o out.bam'\n"
+	    "  " PROG " -a --duration 60 -o host.tz\n"
+	    "  " PROG " -p 4242 -o job.tz\n"
+	    "  " PROG " -a --ring 64M -o flight.tz   # kill -USR1 to seal, SIGINT to stop\n",
+	    EV_ARGV_MAX_DEFAULT, EV_ARGV_MAX_LIMIT, EV_ENV_MAX_DEFAULT, EV_ENV_MAX_LIMIT);
 }
 
-enum { OPT_RING = 256, OPT_ARGV_MAX, OPT_RINGBUF, OPT_LEVEL, OPT_MAX_PROCS, OPT_SAMPLE,
-       OPT_REDACT, OPT_EXEC_FAILURES, OPT_STOP_GRACE, OPT_PROGRESS, OPT_NO_PROGRESS,
-       OPT_ENV, OPT_ENV_MAX, OPT_NO_ATTACH, OPT_ATTACH_MAX };
+enum {
+	OPT_RING = 256,
+	OPT_ARGV_MAX,
+	OPT_RINGBUF,
+	OPT_LEVEL,
+	OPT_MAX_PROCS,
+	OPT_SAMPLE,
+	OPT_REDACT,
+	OPT_EXEC_FAILURES,
+	OPT_STOP_GRACE,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_ENV,
+	OPT_ENV_MAX,
+	OPT_NO_ATTACH,
+	OPT_ATTACH_MAX
+};
 
 static const struct option long_opts[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"force", no_argument, NULL, 'f'},
-	{"all", no_argument, NULL, 'a'},
-	{"pid", required_argument, NULL, 'p'},
-	{"duration", required_argument, NULL, 'd'},
-	{"ring", required_argument, NULL, OPT_RING},
-	{"argv-max", required_argument, NULL, OPT_ARGV_MAX},
-	{"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
-	{"compress-level", required_argument, NULL, OPT_LEVEL},
-	{"max-procs", required_argument, NULL, OPT_MAX_PROCS},
-	{"redact", no_argument, NULL, OPT_REDACT},
-	{"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
-	{"sample-interval", required_argument, NULL, OPT_SAMPLE},
-	{"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
-	{"progress", no_argument, NULL, OPT_PROGRESS},
-	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-	{"env", required_argument, NULL, OPT_ENV},
-	{"env-max", required_argument, NULL, OPT_ENV_MAX},
-	{"no-attach", no_argument, NULL, OPT_NO_ATTACH},
-	{"attach-max", required_argument, NULL, OPT_ATTACH_MAX},
-	{"verbose", no_argument, NULL, 'v'},
-	{"version", no_argument, NULL, 'V'},
-	{"help", no_argument, NULL, 'h'},
-	{0},
+    {"output", required_argument, NULL, 'o'},
+    {"force", no_argument, NULL, 'f'},
+    {"all", no_argument, NULL, 'a'},
+    {"pid", required_argument, NULL, 'p'},
+    {"duration", required_argument, NULL, 'd'},
+    {"ring", required_argument, NULL, OPT_RING},
+    {"argv-max", required_argument, NULL, OPT_ARGV_MAX},
+    {"ringbuf-size", required_argument, NULL, OPT_RINGBUF},
+    {"compress-level", required_argument, NULL, OPT_LEVEL},
+    {"max-procs", required_argument, NULL, OPT_MAX_PROCS},
+    {"redact", no_argument, NULL, OPT_REDACT},
+    {"exec-failures", no_argument, NULL, OPT_EXEC_FAILURES},
+    {"sample-interval", required_argument, NULL, OPT_SAMPLE},
+    {"stop-grace", required_argument, NULL, OPT_STOP_GRACE},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"env", required_argument, NULL, OPT_ENV},
+    {"env-max", required_argument, NULL, OPT_ENV_MAX},
+    {"no-attach", no_argument, NULL, OPT_NO_ATTACH},
+    {"attach-max", required_argument, NULL, OPT_ATTACH_MAX},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},
+    {"help", no_argument, NULL, 'h'},
+    {0},
 };
 
 /* A size or count in [min, max] (K/M/G suffixes unless plain) into *out;
@@ -192,15 +207,16 @@ static int parse_value(int c, const char *arg, struct opts *o)
 			o->level = (int)v;
 		return rc;
 	case OPT_MAX_PROCS:
-		rc = opt_size("--max-procs", arg, 16, 1u << 26, 1, "not a count in 16..67108864", &v);
+		rc = opt_size("--max-procs", arg, 16, 1u << 26, 1, "not a count in 16..67108864",
+			      &v);
 		if (!rc)
 			o->max_procs = (uint32_t)v;
 		return rc;
 	case OPT_ENV:
 		env_names_free(&o->env);
 		if (env_names_parse(arg, &o->env)) {
-			rec_err("--env: '%s': not a list of 1..%d variable names (NAME[,NAME...])", arg,
-				ENV_NAMES_MAX);
+			rec_err("--env: '%s': not a list of 1..%d variable names (NAME[,NAME...])",
+				arg, ENV_NAMES_MAX);
 			return -1;
 		}
 		return 0;
@@ -214,8 +230,9 @@ static int parse_value(int c, const char *arg, struct opts *o)
 		return opt_size("--attach-max", arg, 1, 1ULL << 30, 0, "not a size in 1..1G",
 				&o->attach_max);
 	case OPT_SAMPLE:
-		return opt_secs("--sample-interval", arg, SAMPLE_INTERVAL_MIN, SAMPLE_INTERVAL_MAX, 0,
-				1, "not 0 or a number of seconds in 0.01..3600", &o->sample_interval);
+		return opt_secs("--sample-interval", arg, SAMPLE_INTERVAL_MIN, SAMPLE_INTERVAL_MAX,
+				0, 1, "not 0 or a number of seconds in 0.01..3600",
+				&o->sample_interval);
 	case OPT_STOP_GRACE:
 		return opt_secs("--stop-grace", arg, 0, 3600, 0, 0,
 				"not a number of seconds in 0..3600", &o->stop_grace);

@@ -66,24 +66,24 @@ struct opts {
 	const char *output; /* -o: the .tz path ("trace.tz") */
 	int force;	    /* -f: overwrite */
 	enum mode mode;
-	uint32_t pid;			/* -p PID, else 0 */
-	double duration;		/* s; 0 = none */
-	uint64_t ring_size;		/* --ring: bytes, 0 = not a ring */
-	uint64_t ringbuf_size;		/* --ringbuf-size: bytes, a power of 2 */
-	uint32_t argv_max;		/* --argv-max: bytes of argv per exec */
-	uint32_t max_procs;		/* tracked-map entries; 0 = pid_max */
-	double sample_interval;		/* s; 0 = no samples (sample.h) */
-	double stop_grace;		/* s: after a stop signal, how long COMMAND's tree may take to exit */
-	int level;			/* --compress-level, 1..19 */
-	int verbose;			/* -v count */
-	int redact;			/* --redact: mask secrets in every string before writing */
-	int exec_failures;		/* --exec-failures: attach the execve syscall exit */
-	enum rec_progress progress;	/* --progress / --no-progress (status.h) */
-	struct env_names env;		/* --env: names kept from each exec's environment (owned) */
-	uint32_t env_max;		/* --env-max: bytes of the environment read per exec */
-	int no_attach;			/* --no-attach */
-	uint64_t attach_max;		/* --attach-max: bytes embedded at most (0: default) */
-	char **cmd;			/* COMMAND and its arguments, NULL-terminated; NULL: none */
+	uint32_t pid;		/* -p PID, else 0 */
+	double duration;	/* s; 0 = none */
+	uint64_t ring_size;	/* --ring: bytes, 0 = not a ring */
+	uint64_t ringbuf_size;	/* --ringbuf-size: bytes, a power of 2 */
+	uint32_t argv_max;	/* --argv-max: bytes of argv per exec */
+	uint32_t max_procs;	/* tracked-map entries; 0 = pid_max */
+	double sample_interval; /* s; 0 = no samples (sample.h) */
+	double stop_grace; /* s: after a stop signal, how long COMMAND's tree may take to exit */
+	int level;	   /* --compress-level, 1..19 */
+	int verbose;	   /* -v count */
+	int redact;	   /* --redact: mask secrets in every string before writing */
+	int exec_failures; /* --exec-failures: attach the execve syscall exit */
+	enum rec_progress progress; /* --progress / --no-progress (status.h) */
+	struct env_names env;	    /* --env: names kept from each exec's environment (owned) */
+	uint32_t env_max;	    /* --env-max: bytes of the environment read per exec */
+	int no_attach;		    /* --no-attach */
+	uint64_t attach_max;	    /* --attach-max: bytes embedded at most (0: default) */
+	char **cmd;		    /* COMMAND and its arguments, NULL-terminated; NULL: none */
 };
 
 struct tracer_bpf;
@@ -105,8 +105,8 @@ struct rec {
 	pid_t child;
 	int child_status;
 	bool child_reaped;
-	int werr; /* first writer error */
-	int rb_err; /* the ring buffer or poll() failed: recording stopped */
+	int werr;	/* first writer error */
+	int rb_err;	/* the ring buffer or poll() failed: recording stopped */
 	int open_nospc; /* the output's filesystem was full at start */
 	uint64_t events;
 	uint64_t unwritten; /* events drained after a write error stopped recording */
@@ -114,18 +114,18 @@ struct rec {
 	uint64_t t0_boot;
 	const char *syscall_src; /* failed execs from: "tracepoint", "raw_tp"; NULL: not recorded */
 	struct bpf_link *links[16];
-	struct redact rd;     /* --redact */
-	uint8_t *rbuf;	      /* --redact: the record being masked */
+	struct redact rd; /* --redact */
+	uint8_t *rbuf;	  /* --redact: the record being masked */
 	size_t rbuf_cap;
 	int nlinks;
 	struct rec_status status; /* the live status line (status.c) */
 	uint64_t procs_seen;	  /* tracked at the start + forks recorded */
-	struct cgtable cg;    /* the trace's cgroup table (EV_CGROUP) */
-	struct attset att;    /* working directories, for the attachments */
-	uint64_t t0_real;     /* CLOCK_REALTIME ns of the start (metadata) */
-	uint8_t *ebuf;	      /* --env: the exec record being filtered */
+	struct cgtable cg;	  /* the trace's cgroup table (EV_CGROUP) */
+	struct attset att;	  /* working directories, for the attachments */
+	uint64_t t0_real;	  /* CLOCK_REALTIME ns of the start (metadata) */
+	uint8_t *ebuf;		  /* --env: the exec record being filtered */
 	size_t ebuf_cap;
-	uint8_t *cgbuf;	      /* one EV_CGROUP record being written (CGBUF_SIZE) */
+	uint8_t *cgbuf; /* one EV_CGROUP record being written (CGBUF_SIZE) */
 };
 
 /* ------------------------------------------------------------ options.c */

@@ -150,9 +150,10 @@ int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 	if (sm->loaded) {
 		struct sample_bpf *s = sm->skel;
 
-		oom = sm->have_oom && attach(sm, s->progs.on_mark_victim, "OOM (oom:mark_victim)") == 0;
-		sig = sm->have_sig &&
-		      attach(sm, s->progs.on_signal_generate, "signal (signal:signal_generate)") == 0;
+		oom = sm->have_oom &&
+		      attach(sm, s->progs.on_mark_victim, "OOM (oom:mark_victim)") == 0;
+		sig = sm->have_sig && attach(sm, s->progs.on_signal_generate,
+					     "signal (signal:signal_generate)") == 0;
 		if (!oom)
 			serr("warning: OOM kills are not recorded (no tp_btf/mark_victim here)");
 		if (!sig)
@@ -185,7 +186,8 @@ int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 	sm->started = 1;
 	if (verbose && sm->interval_ns)
 		serr("sampling every %.3f s (%s), OOM kills and fatal signals",
-		     (double)sm->interval_ns / 1e9, sm->iter ? "per process and host" : "host only");
+		     (double)sm->interval_ns / 1e9,
+		     sm->iter ? "per process and host" : "host only");
 	return 0;
 }
 

@@ -85,7 +85,8 @@ void sample_cpu_clamp(const struct sampler *sm, __u32 tgid, __u64 start_ns, __u6
 
 /* Samples written so far (for -v); zeros for NULL. iter_ns: ns spent in
  * the iterator passes, CLOCK_MONOTONIC. */
-void sample_stats(const struct sampler *sm, uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns);
+void sample_stats(const struct sampler *sm, uint64_t *procs, uint64_t *hosts, uint64_t *passes,
+		  uint64_t *iter_ns);
 
 /* ------------------------------------------------------------ /proc parsers
  * (record/hostsample.c). Each takes a file's text (NUL-terminated) and fills

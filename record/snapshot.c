@@ -184,4 +184,3 @@ out:
 	free(argv);
 	return rc;
 }
-

@@ -67,8 +67,8 @@ static void t_malformed_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_malformed_is_its_own_code),
-		cmocka_unit_test(t_malformed_records),
+	    cmocka_unit_test(t_malformed_is_its_own_code),
+	    cmocka_unit_test(t_malformed_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
