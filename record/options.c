@@ -146,6 +146,18 @@ static int opt_size(const char *name, const char *arg, uint64_t min, uint64_t ma
 	return 0;
 }
 
+/* opt_size for a value that fits 32 bits (max <= UINT32_MAX). */
+static int opt_u32(const char *name, const char *arg, uint64_t min, uint64_t max, int plain,
+		   const char *what, uint32_t *out)
+{
+	uint64_t v;
+
+	if (opt_size(name, arg, min, max, plain, what, &v))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /* Seconds in [lo, hi] (above lo when lo_open; 0 too when zero_ok) into
  * *out; -1 after "NAME: 'ARG': WHAT". NaN and infinities are refused. */
 static int opt_secs(const char *name, const char *arg, double lo, double hi, int lo_open,
@@ -178,10 +190,7 @@ static int parse_value(int c, const char *arg, struct opts *o)
 		o->output = arg;
 		return 0;
 	case 'p':
-		rc = opt_size("-p", arg, 1, INT32_MAX, 1, "not a pid", &v);
-		if (!rc)
-			o->pid = (uint32_t)v;
-		return rc;
+		return opt_u32("-p", arg, 1, INT32_MAX, 1, "not a pid", &o->pid);
 	case 'd':
 		return opt_secs("--duration", arg, 0, 1e9, 1, 0, "not a positive number of seconds",
 				&o->duration);
@@ -190,10 +199,7 @@ static int parse_value(int c, const char *arg, struct opts *o)
 				&o->ring_size);
 	case OPT_ARGV_MAX:
 		snprintf(what, sizeof(what), "not a size in 0..%d", EV_ARGV_MAX_LIMIT);
-		rc = opt_size("--argv-max", arg, 0, EV_ARGV_MAX_LIMIT, 0, what, &v);
-		if (!rc)
-			o->argv_max = (uint32_t)v;
-		return rc;
+		return opt_u32("--argv-max", arg, 0, EV_ARGV_MAX_LIMIT, 0, what, &o->argv_max);
 	case OPT_RINGBUF:
 		if (rec_parse_size(arg, 4096, 1u << 30, &v) || (v & (v - 1))) {
 			rec_err("--ringbuf-size: '%s': not a power of 2 in 4K..1G", arg);
@@ -207,11 +213,8 @@ static int parse_value(int c, const char *arg, struct opts *o)
 			o->level = (int)v;
 		return rc;
 	case OPT_MAX_PROCS:
-		rc = opt_size("--max-procs", arg, 16, 1u << 26, 1, "not a count in 16..67108864",
-			      &v);
-		if (!rc)
-			o->max_procs = (uint32_t)v;
-		return rc;
+		return opt_u32("--max-procs", arg, 16, 1u << 26, 1, "not a count in 16..67108864",
+			       &o->max_procs);
 	case OPT_ENV:
 		env_names_free(&o->env);
 		if (env_names_parse(arg, &o->env)) {
@@ -222,10 +225,7 @@ static int parse_value(int c, const char *arg, struct opts *o)
 		return 0;
 	case OPT_ENV_MAX:
 		snprintf(what, sizeof(what), "not a size in 1..%d", EV_ENV_MAX_LIMIT);
-		rc = opt_size("--env-max", arg, 1, EV_ENV_MAX_LIMIT, 0, what, &v);
-		if (!rc)
-			o->env_max = (uint32_t)v;
-		return rc;
+		return opt_u32("--env-max", arg, 1, EV_ENV_MAX_LIMIT, 0, what, &o->env_max);
 	case OPT_ATTACH_MAX:
 		return opt_size("--attach-max", arg, 1, 1ULL << 30, 0, "not a size in 1..1G",
 				&o->attach_max);
