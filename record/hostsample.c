@@ -134,7 +134,7 @@ int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us, __u32 *f
 	return got ? 0 : -1;
 }
 
-int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),
+int host_parse_diskstats(const char *text, int (*is_disk)(void *ctx, const char *name), void *ctx,
 			 struct ev_host_sample *h)
 {
 	uint64_t rd = 0, wr = 0;
@@ -147,7 +147,7 @@ int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),
 		if (sscanf(l, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu", &maj, &min, name,
 			   &rio, &rmerge, &rsec, &rms, &wio, &wmerge, &wsec) != 10)
 			continue;
-		if (is_disk && !is_disk(name))
+		if (is_disk && !is_disk(ctx, name))
 			continue;
 		rd += rsec * 512;
 		wr += wsec * 512;
@@ -189,113 +189,149 @@ int host_parse_netdev(const char *text, struct ev_host_sample *h)
 	return 0;
 }
 
-/* a whole disk with a device behind it (not a partition, loop, dm, md, ram).
- * Answers are kept by name (a path walk per /proc/diskstats line, every
- * sample, was most of a host sample's cost): a device that appears later is
- * looked at once; beyond DISK_CACHE names, every time. */
-#define DISK_CACHE 64
-static struct {
-	char name[32];
-	int is_disk;
-} disk_cache[DISK_CACHE];
-static int disk_cached;
+/* The files of a host sample, opened once and read again from offset 0
+ * (procfs regenerates them on every read at 0): no open, path walk and
+ * close per file per sample. O_CLOEXEC: COMMAND does not inherit them. */
+enum {
+	HF_STAT,
+	HF_MEMINFO,
+	HF_LOADAVG,
+	HF_PSI_CPU,
+	HF_PSI_MEM,
+	HF_PSI_IO,
+	HF_DISKSTATS,
+	HF_NETDEV,
+	HF_N
+};
+static const char *const host_files[HF_N] = {
+    "/proc/stat",	  "/proc/meminfo",	   "/proc/loadavg",
+    "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io",
+    "/proc/diskstats",	  "/proc/net/dev",
+};
 
-static int real_disk(const char *name)
+/* Which /proc/diskstats names are whole disks, kept by name (a path walk
+ * per line, every sample, was most of a host sample's cost): a device that
+ * appears later is looked at once; beyond DISK_CACHE names, every time. */
+#define DISK_CACHE 64
+
+struct host_sampler {
+	int fd[HF_N]; /* -1: not open (tried again next time) */
+	struct {
+		char name[32];
+		int is_disk;
+	} disk[DISK_CACHE];
+	int ndisk;
+	long hz; /* USER_HZ of /proc/stat */
+	char buf[65536];
+};
+
+/* a whole disk with a device behind it (not a partition, loop, dm, md, ram) */
+static int real_disk(void *ctx, const char *name)
 {
+	struct host_sampler *hs = ctx;
 	char p[128];
 	int r;
 
 	if (strchr(name, '/'))
 		return 0;
-	for (int i = 0; i < disk_cached; i++)
-		if (!strcmp(disk_cache[i].name, name))
-			return disk_cache[i].is_disk;
+	for (int i = 0; i < hs->ndisk; i++)
+		if (!strcmp(hs->disk[i].name, name))
+			return hs->disk[i].is_disk;
 	snprintf(p, sizeof(p), "/sys/block/%s/device", name);
 	r = access(p, F_OK) == 0;
-	if (disk_cached < DISK_CACHE && strlen(name) < sizeof(disk_cache[0].name)) {
-		strcpy(disk_cache[disk_cached].name, name);
-		disk_cache[disk_cached++].is_disk = r;
+	if (hs->ndisk < DISK_CACHE && strlen(name) < sizeof(hs->disk[0].name)) {
+		strcpy(hs->disk[hs->ndisk].name, name);
+		hs->disk[hs->ndisk++].is_disk = r;
 	}
 	return r;
 }
 
-/* The files of a host sample, opened once and read again from offset 0
- * (procfs regenerates them on every read at 0): no open, path walk and
- * close per file per sample. O_CLOEXEC: COMMAND does not inherit them. */
-enum { HF_STAT, HF_MEMINFO, HF_LOADAVG, HF_PSI_CPU, HF_PSI_MEM, HF_PSI_IO, HF_DISKSTATS,
-       HF_NETDEV, HF_N };
-static const char *const host_files[HF_N] = {
-	"/proc/stat",	       "/proc/meminfo",	    "/proc/loadavg",  "/proc/pressure/cpu",
-	"/proc/pressure/memory", "/proc/pressure/io", "/proc/diskstats", "/proc/net/dev",
-};
-static int host_fd[HF_N] = {-1, -1, -1, -1, -1, -1, -1, -1};
-
-static int read_text(int id, char *buf, size_t cap)
+/* File id's text into hs->buf (at most cap - 1 bytes, NUL-terminated);
+ * 0, or -1 when unreadable or empty. */
+static int read_text(struct host_sampler *hs, int id, size_t cap)
 {
 	size_t len = 0;
-	int fd = host_fd[id];
+	int fd = hs->fd[id];
 
 	if (fd < 0) {
 		fd = open(host_files[id], O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return -1; /* tried again next time (not cached) */
-		host_fd[id] = fd;
+		hs->fd[id] = fd;
 	}
 	while (len < cap - 1) {
-		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
+		ssize_t n = pread(fd, hs->buf + len, cap - 1 - len, (off_t)len);
 		if (n <= 0)
 			break;
 		len += (size_t)n;
 	}
-	buf[len] = 0;
+	hs->buf[len] = 0;
 	return len ? 0 : -1;
 }
 
-void host_sample_close(void)
+struct host_sampler *host_sample_new(void)
 {
-	for (int i = 0; i < HF_N; i++) {
-		if (host_fd[i] >= 0)
-			close(host_fd[i]);
-		host_fd[i] = -1;
-	}
-	disk_cached = 0;
+	struct host_sampler *hs = calloc(1, sizeof(*hs));
+
+	if (!hs)
+		return NULL;
+	for (int i = 0; i < HF_N; i++)
+		hs->fd[i] = -1;
+	hs->hz = sysconf(_SC_CLK_TCK);
+	return hs;
 }
 
-int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns)
+void host_sample_free(struct host_sampler *hs)
 {
-	static char buf[65536];
-	static long hz;
-	int has_full, rc = 0;
+	if (!hs)
+		return;
+	for (int i = 0; i < HF_N; i++)
+		if (hs->fd[i] >= 0)
+			close(hs->fd[i]);
+	free(hs);
+}
+
+/* The pressure files: CPU first, memory and I/O only when it is there. */
+static void read_psi(struct host_sampler *hs, struct ev_host_sample *h)
+{
+	char *buf = hs->buf;
+	int has_full;
+
+	if (read_text(hs, HF_PSI_CPU, sizeof(hs->buf)) ||
+	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us, &h->psi_cpu_full_avg10,
+			   &h->psi_cpu_full_us, &has_full))
+		return;
+	h->flags |= EV_HOST_PSI | (has_full ? EV_HOST_PSI_CPU_FULL : 0);
+	if (read_text(hs, HF_PSI_MEM, sizeof(hs->buf)) == 0)
+		host_parse_psi(buf, &h->psi_mem_some_avg10, &h->psi_mem_some_us,
+			       &h->psi_mem_full_avg10, &h->psi_mem_full_us, &has_full);
+	if (read_text(hs, HF_PSI_IO, sizeof(hs->buf)) == 0)
+		host_parse_psi(buf, &h->psi_io_some_avg10, &h->psi_io_some_us,
+			       &h->psi_io_full_avg10, &h->psi_io_full_us, &has_full);
+}
+
+int host_sample_read(struct host_sampler *hs, struct ev_host_sample *h, uint64_t ts_ns)
+{
+	char *buf = hs->buf;
+	int rc = 0;
 
 	memset(h, 0, sizeof(*h));
 	h->hdr.size = sizeof(*h);
 	h->hdr.type = EV_HOST_SAMPLE;
 	h->hdr.ts_ns = ts_ns;
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
 	long nc = sysconf(_SC_NPROCESSORS_ONLN);
 	h->ncpus = nc > 0 ? (uint32_t)nc : 1;
 	/* /proc/stat's first line is all we need: a small read is enough */
-	if (read_text(HF_STAT, buf, 4096) || host_parse_stat(buf, hz, h))
+	if (read_text(hs, HF_STAT, 4096) || host_parse_stat(buf, hs->hz, h))
 		rc = -1;
-	if (read_text(HF_MEMINFO, buf, sizeof(buf)) || host_parse_meminfo(buf, h))
+	if (read_text(hs, HF_MEMINFO, sizeof(hs->buf)) || host_parse_meminfo(buf, h))
 		rc = -1;
-	if (read_text(HF_LOADAVG, buf, sizeof(buf)) == 0)
+	if (read_text(hs, HF_LOADAVG, sizeof(hs->buf)) == 0)
 		host_parse_loadavg(buf, h);
-	if (read_text(HF_PSI_CPU, buf, sizeof(buf)) == 0 &&
-	    host_parse_psi(buf, &h->psi_cpu_some_avg10, &h->psi_cpu_some_us, &h->psi_cpu_full_avg10,
-			   &h->psi_cpu_full_us, &has_full) == 0) {
-		h->flags |= EV_HOST_PSI | (has_full ? EV_HOST_PSI_CPU_FULL : 0);
-		if (read_text(HF_PSI_MEM, buf, sizeof(buf)) == 0)
-			host_parse_psi(buf, &h->psi_mem_some_avg10, &h->psi_mem_some_us,
-				       &h->psi_mem_full_avg10, &h->psi_mem_full_us, &has_full);
-		if (read_text(HF_PSI_IO, buf, sizeof(buf)) == 0)
-			host_parse_psi(buf, &h->psi_io_some_avg10, &h->psi_io_some_us,
-				       &h->psi_io_full_avg10, &h->psi_io_full_us, &has_full);
-	}
-	if (read_text(HF_DISKSTATS, buf, sizeof(buf)) == 0)
-		host_parse_diskstats(buf, real_disk, h);
-	if (read_text(HF_NETDEV, buf, sizeof(buf)) == 0)
+	read_psi(hs, h);
+	if (read_text(hs, HF_DISKSTATS, sizeof(hs->buf)) == 0)
+		host_parse_diskstats(buf, real_disk, hs, h);
+	if (read_text(hs, HF_NETDEV, sizeof(hs->buf)) == 0)
 		host_parse_netdev(buf, h);
 	return rc;
 }

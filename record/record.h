@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * record.h - tracer-record's internal interfaces: the table of live tracked
- * processes (record/ptable.c), the host facts for the trace metadata
- * (record/sysinfo.c) and the start-up snapshot (record/main.c).
- * No libbpf in this header: ptable and sysinfo are unit-tested alone.
+ * record.h - tracer-record's internal interfaces that need no libbpf: the
+ * table of live tracked processes (record/ptable.c), the cgroup table
+ * (cgtable.c), --env (envsel.c), the attachments (attach.c), the host facts
+ * for the trace metadata (sysinfo.c) and --redact (redact_event.c); each is
+ * unit-tested alone. The recorder's own state and rooms: recorder.h.
  */
 #ifndef TRACER_RECORD_H
 #define TRACER_RECORD_H
@@ -241,6 +242,15 @@ int rec_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * bytes stored, or -1 when the process is gone.
  */
 long rec_read_cmdline(uint32_t pid, char *buf, size_t cap, uint32_t *size, uint32_t *argc);
+
+/*
+ * Read fd to its end (a BPF iterator's output) after the *len bytes already
+ * in *buf (malloc'd, *cap bytes), doubling *buf whenever less than slack
+ * bytes are free; EINTR is retried, a read error ends the reading like the
+ * end of file. Returns 0, or -1 when out of memory: *buf, *cap and *len
+ * then still hold what was read. *buf stays the caller's.
+ */
+int rec_read_fd(int fd, char **buf, size_t *cap, size_t slack, size_t *len);
 
 /* ------------------------------------------------------------- redact */
 

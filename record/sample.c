@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sample.c - the sampler: bpf/sample.bpf.c driven from the recorder (sample.h). */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,7 +26,7 @@ struct last {
 	struct last *next;
 };
 
-static struct {
+struct sampler {
 	struct sample_bpf *skel;
 	struct bpf_link *links[3];
 	int nlinks;
@@ -35,11 +36,12 @@ static struct {
 	int started;
 	char *buf;
 	size_t cap;
+	struct host_sampler *host; /* the /proc files of the host samples */
 	struct last **slots;
 	size_t nslots, count;
 	uint64_t gen;
 	uint64_t nprocs, nhosts, npasses, iter_ns;
-} S;
+};
 
 static void serr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void serr(const char *fmt, ...)
@@ -61,7 +63,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int attach(struct bpf_program *p, const char *what)
+static int attach(struct sampler *sm, struct bpf_program *p, const char *what)
 {
 	struct bpf_link *l = bpf_program__attach(p);
 
@@ -69,7 +71,7 @@ static int attach(struct bpf_program *p, const char *what)
 		serr("cannot attach the %s program: %s", what, strerror(errno));
 		return -1;
 	}
-	S.links[S.nlinks++] = l;
+	sm->links[sm->nlinks++] = l;
 	return 0;
 }
 
@@ -90,29 +92,33 @@ static int have_tp_btf(const struct btf *vml, const char *name)
 	return vml && btf__find_by_name_kind(vml, t, BTF_KIND_TYPEDEF) > 0;
 }
 
-int sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
+struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
 {
-	struct btf *vml = btf__load_vmlinux_btf();
+	struct sampler *sm = calloc(1, sizeof(*sm));
+	struct btf *vml;
 	struct sample_bpf *s;
 	int rc;
 
-	S.interval_ns = interval_ns;
-	S.have_oom = have_tp_btf(vml, "mark_victim");
-	S.have_sig = have_tp_btf(vml, "signal_generate");
+	if (!sm)
+		return NULL;
+	vml = btf__load_vmlinux_btf();
+	sm->interval_ns = interval_ns;
+	sm->have_oom = have_tp_btf(vml, "mark_victim");
+	sm->have_sig = have_tp_btf(vml, "signal_generate");
 	btf__free(vml);
 	s = sample_bpf__open();
 	if (!s) {
 		serr("warning: no samples, OOM kills or signals: cannot open their BPF object: %s",
 		     strerror(errno));
-		return 0;
+		return sm;
 	}
-	S.skel = s;
+	sm->skel = s;
 	s->rodata->filter_on = filter_on;
 	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
 	s->rodata->min_age_ns = interval_ns;
 	bpf_map__set_max_entries(s->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
-	bpf_program__set_autoload(s->progs.on_mark_victim, S.have_oom);
-	bpf_program__set_autoload(s->progs.on_signal_generate, S.have_sig);
+	bpf_program__set_autoload(s->progs.on_mark_victim, sm->have_oom);
+	bpf_program__set_autoload(s->progs.on_signal_generate, sm->have_sig);
 	bpf_program__set_autoload(s->progs.sample_tasks, interval_ns > 0);
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
@@ -120,38 +126,43 @@ int sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
 	    bpf_map__reuse_fd(s->maps.thread_claims, bpf_map__fd(skel->maps.thread_claims))) {
 		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: %s",
 		     strerror(errno));
-		return 0;
+		return sm;
 	}
 	rc = sample_bpf__load(s);
 	if (rc) {
 		serr("warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
 		     "(-vv shows the verifier log)",
 		     strerror(-rc));
-		return 0;
+		return sm;
 	}
-	S.loaded = 1;
-	return 0;
+	sm->loaded = 1;
+	return sm;
 }
 
-int sample_start(tz_writer *w, int verbose)
+int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 {
 	int oom = 0, sig = 0;
 
-	if (S.loaded) {
-		struct sample_bpf *s = S.skel;
+	if (!sm) {
+		serr("out of memory");
+		return -1;
+	}
+	if (sm->loaded) {
+		struct sample_bpf *s = sm->skel;
 
-		oom = S.have_oom && attach(s->progs.on_mark_victim, "OOM (oom:mark_victim)") == 0;
-		sig = S.have_sig &&
-		      attach(s->progs.on_signal_generate, "signal (signal:signal_generate)") == 0;
+		oom = sm->have_oom &&
+		      attach(sm, s->progs.on_mark_victim, "OOM (oom:mark_victim)") == 0;
+		sig = sm->have_sig && attach(sm, s->progs.on_signal_generate,
+					     "signal (signal:signal_generate)") == 0;
 		if (!oom)
 			serr("warning: OOM kills are not recorded (no tp_btf/mark_victim here)");
 		if (!sig)
 			serr("warning: fatal signals are not recorded (no tp_btf/signal_generate "
 			     "here)");
-		if (S.interval_ns) {
+		if (sm->interval_ns) {
 			s->bss->young_from_ns = rec_boot_ns();
-			S.iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
-			if (!S.iter)
+			sm->iter = bpf_program__attach_iter(s->progs.sample_tasks, NULL);
+			if (!sm->iter)
 				serr("warning: no per-process samples: cannot attach the task "
 				     "iterator: %s",
 				     strerror(errno));
@@ -159,36 +170,41 @@ int sample_start(tz_writer *w, int verbose)
 	}
 	tz_writer_set_meta(w, "oom_source", oom ? "tp_btf/mark_victim" : "unavailable");
 	tz_writer_set_meta(w, "signal_source", sig ? "tp_btf/signal_generate" : "unavailable");
-	meta_u64(w, "sample_interval_ns", S.interval_ns);
-	tz_writer_set_meta(w, "process_samples", S.iter ? "iter/task" : "none");
-	if (S.interval_ns) {
-		S.nslots = 1024;
-		S.slots = calloc(S.nslots, sizeof(*S.slots));
-		S.cap = 1 << 16;
-		S.buf = malloc(S.cap);
-		if (!S.slots || !S.buf) {
+	meta_u64(w, "sample_interval_ns", sm->interval_ns);
+	tz_writer_set_meta(w, "process_samples", sm->iter ? "iter/task" : "none");
+	if (sm->interval_ns) {
+		sm->nslots = 1024;
+		sm->slots = calloc(sm->nslots, sizeof(*sm->slots));
+		sm->cap = 1 << 16;
+		sm->buf = malloc(sm->cap);
+		sm->host = host_sample_new();
+		if (!sm->slots || !sm->buf || !sm->host) {
 			serr("out of memory");
 			return -1;
 		}
 	}
-	S.started = 1;
-	if (verbose && S.interval_ns)
+	sm->started = 1;
+	if (verbose && sm->interval_ns)
 		serr("sampling every %.3f s (%s), OOM kills and fatal signals",
-		     (double)S.interval_ns / 1e9, S.iter ? "per process and host" : "host only");
+		     (double)sm->interval_ns / 1e9,
+		     sm->iter ? "per process and host" : "host only");
 	return 0;
 }
 
-static size_t slot_of(uint32_t tgid) { return (tgid * 2654435761u) & (S.nslots - 1); }
-
-static void grow(void)
+static size_t slot_of(const struct sampler *sm, uint32_t tgid)
 {
-	size_t nn = S.nslots * 2;
+	return (tgid * 2654435761u) & (sm->nslots - 1);
+}
+
+static void grow(struct sampler *sm)
+{
+	size_t nn = sm->nslots * 2;
 	struct last **ns = calloc(nn, sizeof(*ns));
 
 	if (!ns)
 		return;
-	for (size_t i = 0; i < S.nslots; i++) {
-		struct last *l = S.slots[i], *n;
+	for (size_t i = 0; i < sm->nslots; i++) {
+		struct last *l = sm->slots[i], *n;
 		for (; l; l = n) {
 			n = l->next;
 			size_t k = (l->s.tgid * 2654435761u) & (nn - 1);
@@ -196,9 +212,9 @@ static void grow(void)
 			ns[k] = l;
 		}
 	}
-	free(S.slots);
-	S.slots = ns;
-	S.nslots = nn;
+	free(sm->slots);
+	sm->slots = ns;
+	sm->nslots = nn;
 }
 
 /*
@@ -223,11 +239,11 @@ void sample_cpu_monotonic(__u64 put, __u64 pst, __u64 *ut, __u64 *st)
 	}
 }
 
-void sample_cpu_clamp(__u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st)
+void sample_cpu_clamp(const struct sampler *sm, __u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st)
 {
-	if (!S.slots)
+	if (!sm || !sm->slots)
 		return;
-	for (struct last *l = S.slots[slot_of(tgid)]; l; l = l->next)
+	for (struct last *l = sm->slots[slot_of(sm, tgid)]; l; l = l->next)
 		if (l->s.tgid == tgid) {
 			if (l->s.start_ns == start_ns)
 				sample_cpu_monotonic(l->s.utime_ns, l->s.stime_ns, ut, st);
@@ -237,9 +253,9 @@ void sample_cpu_clamp(__u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st)
 
 /* Has e changed since the process's previous sample? Remembers e, its CPU
  * times made monotonic first. */
-static int changed(struct ev_sample *e)
+static int changed(struct sampler *sm, struct ev_sample *e)
 {
-	struct last **pp = &S.slots[slot_of(e->tgid)], *l;
+	struct last **pp = &sm->slots[slot_of(sm, e->tgid)], *l;
 
 	for (l = *pp; l; l = l->next)
 		if (l->s.tgid == e->tgid)
@@ -252,132 +268,126 @@ static int changed(struct ev_sample *e)
 			return 1;
 		l->next = *pp;
 		*pp = l;
-		if (++S.count > S.nslots)
-			grow();
+		if (++sm->count > sm->nslots)
+			grow(sm);
 	} else if (l->s.start_ns == e->start_ns &&
 		   !memcmp((const char *)&l->s + sizeof(l->s.hdr), (const char *)e + sizeof(e->hdr),
 			   sizeof(*e) - sizeof(e->hdr))) {
-		l->gen = S.gen;
+		l->gen = sm->gen;
 		return 0;
 	}
 	l->s = *e;
-	l->gen = S.gen;
+	l->gen = sm->gen;
 	return 1;
 }
 
 /* Forget processes the last pass did not see (exited). */
-static void sweep(void)
+static void sweep(struct sampler *sm)
 {
-	for (size_t i = 0; i < S.nslots; i++)
-		for (struct last **pp = &S.slots[i]; *pp;) {
+	for (size_t i = 0; i < sm->nslots; i++)
+		for (struct last **pp = &sm->slots[i]; *pp;) {
 			struct last *l = *pp;
-			if (l->gen != S.gen) {
+			if (l->gen != sm->gen) {
 				*pp = l->next;
 				free(l);
-				S.count--;
+				sm->count--;
 			} else {
 				pp = &l->next;
 			}
 		}
 }
 
-static int sample_procs(tz_writer *w)
+static int sample_procs(struct sampler *sm, tz_writer *w)
 {
 	size_t len = 0;
 	int fd, rc = 0;
 	uint64_t t0 = mono_ns();
 
-	fd = bpf_iter_create(bpf_link__fd(S.iter));
+	fd = bpf_iter_create(bpf_link__fd(sm->iter));
 	if (fd < 0)
 		return 0; /* transient: try again next interval */
-	for (;;) {
-		if (S.cap - len < 4096) {
-			char *nb = realloc(S.buf, S.cap * 2);
-			if (!nb)
-				break;
-			S.buf = nb;
-			S.cap *= 2;
-		}
-		ssize_t n = read(fd, S.buf + len, S.cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
+	/* out of memory: what was read so far is used */
+	rec_read_fd(fd, &sm->buf, &sm->cap, 4096, &len);
 	close(fd);
-	S.gen++;
+	sm->gen++;
 	for (size_t off = 0; off + sizeof(struct ev_sample) <= len;
 	     off += sizeof(struct ev_sample)) {
 		struct ev_sample e;
 
-		memcpy(&e, S.buf + off, sizeof(e));
-		if (!changed(&e))
+		memcpy(&e, sm->buf + off, sizeof(e));
+		if (!changed(sm, &e))
 			continue;
 		rc = tracer_event_write(w, &e, sizeof(e));
 		if (rc < 0)
 			break;
-		S.nprocs++;
+		sm->nprocs++;
 	}
-	sweep();
-	S.npasses++;
-	S.iter_ns += mono_ns() - t0;
+	sweep(sm);
+	sm->npasses++;
+	sm->iter_ns += mono_ns() - t0;
 	return rc;
 }
 
-int sample_poll(tz_writer *w, uint64_t now_ns, int force)
+int sample_poll(struct sampler *sm, tz_writer *w, uint64_t now_ns, int force)
 {
 	struct ev_host_sample h;
 	int rc = 0;
 
-	if (!S.started || !S.interval_ns)
+	if (!sm || !sm->started || !sm->interval_ns)
 		return 0;
-	if (!force && S.next_ns && now_ns < S.next_ns)
+	if (!force && sm->next_ns && now_ns < sm->next_ns)
 		return 0;
 	/* due times advance by the interval (no drift from the drain loop's
 	 * wake-ups); after a stall, restart from now */
-	if (S.next_ns && now_ns >= S.next_ns && now_ns - S.next_ns < S.interval_ns)
-		S.next_ns += S.interval_ns;
+	if (sm->next_ns && now_ns >= sm->next_ns && now_ns - sm->next_ns < sm->interval_ns)
+		sm->next_ns += sm->interval_ns;
 	else
-		S.next_ns = now_ns + S.interval_ns;
-	if (host_sample_read(&h, rec_boot_ns()) == 0) {
+		sm->next_ns = now_ns + sm->interval_ns;
+	if (sm->host && host_sample_read(sm->host, &h, rec_boot_ns()) == 0) {
 		rc = tracer_event_write(w, &h, sizeof(h));
-		S.nhosts++;
+		sm->nhosts++;
 	}
-	if (rc >= 0 && S.iter)
-		rc = sample_procs(w);
+	if (rc >= 0 && sm->iter)
+		rc = sample_procs(sm, w);
 	return rc < 0 ? rc : 0;
 }
 
-uint64_t sample_next_ns(void)
+uint64_t sample_next_ns(const struct sampler *sm)
 {
-	if (!S.started || !S.interval_ns)
+	if (!sm || !sm->started || !sm->interval_ns)
 		return 0;
-	return S.next_ns ? S.next_ns : 1;
+	return sm->next_ns ? sm->next_ns : 1;
 }
 
-void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns)
+void sample_stats(const struct sampler *sm, uint64_t *procs, uint64_t *hosts, uint64_t *passes,
+		  uint64_t *iter_ns)
 {
-	*procs = S.nprocs;
-	*hosts = S.nhosts;
-	*passes = S.npasses;
-	*iter_ns = S.iter_ns;
+	if (!sm) {
+		*procs = *hosts = *passes = *iter_ns = 0;
+		return;
+	}
+	*procs = sm->nprocs;
+	*hosts = sm->nhosts;
+	*passes = sm->npasses;
+	*iter_ns = sm->iter_ns;
 }
 
-void sample_stop(void)
+void sample_stop(struct sampler *sm)
 {
-	host_sample_close();
-	for (int i = 0; i < S.nlinks; i++)
-		bpf_link__destroy(S.links[i]);
-	/* S.skel may be set while loading failed: destroy frees it either way */
-	bpf_link__destroy(S.iter);
-	sample_bpf__destroy(S.skel);
-	for (size_t i = 0; S.slots && i < S.nslots; i++)
-		for (struct last *l = S.slots[i], *n; l; l = n) {
+	if (!sm)
+		return;
+	host_sample_free(sm->host);
+	for (int i = 0; i < sm->nlinks; i++)
+		bpf_link__destroy(sm->links[i]);
+	/* sm->skel may be set while loading failed: destroy frees it either way */
+	bpf_link__destroy(sm->iter);
+	sample_bpf__destroy(sm->skel);
+	for (size_t i = 0; sm->slots && i < sm->nslots; i++)
+		for (struct last *l = sm->slots[i], *n; l; l = n) {
 			n = l->next;
 			free(l);
 		}
-	free(S.slots);
-	free(S.buf);
-	memset(&S, 0, sizeof(S));
+	free(sm->slots);
+	free(sm->buf);
+	free(sm);
 }

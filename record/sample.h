@@ -3,10 +3,14 @@
  * sample.h - resource use over time: per-process samples from the
  * iter/task program of bpf/sample.bpf.c, host samples from /proc, OOM kills
  * and fatal signals (tracepoints of the same object, written into the
- * recorder's own ring buffer). One sampler per recorder: the state is
- * private to record/sample.c.
+ * recorder's own ring buffer). A sampler is an opaque handle (struct
+ * sampler, record/sample.c) that owns its BPF object, links, buffers and
+ * /proc files; no state lives outside it. Every function takes NULL (the
+ * handle's allocation failed): sampling is then off, and sample_start
+ * says "out of memory".
  *
- * Order of calls (record/main.c): sample_load() once the main skeleton is
+ * Order of calls (record/bpfsetup.c, record/main.c, record/drain.c):
+ * sample_load() once the main skeleton is
  * loaded and before its ring buffer is mapped in user space (so the
  * second load of the kernel's BTF does not add to a peak RSS that already
  * holds the mapping); sample_start() once the writer is open, before any
@@ -24,6 +28,8 @@
 #include "tz.h"
 
 struct tracer_bpf;
+struct sampler;
+struct host_sampler;
 
 /* Default and bounds of --sample-interval, seconds (0 disables sampling). */
 #define SAMPLE_INTERVAL_DEFAULT 1.0
@@ -34,18 +40,20 @@ struct tracer_bpf;
  * Open bpf/sample.bpf.c sharing the ring buffer, the tracked map and the
  * drop counters of skel (loaded), and load it (nothing attached yet).
  * filter_on: false in -a mode (every process); interval_ns 0: no samples.
- * Returns 0; a failure is a warning on stderr and the recording goes on
- * without per-process samples, OOM kills and signals.
+ * Returns the new sampler (the caller frees it with sample_stop), or NULL
+ * when out of memory. A load failure is a warning on stderr: the handle is
+ * returned and the recording goes on without per-process samples, OOM
+ * kills and signals.
  */
-int sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns);
+struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns);
 
 /*
  * Attach the OOM and signal programs and the sampler iterator (a missing
  * one is a warning), set the metadata keys sample_interval_ns,
  * process_samples, oom_source and signal_source on w. Returns 0, or -1
- * when out of memory (message printed).
+ * when out of memory (message printed; sm NULL counts as out of memory).
  */
-int sample_start(tz_writer *w, int verbose);
+int sample_start(struct sampler *sm, tz_writer *w, int verbose);
 
 /*
  * Take the samples when interval_ns has passed since the last ones (or now
@@ -54,17 +62,18 @@ int sample_start(tz_writer *w, int verbose);
  * now_ns is CLOCK_BOOTTIME. Returns 0 or the first negative tz_err of the
  * writer.
  */
-int sample_poll(tz_writer *w, uint64_t now_ns, int force);
+int sample_poll(struct sampler *sm, tz_writer *w, uint64_t now_ns, int force);
 
 /*
  * CLOCK_BOOTTIME (ns) at which sample_poll() takes the next samples: the
  * drain loop sleeps until then at the latest. 0 when sampling is off or
  * never started; a time already passed when samples are due now.
  */
-uint64_t sample_next_ns(void);
+uint64_t sample_next_ns(const struct sampler *sm);
 
-/* Detach and free everything (safe when sample_start failed or never ran). */
-void sample_stop(void);
+/* Detach and free everything, sm itself too (safe when sample_start failed
+ * or never ran; NULL is fine). */
+void sample_stop(struct sampler *sm);
 /* Make (*ut, *st) (ns) no less than the previous pair (put, pst), keeping
  * their sum, as kernel/sched/cputime.c cputime_adjust does; a sum below the
  * previous one gives the previous pair. */
@@ -72,10 +81,12 @@ void sample_cpu_monotonic(__u64 put, __u64 pst, __u64 *ut, __u64 *st);
 /* Make an exit's CPU times (ns) of the process (tgid, start_ns) no less than
  * its last written sample's (the sum kept, as cputime_adjust does); no-op
  * without a sample of it. */
-void sample_cpu_clamp(__u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st);
+void sample_cpu_clamp(const struct sampler *sm, __u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st);
 
-/* Samples written so far (for -v). */
-void sample_stats(uint64_t *procs, uint64_t *hosts, uint64_t *passes, uint64_t *iter_ns);
+/* Samples written so far (for -v); zeros for NULL. iter_ns: ns spent in
+ * the iterator passes, CLOCK_MONOTONIC. */
+void sample_stats(const struct sampler *sm, uint64_t *procs, uint64_t *hosts, uint64_t *passes,
+		  uint64_t *iter_ns);
 
 /* ------------------------------------------------------------ /proc parsers
  * (record/hostsample.c). Each takes a file's text (NUL-terminated) and fills
@@ -94,20 +105,26 @@ int host_parse_loadavg(const char *text, struct ev_host_sample *h);
 int host_parse_psi(const char *text, __u32 *some_avg10, __u64 *some_us, __u32 *full_avg10,
 		   __u64 *full_us, int *has_full);
 /* /proc/diskstats: sectors read/written * 512 summed over the devices for
- * which is_disk(name) is true (NULL: every device). */
-int host_parse_diskstats(const char *text, int (*is_disk)(const char *name),
+ * which is_disk(ctx, name) is true (NULL: every device). */
+int host_parse_diskstats(const char *text, int (*is_disk)(void *ctx, const char *name), void *ctx,
 			 struct ev_host_sample *h);
 /* /proc/net/dev: receive/transmit bytes summed over every interface but lo. */
 int host_parse_netdev(const char *text, struct ev_host_sample *h);
 
+/*
+ * The host sampler (record/hostsample.c): the /proc files it reads, kept
+ * open (O_CLOEXEC) between samples and read again from offset 0, and which
+ * /proc/diskstats names are whole disks, looked up once per name. One per
+ * sampler; nothing shared between handles.
+ */
+/* A new host sampler (no file open yet), or NULL when out of memory. */
+struct host_sampler *host_sample_new(void);
 /* Read every source above from /proc (PSI where present) into h, timestamp
- * ts_ns. Returns 0, or -1 when /proc/stat or /proc/meminfo is unreadable.
- * The files stay open (O_CLOEXEC) between calls and are read again from
- * offset 0; which /proc/diskstats names are whole disks is looked up once
- * per name. Not thread-safe (one sampler per recorder). */
-int host_sample_read(struct ev_host_sample *h, uint64_t ts_ns);
-/* Close the files host_sample_read() keeps open and forget the disk names
- * (sample_stop() calls it). */
-void host_sample_close(void);
+ * ts_ns (CLOCK_BOOTTIME). Returns 0, or -1 when /proc/stat or /proc/meminfo
+ * is unreadable (h is then partly filled). A file that cannot be opened is
+ * tried again on the next call. */
+int host_sample_read(struct host_sampler *hs, struct ev_host_sample *h, uint64_t ts_ns);
+/* Close the files and free hs (NULL is fine). */
+void host_sample_free(struct host_sampler *hs);
 
 #endif /* TRACER_SAMPLE_H */

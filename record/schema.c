@@ -384,7 +384,7 @@ static int write_one(tz_writer *w, const void *rec, size_t size, int state)
 	struct tz_blob blobs[TRACER_MAX_BLOBS];
 	int nb = tracer_event_split(rec, size, &fixed, &fixed_len, blobs);
 	if (nb < 0)
-		return -1;
+		return TRACER_ERR_MALFORMED;
 	if (state)
 		return tz_writer_add_state(w, h->type, h->ts_ns, fixed, fixed_len, blobs,
 					   (uint32_t)nb);

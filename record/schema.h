@@ -34,8 +34,14 @@ int tracer_schema_register(tz_writer *w);
 int tracer_event_split(const void *rec, size_t size, const void **fixed, uint32_t *fixed_len,
 		       struct tz_blob *blobs);
 
+/* tracer_event_write()'s "malformed record" (tracer_event_split() refused
+ * it: nothing was written, the writer is unharmed): outside enum tz_err's
+ * range, so it is never mistaken for TZ_ERR_IO (-1). */
+#define TRACER_ERR_MALFORMED (-1000)
+
 /* Write one raw record (as above) with tz_writer_add(); the state variant
- * uses tz_writer_add_state(). Returns 0, -1 when malformed, or a tz_err. */
+ * uses tz_writer_add_state(). Returns 0, TRACER_ERR_MALFORMED, or a
+ * negative tz_err of the writer (TZ_ERR_IO, TZ_ERR_NOSPC: sticky). */
 int tracer_event_write(tz_writer *w, const void *rec, size_t size);
 int tracer_event_write_state(tz_writer *w, const void *rec, size_t size);
 

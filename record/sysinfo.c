@@ -172,3 +172,22 @@ long rec_read_cmdline(uint32_t pid, char *buf, size_t cap, uint32_t *size, uint3
 		(*argc)++;
 	return (long)kept;
 }
+
+int rec_read_fd(int fd, char **buf, size_t *cap, size_t slack, size_t *len)
+{
+	for (;;) {
+		if (*cap - *len < slack) {
+			char *nb = realloc(*buf, *cap * 2);
+			if (!nb)
+				return -1;
+			*buf = nb;
+			*cap *= 2;
+		}
+		ssize_t n = read(fd, *buf + *len, *cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		*len += (size_t)n;
+	}
+}

@@ -100,7 +100,12 @@ static void t_psi(void **state)
 	assert_int_equal(host_parse_psi("nothing here\n", &sa, &st, &fa, &ft, &full), -1);
 }
 
-static int only_sda(const char *name) { return !strcmp(name, "sda"); }
+static int only_sda_ctx;
+static int only_sda(void *ctx, const char *name)
+{
+	assert_ptr_equal(ctx, &only_sda_ctx);
+	return !strcmp(name, "sda");
+}
 
 static void t_diskstats_netdev(void **state)
 {
@@ -110,10 +115,10 @@ static void t_diskstats_netdev(void **state)
 	const char *ds = "   8       0 sda 100 0 2000 50 300 0 4000 70 0 100 120 0 0 0 0\n"
 			 "   8       1 sda1 90 0 1800 40 290 0 3900 60 0 90 100 0 0 0 0\n"
 			 "   7       0 loop0 5 0 10 1 0 0 0 0 0 1 1 0 0 0 0\n";
-	assert_int_equal(host_parse_diskstats(ds, only_sda, &h), 0);
+	assert_int_equal(host_parse_diskstats(ds, only_sda, &only_sda_ctx, &h), 0);
 	assert_int_equal(h.disk_read_bytes, 2000 * 512);
 	assert_int_equal(h.disk_write_bytes, 4000 * 512);
-	assert_int_equal(host_parse_diskstats(ds, NULL, &h), 0);
+	assert_int_equal(host_parse_diskstats(ds, NULL, NULL, &h), 0);
 	assert_int_equal(h.disk_read_bytes, (2000 + 1800 + 10) * 512);
 	const char *nd =
 	    "Inter-|   Receive                                                |  Transmit\n"
@@ -132,7 +137,9 @@ static void t_live(void **state)
 {
 	(void)state;
 	struct ev_host_sample h;
-	assert_int_equal(host_sample_read(&h, 77), 0);
+	struct host_sampler *hs = host_sample_new();
+	assert_non_null(hs);
+	assert_int_equal(host_sample_read(hs, &h, 77), 0);
 	assert_int_equal(h.hdr.type, EV_HOST_SAMPLE);
 	assert_int_equal(h.hdr.size, sizeof(h));
 	assert_int_equal(h.hdr.ts_ns, 77);
@@ -147,17 +154,21 @@ static void t_live(void **state)
 	/* again, from the files kept open (read from offset 0) and the disk
 	 * names looked up once: the same totals, counters that only grow */
 	struct ev_host_sample h2;
-	assert_int_equal(host_sample_read(&h2, 78), 0);
+	assert_int_equal(host_sample_read(hs, &h2, 78), 0);
 	assert_int_equal(h2.mem_total_kib, h.mem_total_kib);
 	assert_true(h2.cpu_user_ns + h2.cpu_system_ns + h2.cpu_idle_ns >=
 		    h.cpu_user_ns + h.cpu_system_ns + h.cpu_idle_ns);
 	assert_true(h2.disk_read_bytes >= h.disk_read_bytes);
 	assert_true(h2.net_rx_bytes >= h.net_rx_bytes);
 	assert_int_equal(h2.flags, h.flags);
-	host_sample_close();
-	assert_int_equal(host_sample_read(&h2, 79), 0);
+	host_sample_free(hs);
+	/* a second handle opens its own files */
+	hs = host_sample_new();
+	assert_non_null(hs);
+	assert_int_equal(host_sample_read(hs, &h2, 79), 0);
 	assert_int_equal(h2.mem_total_kib, h.mem_total_kib);
-	host_sample_close();
+	host_sample_free(hs);
+	host_sample_free(NULL);
 }
 
 int main(void)

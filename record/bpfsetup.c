@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* bpfsetup.c - the BPF object's lifecycle (libbpf's open, configure, load,
+ * attach; teardown) and the tracked-process map (recorder.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/tracer.h"
+#include "recorder.h"
+#include "sample.h"
+#include "tracer.skel.h"
+
+/* -v count for libbpf's messages (its print callback takes no context) */
+static int verbose_level;
+static int libbpf_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
+{
+	if (verbose_level < 2 && lvl != LIBBPF_WARN)
+		return 0;
+	if (verbose_level < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int have_syscall_tps(void)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char p[128];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/events/syscalls/sys_exit_execve/id", dirs[i]);
+		if (access(p, R_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int attach(struct rec *r, struct bpf_program *p)
+{
+	struct bpf_link *l = bpf_program__attach(p);
+
+	if (!l) {
+		rec_err("cannot attach BPF program '%s': %s", bpf_program__name(p),
+			strerror(errno));
+		return -1;
+	}
+	r->links[r->nlinks++] = l;
+	return 0;
+}
+
+/* The capabilities loading tracepoint programs needs that this process
+ * lacks (effective set, /proc/self/status), as "capability CAP_BPF";
+ * "" when none is missing (CAP_SYS_ADMIN covers both). */
+static const char *missing_caps(void)
+{
+	char line[256];
+	unsigned long long eff = ~0ull;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return "";
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	int bpf = !(eff >> 39 & 1), perfmon = !(eff >> 38 & 1);
+	if (eff >> 21 & 1) /* CAP_SYS_ADMIN */
+		return "";
+	return bpf && perfmon ? "capabilities CAP_BPF and CAP_PERFMON"
+	       : bpf	      ? "capability CAP_BPF"
+	       : perfmon      ? "capability CAP_PERFMON"
+			      : "";
+}
+
+/* The kernel has BTF and this process the capabilities: 0, or -1 after a
+ * line. */
+static int check_host(void)
+{
+	/* test-only: pretend the kernel's BTF is elsewhere (docs/tracer-record.md) */
+	const char *btf = getenv("TRACER_RECORD_TEST_BTF");
+	const char *caps = missing_caps();
+
+	if (!btf || !*btf)
+		btf = "/sys/kernel/btf/vmlinux";
+	if (access(btf, R_OK)) {
+		rec_err(
+		    "this kernel has no BTF ('%s'): a kernel built with CONFIG_DEBUG_INFO_BTF=y "
+		    "is needed",
+		    btf);
+		return -1;
+	}
+	if (*caps) {
+		rec_err("missing %s (uid %u): run as root, or grant them with "
+			"'setcap cap_bpf,cap_perfmon+ep tracer-record'",
+			caps, (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Failed execs need a syscall tracepoint (no other hook sees an execve
+ * that fails), and attaching any syscall tracepoint or raw sys_exit
+ * sets SYSCALL_WORK_SYSCALL_TRACEPOINT on every task of the host: each
+ * syscall of each process, recorded or not, then takes the slow path.
+ * So they are recorded only when asked for (docs/tracer-record.md).
+ * Sets r->syscall_src; returns 1 for the syscalls: tracepoints, 0 for
+ * raw_syscalls:sys_exit (or not recorded).
+ */
+static int pick_syscall_source(struct rec *r)
+{
+	int use_tp = 0;
+
+	if (r->o.exec_failures) {
+		use_tp = have_syscall_tps();
+		if (!use_tp && mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+			use_tp = have_syscall_tps();
+		/* tests force the fallback that kernels without syscall events use */
+		const char *src = getenv("TRACER_RECORD_SYSCALL_SOURCE");
+		if (src && !strcmp(src, "raw_tp"))
+			use_tp = 0;
+		r->syscall_src = use_tp ? "tracepoint" : "raw_tp";
+	}
+	return use_tp;
+}
+
+/* The opened object's rodata and map sizes from r->o and the host, and
+ * which failed-exec programs load (libbpf's "configure" step). */
+static void configure(struct rec *r, struct tracer_bpf *s, int use_tp)
+{
+	s->rodata->filter_on = r->o.mode != MODE_ALL;
+	s->rodata->argv_max = r->o.argv_max;
+	s->rodata->memcg_v1 = cgt_memcg_v1(&r->cg);
+	s->rodata->env_max = r->o.env.n ? (r->o.env_max ? r->o.env_max : EV_ENV_MAX_DEFAULT) : 0;
+	s->rodata->nr_cpus = (uint32_t)r->ncpus;
+	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
+	s->rodata->wake_bytes = r->o.ringbuf_size / 4;
+	/* each CPU looks at the fill level once per wake_check bytes: at most
+	 * ringbuf_size / 8 written unseen, over all CPUs */
+	s->rodata->wake_check = r->o.ringbuf_size / 8 / (uint64_t)r->ncpus;
+	uint32_t pid_max = rec_pid_max();
+	bpf_map__set_max_entries(s->maps.rb, (uint32_t)r->o.ringbuf_size);
+	bpf_map__set_max_entries(s->maps.tracked, r->o.max_procs ? r->o.max_procs : pid_max);
+	/* small maps are preallocated: an insert is then a free-list pop, not
+	 * an allocation, on every fork and execve */
+	if ((r->o.max_procs ? r->o.max_procs : pid_max) <= 131072)
+		bpf_map__set_map_flags(s->maps.tracked, 0);
+	/* without --max-procs and with a small pid_max, an array indexed by
+	 * tgid: a slot per pid never fills up, and a lookup is an address
+	 * computation instead of a hash, a bucket walk and a bucket lock */
+	if (!r->o.max_procs && pid_max <= TRACKED_ARRAY_MAX) {
+		bpf_map__set_type(s->maps.tracked, BPF_MAP_TYPE_ARRAY);
+		s->rodata->by_index = true;
+	}
+	bpf_map__set_max_entries(s->maps.scratch, (uint32_t)r->ncpus);
+	bool xf_tp = r->syscall_src && use_tp, xf_raw = r->syscall_src && !use_tp;
+	bpf_program__set_autoload(s->progs.tp_exit_execve, xf_tp);
+	bpf_program__set_autoload(s->progs.tp_exit_execveat, xf_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_exit, xf_raw);
+}
+
+/* Attach the loaded programs; 0, or -1 after a line. */
+static int attach_all(struct rec *r, struct tracer_bpf *s, int use_tp)
+{
+	bool xf_tp = r->syscall_src && use_tp, xf_raw = r->syscall_src && !use_tp;
+
+	/* later events first: a process whose fork is recorded has its exec
+	 * and exit recorded too (attaching takes ms; a short process forked
+	 * after the fork program but ending before the exit program would
+	 * read as an exit lost) */
+	if (attach(r, s->progs.handle_exit) || attach(r, s->progs.handle_free) ||
+	    attach(r, s->progs.handle_exec) || attach(r, s->progs.handle_fork))
+		return -1;
+	if (xf_tp) {
+		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
+			return -1;
+	} else if (xf_raw && attach(r, s->progs.raw_sys_exit)) {
+		return -1;
+	}
+	return 0;
+}
+
+int rec_bpf_setup(struct rec *r)
+{
+	struct tracer_bpf *s;
+	int use_tp, rc;
+
+	if (check_host())
+		return -1;
+	verbose_level = r->o.verbose;
+	libbpf_set_print(libbpf_print);
+	r->ncpus = libbpf_num_possible_cpus();
+	if (r->ncpus <= 0)
+		r->ncpus = 1;
+	use_tp = pick_syscall_source(r);
+	s = tracer_bpf__open();
+	if (!s) {
+		rec_err("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	r->skel = s;
+	configure(r, s, use_tp);
+	rc = tracer_bpf__load(s);
+	if (rc) {
+		if (rc == -EPERM || errno == EPERM)
+			rec_err("loading BPF programs needs root (or CAP_BPF, CAP_PERFMON and "
+				"CAP_SYS_RESOURCE): run as root");
+		else
+			rec_err(
+			    "cannot load the BPF programs: %s (run with -vv for the verifier log)",
+			    strerror(-rc));
+		return -1;
+	}
+	if (attach_all(r, s, use_tp))
+		return -1;
+	r->sampler =
+	    sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
+	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), rec_on_event, r, NULL);
+	if (!r->rb) {
+		rec_err("cannot map the BPF ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* how: BPF_ANY or BPF_NOEXIST (an array slot has no "exists": the caller
+ * looked it up first) */
+static int track_how(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags, uint64_t how)
+{
+	struct tracked t = {.threads = threads ? threads : 1, .flags = flags | TRACKED_LIVE};
+
+	if (r->skel->rodata->by_index)
+		how = BPF_ANY;
+	return bpf_map_update_elem(bpf_map__fd(r->skel->maps.tracked), &tgid, &t, how);
+}
+
+/* Track tgid, keeping what the BPF side already counts for it; threads is
+ * at least the snapshot's live thread count. */
+void rec_track_merge(struct rec *r, uint32_t tgid, uint32_t threads)
+{
+	int fd = bpf_map__fd(r->skel->maps.tracked);
+	struct tracked t;
+
+	if (bpf_map_lookup_elem(fd, &tgid, &t) == 0 && (t.flags & TRACKED_LIVE)) {
+		if (t.threads < threads) {
+			t.threads = threads;
+			bpf_map_update_elem(fd, &tgid, &t, BPF_EXIST);
+		}
+		return;
+	}
+	track_how(r, tgid, threads, 0, BPF_NOEXIST);
+}
+
+/* Stop tracking tgid: delete its entry, or zero its array slot. */
+void rec_untrack(struct rec *r, uint32_t tgid)
+{
+	int fd = bpf_map__fd(r->skel->maps.tracked);
+	struct tracked z = {0};
+
+	if (r->skel->rodata->by_index)
+		bpf_map_update_elem(fd, &tgid, &z, BPF_ANY);
+	else
+		bpf_map_delete_elem(fd, &tgid);
+}
+
+int rec_track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
+{
+	return track_how(r, tgid, threads, flags, BPF_ANY);
+}
+
+/* Stop recording: the programs detached, the maps and ring freed. */
+void rec_bpf_teardown(struct rec *r)
+{
+	sample_stop(r->sampler);
+	r->sampler = NULL;
+	for (int i = 0; i < r->nlinks; i++)
+		bpf_link__destroy(r->links[i]);
+	r->nlinks = 0;
+	ring_buffer__free(r->rb);
+	r->rb = NULL;
+	tracer_bpf__destroy(r->skel);
+	r->skel = NULL;
+}
