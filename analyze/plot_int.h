@@ -198,10 +198,11 @@ int plot_gantt(FILE *f, struct plot_ctx *c);
 
 /* ---------------------------------------------------------------- series */
 
-/* cpu or mem series: one per coloured tool plus "other", PLOT_NBINS bins. */
+/* cpu or mem series: one per coloured tool plus "other"; io: 4 series
+ * (plot_io_compute). PLOT_NBINS bins each. */
 struct plot_stack {
 	double *bins;	 /* owned: ns * nb; series s, bin b at [s * nb + b]; cpu:
-			    cores in use (CPU-ns per ns), mem: MiB */
+			    cores in use (CPU-ns per ns), mem: MiB, io: bytes per ns */
 	int ns;		 /* series: c->ncolored, plus one "other" if more tools */
 	unsigned nb;	 /* bins across [t0, t1) */
 	uint32_t running; /* processes left out: still running (no exit totals) */
@@ -218,6 +219,14 @@ struct plot_stack {
  * or -1 out of memory. Free s->bins.
  */
 int plot_stack_compute(const struct plot_ctx *c, int is_cpu, struct plot_stack *s);
+
+/*
+ * Bin the io series of c's window: 4 series (rchar, wchar, read_bytes,
+ * write_bytes), bytes per ns; samples where a process has them, else its
+ * exit totals spread over its life (running processes are left out and not
+ * counted here). Returns 0, or -1 out of memory. Free s->bins.
+ */
+int plot_io_compute(const struct plot_ctx *c, struct plot_stack *s);
 
 /* The cpu or mem script (c->o->kind) / the io script after the first line.
  * 0, or -1 out of memory (message printed). */

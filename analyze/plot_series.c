@@ -101,6 +101,18 @@ static void hold_sampled(double *bins, unsigned nb, const struct plot_ctx *c, co
 	}
 }
 
+/* The share of p's exit totals in the window: they were charged over
+ * [charged_from, end); [*wa, *we) is its part in the window, returned as a
+ * fraction of it (1 for an instant). */
+static double window_share(const struct plot_ctx *c, const struct tza_proc *p, uint64_t *wa,
+			   uint64_t *we)
+{
+	uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
+	*wa = a < c->t0 ? c->t0 : a;
+	*we = e > c->t1 ? c->t1 : e;
+	return e > a ? (double)(*we - *wa) / (double)(e - a) : 1;
+}
+
 /* Process i's series: its tool's colour, or the last ("other"). */
 static int series_of(const struct plot_ctx *c, int ns, uint32_t i)
 {
@@ -162,11 +174,8 @@ int plot_stack_compute(const struct plot_ctx *c, int is_cpu, struct plot_stack *
 			continue; /* no exit totals */
 		}
 		/* totals are over the whole life; the window keeps its share */
-		uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
-		double frac = 1;
-		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
-		if (e > a)
-			frac = (double)(we - wa) / (double)(e - a);
+		uint64_t wa, we;
+		double frac = window_share(c, p, &wa, &we);
 		if (is_cpu)
 			spread(bins, nb, c, wa, we, (double)(p->utime_ns + p->stime_ns) * frac);
 		else
@@ -310,44 +319,52 @@ int plot_stacked(FILE *f, struct plot_ctx *c)
 	return 0;
 }
 
-int plot_io(FILE *f, struct plot_ctx *c)
+int plot_io_compute(const struct plot_ctx *c, struct plot_stack *s)
 {
 	struct tza_model *m = c->m;
+	*s = (struct plot_stack){.nb = PLOT_NBINS, .ns = 4};
+	unsigned nb = s->nb;
+	s->bins = calloc((size_t)nb * 4, sizeof(double));
+	if (!s->bins)
+		return -1;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		struct tza_proc *p = m->procs[i];
+		if (!plot_p_in_window(c, p))
+			continue;
+		const double v[4] = {(double)p->rchar, (double)p->wchar, (double)p->read_bytes,
+				     (double)p->write_bytes};
+		if (p->res->nsamples) {
+			for (int k = 0; k < 4; k++)
+				spread_sampled(s->bins + (size_t)k * nb, nb, c, p, k + 1, v[k]);
+			s->sampled++;
+			continue;
+		}
+		if ((p->flags & TZA_P_NO_EXIT) || !p->end_ns)
+			continue;
+		uint64_t wa, we;
+		double frac = window_share(c, p, &wa, &we);
+		for (int k = 0; k < 4; k++)
+			spread(s->bins + (size_t)k * nb, nb, c, wa, we, v[k] * frac);
+	}
+	return 0;
+}
+
+int plot_io(FILE *f, struct plot_ctx *c)
+{
 	const struct tza_plot_opts *o = c->o;
-	unsigned nb = PLOT_NBINS;
-	double *bins = calloc((size_t)nb * 4, sizeof(double));
-	if (!bins) {
+	struct plot_stack s;
+	if (plot_io_compute(c, &s) < 0) {
 		tza_err("plot: out of memory");
 		return -1;
 	}
-	uint32_t sampled = 0;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		struct tza_proc *p = m->procs[i];
-		if (plot_p_in_window(c, p) && p->res->nsamples) {
-			const double tot[4] = {(double)p->rchar, (double)p->wchar,
-					       (double)p->read_bytes, (double)p->write_bytes};
-			for (int k = 0; k < 4; k++)
-				spread_sampled(bins + (size_t)k * nb, nb, c, p, k + 1, tot[k]);
-			sampled++;
-			continue;
-		}
-		if (!plot_p_in_window(c, p) || (p->flags & TZA_P_NO_EXIT) || !p->end_ns)
-			continue;
-		uint64_t a = tza_proc_charged_from(p), e = p->end_ns;
-		uint64_t wa = a < c->t0 ? c->t0 : a, we = e > c->t1 ? c->t1 : e;
-		double frac = e > a ? (double)(we - wa) / (double)(e - a) : 1;
-		const double v[4] = {(double)p->rchar, (double)p->wchar, (double)p->read_bytes,
-				     (double)p->write_bytes};
-		for (int k = 0; k < 4; k++)
-			spread(bins + (size_t)k * nb, nb, c, wa, we, v[k] * frac);
-	}
 	/* bins are bytes per ns: x 1e9 / 2^20 = MiB/s */
+	unsigned nb = s.nb;
 	double bw_s = (c->t1 - c->t0) / 1e9 / nb, peak = 0;
 	fputs("$IO << EOD\n", f);
 	for (unsigned b = 0; b < nb; b++) {
 		fprintf(f, "%.6f", plot_x(c, c->t0) + (b + 0.5) * bw_s);
 		for (int k = 0; k < 4; k++) {
-			double v = bins[(size_t)k * nb + b] * 1e9 / 1048576.0;
+			double v = s.bins[(size_t)k * nb + b] * 1e9 / 1048576.0;
 			if (v > peak)
 				peak = v;
 			fprintf(f, " %.6g", v);
@@ -355,14 +372,14 @@ int plot_io(FILE *f, struct plot_ctx *c)
 		fputc('\n', f);
 	}
 	fputs("EOD\n", f);
-	free(bins);
+	free(s.bins);
 	plot_header(f, c, o->width ? o->width : 1400, o->height ? o->height : 650,
-	       "I/O: bytes per second",
-	       sampled ? "from periodic samples where present (bytes between samples spread "
-			 "evenly), else from exact exit totals spread over the lifetime"
-		       : "derived from exact exit totals: each process's bytes spread evenly over "
-			 "its lifetime (no periodic samples in this trace)",
-	       0, 70, (unsigned)(6.5 * (double)(strlen("write (syscalls, wchar)") + 6) + 20));
+		    "I/O: bytes per second",
+		    s.sampled ? "from periodic samples where present (bytes between samples spread "
+				"evenly), else from exact exit totals spread over the lifetime"
+			      : "derived from exact exit totals: each process's bytes spread evenly "
+				"over its lifetime (no periodic samples in this trace)",
+		    0, 70, (unsigned)(6.5 * (double)(strlen("write (syscalls, wchar)") + 6) + 20));
 	fprintf(f, "set yrange [0:%.6g]\n", peak > 0 ? peak * 1.12 : 1);
 	fputs("set ylabel 'MiB/s'\nset key outside right top vertical font ',8'\n", f);
 	fputs("plot $IO using 1:2 with lines lw 2 lc rgb '#4e79a7' title 'read (syscalls, rchar)', "
@@ -372,4 +389,3 @@ int plot_io(FILE *f, struct plot_ctx *c)
 	      f);
 	return 0;
 }
-

@@ -1,7 +1,8 @@
 /* test_plot_layout.c - the plot's compute steps (plot_int.h): the gantt's
- * rows and lanes (plot_gantt_layout) and the cpu/mem series
- * (plot_stack_compute), checked as structs, not through the script.
- * Synthetic traces through the real writer, reader and model. */
+ * rows and lanes (plot_gantt_layout), the cpu/mem series
+ * (plot_stack_compute) and the io series (plot_io_compute), checked as
+ * structs, not through the script. Synthetic traces through the real
+ * writer, reader and model. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -252,12 +253,44 @@ static void test_stack_mem(void **state)
 	synth_free(&s);
 }
 
+/* io series: each process's bytes spread over its life; the bins of a
+ * series add up to its bytes. */
+static void test_io(void **state)
+{
+	(void)state;
+	struct synth s = {0};
+	struct exit_vals z = {0};
+	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh", "sh", z);
+	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/w", "w", "w",
+	       (struct exit_vals){.rchar = 2ull << 30, .wchar = 1ull << 30,
+				  .write_bytes = 1ull << 20});
+	struct built b;
+	build(&s, &b, (struct tza_plot_opts){.kind = TZA_PLOT_IO});
+	struct plot_stack st;
+	assert_int_equal(plot_io_compute(&b.c, &st), 0);
+	assert_int_equal(st.ns, 4);
+	assert_int_equal(st.sampled, 0);
+	double bw_ns = b.c.span_s * 1e9 / st.nb, sum[4] = {0};
+	for (int k = 0; k < 4; k++)
+		for (unsigned i = 0; i < st.nb; i++)
+			sum[k] += st.bins[(size_t)k * st.nb + i] * bw_ns;
+	assert_float_equal(sum[0], (double)(2ull << 30), 1);
+	assert_float_equal(sum[1], (double)(1ull << 30), 1);
+	assert_float_equal(sum[2], 0.0, 1e-9);
+	assert_float_equal(sum[3], (double)(1ull << 20), 1e-3);
+	/* bin 120 (3.000..3.025 s): 1 GiB/s read = 1.0737 bytes per ns */
+	assert_float_equal(st.bins[120], (double)(2ull << 30) / 2e9, 1e-9);
+	free(st.bins);
+	unbuild(&b);
+	synth_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_per_process), cmocka_unit_test(test_lanes),
 		cmocka_unit_test(test_fold_other),	 cmocka_unit_test(test_stack_cpu),
-		cmocka_unit_test(test_stack_mem),
+		cmocka_unit_test(test_stack_mem),	 cmocka_unit_test(test_io),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
