@@ -4,8 +4,8 @@
  *
  *   plot.c         palette, tool ranking, gnuplot strings, the title and
  *                  x axis (plot_header), tza_plot_script, the gnuplot driver;
- *   plot_gantt.c   the gantt: rows, lanes and bars computed
- *                  (plot_gantt_layout), then drawn;
+ *   plot_layout.c  the gantt's rows and lanes (plot_gantt_layout);
+ *   plot_gantt.c   the gantt drawn from them (plot_gantt);
  *   plot_series.c  cpu, mem and io: series binned over time
  *                  (plot_stack_compute), then drawn.
  *
