@@ -23,8 +23,8 @@
 #include "plot.h"
 
 #define PLOT_NCOLORS 11
-#define PLOT_MAX_LANES 4 /* gantt: lanes per group row */
-#define PLOT_NBINS 400	 /* cpu/mem/io: bins across the window */
+#define PLOT_MAX_LANES 4     /* gantt: lanes per group row */
+#define PLOT_NBINS 400	     /* cpu/mem/io: bins across the window */
 #define PLOT_XPAD_GANTT 0.09 /* gantt: room right of the last bar for labels */
 #ifdef TZA_P_KTHREAD
 #define PLOT_KTHREAD_FLAG TZA_P_KTHREAD
@@ -41,7 +41,7 @@ extern const char *const plot_palette[PLOT_NCOLORS];
 
 /* One tool (tza_proc_key(p, TZA_BY_TOOL)), ranked by plot_rank_tools. */
 struct plot_tool {
-	const char *name; /* borrowed from the model */
+	const char *name;     /* borrowed from the model */
 	double cpu_s, wall_s; /* CPU and wall seconds of its processes in the window */
 	int color;	      /* plot_palette index, or -1 = other */
 	int first;	      /* index in order of first sight (ranking tie-break) */
@@ -49,11 +49,11 @@ struct plot_tool {
 
 /* One plot in the making: the model, options, window and tool ranking. */
 struct plot_ctx {
-	struct tza_model *m;		 /* borrowed */
+	struct tza_model *m;	       /* borrowed */
 	const struct tza_plot_opts *o; /* borrowed */
-	uint64_t t0, t1;		 /* window, ns; t1 > t0 */
-	double span_s;			 /* (t1 - t0) in seconds */
-	struct plot_tool *tools;	 /* owned: ntools, best first */
+	uint64_t t0, t1;	       /* window, ns; t1 > t0 */
+	double span_s;		       /* (t1 - t0) in seconds */
+	struct plot_tool *tools;       /* owned: ntools, best first */
 	size_t ntools;
 	int *proc_tool; /* owned: per process index, its tools[] index */
 	int ncolored;	/* tools[0..ncolored) have a palette colour */
@@ -148,9 +148,8 @@ void plot_fmt_dur(char *buf, size_t n, double s);
  * right_px: about how much of the width the row labels and a key at the
  * right take (the title is centred and wrapped between them).
  */
-void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h,
-		 const char *kind_title, const char *note, double xpad, unsigned left_px,
-		 unsigned right_px);
+void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h, const char *kind_title,
+		 const char *note, double xpad, unsigned left_px, unsigned right_px);
 
 /* ---------------------------------------------------------------- gantt */
 
@@ -165,7 +164,7 @@ struct plot_row {
 };
 
 struct plot_bar {
-	uint32_t proc;	/* process index */
+	uint32_t proc; /* process index */
 	int row, lane;
 	uint64_t start; /* ns, for drawing order */
 	double x0, x1;	/* as drawn (x units): its label's free space */
@@ -173,12 +172,12 @@ struct plot_bar {
 
 /* Where each process of the window goes in the gantt. */
 struct plot_gantt_layout {
-	uint32_t n;		/* bars: the processes in the window */
-	struct plot_bar *bars;	/* n, in tree order (depth-first, children by start) */
-	struct plot_row *rows;	/* nrows, top to bottom */
+	uint32_t n;	       /* bars: the processes in the window */
+	struct plot_bar *bars; /* n, in tree order (depth-first, children by start) */
+	struct plot_row *rows; /* nrows, top to bottom */
 	int nrows;
-	int per_proc;		/* one row per process (n <= max_rows), else per --by group */
-	char **labels;		/* owned strings: n + 1; labels[n] is the "other" row's */
+	int per_proc;  /* one row per process (n <= max_rows), else per --by group */
+	char **labels; /* owned strings: n + 1; labels[n] is the "other" row's */
 };
 
 /*
@@ -201,13 +200,13 @@ int plot_gantt(FILE *f, struct plot_ctx *c);
 /* cpu or mem series: one per coloured tool plus "other"; io: 4 series
  * (plot_io_compute). PLOT_NBINS bins each. */
 struct plot_stack {
-	double *bins;	 /* owned: ns * nb; series s, bin b at [s * nb + b]; cpu:
-			    cores in use (CPU-ns per ns), mem: MiB, io: bytes per ns */
-	int ns;		 /* series: c->ncolored, plus one "other" if more tools */
-	unsigned nb;	 /* bins across [t0, t1) */
-	uint32_t running; /* processes left out: still running (no exit totals) */
-	uint32_t lost;	 /* processes left out: exit lost, never sampled */
-	uint32_t sampled; /* processes drawn from periodic samples */
+	double *bins;	   /* owned: ns * nb; series s, bin b at [s * nb + b]; cpu:
+			      cores in use (CPU-ns per ns), mem: MiB, io: bytes per ns */
+	int ns;		   /* series: c->ncolored, plus one "other" if more tools */
+	unsigned nb;	   /* bins across [t0, t1) */
+	uint32_t running;  /* processes left out: still running (no exit totals) */
+	uint32_t lost;	   /* processes left out: exit lost, never sampled */
+	uint32_t sampled;  /* processes drawn from periodic samples */
 	unsigned nclamped; /* cpu: bins scaled down to the CPU count */
 	double clamped_s;  /* cpu: CPU-s removed by that */
 };

@@ -23,7 +23,6 @@ static int cmp_row_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-
 /* The processes of the window in tree order into order[]; *n of them.
  * 0, or -1 out of memory. */
 static int tree_order(const struct plot_ctx *c, uint32_t *order, uint32_t *n)
