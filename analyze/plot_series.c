@@ -144,15 +144,21 @@ static void clamp_to_cpus(const struct plot_ctx *c, struct plot_stack *s)
 	}
 }
 
+/* *s empty, ns series of PLOT_NBINS zeroed bins. 0, or -1 out of memory. */
+static int stack_init(struct plot_stack *s, int ns)
+{
+	*s = (struct plot_stack){.nb = PLOT_NBINS, .ns = ns};
+	s->bins = calloc((size_t)s->nb * (size_t)(ns ? ns : 1), sizeof(double));
+	return s->bins ? 0 : -1;
+}
+
 int plot_stack_compute(const struct plot_ctx *c, int is_cpu, struct plot_stack *s)
 {
 	struct tza_model *m = c->m;
-	*s = (struct plot_stack){.nb = PLOT_NBINS};
-	s->ns = c->ncolored + ((size_t)c->ncolored < c->ntools); /* top tools + other */
-	unsigned nb = s->nb;
-	s->bins = calloc((size_t)nb * (size_t)(s->ns ? s->ns : 1), sizeof(double));
-	if (!s->bins)
+	/* top tools + other */
+	if (stack_init(s, c->ncolored + ((size_t)c->ncolored < c->ntools)) < 0)
 		return -1;
+	unsigned nb = s->nb;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
 		if (!plot_p_in_window(c, p))
@@ -322,10 +328,7 @@ int plot_stacked(FILE *f, struct plot_ctx *c)
 int plot_io_compute(const struct plot_ctx *c, struct plot_stack *s)
 {
 	struct tza_model *m = c->m;
-	*s = (struct plot_stack){.nb = PLOT_NBINS, .ns = 4};
-	unsigned nb = s->nb;
-	s->bins = calloc((size_t)nb * 4, sizeof(double));
-	if (!s->bins)
+	if (stack_init(s, 4) < 0)
 		return -1;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		struct tza_proc *p = m->procs[i];
@@ -335,7 +338,7 @@ int plot_io_compute(const struct plot_ctx *c, struct plot_stack *s)
 				     (double)p->write_bytes};
 		if (p->res->nsamples) {
 			for (int k = 0; k < 4; k++)
-				spread_sampled(s->bins + (size_t)k * nb, nb, c, p, k + 1, v[k]);
+				spread_sampled(s->bins + (size_t)k * s->nb, s->nb, c, p, k + 1, v[k]);
 			s->sampled++;
 			continue;
 		}
@@ -344,7 +347,7 @@ int plot_io_compute(const struct plot_ctx *c, struct plot_stack *s)
 		uint64_t wa, we;
 		double frac = window_share(c, p, &wa, &we);
 		for (int k = 0; k < 4; k++)
-			spread(s->bins + (size_t)k * nb, nb, c, wa, we, v[k] * frac);
+			spread(s->bins + (size_t)k * s->nb, s->nb, c, wa, we, v[k] * frac);
 	}
 	return 0;
 }
