@@ -66,7 +66,100 @@ void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
 	o->rt0_ns = tz_reader_realtime(r, t0, &rt) == 0 ? rt : INT64_MIN;
 }
 
-int cmd_plot(int argc, char **argv)
+/* What the command line asks for. */
+struct plot_args {
+	struct tza_plot_opts o;
+	const char *from, *to; /* --from, --to as given, or NULL */
+	const char *script;    /* --script PATH ("-": stdout), or NULL */
+	const char *path;      /* the trace */
+	int force;
+};
+
+/* --kind NAME into *kind; -1 (message printed) when unknown. */
+static int parse_kind(const char *arg, enum tza_plot_kind *kind)
+{
+	static const char *const names[] = {"gantt", "cpu", "mem", "io"};
+	static const enum tza_plot_kind kinds[] = {TZA_PLOT_GANTT, TZA_PLOT_CPU, TZA_PLOT_MEM,
+						   TZA_PLOT_IO};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(arg, names[i])) {
+			*kind = kinds[i];
+			return 0;
+		}
+	tza_err("plot: --kind: '%s' is not one of gantt, cpu, mem, io", arg);
+	return -1;
+}
+
+/* --size WxH into o; -1 (message printed) when malformed or out of range. */
+static int parse_size(const char *arg, struct tza_plot_opts *o)
+{
+	unsigned w, h;
+	char extra;
+	if (sscanf(arg, "%ux%u%c", &w, &h, &extra) != 2 || w < 200 || h < 150 || w > 10000 ||
+	    h > 10000) {
+		tza_err("plot: --size: '%s' is not WxH within 200x150..10000x10000", arg);
+		return -1;
+	}
+	o->width = w;
+	o->height = h;
+	return 0;
+}
+
+/* One option c (getopt_long's) with optarg into a. Returns -1 to go on, or
+ * the exit code (usage error, or --help printed). */
+static int parse_opt(int c, struct plot_args *a, const char **out, int argc, char **argv)
+{
+	uint64_t v;
+	switch (c) {
+	case 'f':
+		a->force = 1;
+		return -1;
+	case 'o':
+		*out = optarg;
+		return -1;
+	case 'k':
+		return parse_kind(optarg, &a->o.kind) < 0 ? TZA_EXIT_USAGE : -1;
+	case TZA_OPT_TASK:
+		return tza_task_set_regex(optarg) < 0 ? TZA_EXIT_USAGE : -1;
+	case 'b':
+		return tza_parse_by("plot: --by", optarg, &a->o.by) < 0 ? TZA_EXIT_USAGE : -1;
+	case 't':
+		if (strcmp(optarg, "wall") && strcmp(optarg, "rel")) {
+			tza_err("plot: --time: '%s' is not one of rel, wall", optarg);
+			return TZA_EXIT_USAGE;
+		}
+		a->o.wall = !strcmp(optarg, "wall");
+		return -1;
+	case 'F':
+		a->from = optarg;
+		return -1;
+	case 'T':
+		a->to = optarg;
+		return -1;
+	case 'r':
+		if (tza_parse_u64("--rows", optarg, 1, 2000, &v) < 0)
+			return TZA_EXIT_USAGE;
+		a->o.max_rows = (unsigned)v;
+		return -1;
+	case 's':
+		return parse_size(optarg, &a->o) < 0 ? TZA_EXIT_USAGE : -1;
+	case 'a':
+		a->o.all = 1;
+		return -1;
+	case 'S':
+		a->script = optarg;
+		return -1;
+	case 'h':
+		usage(stdout);
+		return TZA_EXIT_OK;
+	default:
+		tza_bad_option("plot", argc, argv);
+		return TZA_EXIT_USAGE;
+	}
+}
+
+/* The command line into a. Returns -1 to go on, or the exit code. */
+static int parse_args(int argc, char **argv, struct plot_args *a)
 {
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'}, {"kind", required_argument, NULL, 'k'},
@@ -78,124 +171,44 @@ int cmd_plot(int argc, char **argv)
 		{"all", no_argument, NULL, 'a'},	  {"force", no_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
-	struct tza_plot_opts o = {.kind = TZA_PLOT_GANTT, .by = TZA_BY_COMMAND};
-	const char *from = NULL, *to = NULL, *script = NULL, *out = NULL;
-	int c, force = 0;
+	const char *out = NULL;
+	int c, rc;
 	optind = 0; /* full getopt reset: handlers also run in-process (bundle) */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:k:fh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = 1;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'k':
-			if (!strcmp(optarg, "gantt"))
-				o.kind = TZA_PLOT_GANTT;
-			else if (!strcmp(optarg, "cpu"))
-				o.kind = TZA_PLOT_CPU;
-			else if (!strcmp(optarg, "mem"))
-				o.kind = TZA_PLOT_MEM;
-			else if (!strcmp(optarg, "io"))
-				o.kind = TZA_PLOT_IO;
-			else {
-				tza_err("plot: --kind: '%s' is not one of gantt, cpu, mem, io", optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("plot: --by", optarg, &o.by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 't':
-			if (!strcmp(optarg, "wall"))
-				o.wall = 1;
-			else if (!strcmp(optarg, "rel"))
-				o.wall = 0;
-			else {
-				tza_err("plot: --time: '%s' is not one of rel, wall", optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case 'F':
-			from = optarg;
-			break;
-		case 'T':
-			to = optarg;
-			break;
-		case 'r': {
-			uint64_t v;
-			if (tza_parse_u64("--rows", optarg, 1, 2000, &v) < 0)
-				return TZA_EXIT_USAGE;
-			o.max_rows = (unsigned)v;
-			break;
-		}
-		case 's': {
-			unsigned w, h;
-			char extra;
-			if (sscanf(optarg, "%ux%u%c", &w, &h, &extra) != 2 || w < 200 || h < 150 ||
-			    w > 10000 || h > 10000) {
-				tza_err("plot: --size: '%s' is not WxH within 200x150..10000x10000",
-					optarg);
-				return TZA_EXIT_USAGE;
-			}
-			o.width = w;
-			o.height = h;
-			break;
-		}
-		case 'a':
-			o.all = 1;
-			break;
-		case 'S':
-			script = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("plot", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "o:k:fh", lopts, NULL)) != -1)
+		if ((rc = parse_opt(c, a, &out, argc, argv)) >= 0)
+			return rc;
 	if (optind != argc - 1) {
 		tza_err("plot: expected exactly one FILE (see 'tracer-analyze plot --help')");
 		return TZA_EXIT_USAGE;
 	}
-	const char *path = argv[optind];
+	a->path = argv[optind];
 	static const char *const defaults[] = {"timeline.png", "cpu.png", "mem.png", "io.png"};
-	o.out = out ? out : defaults[o.kind];
-	int fmt = tza_plot_fmt_of(o.out);
+	a->o.out = out ? out : defaults[a->o.kind];
+	int fmt = tza_plot_fmt_of(a->o.out);
 	if (fmt < 0) {
-		tza_err("plot: '%s': unknown output type (use .png, .svg or .pdf)", o.out);
+		tza_err("plot: '%s': unknown output type (use .png, .svg or .pdf)", a->o.out);
 		return TZA_EXIT_USAGE;
 	}
-	o.fmt = (enum tza_plot_fmt)fmt;
+	a->o.fmt = (enum tza_plot_fmt)fmt;
+	return -1;
+}
 
-	tz_reader *r = tza_open(path, NULL);
-	if (!r)
-		return TZA_EXIT_FAIL;
-	int rc = TZA_EXIT_FAIL;
-	struct tza_model *m = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mf = NULL;
+/*
+ * The window (--from, --to) and the model of the whole trace r into *m.
+ * Returns -1 to go on, or the exit code (message printed).
+ */
+static int load(tz_reader *r, struct plot_args *a, struct tza_model **m)
+{
+	const char *path = a->path;
 	if (tza_check_whole(r, path, 0) < 0)
-		goto out;
-	if ((from && tza_parse_time(r, "--from", from, &o.from_ns) < 0) ||
-	    (to && tza_parse_time(r, "--to", to, &o.to_ns) < 0)) {
-		rc = TZA_EXIT_USAGE;
-		goto out;
-	}
-	if (from && to && o.to_ns <= o.from_ns) {
+		return TZA_EXIT_FAIL;
+	if ((a->from && tza_parse_time(r, "--from", a->from, &a->o.from_ns) < 0) ||
+	    (a->to && tza_parse_time(r, "--to", a->to, &a->o.to_ns) < 0))
+		return TZA_EXIT_USAGE;
+	if (a->from && a->to && a->o.to_ns <= a->o.from_ns) {
 		tza_err("plot: --to must be later than --from");
-		rc = TZA_EXIT_USAGE;
-		goto out;
+		return TZA_EXIT_USAGE;
 	}
 	/*
 	 * The model always covers the whole trace; a window only clips the
@@ -205,22 +218,76 @@ int cmd_plot(int argc, char **argv)
 	 */
 	/* cpu, mem and io draw the periodic samples where the trace has them */
 	int err = tza_model_read(path, r, 0, UINT64_MAX,
-				 o.kind == TZA_PLOT_GANTT ? 0 : TZA_MB_SAMPLES, &m);
+				 a->o.kind == TZA_PLOT_GANTT ? 0 : TZA_MB_SAMPLES, m);
 	if (err < 0) {
 		const char *msg = tz_reader_errmsg(r);
 		if (msg && *msg)
 			tza_err("%s", msg);
 		else
 			tza_err("'%s': %s", path, tz_strerror(err));
-		goto out;
+		return TZA_EXIT_FAIL;
 	}
 	if (tza_check_whole(r, path, 1) < 0)
+		return TZA_EXIT_FAIL;
+	if (tza_task_wanted() && tza_tasks_for(*m) < 0)
+		return TZA_EXIT_FAIL;
+	return -1;
+}
+
+/* The script buf[0..len) to --script, else run through gnuplot into the
+ * picture. Returns the exit code. */
+static int put_out(const struct plot_args *a, const char *buf, size_t len)
+{
+	const char *script = a->script;
+	if (script) {
+		/* the script holds the picture's labels: shared like it (umask) */
+		FILE *sf = !strcmp(script, "-") ? stdout
+						: tza_create_out(script, a->force, TZA_MODE_UMASK,
+								 "w", "-f");
+		if (!sf)
+			return TZA_EXIT_FAIL;
+		if (fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
+			tza_err("'%s': cannot write the script", script);
+			return TZA_EXIT_FAIL;
+		}
+		if (sf == stdout)
+			fflush(stdout);
+		return TZA_EXIT_OK;
+	}
+	/* gnuplot writes into a fresh file made here, mode per the umask (a
+	 * picture is made to be shown): never into an old file's inode
+	 * (keeping its mode) and never through a symlink */
+	FILE *of = tza_create_out(a->o.out, a->force, TZA_MODE_UMASK, "w", "-f");
+	if (!of)
+		return TZA_EXIT_FAIL;
+	fclose(of);
+	if (tza_plot_run(buf, len) < 0) {
+		remove(a->o.out);
+		return TZA_EXIT_FAIL;
+	}
+	return TZA_EXIT_OK;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_args a = {.o = {.kind = TZA_PLOT_GANTT, .by = TZA_BY_COMMAND}};
+	int rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	tz_reader *r = tza_open(a.path, NULL);
+	if (!r)
+		return TZA_EXIT_FAIL;
+	struct tza_model *m = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = NULL;
+	rc = load(r, &a, &m);
+	if (rc >= 0)
 		goto out;
-	if (tza_task_wanted() && tza_tasks_for(m) < 0)
-		goto out;
-	tza_plot_facts(r, m, &o);
+	rc = TZA_EXIT_FAIL;
+	tza_plot_facts(r, m, &a.o);
 	mf = open_memstream(&buf, &len);
-	if (!mf || tza_plot_script(mf, m, &o) < 0)
+	if (!mf || tza_plot_script(mf, m, &a.o) < 0)
 		goto out;
 	if (fclose(mf)) {
 		mf = NULL;
@@ -228,33 +295,7 @@ int cmd_plot(int argc, char **argv)
 		goto out;
 	}
 	mf = NULL;
-	if (script) {
-		/* the script holds the picture's labels: shared like it (umask) */
-		FILE *sf = !strcmp(script, "-") ? stdout
-						: tza_create_out(script, force, TZA_MODE_UMASK, "w", "-f");
-		if (!sf)
-			goto out;
-		if (fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
-			tza_err("'%s': cannot write the script", script);
-			goto out;
-		}
-		if (sf == stdout)
-			fflush(stdout);
-		rc = TZA_EXIT_OK;
-		goto out;
-	}
-	/* gnuplot writes into a fresh file made here, mode per the umask (a
-	 * picture is made to be shown): never into an old file's inode
-	 * (keeping its mode) and never through a symlink */
-	FILE *of = tza_create_out(o.out, force, TZA_MODE_UMASK, "w", "-f");
-	if (!of)
-		goto out;
-	fclose(of);
-	if (tza_plot_run(buf, len) < 0) {
-		remove(o.out);
-		goto out;
-	}
-	rc = TZA_EXIT_OK;
+	rc = put_out(&a, buf, len);
 out:
 	if (mf)
 		fclose(mf);
