@@ -1,15 +1,6 @@
 /* tz_iter.c - the reader's chunk decoding, its chunk pool and the merge
  * iteration in time order. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zstd.h>
 
 #include "tz_rd.h"
 

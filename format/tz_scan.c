@@ -1,15 +1,6 @@
 /* tz_scan.c - the reader's block list: the walker over the file, the scan,
  * the trailer and index, duplicate seqs, metadata and schema blocks. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zstd.h>
 
 #include "tz_rd.h"
 
