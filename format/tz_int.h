@@ -162,6 +162,25 @@ void tz_chunk_ext_decode(const uint8_t *p, struct tz_chunk_ext *e);
 
 const char *tz_btype_name(unsigned type);
 
+/* The file header this version writes (FORMAT.md "File header"): ring
+ * geometry and the ring incompat flag when ring_size is not 0. */
+struct tz_fhdr {
+	const uint8_t *uuid, *boot_id;		  /* 16 bytes each */
+	uint64_t start_boot;			  /* CLOCK_BOOTTIME ns */
+	int64_t start_real;			  /* CLOCK_REALTIME ns */
+	uint64_t ring_size, ring_start, seg_size; /* bytes */
+	uint32_t nseg;
+};
+/* Encode f with its checksum into out (TZ_HDR_SIZE bytes). */
+void tz_fhdr_encode(uint8_t *out, const struct tz_fhdr *f);
+/* Encode one index entry (TZ_INDEX_ENTRY bytes) for a block of size bytes
+ * on disk at off; ext (chunk and state blocks) or NULL (zeros). */
+void tz_index_entry_encode(uint8_t *out, uint64_t off, uint64_t seq, uint32_t size,
+			   uint32_t raw_len, uint32_t type, const struct tz_chunk_ext *ext);
+/* Encode the TRAILER block (TZ_TRAILER_SIZE bytes) for an index block of
+ * index_size bytes at index_off, the trailer right after it. */
+void tz_trailer_encode(uint8_t *out, uint64_t seq, uint64_t index_off, uint64_t index_size);
+
 /* ------------------------------------------------------------ growing buf */
 
 struct tz_buf {

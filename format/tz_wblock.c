@@ -114,24 +114,14 @@ static void maybe_sync(tz_writer *w, int force)
 int wr_write_header(tz_writer *w)
 {
 	uint8_t h[TZ_HDR_SIZE];
-	memset(h, 0, sizeof(h));
-	memcpy(h, TZ_MAGIC, TZ_MAGIC_LEN);
-	tz_put16(h + 8, TZ_MAJOR);
-	tz_put16(h + 10, TZ_MINOR);
-	tz_put32(h + 12, TZ_HDR_SIZE);
-	tz_put64(h + 32, w->ring ? TZ_INCOMPAT_RING : 0);
-	memcpy(h + 40, w->uuid, 16);
-	memcpy(h + 56, w->boot_id, 16);
-	tz_put64(h + 72, w->start_boot);
-	tz_put64(h + 80, (uint64_t)w->start_real);
+	struct tz_fhdr f = {w->uuid, w->boot_id, w->start_boot, w->start_real, 0, 0, 0, 0};
 	if (w->ring) {
-		tz_put64(h + 88, w->o.ring_size);
-		tz_put64(h + 96, w->ring_start);
-		tz_put64(h + 104, w->seg_size);
-		tz_put32(h + 112, w->nseg);
-		tz_put32(h + 116, TZ_RING_FINAL);
+		f.ring_size = w->o.ring_size;
+		f.ring_start = w->ring_start;
+		f.seg_size = w->seg_size;
+		f.nseg = w->nseg;
 	}
-	tz_put64(h + 120, tz_hash(h, 120));
+	tz_fhdr_encode(h, &f);
 	struct iovec iov = {h, sizeof(h)};
 	return wr_out_write(w, 0, &iov, 1);
 }
@@ -200,14 +190,7 @@ int wr_write_block(tz_writer *w, uint8_t type, uint64_t seq, const struct tz_chu
 		w->pos += size;
 
 	uint8_t e[TZ_INDEX_ENTRY];
-	memset(e, 0, sizeof(e));
-	tz_put64(e, off);
-	tz_put64(e + 8, seq);
-	tz_put32(e + 16, (uint32_t)size);
-	tz_put32(e + 20, (uint32_t)raw_len);
-	tz_put32(e + 24, type);
-	if (ext)
-		memcpy(e + 32, extb, TZ_CHUNK_EXT);
+	tz_index_entry_encode(e, off, seq, (uint32_t)size, (uint32_t)raw_len, type, ext);
 	if (!w->ring && type != TZ_B_INDEX && tz_buf_put(&w->index, e, sizeof(e)))
 		return TZ_ERR_NOMEM;
 	if (w->threaded)

@@ -265,16 +265,8 @@ static int write_footer(tz_writer *w)
 	tz_buf_free(&idx);
 	if (rc)
 		return rc;
-	uint8_t t[TZ_TRAILER_SIZE], ext[TZ_TRAILER_EXT];
-	struct tz_bhdr h = {0};
-	h.type = TZ_B_TRAILER;
-	h.ext_len = TZ_TRAILER_EXT;
-	h.seq = w->seq++;
-	h.payload_csum = tz_hash(NULL, 0);
-	tz_put64(ext, ioff);
-	tz_put64(ext + 8, w->pos - ioff);
-	tz_put64(ext + 16, w->pos + TZ_TRAILER_SIZE);
-	tz_bhdr_encode(t, &h, ext);
+	uint8_t t[TZ_TRAILER_SIZE];
+	tz_trailer_encode(t, w->seq++, ioff, w->pos - ioff);
 	struct iovec iov = {t, sizeof(t)};
 	rc = wr_out_write(w, w->pos, &iov, 1);
 	if (!rc) {
