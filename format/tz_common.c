@@ -1,6 +1,7 @@
 /* tz_common.c - error strings, checksums, block headers, schema and metadata codecs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -97,6 +98,14 @@ void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns)
 	clock_gettime(CLOCK_REALTIME, &r);
 	*boot_ns = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
 	*real_ns = (int64_t)r.tv_sec * 1000000000ll + r.tv_nsec;
+}
+
+void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const char *detail)
+{
+	if (off != UINT64_MAX)
+		snprintf(out, cap, "'%s': offset %llu: %s", name, (unsigned long long)off, detail);
+	else
+		snprintf(out, cap, "'%s': %s", name, detail);
 }
 
 /* ---------------------------------------------------------------- blocks */

@@ -235,6 +235,10 @@ int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n);
  * contributes nothing, FORMAT.md [M1]). */
 int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why);
 
+/* A handle's message into out (cap bytes): "'name': offset N: detail", or
+ * "'name': detail" when off is UINT64_MAX (STYLE.md: one voice). */
+void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const char *detail);
+
 /* Current CLOCK_BOOTTIME and CLOCK_REALTIME, taken together. */
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns);
 

@@ -20,11 +20,7 @@ int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d, sizeof(d), fmt, ap);
 	va_end(ap);
-	if (off != UINT64_MAX)
-		snprintf(r->errmsg, sizeof(r->errmsg), "'%s': offset %llu: %s", r->name,
-			 (unsigned long long)off, d);
-	else
-		snprintf(r->errmsg, sizeof(r->errmsg), "'%s': %s", r->name, d);
+	tz_errmsg_set(r->errmsg, sizeof(r->errmsg), r->name, off, d);
 	return code;
 }
 

@@ -20,11 +20,7 @@ void wr_set_err(tz_writer *w, int err, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 	if (w->threaded) /* the compression thread reports here too */
 		pthread_mutex_lock(&w->mu);
-	if (off != UINT64_MAX)
-		snprintf(w->errmsg, sizeof(w->errmsg), "'%s': offset %llu: %s", w->name,
-			 (unsigned long long)off, detail);
-	else
-		snprintf(w->errmsg, sizeof(w->errmsg), "'%s': %s", w->name, detail);
+	tz_errmsg_set(w->errmsg, sizeof(w->errmsg), w->name, off, detail);
 	if (!w->err)
 		w->err = err;
 	if (w->threaded)
@@ -343,16 +339,23 @@ static int check_event(tz_writer *w, uint16_t type, const void *fixed, uint32_t 
 	return total > EV_MAX_BYTES ? TZ_ERR_INVAL : 0;
 }
 
-int tz_writer_add(tz_writer *w, uint16_t type, uint64_t ts_ns, const void *fixed,
-		  uint32_t fixed_len, const struct tz_blob *blobs, uint32_t nblobs)
+/* May events be added (or the open chunk flushed) now? 0 or a tz_err. */
+static int check_live(tz_writer *w)
 {
 	if (!w)
 		return TZ_ERR_INVAL;
 	int rc = wr_sticky(w);
 	if (rc)
 		return rc;
-	if (w->in_state)
-		return TZ_ERR_STATE;
+	return w->in_state ? TZ_ERR_STATE : 0;
+}
+
+int tz_writer_add(tz_writer *w, uint16_t type, uint64_t ts_ns, const void *fixed,
+		  uint32_t fixed_len, const struct tz_blob *blobs, uint32_t nblobs)
+{
+	int rc = check_live(w);
+	if (rc)
+		return rc;
 	rc = check_event(w, type, fixed, fixed_len, blobs, nblobs);
 	if (rc)
 		return rc;
@@ -400,13 +403,9 @@ void tz_writer_note_dropped(tz_writer *w, uint64_t n)
 
 int tz_writer_flush(tz_writer *w, int force)
 {
-	if (!w)
-		return TZ_ERR_INVAL;
-	int rc = wr_sticky(w);
+	int rc = check_live(w);
 	if (rc)
 		return rc;
-	if (w->in_state)
-		return TZ_ERR_STATE;
 	if (!w->cb.events && !(force && w->dropped_pending))
 		return 0;
 	if (!force && wr_now_boot() - w->cb.opened_ns < w->o.chunk_age_ns)
