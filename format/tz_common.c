@@ -434,6 +434,13 @@ void tz_type_free(struct tz_type_own *o)
 	memset(o, 0, sizeof(*o));
 }
 
+void tz_types_free(struct tz_type_own *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tz_type_free(&t[i]);
+	free(t);
+}
+
 int tz_schema_encode(struct tz_buf *b, const struct tz_type_own *types, size_t n)
 {
 	int rc = tz_buf_varint(b, n);
@@ -584,9 +591,7 @@ int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, s
 		rc = schema_decode_into(p, len, &c, &nc, why);
 	struct tz_type_own *drop = rc ? c : *types;
 	size_t ndrop = rc ? nc : *n;
-	for (size_t i = 0; i < ndrop; i++)
-		tz_type_free(&drop[i]);
-	free(drop);
+	tz_types_free(drop, ndrop);
 	if (!rc) {
 		*types = c;
 		*n = nc;

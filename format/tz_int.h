@@ -207,6 +207,8 @@ int tz_type_check(const struct tz_event_type *t, const char **why);
 /* Deep copy of t into o. */
 int tz_type_copy(struct tz_type_own *o, const struct tz_event_type *t);
 void tz_type_free(struct tz_type_own *o);
+/* Free n types and the array (NULL fine). */
+void tz_types_free(struct tz_type_own *t, size_t n);
 /* Encode n types as a SCHEMA payload. */
 int tz_schema_encode(struct tz_buf *b, const struct tz_type_own *types, size_t n);
 /*

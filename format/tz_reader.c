@@ -382,9 +382,7 @@ void tz_reader_free(tz_reader *r)
 		munmap(r->map, r->len);
 	if (r->fd >= 0)
 		close(r->fd);
-	for (size_t i = 0; i < r->ntypes; i++)
-		tz_type_free(&r->types[i]);
-	free(r->types);
+	tz_types_free(r->types, r->ntypes);
 	tz_kv_free(r->kv, r->nkv);
 	free(r->type_idx);
 	free(r->chunks);

@@ -66,9 +66,7 @@ static int check_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
 		struct tz_type_own *t = NULL;
 		size_t n = 0;
 		rc = tz_schema_decode(p, h->raw_len, &t, &n, &why);
-		for (size_t i = 0; i < n; i++)
-			tz_type_free(&t[i]);
-		free(t);
+		tz_types_free(t, n);
 	} else if (h->type == TZ_B_INDEX && h->raw_len % TZ_INDEX_ENTRY) {
 		why = "size is not a multiple of the entry size";
 		rc = TZ_ERR_CORRUPT;

@@ -306,6 +306,24 @@ static int finish_nospc(tz_writer *w)
 	return TZ_ERR_NOSPC;
 }
 
+/* End the compression thread, if any: after what is queued is written, or
+ * (abandon) at once, the queue left to the caller. */
+static void stop_thread(tz_writer *w, int abandon)
+{
+	if (!w->threaded)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	if (abandon)
+		w->abandon = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thr, NULL);
+	w->threaded = 0;
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+}
+
 static int finish(tz_writer *w)
 {
 	int rc = wr_sticky(w);
@@ -316,16 +334,7 @@ static int finish(tz_writer *w)
 	if (!rc)
 		rc = wr_ensure_head(w) ?: wr_seal(w, 1);
 	wr_drain(w);
-	if (w->threaded) {
-		pthread_mutex_lock(&w->mu);
-		w->stop = 1;
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-		pthread_join(w->thr, NULL);
-		w->threaded = 0;
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv);
-	}
+	stop_thread(w, 0);
 	if (w->err == TZ_ERR_NOSPC && !w->is_mem && !w->ring)
 		return finish_nospc(w);
 	if (rc || w->err)
@@ -391,16 +400,7 @@ void tz_writer_free(tz_writer *w)
 {
 	if (!w)
 		return;
-	if (w->threaded) {
-		pthread_mutex_lock(&w->mu);
-		w->stop = 1;
-		w->abandon = 1;
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-		pthread_join(w->thr, NULL);
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv);
-	}
+	stop_thread(w, 1);
 	while (w->qhead) {
 		struct job *j = w->qhead;
 		w->qhead = j->next;
@@ -409,9 +409,7 @@ void tz_writer_free(tz_writer *w)
 	}
 	if (w->fd >= 0)
 		close(w->fd);
-	for (size_t i = 0; i < w->ntypes; i++)
-		tz_type_free(&w->types[i]);
-	free(w->types);
+	tz_types_free(w->types, w->ntypes);
 	tz_kv_free(w->kv, w->nkv);
 	free(w->type_idx);
 	wr_cb_free(&w->cb);
