@@ -1,6 +1,7 @@
 /* tz_common.c - error strings, checksums, block headers, schema and metadata codecs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -99,6 +100,14 @@ void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns)
 	*real_ns = (int64_t)r.tv_sec * 1000000000ll + r.tv_nsec;
 }
 
+void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const char *detail)
+{
+	if (off != UINT64_MAX)
+		snprintf(out, cap, "'%s': offset %llu: %s", name, (unsigned long long)off, detail);
+	else
+		snprintf(out, cap, "'%s': %s", name, detail);
+}
+
 /* ---------------------------------------------------------------- blocks */
 
 void tz_bhdr_encode(uint8_t *out, const struct tz_bhdr *h, const uint8_t *ext)
@@ -161,6 +170,55 @@ void tz_chunk_ext_decode(const uint8_t *p, struct tz_chunk_ext *e)
 	e->dropped_total = tz_le64(p + 32);
 	e->anchor_boot = tz_le64(p + 40);
 	e->anchor_real = (int64_t)tz_le64(p + 48);
+}
+
+void tz_fhdr_encode(uint8_t *out, const struct tz_fhdr *f)
+{
+	memset(out, 0, TZ_HDR_SIZE);
+	memcpy(out, TZ_MAGIC, TZ_MAGIC_LEN);
+	tz_put16(out + 8, TZ_MAJOR);
+	tz_put16(out + 10, TZ_MINOR);
+	tz_put32(out + 12, TZ_HDR_SIZE);
+	tz_put64(out + 32, f->ring_size ? TZ_INCOMPAT_RING : 0);
+	memcpy(out + 40, f->uuid, 16);
+	memcpy(out + 56, f->boot_id, 16);
+	tz_put64(out + 72, f->start_boot);
+	tz_put64(out + 80, (uint64_t)f->start_real);
+	if (f->ring_size) {
+		tz_put64(out + 88, f->ring_size);
+		tz_put64(out + 96, f->ring_start);
+		tz_put64(out + 104, f->seg_size);
+		tz_put32(out + 112, f->nseg);
+		tz_put32(out + 116, TZ_RING_FINAL);
+	}
+	tz_put64(out + 120, tz_hash(out, 120));
+}
+
+void tz_index_entry_encode(uint8_t *out, uint64_t off, uint64_t seq, uint32_t size,
+			   uint32_t raw_len, uint32_t type, const struct tz_chunk_ext *ext)
+{
+	memset(out, 0, TZ_INDEX_ENTRY);
+	tz_put64(out, off);
+	tz_put64(out + 8, seq);
+	tz_put32(out + 16, size);
+	tz_put32(out + 20, raw_len);
+	tz_put32(out + 24, type);
+	if (ext)
+		tz_chunk_ext_encode(out + 32, ext);
+}
+
+void tz_trailer_encode(uint8_t *out, uint64_t seq, uint64_t index_off, uint64_t index_size)
+{
+	uint8_t ext[TZ_TRAILER_EXT];
+	struct tz_bhdr h = {0};
+	h.type = TZ_B_TRAILER;
+	h.ext_len = TZ_TRAILER_EXT;
+	h.seq = seq;
+	h.payload_csum = tz_hash(NULL, 0);
+	tz_put64(ext, index_off);
+	tz_put64(ext + 8, index_size);
+	tz_put64(ext + 16, index_off + index_size + TZ_TRAILER_SIZE);
+	tz_bhdr_encode(out, &h, ext);
 }
 
 const char *tz_btype_name(unsigned type)
@@ -376,6 +434,13 @@ void tz_type_free(struct tz_type_own *o)
 	memset(o, 0, sizeof(*o));
 }
 
+void tz_types_free(struct tz_type_own *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tz_type_free(&t[i]);
+	free(t);
+}
+
 int tz_schema_encode(struct tz_buf *b, const struct tz_type_own *types, size_t n)
 {
 	int rc = tz_buf_varint(b, n);
@@ -526,9 +591,7 @@ int tz_schema_decode(const uint8_t *p, size_t len, struct tz_type_own **types, s
 		rc = schema_decode_into(p, len, &c, &nc, why);
 	struct tz_type_own *drop = rc ? c : *types;
 	size_t ndrop = rc ? nc : *n;
-	for (size_t i = 0; i < ndrop; i++)
-		tz_type_free(&drop[i]);
-	free(drop);
+	tz_types_free(drop, ndrop);
 	if (!rc) {
 		*types = c;
 		*n = nc;

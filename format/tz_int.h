@@ -162,6 +162,25 @@ void tz_chunk_ext_decode(const uint8_t *p, struct tz_chunk_ext *e);
 
 const char *tz_btype_name(unsigned type);
 
+/* The file header this version writes (FORMAT.md "File header"): ring
+ * geometry and the ring incompat flag when ring_size is not 0. */
+struct tz_fhdr {
+	const uint8_t *uuid, *boot_id;		  /* 16 bytes each */
+	uint64_t start_boot;			  /* CLOCK_BOOTTIME ns */
+	int64_t start_real;			  /* CLOCK_REALTIME ns */
+	uint64_t ring_size, ring_start, seg_size; /* bytes */
+	uint32_t nseg;
+};
+/* Encode f with its checksum into out (TZ_HDR_SIZE bytes). */
+void tz_fhdr_encode(uint8_t *out, const struct tz_fhdr *f);
+/* Encode one index entry (TZ_INDEX_ENTRY bytes) for a block of size bytes
+ * on disk at off; ext (chunk and state blocks) or NULL (zeros). */
+void tz_index_entry_encode(uint8_t *out, uint64_t off, uint64_t seq, uint32_t size,
+			   uint32_t raw_len, uint32_t type, const struct tz_chunk_ext *ext);
+/* Encode the TRAILER block (TZ_TRAILER_SIZE bytes) for an index block of
+ * index_size bytes at index_off, the trailer right after it. */
+void tz_trailer_encode(uint8_t *out, uint64_t seq, uint64_t index_off, uint64_t index_size);
+
 /* ------------------------------------------------------------ growing buf */
 
 struct tz_buf {
@@ -188,6 +207,8 @@ int tz_type_check(const struct tz_event_type *t, const char **why);
 /* Deep copy of t into o. */
 int tz_type_copy(struct tz_type_own *o, const struct tz_event_type *t);
 void tz_type_free(struct tz_type_own *o);
+/* Free n types and the array (NULL fine). */
+void tz_types_free(struct tz_type_own *t, size_t n);
 /* Encode n types as a SCHEMA payload. */
 int tz_schema_encode(struct tz_buf *b, const struct tz_type_own *types, size_t n);
 /*
@@ -215,6 +236,10 @@ int tz_meta_encode(struct tz_buf *b, const struct tz_kv *kv, size_t n);
  * in *why; on any error *kv and *n are left as they were (a damaged block
  * contributes nothing, FORMAT.md [M1]). */
 int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, const char **why);
+
+/* A handle's message into out (cap bytes): "'name': offset N: detail", or
+ * "'name': detail" when off is UINT64_MAX (STYLE.md: one voice). */
+void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const char *detail);
 
 /* Current CLOCK_BOOTTIME and CLOCK_REALTIME, taken together. */
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tz_rd.h - private to format/: the reader handle, shared by tz_reader.c
- * (open, scan, iterate) and tz_verify.c (verify, recover).
+ * (open, header, metadata and types), tz_scan.c (the block list: walker,
+ * scan, index), tz_iter.c (chunk decoding, merge iteration) and tz_verify.c
+ * (verify, recover).
  */
 #ifndef TZ_RD_H
 #define TZ_RD_H
@@ -93,20 +95,73 @@ struct tz_reader {
 	struct tz_event ev;
 };
 
+/* one-line check: fail with code and a message when cond does not hold */
+#define CHECK(cond, code, off, ...)                                                                \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			return rd_err(r, code, off, __VA_ARGS__);                                  \
+	} while (0)
+
+/* ---------------------------------------------------------------- tz_reader.c */
+
+/* Set r's message ("'name': offset N: detail", or without the offset when
+ * off is UINT64_MAX) and return code. */
 int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Count a damaged block at off in r->info (first offset kept). */
 void rd_corrupt(tz_reader *r, uint64_t off);
+/*
+ * Check the payload of the block at off (header h) and return its
+ * uncompressed bytes in *out: the mapped file when stored raw, else *buf
+ * (*cap bytes, caller's; replaced by a larger one when raw_len does not fit).
+ * 0 or a tz_err with the message set; *buf and *cap stay consistent.
+ */
+int rd_payload_into(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
+		    uint8_t **buf, size_t *cap);
+/* The same into a buffer of its own: *own is the allocation to free (NULL
+ * when *out points into the file). */
 int rd_payload(tz_reader *r, uint64_t off, const struct tz_bhdr *h, const uint8_t **out,
 	       uint8_t **own);
-int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, int keep_unknown,
-	      struct dchunk **out);
-void rd_dchunk_free(struct dchunk *c);
 
+/* ---------------------------------------------------------------- tz_scan.c */
+
+/* qsort orders of struct rd_blk: by seq; by (min_ts, seq) for chunks */
+int rd_cmp_seq(const void *a, const void *b);
+int rd_cmp_chunk(const void *a, const void *b);
+/* Parse the metadata and schema blocks in seq order (later wins): 0 or a
+ * tz_err (message set). */
+int rd_load_heads(tz_reader *r);
+/* Does the file end with a valid TRAILER block (was it closed)? */
+int rd_trailer_valid(tz_reader *r);
+/* Load the block list from the trailer and index: 0; 1 when there is no
+ * valid trailer (scan instead); TZ_ERR_CORRUPT when the trailer is valid but
+ * the index is not (r->idx_bad, r->idxmsg set: scan instead); TZ_ERR_NOMEM. */
+int rd_load_index(tz_reader *r);
+/* rd_walk() visitor of the open scan: registers blocks, counts damage. */
+int rd_scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h, uint64_t size,
+		  int status);
+/* Drop chunk and state blocks whose seq an earlier block has (FORMAT.md
+ * 11), listing them in r->dups: 0 or TZ_ERR_NOMEM. */
+int rd_drop_duplicates(tz_reader *r);
 /* Was the block at off dropped at open as a duplicate seq? */
 int rd_is_dup(const tz_reader *r, uint64_t off);
 
 typedef int (*rd_visit_fn)(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h,
 			   uint64_t size, int status);
 int rd_walk(tz_reader *r, rd_visit_fn visit, void *ctx);
+
+/* ---------------------------------------------------------------- tz_iter.c */
+
+/*
+ * Decode block b. Events outside [from, to] and (unless keep_unknown) of
+ * types not in the schema are dropped; the rest are sorted by (ts, pos).
+ * Returns 0 and *out, 1 (*out NULL) for a block with unknown flags (skipped
+ * by the compatibility rules), or a tz_err (message set).
+ */
+int rd_decode(tz_reader *r, const struct rd_blk *b, uint64_t from, uint64_t to, int keep_unknown,
+	      struct dchunk **out);
+void rd_dchunk_free(struct dchunk *c);
+/* End an iteration: every decoded chunk, the pool and the scratch freed. */
+void rd_free_iter(tz_reader *r);
 
 #endif /* TZ_RD_H */

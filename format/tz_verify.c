@@ -66,9 +66,7 @@ static int check_block(tz_reader *r, uint64_t off, const struct tz_bhdr *h,
 		struct tz_type_own *t = NULL;
 		size_t n = 0;
 		rc = tz_schema_decode(p, h->raw_len, &t, &n, &why);
-		for (size_t i = 0; i < n; i++)
-			tz_type_free(&t[i]);
-		free(t);
+		tz_types_free(t, n);
 	} else if (h->type == TZ_B_INDEX && h->raw_len % TZ_INDEX_ENTRY) {
 		why = "size is not a multiple of the entry size";
 		rc = TZ_ERR_CORRUPT;
@@ -184,14 +182,7 @@ static int sink_entry(struct sink *s, uint64_t off, uint64_t seq, uint32_t size,
 		      uint32_t type, const struct tz_chunk_ext *ext)
 {
 	uint8_t e[TZ_INDEX_ENTRY];
-	memset(e, 0, sizeof(e));
-	tz_put64(e, off);
-	tz_put64(e + 8, seq);
-	tz_put32(e + 16, size);
-	tz_put32(e + 20, raw);
-	tz_put32(e + 24, type);
-	if (ext)
-		tz_chunk_ext_encode(e + 32, ext);
+	tz_index_entry_encode(e, off, seq, size, raw, type, ext);
 	return tz_buf_put(&s->index, e, sizeof(e)) ? TZ_ERR_NOMEM : 0;
 }
 
@@ -260,125 +251,145 @@ static int recover_losses(tz_reader *r, struct sink *s, struct tz_buf *b, uint64
 	return rc;
 }
 
-int tz_recover(tz_reader *r, const char *out_path, int overwrite)
+/* Create the output (a fresh 0600 inode, never a FIFO, device or a
+ * symlink's target, never the input): 0 with s->fd set, or a tz_err. */
+static int recover_create(tz_reader *r, struct sink *s, int overwrite)
 {
-	if (!r || !out_path)
-		return TZ_ERR_INVAL;
 	struct stat in_st, out_st;
-	if (r->fd >= 0 && !fstat(r->fd, &in_st) && !stat(out_path, &out_st) &&
+	if (r->fd >= 0 && !fstat(r->fd, &in_st) && !stat(s->path, &out_st) &&
 	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
 		return rd_err(r, TZ_ERR_INVAL, UINT64_MAX, "'%s': output is the input file",
-			      out_path);
-	struct sink s = {r, out_path, -1, 0, {0}};
-	int rc, written = 0;
-	struct tz_buf b = {0};
-	struct rd_blk **all = NULL;
-
-	/* a fresh 0600 inode, never a FIFO, device or a symlink's target */
-	s.fd = tz_create_file(out_path, overwrite);
-	if (s.fd < 0) {
-		int e = errno, fd = s.fd;
+			      s->path);
+	s->fd = tz_create_file(s->path, overwrite);
+	if (s->fd < 0) {
+		int e = errno, fd = s->fd;
 		if (fd == TZ_ERR_INVAL)
 			return rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': not a regular file",
-				      out_path);
-		return rd_err(r, fd, UINT64_MAX, "'%s': cannot create: %s", out_path,
+				      s->path);
+		return rd_err(r, fd, UINT64_MAX, "'%s': cannot create: %s", s->path,
 			      strerror(e));
 	}
-	/* header: the input's identity and start anchor, linear layout */
+	return 0;
+}
+
+/* The header (the input's identity and start anchor, linear layout), then
+ * the merged metadata and schema at sequence 0: every later block wins.
+ * b is scratch. 0 or a tz_err. */
+static int recover_head(tz_reader *r, struct sink *s, struct tz_buf *b)
+{
 	uint8_t h[TZ_HDR_SIZE];
-	memset(h, 0, sizeof(h));
-	memcpy(h, TZ_MAGIC, TZ_MAGIC_LEN);
-	tz_put16(h + 8, TZ_MAJOR);
-	tz_put16(h + 10, TZ_MINOR);
-	tz_put32(h + 12, TZ_HDR_SIZE);
-	memcpy(h + 40, r->info.uuid, 16);
-	memcpy(h + 56, r->info.boot_id, 16);
-	tz_put64(h + 72, r->start_boot);
-	tz_put64(h + 80, (uint64_t)r->start_real);
-	tz_put64(h + 120, tz_hash(h, 120));
-	if ((rc = sink_write(&s, h, sizeof(h))))
-		goto out;
-	/* merged metadata and schema, sequence 0: every later block wins */
-	rc = tz_meta_encode(&b, r->kv, r->nkv) ? TZ_ERR_NOMEM : 0;
-	if (!rc)
-		rc = sink_block(&s, TZ_B_META, 0, b.p, b.len, 1);
-	b.len = 0;
-	if (!rc)
-		rc = tz_schema_encode(&b, r->types, r->ntypes) ? TZ_ERR_NOMEM : 0;
-	if (!rc)
-		rc = sink_block(&s, TZ_B_SCHEMA, 0, b.p, b.len, 1);
+	struct tz_fhdr f = {r->info.uuid, r->info.boot_id, r->start_boot, r->start_real, 0, 0, 0,
+			    0};
+	tz_fhdr_encode(h, &f);
+	int rc = sink_write(s, h, sizeof(h));
 	if (rc)
-		goto out;
-	size_t n = r->nchunks + r->nstates;
-	all = malloc((n ? n : 1) * sizeof(*all));
-	if (!all) {
-		rc = rd_err(r, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
-		goto out;
+		return rc;
+	rc = tz_meta_encode(b, r->kv, r->nkv) ? TZ_ERR_NOMEM : 0;
+	if (!rc)
+		rc = sink_block(s, TZ_B_META, 0, b->p, b->len, 1);
+	b->len = 0;
+	if (!rc)
+		rc = tz_schema_encode(b, r->types, r->ntypes) ? TZ_ERR_NOMEM : 0;
+	if (!rc)
+		rc = sink_block(s, TZ_B_SCHEMA, 0, b->p, b->len, 1);
+	return rc;
+}
+
+/* Copy block k as it is when it decodes (a damaged one is counted, one of
+ * an unknown encoding skipped): 1 copied, 0 not, or a tz_err. */
+static int recover_block(tz_reader *r, struct sink *s, struct rd_blk *k)
+{
+	struct dchunk *c;
+	int rc = rd_decode(r, k, 0, UINT64_MAX, 1, &c);
+	if (rc == TZ_ERR_NOMEM)
+		return rc;
+	if (rc > 0) /* unknown encoding: not ours to copy */
+		return 0;
+	if (rc) {
+		k->bad = 1;
+		rd_corrupt(r, k->off);
+		return 0;
 	}
+	rd_dchunk_free(c);
+	uint64_t off = s->pos;
+	if ((rc = sink_write(s, r->data + k->off, k->size)))
+		return rc;
+	struct tz_bhdr bh;
+	tz_bhdr_decode(r->data + k->off, k->size, &bh);
+	rc = sink_entry(s, off, k->seq, (uint32_t)k->size, bh.raw_len, k->type, &k->ext);
+	return rc ? rc : 1;
+}
+
+/* Copy every chunk and state block that decodes, in seq order: the chunks
+ * copied, or a tz_err; *maxseq the largest seq copied (else unchanged). */
+static int recover_blocks(tz_reader *r, struct sink *s, uint64_t *maxseq)
+{
+	size_t n = r->nchunks + r->nstates;
+	struct rd_blk **all = malloc((n ? n : 1) * sizeof(*all));
+	if (!all)
+		return rd_err(r, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
 	for (size_t i = 0; i < r->nchunks; i++)
 		all[i] = &r->chunks[i];
 	for (size_t i = 0; i < r->nstates; i++)
 		all[r->nchunks + i] = &r->states[i];
 	if (n > 1)
 		qsort(all, n, sizeof(*all), cmp_ptr_seq);
-	uint64_t maxseq = 0;
+	int rc = 0, written = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct rd_blk *k = all[i];
-		struct dchunk *c;
 		if (k->bad)
 			continue;
-		rc = rd_decode(r, k, 0, UINT64_MAX, 1, &c);
-		if (rc == TZ_ERR_NOMEM)
-			goto out;
-		if (rc > 0) { /* unknown encoding: not ours to copy */
-			rc = 0;
+		if ((rc = recover_block(r, s, k)) < 0)
+			break;
+		if (!rc)
 			continue;
-		}
-		if (rc) {
-			k->bad = 1;
-			rd_corrupt(r, k->off);
-			rc = 0;
-			continue;
-		}
-		rd_dchunk_free(c);
-		uint64_t off = s.pos;
-		if ((rc = sink_write(&s, r->data + k->off, k->size)))
-			goto out;
-		struct tz_bhdr bh;
-		tz_bhdr_decode(r->data + k->off, k->size, &bh);
-		if ((rc = sink_entry(&s, off, k->seq, (uint32_t)k->size, bh.raw_len, k->type,
-				     &k->ext)))
-			goto out;
-		if (k->seq > maxseq)
-			maxseq = k->seq;
+		if (k->seq > *maxseq)
+			*maxseq = k->seq;
 		if (k->type == TZ_B_CHUNK)
 			written++;
 	}
-	/* what the input lost (or a wrapped ring overwrote), after what the copy
-	 * found (later values win) */
+	free(all);
+	return rc < 0 ? rc : written;
+}
+
+/* What the input lost (or a wrapped ring overwrote), after what the copy
+ * found (later values win), then the index and trailer, synced. */
+static int recover_footer(tz_reader *r, struct sink *s, struct tz_buf *b, uint64_t maxseq)
+{
+	int rc;
 	if ((r->info.corrupt_blocks || r->info.unfinished ||
 	     (r->info.ring && r->info.ring_wrapped)) &&
-	    (rc = recover_losses(r, &s, &b, ++maxseq)))
-		goto out;
-	uint64_t ioff = s.pos;
-	if ((rc = sink_block(&s, TZ_B_INDEX, maxseq + 1, s.index.p, s.index.len, 0)))
-		goto out;
-	uint8_t t[TZ_TRAILER_SIZE], ext[TZ_TRAILER_EXT];
-	struct tz_bhdr th = {0};
-	th.type = TZ_B_TRAILER;
-	th.ext_len = TZ_TRAILER_EXT;
-	th.seq = maxseq + 2;
-	th.payload_csum = tz_hash(NULL, 0);
-	tz_put64(ext, ioff);
-	tz_put64(ext + 8, s.pos - ioff);
-	tz_put64(ext + 16, s.pos + TZ_TRAILER_SIZE);
-	tz_bhdr_encode(t, &th, ext);
-	if ((rc = sink_write(&s, t, sizeof(t))))
-		goto out;
-	if (fsync(s.fd))
-		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': fsync: %s", out_path, strerror(errno));
-out:
-	free(all);
+	    (rc = recover_losses(r, s, b, ++maxseq)))
+		return rc;
+	uint64_t ioff = s->pos;
+	if ((rc = sink_block(s, TZ_B_INDEX, maxseq + 1, s->index.p, s->index.len, 0)))
+		return rc;
+	uint8_t t[TZ_TRAILER_SIZE];
+	tz_trailer_encode(t, maxseq + 2, ioff, s->pos - ioff);
+	if ((rc = sink_write(s, t, sizeof(t))))
+		return rc;
+	if (fsync(s->fd))
+		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': fsync: %s", s->path,
+			      strerror(errno));
+	return 0;
+}
+
+int tz_recover(tz_reader *r, const char *out_path, int overwrite)
+{
+	if (!r || !out_path)
+		return TZ_ERR_INVAL;
+	struct sink s = {r, out_path, -1, 0, {0}};
+	struct tz_buf b = {0};
+	uint64_t maxseq = 0;
+	int written = 0;
+	int rc = recover_create(r, &s, overwrite);
+	if (rc)
+		return rc;
+	rc = recover_head(r, &s, &b);
+	if (!rc && (written = recover_blocks(r, &s, &maxseq)) < 0)
+		rc = written;
+	if (!rc)
+		rc = recover_footer(r, &s, &b, maxseq);
 	tz_buf_free(&b);
 	tz_buf_free(&s.index);
 	if (close(s.fd) && !rc)

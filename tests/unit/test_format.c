@@ -158,6 +158,53 @@ static int cmp_xev(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* A copy of s's events in (ts, order) order; the caller frees it. */
+static struct xev *sorted_copy(const struct xset *s)
+{
+	struct xev *sorted = malloc(s->n * sizeof(*sorted));
+	assert_non_null(sorted);
+	memcpy(sorted, s->ev, s->n * sizeof(*sorted));
+	qsort(sorted, s->n, sizeof(*sorted), cmp_xev);
+	return sorted;
+}
+
+/* Open buf as a trace named name; the open must succeed. */
+static tz_reader *open_ok(const void *buf, size_t len, const char *name,
+			  const struct tz_reader_opts *ro)
+{
+	tz_reader *r;
+	int rc = tz_reader_open_mem(&r, buf, len, name, ro);
+	if (rc)
+		fprintf(stderr, "open: %s: %s\n", tz_strerror(rc), tz_reader_errmsg(r));
+	assert_int_equal(rc, 0);
+	return r;
+}
+
+/* Close a memory writer, which must succeed; its file and *len. */
+static void *take(tz_writer *w, size_t *len)
+{
+	void *buf;
+	assert_int_equal(tz_writer_mem_take(w, &buf, len), 0);
+	return buf;
+}
+
+/* A writer of path (o->flags must allow an existing file) with the schema. */
+static tz_writer *file_writer(const char *path, const struct tz_writer_opts *o)
+{
+	tz_writer *w;
+	assert_int_equal(tz_writer_open(&w, path, o), 0);
+	assert_int_equal(tracer_schema_register(w), 0);
+	return w;
+}
+
+/* Make path (a mkstemp template) an existing empty file. */
+static void tmp_file(char *path)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
 static tz_writer *mem_writer(const struct tz_writer_opts *o)
 {
 	tz_writer *w;
@@ -176,17 +223,13 @@ static void *make_trace(const struct tz_writer_opts *o, struct xset *s, size_t n
 		uint64_t ts = 1000000000ull + i * 1000 + (jitter ? rnd() % jitter : 0);
 		add_ev(w, gen_event(s, ts, i + 100));
 	}
-	void *buf;
-	assert_int_equal(tz_writer_mem_take(w, &buf, len), 0);
-	return buf;
+	return take(w, len);
 }
 
 /* Read everything; assert it equals the expected set in (ts, order) order. */
 static void expect_all(tz_reader *r, struct xset *s)
 {
-	struct xev *sorted = malloc(s->n * sizeof(*sorted));
-	memcpy(sorted, s->ev, s->n * sizeof(*sorted));
-	qsort(sorted, s->n, sizeof(*sorted), cmp_xev);
+	struct xev *sorted = sorted_copy(s);
 	const struct tz_event *e;
 	size_t i = 0;
 	int rc;
@@ -213,8 +256,7 @@ static void t_roundtrip(void **st)
 	struct tz_writer_opts o = {.chunk_bytes = 4096, .flags = TZ_W_NO_FSYNC};
 	size_t len;
 	void *buf = make_trace(&o, &s, 20000, 0, &len);
-	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "rt", NULL), 0);
+	tz_reader *r = open_ok(buf, len, "rt", NULL);
 	const struct tz_info *in = tz_reader_info(r);
 	assert_int_equal(in->events, 20000);
 	assert_true(in->chunks > 20);
@@ -236,7 +278,7 @@ static void t_roundtrip(void **st)
 	/* same through a forced scan */
 	tz_reader *r2;
 	struct tz_reader_opts ro = {.flags = TZ_R_SCAN};
-	assert_int_equal(tz_reader_open_mem(&r2, buf, len, "rt", &ro), 0);
+	r2 = open_ok(buf, len, "rt", &ro);
 	assert_int_equal(tz_reader_info(r2)->has_footer, 0);
 	assert_int_equal(tz_reader_info(r2)->chunks, in->chunks);
 	expect_all(r2, &s);
@@ -258,14 +300,11 @@ static void t_overlap(void **st)
 	struct tz_writer_opts o = {.chunk_bytes = 2048, .flags = TZ_W_NO_FSYNC};
 	size_t len;
 	void *buf = make_trace(&o, &s, 20000, 3000000, &len); /* jitter spans many chunks */
-	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "ov", NULL), 0);
+	tz_reader *r = open_ok(buf, len, "ov", NULL);
 	expect_all(r, &s);
 	/* a window: exactly the events inside it, in order */
 	uint64_t from = 1000000000ull + 5000000, to = from + 2000000;
-	struct xev *sorted = malloc(s.n * sizeof(*sorted));
-	memcpy(sorted, s.ev, s.n * sizeof(*sorted));
-	qsort(sorted, s.n, sizeof(*sorted), cmp_xev);
+	struct xev *sorted = sorted_copy(&s);
 	size_t i = 0;
 	while (sorted[i].ts < from)
 		i++;
@@ -317,11 +356,9 @@ static void t_meta_numbers(void **st)
 	tz_writer *w = mem_writer(&o);
 	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
 		assert_int_equal(tz_writer_set_meta(w, c[k].key, c[k].val), 0);
-	void *buf;
 	size_t len;
-	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
-	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "num", NULL), 0);
+	void *buf = take(w, &len);
+	tz_reader *r = open_ok(buf, len, "num", NULL);
 	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
 		uint64_t u = 42;
 		int64_t i = 42;
@@ -342,9 +379,7 @@ static void t_thread_file(void **st)
 {
 	(void)st;
 	char path[] = "/tmp/tz-test-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	tmp_file(path);
 	struct xset s = {0};
 	tz_writer *w;
 	struct tz_writer_opts o = {.chunk_bytes = 8192,
@@ -355,8 +390,7 @@ static void t_thread_file(void **st)
 	assert_int_equal(tz_writer_open(&w, path, &o), TZ_ERR_EXISTS);
 	tz_writer_free(w);
 	o.flags = TZ_W_OVERWRITE;
-	assert_int_equal(tz_writer_open(&w, path, &o), 0);
-	assert_int_equal(tracer_schema_register(w), 0);
+	w = file_writer(path, &o);
 	for (size_t i = 0; i < 30000; i++)
 		add_ev(w, gen_event(&s, 5000 + i * 10, i));
 	tz_writer_note_dropped(w, 7);
@@ -439,6 +473,26 @@ static int blist_cb(void *ctx, const struct tz_block_info *b)
 	return 0;
 }
 
+/* The blocks of buf (opened as name) into *bl: what verify returns. */
+static int list_blocks(const void *buf, size_t len, const char *name, struct blist *bl)
+{
+	memset(bl, 0, sizeof(*bl));
+	tz_reader *r = open_ok(buf, len, name, NULL);
+	int bad = tz_reader_verify(r, blist_cb, bl);
+	tz_reader_free(r);
+	return bad;
+}
+
+/* Events in the chunks that end at or before cut. */
+static uint64_t events_before(const struct blist *bl, size_t cut)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < bl->n; i++)
+		if (bl->type[i] == TZ_B_CHUNK && bl->off[i] + bl->size[i] <= cut)
+			n += bl->events[i];
+	return n;
+}
+
 static void t_truncation_sweep(void **st)
 {
 	(void)st;
@@ -448,10 +502,7 @@ static void t_truncation_sweep(void **st)
 	void *buf = make_trace(&o, &s, 150, 0, &len);
 	tz_reader *r;
 	static struct blist bl;
-	memset(&bl, 0, sizeof(bl));
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "full", NULL), 0);
-	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
-	tz_reader_free(r);
+	assert_int_equal(list_blocks(buf, len, "full", &bl), 0);
 	assert_true(bl.n > 10);
 	for (size_t cut = 0; cut < len; cut++) {
 		void *c = malloc(cut ? cut : 1);
@@ -462,10 +513,7 @@ static void t_truncation_sweep(void **st)
 			assert_true(rc == TZ_ERR_TRUNCATED);
 			assert_true(strstr(tz_reader_errmsg(r), "'cut'") != NULL);
 		} else {
-			uint64_t want = 0;
-			for (size_t i = 0; i < bl.n; i++)
-				if (bl.type[i] == TZ_B_CHUNK && bl.off[i] + bl.size[i] <= cut)
-					want += bl.events[i];
+			uint64_t want = events_before(&bl, cut);
 			const struct tz_event *e;
 			uint64_t got = 0;
 			assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
@@ -500,18 +548,12 @@ static void t_truncation_sampled(void **st)
 	void *buf = make_trace(&o, &s, 30000, 0, &len);
 	tz_reader *r;
 	static struct blist bl;
-	memset(&bl, 0, sizeof(bl));
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "full", NULL), 0);
-	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
-	tz_reader_free(r);
+	assert_int_equal(list_blocks(buf, len, "full", &bl), 0);
 	for (int i = 0; i < 60; i++) {
 		size_t cut = (size_t)(rnd() % len);
 		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL) < 0,
 				 cut < TZ_HDR_SIZE);
-		uint64_t want = 0, got = 0;
-		for (size_t k = 0; k < bl.n; k++)
-			if (bl.type[k] == TZ_B_CHUNK && bl.off[k] + bl.size[k] <= cut)
-				want += bl.events[k];
+		uint64_t want = events_before(&bl, cut), got = 0;
 		const struct tz_event *e;
 		if (cut >= TZ_HDR_SIZE) {
 			assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
@@ -573,8 +615,7 @@ static void t_bitflip_sweep(void **st)
 		/* one damaged block costs at most one chunk (<= 512 bytes of events) */
 		assert_true(got + 40 >= s.n);
 		if (off >= TZ_HDR_SIZE) {
-			tz_reader *r2;
-			assert_int_equal(tz_reader_open_mem(&r2, c, len, "flip", NULL), 0);
+			tz_reader *r2 = open_ok(c, len, "flip", NULL);
 			int bad = tz_reader_verify(r2, NULL, NULL);
 			if (bad < 1)
 				fail_msg("flip at %zu: verify found nothing", off);
@@ -592,14 +633,12 @@ static void t_crash_recover(void **st)
 {
 	(void)st;
 	char path[] = "/tmp/tz-crash-XXXXXX", out[64];
-	int fd = mkstemp(path);
-	close(fd);
+	tmp_file(path);
 	snprintf(out, sizeof(out), "%s.rec", path);
 	struct xset s = {0};
 	tz_writer *w;
 	struct tz_writer_opts o = {.chunk_bytes = 4096, .flags = TZ_W_OVERWRITE | TZ_W_NO_FSYNC};
-	assert_int_equal(tz_writer_open(&w, path, &o), 0);
-	assert_int_equal(tracer_schema_register(w), 0);
+	w = file_writer(path, &o);
 	for (size_t i = 0; i < 5000; i++)
 		add_ev(w, gen_event(&s, 1000 + i, i));
 	assert_int_equal(tz_writer_flush(w, 1), 0);
@@ -645,12 +684,12 @@ static void t_flags(void **st)
 	uint8_t *buf = make_trace(&o, &s, 500, 0, &len);
 	tz_reader *r;
 	patch_header(buf, 16, 1ull << 40); /* unknown compat flag: ignored */
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "compat", NULL), 0);
+	r = open_ok(buf, len, "compat", NULL);
 	assert_int_equal(tz_reader_info(r)->compat_flags, 1ull << 40);
 	expect_all(r, &s);
 	tz_reader_free(r);
 	patch_header(buf, 24, 1ull << 3); /* unknown ro-compat flag: still readable */
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "ro", NULL), 0);
+	r = open_ok(buf, len, "ro", NULL);
 	tz_reader_free(r);
 	patch_header(buf, 32, 1ull << 9); /* unknown incompat flag: refused */
 	assert_int_equal(tz_reader_open_mem(&r, buf, len, "incompat.tz", NULL), TZ_ERR_INCOMPAT);
@@ -690,21 +729,16 @@ static void t_unknown_type(void **st)
 		assert_int_equal(tz_writer_add(w, 777, 20 + (uint64_t)i * 2, &x, 8, &b, 1), 0);
 		add_ev(w, gen_event(&s, 21 + (uint64_t)i * 2, (uint64_t)i));
 	}
-	void *buf;
 	size_t len;
-	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	void *buf = take(w, &len);
 	/* a reader that knows type 777 sees it */
-	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "fut", NULL), 0);
+	tz_reader *r = open_ok(buf, len, "fut", NULL);
 	assert_non_null(tz_reader_type_by_id(r, 777));
 	assert_int_equal(tz_reader_info(r)->events, 601);
 	tz_reader_free(r);
 	/* now remove 777 from the second schema block (re-encode it) */
 	static struct blist bl;
-	memset(&bl, 0, sizeof(bl));
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "fut", NULL), 0);
-	tz_reader_verify(r, blist_cb, &bl);
-	tz_reader_free(r);
+	list_blocks(buf, len, "fut", &bl);
 	size_t k, nschema = 0;
 	for (k = 0; k < bl.n; k++)
 		if (bl.type[k] == TZ_B_SCHEMA && ++nschema == 2)
@@ -730,7 +764,7 @@ static void t_unknown_type(void **st)
 	memcpy(nb + bl.off[k] + TZ_BHDR_MIN + pb.len, (uint8_t *)buf + bl.off[k] + bl.size[k],
 	       len - bl.off[k] - bl.size[k]);
 	tz_buf_free(&pb);
-	assert_int_equal(tz_reader_open_mem(&r, nb, nlen, "unknown", NULL), 0);
+	r = open_ok(nb, nlen, "unknown", NULL);
 	assert_null(tz_reader_type_by_id(r, 777));
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
 	expect_all(r, &s); /* type 777 skipped */
@@ -761,11 +795,7 @@ static void t_unknown_block(void **st)
 	size_t len;
 	uint8_t *buf = make_trace(&o, &s, 400, 0, &len);
 	static struct blist bl;
-	memset(&bl, 0, sizeof(bl));
-	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "x", NULL), 0);
-	tz_reader_verify(r, blist_cb, &bl);
-	tz_reader_free(r);
+	list_blocks(buf, len, "x", &bl);
 	size_t k = 0;
 	while (bl.type[k] != TZ_B_CHUNK)
 		k++;
@@ -793,7 +823,7 @@ static void t_unknown_block(void **st)
 	memcpy(nb + bl.off[k] + l0, blk[1], l1);
 	memcpy(nb + nlen, buf + bl.off[k], len - bl.off[k]);
 	nlen += len - bl.off[k];
-	assert_int_equal(tz_reader_open_mem(&r, nb, nlen, "foreign", NULL), 0);
+	tz_reader *r = open_ok(nb, nlen, "foreign", NULL);
 	assert_int_equal(tz_reader_info(r)->has_footer, 0); /* index offsets moved */
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
 	expect_all(r, &s);
@@ -865,7 +895,7 @@ static void ring_check(const void *buf, size_t len, uint64_t last_pid, uint64_t 
 {
 	tz_reader *r;
 	assert_true(len <= ring);
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "ring", NULL), 0);
+	r = open_ok(buf, len, "ring", NULL);
 	const struct tz_info *in = tz_reader_info(r);
 	assert_int_equal(in->ring, 1);
 	assert_int_equal(in->corrupt_blocks, 0);
@@ -930,9 +960,8 @@ static void t_ring_mem(void **st)
 	size_t plen;
 	assert_int_equal(tz_writer_mem_peek(w, &peek, &plen), 0);
 	assert_int_equal(plen, ring);
-	void *buf;
 	size_t len;
-	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	void *buf = take(w, &len);
 	ring_check(buf, len, p.next - 1, ring);
 	free(buf);
 }
@@ -945,9 +974,8 @@ static void t_ring_damage(void **st)
 	    .chunk_bytes = 4096, .ring_size = 200000, .state_fn = ring_state_cb, .state_ctx = &p};
 	tz_writer *w = mem_writer(&o);
 	ring_write(w, &p, 5 * o.ring_size);
-	void *buf;
 	size_t len;
-	assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
+	void *buf = take(w, &len);
 	uint8_t *c = malloc(len);
 	for (int i = 0; i < 400; i++) {
 		size_t off = (size_t)(rnd() % len);
@@ -977,8 +1005,7 @@ static void t_ring_file(void **st)
 {
 	(void)st;
 	char path[] = "/tmp/tz-ring-XXXXXX", out[64];
-	int fd = mkstemp(path);
-	close(fd);
+	tmp_file(path);
 	snprintf(out, sizeof(out), "%s.lin", path);
 	struct pworld p = {.next = 1};
 	uint64_t ring = 512 * 1024;
@@ -988,8 +1015,7 @@ static void t_ring_file(void **st)
 				   .state_fn = ring_state_cb,
 				   .state_ctx = &p};
 	tz_writer *w;
-	assert_int_equal(tz_writer_open(&w, path, &o), 0);
-	assert_int_equal(tracer_schema_register(w), 0);
+	w = file_writer(path, &o);
 	ring_write(w, &p, 10 * ring);
 	tz_writer_note_dropped(w, 5);
 	assert_int_equal(tz_writer_set_meta(w, "final", "kept"), 0);
@@ -1033,11 +1059,10 @@ static void t_ring_unfinished(void **st)
 	assert_int_equal(plen, ring);
 	uint8_t *crash = malloc(plen), *buf;
 	memcpy(crash, peek, plen);
-	assert_int_equal(tz_writer_mem_take(w, (void **)&buf, &len), 0);
+	buf = take(w, &len);
 	assert_int_equal(len, ring);
 	assert_int_equal(tz_le32(buf + 116), 32768); /* final_off */
-	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "closed", NULL), 0);
+	tz_reader *r = open_ok(buf, len, "closed", NULL);
 	assert_int_equal(tz_reader_info(r)->unfinished, 0);
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
 	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
@@ -1045,7 +1070,7 @@ static void t_ring_unfinished(void **st)
 	/* killed: the final slot is zero; every sealed block still reads */
 	for (size_t i = 32768; i < 65536; i++)
 		assert_int_equal(crash[i], 0);
-	assert_int_equal(tz_reader_open_mem(&r, crash, plen, "killed", NULL), 0);
+	r = open_ok(crash, plen, "killed", NULL);
 	const struct tz_info *in = tz_reader_info(r);
 	assert_int_equal(in->unfinished, 1);
 	assert_int_equal(in->unfinished_offset, 32768);
@@ -1055,7 +1080,7 @@ static void t_ring_unfinished(void **st)
 	tz_reader_free(r);
 	/* cut short: one damaged region at the cut, named */
 	size_t cut = 65536 + 5000;
-	assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL), 0);
+	r = open_ok(buf, cut, "cut", NULL);
 	in = tz_reader_info(r);
 	assert_int_equal(in->unfinished, 0); /* the final slot is in the copy */
 	assert_int_equal(in->corrupt_blocks, 1);
@@ -1070,7 +1095,7 @@ static void t_ring_unfinished(void **st)
 	tz_reader_free(r);
 	/* every cut after the header: damaged, never clean */
 	for (cut = 128; cut < ring; cut += 997) {
-		assert_int_equal(tz_reader_open_mem(&r, buf, cut, "cut", NULL), 0);
+		r = open_ok(buf, cut, "cut", NULL);
 		assert_true(tz_reader_info(r)->corrupt_blocks >= 1);
 		assert_int_equal(tz_reader_info(r)->unfinished, cut < 32768 + 40);
 		assert_true(tz_reader_verify(r, NULL, NULL) >= 1);
@@ -1130,7 +1155,7 @@ static void t_index_mismatch(void **st)
 	tz_reader *r;
 	static struct blist bl;
 	memset(&bl, 0, sizeof(bl));
-	assert_int_equal(tz_reader_open_mem(&r, buf, len, "idx", NULL), 0);
+	r = open_ok(buf, len, "idx", NULL);
 	assert_int_equal(tz_reader_info(r)->has_footer, 1);
 	assert_int_equal(tz_reader_verify(r, blist_cb, &bl), 0);
 	uint64_t chunks = tz_reader_info(r)->chunks;
@@ -1191,7 +1216,7 @@ static void t_index_mismatch(void **st)
 			break;
 		}
 		uint8_t *d = with_index(buf, len, e, m, &nlen);
-		assert_int_equal(tz_reader_open_mem(&r, d, nlen, "idx", NULL), 0);
+		r = open_ok(d, nlen, "idx", NULL);
 		const struct tz_info *in = tz_reader_info(r);
 		assert_int_equal(in->has_footer, 0);
 		assert_int_equal(in->unfinished, 0);
@@ -1212,7 +1237,7 @@ static void t_index_mismatch(void **st)
 	/* the same entries rewritten unchanged: the index is used */
 	uint8_t *d = with_index(buf, len, ent, n, &nlen);
 	assert_int_equal(nlen, len);
-	assert_int_equal(tz_reader_open_mem(&r, d, nlen, "idx", NULL), 0);
+	r = open_ok(d, nlen, "idx", NULL);
 	assert_int_equal(tz_reader_info(r)->has_footer, 1);
 	tz_reader_free(r);
 	free(d);
@@ -1231,8 +1256,7 @@ static void t_chunk_limit(void **st)
 	void *buf = make_trace(&o, &s, 3000, 0, &len);
 	for (int scan = 0; scan < 2; scan++) {
 		struct tz_reader_opts ro = {.flags = scan ? TZ_R_SCAN : 0, .max_chunk = 16384};
-		tz_reader *r;
-		assert_int_equal(tz_reader_open_mem(&r, buf, len, "lim", &ro), 0);
+		tz_reader *r = open_ok(buf, len, "lim", &ro);
 		const struct tz_info *in = tz_reader_info(r);
 		assert_int_equal(in->has_footer, !scan);
 		assert_int_equal(in->unfinished, 0);
@@ -1307,8 +1331,7 @@ static void t_state_fn_error(void **st)
 				   .state_ctx = &calls,
 				   .state_every = 2};
 	tz_writer *w;
-	assert_int_equal(tz_writer_open(&w, path, &o), 0);
-	assert_int_equal(tracer_schema_register(w), 0);
+	w = file_writer(path, &o);
 	for (size_t i = 0; i < 500; i++)
 		add_ev(w, gen_event(&s, 1000 + i, i));
 	assert_non_null(strstr(tz_writer_errmsg(w), "state callback failed"));
@@ -1447,11 +1470,9 @@ static void t_live_and_wrap(void **st)
 	for (int laps = 0; laps < 2; laps++) {
 		tz_writer *w = mem_writer(&o);
 		ring_write(w, &p, laps ? 3 * ring : ring / 4);
-		void *buf;
 		size_t len;
-		assert_int_equal(tz_writer_mem_take(w, &buf, &len), 0);
-		tz_reader *r;
-		assert_int_equal(tz_reader_open_mem(&r, buf, len, "ring", NULL), 0);
+		void *buf = take(w, &len);
+		tz_reader *r = open_ok(buf, len, "ring", NULL);
 		assert_int_equal(tz_reader_info(r)->ring_wrapped, laps);
 		assert_int_equal(tz_reader_info(r)->live, 0);
 		tz_reader_free(r);
@@ -1462,8 +1483,7 @@ static void t_live_and_wrap(void **st)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/live.tz", dir);
 	tz_writer *w;
-	assert_int_equal(tz_writer_open(&w, path, &o), 0);
-	assert_int_equal(tracer_schema_register(w), 0);
+	w = file_writer(path, &o);
 	ring_write(w, &p, ring / 8);
 	tz_reader *r;
 	assert_int_equal(tz_reader_open(&r, path, NULL), 0);
