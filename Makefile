@@ -217,8 +217,10 @@ $(O)/tests/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(O)/liba
 	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $^ $(ALL_LDFLAGS) $(ANALYZE_LIBS) -o $@
 
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' -I. -Iformat
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRC) $(COMMON_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c)
+	$(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' -I. -Iformat -I$(O)
+# (the report's page is generated into $(O): analyze/cmd_report.c includes it)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRC) $(COMMON_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c) \
+		$(O)/report_asset.h
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) $(filter %.c,$^) $(ANALYZE_LIBS) -o $@
