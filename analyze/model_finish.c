@@ -315,107 +315,132 @@ static void count_from_start(struct tza_proc *p, uint64_t rec_start)
 		*pr[i] = after_share(*pr[i], p->start_ns, end, p->charge_ns);
 }
 
-int model_finish(struct builder *b, tz_reader *r)
-{
-	struct tza_model *m = b->m;
-	const struct tz_info *in = tz_reader_info(r);
-	uint32_t n = m->nprocs;
-
-	m->dropped_chunks = in->dropped;
-	m->corrupt_blocks = in->corrupt_blocks;
-	m->duplicate_blocks = in->duplicate_blocks;
+/* What the file's metadata says about the recording (read_meta) */
+struct fin_meta {
 	/* the recording's start: the recorder's (taken once its programs were
 	 * attached), else the first event */
-	uint64_t rec_start = 0;
-	if (tz_reader_meta_u64(r, "start_boottime_ns", &rec_start) || !rec_start)
-		rec_start = m->t0_ns;
+	uint64_t rec_start;
+	uint64_t clip_ns; /* a window slice's start: crossing processes count
+			     from it; 0: not such a slice */
+	int alive_known;  /* the recorder listed the processes alive at its stop */
+	uint32_t *alive;  /* their pids, sorted (malloc'd) */
+	size_t nalive;
+};
+
+/* fm from r's metadata: 0, or TZ_ERR_NOMEM */
+static int read_meta(tz_reader *r, const struct tza_model *m, struct fin_meta *fm)
+{
+	memset(fm, 0, sizeof(*fm));
+	if (tz_reader_meta_u64(r, "start_boottime_ns", &fm->rec_start) || !fm->rec_start)
+		fm->rec_start = m->t0_ns;
 	/* the recorder lists the processes alive at its stop (a slice ends
 	 * earlier: its processes without an exit may still have been running) */
 	const char *alive = tz_reader_meta_get(r, "alive_at_stop");
-	uint32_t *al = NULL;
-	size_t nal = 0;
 	if (tz_reader_meta_get(r, "slice_of"))
 		alive = NULL;
 	/* a slice of this analyzer's: crossing processes count from its start */
 	const char *sc = tz_reader_meta_get(r, "slice_counters");
 	const char *sf = tz_reader_meta_get(r, "slice_from_boottime_ns");
-	uint64_t clip_ns = sc && sf && !strcmp(sc, "window") ? strtoull(sf, NULL, 10) : 0;
-	if (alive && parse_pids(alive, &al, &nal) < 0)
+	fm->clip_ns = sc && sf && !strcmp(sc, "window") ? strtoull(sf, NULL, 10) : 0;
+	fm->alive_known = alive != NULL;
+	if (alive && parse_pids(alive, &fm->alive, &fm->nalive) < 0)
 		return TZ_ERR_NOMEM;
+	return 0;
+}
+
+/* q's end, exit-lost and pre-existing state once every event is in; its
+ * counters made relative to the recording's start or the slice's window */
+static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
+{
+	struct tza_model *m = b->m;
+	/* seen without its fork but started before the recording: alive at
+	 * the start, it exited (or exec'd) before the snapshot saw it */
+	if ((q->p.flags & TZA_P_NO_FORK) && q->p.start_ns < fm->rec_start) {
+		q->p.flags &= ~(uint32_t)TZA_P_NO_FORK;
+		q->p.flags |= TZA_P_PRE_EXISTING;
+	}
+	if (q->p.nexecs == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
+		model_keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
+	if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
+		model_keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
+	q->p.charge_ns = q->p.start_ns;
+	if (q->p.start_ns < fm->clip_ns) {
+		q->p.charge_ns = fm->clip_ns;
+		q->p.flags |= TZA_P_CLIPPED;
+	}
+	if (q->live)
+		q->p.flags |= TZA_P_NO_EXIT;
+	if (q->p.flags & TZA_P_NO_EXIT)
+		q->p.end_ns = 0;
+	if (q->p.flags & TZA_P_EXITED_BEFORE) {
+		/* a zombie at the start: ended before the recording, its
+		 * exit never recordable (not lost, not running) */
+		q->p.flags |= TZA_P_NO_EXIT | TZA_P_EXIT_LOST;
+		q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+		m->exited_before++;
+	} else if ((q->p.flags & TZA_P_NO_EXIT) &&
+		   (!q->live || (fm->alive_known && !bsearch(&q->p.pid, fm->alive, fm->nalive,
+							       sizeof(*fm->alive), cmp_u32)))) {
+		/* not running at the stop (its pid was reused, or the
+		 * recorder did not list it): its exit was lost ([E8]) */
+		q->p.flags |= TZA_P_EXIT_LOST;
+		q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+		m->exit_lost++;
+	}
+	if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
+	    q->p.res->nsamples_seen)
+		take_last_sample(&q->p);
+	if ((q->p.flags & TZA_P_PRE_EXISTING) && !(q->p.flags & TZA_P_CLIPPED) &&
+	    q->p.start_ns < fm->rec_start && !(b->flags & TZA_MB_LIFETIME))
+		count_from_start(&q->p, fm->rec_start);
+	if (!q->p.comm[0] && q->p.nexecs)
+		memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
+	if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
+		m->no_fork++;
+	if ((q->p.flags & TZA_P_FROM_STATE) && !(q->p.flags & TZA_P_PRE_EXISTING))
+		m->from_state++;
+	/* a fork's start_boottime precedes its event by microseconds: the
+	 * trace starts with the first process started in it */
+	if (!(q->p.flags & (TZA_P_NO_FORK | TZA_P_PRE_EXISTING | TZA_P_FROM_STATE)) &&
+	    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
+		m->t0_ns = q->p.start_ns;
+}
+
+/* Settle every process and order them by (start, pid, creation): 0, or
+ * TZ_ERR_NOMEM */
+static int settle_and_order(struct builder *b, const struct fin_meta *fm)
+{
+	struct tza_model *m = b->m;
+	uint32_t n = m->nprocs;
 	struct tza_proc **v = m->procs, **x = malloc((n ? n : 1) * sizeof(*x));
 	uint32_t nk = 0, nx = 0; /* in order (front of v), out of order (x) */
-	if (!x) {
-		free(al);
+	if (!x)
 		return TZ_ERR_NOMEM;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)v[i];
-		/* seen without its fork but started before the recording: alive at
-		 * the start, it exited (or exec'd) before the snapshot saw it */
-		if ((q->p.flags & TZA_P_NO_FORK) && q->p.start_ns < rec_start) {
-			q->p.flags &= ~(uint32_t)TZA_P_NO_FORK;
-			q->p.flags |= TZA_P_PRE_EXISTING;
-		}
-		if (q->p.nexecs == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
-			model_keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
-		if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
-			model_keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
-		q->p.charge_ns = q->p.start_ns;
-		if (q->p.start_ns < clip_ns) {
-			q->p.charge_ns = clip_ns;
-			q->p.flags |= TZA_P_CLIPPED;
-		}
-		if (q->live)
-			q->p.flags |= TZA_P_NO_EXIT;
-		if (q->p.flags & TZA_P_NO_EXIT)
-			q->p.end_ns = 0;
-		if (q->p.flags & TZA_P_EXITED_BEFORE) {
-			/* a zombie at the start: ended before the recording, its
-			 * exit never recordable (not lost, not running) */
-			q->p.flags |= TZA_P_NO_EXIT | TZA_P_EXIT_LOST;
-			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
-			m->exited_before++;
-		} else if ((q->p.flags & TZA_P_NO_EXIT) &&
-			   (!q->live ||
-			    (alive && !bsearch(&q->p.pid, al, nal, sizeof(*al), cmp_u32)))) {
-			/* not running at the stop (its pid was reused, or the
-			 * recorder did not list it): its exit was lost ([E8]) */
-			q->p.flags |= TZA_P_EXIT_LOST;
-			q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
-			m->exit_lost++;
-		}
-		if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
-		    q->p.res->nsamples_seen)
-			take_last_sample(&q->p);
-		if ((q->p.flags & TZA_P_PRE_EXISTING) && !(q->p.flags & TZA_P_CLIPPED) &&
-		    q->p.start_ns < rec_start && !(b->flags & TZA_MB_LIFETIME))
-			count_from_start(&q->p, rec_start);
-		if (!q->p.comm[0] && q->p.nexecs)
-			memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
-		if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
-			m->no_fork++;
-		if ((q->p.flags & TZA_P_FROM_STATE) && !(q->p.flags & TZA_P_PRE_EXISTING))
-			m->from_state++;
-		/* a fork's start_boottime precedes its event by microseconds: the
-		 * trace starts with the first process started in it */
-		if (!(q->p.flags & (TZA_P_NO_FORK | TZA_P_PRE_EXISTING | TZA_P_FROM_STATE)) &&
-		    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
-			m->t0_ns = q->p.start_ns;
+		settle(b, q, fm);
 		if (!nk || !start_lt(&q->p, v[nk - 1]))
 			v[nk++] = &q->p;
 		else
 			x[nx++] = &q->p;
 	}
-	free(al);
 	sort_merge(v, n, nk, x, nx);
 	free(x);
+	return 0;
+}
 
-	/* parents not known at fork time: the process with that pid alive then
-	 * (the pid table tells which pids the trace has at all; the by-pid
-	 * index is made only when one is needed). A process's parent is final
-	 * once its turn is over: roots are counted in the same pass. */
+/* Parents not known at fork time: the process with that pid alive then
+ * (the pid table tells which pids the trace has at all; the by-pid index is
+ * made only when one is needed). A process's parent is final once its turn
+ * is over: roots are counted in the same pass (*nroots), and *root_ppid is
+ * the parent pid of the first root forked in the trace. 0, or TZ_ERR_NOMEM. */
+static int link_parents(struct builder *b, uint32_t *nroots, uint32_t *root_ppid)
+{
+	struct tza_model *m = b->m;
+	uint32_t n = m->nprocs;
 	uint64_t *bypid = NULL;
-	uint32_t nroots = 0, root_ppid = 0;
+	*nroots = 0;
+	*root_ppid = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[i];
 		p->index = i;
@@ -430,13 +455,20 @@ int model_finish(struct builder *b, tz_reader *r)
 		}
 		if (p->parent)
 			continue;
-		nroots++;
-		if (!root_ppid && !(p->flags & (TZA_P_PRE_EXISTING | TZA_P_NO_FORK | TZA_P_KTHREAD |
-						TZA_P_FROM_STATE)))
-			root_ppid = p->ppid;
+		(*nroots)++;
+		if (!*root_ppid && !(p->flags & (TZA_P_PRE_EXISTING | TZA_P_NO_FORK |
+						 TZA_P_KTHREAD | TZA_P_FROM_STATE)))
+			*root_ppid = p->ppid;
 	}
 	free(bypid);
+	return 0;
+}
 
+/* m->incomplete and the facts behind it: drops, lost or damaged data, an
+ * unfinished file, a wrapped ring */
+static void judge_complete(struct tza_model *m, tz_reader *r, uint64_t rec_start)
+{
+	const struct tz_info *in = tz_reader_info(r);
 	if (tza_drops_incomplete(m->drops)) /* dropslot.c says which slots */
 		m->incomplete = 1;
 	/* unfinished: what was not sealed is lost, unless the recorder still
@@ -452,7 +484,29 @@ int model_finish(struct builder *b, tz_reader *r)
 	    (in->ring && m->from_state && !m->ring_wrapped) || m->exit_lost ||
 	    (in->unfinished && !in->live) || m->recovered_lossy)
 		m->incomplete = 1;
+}
 
+/* A root whose parent is not in the trace, unless expected: a pre-existing
+ * process or kernel thread, the recorded command (its fork overwritten in a
+ * ring), or in a complete trace the parent pid of the first root forked */
+static void judge_orphan(struct tza_model *m, struct tza_proc *p, uint32_t root_ppid,
+			 uint32_t rec_pid, uint32_t target_pid)
+{
+	if (!p->ppid || (p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD)))
+		return;
+	if (p->ppid == rec_pid || (target_pid && p->pid == target_pid))
+		return;
+	if ((p->flags & TZA_P_NO_FORK) || (m->incomplete && p->ppid != root_ppid)) {
+		p->flags |= TZA_P_ORPHAN;
+		m->orphans++;
+	}
+}
+
+/* Children lists and roots, in order (filled from the last); start images
+ * (parents are final now); orphans. 0, or TZ_ERR_NOMEM. */
+static int link_children(struct tza_model *m, tz_reader *r, uint32_t nroots, uint32_t root_ppid)
+{
+	uint32_t n = m->nprocs;
 	const char *rp = tz_reader_meta_get(r, "recorder_pid"), *tp = NULL;
 	uint32_t rec_pid = rp ? (uint32_t)strtoul(rp, NULL, 10) : 0, target_pid = 0;
 	if (!rec_pid)
@@ -460,8 +514,6 @@ int model_finish(struct builder *b, tz_reader *r)
 	if ((tp = tz_reader_meta_get(r, "target_pid")))
 		target_pid = (uint32_t)strtoul(tp, NULL, 10);
 
-	/* children lists and roots, in order: filled from the last; start
-	 * images (parents are final now) */
 	struct imgwalk w = {0};
 	m->roots = malloc((nroots ? nroots : 1) * sizeof(*m->roots));
 	if (!m->roots || imgwalk_init(&w, n) < 0) {
@@ -482,18 +534,33 @@ int model_finish(struct builder *b, tz_reader *r)
 			continue;
 		}
 		m->roots[--nroots] = p;
-		if (!p->ppid || (p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD)))
-			continue;
-		/* the recorded command (its fork overwritten in a ring) */
-		if (p->ppid == rec_pid || (target_pid && p->pid == target_pid))
-			continue;
-		if ((p->flags & TZA_P_NO_FORK) || (m->incomplete && p->ppid != root_ppid)) {
-			p->flags |= TZA_P_ORPHAN;
-			m->orphans++;
-		}
+		judge_orphan(m, p, root_ppid, rec_pid, target_pid);
 	}
 	imgwalk_free(&w);
 	return 0;
+}
+
+int model_finish(struct builder *b, tz_reader *r)
+{
+	struct tza_model *m = b->m;
+	const struct tz_info *in = tz_reader_info(r);
+	struct fin_meta fm;
+	uint32_t nroots, root_ppid;
+	int rc;
+
+	m->dropped_chunks = in->dropped;
+	m->corrupt_blocks = in->corrupt_blocks;
+	m->duplicate_blocks = in->duplicate_blocks;
+	rc = read_meta(r, m, &fm);
+	if (!rc)
+		rc = settle_and_order(b, &fm);
+	free(fm.alive);
+	if (!rc)
+		rc = link_parents(b, &nroots, &root_ppid);
+	if (rc)
+		return rc;
+	judge_complete(m, r, fm.rec_start);
+	return link_children(m, r, nroots, root_ppid);
 }
 
 struct cgpos {
