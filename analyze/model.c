@@ -67,7 +67,6 @@ static void prefault(void *arena)
 	tza_arena_prefault(arena);
 }
 
-
 const struct tza_cgroup *tza_model_cgroup(const struct tza_model *m, uint32_t hier, uint64_t id)
 {
 	const struct mint *mi = (const struct mint *)m;
@@ -98,7 +97,6 @@ uint32_t tza_model_attachments(const struct tza_model *m, const struct tza_attac
 	*out = mi->att;
 	return mi->natt;
 }
-
 
 int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_model **out)
 {

@@ -112,7 +112,6 @@ static struct tza_proc *alive_at(struct tza_proc **procs, const uint64_t *bypid,
 	return c;
 }
 
-
 static int is_ancestor(const struct tza_proc *a, const struct tza_proc *p, uint32_t limit)
 {
 	for (uint32_t n = 0; p && n <= limit; n++, p = p->parent)

@@ -173,7 +173,6 @@ static inline uint32_t pid_get(const struct builder *b, uint32_t pid)
 	return pid_val(b, pid) & PID_IDX;
 }
 
-
 /* The newest instance of pid (live or exited), or NULL */
 static inline struct pint *pid_last(const struct builder *b, uint32_t pid)
 {
@@ -186,7 +185,6 @@ static inline struct pint *live_get(struct builder *b, uint32_t pid)
 	uint32_t v = pid_val(b, pid);
 	return v & PID_LIVE ? proc_at(b, v & PID_IDX) : NULL;
 }
-
 
 /* An exit event's values, read either way (model_exit_read) */
 struct exit_in {

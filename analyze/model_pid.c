@@ -122,7 +122,6 @@ struct pint *model_find_or_new(struct builder *b, uint32_t pid, uint64_t start_n
 	return model_new_proc(b, pid, start_ns ? start_ns : ts, flags);
 }
 
-
 /* q (live) exited: it stays its pid's newest instance (model_dead_has) */
 void model_pid_exited(struct builder *b, struct pint *q)
 {
