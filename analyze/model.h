@@ -410,6 +410,8 @@ int tza_model_build(tz_reader *r, uint64_t from_ns, uint64_t to_ns, struct tza_m
  * counted and aggregated but not kept). */
 int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t flags,
 		       struct tza_model **out);
+/* Free m, its processes, images, samples and strings (every pointer taken
+ * from it dies with it; free tasks built on it first); NULL is fine. */
 void tza_model_free(struct tza_model *m);
 
 /* Bytes of the longest process id with its NUL: "4294967295.18446744073709551615" */
@@ -476,6 +478,8 @@ enum tza_by { TZA_BY_EXE, TZA_BY_TOOL, TZA_BY_COMMAND,
 	      /* task.h: p->task's key, name, Slurm job, container ("(none)"
 		 outside tasks); only once tasks were built */
 	      TZA_BY_TASK, TZA_BY_RULE, TZA_BY_JOB, TZA_BY_CONTAINER };
+/* p's key for by: never NULL ("?" when out of memory, "(none)" outside
+ * tasks); not to be freed, valid while the model (and its tasks) live. */
 const char *tza_proc_key(struct tza_proc *p, enum tza_by by);
 
 /* The image whose tool and command name p (tool.c, the same rule as

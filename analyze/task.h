@@ -129,6 +129,8 @@ int tza_tasks_build_in(struct tza_model *m, const struct tza_task_input *in,
 		       struct tza_tasks **out);
 /* The same with the model's attachments and cgroup table. */
 int tza_tasks_build(struct tza_model *m, const char *regex, struct tza_tasks **out);
+/* Free t, its tasks and strings (members' p->task then dangle: free the
+ * model next, or clear them); NULL is fine. */
 void tza_tasks_free(struct tza_tasks *t);
 
 /* The task failed: its root exited non-zero or was signalled, or a member
@@ -155,11 +157,17 @@ const char *tza_task_kind_name(uint32_t kind);
 #define TZA_OPT_TASK 0x154
 /* -1 with a one-line message when regex is not an extended regular expression */
 int tza_task_set_regex(const char *regex);
+/* Ask for tasks (a task grouping was chosen); tza_task_wanted: asked, by
+ * this or by --task */
 void tza_task_want(void);
 int tza_task_wanted(void);
-/* The set built for m by tza_tasks_for, or NULL. */
+/* The set built for m by tza_tasks_for, or NULL; owned by the run. */
 struct tza_tasks *tza_tasks_of(const struct tza_model *m);
+/* Build m's tasks (with the --task pattern) and print their notes on
+ * stderr: 0, or -1 with a one-line message (bad pattern, out of memory,
+ * more than 4 models at once). */
 int tza_tasks_for(struct tza_model *m);
+/* Free the set built for m (NULL or none: nothing). */
 void tza_tasks_release(const struct tza_model *m);
 
 /* ------------------------------------------------- the path of tasks */
@@ -206,6 +214,7 @@ struct tza_task_path {
 };
 /* Compute for t (NULL or no tasks: an empty path). 0, or -1 out of memory. */
 int tza_task_path(const struct tza_tasks *t, struct tza_task_path *out);
+/* Free p's steps and zero *p (p itself is the caller's). */
 void tza_task_path_free(struct tza_task_path *p);
 
 /* Print the notes (records ignored) to f, one "note: ..." line each. */

@@ -20,6 +20,7 @@
 
 #include "analyze_synth.h"
 #include "analyze/model.h"
+#include "analyze/model_int.h"
 #include "analyze/report.h"
 #include "analyze/dropslot.h"
 
@@ -1510,6 +1511,36 @@ static void test_issue17_fields(void **st)
 	synth_free(&s2);
 }
 
+/* model_schema.c's binding table against the recorder's own schema: every
+ * member of struct fields is bound (a misspelt name or a member left out of
+ * the table reads NULL), and the exit type is the recorder's layout. */
+static void test_bind_every_field(void **st)
+{
+	(void)st;
+	struct synth s = {0};
+	struct built b;
+	struct fields f;
+	s_fork(&s, T0, 1, 500);
+	build(&s, NULL, &b);
+	model_bind_fields(b.r, &f);
+	const struct tz_field *const *v = (const struct tz_field *const *)&f;
+	size_t d0 = offsetof(struct fields, d) / sizeof(*v), d1 = d0 + EV_DROP_SLOTS;
+	for (size_t i = 0; i < offsetof(struct fields, e_native) / sizeof(*v); i++) {
+		if (i >= d0 && i < d1)
+			continue;
+		if (!v[i])
+			fail_msg("struct fields member %zu (pointer index) is not bound", i);
+	}
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		assert_non_null(f.d[tza_drop_slots[i].slot]);
+	assert_int_equal(f.e_native, 1);
+	assert_string_equal(f.x_memcg->name, "memcg_id");
+	assert_string_equal(f.e_code->name, "exit_code");
+	assert_string_equal(f.g_comm->name, "sender_comm");
+	unbuild(&b);
+	synth_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write"))
@@ -1534,6 +1565,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_pre_existing_from_start),
 		cmocka_unit_test(test_issue17_fields),
+		cmocka_unit_test(test_bind_every_field),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
