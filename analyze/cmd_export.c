@@ -265,24 +265,30 @@ static void jsonl_end(struct tza_line *l, struct tza_proc *p)
 	} else {
 		lit(l, ",\"utime_s\":null,\"stime_s\":null,\"cpu_pct\":null");
 	}
-	key_u64(l, "\"peak_rss_kib\":", p->maxrss_kib, ended);
-	key_u64(l, "\"rchar\":", p->rchar, ended);
-	key_u64(l, "\"wchar\":", p->wchar, ended);
-	key_u64(l, "\"syscr\":", p->syscr, ended);
-	key_u64(l, "\"syscw\":", p->syscw, ended);
-	key_u64(l, "\"read_bytes\":", p->read_bytes, ended);
-	key_u64(l, "\"write_bytes\":", p->write_bytes, ended);
-	key_u64(l, "\"cancelled_write_bytes\":", p->cancelled_write_bytes, ended);
-	lit(l, ",\"io_exact\":");
-	if (ended)
-		line_tf(l, !(p->flags & TZA_P_IO_FALLBACK));
-	else
-		lit(l, "null");
-	key_u64(l, "\"threads\":", p->threads, ended);
-	key_u64(l, "\"vol_ctxt\":", p->nvcsw, ended);
-	key_u64(l, "\"inv_ctxt\":", p->nivcsw, ended);
-	key_u64(l, "\"min_flt\":", p->min_flt, ended);
-	key_u64(l, "\"maj_flt\":", p->maj_flt, ended);
+	/* the exit's totals in the keys' order (NULL: io_exact), null while it runs */
+	const struct {
+		const char *key;
+		uint64_t v;
+	} tot[] = {
+		{",\"peak_rss_kib\":", p->maxrss_kib}, {",\"rchar\":", p->rchar},
+		{",\"wchar\":", p->wchar},		{",\"syscr\":", p->syscr},
+		{",\"syscw\":", p->syscw},		{",\"read_bytes\":", p->read_bytes},
+		{",\"write_bytes\":", p->write_bytes},
+		{",\"cancelled_write_bytes\":", p->cancelled_write_bytes},
+		{NULL, 0}, /* io_exact */
+		{",\"threads\":", p->threads},	{",\"vol_ctxt\":", p->nvcsw},
+		{",\"inv_ctxt\":", p->nivcsw},	{",\"min_flt\":", p->min_flt},
+		{",\"maj_flt\":", p->maj_flt},
+	};
+	for (size_t i = 0; i < sizeof(tot) / sizeof(tot[0]); i++) {
+		tza_line_puts(l, tot[i].key ? tot[i].key : ",\"io_exact\":");
+		if (!ended)
+			lit(l, "null");
+		else if (tot[i].key)
+			tza_line_u64(l, tot[i].v);
+		else
+			line_tf(l, !(p->flags & TZA_P_IO_FALLBACK));
+	}
 	lit(l, ",\"cpu_final\":");
 	if (ended)
 		line_tf(l, (p->flags & TZA_P_RELEASED) != 0);
