@@ -74,6 +74,12 @@ static void line_tf(struct tza_line *l, int b)
 		lit(l, "false");
 }
 
+/* ,"k":v; k: a literal with its quotes and colon */
+#define kv_u64(l, k, v) (lit((l), "," k), tza_line_u64((l), (v)))
+#define kv_tf(l, k, v) (lit((l), "," k), line_tf((l), (v)))
+#define kv_secs(l, k, ns) (lit((l), "," k), tza_line_json_secs((l), (ns)))
+#define kv_cstr(l, k, s) (lit((l), "," k), tza_line_json_cstr((l), (s)))
+
 /* ,"k":v or ,"k":null; k: a literal with its quotes and colon */
 #define key_u64(l, k, v, known)                                                                    \
 	do {                                                                                       \
@@ -89,8 +95,7 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 			    int samples)
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT);
-	lit(l, ",\"oom_killed\":");
-	line_tf(l, p->res->oom_killed);
+	kv_tf(l, "\"oom_killed\":", p->res->oom_killed);
 	lit(l, ",\"oom_trigger_pid\":");
 	if (p->res->oom_killed && p->res->oom_trigger_pid)
 		tza_line_u64(l, p->res->oom_trigger_pid);
@@ -101,14 +106,10 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		tza_line_u64(l, p->res->killer_pid);
 		lit(l, ",\"signal\":");
 		tza_line_i64(l, p->res->killer_signal);
-		lit(l, ",\"comm\":");
-		tza_line_json_cstr(l, p->res->killer_comm);
-		lit(l, ",\"kernel\":");
-		line_tf(l, p->res->killer_kernel);
-		lit(l, ",\"cause\":");
-		tza_line_json_cstr(l, tza_signal_cause(p));
-		lit(l, ",\"t_s\":");
-		tza_line_json_secs(l, rel(m, p->res->kill_ns));
+		kv_cstr(l, "\"comm\":", p->res->killer_comm);
+		kv_tf(l, "\"kernel\":", p->res->killer_kernel);
+		kv_cstr(l, "\"cause\":", tza_signal_cause(p));
+		kv_secs(l, "\"t_s\":", rel(m, p->res->kill_ns));
 		tza_line_putc(l, '}');
 	} else {
 		lit(l, ",\"killed_by\":null");
@@ -123,18 +124,12 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		else
 			lit(l, "{\"t_s\":");
 		tza_line_json_secs(l, rel(m, s->ts_ns));
-		lit(l, ",\"utime_s\":");
-		tza_line_json_secs(l, (int64_t)s->utime_ns);
-		lit(l, ",\"stime_s\":");
-		tza_line_json_secs(l, (int64_t)s->stime_ns);
-		lit(l, ",\"rss_kib\":");
-		tza_line_u64(l, s->rss_kib);
-		lit(l, ",\"threads\":");
-		tza_line_u64(l, s->threads);
-		lit(l, ",\"read_bytes\":");
-		tza_line_u64(l, s->read_bytes);
-		lit(l, ",\"write_bytes\":");
-		tza_line_u64(l, s->write_bytes);
+		kv_secs(l, "\"utime_s\":", (int64_t)s->utime_ns);
+		kv_secs(l, "\"stime_s\":", (int64_t)s->stime_ns);
+		kv_u64(l, "\"rss_kib\":", s->rss_kib);
+		kv_u64(l, "\"threads\":", s->threads);
+		kv_u64(l, "\"read_bytes\":", s->read_bytes);
+		kv_u64(l, "\"write_bytes\":", s->write_bytes);
 		tza_line_putc(l, '}');
 	}
 	tza_line_putc(l, ']');
@@ -152,8 +147,7 @@ static void jsonl_cgroup(struct tza_line *l, struct tza_model *m, uint32_t hier,
 	const int known = c && !(c->flags & EV_CGROUP_UNRESOLVED);
 	lit(l, "{\"id\":");
 	tza_line_u64(l, id);
-	lit(l, ",\"path\":");
-	tza_line_json_cstr(l, known ? c->path : NULL);
+	kv_cstr(l, "\"path\":", known ? c->path : NULL);
 	const char *key[3] = {",\"mem_limit_bytes\":", ",\"cpu_quota_us\":", ",\"cpu_period_us\":"};
 	const uint64_t val[3] = {known ? c->mem_limit_bytes : 0, known ? c->cpu_quota_us : 0,
 				 known ? c->cpu_period_us : 0};
@@ -176,42 +170,26 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	else
 		lit(l, "{\"t_s\":");
 	tza_line_json_secs(l, rel(m, e->ts_ns));
-	lit(l, ",\"exe\":");
-	tza_line_json_cstr(l, e->exe);
+	kv_cstr(l, "\"exe\":", e->exe);
 	lit(l, ",\"argv\":");
 	tza_line_json_argv(l, e->argv, e->argv_len);
-	lit(l, ",\"filename\":");
-	tza_line_json_cstr(l, e->filename);
-	lit(l, ",\"script\":");
-	tza_line_json_cstr(l, e->script);
+	kv_cstr(l, "\"filename\":", e->filename);
+	kv_cstr(l, "\"script\":", e->script);
 	lit(l, ",\"comm\":");
 	tza_line_json_str(l, e->comm, strnlen(e->comm, sizeof(e->comm)));
-	lit(l, ",\"argc\":");
-	tza_line_u64(l, e->argc);
-	lit(l, ",\"argv_size\":");
-	tza_line_u64(l, e->argv_size);
-	lit(l, ",\"argv_truncated\":");
-	line_tf(l, e->flags & EV_EXEC_ARGV_TRUNCATED);
-	lit(l, ",\"uid\":");
-	tza_line_u64(l, e->uid);
-	lit(l, ",\"euid\":");
-	tza_line_u64(l, e->euid);
-	lit(l, ",\"gid\":");
-	tza_line_u64(l, e->gid);
-	lit(l, ",\"egid\":");
-	tza_line_u64(l, e->egid);
-	lit(l, ",\"deleted\":");
-	line_tf(l, e->flags & EV_EXEC_EXE_DELETED);
-	lit(l, ",\"memfd\":");
-	line_tf(l, e->flags & EV_EXEC_EXE_MEMFD);
-	lit(l, ",\"path_truncated\":");
-	line_tf(l, e->flags & EV_EXEC_PATH_TRUNCATED);
-	lit(l, ",\"from_snapshot\":");
-	line_tf(l, e->flags & TZA_EXEC_FROM_STATE);
-	lit(l, ",\"cwd\":");
-	tza_line_json_cstr(l, e->cwd);
-	lit(l, ",\"cwd_truncated\":");
-	line_tf(l, e->flags & EV_EXEC_CWD_TRUNCATED);
+	kv_u64(l, "\"argc\":", e->argc);
+	kv_u64(l, "\"argv_size\":", e->argv_size);
+	kv_tf(l, "\"argv_truncated\":", e->flags & EV_EXEC_ARGV_TRUNCATED);
+	kv_u64(l, "\"uid\":", e->uid);
+	kv_u64(l, "\"euid\":", e->euid);
+	kv_u64(l, "\"gid\":", e->gid);
+	kv_u64(l, "\"egid\":", e->egid);
+	kv_tf(l, "\"deleted\":", e->flags & EV_EXEC_EXE_DELETED);
+	kv_tf(l, "\"memfd\":", e->flags & EV_EXEC_EXE_MEMFD);
+	kv_tf(l, "\"path_truncated\":", e->flags & EV_EXEC_PATH_TRUNCATED);
+	kv_tf(l, "\"from_snapshot\":", e->flags & TZA_EXEC_FROM_STATE);
+	kv_cstr(l, "\"cwd\":", e->cwd);
+	kv_tf(l, "\"cwd_truncated\":", e->flags & EV_EXEC_CWD_TRUNCATED);
 	lit(l, ",\"env\":");
 	tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
 	lit(l, ",\"cgroup\":");
@@ -251,13 +229,10 @@ static void jsonl_end(struct tza_line *l, struct tza_proc *p)
 	} else {
 		lit(l, ",\"exit_code\":null,\"signal\":null");
 	}
-	lit(l, ",\"core_dumped\":");
-	line_tf(l, p->core_dumped);
+	kv_tf(l, "\"core_dumped\":", p->core_dumped);
 	if (ended) {
-		lit(l, ",\"utime_s\":");
-		tza_line_json_secs(l, (int64_t)p->utime_ns);
-		lit(l, ",\"stime_s\":");
-		tza_line_json_secs(l, (int64_t)p->stime_ns);
+		kv_secs(l, "\"utime_s\":", (int64_t)p->utime_ns);
+		kv_secs(l, "\"stime_s\":", (int64_t)p->stime_ns);
 		lit(l, ",\"cpu_pct\":");
 		uint64_t from = tza_proc_charged_from(p); /* its counters' span */
 		uint64_t wall = p->end_ns > from ? p->end_ns - from : 0;
@@ -306,14 +281,10 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	lit(l, "{\"id\":");
 	char idb[TZA_ID_MAX];
 	tza_line_json_cstr(l, tza_proc_id(p, idb));
-	lit(l, ",\"parent_id\":");
-	tza_line_json_cstr(l, p->parent ? tza_proc_id(p->parent, idb) : NULL);
-	lit(l, ",\"pid\":");
-	tza_line_u64(l, p->pid);
-	lit(l, ",\"ppid\":");
-	tza_line_u64(l, p->ppid);
-	lit(l, ",\"start_s\":");
-	tza_line_json_secs(l, rel(m, p->start_ns));
+	kv_cstr(l, "\"parent_id\":", p->parent ? tza_proc_id(p->parent, idb) : NULL);
+	kv_u64(l, "\"pid\":", p->pid);
+	kv_u64(l, "\"ppid\":", p->ppid);
+	kv_secs(l, "\"start_s\":", rel(m, p->start_ns));
 	lit(l, ",\"end_s\":");
 	if (ended)
 		tza_line_json_secs(l, rel(m, p->end_ns));
@@ -324,8 +295,7 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		tza_line_json_secs(l, (int64_t)(p->end_ns - p->start_ns));
 	else
 		lit(l, "null");
-	lit(l, ",\"exe\":");
-	tza_line_json_cstr(l, inh ? inh->exe : NULL);
+	kv_cstr(l, "\"exe\":", inh ? inh->exe : NULL);
 	lit(l, ",\"argv\":");
 	if (inh)
 		tza_line_json_argv(l, inh->argv, inh->argv_len);
@@ -333,8 +303,7 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		lit(l, "[]");
 	lit(l, ",\"comm\":");
 	tza_line_json_str(l, p->comm, strnlen(p->comm, sizeof(p->comm)));
-	lit(l, ",\"tool\":");
-	tza_line_json_cstr(l, tza_proc_key(p, by));
+	kv_cstr(l, "\"tool\":", tza_proc_key(p, by));
 	lit(l, ",\"execs\":[");
 	for (uint32_t i = 0; i < p->nexecs; i++) {
 		jsonl_exec(l, m, p, i);
@@ -346,43 +315,29 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		else
 			lit(l, "{\"t_s\":");
 		tza_line_json_secs(l, rel(m, p->failed[i].ts_ns));
-		lit(l, ",\"filename\":");
-		tza_line_json_cstr(l, p->failed[i].filename);
+		kv_cstr(l, "\"filename\":", p->failed[i].filename);
 		lit(l, ",\"errno\":");
 		tza_line_i64(l, p->failed[i].err);
 		tza_line_putc(l, '}');
 	}
 	lit(l, "],\"execs_omitted\":");
 	tza_line_u64(l, p->nexecs_omitted);
-	lit(l, ",\"failed_execs_omitted\":");
-	tza_line_u64(l, p->nfailed_omitted);
-	lit(l, ",\"exe_deleted\":");
-	line_tf(l, (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
-	lit(l, ",\"script\":");
-	tza_line_json_cstr(l, img ? img->script : NULL);
-	lit(l, ",\"pre_existing\":");
-	line_tf(l, p->flags & TZA_P_PRE_EXISTING);
+	kv_u64(l, "\"failed_execs_omitted\":", p->nfailed_omitted);
+	kv_tf(l, "\"exe_deleted\":", (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
+	kv_cstr(l, "\"script\":", img ? img->script : NULL);
+	kv_tf(l, "\"pre_existing\":", p->flags & TZA_P_PRE_EXISTING);
 	jsonl_end(l, p);
-	lit(l, ",\"uid\":");
-	tza_line_u64(l, p->uid);
-	lit(l, ",\"euid\":");
-	tza_line_u64(l, p->euid);
-	lit(l, ",\"ns_pid\":");
-	tza_line_u64(l, p->ns_pid);
-	lit(l, ",\"argv_truncated\":");
-	line_tf(l, p->flags & TZA_P_ARGV_TRUNCATED);
+	kv_u64(l, "\"uid\":", p->uid);
+	kv_u64(l, "\"euid\":", p->euid);
+	kv_u64(l, "\"ns_pid\":", p->ns_pid);
+	kv_tf(l, "\"argv_truncated\":", p->flags & TZA_P_ARGV_TRUNCATED);
 	key_u64(l, "\"exit_ppid\":", p->exit_ppid, ended && p->exit_ppid);
 	jsonl_over_time(l, m, p, samples);
-	lit(l, ",\"reparented\":");
-	line_tf(l, p->flags & TZA_P_REPARENTED);
-	lit(l, ",\"no_fork\":");
-	line_tf(l, p->flags & TZA_P_NO_FORK);
-	lit(l, ",\"orphan\":");
-	line_tf(l, p->flags & TZA_P_ORPHAN);
-	lit(l, ",\"exit_lost\":");
-	line_tf(l, (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST);
-	lit(l, ",\"exited_before\":");
-	line_tf(l, p->flags & TZA_P_EXITED_BEFORE);
+	kv_tf(l, "\"reparented\":", p->flags & TZA_P_REPARENTED);
+	kv_tf(l, "\"no_fork\":", p->flags & TZA_P_NO_FORK);
+	kv_tf(l, "\"orphan\":", p->flags & TZA_P_ORPHAN);
+	kv_tf(l, "\"exit_lost\":", (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST);
+	kv_tf(l, "\"exited_before\":", p->flags & TZA_P_EXITED_BEFORE);
 	lit(l, "}\n");
 }
 
