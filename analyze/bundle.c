@@ -184,218 +184,275 @@ static int check_manifest(const char *path, const char *mname, const char *text,
 	return 0;
 }
 
+/* One bundle being read (read_trace): the archive, the caps, the trace
+ * member chosen so far, what every member held and the MANIFEST. */
+struct bundle_read {
+	const char *path; /* the bundle, for messages */
+	struct archive *a;
+	XXH64_state_t *xs;
+	uint64_t cap, total_cap, total; /* bytes: per member, all members, read */
+	void *best, *cur;		/* the chosen trace, the one being read */
+	size_t best_len;
+	char *best_name;
+	struct seen_member *seen; /* every member's name, size, XXH64 */
+	size_t nseen;
+	char *manifest, *manifest_name; /* the bundle's MANIFEST, NUL-ended */
+	size_t manifest_len;
+};
+
+/* Whether member e (named name) may be read: 1 yes, 0 skip it (a
+ * directory), -1 refused (message printed): unsafe path, link, device,
+ * sparse, or a size over the cap. */
+static int member_ok(struct bundle_read *br, struct archive_entry *e, const char *name)
+{
+	const char *why = bad_path(name);
+	if (why) {
+		member_err(br->path, name, why);
+		return -1;
+	}
+	if (archive_entry_symlink(e) || archive_entry_filetype(e) == AE_IFLNK) {
+		member_err(br->path, name, "symbolic link (bundles hold plain files only)");
+		return -1;
+	}
+	if (archive_entry_hardlink(e)) {
+		member_err(br->path, name, "hard link (bundles hold plain files only)");
+		return -1;
+	}
+	mode_t type = archive_entry_filetype(e);
+	if (type == AE_IFDIR)
+		return 0;
+	if (type != AE_IFREG) {
+		member_err(br->path, name, "device, fifo or socket (bundles hold plain files only)");
+		return -1;
+	}
+	/* tracer writes no sparse member; a sparse one (GNU tar, PAX 0.0,
+	 * 0.1, 1.0) would expand its holes past every cap counted on
+	 * stored bytes: refused before any of its data is read */
+	if (archive_entry_sparse_count(e) > 0) {
+		member_err(br->path, name, "sparse file (bundles hold plain files only)");
+		return -1;
+	}
+	if (archive_entry_size_is_set(e) && (uint64_t)archive_entry_size(e) > br->cap) {
+		char why2[128];
+		snprintf(why2, sizeof(why2), "claims %lld bytes, over the %llu MiB cap "
+			 "(TRACER_BUNDLE_MAX_MB)", (long long)archive_entry_size(e),
+			 (unsigned long long)(br->cap >> 20));
+		member_err(br->path, name, why2);
+		return -1;
+	}
+	return 1;
+}
+
+/* Keep one block of a wanted member in br->cur (grown by doubling up to
+ * the cap). Returns 0 or -1 (message printed). */
+static int keep_block(struct bundle_read *br, const char *name, size_t *alloc, const void *blk,
+		      size_t sz, uint64_t off)
+{
+	uint64_t end = off + sz;
+	if (end > *alloc) {
+		size_t na = *alloc ? *alloc : 1 << 20;
+		while (na < end)
+			na *= 2;
+		if (na > br->cap)
+			na = (size_t)br->cap;
+		void *nb = realloc(br->cur, na);
+		if (!nb) {
+			tza_err("'%s': out of memory reading '%s'", br->path, name);
+			return -1;
+		}
+		br->cur = nb;
+		*alloc = na;
+	}
+	memcpy((char *)br->cur + off, blk, sz);
+	return 0;
+}
+
+/* Read the current member's data: its XXH64 into br->xs, its bytes into
+ * br->cur when want, into br->manifest when is_manifest. *pos: the bytes
+ * read. Returns 0 or -1 (message printed): damaged, a hole, over a cap, or a
+ * decompression bomb. */
+static int read_member(struct bundle_read *br, const char *name, int want, int is_manifest,
+		       uint64_t *pos)
+{
+	size_t alloc = 0;
+	*pos = 0; /* blocks follow each other, no hole */
+	XXH64_reset(br->xs, 0);
+	for (;;) {
+		const void *blk;
+		size_t sz;
+		la_int64_t off;
+		int r = archive_read_data_block(br->a, &blk, &sz, &off);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN) {
+			tza_err("'%s': bundle member '%s': damaged: %s", br->path, name,
+				archive_error_string(br->a));
+			return -1;
+		}
+		if (!sz)
+			continue;
+		/* every byte of a member is stored: a block that does not
+		 * start where the one before ended is a hole (a sparse
+		 * member the header did not declare), refused */
+		if (off < 0 || (uint64_t)off != *pos) {
+			member_err(br->path, name, "sparse file (bundles hold plain files only)");
+			return -1;
+		}
+		uint64_t end = (uint64_t)off + sz;
+		if (end > br->cap) {
+			member_err(br->path, name, "larger than the member cap (TRACER_BUNDLE_MAX_MB)");
+			return -1;
+		}
+		br->total += sz;
+		la_int64_t raw = archive_filter_bytes(br->a, -1);
+		if (br->total > br->total_cap ||
+		    (br->total > BOMB_FLOOR && raw > 0 && br->total / (uint64_t)raw > BOMB_RATIO)) {
+			tza_err("'%s': decompresses to over %llu MiB%s: refusing (a zip or gzip "
+				"bomb?)", br->path, (unsigned long long)(br->total >> 20),
+				br->total > br->total_cap ? "" : " at more than 200:1");
+			return -1;
+		}
+		XXH64_update(br->xs, blk, sz);
+		*pos = end;
+		if (is_manifest) {
+			if (end > MANIFEST_MAX) {
+				member_err(br->path, name, "larger than 1 MiB: not a bundle's MANIFEST");
+				return -1;
+			}
+			memcpy(br->manifest + off, blk, sz);
+			if (end > br->manifest_len)
+				br->manifest_len = (size_t)end;
+		}
+		if (want && keep_block(br, name, &alloc, blk, sz, (uint64_t)off) < 0)
+			return -1;
+	}
+}
+
+/* After a member was read: remember its name, size and XXH64 for the
+ * MANIFEST check; a wanted one becomes the trace. Returns 0 or -1 (out of
+ * memory, message printed). */
+static int note_member(struct bundle_read *br, const char *name, uint64_t size, int want,
+		       int is_manifest)
+{
+	if (br->nseen % 64 == 0) {
+		struct seen_member *ns = realloc(br->seen, (br->nseen + 64) * sizeof(*ns));
+		if (!ns)
+			goto nomem;
+		br->seen = ns;
+	}
+	br->seen[br->nseen] = (struct seen_member){strdup(name), size, XXH64_digest(br->xs)};
+	if (!br->seen[br->nseen++].name)
+		goto nomem;
+	if (is_manifest && !(br->manifest_name = strdup(name)))
+		goto nomem;
+	if (want) {
+		free(br->best);
+		free(br->best_name);
+		br->best = br->cur;
+		br->best_len = (size_t)size;
+		br->cur = NULL;
+		br->best_name = strdup(name);
+		if (!br->best_name)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	tza_err("'%s': out of memory", br->path);
+	return -1;
+}
+
+/* Walk every member of the open br->a: check it, read it, note it. Returns
+ * 0 or -1 (message printed). */
+static int read_members(struct bundle_read *br)
+{
+	struct archive_entry *e;
+	int entries = 0;
+	for (;;) {
+		int r = archive_read_next_header(br->a, &e);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN) {
+			tza_err("'%s': damaged bundle: %s", br->path, archive_error_string(br->a));
+			return -1;
+		}
+		if (++entries > MAX_ENTRIES) {
+			tza_err("'%s': more than %d members: refusing", br->path, MAX_ENTRIES);
+			return -1;
+		}
+		const char *name = archive_entry_pathname(e);
+		int ok = member_ok(br, e, name);
+		if (ok <= 0) {
+			if (ok < 0)
+				return -1;
+			continue;
+		}
+		int want = ends_with(name, ".tz") &&
+			   (!br->best || !strcmp(base_name(name), "trace.tz"));
+		/* the MANIFEST at the top: "MANIFEST" or "DIR/MANIFEST" */
+		const char *slash = strchr(name, '/');
+		int is_manifest = !strcmp(base_name(name), "MANIFEST") && !br->manifest &&
+				  base_name(name) == (slash ? slash + 1 : name);
+		if (is_manifest && !(br->manifest = calloc(1, MANIFEST_MAX + 1))) {
+			tza_err("'%s': out of memory", br->path);
+			return -1;
+		}
+		uint64_t pos;
+		if (read_member(br, name, want, is_manifest, &pos) < 0 ||
+		    note_member(br, name, pos, want, is_manifest) < 0)
+			return -1;
+	}
+}
+
 /* path names the bundle in messages; mem (memlen bytes) is read instead of
  * the file when not NULL */
 static int read_trace(const char *path, const void *mem, size_t memlen, void **out_buf,
 		      size_t *out_len, char **out_member)
 {
-	uint64_t cap = member_cap();
-	uint64_t total_cap = 2 * cap + (256ull << 20), total = 0;
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	void *best = NULL, *cur = NULL;
-	size_t best_len = 0;
-	char *best_name = NULL;
-	int rc = -1, entries = 0;
-	struct seen_member *seen = NULL;
-	size_t nseen = 0;
-	char *manifest = NULL, *manifest_name = NULL; /* the bundle's MANIFEST, NUL-ended */
-	size_t manifest_len = 0;
-	XXH64_state_t *xs = XXH64_createState();
-	if (!a || !xs) {
+	struct bundle_read br = {.path = path, .cap = member_cap()};
+	br.total_cap = 2 * br.cap + (256ull << 20);
+	br.a = archive_read_new();
+	br.xs = XXH64_createState();
+	int rc = -1;
+	if (!br.a || !br.xs) {
 		tza_err("'%s': out of memory", path);
 		goto out;
 	}
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	archive_read_support_format_zip(a);
-	if ((mem ? archive_read_open_memory(a, mem, memlen)
-		 : archive_read_open_filename(a, path, 64 * 1024)) != ARCHIVE_OK) {
-		tza_err("'%s': not a readable bundle: %s", path, archive_error_string(a));
+	archive_read_support_filter_gzip(br.a);
+	archive_read_support_format_tar(br.a);
+	archive_read_support_format_zip(br.a);
+	if ((mem ? archive_read_open_memory(br.a, mem, memlen)
+		 : archive_read_open_filename(br.a, path, 64 * 1024)) != ARCHIVE_OK) {
+		tza_err("'%s': not a readable bundle: %s", path, archive_error_string(br.a));
 		goto out;
 	}
-	for (;;) {
-		int r = archive_read_next_header(a, &e);
-		if (r == ARCHIVE_EOF)
-			break;
-		if (r < ARCHIVE_WARN) {
-			tza_err("'%s': damaged bundle: %s", path, archive_error_string(a));
-			goto out;
-		}
-		if (++entries > MAX_ENTRIES) {
-			tza_err("'%s': more than %d members: refusing", path, MAX_ENTRIES);
-			goto out;
-		}
-		const char *name = archive_entry_pathname(e);
-		const char *why = bad_path(name);
-		if (why) {
-			member_err(path, name, why);
-			goto out;
-		}
-		if (archive_entry_symlink(e) || archive_entry_filetype(e) == AE_IFLNK) {
-			member_err(path, name, "symbolic link (bundles hold plain files only)");
-			goto out;
-		}
-		if (archive_entry_hardlink(e)) {
-			member_err(path, name, "hard link (bundles hold plain files only)");
-			goto out;
-		}
-		mode_t type = archive_entry_filetype(e);
-		if (type == AE_IFDIR)
-			continue;
-		if (type != AE_IFREG) {
-			member_err(path, name, "device, fifo or socket (bundles hold plain files only)");
-			goto out;
-		}
-		/* tracer writes no sparse member; a sparse one (GNU tar, PAX 0.0,
-		 * 0.1, 1.0) would expand its holes past every cap counted on
-		 * stored bytes: refused before any of its data is read */
-		if (archive_entry_sparse_count(e) > 0) {
-			member_err(path, name, "sparse file (bundles hold plain files only)");
-			goto out;
-		}
-		if (archive_entry_size_is_set(e) && (uint64_t)archive_entry_size(e) > cap) {
-			char why2[128];
-			snprintf(why2, sizeof(why2), "claims %lld bytes, over the %llu MiB cap "
-				 "(TRACER_BUNDLE_MAX_MB)", (long long)archive_entry_size(e),
-				 (unsigned long long)(cap >> 20));
-			member_err(path, name, why2);
-			goto out;
-		}
-		int want = ends_with(name, ".tz") && (!best || !strcmp(base_name(name), "trace.tz"));
-		/* the MANIFEST at the top: "MANIFEST" or "DIR/MANIFEST" */
-		const char *slash = strchr(name, '/');
-		int is_manifest = !strcmp(base_name(name), "MANIFEST") && !manifest &&
-				  base_name(name) == (slash ? slash + 1 : name);
-		size_t len = 0, alloc = 0;
-		uint64_t pos = 0; /* bytes read: blocks follow each other, no hole */
-		XXH64_reset(xs, 0);
-		if (is_manifest && !(manifest = calloc(1, MANIFEST_MAX + 1))) {
-			tza_err("'%s': out of memory", path);
-			goto out;
-		}
-		for (;;) {
-			const void *blk;
-			size_t sz;
-			la_int64_t off;
-			r = archive_read_data_block(a, &blk, &sz, &off);
-			if (r == ARCHIVE_EOF)
-				break;
-			if (r < ARCHIVE_WARN) {
-				tza_err("'%s': bundle member '%s': damaged: %s", path, name,
-					archive_error_string(a));
-				goto out;
-			}
-			if (!sz)
-				continue;
-			/* every byte of a member is stored: a block that does not
-			 * start where the one before ended is a hole (a sparse
-			 * member the header did not declare), refused */
-			if (off < 0 || (uint64_t)off != pos) {
-				member_err(path, name, "sparse file (bundles hold plain files only)");
-				goto out;
-			}
-			uint64_t end = (uint64_t)off + sz;
-			if (end > cap) {
-				member_err(path, name, "larger than the member cap (TRACER_BUNDLE_MAX_MB)");
-				goto out;
-			}
-			total += sz;
-			la_int64_t raw = archive_filter_bytes(a, -1);
-			if (total > total_cap ||
-			    (total > BOMB_FLOOR && raw > 0 && total / (uint64_t)raw > BOMB_RATIO)) {
-				tza_err("'%s': decompresses to over %llu MiB%s: refusing (a zip or gzip "
-					"bomb?)", path, (unsigned long long)(total >> 20),
-					total > total_cap ? "" : " at more than 200:1");
-				goto out;
-			}
-			XXH64_update(xs, blk, sz);
-			pos = end;
-			if (is_manifest) {
-				if (end > MANIFEST_MAX) {
-					member_err(path, name, "larger than 1 MiB: not a bundle's MANIFEST");
-					goto out;
-				}
-				memcpy(manifest + off, blk, sz);
-				if (end > manifest_len)
-					manifest_len = (size_t)end;
-			}
-			if (!want)
-				continue;
-			if (end > alloc) {
-				size_t na = alloc ? alloc : 1 << 20;
-				while (na < end)
-					na *= 2;
-				if (na > cap)
-					na = (size_t)cap;
-				void *nb = realloc(cur, na);
-				if (!nb) {
-					tza_err("'%s': out of memory reading '%s'", path, name);
-					goto out;
-				}
-				cur = nb;
-				alloc = na;
-			}
-			memcpy((char *)cur + off, blk, sz);
-			len = (size_t)end;
-		}
-		/* what it held, for the MANIFEST check */
-		if (nseen % 64 == 0) {
-			struct seen_member *ns = realloc(seen, (nseen + 64) * sizeof(*ns));
-			if (!ns) {
-				tza_err("'%s': out of memory", path);
-				goto out;
-			}
-			seen = ns;
-		}
-		seen[nseen] = (struct seen_member){strdup(name), pos, XXH64_digest(xs)};
-		if (!seen[nseen++].name) {
-			tza_err("'%s': out of memory", path);
-			goto out;
-		}
-		if (is_manifest && !(manifest_name = strdup(name))) {
-			tza_err("'%s': out of memory", path);
-			goto out;
-		}
-		if (want) {
-			free(best);
-			free(best_name);
-			best = cur;
-			best_len = len;
-			cur = NULL;
-			best_name = strdup(name);
-			if (!best_name) {
-				tza_err("'%s': out of memory", path);
-				goto out;
-			}
-		}
-	}
-	if (!best) {
+	if (read_members(&br) < 0)
+		goto out;
+	if (!br.best) {
 		tza_err("'%s': no trace (*.tz member) inside the bundle", path);
 		goto out;
 	}
-	if (manifest && manifest_name) {
-		manifest[manifest_len] = 0;
-		if (check_manifest(path, manifest_name, manifest, seen, nseen) < 0)
+	if (br.manifest && br.manifest_name) {
+		br.manifest[br.manifest_len] = 0;
+		if (check_manifest(path, br.manifest_name, br.manifest, br.seen, br.nseen) < 0)
 			goto out;
 	}
-	*out_buf = best;
-	*out_len = best_len;
-	*out_member = best_name;
-	best = NULL;
-	best_name = NULL;
+	*out_buf = br.best;
+	*out_len = br.best_len;
+	*out_member = br.best_name;
+	br.best = NULL;
+	br.best_name = NULL;
 	rc = 0;
 out:
-	free(cur);
-	free(best);
-	free(best_name);
-	for (size_t i = 0; i < nseen; i++)
-		free(seen[i].name);
-	free(seen);
-	free(manifest);
-	free(manifest_name);
-	XXH64_freeState(xs);
-	archive_read_free(a);
+	free(br.cur);
+	free(br.best);
+	free(br.best_name);
+	for (size_t i = 0; i < br.nseen; i++)
+		free(br.seen[i].name);
+	free(br.seen);
+	free(br.manifest);
+	free(br.manifest_name);
+	XXH64_freeState(br.xs);
+	archive_read_free(br.a);
 	return rc;
 }
 

@@ -425,7 +425,24 @@ static const struct member members[] = {
 };
 #define NMEMBERS (sizeof(members) / sizeof(members[0]))
 
-int cmd_bundle(int argc, char **argv)
+/* One bundle being made: the command line, the work directory and the
+ * files gathered in it so far. */
+struct bundle_job {
+	const char *in, *out; /* FILE and -o as given */
+	const char *extra[MAX_EXTRA]; /* --redact-pattern */
+	size_t nextra;
+	int redact, plots, force;
+	struct redact *rd; /* compiled when redact */
+	char abs_in[PATH_MAX], abs_out[PATH_MAX];
+	char *dir; /* the work directory, or NULL */
+	struct tza_bundle_file files[NMEMBERS + 3];
+	size_t nf;
+	const char *left_out[NMEMBERS];
+	size_t nleft;
+};
+
+/* Parse argv into j. Returns -1 to go on, else the exit code. */
+static int bundle_options(int argc, char **argv, struct bundle_job *j)
 {
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -436,33 +453,30 @@ int cmd_bundle(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *out = NULL;
-	const char *extra[MAX_EXTRA];
-	size_t nextra = 0;
-	int redact = 0, plots = 1, force = 0, c;
+	int c;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:fh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			out = optarg;
+			j->out = optarg;
 			break;
 		case 'f':
-			force = 1;
+			j->force = 1;
 			break;
 		case 'r':
-			redact = 1;
+			j->redact = 1;
 			break;
 		case 'p':
-			if (nextra == MAX_EXTRA) {
+			if (j->nextra == MAX_EXTRA) {
 				tza_err("bundle: too many --redact-pattern options");
 				return TZA_EXIT_USAGE;
 			}
-			extra[nextra++] = optarg;
-			redact = 1;
+			j->extra[j->nextra++] = optarg;
+			j->redact = 1;
 			break;
 		case 'n':
-			plots = 0;
+			j->plots = 0;
 			break;
 		case 'h':
 			usage(stdout);
@@ -472,119 +486,122 @@ int cmd_bundle(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !out) {
+	if (optind != argc - 1 || !j->out) {
 		tza_err("bundle: expected FILE and -o OUT (see 'tracer-analyze bundle --help')");
 		return TZA_EXIT_USAGE;
 	}
-	/* before any work: the same rule as every output (tza_bundle_write
-	 * checks again when it renames) */
+	j->in = argv[optind];
+	return -1;
+}
+
+/* Before any work: OUT is a bundle name and, if it exists, a file that
+ * -f may replace (the same rule as every output; tza_bundle_write checks
+ * again when it renames). Then compile the redaction patterns. Returns -1
+ * to go on, else the exit code. */
+static int bundle_check(struct bundle_job *j)
+{
 	struct stat ost;
-	int exists = !lstat(out, &ost);
+	int exists = !lstat(j->out, &ost);
 	if (exists && !S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
-		tza_err_not_file(out, "a bundle (name a .tar.gz, .tgz or .zip file)");
+		tza_err_not_file(j->out, "a bundle (name a .tar.gz, .tgz or .zip file)");
 		return TZA_EXIT_FAIL;
 	}
-	if (!tza_bundle_out_ok(out)) {
-		tza_err("'%s': unknown bundle type (use .tar.gz, .tgz or .zip)", out);
+	if (!tza_bundle_out_ok(j->out)) {
+		tza_err("'%s': unknown bundle type (use .tar.gz, .tgz or .zip)", j->out);
 		return TZA_EXIT_USAGE;
 	}
-	if (exists) {
-		if (!force) {
-			tza_err_exists(out, "-f");
-			return TZA_EXIT_FAIL;
+	if (exists && !j->force) {
+		tza_err_exists(j->out, "-f");
+		return TZA_EXIT_FAIL;
+	}
+	if (!j->redact)
+		return -1;
+	if (redact_init(j->rd) < 0) {
+		tza_err("bundle: cannot compile the redaction patterns");
+		return TZA_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < j->nextra; i++) {
+		char why[256];
+		if (redact_add(j->rd, j->extra[i], why, sizeof(why)) < 0) {
+			tza_err("bundle: --redact-pattern: '%s': %s", j->extra[i], why);
+			return TZA_EXIT_USAGE;
 		}
 	}
-	const char *in = argv[optind];
-	static struct redact rd; /* large; cmd_bundle is not reentrant */
-	memset(&rd, 0, sizeof(rd));
-	if (redact) {
-		if (redact_init(&rd) < 0) {
-			tza_err("bundle: cannot compile the redaction patterns");
-			return TZA_EXIT_FAIL;
-		}
-		for (size_t i = 0; i < nextra; i++) {
-			char why[256];
-			if (redact_add(&rd, extra[i], why, sizeof(why)) < 0) {
-				tza_err("bundle: --redact-pattern: '%s': %s", extra[i], why);
-				redact_free(&rd);
-				return TZA_EXIT_USAGE;
-			}
-		}
-	}
+	return -1;
+}
 
-	int rc = TZA_EXIT_FAIL, cwd = -1;
-	char abs_in[PATH_MAX], abs_out[PATH_MAX], tmpl[PATH_MAX], path[PATH_MAX + 64];
-	const char *tmpdir = getenv("TMPDIR");
-	snprintf(tmpl, sizeof(tmpl), "%s/tracer-bundle.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	char *dir = NULL;
-	if (!realpath(in, abs_in)) {
-		tza_err("'%s': %s", in, strerror(errno));
-		goto out;
+/* j->abs_in and j->abs_out, then check the trace loads whole (one line and
+ * nothing made if not). Returns 0 or -1 (message printed). */
+static int bundle_paths(struct bundle_job *j)
+{
+	if (!realpath(j->in, j->abs_in)) {
+		tza_err("'%s': %s", j->in, strerror(errno));
+		return -1;
 	}
-	if (out[0] == '/') {
-		snprintf(abs_out, sizeof(abs_out), "%s", out);
+	if (j->out[0] == '/') {
+		snprintf(j->abs_out, sizeof(j->abs_out), "%s", j->out);
 	} else {
 		char here[PATH_MAX];
 		if (!getcwd(here, sizeof(here))) {
 			tza_err("bundle: getcwd: %s", strerror(errno));
-			goto out;
+			return -1;
 		}
-		if ((size_t)snprintf(abs_out, sizeof(abs_out), "%s/%s", here, out) >= sizeof(abs_out)) {
-			tza_err("'%s': path too long", out);
-			goto out;
+		if ((size_t)snprintf(j->abs_out, sizeof(j->abs_out), "%s/%s", here, j->out) >=
+		    sizeof(j->abs_out)) {
+			tza_err("'%s': path too long", j->out);
+			return -1;
 		}
 	}
-	/* a whole, readable trace, or one line and nothing made */
 	tz_reader *chk_r;
 	struct tza_model *chk_m;
-	if (tza_load(in, &chk_r, &chk_m) < 0)
-		goto out;
+	if (tza_load(j->in, &chk_r, &chk_m) < 0)
+		return -1;
 	tza_unload(chk_r, chk_m);
-	dir = mkdtemp(tmpl);
-	if (!dir) {
-		tza_err("'%s': %s", tmpl, strerror(errno));
-		goto out;
-	}
-	/* the trace, as trace.tz in the work directory */
-	snprintf(path, sizeof(path), "%s/trace.tz", dir);
-	if (redact) {
-		if (rewrite_trace(abs_in, path, &rd) < 0)
-			goto out;
-	} else if (tza_bundle_sniff(abs_in)) {
+	return 0;
+}
+
+/* The trace as trace.tz in the work directory: a redacted rewrite, the
+ * trace member of a bundle given as FILE, or a symlink to FILE. Returns 0
+ * or -1 (message printed). */
+static int bundle_trace(struct bundle_job *j)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/trace.tz", j->dir);
+	if (j->redact)
+		return rewrite_trace(j->abs_in, path, j->rd);
+	if (tza_bundle_sniff(j->abs_in)) {
 		const void *buf;
 		size_t len;
 		const char *member;
-		if (tza_bundle_trace(abs_in, &buf, &len, &member) < 0)
-			goto out;
+		if (tza_bundle_trace(j->abs_in, &buf, &len, &member) < 0)
+			return -1;
 		FILE *f = fopen(path, "wb");
 		if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
 			tza_err("'%s': cannot write", path);
-			goto out;
+			return -1;
 		}
-	} else {
-		if (symlink(abs_in, path) < 0) {
-			tza_err("'%s': %s", path, strerror(errno));
-			goto out;
-		}
+		return 0;
 	}
+	if (symlink(j->abs_in, path) < 0) {
+		tza_err("'%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
-	/* the outputs, made in the work directory from "trace.tz" */
-	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0 || chdir(dir) < 0) {
-		tza_err("'%s': %s", dir, strerror(errno));
-		goto out;
-	}
-	struct tza_bundle_file files[NMEMBERS + 3];
-	size_t nf = 0;
-	const char *left_out[NMEMBERS];
-	size_t nleft = 0;
+/* Run every member's subcommand on trace.tz in the work directory (the
+ * current one), redacting the text ones; a failed one is left out (the
+ * first failed plot leaves the other plots out). Returns 0, or -1 when a
+ * redaction failed. */
+static int bundle_members(struct bundle_job *j)
+{
 	/* extracted, the trace stays private; the reports copy argv: private
 	 * unless redacted; the pictures, README and MANIFEST are 0644 */
-	files[nf++] = (struct tza_bundle_file){"trace.tz", "trace.tz", 0600};
+	j->files[j->nf++] = (struct tza_bundle_file){"trace.tz", "trace.tz", 0600};
 	for (size_t i = 0; i < NMEMBERS; i++) {
 		const struct member *mb = &members[i];
-		if (mb->plot && !plots) {
-			left_out[nleft++] = mb->name;
+		if (mb->plot && !j->plots) {
+			j->left_out[j->nleft++] = mb->name;
 			continue;
 		}
 		char *av[8];
@@ -598,35 +615,40 @@ int cmd_bundle(int argc, char **argv)
 		if (hr != 0 || stat(mb->name, &st) < 0) {
 			tza_err("bundle: %s left out ('%s' failed)", mb->name, mb->args[0]);
 			unlink(mb->name);
-			left_out[nleft++] = mb->name;
+			j->left_out[j->nleft++] = mb->name;
 			if (mb->plot) {
 				/* no gnuplot: one message is enough, skip the other plots */
-				plots = 0;
+				j->plots = 0;
 			}
 			continue;
 		}
-		if (redact && mb->text && redact_file(&rd, mb->name) < 0)
-			goto out;
-		files[nf++] = (struct tza_bundle_file){mb->name, mb->name,
-						       mb->plot || redact ? 0644 : 0600};
+		if (j->redact && mb->text && redact_file(j->rd, mb->name) < 0)
+			return -1;
+		j->files[j->nf++] = (struct tza_bundle_file){mb->name, mb->name,
+							     mb->plot || j->redact ? 0644 : 0600};
 	}
+	return 0;
+}
 
-	/* README.txt */
+/* README.txt: what made the bundle, each file, what was left out and, when
+ * redacted, the patterns. Returns 0 or -1 (message printed). */
+static int bundle_readme(struct bundle_job *j)
+{
 	FILE *f = fopen("README.txt", "w");
 	if (!f) {
-		tza_err("'%s/README.txt': %s", dir, strerror(errno));
-		goto out;
+		tza_err("'%s/README.txt': %s", j->dir, strerror(errno));
+		return -1;
 	}
 	time_t now = time(NULL);
 	struct tm tm;
 	char date[64];
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	const char *slash = strrchr(abs_in, '/');
+	const char *slash = strrchr(j->abs_in, '/');
 	char in_name[PATH_MAX];
-	snprintf(in_name, sizeof(in_name), "%s", slash ? slash + 1 : abs_in);
-	if (redact)
-		redact_mask(&rd, in_name, strlen(in_name));
+	snprintf(in_name, sizeof(in_name), "%s", slash ? slash + 1 : j->abs_in);
+	if (j->redact)
+		redact_mask(j->rd, in_name, strlen(in_name));
 	fprintf(f, "tracer bug-report bundle\n========================\n\n"
 		   "Made by tracer-analyze %s on %s from '%s'.\n\n"
 		   "Nothing needs unpacking: every tracer-analyze command reads this archive in\n"
@@ -637,10 +659,10 @@ int cmd_bundle(int argc, char **argv)
 		   "Files:\n"
 		   "  trace.tz       the trace itself (tracer .tz format; docs/FORMAT.md)\n",
 		TRACER_VERSION, date, in_name);
-	for (size_t i = 1; i < nf; i++)
-		for (size_t j = 0; j < NMEMBERS; j++)
-			if (!strcmp(files[i].name, members[j].name))
-				fprintf(f, "  %-14s %s\n", members[j].name, members[j].what);
+	for (size_t i = 1; i < j->nf; i++)
+		for (size_t k = 0; k < NMEMBERS; k++)
+			if (!strcmp(j->files[i].name, members[k].name))
+				fprintf(f, "  %-14s %s\n", members[k].name, members[k].what);
 	fputs("  README.txt     this file\n"
 	      "  MANIFEST       size and XXH64 checksum of every file (check: xxhsum -H1 FILE,\n"
 	      "                 Debian package xxhash)\n\n"
@@ -650,13 +672,13 @@ int cmd_bundle(int argc, char **argv)
 	      "cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
 	      "and bytes spread evenly over each process's life, peak RSS held over it).\n",
 	      f);
-	if (nleft) {
+	if (j->nleft) {
 		fputs("\nLeft out (the command failed or was not asked for):", f);
-		for (size_t i = 0; i < nleft; i++)
-			fprintf(f, " %s", left_out[i]);
+		for (size_t i = 0; i < j->nleft; i++)
+			fprintf(f, " %s", j->left_out[i]);
 		fputc('\n', f);
 	}
-	if (redact) {
+	if (j->redact) {
 		fputs("\nREDACTED: every byte of a match of these patterns (POSIX extended;\n"
 		      "of its \"(@...)\" part when it has one) became '*' in every file, the\n"
 		      "trace included (its argv, paths, comm and metadata; the trace was\n"
@@ -664,62 +686,123 @@ int cmd_bundle(int argc, char **argv)
 		      "are kept:\n",
 		      f);
 		redact_print_patterns(f, "  ");
-		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", nextra);
+		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", j->nextra);
 	}
 	if (fclose(f)) {
 		tza_err("README.txt: write failed");
-		goto out;
+		return -1;
 	}
-	files[nf++] = (struct tza_bundle_file){"README.txt", "README.txt", 0644};
+	j->files[j->nf++] = (struct tza_bundle_file){"README.txt", "README.txt", 0644};
+	return 0;
+}
 
-	/* MANIFEST */
-	f = fopen("MANIFEST", "w");
+/* MANIFEST: size and XXH64 of every file so far. Returns 0 or -1. */
+static int bundle_manifest(struct bundle_job *j)
+{
+	FILE *f = fopen("MANIFEST", "w");
 	if (!f) {
-		tza_err("'%s/MANIFEST': %s", dir, strerror(errno));
-		goto out;
+		tza_err("'%s/MANIFEST': %s", j->dir, strerror(errno));
+		return -1;
 	}
 	fputs("# size_bytes  xxh64  name   (xxh64 as printed by: xxhsum -H1 NAME)\n", f);
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < j->nf; i++) {
 		uint64_t h, sz;
-		if (xxh64_file(files[i].path, &h, &sz) < 0) {
-			tza_err("'%s': cannot read", files[i].path);
+		if (xxh64_file(j->files[i].path, &h, &sz) < 0) {
+			tza_err("'%s': cannot read", j->files[i].path);
 			fclose(f);
-			goto out;
+			return -1;
 		}
 		fprintf(f, "%llu  %016llx  %s\n", (unsigned long long)sz, (unsigned long long)h,
-			files[i].name);
+			j->files[i].name);
 	}
 	if (fclose(f)) {
 		tza_err("MANIFEST: write failed");
-		goto out;
+		return -1;
 	}
-	files[nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST", 0644};
+	j->files[j->nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST", 0644};
+	return 0;
+}
 
-	/* the archive, with a top directory named after it */
-	char top[256];
+/* The archive's top directory: OUT's base name without .tar.gz (or its
+ * last extension); "report" when that leaves nothing usable. */
+static void bundle_top(const char *abs_out, char *top, size_t size)
+{
 	const char *ob = strrchr(abs_out, '/');
-	snprintf(top, sizeof(top), "%.200s", ob ? ob + 1 : abs_out);
+	snprintf(top, size, "%.200s", ob ? ob + 1 : abs_out);
 	char *dot = strstr(top, ".tar.gz");
 	if (!dot)
 		dot = strrchr(top, '.');
 	if (dot && dot != top)
 		*dot = 0;
 	if (!top[0] || !strcmp(top, ".") || !strcmp(top, ".."))
-		snprintf(top, sizeof(top), "report");
-	if (tza_bundle_write(abs_out, out, top, files, nf, force) < 0)
+		snprintf(top, size, "report");
+}
+
+/* Make the bundle of a checked j: a work directory, the trace and the
+ * members in it, README.txt, MANIFEST, then the archive. Returns 0 or -1
+ * (message printed). The caller removes j->dir. */
+static int bundle_make(struct bundle_job *j)
+{
+	char tmpl[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(tmpl, sizeof(tmpl), "%s/tracer-bundle.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (bundle_paths(j) < 0)
+		return -1;
+	j->dir = mkdtemp(tmpl);
+	if (!j->dir) {
+		tza_err("'%s': %s", tmpl, strerror(errno));
+		return -1;
+	}
+	j->dir = strdup(j->dir);
+	if (!j->dir) {
+		rm_tree(tmpl);
+		tza_err("bundle: out of memory");
+		return -1;
+	}
+	if (bundle_trace(j) < 0)
+		return -1;
+	/* the outputs, made in the work directory from "trace.tz" */
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
+	if (cwd < 0 || chdir(j->dir) < 0) {
+		tza_err("'%s': %s", j->dir, strerror(errno));
 		goto out;
-	if (redact)
-		fprintf(stderr, "tracer-analyze: bundle: %llu string(s) redacted\n",
-			(unsigned long long)rd.hits);
-	rc = TZA_EXIT_OK;
+	}
+	char top[256];
+	bundle_top(j->abs_out, top, sizeof(top));
+	if (bundle_members(j) < 0 || bundle_readme(j) < 0 || bundle_manifest(j) < 0 ||
+	    tza_bundle_write(j->abs_out, j->out, top, j->files, j->nf, j->force) < 0)
+		goto out;
+	rc = 0;
 out:
 	if (cwd >= 0) {
 		if (fchdir(cwd) < 0)
 			tza_err("bundle: cannot return to the working directory");
 		close(cwd);
 	}
-	if (dir)
-		rm_tree(dir);
+	return rc;
+}
+
+int cmd_bundle(int argc, char **argv)
+{
+	static struct redact rd;	/* large; cmd_bundle is not reentrant */
+	static struct bundle_job j; /* the same */
+	memset(&rd, 0, sizeof(rd));
+	memset(&j, 0, sizeof(j));
+	j.rd = &rd;
+	j.plots = 1;
+	int rc = bundle_options(argc, argv, &j);
+	if (rc < 0)
+		rc = bundle_check(&j);
+	if (rc < 0) {
+		rc = bundle_make(&j) < 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;
+		if (rc == TZA_EXIT_OK && j.redact)
+			fprintf(stderr, "tracer-analyze: bundle: %llu string(s) redacted\n",
+				(unsigned long long)rd.hits);
+	}
+	if (j.dir) {
+		rm_tree(j.dir);
+		free(j.dir);
+	}
 	redact_free(&rd);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "bpf/events.h"
 #include "dropslot.h"
+#include "export.h"
 #include "json.h"
 #include "report.h"
 #include "task.h"
@@ -73,6 +74,12 @@ static void line_tf(struct tza_line *l, int b)
 		lit(l, "false");
 }
 
+/* ,"k":v; k: a literal with its quotes and colon */
+#define kv_u64(l, k, v) (lit((l), "," k), tza_line_u64((l), (v)))
+#define kv_tf(l, k, v) (lit((l), "," k), line_tf((l), (v)))
+#define kv_secs(l, k, ns) (lit((l), "," k), tza_line_json_secs((l), (ns)))
+#define kv_cstr(l, k, s) (lit((l), "," k), tza_line_json_cstr((l), (s)))
+
 /* ,"k":v or ,"k":null; k: a literal with its quotes and colon */
 #define key_u64(l, k, v, known)                                                                    \
 	do {                                                                                       \
@@ -88,8 +95,7 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 			    int samples)
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT);
-	lit(l, ",\"oom_killed\":");
-	line_tf(l, p->res->oom_killed);
+	kv_tf(l, "\"oom_killed\":", p->res->oom_killed);
 	lit(l, ",\"oom_trigger_pid\":");
 	if (p->res->oom_killed && p->res->oom_trigger_pid)
 		tza_line_u64(l, p->res->oom_trigger_pid);
@@ -100,14 +106,10 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		tza_line_u64(l, p->res->killer_pid);
 		lit(l, ",\"signal\":");
 		tza_line_i64(l, p->res->killer_signal);
-		lit(l, ",\"comm\":");
-		tza_line_json_cstr(l, p->res->killer_comm);
-		lit(l, ",\"kernel\":");
-		line_tf(l, p->res->killer_kernel);
-		lit(l, ",\"cause\":");
-		tza_line_json_cstr(l, tza_signal_cause(p));
-		lit(l, ",\"t_s\":");
-		tza_line_json_secs(l, rel(m, p->res->kill_ns));
+		kv_cstr(l, "\"comm\":", p->res->killer_comm);
+		kv_tf(l, "\"kernel\":", p->res->killer_kernel);
+		kv_cstr(l, "\"cause\":", tza_signal_cause(p));
+		kv_secs(l, "\"t_s\":", rel(m, p->res->kill_ns));
 		tza_line_putc(l, '}');
 	} else {
 		lit(l, ",\"killed_by\":null");
@@ -122,18 +124,12 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		else
 			lit(l, "{\"t_s\":");
 		tza_line_json_secs(l, rel(m, s->ts_ns));
-		lit(l, ",\"utime_s\":");
-		tza_line_json_secs(l, (int64_t)s->utime_ns);
-		lit(l, ",\"stime_s\":");
-		tza_line_json_secs(l, (int64_t)s->stime_ns);
-		lit(l, ",\"rss_kib\":");
-		tza_line_u64(l, s->rss_kib);
-		lit(l, ",\"threads\":");
-		tza_line_u64(l, s->threads);
-		lit(l, ",\"read_bytes\":");
-		tza_line_u64(l, s->read_bytes);
-		lit(l, ",\"write_bytes\":");
-		tza_line_u64(l, s->write_bytes);
+		kv_secs(l, "\"utime_s\":", (int64_t)s->utime_ns);
+		kv_secs(l, "\"stime_s\":", (int64_t)s->stime_ns);
+		kv_u64(l, "\"rss_kib\":", s->rss_kib);
+		kv_u64(l, "\"threads\":", s->threads);
+		kv_u64(l, "\"read_bytes\":", s->read_bytes);
+		kv_u64(l, "\"write_bytes\":", s->write_bytes);
 		tza_line_putc(l, '}');
 	}
 	tza_line_putc(l, ']');
@@ -151,8 +147,7 @@ static void jsonl_cgroup(struct tza_line *l, struct tza_model *m, uint32_t hier,
 	const int known = c && !(c->flags & EV_CGROUP_UNRESOLVED);
 	lit(l, "{\"id\":");
 	tza_line_u64(l, id);
-	lit(l, ",\"path\":");
-	tza_line_json_cstr(l, known ? c->path : NULL);
+	kv_cstr(l, "\"path\":", known ? c->path : NULL);
 	const char *key[3] = {",\"mem_limit_bytes\":", ",\"cpu_quota_us\":", ",\"cpu_period_us\":"};
 	const uint64_t val[3] = {known ? c->mem_limit_bytes : 0, known ? c->cpu_quota_us : 0,
 				 known ? c->cpu_period_us : 0};
@@ -166,134 +161,64 @@ static void jsonl_cgroup(struct tza_line *l, struct tza_model *m, uint32_t hier,
 	tza_line_putc(l, '}');
 }
 
-static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
-		       enum tza_by by, int samples)
+/* one element of "execs": the image p->execs[i] */
+static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc *p, uint32_t i)
 {
-	const struct tza_exec *img = tza_proc_image(p);
-	const struct tza_exec *inh = tza_proc_image_inherited(p);
+	const struct tza_exec *e = &p->execs[i];
+	if (i)
+		lit(l, ",{\"t_s\":");
+	else
+		lit(l, "{\"t_s\":");
+	tza_line_json_secs(l, rel(m, e->ts_ns));
+	kv_cstr(l, "\"exe\":", e->exe);
+	lit(l, ",\"argv\":");
+	tza_line_json_argv(l, e->argv, e->argv_len);
+	kv_cstr(l, "\"filename\":", e->filename);
+	kv_cstr(l, "\"script\":", e->script);
+	lit(l, ",\"comm\":");
+	tza_line_json_str(l, e->comm, strnlen(e->comm, sizeof(e->comm)));
+	kv_u64(l, "\"argc\":", e->argc);
+	kv_u64(l, "\"argv_size\":", e->argv_size);
+	kv_tf(l, "\"argv_truncated\":", e->flags & EV_EXEC_ARGV_TRUNCATED);
+	kv_u64(l, "\"uid\":", e->uid);
+	kv_u64(l, "\"euid\":", e->euid);
+	kv_u64(l, "\"gid\":", e->gid);
+	kv_u64(l, "\"egid\":", e->egid);
+	kv_tf(l, "\"deleted\":", e->flags & EV_EXEC_EXE_DELETED);
+	kv_tf(l, "\"memfd\":", e->flags & EV_EXEC_EXE_MEMFD);
+	kv_tf(l, "\"path_truncated\":", e->flags & EV_EXEC_PATH_TRUNCATED);
+	kv_tf(l, "\"from_snapshot\":", e->flags & TZA_EXEC_FROM_STATE);
+	kv_cstr(l, "\"cwd\":", e->cwd);
+	kv_tf(l, "\"cwd_truncated\":", e->flags & EV_EXEC_CWD_TRUNCATED);
+	lit(l, ",\"env\":");
+	tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
+	lit(l, ",\"cgroup\":");
+	jsonl_cgroup(l, m, TZA_CG_V2, e->cgroup_id);
+	lit(l, ",\"memcg\":");
+	jsonl_cgroup(l, m, TZA_CG_V1_MEMORY, e->memcg_id);
+	/* this image's share: wall to the next exec (or the end), CPU
+	 * from the exec events' CPU-before-exec (null: unknown) */
+	int64_t iw = tza_exec_wall_ns(p, i, m->t1_ns), ic = tza_exec_cpu_ns(p, i);
+	lit(l, ",\"wall_s\":");
+	if (iw < 0)
+		lit(l, "null");
+	else
+		tza_line_json_secs(l, iw);
+	lit(l, ",\"cpu_s\":");
+	if (ic < 0)
+		lit(l, "null");
+	else
+		tza_line_json_secs(l, ic);
+	tza_line_putc(l, '}');
+}
+
+/* exit_code .. cpu_final: how p ended and what it used (null while it
+ * runs) */
+static void jsonl_end(struct tza_line *l, struct tza_proc *p)
+{
 	int ended = !(p->flags & TZA_P_NO_EXIT);
 	uint64_t cpu = tza_proc_cpu(p);
 
-	lit(l, "{\"id\":");
-	char idb[TZA_ID_MAX];
-	tza_line_json_cstr(l, tza_proc_id(p, idb));
-	lit(l, ",\"parent_id\":");
-	tza_line_json_cstr(l, p->parent ? tza_proc_id(p->parent, idb) : NULL);
-	lit(l, ",\"pid\":");
-	tza_line_u64(l, p->pid);
-	lit(l, ",\"ppid\":");
-	tza_line_u64(l, p->ppid);
-	lit(l, ",\"start_s\":");
-	tza_line_json_secs(l, rel(m, p->start_ns));
-	lit(l, ",\"end_s\":");
-	if (ended)
-		tza_line_json_secs(l, rel(m, p->end_ns));
-	else
-		lit(l, "null");
-	lit(l, ",\"realtime_s\":");
-	if (ended)
-		tza_line_json_secs(l, (int64_t)(p->end_ns - p->start_ns));
-	else
-		lit(l, "null");
-	lit(l, ",\"exe\":");
-	tza_line_json_cstr(l, inh ? inh->exe : NULL);
-	lit(l, ",\"argv\":");
-	if (inh)
-		tza_line_json_argv(l, inh->argv, inh->argv_len);
-	else
-		lit(l, "[]");
-	lit(l, ",\"comm\":");
-	tza_line_json_str(l, p->comm, strnlen(p->comm, sizeof(p->comm)));
-	lit(l, ",\"tool\":");
-	tza_line_json_cstr(l, tza_proc_key(p, by));
-	lit(l, ",\"execs\":[");
-	for (uint32_t i = 0; i < p->nexecs; i++) {
-		const struct tza_exec *e = &p->execs[i];
-		if (i)
-			lit(l, ",{\"t_s\":");
-		else
-			lit(l, "{\"t_s\":");
-		tza_line_json_secs(l, rel(m, e->ts_ns));
-		lit(l, ",\"exe\":");
-		tza_line_json_cstr(l, e->exe);
-		lit(l, ",\"argv\":");
-		tza_line_json_argv(l, e->argv, e->argv_len);
-		lit(l, ",\"filename\":");
-		tza_line_json_cstr(l, e->filename);
-		lit(l, ",\"script\":");
-		tza_line_json_cstr(l, e->script);
-		lit(l, ",\"comm\":");
-		tza_line_json_str(l, e->comm, strnlen(e->comm, sizeof(e->comm)));
-		lit(l, ",\"argc\":");
-		tza_line_u64(l, e->argc);
-		lit(l, ",\"argv_size\":");
-		tza_line_u64(l, e->argv_size);
-		lit(l, ",\"argv_truncated\":");
-		line_tf(l, e->flags & EV_EXEC_ARGV_TRUNCATED);
-		lit(l, ",\"uid\":");
-		tza_line_u64(l, e->uid);
-		lit(l, ",\"euid\":");
-		tza_line_u64(l, e->euid);
-		lit(l, ",\"gid\":");
-		tza_line_u64(l, e->gid);
-		lit(l, ",\"egid\":");
-		tza_line_u64(l, e->egid);
-		lit(l, ",\"deleted\":");
-		line_tf(l, e->flags & EV_EXEC_EXE_DELETED);
-		lit(l, ",\"memfd\":");
-		line_tf(l, e->flags & EV_EXEC_EXE_MEMFD);
-		lit(l, ",\"path_truncated\":");
-		line_tf(l, e->flags & EV_EXEC_PATH_TRUNCATED);
-		lit(l, ",\"from_snapshot\":");
-		line_tf(l, e->flags & TZA_EXEC_FROM_STATE);
-		lit(l, ",\"cwd\":");
-		tza_line_json_cstr(l, e->cwd);
-		lit(l, ",\"cwd_truncated\":");
-		line_tf(l, e->flags & EV_EXEC_CWD_TRUNCATED);
-		lit(l, ",\"env\":");
-		tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
-		lit(l, ",\"cgroup\":");
-		jsonl_cgroup(l, m, TZA_CG_V2, e->cgroup_id);
-		lit(l, ",\"memcg\":");
-		jsonl_cgroup(l, m, TZA_CG_V1_MEMORY, e->memcg_id);
-		/* this image's share: wall to the next exec (or the end), CPU
-		 * from the exec events' CPU-before-exec (null: unknown) */
-		int64_t iw = tza_exec_wall_ns(p, i, m->t1_ns), ic = tza_exec_cpu_ns(p, i);
-		lit(l, ",\"wall_s\":");
-		if (iw < 0)
-			lit(l, "null");
-		else
-			tza_line_json_secs(l, iw);
-		lit(l, ",\"cpu_s\":");
-		if (ic < 0)
-			lit(l, "null");
-		else
-			tza_line_json_secs(l, ic);
-		tza_line_putc(l, '}');
-	}
-	lit(l, "],\"failed_execs\":[");
-	for (uint32_t i = 0; i < p->nfailed; i++) {
-		if (i)
-			lit(l, ",{\"t_s\":");
-		else
-			lit(l, "{\"t_s\":");
-		tza_line_json_secs(l, rel(m, p->failed[i].ts_ns));
-		lit(l, ",\"filename\":");
-		tza_line_json_cstr(l, p->failed[i].filename);
-		lit(l, ",\"errno\":");
-		tza_line_i64(l, p->failed[i].err);
-		tza_line_putc(l, '}');
-	}
-	lit(l, "],\"execs_omitted\":");
-	tza_line_u64(l, p->nexecs_omitted);
-	lit(l, ",\"failed_execs_omitted\":");
-	tza_line_u64(l, p->nfailed_omitted);
-	lit(l, ",\"exe_deleted\":");
-	line_tf(l, (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
-	lit(l, ",\"script\":");
-	tza_line_json_cstr(l, img ? img->script : NULL);
-	lit(l, ",\"pre_existing\":");
-	line_tf(l, p->flags & TZA_P_PRE_EXISTING);
 	if (ended && !p->signal) {
 		lit(l, ",\"exit_code\":");
 		tza_line_i64(l, p->exit_code);
@@ -304,13 +229,10 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	} else {
 		lit(l, ",\"exit_code\":null,\"signal\":null");
 	}
-	lit(l, ",\"core_dumped\":");
-	line_tf(l, p->core_dumped);
+	kv_tf(l, "\"core_dumped\":", p->core_dumped);
 	if (ended) {
-		lit(l, ",\"utime_s\":");
-		tza_line_json_secs(l, (int64_t)p->utime_ns);
-		lit(l, ",\"stime_s\":");
-		tza_line_json_secs(l, (int64_t)p->stime_ns);
+		kv_secs(l, "\"utime_s\":", (int64_t)p->utime_ns);
+		kv_secs(l, "\"stime_s\":", (int64_t)p->stime_ns);
 		lit(l, ",\"cpu_pct\":");
 		uint64_t from = tza_proc_charged_from(p); /* its counters' span */
 		uint64_t wall = p->end_ns > from ? p->end_ns - from : 0;
@@ -318,49 +240,104 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	} else {
 		lit(l, ",\"utime_s\":null,\"stime_s\":null,\"cpu_pct\":null");
 	}
-	key_u64(l, "\"peak_rss_kib\":", p->maxrss_kib, ended);
-	key_u64(l, "\"rchar\":", p->rchar, ended);
-	key_u64(l, "\"wchar\":", p->wchar, ended);
-	key_u64(l, "\"syscr\":", p->syscr, ended);
-	key_u64(l, "\"syscw\":", p->syscw, ended);
-	key_u64(l, "\"read_bytes\":", p->read_bytes, ended);
-	key_u64(l, "\"write_bytes\":", p->write_bytes, ended);
-	key_u64(l, "\"cancelled_write_bytes\":", p->cancelled_write_bytes, ended);
-	lit(l, ",\"io_exact\":");
-	if (ended)
-		line_tf(l, !(p->flags & TZA_P_IO_FALLBACK));
-	else
-		lit(l, "null");
-	key_u64(l, "\"threads\":", p->threads, ended);
-	key_u64(l, "\"vol_ctxt\":", p->nvcsw, ended);
-	key_u64(l, "\"inv_ctxt\":", p->nivcsw, ended);
-	key_u64(l, "\"min_flt\":", p->min_flt, ended);
-	key_u64(l, "\"maj_flt\":", p->maj_flt, ended);
+	/* the exit's totals in the keys' order (NULL: io_exact), null while it runs */
+	const struct {
+		const char *key;
+		uint64_t v;
+	} tot[] = {
+		{",\"peak_rss_kib\":", p->maxrss_kib}, {",\"rchar\":", p->rchar},
+		{",\"wchar\":", p->wchar},		{",\"syscr\":", p->syscr},
+		{",\"syscw\":", p->syscw},		{",\"read_bytes\":", p->read_bytes},
+		{",\"write_bytes\":", p->write_bytes},
+		{",\"cancelled_write_bytes\":", p->cancelled_write_bytes},
+		{NULL, 0}, /* io_exact */
+		{",\"threads\":", p->threads},	{",\"vol_ctxt\":", p->nvcsw},
+		{",\"inv_ctxt\":", p->nivcsw},	{",\"min_flt\":", p->min_flt},
+		{",\"maj_flt\":", p->maj_flt},
+	};
+	for (size_t i = 0; i < sizeof(tot) / sizeof(tot[0]); i++) {
+		tza_line_puts(l, tot[i].key ? tot[i].key : ",\"io_exact\":");
+		if (!ended)
+			lit(l, "null");
+		else if (tot[i].key)
+			tza_line_u64(l, tot[i].v);
+		else
+			line_tf(l, !(p->flags & TZA_P_IO_FALLBACK));
+	}
 	lit(l, ",\"cpu_final\":");
 	if (ended)
 		line_tf(l, (p->flags & TZA_P_RELEASED) != 0);
 	else
 		lit(l, "null");
-	lit(l, ",\"uid\":");
-	tza_line_u64(l, p->uid);
-	lit(l, ",\"euid\":");
-	tza_line_u64(l, p->euid);
-	lit(l, ",\"ns_pid\":");
-	tza_line_u64(l, p->ns_pid);
-	lit(l, ",\"argv_truncated\":");
-	line_tf(l, p->flags & TZA_P_ARGV_TRUNCATED);
+}
+
+static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
+		       enum tza_by by, int samples)
+{
+	const struct tza_exec *img = tza_proc_image(p);
+	const struct tza_exec *inh = tza_proc_image_inherited(p);
+	int ended = !(p->flags & TZA_P_NO_EXIT);
+
+	lit(l, "{\"id\":");
+	char idb[TZA_ID_MAX];
+	tza_line_json_cstr(l, tza_proc_id(p, idb));
+	kv_cstr(l, "\"parent_id\":", p->parent ? tza_proc_id(p->parent, idb) : NULL);
+	kv_u64(l, "\"pid\":", p->pid);
+	kv_u64(l, "\"ppid\":", p->ppid);
+	kv_secs(l, "\"start_s\":", rel(m, p->start_ns));
+	lit(l, ",\"end_s\":");
+	if (ended)
+		tza_line_json_secs(l, rel(m, p->end_ns));
+	else
+		lit(l, "null");
+	lit(l, ",\"realtime_s\":");
+	if (ended)
+		tza_line_json_secs(l, (int64_t)(p->end_ns - p->start_ns));
+	else
+		lit(l, "null");
+	kv_cstr(l, "\"exe\":", inh ? inh->exe : NULL);
+	lit(l, ",\"argv\":");
+	if (inh)
+		tza_line_json_argv(l, inh->argv, inh->argv_len);
+	else
+		lit(l, "[]");
+	lit(l, ",\"comm\":");
+	tza_line_json_str(l, p->comm, strnlen(p->comm, sizeof(p->comm)));
+	kv_cstr(l, "\"tool\":", tza_proc_key(p, by));
+	lit(l, ",\"execs\":[");
+	for (uint32_t i = 0; i < p->nexecs; i++) {
+		jsonl_exec(l, m, p, i);
+	}
+	lit(l, "],\"failed_execs\":[");
+	for (uint32_t i = 0; i < p->nfailed; i++) {
+		if (i)
+			lit(l, ",{\"t_s\":");
+		else
+			lit(l, "{\"t_s\":");
+		tza_line_json_secs(l, rel(m, p->failed[i].ts_ns));
+		kv_cstr(l, "\"filename\":", p->failed[i].filename);
+		lit(l, ",\"errno\":");
+		tza_line_i64(l, p->failed[i].err);
+		tza_line_putc(l, '}');
+	}
+	lit(l, "],\"execs_omitted\":");
+	tza_line_u64(l, p->nexecs_omitted);
+	kv_u64(l, "\"failed_execs_omitted\":", p->nfailed_omitted);
+	kv_tf(l, "\"exe_deleted\":", (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
+	kv_cstr(l, "\"script\":", img ? img->script : NULL);
+	kv_tf(l, "\"pre_existing\":", p->flags & TZA_P_PRE_EXISTING);
+	jsonl_end(l, p);
+	kv_u64(l, "\"uid\":", p->uid);
+	kv_u64(l, "\"euid\":", p->euid);
+	kv_u64(l, "\"ns_pid\":", p->ns_pid);
+	kv_tf(l, "\"argv_truncated\":", p->flags & TZA_P_ARGV_TRUNCATED);
 	key_u64(l, "\"exit_ppid\":", p->exit_ppid, ended && p->exit_ppid);
 	jsonl_over_time(l, m, p, samples);
-	lit(l, ",\"reparented\":");
-	line_tf(l, p->flags & TZA_P_REPARENTED);
-	lit(l, ",\"no_fork\":");
-	line_tf(l, p->flags & TZA_P_NO_FORK);
-	lit(l, ",\"orphan\":");
-	line_tf(l, p->flags & TZA_P_ORPHAN);
-	lit(l, ",\"exit_lost\":");
-	line_tf(l, (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST);
-	lit(l, ",\"exited_before\":");
-	line_tf(l, p->flags & TZA_P_EXITED_BEFORE);
+	kv_tf(l, "\"reparented\":", p->flags & TZA_P_REPARENTED);
+	kv_tf(l, "\"no_fork\":", p->flags & TZA_P_NO_FORK);
+	kv_tf(l, "\"orphan\":", p->flags & TZA_P_ORPHAN);
+	kv_tf(l, "\"exit_lost\":", (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST);
+	kv_tf(l, "\"exited_before\":", p->flags & TZA_P_EXITED_BEFORE);
 	lit(l, "}\n");
 }
 
@@ -518,194 +495,6 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	tza_line_putc(l, '\n');
 }
 
-static void us(FILE *f, int64_t ns)
-{
-	fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)((ns < 0 ? -ns : ns) % 1000));
-}
-
-struct cstep {
-	uint64_t t;
-	int d;	    /* +1 start, -1 end */
-	double rate; /* cores, signed like d */
-};
-
-static int cmp_cstep(const void *a, const void *b)
-{
-	const struct cstep *x = a, *y = b;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/* Counter tracks on pid 0: processes running, and CPU cores in use (each
- * process's self CPU spread evenly over its life: an estimate). */
-static void chrome_counters(FILE *f, struct tza_model *m)
-{
-	struct cstep *st = malloc((2 * (size_t)m->nprocs + 1) * sizeof(*st));
-	if (!st)
-		return;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		struct tza_proc *p = m->procs[i];
-		uint64_t s = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns, e = tza_proc_end(m, p);
-		double r = e > tza_proc_charged_from(p) ? (double)tza_proc_cpu(p) / (double)(e - tza_proc_charged_from(p)) : 0;
-		st[n++] = (struct cstep){s, 1, r};
-		st[n++] = (struct cstep){e, -1, -r};
-	}
-	qsort(st, n, sizeof(*st), cmp_cstep);
-	fputs(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"tid\":0,"
-	      "\"args\":{\"name\":\"machine\"}}",
-	      f);
-	long running = 0;
-	double cores = 0;
-	for (uint32_t i = 0; i < n;) {
-		uint64_t t = st[i].t;
-		for (; i < n && st[i].t == t; i++) {
-			running += st[i].d;
-			cores += st[i].rate;
-		}
-		if (cores < 1e-9)
-			cores = 0;
-		fputs(",\n{\"ph\":\"C\",\"name\":\"processes running\",\"pid\":0,\"tid\":0,\"ts\":", f);
-		us(f, rel(m, t));
-		fprintf(f, ",\"args\":{\"processes\":%ld}}", running);
-		fputs(",\n{\"ph\":\"C\",\"name\":\"cpu cores (estimate)\",\"pid\":0,\"tid\":0,\"ts\":", f);
-		us(f, rel(m, t));
-		fputs(",\"args\":{\"cores\":", f);
-		tza_json_num(f, cores);
-		fputs("}}", f);
-	}
-	free(st);
-}
-
-static void chrome(FILE *f, struct tza_model *m, enum tza_by by)
-{
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"tracer-analyze " TRACER_VERSION
-	      "\",\"drops\":{",
-	      f);
-	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
-		fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
-			(unsigned long long)m->drops[tza_drop_slots[i].slot]);
-	fprintf(f, "\"total\":%llu},\"incomplete\":%s},\"traceEvents\":[\n",
-		(unsigned long long)tza_drops_lost(m->drops), m->incomplete ? "true" : "false");
-	int first = 1;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		struct tza_proc *p = m->procs[i];
-		const struct tza_exec *inh = tza_proc_image_inherited(p);
-		const char *tool = tza_proc_key(p, by);
-		uint32_t track = i + 1;
-		uint64_t s = p->start_ns < m->t0_ns ? m->t0_ns : p->start_ns;
-		uint64_t e = tza_proc_end(m, p);
-		if (!first)
-			fputs(",\n", f);
-		first = 0;
-		/* track name and order */
-		fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
-			   "\"args\":{\"name\":",
-			track, p->pid);
-		{
-			char *nm = NULL;
-			size_t nl = 0;
-			FILE *mf = open_memstream(&nm, &nl);
-			if (mf) {
-				fprintf(mf, "%s [%u]", tool, p->pid);
-				fclose(mf);
-			}
-			tza_json_str(f, nm ? nm : "", nm ? nl : 0);
-			free(nm);
-		}
-		fprintf(f, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,"
-			   "\"tid\":%u,\"args\":{\"sort_index\":%u}},\n",
-			track, p->pid, i);
-		fputs("{\"ph\":\"X\",\"cat\":\"process\",\"name\":", f);
-		tza_json_cstr(f, tool);
-		fputs(",\"ts\":", f);
-		us(f, rel(m, s));
-		fputs(",\"dur\":", f);
-		us(f, (int64_t)(e - s));
-		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"id\":", track, p->pid);
-		char idb[TZA_ID_MAX];
-		tza_json_cstr(f, tza_proc_id(p, idb));
-		fputs(",\"parent_id\":", f);
-		tza_json_cstr(f, p->parent ? tza_proc_id(p->parent, idb) : NULL);
-		fputs(",\"exe\":", f);
-		tza_json_cstr(f, inh ? inh->exe : NULL);
-		fputs(",\"argv\":", f);
-		if (inh)
-			tza_json_argv(f, inh->argv, inh->argv_len);
-		else
-			fputs("[]", f);
-		if (p->flags & TZA_P_EXITED_BEFORE) /* a zombie at the start */
-			fputs(",\"exited_before\":true", f);
-		else if (p->flags & TZA_P_EXIT_LOST) /* the slice ends at its last event */
-			fputs(",\"exit_lost\":true", f);
-		else if (p->flags & TZA_P_NO_EXIT)
-			fputs(",\"running\":true", f);
-		else if (p->signal)
-			fprintf(f, ",\"signal\":%d", p->signal);
-		else
-			fprintf(f, ",\"exit_code\":%d", p->exit_code);
-		fputs(",\"cpu_s\":", f);
-		tza_json_secs(f, (int64_t)tza_proc_cpu(p));
-		fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)p->maxrss_kib);
-		for (uint32_t k = 0; k < p->nexecs; k++) {
-			const struct tza_exec *x = &p->execs[k];
-			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec\",\"name\":", f);
-			tza_json_cstr(f, x->exe ? x->exe : "exec");
-			fputs(",\"ts\":", f);
-			us(f, rel(m, x->ts_ns < s ? s : x->ts_ns));
-			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"argv\":", track, p->pid);
-			tza_json_argv(f, x->argv, x->argv_len);
-			fputs("}}", f);
-		}
-		/* periodic samples: resident memory and cumulative CPU of this process */
-		for (uint32_t k = 0; k < p->res->nsamples; k++) {
-			const struct tza_sample *x = &p->res->samples[k];
-			fputs(",\n{\"ph\":\"C\",\"name\":\"rss MiB\",\"ts\":", f);
-			us(f, rel(m, x->ts_ns));
-			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss\":", track, p->pid);
-			tza_json_num(f, x->rss_kib / 1024.0);
-			fputs("}}", f);
-		}
-		if (p->res->oom_killed) {
-			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"oom_kill\",\"name\":\"OOM kill\","
-			      "\"ts\":",
-			      f);
-			us(f, rel(m, p->res->oom_ns));
-			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss_kib\":%llu}}", track, p->pid,
-				(unsigned long long)p->res->oom_rss_kib);
-		}
-		for (uint32_t k = 0; k < p->nfailed; k++) {
-			fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec_failed\",\"name\":", f);
-			tza_json_cstr(f, p->failed[k].filename ? p->failed[k].filename : "exec");
-			fputs(",\"ts\":", f);
-			us(f, rel(m, p->failed[k].ts_ns));
-			fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"errno\":%d}}", track, p->pid,
-				p->failed[k].err);
-		}
-	}
-	if (m->nprocs)
-		chrome_counters(f, m);
-	/* host samples: CPU cores busy between samples and memory in use */
-	for (uint32_t i = 1; i < m->nhost; i++) {
-		const struct tza_host_sample *a = &m->host[i - 1], *b = &m->host[i];
-		if (b->ts_ns <= a->ts_ns || b->busy_ns < a->busy_ns)
-			continue;
-		fputs(first ? "{" : ",\n{", f);
-		first = 0;
-		fputs("\"ph\":\"C\",\"name\":\"host cpu cores busy\",\"pid\":0,\"tid\":0,\"ts\":", f);
-		us(f, rel(m, a->ts_ns));
-		fputs(",\"args\":{\"cores\":", f);
-		tza_json_num(f, (double)(b->busy_ns - a->busy_ns) / (double)(b->ts_ns - a->ts_ns));
-		fputs("}},\n{\"ph\":\"C\",\"name\":\"host memory used MiB\",\"pid\":0,\"tid\":0,"
-		      "\"ts\":",
-		      f);
-		us(f, rel(m, b->ts_ns));
-		fputs(",\"args\":{\"used\":", f);
-		tza_json_num(f, b->mem_used_kib / 1024.0);
-		fputs("}}", f);
-	}
-	fputs("\n]}\n", f);
-}
-
 /* ------------------------------------------------------------ tasks table */
 
 /* One cell of the tasks table: "name":value in jsonl, value in csv/tsv
@@ -844,7 +633,17 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	tza_line_putc(l, '\n');
 }
 
-int cmd_export(int argc, char **argv)
+/* What the command line asked for (export_options). */
+struct export_opts {
+	const char *outp; /* -o, or NULL: standard output */
+	enum tza_by by;
+	int kind; /* 0 jsonl, 1 csv, 2 tsv, 3 chrome */
+	int samples, force, tasks;
+};
+
+/* Parse argv into o. Returns -1 when done (error printed) with *rc the exit
+ * code (TZA_EXIT_OK after --help), else 0: argv[optind] is the one FILE. */
+static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 {
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
@@ -854,9 +653,10 @@ int cmd_export(int argc, char **argv)
 		{"tasks", no_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *fmt = NULL, *outp = NULL;
-	enum tza_by by = TZA_BY_TOOL;
-	int c, samples = 0, force = 0, tasks = 0;
+	const char *fmt = NULL;
+	int c;
+	*o = (struct export_opts){.by = TZA_BY_TOOL};
+	*rc = TZA_EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:b:o:h", opts, NULL)) != -1) {
@@ -866,81 +666,65 @@ int cmd_export(int argc, char **argv)
 			break;
 		case TZA_OPT_TASK:
 			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
+				return -1;
 			break;
 		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
-				return TZA_EXIT_USAGE;
+			if (tza_parse_by("--by", optarg, &o->by) < 0)
+				return -1;
 			break;
 		case 'o':
-			outp = optarg;
+			o->outp = optarg;
 			break;
 		case 'F':
-			force = 1;
+			o->force = 1;
 			break;
 		case 'S':
-			samples = 1;
+			o->samples = 1;
 			break;
 		case 'K':
-			tasks = 1;
+			o->tasks = 1;
 			tza_task_want();
 			break;
 		case 'h':
 			usage(stdout);
-			return TZA_EXIT_OK;
+			*rc = TZA_EXIT_OK;
+			return -1;
 		default:
 			tza_bad_option("export", argc, argv);
-			return TZA_EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (!fmt) {
 		tza_err("export: --format is required (csv, tsv, jsonl or chrome)");
-		return TZA_EXIT_USAGE;
+		return -1;
 	}
-	int kind = !strcmp(fmt, "jsonl") ? 0 : !strcmp(fmt, "csv") ? 1 : !strcmp(fmt, "tsv") ? 2
-				      : !strcmp(fmt, "chrome") ? 3 : -1;
-	if (kind < 0) {
+	o->kind = !strcmp(fmt, "jsonl") ? 0 : !strcmp(fmt, "csv") ? 1 : !strcmp(fmt, "tsv") ? 2
+				       : !strcmp(fmt, "chrome") ? 3 : -1;
+	if (o->kind < 0) {
 		tza_err("--format: '%s' is not one of csv, tsv, jsonl, chrome", fmt);
-		return TZA_EXIT_USAGE;
+		return -1;
 	}
 	if (!tza_one_file("export", argc, argv))
-		return TZA_EXIT_USAGE;
-	tz_reader *r;
-	struct tza_model *m;
-	if (tasks && (kind == 3 || samples)) {
+		return -1;
+	if (o->tasks && (o->kind == 3 || o->samples)) {
 		tza_err("export: --tasks writes csv, tsv or jsonl, without --samples");
-		return TZA_EXIT_USAGE;
+		return -1;
 	}
-	if (samples && kind != 0) {
+	if (o->samples && o->kind != 0) {
 		tza_err("export: --samples needs --format jsonl");
-		return TZA_EXIT_USAGE;
+		return -1;
 	}
-	/* chrome draws the samples as counter tracks; tasks' combined peaks sum them */
-	if (tza_load_ex(argv[optind], samples || kind == 3 || tasks ? TZA_MB_SAMPLES : 0, &r, &m) <
-	    0)
-		return TZA_EXIT_FAIL;
-	FILE *f = stdout;
-	if (outp) {
-		/* a fresh file (never the old inode, never through a symlink):
-		 * 0600, as it copies argv, unless the trace was redacted */
-		f = tza_create_out(outp, force, tza_argv_mode(r), "w", "--force");
-		if (!f) {
-			tza_unload(r, m);
-			return TZA_EXIT_FAIL;
-		}
-	}
-	/* the rows are processes: what the recorder lost is said beside them */
-	uint64_t dl = tza_drops_lost(m->drops);
-	if (dl) {
-		fprintf(stderr, "tracer-analyze: '%s': %llu event%s dropped by the recorder (",
-			argv[optind], (unsigned long long)dl, tza_plural(dl));
-		tza_drops_list(stderr, m->drops);
-		fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
-			m->incomplete ? ", tree incomplete" : "");
-	}
+	return 0;
+}
+
+/* Write the rows o asks for (tasks, or processes as jsonl, chrome or
+ * csv/tsv) to f. Returns nonzero when a line could not be built or
+ * written. */
+static int export_rows(FILE *f, struct tza_model *m, const struct export_opts *o)
+{
 	struct tza_line line = {0}, cl = {0};
-	int lost = 0;
-	const struct tza_tasks *ts = tasks ? tza_tasks_of(m) : NULL;
+	int lost = 0, kind = o->kind;
+	const struct tza_tasks *ts = o->tasks ? tza_tasks_of(m) : NULL;
 	if (ts) {
 		if (kind)
 			task_row(&line, m, NULL, kind, 1);
@@ -957,30 +741,65 @@ int cmd_export(int argc, char **argv)
 		lost |= tza_line_write(&line, f);
 	} else if (kind == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++) {
-			jsonl_proc(&line, m, m->procs[i], by, samples);
+			jsonl_proc(&line, m, m->procs[i], o->by, o->samples);
 			lost |= tza_line_write(&line, f);
 		}
 	} else if (kind == 3) {
-		chrome(f, m, by);
+		tza_export_chrome(f, m, o->by);
 	} else {
 		for (int i = 0; sv_cols[i]; i++)
 			fprintf(f, "%s%s", i ? (kind == 2 ? "\t" : ",") : "", sv_cols[i]);
 		fputc('\n', f);
 		for (uint32_t i = 0; i < m->nprocs; i++) {
-			sv_proc(&line, &cl, m, m->procs[i], by, kind == 2);
+			sv_proc(&line, &cl, m, m->procs[i], o->by, kind == 2);
 			lost |= tza_line_write(&line, f) | cl.err;
 		}
 	}
 	tza_line_free(&line);
 	tza_line_free(&cl);
-	int bad = ferror(f) || lost;
+	return lost;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_opts o;
+	int rc;
+	if (export_options(argc, argv, &o, &rc) < 0)
+		return rc;
+	tz_reader *r;
+	struct tza_model *m;
+	/* chrome draws the samples as counter tracks; tasks' combined peaks sum them */
+	if (tza_load_ex(argv[optind], o.samples || o.kind == 3 || o.tasks ? TZA_MB_SAMPLES : 0, &r,
+			&m) < 0)
+		return TZA_EXIT_FAIL;
+	FILE *f = stdout;
+	if (o.outp) {
+		/* a fresh file (never the old inode, never through a symlink):
+		 * 0600, as it copies argv, unless the trace was redacted */
+		f = tza_create_out(o.outp, o.force, tza_argv_mode(r), "w", "--force");
+		if (!f) {
+			tza_unload(r, m);
+			return TZA_EXIT_FAIL;
+		}
+	}
+	/* the rows are processes: what the recorder lost is said beside them */
+	uint64_t dl = tza_drops_lost(m->drops);
+	if (dl) {
+		fprintf(stderr, "tracer-analyze: '%s': %llu event%s dropped by the recorder (",
+			argv[optind], (unsigned long long)dl, tza_plural(dl));
+		tza_drops_list(stderr, m->drops);
+		fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
+			m->incomplete ? ", tree incomplete" : "");
+	}
+	int bad = export_rows(f, m, &o);
+	bad |= ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
 	else
 		bad |= fflush(f) != 0;
 	tza_unload(r, m);
 	if (bad) {
-		tza_err("'%s': write failed", outp ? outp : "standard output");
+		tza_err("'%s': write failed", o.outp ? o.outp : "standard output");
 		return TZA_EXIT_FAIL;
 	}
 	return TZA_EXIT_OK;

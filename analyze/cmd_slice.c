@@ -369,7 +369,26 @@ static int write_end_samples(tz_writer *w, const struct tz_event_type *t,
 	return 0;
 }
 
-int cmd_slice(int argc, char **argv)
+/* One slice being made: the command line, the input and what was read and
+ * written. */
+struct slice_job {
+	const char *in, *out;
+	int force, allow_empty;
+	tz_reader *r;
+	const struct tz_info *info;
+	uint64_t from, to;	  /* the window, CLOCK_BOOTTIME ns, inclusive */
+	struct tza_model *pre;	  /* up to from - 1: the processes alive at from */
+	struct tza_model *all;	  /* the whole recording, samples kept */
+	struct clip *cv;	  /* the processes crossing from, by (pid, start) */
+	size_t nc;
+	uint64_t drops[EV_DROP_SLOTS]; /* the slice's drop counters so far */
+	uint64_t nstate, nev, skipped; /* states at from, events copied, unknown types */
+};
+
+/* Parse argv into j (in, out, force, allow_empty) and the --from/--to
+ * texts. Returns -1 to go on, else the exit code (help or usage error). */
+static int slice_options(int argc, char **argv, struct slice_job *j, const char **from_s,
+			 const char **to_s)
 {
 	static const struct option opts[] = {
 		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
@@ -377,23 +396,22 @@ int cmd_slice(int argc, char **argv)
 		{"allow-empty", no_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *from_s = NULL, *to_s = NULL;
-	int force = 0, allow_empty = 0, c, ret = TZA_EXIT_FAIL;
+	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			from_s = optarg;
+			*from_s = optarg;
 			break;
 		case 'T':
-			to_s = optarg;
+			*to_s = optarg;
 			break;
 		case 'f':
-			force = 1;
+			j->force = 1;
 			break;
 		case 'E':
-			allow_empty = 1;
+			j->allow_empty = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -407,129 +425,132 @@ int cmd_slice(int argc, char **argv)
 		tza_err("slice: expected IN and OUT (see 'tracer-analyze slice --help')");
 		return TZA_EXIT_USAGE;
 	}
-	const char *in = argv[optind], *out = argv[optind + 1];
-	if (tza_refuse_dir(out, "an output file"))
-		return TZA_EXIT_FAIL;
-	tz_reader *r = tza_open(in, NULL);
-	if (!r)
-		return TZA_EXIT_FAIL;
-	if (tza_check_whole(r, in, 0) < 0) {
-		tz_reader_free(r);
-		return TZA_EXIT_FAIL;
-	}
-	const struct tz_info *info = tz_reader_info(r);
-	uint64_t from = info->first_ts_ns, to = info->last_ts_ns;
-	if ((from_s && tza_parse_time(r, "--from", from_s, &from) < 0) ||
-	    (to_s && tza_parse_time(r, "--to", to_s, &to) < 0)) {
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
-	}
-	if (to < from) {
-		tza_err("slice: --to is before --from");
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
-	}
+	j->in = argv[optind];
+	j->out = argv[optind + 1];
+	return -1;
+}
 
+/* Open j->in, check it whole and set the window. Returns -1 to go on, else
+ * the exit code (j->r is then freed by the caller). */
+static int slice_open(struct slice_job *j, const char *from_s, const char *to_s)
+{
+	if (tza_refuse_dir(j->out, "an output file"))
+		return TZA_EXIT_FAIL;
+	j->r = tza_open(j->in, NULL);
+	if (!j->r || tza_check_whole(j->r, j->in, 0) < 0)
+		return TZA_EXIT_FAIL;
+	j->info = tz_reader_info(j->r);
+	j->from = j->info->first_ts_ns;
+	j->to = j->info->last_ts_ns;
+	if ((from_s && tza_parse_time(j->r, "--from", from_s, &j->from) < 0) ||
+	    (to_s && tza_parse_time(j->r, "--to", to_s, &j->to) < 0))
+		return TZA_EXIT_USAGE;
+	if (j->to < j->from) {
+		tza_err("slice: --to is before --from");
+		return TZA_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Read j->pre, j->all and the clips. Returns 0, or < 0 (message printed). */
+static int slice_models(struct slice_job *j)
+{
 	/* processes alive at `from`: from the newest state block before it on */
-	struct tza_model *pre = NULL;
 	const struct tz_event *ev;
 	uint64_t s0 = 0;
-	int rc = tz_reader_iter(r, from, to, TZ_IT_STATE);
+	int rc = tz_reader_iter(j->r, j->from, j->to, TZ_IT_STATE);
 	/* (the state block the reader gives first is the one written before the
 	 * window's first chunk: its time may be after `from` when that chunk
 	 * holds older events; the model is then built from the file's start) */
-	if (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE) &&
-	    ev->ts_ns < from)
+	if (rc >= 0 && (rc = tz_reader_next(j->r, &ev)) > 0 && (ev->flags & TZ_EVF_STATE) &&
+	    ev->ts_ns < j->from)
 		s0 = ev->ts_ns;
-	if (rc >= 0 && from > info->first_ts_ns)
-		rc = tza_model_read(in, r, s0, from - 1, TZA_MB_LIFETIME, &pre);
+	if (rc >= 0 && j->from > j->info->first_ts_ns)
+		rc = tza_model_read(j->in, j->r, s0, j->from - 1, TZA_MB_LIFETIME, &j->pre);
 	/* the whole recording, samples kept: what crossing processes used
 	 * before the window and by its end */
-	struct tza_model *all = NULL;
-	struct clip *cv = NULL;
-	size_t nc = 0;
 	if (rc >= 0)
-		rc = tza_model_read(in, r, 0, UINT64_MAX, TZA_MB_SAMPLES | TZA_MB_LIFETIME, &all);
-	if (rc >= 0 && make_clips(all, from, &cv, &nc) < 0)
+		rc = tza_model_read(j->in, j->r, 0, UINT64_MAX, TZA_MB_SAMPLES | TZA_MB_LIFETIME,
+				    &j->all);
+	if (rc >= 0 && make_clips(j->all, j->from, &j->cv, &j->nc) < 0)
 		rc = TZ_ERR_NOMEM;
 	if (rc < 0) {
-		const char *msg = tz_reader_errmsg(r);
+		const char *msg = tz_reader_errmsg(j->r);
 		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
-		free(cv);
-		tza_model_free(all);
-		tza_model_free(pre);
-		tz_reader_free(r);
-		return TZA_EXIT_FAIL;
 	}
+	return rc < 0 ? rc : 0;
+}
 
-	tz_writer *w = NULL;
-	struct tz_writer_opts wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.flags = force ? TZ_W_OVERWRITE : 0;
-	rc = tz_writer_open(&w, out, &wo);
-	if (rc < 0) {
-		if (rc == TZ_ERR_EXISTS)
-			tza_err("'%s': file exists (use -f to overwrite)", out);
-		else
-			tza_err("%s", w ? tz_writer_errmsg(w) : tz_strerror(rc));
-		tz_writer_free(w);
-		goto out;
-	}
-	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
+/* OUT's metadata (IN's, then where the slice comes from) and IN's types. */
+static int slice_head(tz_writer *w, const struct slice_job *j)
+{
+	for (size_t i = 0; i < tz_reader_meta_count(j->r); i++) {
 		const char *k, *v;
-		if (tz_reader_meta_at(r, i, &k, &v) == 0)
+		if (tz_reader_meta_at(j->r, i, &k, &v) == 0)
 			tz_writer_set_meta(w, k, v);
 	}
 	char b[64];
-	tz_writer_set_meta(w, "slice_of", in);
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)from);
+	tz_writer_set_meta(w, "slice_of", j->in);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)j->from);
 	tz_writer_set_meta(w, "slice_from_boottime_ns", b);
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)to);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)j->to);
 	tz_writer_set_meta(w, "slice_to_boottime_ns", b);
 	int64_t rt;
-	if (tza_realtime(r, from, &rt) == 0) { /* keep the recording's wall clock */
-		snprintf(b, sizeof(b), "%lld", (long long)(rt - (int64_t)from));
+	if (tza_realtime(j->r, j->from, &rt) == 0) { /* keep the recording's wall clock */
+		snprintf(b, sizeof(b), "%lld", (long long)(rt - (int64_t)j->from));
 		tz_writer_set_meta(w, "realtime_offset_ns", b);
 	}
-	for (size_t i = 0; i < tz_reader_type_count(r); i++)
-		if ((rc = tz_writer_add_type(w, tz_reader_type_at(r, i))) < 0)
-			goto werr;
-	uint64_t nstate = 0, nev = 0, skipped = 0;
-	const struct tz_event_type *st = tz_reader_type_by_id(r, EV_PROC_STATE);
-	const struct tz_event_type *dt = tz_reader_type_by_id(r, EV_DROPS);
-	if (pre && st) {
-		for (uint32_t i = 0; i < pre->nprocs; i++) {
-			struct tza_proc *p = pre->procs[i];
+	int rc = 0;
+	for (size_t i = 0; i < tz_reader_type_count(j->r) && rc >= 0; i++)
+		rc = tz_writer_add_type(w, tz_reader_type_at(j->r, i));
+	return rc;
+}
+
+/* What OUT holds at `from`: a state per process alive then, the drop
+ * counters reached by then, the run's cgroup table and attachments.
+ * Returns 0 or a writer error (< 0). */
+static int slice_prelude(tz_writer *w, struct slice_job *j)
+{
+	const struct tz_event_type *st = tz_reader_type_by_id(j->r, EV_PROC_STATE);
+	const struct tz_event_type *dt = tz_reader_type_by_id(j->r, EV_DROPS);
+	int rc;
+	if (j->pre && st) {
+		for (uint32_t i = 0; i < j->pre->nprocs; i++) {
+			struct tza_proc *p = j->pre->procs[i];
 			if (!(p->flags & TZA_P_NO_EXIT))
 				continue;
-			if ((rc = write_state(w, st, p, from)) < 0)
-				goto werr;
-			nstate++;
+			if ((rc = write_state(w, st, p, j->from)) < 0)
+				return rc;
+			j->nstate++;
 		}
 	}
-	uint64_t drops[EV_DROP_SLOTS] = {0};
-	if (pre)
-		memcpy(drops, pre->drops, sizeof(drops));
-	if (dt && (rc = write_drops(w, dt, drops, from)) < 0)
-		goto werr;
-	int64_t nfacts = copy_run_facts(r, w, from, to);
-	if (nfacts < 0) {
-		rc = (int)nfacts;
-		goto werr;
-	}
-	rc = tz_reader_iter(r, from, to, 0);
-	while (rc >= 0 && (rc = tz_reader_next(r, &ev)) > 0) {
+	if (j->pre)
+		memcpy(j->drops, j->pre->drops, sizeof(j->drops));
+	if (dt && (rc = write_drops(w, dt, j->drops, j->from)) < 0)
+		return rc;
+	int64_t nfacts = copy_run_facts(j->r, w, j->from, j->to);
+	return nfacts < 0 ? (int)nfacts : 0;
+}
+
+/* Copy the window's events, the counters of processes crossing `from`
+ * rebased. Returns 0, or < 0 with *werr set when the writer failed (else
+ * the reader did). */
+static int slice_events(tz_writer *w, struct slice_job *j, int *werr)
+{
+	const struct tz_event *ev;
+	int rc = tz_reader_iter(j->r, j->from, j->to, 0);
+	while (rc >= 0 && (rc = tz_reader_next(j->r, &ev)) > 0) {
 		if (!ev->type) {
-			skipped++;
+			j->skipped++;
 			continue;
 		}
 		if (ev->type_id == EV_DROPS) /* cumulative: the last one is the slice's */
 			for (int i = 0; i < TZA_NDROP_SLOTS; i++)
-				drops[tza_drop_slots[i].slot] = tz_event_u64(
+				j->drops[tza_drop_slots[i].slot] = tz_event_u64(
 					ev, tz_type_field(ev->type, tza_drop_slots[i].name));
 		const struct clip *cl = NULL;
-		if ((ev->type_id == EV_EXIT || ev->type_id == EV_SAMPLE) && nc)
-			cl = find_clip(cv, nc,
+		if ((ev->type_id == EV_EXIT || ev->type_id == EV_SAMPLE) && j->nc)
+			cl = find_clip(j->cv, j->nc,
 				       (uint32_t)tz_event_u64(ev, tz_type_field(ev->type, "tgid")),
 				       tz_event_u64(ev, tz_type_field(ev->type, "start_ns")));
 		if (cl)
@@ -537,59 +558,95 @@ int cmd_slice(int argc, char **argv)
 		else
 			rc = tz_writer_add(w, ev->type_id, ev->ts_ns, ev->fixed, ev->fixed_len,
 					   ev->blobs, ev->nblobs);
-		if (rc < 0)
-			goto werr;
-		nev++;
+		if (rc < 0) {
+			*werr = 1;
+			return rc;
+		}
+		j->nev++;
 	}
+	return rc < 0 ? rc : 0;
+}
+
+/* Whether the window holds nothing worth a file: no event in it, and no
+ * process alive or past the trace's end (message printed unless
+ * --allow-empty). */
+static int slice_refuse_empty(const struct slice_job *j)
+{
+	if (j->nev || (j->nstate && j->from <= j->info->last_ts_ns) || j->allow_empty)
+		return 0;
+	char a[40], b2[40];
+	tza_err("'%s': slice: nothing between --from %s and --to %s (no event, no process "
+		"alive); '%s' not written (--allow-empty writes it)",
+		j->in, tza_fmt_dur(a, sizeof(a), j->from - j->info->first_ts_ns),
+		tza_fmt_dur(b2, sizeof(b2), j->to - j->info->first_ts_ns), j->out);
+	return 1;
+}
+
+/* Write OUT from an open, checked j. Returns TZA_EXIT_OK or TZA_EXIT_FAIL
+ * (message printed, OUT removed). */
+static int slice_write(struct slice_job *j)
+{
+	tz_writer *w = NULL;
+	struct tz_writer_opts wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.flags = j->force ? TZ_W_OVERWRITE : 0;
+	int rc = tz_writer_open(&w, j->out, &wo), werr = 0;
 	if (rc < 0) {
-		const char *msg = tz_reader_errmsg(r);
+		if (rc == TZ_ERR_EXISTS)
+			tza_err("'%s': file exists (use -f to overwrite)", j->out);
+		else
+			tza_err("%s", w ? tz_writer_errmsg(w) : tz_strerror(rc));
+		tz_writer_free(w);
+		return TZA_EXIT_FAIL;
+	}
+	if ((rc = slice_head(w, j)) < 0 || (rc = slice_prelude(w, j)) < 0)
+		goto werr;
+	if ((rc = slice_events(w, j, &werr)) < 0 && werr)
+		goto werr;
+	if (rc < 0) {
+		const char *msg = tz_reader_errmsg(j->r);
 		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
-		tz_writer_free(w);
-		unlink(out);
-		goto out;
+		goto fail;
 	}
-	if (tza_check_whole(r, in, 1) < 0) {
-		tz_writer_free(w);
-		unlink(out);
-		goto out;
-	}
-	/* empty: no event in it, and no process alive or past the trace's end */
-	if (!nev && (!nstate || from > info->last_ts_ns) && !allow_empty) {
-		char a[40], b2[40];
-		tza_err("'%s': slice: nothing between --from %s and --to %s (no event, no process "
-			"alive); '%s' not written (--allow-empty writes it)",
-			in, tza_fmt_dur(a, sizeof(a), from - info->first_ts_ns),
-			tza_fmt_dur(b2, sizeof(b2), to - info->first_ts_ns), out);
-		tz_writer_free(w);
-		unlink(out);
-		goto out;
-	}
-	const struct tz_event_type *smt = tz_reader_type_by_id(r, EV_SAMPLE);
+	if (tza_check_whole(j->r, j->in, 1) < 0 || slice_refuse_empty(j))
+		goto fail;
+	const struct tz_event_type *smt = tz_reader_type_by_id(j->r, EV_SAMPLE);
 	uint64_t nend = 0;
-	if (smt && (rc = write_end_samples(w, smt, all, cv, nc, to, &nend)) < 0)
+	if (smt && (rc = write_end_samples(w, smt, j->all, j->cv, j->nc, j->to, &nend)) < 0)
 		goto werr;
 	/* a reader knows crossing processes' counters count from the start */
 	tz_writer_set_meta(w, "slice_counters", "window");
-	meta_drops(w, drops);
+	meta_drops(w, j->drops);
 	if ((rc = tz_writer_close(w)) < 0) {
-		tza_err("'%s': %s", out, tz_strerror(rc));
-		unlink(out);
-		goto out;
+		tza_err("'%s': %s", j->out, tz_strerror(rc));
+		unlink(j->out);
+		return TZA_EXIT_FAIL;
 	}
 	fprintf(stderr, "tracer-analyze: '%s': %llu event%s, %llu process%s alive at the start%s\n",
-		out, (unsigned long long)nev, tza_plural(nev), (unsigned long long)nstate,
-		nstate == 1 ? "" : "es",
-		skipped ? " (events of unknown types skipped)" : "");
-	ret = TZA_EXIT_OK;
-	goto out;
+		j->out, (unsigned long long)j->nev, tza_plural(j->nev),
+		(unsigned long long)j->nstate, j->nstate == 1 ? "" : "es",
+		j->skipped ? " (events of unknown types skipped)" : "");
+	return TZA_EXIT_OK;
 werr:
-	tza_err("'%s': %s", out, tz_writer_errmsg(w)[0] ? tz_writer_errmsg(w) : tz_strerror(rc));
+	tza_err("'%s': %s", j->out, tz_writer_errmsg(w)[0] ? tz_writer_errmsg(w) : tz_strerror(rc));
+fail:
 	tz_writer_free(w);
-	unlink(out);
-out:
-	free(cv);
-	tza_model_free(all);
-	tza_model_free(pre);
-	tz_reader_free(r);
+	unlink(j->out);
+	return TZA_EXIT_FAIL;
+}
+
+int cmd_slice(int argc, char **argv)
+{
+	struct slice_job j = {0};
+	const char *from_s = NULL, *to_s = NULL;
+	int ret = slice_options(argc, argv, &j, &from_s, &to_s);
+	if (ret < 0)
+		ret = slice_open(&j, from_s, to_s);
+	if (ret < 0)
+		ret = slice_models(&j) < 0 ? TZA_EXIT_FAIL : slice_write(&j);
+	free(j.cv);
+	tza_model_free(j.all);
+	tza_model_free(j.pre);
+	tz_reader_free(j.r);
 	return ret;
 }
