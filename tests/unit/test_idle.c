@@ -27,11 +27,23 @@ struct built {
 	struct tza_machine mi;
 };
 
+/* Write s into memory, free it, and read it back into b with its samples */
+static void open_synth(struct synth *s, struct built *b)
+{
+	size_t len = 0;
+	memset(b, 0, sizeof(*b));
+	b->buf = synth_file(s, NULL, &len);
+	synth_free(s);
+	assert_non_null(b->buf);
+	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(b->r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b->m), 0);
+	tza_machine_get(b->r, &b->mi);
+}
+
 static void build_two_phase(struct built *b)
 {
 	struct synth s = {0};
 	struct exit_vals z = {0};
-	size_t len = 0;
 	synth_meta(&s, "cpus", "2");
 	s_fork(&s, T0, 50, 100);
 	s_exec(&s, T0 + 1000, 100, T0, 50, "/usr/bin/dash", NULL, "sh|run.sh", "sh");
@@ -40,14 +52,18 @@ static void build_two_phase(struct built *b)
 	s_proc(&s, 100, 102, T0 + 4000 * MS, T0 + 9500 * MS, "/opt/bin/light", "light", "light",
 	       (struct exit_vals){.utime = 550 * MS});
 	s_exit(&s, T0 + 10000 * MS, 100, T0, 50, "sh", z);
-	memset(b, 0, sizeof(*b));
-	b->buf = synth_file(&s, NULL, &len);
-	synth_free(&s);
-	assert_non_null(b->buf);
-	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(b->r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b->m), 0);
-	tza_machine_get(b->r, &b->mi);
+	open_synth(&s, b);
 	assert_int_equal(b->mi.ncpus, 2);
+}
+
+/* The procs-basis stretches of b under pct %: exactly one, [a, z) */
+static void one_stretch(const struct built *b, double pct, uint64_t a, uint64_t z,
+			struct tza_idle *id)
+{
+	assert_int_equal(tza_idle_compute(b->m, &b->mi, TZA_IDLE_PROCS, pct, 0, id), 0);
+	assert_int_equal(id->nv, 1);
+	assert_int_equal(id->v[0].a, a);
+	assert_int_equal(id->v[0].b, z);
 }
 
 static void unbuild(struct built *b)
@@ -64,13 +80,10 @@ static void test_light_phase(void **st)
 	struct built b;
 	struct tza_idle id;
 	build_two_phase(&b);
-	assert_int_equal(tza_idle_compute(b.m, &b.mi, TZA_IDLE_PROCS, 25, 0, &id), 0);
+	one_stretch(&b, 25, T0 + 4000 * MS, T0 + 10000 * MS, &id);
 	assert_int_equal(id.ncpus, 2);
 	assert_int_equal(id.span_a, b.m->t0_ns);
 	assert_int_equal(id.span_b, b.m->t1_ns);
-	assert_int_equal(id.nv, 1);
-	assert_int_equal(id.v[0].a, T0 + 4000 * MS);
-	assert_int_equal(id.v[0].b, T0 + 10000 * MS);
 	/* light's 0.55 CPU-s of 6 s x 2 cores */
 	assert_true(fabs(id.v[0].busy_ns - 550e6) < 1e3);
 	assert_true(fabs(id.v[0].total_ns - 12e9) < 1);
@@ -98,10 +111,7 @@ static void test_threshold_low(void **st)
 	struct built b;
 	struct tza_idle id;
 	build_two_phase(&b);
-	assert_int_equal(tza_idle_compute(b.m, &b.mi, TZA_IDLE_PROCS, 1, 0, &id), 0);
-	assert_int_equal(id.nv, 1);
-	assert_int_equal(id.v[0].a, T0 + 9500 * MS);
-	assert_int_equal(id.v[0].b, T0 + 10000 * MS);
+	one_stretch(&b, 1, T0 + 9500 * MS, T0 + 10000 * MS, &id);
 	assert_true(id.v[0].busy_ns < 1);
 	struct tza_idle_who w[8];
 	assert_int_equal(tza_idle_alive(b.m, &id.v[0], 0, w), 1);
@@ -109,10 +119,7 @@ static void test_threshold_low(void **st)
 	tza_idle_free(&id);
 
 	/* 100 %: every bin is under it, one stretch over the whole span */
-	assert_int_equal(tza_idle_compute(b.m, &b.mi, TZA_IDLE_PROCS, 100, 0, &id), 0);
-	assert_int_equal(id.nv, 1);
-	assert_int_equal(id.v[0].a, id.span_a);
-	assert_int_equal(id.v[0].b, id.span_b);
+	one_stretch(&b, 100, b.m->t0_ns, b.m->t1_ns, &id);
 	tza_idle_free(&id);
 	unbuild(&b);
 }
@@ -123,17 +130,10 @@ static void test_empty_span(void **st)
 {
 	struct synth s = {0};
 	struct built b;
-	size_t len = 0;
 	struct tza_idle id;
 	synth_meta(&s, "cpus", "4");
 	s_fork(&s, T0, 50, 100);
-	memset(&b, 0, sizeof(b));
-	b.buf = synth_file(&s, NULL, &len);
-	synth_free(&s);
-	assert_non_null(b.buf);
-	assert_int_equal(tz_reader_open_mem(&b.r, b.buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b.m), 0);
-	tza_machine_get(b.r, &b.mi);
+	open_synth(&s, &b);
 	assert_int_equal(tza_idle_compute(b.m, &b.mi, TZA_IDLE_PROCS, 25, 1, &id), 0);
 	assert_int_equal(id.ncpus, 4);
 	assert_int_equal(id.nv, 0);
