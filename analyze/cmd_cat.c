@@ -190,7 +190,8 @@ static int check_types(tz_reader *r, const char *path, const char *types)
 				found = 1;
 		}
 		if (!found) {
-			tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l, p, path);
+			tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l, p,
+				path);
 			return -1;
 		}
 		p = cm ? cm + 1 : p + l;

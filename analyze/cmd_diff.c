@@ -207,7 +207,9 @@ static void diff_json(FILE *f, const char *pa, const char *pb, const struct side
 		fputs(k ? ",\n{\"tool\":" : "\n{\"tool\":", f);
 		tza_json_cstr(f, rows[k].key);
 		fprintf(f, ",\"in\":\"%s\",\"count_a\":%llu,\"count_b\":%llu,\"wall_a_s\":",
-			rows[k].a && rows[k].b ? "both" : rows[k].a ? "a" : "b",
+			rows[k].a && rows[k].b ? "both"
+			: rows[k].a	       ? "a"
+					       : "b",
 			(unsigned long long)a->count, (unsigned long long)b->count);
 		tza_json_secs(f, (int64_t)a->wall_ns);
 		fputs(",\"wall_b_s\":", f);
@@ -219,8 +221,9 @@ static void diff_json(FILE *f, const char *pa, const char *pb, const struct side
 		if (by >= TZA_BY_TASK)
 			fprintf(f, ",\"tasks_a\":%llu,\"tasks_b\":%llu",
 				(unsigned long long)a->tasks, (unsigned long long)b->tasks);
-		fprintf(f, ",\"peak_rss_a_kib\":%llu,\"peak_rss_b_kib\":%llu,"
-			   "\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
+		fprintf(f,
+			",\"peak_rss_a_kib\":%llu,\"peak_rss_b_kib\":%llu,"
+			"\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
 			(unsigned long long)a->peak_rss_kib, (unsigned long long)b->peak_rss_kib,
 			(unsigned long long)(a->rchar + a->wchar),
 			(unsigned long long)(b->rchar + b->wchar));
@@ -254,7 +257,9 @@ static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by b
 	fprintf(f, " %13s %21s %7s %21s %7s %21s %21s%s\n", cnt, wall,
 		tratio(x[8], 32, ratio(a->wall_ns, b->wall_ns)), cpu,
 		tratio(x[9], 32, ratio(a->cpu_ns, b->cpu_ns)), rss, io,
-		!row->a ? "  only in B" : !row->b ? "  only in A" : "");
+		!row->a	  ? "  only in B"
+		: !row->b ? "  only in A"
+			  : "");
 }
 
 /* The text table: the files with their makespans, the first show of nr rows */

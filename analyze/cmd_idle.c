@@ -168,8 +168,10 @@ static int idle_procs(const struct tza_model *m, double frac, int all, struct tz
 int tza_idle_compute(const struct tza_model *m, const struct tza_machine *mi,
 		     enum tza_idle_basis basis, double threshold_pct, int all, struct tza_idle *out)
 {
-	*out = (struct tza_idle){.basis = basis, .ncpus = mi->ncpus ? mi->ncpus : 1,
-				 .span_a = m->t0_ns, .span_b = m->t1_ns};
+	*out = (struct tza_idle){.basis = basis,
+				 .ncpus = mi->ncpus ? mi->ncpus : 1,
+				 .span_a = m->t0_ns,
+				 .span_b = m->t1_ns};
 	double frac = threshold_pct / 100.0;
 	int rc = 0;
 	if (basis == TZA_IDLE_HOST)
@@ -228,8 +230,8 @@ static int idle_parse(int argc, char **argv, struct idle_opts *o)
 	};
 	char *end;
 	int c;
-	*o = (struct idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10,
-				.basis = -1};
+	*o =
+	    (struct idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10, .basis = -1};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:d:b:n:jh", opts, NULL)) != -1) {
@@ -333,12 +335,13 @@ static void stretch_text(FILE *f, const struct tza_model *m, const struct tza_id
 	for (uint32_t i = 0; i < nl; i++) {
 		const struct tza_proc *p = w[i].p;
 		char sk[TZA_SAFE_BUF];
-		fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
-			tza_safe_str(sk, sizeof(sk), tza_proc_key((struct tza_proc *)p, TZA_BY_TOOL)),
-			w[i].cpu_ns / 1e9, w[i].whole ? "  (the whole stretch)" : "",
-			(p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST
-				? "  (exit lost)"
-				: "");
+		fprintf(
+		    f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
+		    tza_safe_str(sk, sizeof(sk), tza_proc_key((struct tza_proc *)p, TZA_BY_TOOL)),
+		    w[i].cpu_ns / 1e9, w[i].whole ? "  (the whole stretch)" : "",
+		    (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST
+			? "  (exit lost)"
+			: "");
 	}
 	if (nw > nl)
 		fprintf(f, "    ... %u more\n", nw - nl);
@@ -364,7 +367,8 @@ static void idle_print(FILE *f, const char *path, const struct tza_model *m,
 	} else {
 		fprintf(f, "idle: under %g%% of %u CPUs for at least %s (%s)\n", o->threshold,
 			id->ncpus, tza_fmt_dur(b1, sizeof(b1), o->min_ns),
-			id->basis ? "CPU of the recorded processes" : "host CPU from the host samples");
+			id->basis ? "CPU of the recorded processes"
+				  : "host CPU from the host samples");
 	}
 	for (uint32_t s = 0; s < id->nv; s++) {
 		const struct tza_idle_stretch *x = &id->v[s];
@@ -422,7 +426,7 @@ int cmd_idle(int argc, char **argv)
 	const char *mode = tza_meta_any(r, mode_keys);
 	if (o.basis < 0)
 		o.basis = m->nhost >= 2 && mode && !strcmp(mode, "system") ? TZA_IDLE_HOST
-									    : TZA_IDLE_PROCS;
+									   : TZA_IDLE_PROCS;
 	struct tza_idle id;
 	struct tza_idle_who *w = NULL;
 	if (tza_idle_compute(m, &mi, (enum tza_idle_basis)o.basis, o.threshold, o.all, &id) < 0 ||

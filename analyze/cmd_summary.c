@@ -419,9 +419,8 @@ static void summary_derive(struct summary *s, uint64_t limit)
 	s->host_util = tza_host_busy(m, s->t0, s->t1);
 	const char *mode = meta(s->r, "mode");
 	s->by_host = s->host_util >= 0 && mode && !strcmp(mode, "system");
-	s->procs_util = s->duration && s->mi.ncpus
-				? s->cpu_used / ((double)s->duration * s->mi.ncpus)
-				: 0;
+	s->procs_util =
+	    s->duration && s->mi.ncpus ? s->cpu_used / ((double)s->duration * s->mi.ncpus) : 0;
 	s->util = s->by_host ? s->host_util : s->procs_util;
 	s->drops_total = tza_drops_lost(m->drops);
 	s->nshow = limit && limit < s->ng ? (uint32_t)limit : s->ng; /* 0: all */
@@ -448,8 +447,7 @@ static int summary_compute(const char *path, enum tza_by by, uint64_t limit, int
 	tza_machine_get(s->r, &s->mi);
 	summary_window(s->r, s->m, &s->t0, &s->t1);
 	s->duration = s->t1 > s->t0 ? s->t1 - s->t0 : 0;
-	s->cnt = (struct counts){.m = s->m, .want_secrets = want_secrets, .t0 = s->t0,
-				 .t1 = s->t1};
+	s->cnt = (struct counts){.m = s->m, .want_secrets = want_secrets, .t0 = s->t0, .t1 = s->t1};
 	pthread_t kth;
 	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &s->cnt);
 	/* the window's CPU and the groups' critical processes' windows: one
@@ -524,10 +522,12 @@ static void json_head(FILE *f, struct summary *s)
 static void json_loss(FILE *f, const struct summary *s)
 {
 	const struct tza_model *m = s->m;
-	fprintf(f, "\"incomplete\":%s,\"live\":%s,\"unfinished\":%s,\"ring_wrapped\":%s,"
-		   "\"overwritten_s\":",
+	fprintf(f,
+		"\"incomplete\":%s,\"live\":%s,\"unfinished\":%s,\"ring_wrapped\":%s,"
+		"\"overwritten_s\":",
 		m->incomplete ? "true" : "false", m->live ? "true" : "false",
-		s->in->unfinished && !m->live ? "true" : "false", m->ring_wrapped ? "true" : "false");
+		s->in->unfinished && !m->live ? "true" : "false",
+		m->ring_wrapped ? "true" : "false");
 	if (m->ring_wrapped && m->overwritten_ns)
 		tza_json_secs(f, (int64_t)m->overwritten_ns);
 	else
@@ -536,8 +536,9 @@ static void json_loss(FILE *f, const struct summary *s)
 	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
 		fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
 			(unsigned long long)m->drops[tza_drop_slots[i].slot]);
-	fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
-		   "\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
+	fprintf(f,
+		"\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
+		"\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
 		(unsigned long long)s->drops_total, (unsigned long long)m->dropped_chunks,
 		(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
 		(unsigned long long)m->from_state, (unsigned long long)m->exit_lost);
@@ -547,8 +548,9 @@ static void json_loss(FILE *f, const struct summary *s)
 			fprintf(f, "%s%u", first ? "" : ",", m->procs[i]->pid);
 			first = 0;
 		}
-	fprintf(f, "],\"signal_senders\":{\"kernel\":%llu,\"self\":%llu,\"other\":%llu,"
-		   "\"kernel_causes\":{",
+	fprintf(f,
+		"],\"signal_senders\":{\"kernel\":%llu,\"self\":%llu,\"other\":%llu,"
+		"\"kernel_causes\":{",
 		(unsigned long long)s->cnt.by_kernel, (unsigned long long)s->cnt.by_self,
 		(unsigned long long)s->cnt.by_other);
 	for (int i = 0; i < 8; i++)
@@ -588,8 +590,9 @@ static void json_usage(FILE *f, const struct summary *s)
 {
 	const struct tza_model *m = s->m;
 	if (m->nhost_samples) {
-		fprintf(f, "],\"host_samples\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
-			   "\"peak_mem_used_kib\":%llu,\"peak_mem_t_s\":",
+		fprintf(f,
+			"],\"host_samples\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
+			"\"peak_mem_used_kib\":%llu,\"peak_mem_t_s\":",
 			(unsigned long long)m->nhost_samples,
 			(unsigned long long)m->host_mem_total_kib,
 			(unsigned long long)m->host_peak_mem_used_kib);
@@ -606,8 +609,8 @@ static void json_usage(FILE *f, const struct summary *s)
 	json_num_or_null(f, s->mi.ncpus != 0, s->procs_util);
 	fputs(",\"host_utilisation\":", f);
 	json_num_or_null(f, s->host_util >= 0, s->host_util);
-	fprintf(f, ",\"running_sampled\":%llu},\"procs_memory\":",
-		(unsigned long long)s->cnt.sampled);
+	fprintf(f,
+		",\"running_sampled\":%llu},\"procs_memory\":", (unsigned long long)s->cnt.sampled);
 	if (s->mem_kib) {
 		fprintf(f, "{\"peak_rss_kib\":%llu,\"peak_t_s\":", (unsigned long long)s->mem_kib);
 		tza_json_secs(f, (int64_t)(s->mem_ns - m->t0_ns));
@@ -631,8 +634,9 @@ static void json_tables(FILE *f, const struct summary *s)
 		tza_json_secs(f, (int64_t)x->cpu_ns);
 		fputs(",\"mean_cores\":", f);
 		tza_json_num(f, tza_group_cores(x));
-		fprintf(f, ",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
-			   "\"rchar\":%llu,\"wchar\":%llu}",
+		fprintf(f,
+			",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+			"\"rchar\":%llu,\"wchar\":%llu}",
 			(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
 			(unsigned long long)x->write_bytes, (unsigned long long)x->rchar,
 			(unsigned long long)x->wchar);
@@ -685,7 +689,8 @@ static void text_head(FILE *f, struct summary *s)
 		tza_safe_str(sk, sizeof(sk), kern ? kern : "?"), ncpu,
 		s->mi.mem_kib ? tza_fmt_bytes(b[2], 40, s->mi.mem_kib * 1024) : "unknown");
 	const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
-	fprintf(f, "recorder   tracer-record %s: %s\n", tza_safe_str(sh, sizeof(sh), ver ? ver : "?"),
+	fprintf(f, "recorder   tracer-record %s: %s\n",
+		tza_safe_str(sh, sizeof(sh), ver ? ver : "?"),
 		tza_safe_str(sk, sizeof(sk), cl ? cl : "?"));
 	const char *what = tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb));
 	if (what)
@@ -695,11 +700,13 @@ static void text_head(FILE *f, struct summary *s)
 	print_lost(f, m, s->drops_total);
 	if (m->live)
 		fputs("status     still being written (the recorder is running): events "
-		      "not sealed yet are not in this file, not lost\n", f);
+		      "not sealed yet are not in this file, not lost\n",
+		      f);
 	if (m->ring_wrapped)
-		fprintf(f, "flight recorder: the oldest %s were overwritten (the ring keeps "
-			   "the newest data; the first remaining event is that long after "
-			   "the recording started)\n",
+		fprintf(f,
+			"flight recorder: the oldest %s were overwritten (the ring keeps "
+			"the newest data; the first remaining event is that long after "
+			"the recording started)\n",
 			m->overwritten_ns ? tza_fmt_dur(b[2], 40, m->overwritten_ns)
 					  : "data (time unknown)");
 }
@@ -724,8 +731,9 @@ static void text_damage(FILE *f, const struct summary *s)
 		}
 	}
 	if (m->from_state)
-		fprintf(f, "note: %llu process%s known only from state blocks (%s): "
-			   "their earlier history is not in the trace\n",
+		fprintf(f,
+			"note: %llu process%s known only from state blocks (%s): "
+			"their earlier history is not in the trace\n",
 			(unsigned long long)m->from_state, m->from_state == 1 ? " is" : "es are",
 			m->ring_wrapped ? "the flight recorder overwrote it"
 			: s->in->ring	? "not explained by a wrap of the ring"
@@ -736,9 +744,10 @@ static void text_damage(FILE *f, const struct summary *s)
 			m->drops[EV_DROP_ARGV_FAULT] == 1 ? " has" : "s have");
 	uint64_t secrets = s->cnt.secrets;
 	if (secrets)
-		fprintf(f, "warning: %llu exec%s arguments that look like credentials "
-			   "(password=, token=, keys): share with 'tracer-analyze bundle "
-			   "--redact', record with 'tracer-record --redact'\n",
+		fprintf(f,
+			"warning: %llu exec%s arguments that look like credentials "
+			"(password=, token=, keys): share with 'tracer-analyze bundle "
+			"--redact', record with 'tracer-record --redact'\n",
 			(unsigned long long)secrets, secrets == 1 ? " has" : "s have");
 }
 
@@ -755,20 +764,23 @@ static void text_counts(FILE *f, const struct summary *s)
 		fprintf(f, ", %s exit%s lost", tza_fmt_count(b[0], 40, m->exit_lost),
 			tza_plural(m->exit_lost));
 	if (m->exited_before)
-		fprintf(f, ", %s exited before recording", tza_fmt_count(b[0], 40, m->exited_before));
+		fprintf(f, ", %s exited before recording",
+			tza_fmt_count(b[0], 40, m->exited_before));
 	fputs(")\n", f);
 	if (s->xf_recorded)
 		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
 			tza_fmt_count(b[2], 40, m->nfailed_execs));
 	else
-		fprintf(f, "execs      %s, failed execs not recorded (tracer-record "
-			   "--exec-failures)\n",
+		fprintf(f,
+			"execs      %s, failed execs not recorded (tracer-record "
+			"--exec-failures)\n",
 			tza_fmt_count(b[1], 40, m->nexecs));
 	fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
 		tza_fmt_count(b[4], 40, c->nz), tza_fmt_count(b[5], 40, c->sig),
 		tza_fmt_count(b[6], 40, c->kill9), tza_fmt_count(b[7], 40, c->core));
 	if (c->by_kernel + c->by_self + c->by_other) {
-		fprintf(f, "signals    %s sent by the kernel", tza_fmt_count(b[4], 40, c->by_kernel));
+		fprintf(f, "signals    %s sent by the kernel",
+			tza_fmt_count(b[4], 40, c->by_kernel));
 		for (int i = 0, n = 0; i < 8; i++)
 			if (c->kcause[i])
 				fprintf(f, "%s%s %s", n++ ? ", " : " (",
@@ -789,12 +801,14 @@ static void text_usage(FILE *f, const struct summary *s)
 	ncpu_text(ncpu, sizeof(ncpu), ncpus);
 	tza_fmt_dur(b[3], 40, s->duration);
 	if (s->by_host && ncpus)
-		fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation of the host "
-			   "(host samples; recorded processes %.1f%%)\n",
+		fprintf(f,
+			"cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation of the host "
+			"(host samples; recorded processes %.1f%%)\n",
 			cpu_s, b[3], ncpu, 100 * s->util, 100 * s->procs_util);
 	else if (ncpus && s->host_util >= 0)
-		fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation by the "
-			   "recorded processes (host %.1f%% busy, host samples)\n",
+		fprintf(f,
+			"cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation by the "
+			"recorded processes (host %.1f%% busy, host samples)\n",
 			cpu_s, b[3], ncpu, 100 * s->util, 100 * s->host_util);
 	else if (ncpus)
 		fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n", cpu_s, b[3],
@@ -803,18 +817,23 @@ static void text_usage(FILE *f, const struct summary *s)
 		fprintf(f, "cpu        %.3f CPU-s in %s (CPU count unknown: no utilisation)\n",
 			cpu_s, b[3]);
 	if (s->cnt.sampled)
-		fprintf(f, "           %s still running at the end: CPU, memory and I/O "
-			   "counted up to %s last sample\n",
-			tza_fmt_count(b[0], 40, s->cnt.sampled), s->cnt.sampled == 1 ? "its" : "their");
+		fprintf(f,
+			"           %s still running at the end: CPU, memory and I/O "
+			"counted up to %s last sample\n",
+			tza_fmt_count(b[0], 40, s->cnt.sampled),
+			s->cnt.sampled == 1 ? "its" : "their");
 	if (m->nhost_samples)
-		fprintf(f, "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
-			tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
-			tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
-			tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
-			(unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
+		fprintf(
+		    f,
+		    "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
+		    tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
+		    tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
+		    tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
+		    (unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
 	if (s->mem_kib)
-		fprintf(f, "%s recorded processes together peak %s resident at %s "
-			   "(sum of their sampled RSS)\n",
+		fprintf(f,
+			"%s recorded processes together peak %s resident at %s "
+			"(sum of their sampled RSS)\n",
 			m->nhost_samples ? "          " : "memory    ",
 			tza_fmt_bytes(b[4], 40, s->mem_kib * 1024),
 			tza_fmt_dur(b[5], 40, s->mem_ns > m->t0_ns ? s->mem_ns - m->t0_ns : 0));
@@ -862,20 +881,22 @@ static void text_tables(FILE *f, const struct summary *s, enum tza_by by)
 			fputs("  ", f);
 			tza_put_key(f, x->key, w);
 			fprintf(f, " %7s %10s %10s %6.2f %9s %9s %9s\n",
-				tza_fmt_count(b[0], 40, x->count), tza_fmt_dur(b[1], 40, x->wall_ns),
-				tza_fmt_dur(b[2], 40, x->cpu_ns), tza_group_cores(x),
-				tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024),
-				tza_fmt_bytes(b[4], 40, x->rchar), tza_fmt_bytes(b[5], 40, x->wchar));
+				tza_fmt_count(b[0], 40, x->count),
+				tza_fmt_dur(b[1], 40, x->wall_ns), tza_fmt_dur(b[2], 40, x->cpu_ns),
+				tza_group_cores(x), tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024),
+				tza_fmt_bytes(b[4], 40, x->rchar),
+				tza_fmt_bytes(b[5], 40, x->wchar));
 		}
 	}
 	if (s->nc) {
 		const struct tza_crit *cr = &s->cr;
-		fprintf(f, "\ncritical path (makespan %s):\n", tza_fmt_dur(b[0], 40, cr->makespan_ns));
+		fprintf(f, "\ncritical path (makespan %s):\n",
+			tza_fmt_dur(b[0], 40, cr->makespan_ns));
 		for (uint32_t i = 0; i < s->nc; i++)
 			fprintf(f, "  %10s %5.1f%%  %s\n", tza_fmt_dur(b[1], 40, cr->by_tool[i].ns),
 				cr->makespan_ns
-					? 100.0 * (double)cr->by_tool[i].ns / (double)cr->makespan_ns
-					: 0.0,
+				    ? 100.0 * (double)cr->by_tool[i].ns / (double)cr->makespan_ns
+				    : 0.0,
 				tza_safe_str(sk, sizeof(sk), cr->by_tool[i].tool));
 	}
 }

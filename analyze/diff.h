@@ -12,9 +12,9 @@
 
 /* One group of run A and/or run B */
 struct tza_diff_row {
-	const char *key;	      /* the group's key, borrowed from a or b */
+	const char *key;	       /* the group's key, borrowed from a or b */
 	const struct tza_group *a, *b; /* borrowed; NULL: not in that run */
-	double change;		      /* |wall B - wall A| + |CPU B - CPU A|, ns */
+	double change;		       /* |wall B - wall A| + |CPU B - CPU A|, ns */
 };
 
 /*

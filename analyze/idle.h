@@ -33,10 +33,10 @@ struct tza_idle_who {
 /* The idle stretches of a model (tza_idle_compute; free with tza_idle_free) */
 struct tza_idle {
 	enum tza_idle_basis basis;
-	unsigned ncpus;		 /* cores: the last host sample's with basis host, else
-				    the metadata's "cpus", 1 when unknown */
-	uint64_t span_a, span_b; /* the window judged, CLOCK_BOOTTIME ns: the host
-				    samples' first and last, or the model's t0..t1 */
+	unsigned ncpus;		    /* cores: the last host sample's with basis host, else
+				       the metadata's "cpus", 1 when unknown */
+	uint64_t span_a, span_b;    /* the window judged, CLOCK_BOOTTIME ns: the host
+				       samples' first and last, or the model's t0..t1 */
 	struct tza_idle_stretch *v; /* owned, in time order; every length, not
 				       filtered by a minimum duration */
 	uint32_t nv;
@@ -51,7 +51,8 @@ struct tza_idle {
  * (out then holds nothing to free).
  */
 int tza_idle_compute(const struct tza_model *m, const struct tza_machine *mi,
-		     enum tza_idle_basis basis, double threshold_pct, int all, struct tza_idle *out);
+		     enum tza_idle_basis basis, double threshold_pct, int all,
+		     struct tza_idle *out);
 void tza_idle_free(struct tza_idle *x);
 
 /*

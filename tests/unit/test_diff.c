@@ -20,16 +20,16 @@ static void test_rows(void **st)
 {
 	/* deliberately not sorted by key: tza_diff_rows sorts them */
 	struct tza_group a[] = {
-		{.key = "sort", .wall_ns = 2 * S, .cpu_ns = 2 * S},
-		{.key = "cc", .wall_ns = 10 * S, .cpu_ns = 8 * S},
-		{.key = "gone", .wall_ns = 1 * S, .cpu_ns = 0},
-		{.key = "same", .wall_ns = 3 * S, .cpu_ns = 3 * S},
+	    {.key = "sort", .wall_ns = 2 * S, .cpu_ns = 2 * S},
+	    {.key = "cc", .wall_ns = 10 * S, .cpu_ns = 8 * S},
+	    {.key = "gone", .wall_ns = 1 * S, .cpu_ns = 0},
+	    {.key = "same", .wall_ns = 3 * S, .cpu_ns = 3 * S},
 	};
 	struct tza_group b[] = {
-		{.key = "same", .wall_ns = 3 * S, .cpu_ns = 3 * S},
-		{.key = "new", .wall_ns = 1 * S, .cpu_ns = 0},
-		{.key = "cc", .wall_ns = 4 * S, .cpu_ns = 4 * S},
-		{.key = "sort", .wall_ns = 7 * S, .cpu_ns = 2 * S},
+	    {.key = "same", .wall_ns = 3 * S, .cpu_ns = 3 * S},
+	    {.key = "new", .wall_ns = 1 * S, .cpu_ns = 0},
+	    {.key = "cc", .wall_ns = 4 * S, .cpu_ns = 4 * S},
+	    {.key = "sort", .wall_ns = 7 * S, .cpu_ns = 2 * S},
 	};
 	struct tza_diff_row *rows;
 	uint32_t nr;
@@ -58,8 +58,8 @@ static void test_rows(void **st)
 static void test_one_side_empty(void **st)
 {
 	struct tza_group b[] = {
-		{.key = "x", .wall_ns = 1 * S, .cpu_ns = 1 * S},
-		{.key = "y", .wall_ns = 2 * S, .cpu_ns = 0},
+	    {.key = "x", .wall_ns = 1 * S, .cpu_ns = 1 * S},
+	    {.key = "y", .wall_ns = 2 * S, .cpu_ns = 0},
 	};
 	struct tza_diff_row *rows;
 	uint32_t nr;
@@ -78,8 +78,8 @@ static void test_one_side_empty(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows),
-		cmocka_unit_test(test_one_side_empty),
+	    cmocka_unit_test(test_rows),
+	    cmocka_unit_test(test_one_side_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

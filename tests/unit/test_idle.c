@@ -5,9 +5,9 @@
  * (pid 100, 0..10 s, no CPU) runs busy (pid 101, 0.001..4 s, one core) then
  * light (pid 102, 4..9.5 s, 0.1 core).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <math.h>
 #include <stddef.h>
 
 #include <cmocka.h>
@@ -145,9 +145,9 @@ static void test_empty_span(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_light_phase),
-		cmocka_unit_test(test_threshold_low),
-		cmocka_unit_test(test_empty_span),
+	    cmocka_unit_test(test_light_phase),
+	    cmocka_unit_test(test_threshold_low),
+	    cmocka_unit_test(test_empty_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
