@@ -1,16 +1,13 @@
 /* cmd_summary.c - what ran, what it cost, what was lost, what held it back. */
 #include <getopt.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "common/redact.h"
 #include "dropslot.h"
-#include "evq.h"
 #include "follow.h"
 #include "json.h"
 #include "report.h"
+#include "summary.h"
 #include "task.h"
 #include "textsafe.h"
 
@@ -52,18 +49,6 @@ static void usage(FILE *f)
 		"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n");
 }
 
-static const char *wall(tz_reader *r, uint64_t ns, char *b, size_t n)
-{
-	int64_t rt;
-	if (tza_realtime(r, ns, &rt) < 0)
-		return NULL;
-	time_t t = (time_t)(rt / 1000000000LL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	size_t k = strftime(b, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(b + k, n - k, ".%03lldZ", (long long)(rt % 1000000000LL) / 1000000);
-	return b;
-}
 
 static const char *meta(tz_reader *r, const char *k)
 {
@@ -212,267 +197,9 @@ static const char *victim_name(const struct tza_proc *p)
 	return p->comm;
 }
 
-/* Execs whose argv holds something the redaction patterns call a secret
- * (common/redact.c): summary warns before the trace is shared. The model
- * keeps one copy of equal argvs, so a storm's repeats of one argv are
- * answered from a small direct-mapped cache by address; only argvs that
- * pass redact_maybe()'s prefilter are copied and run through the regexes. */
-#define SECRET_CACHE 4096 /* entries, a power of two */
-
-static uint64_t secret_execs(const struct tza_model *m)
-{
-	struct redact rd = {0};
-	struct seen {
-		const uint8_t *argv;
-		uint32_t len;
-		int secret;
-	} *cache = calloc(SECRET_CACHE, sizeof(*cache));
-	uint64_t n = 0;
-	int ready = 0; /* the patterns are compiled on the first candidate */
-
-	if (!cache)
-		return 0;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const struct tza_proc *p = m->procs[i];
-		for (uint32_t k = 0; k < p->nexecs; k++) {
-			const struct tza_exec *e = &p->execs[k];
-			if (!e->argv_len)
-				continue;
-			uintptr_t a = (uintptr_t)e->argv;
-			struct seen *c = &cache[(a ^ a >> 12 ^ e->argv_len) & (SECRET_CACHE - 1)];
-			if (c->argv == e->argv && c->len == e->argv_len) {
-				n += (uint64_t)c->secret;
-				continue;
-			}
-			int secret = 0;
-			if (redact_maybe(e->argv, e->argv_len)) {
-				if (!ready && redact_init(&rd))
-					goto out;
-				ready = 1;
-				uint8_t small[4096];
-				uint8_t *cp = e->argv_len <= sizeof(small) ? small : malloc(e->argv_len);
-				if (!cp)
-					continue;
-				memcpy(cp, e->argv, e->argv_len);
-				secret = redact_mask_blob(&rd, cp, e->argv_len, 1) > 0;
-				if (cp != small)
-					free(cp);
-			}
-			*c = (struct seen){e->argv, e->argv_len, secret};
-			n += (uint64_t)secret;
-		}
-	}
-out:
-	if (ready)
-		redact_free(&rd);
-	free(cache);
-	return n;
-}
-
-/* What summary counts over every process and exec, apart from the groups:
- * on a second thread while the critical path and the groups are made (it
- * reads exit totals, flags and argv; they write only the tool keys) */
-struct counts {
-	const struct tza_model *m;
-	int want_secrets;
-	uint64_t nz, sig, core, kill9, running, pre, secrets;
-	/* fatal signals whose sending was recorded: by the kernel (by cause,
-	 * kcause[] in the order of kernel_causes[]), the process itself, another */
-	uint64_t by_kernel, by_self, by_other, kcause[8];
-	uint64_t sampled; /* running with samples: counted to the last (TZA_P_SAMPLED) */
-	double cpu_ns;	  /* the processes' CPU ns inside [t0, t1] */
-	uint64_t t0, t1;
-};
-
-/* tza_signal_cause()'s kernel causes, in the order summary lists them */
-static const char *const kernel_causes[8] = {"broken pipe", "file size limit", "cpu time limit",
-					     "fault",	    "seccomp",	       "oom",
-					     "timer",	    "kernel"};
-
-static void count_sender(struct counts *k, const struct tza_proc *p)
-{
-	const char *c = tza_signal_cause(p);
-	if (!c)
-		return;
-	if (!p->res->killer_kernel) {
-		if (p->res->killer_pid == p->pid && p->res->killer_start_ns == p->start_ns)
-			k->by_self++;
-		else
-			k->by_other++;
-		return;
-	}
-	k->by_kernel++;
-	for (int i = 0; i < 8; i++)
-		if (!strcmp(c, kernel_causes[i])) {
-			k->kcause[i]++;
-			return;
-		}
-	k->kcause[7]++;
-}
-
-static void *count_all(void *arg)
-{
-	struct counts *k = arg;
-	const struct tza_model *m = k->m;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const struct tza_proc *p = m->procs[i];
-		if (p->flags & TZA_P_NO_EXIT)
-			k->running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
-		else if (p->signal) {
-			k->sig++;
-			count_sender(k, p);
-		}
-		else if (p->exit_code)
-			k->nz++;
-		if (p->core_dumped)
-			k->core++;
-		if (p->signal == 9)
-			k->kill9++;
-		if (p->flags & TZA_P_PRE_EXISTING)
-			k->pre++;
-		if (p->flags & TZA_P_SAMPLED)
-			k->sampled++;
-		k->cpu_ns += tza_proc_cpu_in(p, k->t0, k->t1);
-	}
-	if (k->want_secrets)
-		k->secrets = secret_execs(m);
-	return NULL;
-}
-
-/* Everything summary says about one trace, computed before any of it is
- * printed (summary_compute; summary_free) */
-struct summary {
-	const char *path; /* as given */
-	tz_reader *r;
-	struct tza_model *m;
-	const struct tz_info *in; /* the reader's */
-	struct tza_machine mi;
-	struct tza_crit cr;
-	struct tza_profile *pr;
-	struct tza_group *g; /* ng groups by s->by, most self CPU first */
-	uint32_t ng;
-	uint32_t nshow, nc; /* groups and critical-path tools to list (--limit) */
-	struct counts cnt;
-	uint64_t t0, t1, duration; /* the window (summary_window), CLOCK_BOOTTIME ns */
-	double cpu_used;	   /* the recorded processes' CPU ns in the window */
-	double host_util;	   /* the host's busy share, < 0: no host samples */
-	double procs_util, util;   /* util: by_host ? host_util : procs_util */
-	int by_host;		   /* whole-machine mode with host samples */
-	uint64_t mem_kib, mem_ns;  /* the recorded processes' summed peak RSS, when */
-	uint64_t drops_total;	   /* recorder drops that lost events */
-	char w0[64], w1[64];
-	const char *ws, *we; /* wall-clock start and end (in w0, w1), NULL: unknown */
-	int xf_recorded;     /* failed execs recorded (exec_failures not off) */
-	char whatb[64];
-};
-
-/* The recording's window into t0..t1: the recorder's start (once its
- * programs were attached) and stop when known, else the events' span; a
- * slice's window (slice_from/to_boottime_ns) narrows it */
-static void summary_window(tz_reader *r, const struct tza_model *m, uint64_t *t0p, uint64_t *t1p)
-{
-	uint64_t t0 = m->t0_ns, t1 = m->t1_ns;
-	/* strictly decimal (FORMAT.md section 5), as the model reads them */
-	uint64_t w0_ns = 0, w1_ns = 0;
-	if (tz_reader_meta_u64(r, "start_boottime_ns", &w0_ns))
-		w0_ns = 0;
-	if (tz_reader_meta_u64(r, "stop_boottime_ns", &w1_ns))
-		w1_ns = 0;
-	int rec = w0_ns && w1_ns > w0_ns;
-	if (rec) {
-		t0 = w0_ns;
-		t1 = w1_ns;
-	}
-	/* a slice: its window, inside the recording's when that is known (the
-	 * events' span of a slice is not its window) */
-	const char *f0 = meta(r, "slice_from_boottime_ns"), *f1 = meta(r, "slice_to_boottime_ns");
-	w0_ns = f0 ? strtoull(f0, NULL, 10) : 0;
-	w1_ns = f1 ? strtoull(f1, NULL, 10) : 0;
-	if (w0_ns && w1_ns > w0_ns) {
-		uint64_t a = rec && t0 > w0_ns ? t0 : w0_ns, z = rec && t1 < w1_ns ? t1 : w1_ns;
-		if (z > a) {
-			t0 = a;
-			t1 = z;
-		}
-	}
-	*t0p = t0;
-	*t1p = t1;
-}
-
-static void summary_free(struct summary *s)
-{
-	free(s->g);
-	tza_profile_free(s->pr);
-	tza_crit_free(&s->cr);
-	tza_unload(s->r, s->m);
-}
-
-/* The derived figures: CPU utilisation, list lengths, wall clock, drops */
-static void summary_derive(struct summary *s, uint64_t limit)
-{
-	const struct tza_model *m = s->m;
-	/* whose machine: in follow and -p mode the recorded processes' CPU
-	 * (each inside the window: samples where kept, else its total spread
-	 * over its life), with the host's beside it; in whole-machine mode the
-	 * host's busy time (host samples) when the trace has them */
-	s->cpu_used = s->cnt.cpu_ns;
-	s->host_util = tza_host_busy(m, s->t0, s->t1);
-	const char *mode = meta(s->r, "mode");
-	s->by_host = s->host_util >= 0 && mode && !strcmp(mode, "system");
-	s->procs_util =
-	    s->duration && s->mi.ncpus ? s->cpu_used / ((double)s->duration * s->mi.ncpus) : 0;
-	s->util = s->by_host ? s->host_util : s->procs_util;
-	s->drops_total = tza_drops_lost(m->drops);
-	s->nshow = limit && limit < s->ng ? (uint32_t)limit : s->ng; /* 0: all */
-	s->nc = limit && limit < s->cr.ntools ? (uint32_t)limit : s->cr.ntools;
-	s->ws = m->nevents ? wall(s->r, s->t0, s->w0, sizeof(s->w0)) : NULL;
-	s->we = m->nevents ? wall(s->r, s->t1, s->w1, sizeof(s->w1)) : NULL;
-	/* recorders before 0.2.0 always recorded failed execs and wrote no key */
-	const char *xf = meta(s->r, "exec_failures");
-	s->xf_recorded = !xf || strcmp(xf, "off");
-}
-
-/* Load path and compute s (summary_free frees it); info, when given,
- * receives the reader's facts. Returns TZA_EXIT_OK, else TZA_EXIT_FAIL
- * after saying why (s then holds nothing). */
-static int summary_compute(const char *path, enum tza_by by, uint64_t limit, int want_secrets,
-			   struct summary *s, struct tz_info *info)
-{
-	memset(s, 0, sizeof(*s));
-	s->path = path;
-	if (tza_load_ex(path, TZA_MB_SAMPLES, &s->r, &s->m) < 0) /* host samples: flags */
-		return TZA_EXIT_FAIL;
-	if (info)
-		*info = *tz_reader_info(s->r);
-	tza_machine_get(s->r, &s->mi);
-	summary_window(s->r, s->m, &s->t0, &s->t1);
-	s->duration = s->t1 > s->t0 ? s->t1 - s->t0 : 0;
-	s->cnt = (struct counts){.m = s->m, .want_secrets = want_secrets, .t0 = s->t0, .t1 = s->t1};
-	pthread_t kth;
-	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &s->cnt);
-	/* the window's CPU and the groups' critical processes' windows: one
-	 * sweep of the profile answers all */
-	s->pr = tza_profile_new(s->m);
-	int oom = !s->pr || tza_critpath(s->m, by, &s->cr) < 0 ||
-		  tza_groups_ex(s->m, by, &s->cr, &s->mi, s->pr, &s->g, &s->ng) < 0 ||
-		  tza_procs_peak_rss(s->m, &s->mem_kib, &s->mem_ns) < 0;
-	if (kbg)
-		pthread_join(kth, NULL);
-	else
-		count_all(&s->cnt);
-	if (oom) {
-		tza_err("out of memory");
-		summary_free(s);
-		memset(s, 0, sizeof(*s));
-		return TZA_EXIT_FAIL;
-	}
-	s->in = tz_reader_info(s->r);
-	summary_derive(s, limit);
-	return TZA_EXIT_OK;
-}
 
 /* JSON: file, host, recorder, start/end, duration, counts */
-static void json_head(FILE *f, struct summary *s)
+static void json_head(FILE *f, struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	tz_reader *r = s->r;
@@ -519,7 +246,7 @@ static void json_head(FILE *f, struct summary *s)
 }
 
 /* JSON: what was lost (incomplete .. orphaned_pids), signal senders, OOM kills */
-static void json_loss(FILE *f, const struct summary *s)
+static void json_loss(FILE *f, const struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	fprintf(f,
@@ -554,7 +281,7 @@ static void json_loss(FILE *f, const struct summary *s)
 		(unsigned long long)s->cnt.by_kernel, (unsigned long long)s->cnt.by_self,
 		(unsigned long long)s->cnt.by_other);
 	for (int i = 0; i < 8; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", kernel_causes[i],
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", tza_kernel_causes[i],
 			(unsigned long long)s->cnt.kcause[i]);
 	fputs("}},\"oom_kills\":[", f);
 	first = 1;
@@ -586,7 +313,7 @@ static void json_num_or_null(FILE *f, int known, double v)
 }
 
 /* JSON: host samples, CPU, memory */
-static void json_usage(FILE *f, const struct summary *s)
+static void json_usage(FILE *f, const struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	if (m->nhost_samples) {
@@ -621,7 +348,7 @@ static void json_usage(FILE *f, const struct summary *s)
 }
 
 /* JSON: the top tools and the critical path, closing the object */
-static void json_tables(FILE *f, const struct summary *s)
+static void json_tables(FILE *f, const struct tza_summary *s)
 {
 	fputs(",\"top_tools\":[", f);
 	for (uint32_t i = 0; i < s->nshow; i++) {
@@ -654,7 +381,7 @@ static void json_tables(FILE *f, const struct summary *s)
 	fputs("]}}\n", f);
 }
 
-static void summary_json(FILE *f, struct summary *s)
+static void summary_json(FILE *f, struct tza_summary *s)
 {
 	json_head(f, s);
 	json_loss(f, s);
@@ -673,7 +400,7 @@ static const char *ncpu_text(char *b, size_t n, unsigned ncpus)
 }
 
 /* Text: trace, host, recorder, traced, start/end/duration, lost, status */
-static void text_head(FILE *f, struct summary *s)
+static void text_head(FILE *f, struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	tz_reader *r = s->r;
@@ -712,7 +439,7 @@ static void text_head(FILE *f, struct summary *s)
 }
 
 /* Text: the damage banner with the orphans, and the notes and warnings */
-static void text_damage(FILE *f, const struct summary *s)
+static void text_damage(FILE *f, const struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	if (m->incomplete) {
@@ -752,10 +479,10 @@ static void text_damage(FILE *f, const struct summary *s)
 }
 
 /* Text: processes, execs, exits, signal senders */
-static void text_counts(FILE *f, const struct summary *s)
+static void text_counts(FILE *f, const struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
-	const struct counts *c = &s->cnt;
+	const struct tza_summary_counts *c = &s->cnt;
 	char b[8][40];
 	fprintf(f, "\nprocesses  %s (%s pre-existing, %s still running", /* exit_lost */
 		tza_fmt_count(b[0], 40, m->nprocs), tza_fmt_count(b[1], 40, c->pre),
@@ -784,7 +511,7 @@ static void text_counts(FILE *f, const struct summary *s)
 		for (int i = 0, n = 0; i < 8; i++)
 			if (c->kcause[i])
 				fprintf(f, "%s%s %s", n++ ? ", " : " (",
-					tza_fmt_count(b[5], 40, c->kcause[i]), kernel_causes[i]);
+					tza_fmt_count(b[5], 40, c->kcause[i]), tza_kernel_causes[i]);
 		fprintf(f, "%s, %s by the process itself, %s by another process\n",
 			c->by_kernel ? ")" : "", tza_fmt_count(b[6], 40, c->by_self),
 			tza_fmt_count(b[7], 40, c->by_other));
@@ -792,7 +519,7 @@ static void text_counts(FILE *f, const struct summary *s)
 }
 
 /* Text: CPU utilisation and memory */
-static void text_usage(FILE *f, const struct summary *s)
+static void text_usage(FILE *f, const struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	char b[8][40], ncpu[40];
@@ -868,7 +595,7 @@ static void text_oom(FILE *f, const struct tza_model *m)
 }
 
 /* Text: the top tools and the critical path's contributors */
-static void text_tables(FILE *f, const struct summary *s, enum tza_by by)
+static void text_tables(FILE *f, const struct tza_summary *s, enum tza_by by)
 {
 	char b[6][40], sk[TZA_SAFE_BUF];
 	if (s->nshow) {
@@ -901,7 +628,7 @@ static void text_tables(FILE *f, const struct summary *s, enum tza_by by)
 	}
 }
 
-static void summary_text(FILE *f, struct summary *s, enum tza_by by)
+static void summary_text(FILE *f, struct tza_summary *s, enum tza_by by)
 {
 	text_head(f, s);
 	text_damage(f, s);
@@ -916,14 +643,14 @@ static void summary_text(FILE *f, struct summary *s, enum tza_by by)
 static int summary_once(FILE *f, const char *path, enum tza_by by, uint64_t limit, int json,
 			struct tz_info *info)
 {
-	struct summary s;
-	if (summary_compute(path, by, limit, !json, &s, info) != TZA_EXIT_OK)
+	struct tza_summary s;
+	if (tza_summary_compute(path, by, limit, !json, &s, info) != TZA_EXIT_OK)
 		return TZA_EXIT_FAIL;
 	if (json)
 		summary_json(f, &s);
 	else
 		summary_text(f, &s, by);
-	summary_free(&s);
+	tza_summary_free(&s);
 	return TZA_EXIT_OK;
 }
 
