@@ -124,7 +124,14 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-int cmd_cat(int argc, char **argv)
+/* cat's options (cmd_cat) */
+struct cat_opts {
+	const char *from_s, *to_s, *types; /* as given, NULL: not given */
+	int state, abs_ts;
+};
+
+/* Parse argv into o; returns -1 to go on, else the exit code */
+static int cat_parse(int argc, char **argv, struct cat_opts *o)
 {
 	static const struct option lo[] = {{"from", required_argument, NULL, 'f'},
 					   {"to", required_argument, NULL, 't'},
@@ -133,26 +140,26 @@ int cmd_cat(int argc, char **argv)
 					   {"abs", no_argument, NULL, 'a'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
-	const char *from_s = NULL, *to_s = NULL, *types = NULL;
-	int state = 0, abs_ts = 0, c;
+	int c;
+	*o = (struct cat_opts){0};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:t:T:sah", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			from_s = optarg;
+			o->from_s = optarg;
 			break;
 		case 't':
-			to_s = optarg;
+			o->to_s = optarg;
 			break;
 		case 'T':
-			types = optarg;
+			o->types = optarg;
 			break;
 		case 's':
-			state = 1;
+			o->state = 1;
 			break;
 		case 'a':
-			abs_ts = 1;
+			o->abs_ts = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -162,75 +169,66 @@ int cmd_cat(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
-	const char *path = tza_one_file("cat", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
-	tz_reader *r = tza_open(path, NULL);
-	if (!r)
-		return TZA_EXIT_FAIL;
-	uint64_t from = 0, to = UINT64_MAX;
-	if ((from_s && tza_parse_time(r, "--from", from_s, &from) < 0) ||
-	    (to_s && tza_parse_time(r, "--to", to_s, &to) < 0)) {
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
-	}
-	if (from > to) {
-		tza_err("cat: --from is after --to");
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
-	}
-	/* names are checked against the file's schema; a file cut before its
-	 * schema block (recorder killed at start-up) has no types and no events:
-	 * every filter then matches nothing, which is not an error */
-	if (types && tz_reader_type_count(r)) {
-		for (const char *p = types; *p;) {
-			const char *cm = strchr(p, ',');
-			size_t l = cm ? (size_t)(cm - p) : strlen(p);
-			int found = 0;
-			for (size_t i = 0; i < tz_reader_type_count(r); i++) {
-				const char *n = tz_reader_type_at(r, i)->name;
-				if (strlen(n) == l && !strncmp(n, p, l))
-					found = 1;
-			}
-			if (!found) {
-				tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l,
-					p, path);
-				tz_reader_free(r);
-				return TZA_EXIT_USAGE;
-			}
-			p = cm ? cm + 1 : p + l;
+	return -1;
+}
+
+/* Every name of the comma-separated types is an event type of r's schema?
+ * A file cut before its schema block (recorder killed at start-up) has no
+ * types and no events: every filter then matches nothing, which is not an
+ * error. Returns 0, or -1 after saying which name is not. */
+static int check_types(tz_reader *r, const char *path, const char *types)
+{
+	if (!tz_reader_type_count(r))
+		return 0;
+	for (const char *p = types; *p;) {
+		const char *cm = strchr(p, ',');
+		size_t l = cm ? (size_t)(cm - p) : strlen(p);
+		int found = 0;
+		for (size_t i = 0; i < tz_reader_type_count(r); i++) {
+			const char *n = tz_reader_type_at(r, i)->name;
+			if (strlen(n) == l && !strncmp(n, p, l))
+				found = 1;
 		}
-	}
-	uint64_t base = tz_reader_info(r)->first_ts_ns;
-	int rc = tz_reader_iter(r, from, to, state ? TZ_IT_STATE : 0);
-	const struct tz_event *ev;
-	while (rc == 0 && (rc = tz_reader_next(r, &ev)) == 1) {
-		rc = 0;
-		if (types && !in_list(types, ev->type->name))
-			continue;
-		if (abs_ts)
-			printf("%" PRIu64, ev->ts_ns);
-		else if (ev->ts_ns >= base)
-			printf("%" PRIu64 ".%09" PRIu64, (ev->ts_ns - base) / 1000000000,
-			       (ev->ts_ns - base) % 1000000000);
-		else
-			printf("-%" PRIu64 ".%09" PRIu64, (base - ev->ts_ns) / 1000000000,
-			       (base - ev->ts_ns) % 1000000000);
-		fputs(ev->flags & TZ_EVF_STATE ? " state:" : " ", stdout);
-		tza_safe_puts(stdout, ev->type->name); /* the file's schema: its bytes */
-		for (uint16_t i = 0; i < ev->type->nfields; i++) {
-			const struct tz_field *fl = &ev->type->fields[i];
-			putchar(' ');
-			tza_safe_puts(stdout, fl->name);
-			putchar('=');
-			print_field(stdout, ev, fl);
+		if (!found) {
+			tza_err("cat: --type: '%.*s' is not an event type of '%s'", (int)l, p,
+				path);
+			return -1;
 		}
-		putchar('\n');
+		p = cm ? cm + 1 : p + l;
 	}
+	return 0;
+}
+
+/* One event's line: time (relative to base, or absolute), type, fields */
+static void print_event(FILE *f, const struct tz_event *ev, uint64_t base, int abs_ts)
+{
+	if (abs_ts)
+		fprintf(f, "%" PRIu64, ev->ts_ns);
+	else if (ev->ts_ns >= base)
+		fprintf(f, "%" PRIu64 ".%09" PRIu64, (ev->ts_ns - base) / 1000000000,
+			(ev->ts_ns - base) % 1000000000);
+	else
+		fprintf(f, "-%" PRIu64 ".%09" PRIu64, (base - ev->ts_ns) / 1000000000,
+			(base - ev->ts_ns) % 1000000000);
+	fputs(ev->flags & TZ_EVF_STATE ? " state:" : " ", f);
+	tza_safe_puts(f, ev->type->name); /* the file's schema: its bytes */
+	for (uint16_t i = 0; i < ev->type->nfields; i++) {
+		const struct tz_field *fl = &ev->type->fields[i];
+		fputc(' ', f);
+		tza_safe_puts(f, fl->name);
+		fputc('=', f);
+		print_field(f, ev, fl);
+	}
+	fputc('\n', f);
+}
+
+/* After every readable event was printed: a file that is not whole says so
+ * in one line and exits 1 (0 with --partial), as the help's table says.
+ * rc: the iteration's last result (< 0: a read error). */
+static int cat_verdict(tz_reader *r, const char *path, int rc)
+{
 	int ret = TZA_EXIT_OK;
 	const struct tz_info *in = tz_reader_info(r);
-	/* every readable event was printed; a file that is not whole says so
-	 * in one line and exits 1 (0 with --partial), as the table says */
 	if (rc < 0) {
 		tza_err("%s", tz_reader_errmsg(r));
 		ret = TZA_EXIT_FAIL;
@@ -258,6 +256,45 @@ int cmd_cat(int argc, char **argv)
 	}
 	if (ret == TZA_EXIT_FAIL && rc >= 0 && tza_partial())
 		ret = TZA_EXIT_OK;
+	return ret;
+}
+
+int cmd_cat(int argc, char **argv)
+{
+	struct cat_opts o;
+	int rc = cat_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	const char *path = tza_one_file("cat", argc, argv);
+	if (!path)
+		return TZA_EXIT_USAGE;
+	tz_reader *r = tza_open(path, NULL);
+	if (!r)
+		return TZA_EXIT_FAIL;
+	uint64_t from = 0, to = UINT64_MAX;
+	if ((o.from_s && tza_parse_time(r, "--from", o.from_s, &from) < 0) ||
+	    (o.to_s && tza_parse_time(r, "--to", o.to_s, &to) < 0)) {
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+	if (from > to) {
+		tza_err("cat: --from is after --to");
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+	if (o.types && check_types(r, path, o.types) < 0) {
+		tz_reader_free(r);
+		return TZA_EXIT_USAGE;
+	}
+	uint64_t base = tz_reader_info(r)->first_ts_ns;
+	const struct tz_event *ev;
+	rc = tz_reader_iter(r, from, to, o.state ? TZ_IT_STATE : 0);
+	while (rc == 0 && (rc = tz_reader_next(r, &ev)) == 1) {
+		rc = 0;
+		if (!o.types || in_list(o.types, ev->type->name))
+			print_event(stdout, ev, base, o.abs_ts);
+	}
+	int ret = cat_verdict(r, path, rc);
 	tz_reader_free(r);
 	if (fflush(stdout))
 		ret = TZA_EXIT_FAIL;

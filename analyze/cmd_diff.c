@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "json.h"
 #include "report.h"
 #include "task.h"
@@ -41,11 +42,12 @@ struct side {
 	uint32_t ng;
 };
 
-struct row {
-	const char *key;
-	const struct tza_group *a, *b;
-	double change;
-};
+static void unload(struct side *s)
+{
+	free(s->g);
+	tza_crit_free(&s->c);
+	tza_unload(s->r, s->m);
+}
 
 static int load(const char *path, enum tza_by by, struct side *s)
 {
@@ -61,13 +63,6 @@ static int load(const char *path, enum tza_by by, struct side *s)
 	return 0;
 }
 
-static void unload(struct side *s)
-{
-	free(s->g);
-	tza_crit_free(&s->c);
-	tza_unload(s->r, s->m);
-}
-
 static int cmp_key(const void *a, const void *b)
 {
 	return strcmp(((const struct tza_group *)a)->key, ((const struct tza_group *)b)->key);
@@ -75,10 +70,41 @@ static int cmp_key(const void *a, const void *b)
 
 static int cmp_row(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct tza_diff_row *x = a, *y = b;
 	if (x->change != y->change)
 		return x->change > y->change ? -1 : 1;
 	return strcmp(x->key, y->key);
+}
+
+int tza_diff_rows(struct tza_group *a, uint32_t na, struct tza_group *b, uint32_t nb,
+		  struct tza_diff_row **rows, uint32_t *nr)
+{
+	uint32_t i = 0, j = 0, n = 0;
+	if (na)
+		qsort(a, na, sizeof(*a), cmp_key);
+	if (nb)
+		qsort(b, nb, sizeof(*b), cmp_key);
+	struct tza_diff_row *v = malloc(((size_t)na + nb + 1) * sizeof(*v));
+	*rows = v;
+	*nr = 0;
+	if (!v)
+		return -1;
+	while (i < na || j < nb) {
+		int k = i >= na ? 1 : j >= nb ? -1 : strcmp(a[i].key, b[j].key);
+		struct tza_diff_row rw = {NULL, NULL, NULL, 0};
+		if (k <= 0)
+			rw.a = &a[i++];
+		if (k >= 0)
+			rw.b = &b[j++];
+		rw.key = rw.a ? rw.a->key : rw.b->key;
+		double wa = rw.a ? (double)rw.a->wall_ns : 0, wb = rw.b ? (double)rw.b->wall_ns : 0;
+		double ca = rw.a ? (double)rw.a->cpu_ns : 0, cb = rw.b ? (double)rw.b->cpu_ns : 0;
+		rw.change = fabs(wb - wa) + fabs(cb - ca);
+		v[n++] = rw;
+	}
+	qsort(v, n, sizeof(*v), cmp_row);
+	*nr = n;
+	return 0;
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -103,7 +129,15 @@ static const char *tratio(char *buf, size_t n, double v)
 	return buf;
 }
 
-int cmd_diff(int argc, char **argv)
+/* diff's options (cmd_diff) */
+struct diff_opts {
+	enum tza_by by;
+	uint64_t limit; /* 0: all */
+	int json;
+};
+
+/* Parse argv into o; returns -1 to go on, else the exit code */
+static int diff_parse(int argc, char **argv, struct diff_opts *o)
 {
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'},
@@ -112,9 +146,8 @@ int cmd_diff(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	enum tza_by by = TZA_BY_TOOL;
-	uint64_t limit = 30;
-	int json = 0, c, limit_set = 0;
+	int c, limit_set = 0;
+	*o = (struct diff_opts){.by = TZA_BY_TOOL, .limit = 30};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
@@ -124,16 +157,16 @@ int cmd_diff(int argc, char **argv)
 				return TZA_EXIT_USAGE;
 			break;
 		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
+			if (tza_parse_by("--by", optarg, &o->by) < 0)
 				return TZA_EXIT_USAGE;
 			break;
 		case 'n':
-			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &limit) < 0)
+			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &o->limit) < 0)
 				return TZA_EXIT_USAGE;
 			limit_set = 1;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -147,121 +180,134 @@ int cmd_diff(int argc, char **argv)
 		tza_err("diff: expected two files A and B (see 'tracer-analyze diff --help')");
 		return TZA_EXIT_USAGE;
 	}
-	if (json && !limit_set)
-		limit = 0;
+	if (o->json && !limit_set)
+		o->limit = 0;
+	return -1;
+}
+
+static const struct tza_group zero_group;
+
+/* The JSON object: the files, the makespans, the first show rows */
+static void diff_json(FILE *f, const char *pa, const char *pb, const struct side *A,
+		      const struct side *B, enum tza_by by, const struct tza_diff_row *rows,
+		      uint32_t show)
+{
+	fputs("{\"a\":", f);
+	tza_json_cstr(f, pa);
+	fputs(",\"b\":", f);
+	tza_json_cstr(f, pb);
+	fputs(",\"makespan_a_s\":", f);
+	tza_json_secs(f, (int64_t)A->c.makespan_ns);
+	fputs(",\"makespan_b_s\":", f);
+	tza_json_secs(f, (int64_t)B->c.makespan_ns);
+	fputs(",\"groups\":[", f);
+	for (uint32_t k = 0; k < show; k++) {
+		const struct tza_group *a = rows[k].a ? rows[k].a : &zero_group;
+		const struct tza_group *b = rows[k].b ? rows[k].b : &zero_group;
+		fputs(k ? ",\n{\"tool\":" : "\n{\"tool\":", f);
+		tza_json_cstr(f, rows[k].key);
+		fprintf(f, ",\"in\":\"%s\",\"count_a\":%llu,\"count_b\":%llu,\"wall_a_s\":",
+			rows[k].a && rows[k].b ? "both"
+			: rows[k].a	       ? "a"
+					       : "b",
+			(unsigned long long)a->count, (unsigned long long)b->count);
+		tza_json_secs(f, (int64_t)a->wall_ns);
+		fputs(",\"wall_b_s\":", f);
+		tza_json_secs(f, (int64_t)b->wall_ns);
+		fputs(",\"cpu_a_s\":", f);
+		tza_json_secs(f, (int64_t)a->cpu_ns);
+		fputs(",\"cpu_b_s\":", f);
+		tza_json_secs(f, (int64_t)b->cpu_ns);
+		if (by >= TZA_BY_TASK)
+			fprintf(f, ",\"tasks_a\":%llu,\"tasks_b\":%llu",
+				(unsigned long long)a->tasks, (unsigned long long)b->tasks);
+		fprintf(f,
+			",\"peak_rss_a_kib\":%llu,\"peak_rss_b_kib\":%llu,"
+			"\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
+			(unsigned long long)a->peak_rss_kib, (unsigned long long)b->peak_rss_kib,
+			(unsigned long long)(a->rchar + a->wchar),
+			(unsigned long long)(b->rchar + b->wchar));
+		jratio(f, ratio(a->wall_ns, b->wall_ns));
+		fputs(",\"cpu_ratio\":", f);
+		jratio(f, ratio(a->cpu_ns, b->cpu_ns));
+		fputc('}', f);
+	}
+	fputs(show ? "\n]}\n" : "]}\n", f);
+}
+
+/* One text row: key, counts (tasks for task groupings, as top's COUNT),
+ * wall, CPU, peak RSS and I/O of A/B with the ratios */
+static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by by, int w)
+{
+	const struct tza_group *a = row->a ? row->a : &zero_group;
+	const struct tza_group *b = row->b ? row->b : &zero_group;
+	char x[12][32], cnt[40], wall[48], cpu[48], rss[48], io[48];
+	snprintf(cnt, sizeof(cnt), "%llu/%llu",
+		 (unsigned long long)(by >= TZA_BY_TASK ? a->tasks : a->count),
+		 (unsigned long long)(by >= TZA_BY_TASK ? b->tasks : b->count));
+	snprintf(wall, sizeof(wall), "%s/%s", tza_fmt_dur(x[0], 32, a->wall_ns),
+		 tza_fmt_dur(x[1], 32, b->wall_ns));
+	snprintf(cpu, sizeof(cpu), "%s/%s", tza_fmt_dur(x[2], 32, a->cpu_ns),
+		 tza_fmt_dur(x[3], 32, b->cpu_ns));
+	snprintf(rss, sizeof(rss), "%s/%s", tza_fmt_bytes(x[4], 32, a->peak_rss_kib * 1024),
+		 tza_fmt_bytes(x[5], 32, b->peak_rss_kib * 1024));
+	snprintf(io, sizeof(io), "%s/%s", tza_fmt_bytes(x[6], 32, a->rchar + a->wchar),
+		 tza_fmt_bytes(x[7], 32, b->rchar + b->wchar));
+	tza_put_key(f, row->key, w);
+	fprintf(f, " %13s %21s %7s %21s %7s %21s %21s%s\n", cnt, wall,
+		tratio(x[8], 32, ratio(a->wall_ns, b->wall_ns)), cpu,
+		tratio(x[9], 32, ratio(a->cpu_ns, b->cpu_ns)), rss, io,
+		!row->a	  ? "  only in B"
+		: !row->b ? "  only in A"
+			  : "");
+}
+
+/* The text table: the files with their makespans, the first show of nr rows */
+static void diff_text(FILE *f, const char *pa, const char *pb, const struct side *A,
+		      const struct side *B, enum tza_by by, const struct tza_diff_row *rows,
+		      uint32_t nr, uint32_t show)
+{
+	char x[2][32];
+	fprintf(f, "A: %s (makespan %s)\nB: %s (makespan %s)\n\n", pa,
+		tza_fmt_dur(x[0], 32, A->c.makespan_ns), pb,
+		tza_fmt_dur(x[1], 32, B->c.makespan_ns));
+	int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
+	fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w, tza_by_header(by),
+		by >= TZA_BY_TASK ? "TASKS A/B" : "COUNT A/B", "WALL A/B", "RATIO", "CPU A/B",
+		"RATIO", "PEAK RSS A/B", "I/O A/B");
+	for (uint32_t k = 0; k < show; k++)
+		diff_text_row(f, &rows[k], by, w);
+	if (show < nr)
+		fprintf(f, "... %u more (-n 0 shows all)\n", nr - show);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o;
+	int rc = diff_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	const char *pa = argv[optind], *pb = argv[optind + 1];
 	struct side A, B;
+	struct tza_diff_row *rows = NULL;
+	uint32_t nr = 0;
 	memset(&B, 0, sizeof(B));
-	if (load(argv[optind], by, &A) < 0) {
-		unload(&A);
-		return TZA_EXIT_FAIL;
-	}
-	if (load(argv[optind + 1], by, &B) < 0) {
-		unload(&A);
-		unload(&B);
-		return TZA_EXIT_FAIL;
-	}
-	qsort(A.g, A.ng, sizeof(*A.g), cmp_key);
-	qsort(B.g, B.ng, sizeof(*B.g), cmp_key);
-	struct row *rows = malloc(((size_t)A.ng + B.ng + 1) * sizeof(*rows));
-	uint32_t nr = 0, i = 0, j = 0;
-	if (!rows) {
+	rc = TZA_EXIT_FAIL;
+	if (load(pa, o.by, &A) < 0 || load(pb, o.by, &B) < 0)
+		goto out;
+	if (tza_diff_rows(A.g, A.ng, B.g, B.ng, &rows, &nr) < 0) {
 		tza_err("out of memory");
-		unload(&A);
-		unload(&B);
-		return TZA_EXIT_FAIL;
+		goto out;
 	}
-	while (i < A.ng || j < B.ng) {
-		int k = i >= A.ng ? 1 : j >= B.ng ? -1 : strcmp(A.g[i].key, B.g[j].key);
-		struct row rw = {NULL, NULL, NULL, 0};
-		if (k <= 0)
-			rw.a = &A.g[i++];
-		if (k >= 0)
-			rw.b = &B.g[j++];
-		rw.key = rw.a ? rw.a->key : rw.b->key;
-		double wa = rw.a ? (double)rw.a->wall_ns : 0, wb = rw.b ? (double)rw.b->wall_ns : 0;
-		double ca = rw.a ? (double)rw.a->cpu_ns : 0, cb = rw.b ? (double)rw.b->cpu_ns : 0;
-		rw.change = fabs(wb - wa) + fabs(cb - ca);
-		rows[nr++] = rw;
-	}
-	qsort(rows, nr, sizeof(*rows), cmp_row);
-	uint32_t show = limit && limit < nr ? (uint32_t)limit : nr;
-	static const struct tza_group zero;
-	FILE *f = stdout;
-	if (json) {
-		fputs("{\"a\":", f);
-		tza_json_cstr(f, argv[optind]);
-		fputs(",\"b\":", f);
-		tza_json_cstr(f, argv[optind + 1]);
-		fputs(",\"makespan_a_s\":", f);
-		tza_json_secs(f, (int64_t)A.c.makespan_ns);
-		fputs(",\"makespan_b_s\":", f);
-		tza_json_secs(f, (int64_t)B.c.makespan_ns);
-		fputs(",\"groups\":[", f);
-		for (uint32_t k = 0; k < show; k++) {
-			const struct tza_group *a = rows[k].a ? rows[k].a : &zero;
-			const struct tza_group *b = rows[k].b ? rows[k].b : &zero;
-			fputs(k ? ",\n{\"tool\":" : "\n{\"tool\":", f);
-			tza_json_cstr(f, rows[k].key);
-			fprintf(f, ",\"in\":\"%s\",\"count_a\":%llu,\"count_b\":%llu,\"wall_a_s\":",
-				rows[k].a && rows[k].b ? "both" : rows[k].a ? "a" : "b",
-				(unsigned long long)a->count, (unsigned long long)b->count);
-			tza_json_secs(f, (int64_t)a->wall_ns);
-			fputs(",\"wall_b_s\":", f);
-			tza_json_secs(f, (int64_t)b->wall_ns);
-			fputs(",\"cpu_a_s\":", f);
-			tza_json_secs(f, (int64_t)a->cpu_ns);
-			fputs(",\"cpu_b_s\":", f);
-			tza_json_secs(f, (int64_t)b->cpu_ns);
-			if (by >= TZA_BY_TASK)
-				fprintf(f, ",\"tasks_a\":%llu,\"tasks_b\":%llu",
-					(unsigned long long)a->tasks, (unsigned long long)b->tasks);
-			fprintf(f, ",\"peak_rss_a_kib\":%llu,\"peak_rss_b_kib\":%llu,"
-				   "\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
-				(unsigned long long)a->peak_rss_kib, (unsigned long long)b->peak_rss_kib,
-				(unsigned long long)(a->rchar + a->wchar),
-				(unsigned long long)(b->rchar + b->wchar));
-			jratio(f, ratio(a->wall_ns, b->wall_ns));
-			fputs(",\"cpu_ratio\":", f);
-			jratio(f, ratio(a->cpu_ns, b->cpu_ns));
-			fputc('}', f);
-		}
-		fputs(show ? "\n]}\n" : "]}\n", f);
-	} else {
-		char x[12][32];
-		fprintf(f, "A: %s (makespan %s)\nB: %s (makespan %s)\n\n", argv[optind],
-			tza_fmt_dur(x[0], 32, A.c.makespan_ns), argv[optind + 1],
-			tza_fmt_dur(x[1], 32, B.c.makespan_ns));
-		int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
-		fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w,
-			tza_by_header(by),
-			by >= TZA_BY_TASK ? "TASKS A/B" : "COUNT A/B", "WALL A/B", "RATIO", "CPU A/B", "RATIO", "PEAK RSS A/B", "I/O A/B");
-		for (uint32_t k = 0; k < show; k++) {
-			const struct tza_group *a = rows[k].a ? rows[k].a : &zero;
-			const struct tza_group *b = rows[k].b ? rows[k].b : &zero;
-			char cnt[40], wall[48], cpu[48], rss[48], io[48];
-			/* task groupings: tasks, as top's COUNT */
-			snprintf(cnt, sizeof(cnt), "%llu/%llu",
-				 (unsigned long long)(by >= TZA_BY_TASK ? a->tasks : a->count),
-				 (unsigned long long)(by >= TZA_BY_TASK ? b->tasks : b->count));
-			snprintf(wall, sizeof(wall), "%s/%s", tza_fmt_dur(x[0], 32, a->wall_ns),
-				 tza_fmt_dur(x[1], 32, b->wall_ns));
-			snprintf(cpu, sizeof(cpu), "%s/%s", tza_fmt_dur(x[2], 32, a->cpu_ns),
-				 tza_fmt_dur(x[3], 32, b->cpu_ns));
-			snprintf(rss, sizeof(rss), "%s/%s", tza_fmt_bytes(x[4], 32, a->peak_rss_kib * 1024),
-				 tza_fmt_bytes(x[5], 32, b->peak_rss_kib * 1024));
-			snprintf(io, sizeof(io), "%s/%s", tza_fmt_bytes(x[6], 32, a->rchar + a->wchar),
-				 tza_fmt_bytes(x[7], 32, b->rchar + b->wchar));
-			tza_put_key(f, rows[k].key, w);
-			fprintf(f, " %13s %21s %7s %21s %7s %21s %21s%s\n", cnt, wall,
-				tratio(x[8], 32, ratio(a->wall_ns, b->wall_ns)), cpu,
-				tratio(x[9], 32, ratio(a->cpu_ns, b->cpu_ns)), rss, io,
-				!rows[k].a ? "  only in B" : !rows[k].b ? "  only in A" : "");
-		}
-		if (show < nr)
-			fprintf(f, "... %u more (-n 0 shows all)\n", nr - show);
-	}
+	uint32_t show = o.limit && o.limit < nr ? (uint32_t)o.limit : nr;
+	if (o.json)
+		diff_json(stdout, pa, pb, &A, &B, o.by, rows, show);
+	else
+		diff_text(stdout, pa, pb, &A, &B, o.by, rows, nr, show);
+	rc = TZA_EXIT_OK;
+out:
 	free(rows);
 	unload(&A);
 	unload(&B);
-	return TZA_EXIT_OK;
+	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idle.h"
 #include "json.h"
 #include "report.h"
 #include "textsafe.h"
@@ -58,21 +59,9 @@ static int parse_dur(const char *s, uint64_t *ns)
 	return 0;
 }
 
-struct stretch {
-	uint64_t a, b;	 /* CLOCK_BOOTTIME ns */
-	double busy_ns;	 /* CPU ns used in it (basis) */
-	double total_ns; /* CPU ns available in it (cores x duration) */
-};
-
-struct who {
-	const struct tza_proc *p;
-	double cpu_ns; /* in the stretch */
-	int whole;     /* alive over the whole stretch */
-};
-
 static int cmp_who(const void *x, const void *y)
 {
-	const struct who *a = x, *b = y;
+	const struct tza_idle_who *a = x, *b = y;
 	if (a->cpu_ns != b->cpu_ns)
 		return a->cpu_ns < b->cpu_ns ? 1 : -1;
 	if (a->whole != b->whole)
@@ -96,28 +85,139 @@ static uint64_t alive_until(const struct tza_proc *p)
 
 /* Append [a, b) with its busy and available CPU, merging into the last
  * stretch when adjacent. */
-static int add_idle(struct stretch **v, uint32_t *n, uint32_t *cap, uint64_t a, uint64_t b,
-		    double busy, double total)
+static int add_idle(struct tza_idle *x, uint32_t *cap, uint64_t a, uint64_t b, double busy,
+		    double total)
 {
-	if (*n && (*v)[*n - 1].b == a) {
-		(*v)[*n - 1].b = b;
-		(*v)[*n - 1].busy_ns += busy;
-		(*v)[*n - 1].total_ns += total;
+	if (x->nv && x->v[x->nv - 1].b == a) {
+		x->v[x->nv - 1].b = b;
+		x->v[x->nv - 1].busy_ns += busy;
+		x->v[x->nv - 1].total_ns += total;
 		return 0;
 	}
-	if (*n == *cap) {
+	if (x->nv == *cap) {
 		uint32_t nc = *cap ? *cap * 2 : 16;
-		struct stretch *nv = realloc(*v, nc * sizeof(*nv));
+		struct tza_idle_stretch *nv = realloc(x->v, nc * sizeof(*nv));
 		if (!nv)
 			return -1;
-		*v = nv;
+		x->v = nv;
 		*cap = nc;
 	}
-	(*v)[(*n)++] = (struct stretch){a, b, busy, total};
+	x->v[x->nv++] = (struct tza_idle_stretch){a, b, busy, total};
 	return 0;
 }
 
-int cmd_idle(int argc, char **argv)
+/* basis host: consecutive host samples whose busy share is under frac */
+static int idle_host(const struct tza_model *m, double frac, struct tza_idle *x)
+{
+	uint32_t cap = 0;
+	x->span_a = m->host[0].ts_ns;
+	x->span_b = m->host[m->nhost - 1].ts_ns;
+	for (uint32_t i = 1; i < m->nhost; i++) {
+		const struct tza_host_sample *h0 = &m->host[i - 1], *h1 = &m->host[i];
+		if (h1->total_ns <= h0->total_ns || h1->ts_ns <= h0->ts_ns)
+			continue;
+		double busy = (double)(h1->busy_ns - h0->busy_ns);
+		double tot = (double)(h1->total_ns - h0->total_ns);
+		if (busy < frac * tot && add_idle(x, &cap, h0->ts_ns, h1->ts_ns, busy, tot) < 0)
+			return -1;
+	}
+	if (m->host[m->nhost - 1].ncpus)
+		x->ncpus = m->host[m->nhost - 1].ncpus;
+	return 0;
+}
+
+/* basis procs: bins of 100 ms (up to 100,000 bins) of the recorded
+ * processes' CPU whose share of the cores is under frac */
+static int idle_procs(const struct tza_model *m, double frac, int all, struct tza_idle *x)
+{
+	uint64_t span_a = x->span_a, span_b = x->span_b;
+	uint64_t bw = (span_b - span_a) / 100000 + 1;
+	if (bw < 100000000ull)
+		bw = 100000000ull;
+	uint32_t nb = (uint32_t)((span_b - span_a + bw - 1) / bw), cap = 0;
+	double *bins = calloc(nb, sizeof(double));
+	if (!bins)
+		return -1;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		if (!proc_selected(p, all))
+			continue;
+		uint64_t a = p->start_ns > span_a ? p->start_ns : span_a;
+		uint64_t b = alive_until(p);
+		if (b > span_b)
+			b = span_b;
+		for (uint64_t k = (a - span_a) / bw; b > a && k < nb; k++) {
+			uint64_t ba = span_a + k * bw, bb = ba + bw;
+			if (ba >= b)
+				break;
+			bins[k] += tza_proc_cpu_at(p, bb < b ? bb : b) -
+				   tza_proc_cpu_at(p, ba > a ? ba : a);
+		}
+	}
+	int rc = 0;
+	for (uint32_t k = 0; k < nb && !rc; k++) {
+		uint64_t ba = span_a + k * bw, bb = ba + bw > span_b ? span_b : ba + bw;
+		double tot = (double)(bb - ba) * x->ncpus;
+		if (bins[k] < frac * tot)
+			rc = add_idle(x, &cap, ba, bb, bins[k], tot);
+	}
+	free(bins);
+	return rc;
+}
+
+int tza_idle_compute(const struct tza_model *m, const struct tza_machine *mi,
+		     enum tza_idle_basis basis, double threshold_pct, int all, struct tza_idle *out)
+{
+	*out = (struct tza_idle){.basis = basis,
+				 .ncpus = mi->ncpus ? mi->ncpus : 1,
+				 .span_a = m->t0_ns,
+				 .span_b = m->t1_ns};
+	double frac = threshold_pct / 100.0;
+	int rc = 0;
+	if (basis == TZA_IDLE_HOST)
+		rc = idle_host(m, frac, out);
+	else if (out->span_b > out->span_a)
+		rc = idle_procs(m, frac, all, out);
+	if (rc < 0)
+		tza_idle_free(out);
+	return rc;
+}
+
+void tza_idle_free(struct tza_idle *x)
+{
+	free(x->v);
+	x->v = NULL;
+	x->nv = 0;
+}
+
+uint32_t tza_idle_alive(const struct tza_model *m, const struct tza_idle_stretch *x, int all,
+			struct tza_idle_who *w)
+{
+	uint32_t nw = 0;
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		uint64_t e = alive_until(p);
+		if (!proc_selected(p, all) || p->start_ns >= x->b || e <= x->a)
+			continue;
+		w[nw].p = p;
+		w[nw].cpu_ns = tza_proc_cpu_at(p, x->b) - tza_proc_cpu_at(p, x->a);
+		w[nw].whole = p->start_ns <= x->a && e >= x->b;
+		nw++;
+	}
+	qsort(w, nw, sizeof(*w), cmp_who);
+	return nw;
+}
+
+/* idle's options (cmd_idle) */
+struct idle_opts {
+	double threshold; /* percent */
+	uint64_t min_ns, limit;
+	int json, all;
+	int basis; /* -1: by the trace's mode, else enum tza_idle_basis */
+};
+
+/* Parse argv into o; returns -1 to go on, else the exit code */
+static int idle_parse(int argc, char **argv, struct idle_opts *o)
 {
 	static const struct option opts[] = {
 	    {"threshold", required_argument, NULL, 't'},
@@ -128,24 +228,24 @@ int cmd_idle(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	double threshold = 25;
-	uint64_t min_ns = 10000000000ull, limit = 10;
-	int json = 0, all = 0, basis = -1, c; /* basis: 0 host, 1 procs */
 	char *end;
+	int c;
+	*o =
+	    (struct idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10, .basis = -1};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:d:b:n:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			threshold = strtod(optarg, &end);
-			if (end == optarg || *end || !(threshold > 0 && threshold <= 100)) {
+			o->threshold = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->threshold > 0 && o->threshold <= 100)) {
 				tza_err("--threshold: '%s' is not a percentage in (0, 100]",
 					optarg);
 				return TZA_EXIT_USAGE;
 			}
 			break;
 		case 'd':
-			if (parse_dur(optarg, &min_ns) < 0) {
+			if (parse_dur(optarg, &o->min_ns) < 0) {
 				tza_err(
 				    "--min-duration: '%s' is not a duration (30, 1.5s, 500ms, 2m)",
 				    optarg);
@@ -153,21 +253,23 @@ int cmd_idle(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			basis = !strcmp(optarg, "host") ? 0 : !strcmp(optarg, "procs") ? 1 : -2;
-			if (basis == -2) {
+			o->basis = !strcmp(optarg, "host")    ? TZA_IDLE_HOST
+				   : !strcmp(optarg, "procs") ? TZA_IDLE_PROCS
+							      : -2;
+			if (o->basis == -2) {
 				tza_err("--basis: '%s' is not host or procs", optarg);
 				return TZA_EXIT_USAGE;
 			}
 			break;
 		case 'n':
-			if (tza_parse_u64("-n", optarg, 0, 1000000, &limit) < 0)
+			if (tza_parse_u64("-n", optarg, 0, 1000000, &o->limit) < 0)
 				return TZA_EXIT_USAGE;
 			break;
 		case 'a':
-			all = 1;
+			o->all = 1;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -177,6 +279,131 @@ int cmd_idle(int argc, char **argv)
 			return TZA_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+/* One stretch as a JSON object (the "stretches" array's element k) */
+static void stretch_json(FILE *f, const struct tza_model *m, const struct tza_idle *id,
+			 const struct tza_idle_stretch *x, const struct tza_idle_who *w,
+			 uint32_t nw, uint32_t nl, uint32_t k)
+{
+	double cores = (double)x->busy_ns / (double)(x->b - x->a);
+	double hb = id->basis ? tza_host_busy(m, x->a, x->b) : -1;
+	fputs(k ? ",{\"start_s\":" : "{\"start_s\":", f);
+	tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
+	fputs(",\"end_s\":", f);
+	tza_json_secs(f, (int64_t)(x->b - m->t0_ns));
+	fputs(",\"duration_s\":", f);
+	tza_json_secs(f, (int64_t)(x->b - x->a));
+	fputs(",\"mean_cores\":", f);
+	tza_json_num(f, round(cores * 1000) / 1000);
+	fputs(",\"host_cores\":", f); /* the host beside the procs basis */
+	if (hb >= 0)
+		tza_json_num(f, round(hb * id->ncpus * 1000) / 1000);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"processes_alive\":%u,\"processes\":[", nw);
+	for (uint32_t i = 0; i < nl; i++) {
+		const struct tza_proc *p = w[i].p;
+		char idb[TZA_ID_MAX];
+		fputs(i ? ",{\"id\":" : "{\"id\":", f);
+		tza_json_cstr(f, tza_proc_id(p, idb));
+		fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
+		tza_json_cstr(f, tza_proc_key((struct tza_proc *)p, TZA_BY_TOOL));
+		fputs(",\"cpu_s\":", f);
+		tza_json_secs(f, (int64_t)w[i].cpu_ns);
+		fprintf(f, ",\"whole\":%s}", w[i].whole ? "true" : "false");
+	}
+	fputs("]}", f);
+}
+
+/* One stretch as text: its line, the host's beside, its processes */
+static void stretch_text(FILE *f, const struct tza_model *m, const struct tza_idle *id,
+			 const struct tza_idle_stretch *x, const struct tza_idle_who *w,
+			 uint32_t nw, uint32_t nl)
+{
+	char b1[40], b2[40], b3[40];
+	double cores = (double)x->busy_ns / (double)(x->b - x->a);
+	double hb = id->basis ? tza_host_busy(m, x->a, x->b) : -1;
+	fprintf(f, "\n  %s - %s  (%s)  %.2f cores busy on average, %u process%s alive\n",
+		tza_fmt_dur(b1, sizeof(b1), x->a - m->t0_ns),
+		tza_fmt_dur(b2, sizeof(b2), x->b - m->t0_ns),
+		tza_fmt_dur(b3, sizeof(b3), x->b - x->a), cores, nw, nw == 1 ? "" : "es");
+	if (hb >= 0)
+		fprintf(f, "    host: %.2f cores busy (host samples, every process)\n",
+			hb * id->ncpus);
+	for (uint32_t i = 0; i < nl; i++) {
+		const struct tza_proc *p = w[i].p;
+		char sk[TZA_SAFE_BUF];
+		fprintf(
+		    f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
+		    tza_safe_str(sk, sizeof(sk), tza_proc_key((struct tza_proc *)p, TZA_BY_TOOL)),
+		    w[i].cpu_ns / 1e9, w[i].whole ? "  (the whole stretch)" : "",
+		    (p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) == TZA_P_EXIT_LOST
+			? "  (exit lost)"
+			: "");
+	}
+	if (nw > nl)
+		fprintf(f, "    ... %u more\n", nw - nl);
+}
+
+/* The whole output: head, the stretches of at least o->min_ns, the total.
+ * w: room for m->nprocs entries. */
+static void idle_print(FILE *f, const char *path, const struct tza_model *m,
+		       const struct tza_idle *id, const struct idle_opts *o, struct tza_idle_who *w)
+{
+	char b1[40], b2[40];
+	uint64_t idle_ns = 0;
+	uint32_t shown = 0;
+	if (o->json) {
+		fprintf(f, "{\"file\":");
+		tza_json_cstr(f, path);
+		fputs(",\"threshold_pct\":", f);
+		tza_json_num(f, o->threshold);
+		fputs(",\"min_duration_s\":", f);
+		tza_json_secs(f, (int64_t)o->min_ns);
+		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[",
+			id->basis ? "procs" : "host", id->ncpus);
+	} else {
+		fprintf(f, "idle: under %g%% of %u CPUs for at least %s (%s)\n", o->threshold,
+			id->ncpus, tza_fmt_dur(b1, sizeof(b1), o->min_ns),
+			id->basis ? "CPU of the recorded processes"
+				  : "host CPU from the host samples");
+	}
+	for (uint32_t s = 0; s < id->nv; s++) {
+		const struct tza_idle_stretch *x = &id->v[s];
+		if (x->b - x->a < o->min_ns)
+			continue;
+		idle_ns += x->b - x->a;
+		uint32_t nw = tza_idle_alive(m, x, o->all, w);
+		uint32_t nl = nw < o->limit ? nw : (uint32_t)o->limit;
+		if (o->json)
+			stretch_json(f, m, id, x, w, nw, nl, shown);
+		else
+			stretch_text(f, m, id, x, w, nw, nl);
+		shown++;
+	}
+	uint64_t span = id->span_b > id->span_a ? id->span_b - id->span_a : 0;
+	if (o->json) {
+		fputs("],\"idle_s\":", f);
+		tza_json_secs(f, (int64_t)idle_ns);
+		fputs(",\"span_s\":", f);
+		tza_json_secs(f, (int64_t)span);
+		fputs("}\n", f);
+	} else {
+		fprintf(f, "%s%u stretch%s, %s idle of %s (%.1f%%)\n", shown ? "\n" : "", shown,
+			shown == 1 ? "" : "es", tza_fmt_dur(b1, sizeof(b1), idle_ns),
+			tza_fmt_dur(b2, sizeof(b2), span),
+			span ? 100.0 * (double)idle_ns / (double)span : 0);
+	}
+}
+
+int cmd_idle(int argc, char **argv)
+{
+	struct idle_opts o;
+	int rc = idle_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 	const char *path = tza_one_file("idle", argc, argv);
 	if (!path)
 		return TZA_EXIT_USAGE;
@@ -186,7 +413,7 @@ int cmd_idle(int argc, char **argv)
 	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0)
 		return TZA_EXIT_FAIL;
 	tza_machine_get(r, &mi);
-	if (basis == 0 && m->nhost < 2) {
+	if (o.basis == TZA_IDLE_HOST && m->nhost < 2) {
 		tza_err("'%s': --basis host: the trace has no host samples (recorded with "
 			"--sample-interval 0, or by an older recorder); use --basis procs",
 			path);
@@ -197,184 +424,21 @@ int cmd_idle(int argc, char **argv)
 	 * followed command or -p pids by the recorded processes */
 	const char *const mode_keys[] = {"mode", NULL};
 	const char *mode = tza_meta_any(r, mode_keys);
-	if (basis < 0)
-		basis = m->nhost >= 2 && mode && !strcmp(mode, "system") ? 0 : 1;
-
-	struct stretch *v = NULL;
-	uint32_t nv = 0, cap = 0;
-	int oom = 0;
-	double frac = threshold / 100.0;
-	uint64_t span_a = m->t0_ns, span_b = m->t1_ns;
-	unsigned ncpus = mi.ncpus ? mi.ncpus : 1;
-	if (basis == 0) {
-		span_a = m->host[0].ts_ns;
-		span_b = m->host[m->nhost - 1].ts_ns;
-		for (uint32_t i = 1; i < m->nhost && !oom; i++) {
-			const struct tza_host_sample *h0 = &m->host[i - 1], *h1 = &m->host[i];
-			if (h1->total_ns <= h0->total_ns || h1->ts_ns <= h0->ts_ns)
-				continue;
-			double busy = (double)(h1->busy_ns - h0->busy_ns);
-			double tot = (double)(h1->total_ns - h0->total_ns);
-			if (busy < frac * tot)
-				oom = add_idle(&v, &nv, &cap, h0->ts_ns, h1->ts_ns, busy, tot) < 0;
-		}
-		if (m->host[m->nhost - 1].ncpus)
-			ncpus = m->host[m->nhost - 1].ncpus;
-	} else if (span_b > span_a) {
-		/* bins of 100 ms (up to 100,000 bins) of the recorded processes' CPU */
-		uint64_t bw = (span_b - span_a) / 100000 + 1;
-		if (bw < 100000000ull)
-			bw = 100000000ull;
-		uint32_t nb = (uint32_t)((span_b - span_a + bw - 1) / bw);
-		double *bins = calloc(nb, sizeof(double));
-		oom = !bins;
-		for (uint32_t i = 0; bins && i < m->nprocs; i++) {
-			const struct tza_proc *p = m->procs[i];
-			if (!proc_selected(p, all))
-				continue;
-			uint64_t a = p->start_ns > span_a ? p->start_ns : span_a;
-			uint64_t b = alive_until(p);
-			if (b > span_b)
-				b = span_b;
-			for (uint64_t k = (a - span_a) / bw; b > a && k < nb; k++) {
-				uint64_t ba = span_a + k * bw, bb = ba + bw;
-				if (ba >= b)
-					break;
-				bins[k] += tza_proc_cpu_at(p, bb < b ? bb : b) - tza_proc_cpu_at(p, ba > a ? ba : a);
-			}
-		}
-		for (uint32_t k = 0; bins && k < nb && !oom; k++) {
-			uint64_t ba = span_a + k * bw, bb = ba + bw > span_b ? span_b : ba + bw;
-			double tot = (double)(bb - ba) * ncpus;
-			if (bins[k] < frac * tot)
-				oom = add_idle(&v, &nv, &cap, ba, bb, bins[k], tot) < 0;
-		}
-		free(bins);
-	}
-	if (oom) {
+	if (o.basis < 0)
+		o.basis = m->nhost >= 2 && mode && !strcmp(mode, "system") ? TZA_IDLE_HOST
+									   : TZA_IDLE_PROCS;
+	struct tza_idle id;
+	struct tza_idle_who *w = NULL;
+	if (tza_idle_compute(m, &mi, (enum tza_idle_basis)o.basis, o.threshold, o.all, &id) < 0 ||
+	    !(w = calloc(m->nprocs ? m->nprocs : 1, sizeof(*w)))) {
 		tza_err("out of memory");
-		free(v);
+		tza_idle_free(&id);
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
-
-	FILE *f = stdout;
-	uint64_t idle_ns = 0;
-	uint32_t shown = 0;
-	struct who *w = calloc(m->nprocs ? m->nprocs : 1, sizeof(*w));
-	if (!w) {
-		tza_err("out of memory");
-		free(v);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
-	}
-	if (json) {
-		fprintf(f, "{\"file\":");
-		tza_json_cstr(f, path);
-		fputs(",\"threshold_pct\":", f);
-		tza_json_num(f, threshold);
-		fputs(",\"min_duration_s\":", f);
-		tza_json_secs(f, (int64_t)min_ns);
-		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[",
-			basis ? "procs" : "host", ncpus);
-	} else {
-		char b1[40];
-		fprintf(f, "idle: under %g%% of %u CPUs for at least %s (%s)\n", threshold, ncpus,
-			tza_fmt_dur(b1, sizeof(b1), min_ns),
-			basis ? "CPU of the recorded processes" : "host CPU from the host samples");
-	}
-	for (uint32_t s = 0; s < nv; s++) {
-		const struct stretch *x = &v[s];
-		if (x->b - x->a < min_ns)
-			continue;
-		idle_ns += x->b - x->a;
-		uint32_t nw = 0;
-		for (uint32_t i = 0; i < m->nprocs; i++) {
-			const struct tza_proc *p = m->procs[i];
-			uint64_t e = alive_until(p);
-			if (!proc_selected(p, all) || p->start_ns >= x->b || e <= x->a)
-				continue;
-			w[nw].p = p;
-			w[nw].cpu_ns = tza_proc_cpu_at(p, x->b) - tza_proc_cpu_at(p, x->a);
-			w[nw].whole = p->start_ns <= x->a && e >= x->b;
-			nw++;
-		}
-		qsort(w, nw, sizeof(*w), cmp_who);
-		uint32_t nl = nw < limit ? nw : (uint32_t)limit;
-		double cores = (double)x->busy_ns / (double)(x->b - x->a);
-		double hb = basis ? tza_host_busy(m, x->a, x->b) : -1;
-		if (json) {
-			fputs(shown ? ",{\"start_s\":" : "{\"start_s\":", f);
-			tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
-			fputs(",\"end_s\":", f);
-			tza_json_secs(f, (int64_t)(x->b - m->t0_ns));
-			fputs(",\"duration_s\":", f);
-			tza_json_secs(f, (int64_t)(x->b - x->a));
-			fputs(",\"mean_cores\":", f);
-			tza_json_num(f, round(cores * 1000) / 1000);
-			fputs(",\"host_cores\":", f); /* the host beside the procs basis */
-			if (hb >= 0)
-				tza_json_num(f, round(hb * ncpus * 1000) / 1000);
-			else
-				fputs("null", f);
-			fprintf(f, ",\"processes_alive\":%u,\"processes\":[", nw);
-			for (uint32_t i = 0; i < nl; i++) {
-				struct tza_proc *p = (struct tza_proc *)w[i].p;
-				char idb[TZA_ID_MAX];
-				fputs(i ? ",{\"id\":" : "{\"id\":", f);
-				tza_json_cstr(f, tza_proc_id(p, idb));
-				fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
-				tza_json_cstr(f, tza_proc_key(p, TZA_BY_TOOL));
-				fputs(",\"cpu_s\":", f);
-				tza_json_secs(f, (int64_t)w[i].cpu_ns);
-				fprintf(f, ",\"whole\":%s}", w[i].whole ? "true" : "false");
-			}
-			fputs("]}", f);
-		} else {
-			char b1[40], b2[40], b3[40];
-			fprintf(
-			    f,
-			    "\n  %s - %s  (%s)  %.2f cores busy on average, %u process%s alive\n",
-			    tza_fmt_dur(b1, sizeof(b1), x->a - m->t0_ns),
-			    tza_fmt_dur(b2, sizeof(b2), x->b - m->t0_ns),
-			    tza_fmt_dur(b3, sizeof(b3), x->b - x->a), cores, nw,
-			    nw == 1 ? "" : "es");
-			if (hb >= 0)
-				fprintf(f, "    host: %.2f cores busy (host samples, every process)\n",
-					hb * ncpus);
-			for (uint32_t i = 0; i < nl; i++) {
-				struct tza_proc *p = (struct tza_proc *)w[i].p;
-				char sk[TZA_SAFE_BUF];
-				fprintf(f, "    pid %-7u %-28s %8.3f CPU-s%s%s\n", p->pid,
-					tza_safe_str(sk, sizeof(sk), tza_proc_key(p, TZA_BY_TOOL)),
-					w[i].cpu_ns / 1e9,
-					w[i].whole ? "  (the whole stretch)" : "",
-					(p->flags & (TZA_P_EXIT_LOST | TZA_P_EXITED_BEFORE)) ==
-							TZA_P_EXIT_LOST
-						? "  (exit lost)"
-						: "");
-			}
-			if (nw > nl)
-				fprintf(f, "    ... %u more\n", nw - nl);
-		}
-		shown++;
-	}
-	uint64_t span = span_b > span_a ? span_b - span_a : 0;
-	if (json) {
-		fputs("],\"idle_s\":", f);
-		tza_json_secs(f, (int64_t)idle_ns);
-		fputs(",\"span_s\":", f);
-		tza_json_secs(f, (int64_t)span);
-		fputs("}\n", f);
-	} else {
-		char b1[40], b2[40];
-		fprintf(f, "%s%u stretch%s, %s idle of %s (%.1f%%)\n", shown ? "\n" : "", shown,
-			shown == 1 ? "" : "es", tza_fmt_dur(b1, sizeof(b1), idle_ns),
-			tza_fmt_dur(b2, sizeof(b2), span),
-			span ? 100.0 * (double)idle_ns / (double)span : 0);
-	}
+	idle_print(stdout, path, m, &id, &o, w);
 	free(w);
-	free(v);
+	tza_idle_free(&id);
 	tza_unload(r, m);
 	return tza_stdout_done();
 }

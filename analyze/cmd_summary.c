@@ -1,16 +1,13 @@
 /* cmd_summary.c - what ran, what it cost, what was lost, what held it back. */
 #include <getopt.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "common/redact.h"
 #include "dropslot.h"
-#include "evq.h"
 #include "follow.h"
 #include "json.h"
 #include "report.h"
+#include "summary.h"
 #include "task.h"
 #include "textsafe.h"
 
@@ -52,18 +49,6 @@ static void usage(FILE *f)
 		"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n");
 }
 
-static const char *wall(tz_reader *r, uint64_t ns, char *b, size_t n)
-{
-	int64_t rt;
-	if (tza_realtime(r, ns, &rt) < 0)
-		return NULL;
-	time_t t = (time_t)(rt / 1000000000LL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	size_t k = strftime(b, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(b + k, n - k, ".%03lldZ", (long long)(rt % 1000000000LL) / 1000000);
-	return b;
-}
 
 static const char *meta(tz_reader *r, const char *k)
 {
@@ -212,131 +197,445 @@ static const char *victim_name(const struct tza_proc *p)
 	return p->comm;
 }
 
-/* Execs whose argv holds something the redaction patterns call a secret
- * (common/redact.c): summary warns before the trace is shared. The model
- * keeps one copy of equal argvs, so a storm's repeats of one argv are
- * answered from a small direct-mapped cache by address; only argvs that
- * pass redact_maybe()'s prefilter are copied and run through the regexes. */
-#define SECRET_CACHE 4096 /* entries, a power of two */
 
-static uint64_t secret_execs(const struct tza_model *m)
+/* JSON: file, host, recorder, start/end, duration, counts */
+static void json_head(FILE *f, struct tza_summary *s)
 {
-	struct redact rd = {0};
-	struct seen {
-		const uint8_t *argv;
-		uint32_t len;
-		int secret;
-	} *cache = calloc(SECRET_CACHE, sizeof(*cache));
-	uint64_t n = 0;
-	int ready = 0; /* the patterns are compiled on the first candidate */
-
-	if (!cache)
-		return 0;
-	for (uint32_t i = 0; i < m->nprocs; i++) {
-		const struct tza_proc *p = m->procs[i];
-		for (uint32_t k = 0; k < p->nexecs; k++) {
-			const struct tza_exec *e = &p->execs[k];
-			if (!e->argv_len)
-				continue;
-			uintptr_t a = (uintptr_t)e->argv;
-			struct seen *c = &cache[(a ^ a >> 12 ^ e->argv_len) & (SECRET_CACHE - 1)];
-			if (c->argv == e->argv && c->len == e->argv_len) {
-				n += (uint64_t)c->secret;
-				continue;
-			}
-			int secret = 0;
-			if (redact_maybe(e->argv, e->argv_len)) {
-				if (!ready && redact_init(&rd))
-					goto out;
-				ready = 1;
-				uint8_t small[4096];
-				uint8_t *cp = e->argv_len <= sizeof(small) ? small : malloc(e->argv_len);
-				if (!cp)
-					continue;
-				memcpy(cp, e->argv, e->argv_len);
-				secret = redact_mask_blob(&rd, cp, e->argv_len, 1) > 0;
-				if (cp != small)
-					free(cp);
-			}
-			*c = (struct seen){e->argv, e->argv_len, secret};
-			n += (uint64_t)secret;
-		}
-	}
-out:
-	if (ready)
-		redact_free(&rd);
-	free(cache);
-	return n;
+	const struct tza_model *m = s->m;
+	tz_reader *r = s->r;
+	fputs("{\"file\":", f);
+	tza_json_cstr(f, s->path);
+	fputs(",\"host\":{\"hostname\":", f);
+	tza_json_cstr(f, meta(r, "hostname"));
+	fputs(",\"kernel\":", f);
+	tza_json_cstr(f, meta(r, "kernel"));
+	if (s->mi.ncpus) /* null: unknown (absent or out of range) */
+		fprintf(f, ",\"cpus\":%u", s->mi.ncpus);
+	else
+		fputs(",\"cpus\":null", f);
+	fprintf(f, ",\"memory_kib\":%llu},\"recorder\":{\"version\":",
+		(unsigned long long)s->mi.mem_kib);
+	tza_json_cstr(f, meta(r, "recorder_version"));
+	fputs(",\"cmdline\":", f);
+	tza_json_cstr(f, meta(r, "recorder_cmdline"));
+	fputs(",\"command\":", f);
+	tza_json_cstr(f, meta(r, "command"));
+	fputs(",\"mode\":", f);
+	tza_json_cstr(f, meta(r, "mode"));
+	fputs(",\"traced\":", f);
+	tza_json_cstr(f, tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb)));
+	fprintf(f, ",\"exec_failures\":%s,\"stop_reason\":", s->xf_recorded ? "true" : "false");
+	tza_json_cstr(f, meta(r, "stop_reason"));
+	const char *unw = meta(r, "events_unwritten");
+	fprintf(f, ",\"events_unwritten\":%s},\"start\":",
+		unw && *unw && strspn(unw, "0123456789") == strlen(unw) ? unw : "null");
+	tza_json_cstr(f, s->ws);
+	fputs(",\"end\":", f);
+	tza_json_cstr(f, s->we);
+	fputs(",\"duration_s\":", f);
+	tza_json_secs(f, (int64_t)s->duration);
+	fprintf(f,
+		",\"counts\":{\"events\":%llu,\"processes\":%u,\"pre_existing\":%llu,"
+		"\"execs\":%llu,\"failed_execs\":%llu,\"nonzero_exits\":%llu,"
+		"\"signaled\":%llu,\"sigkill\":%llu,\"core_dumps\":%llu,\"running\":%llu},",
+		(unsigned long long)m->nevents, m->nprocs, (unsigned long long)s->cnt.pre,
+		(unsigned long long)m->nexecs, (unsigned long long)m->nfailed_execs,
+		(unsigned long long)s->cnt.nz, (unsigned long long)s->cnt.sig,
+		(unsigned long long)s->cnt.kill9, (unsigned long long)s->cnt.core,
+		(unsigned long long)s->cnt.running);
 }
 
-/* What summary counts over every process and exec, apart from the groups:
- * on a second thread while the critical path and the groups are made (it
- * reads exit totals, flags and argv; they write only the tool keys) */
-struct counts {
-	const struct tza_model *m;
-	int want_secrets;
-	uint64_t nz, sig, core, kill9, running, pre, secrets;
-	/* fatal signals whose sending was recorded: by the kernel (by cause,
-	 * kcause[] in the order of kernel_causes[]), the process itself, another */
-	uint64_t by_kernel, by_self, by_other, kcause[8];
-	uint64_t sampled; /* running with samples: counted to the last (TZA_P_SAMPLED) */
-	double cpu_ns;	  /* the processes' CPU ns inside [t0, t1] */
-	uint64_t t0, t1;
-};
-
-/* tza_signal_cause()'s kernel causes, in the order summary lists them */
-static const char *const kernel_causes[8] = {"broken pipe", "file size limit", "cpu time limit",
-					     "fault",	    "seccomp",	       "oom",
-					     "timer",	    "kernel"};
-
-static void count_sender(struct counts *k, const struct tza_proc *p)
+/* JSON: what was lost (incomplete .. orphaned_pids), signal senders, OOM kills */
+static void json_loss(FILE *f, const struct tza_summary *s)
 {
-	const char *c = tza_signal_cause(p);
-	if (!c)
-		return;
-	if (!p->res->killer_kernel) {
-		if (p->res->killer_pid == p->pid && p->res->killer_start_ns == p->start_ns)
-			k->by_self++;
-		else
-			k->by_other++;
-		return;
-	}
-	k->by_kernel++;
+	const struct tza_model *m = s->m;
+	fprintf(f,
+		"\"incomplete\":%s,\"live\":%s,\"unfinished\":%s,\"ring_wrapped\":%s,"
+		"\"overwritten_s\":",
+		m->incomplete ? "true" : "false", m->live ? "true" : "false",
+		s->in->unfinished && !m->live ? "true" : "false",
+		m->ring_wrapped ? "true" : "false");
+	if (m->ring_wrapped && m->overwritten_ns)
+		tza_json_secs(f, (int64_t)m->overwritten_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"exited_before\":%llu,\"drops\":{", (unsigned long long)m->exited_before);
+	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
+		fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
+			(unsigned long long)m->drops[tza_drop_slots[i].slot]);
+	fprintf(f,
+		"\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
+		"\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
+		(unsigned long long)s->drops_total, (unsigned long long)m->dropped_chunks,
+		(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
+		(unsigned long long)m->from_state, (unsigned long long)m->exit_lost);
+	int first = 1;
+	for (uint32_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i]->flags & TZA_P_ORPHAN) {
+			fprintf(f, "%s%u", first ? "" : ",", m->procs[i]->pid);
+			first = 0;
+		}
+	fprintf(f,
+		"],\"signal_senders\":{\"kernel\":%llu,\"self\":%llu,\"other\":%llu,"
+		"\"kernel_causes\":{",
+		(unsigned long long)s->cnt.by_kernel, (unsigned long long)s->cnt.by_self,
+		(unsigned long long)s->cnt.by_other);
 	for (int i = 0; i < 8; i++)
-		if (!strcmp(c, kernel_causes[i])) {
-			k->kcause[i]++;
-			return;
-		}
-	k->kcause[7]++;
-}
-
-static void *count_all(void *arg)
-{
-	struct counts *k = arg;
-	const struct tza_model *m = k->m;
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", tza_kernel_causes[i],
+			(unsigned long long)s->cnt.kcause[i]);
+	fputs("}},\"oom_kills\":[", f);
+	first = 1;
 	for (uint32_t i = 0; i < m->nprocs; i++) {
 		const struct tza_proc *p = m->procs[i];
-		if (p->flags & TZA_P_NO_EXIT)
-			k->running += !(p->flags & TZA_P_EXIT_LOST); /* lost: m->exit_lost */
-		else if (p->signal) {
-			k->sig++;
-			count_sender(k, p);
-		}
-		else if (p->exit_code)
-			k->nz++;
-		if (p->core_dumped)
-			k->core++;
-		if (p->signal == 9)
-			k->kill9++;
-		if (p->flags & TZA_P_PRE_EXISTING)
-			k->pre++;
-		if (p->flags & TZA_P_SAMPLED)
-			k->sampled++;
-		k->cpu_ns += tza_proc_cpu_in(p, k->t0, k->t1);
+		if (!p->res->oom_killed)
+			continue;
+		char idb[TZA_ID_MAX];
+		fprintf(f, "%s{\"id\":", first ? "" : ",");
+		tza_json_cstr(f, tza_proc_id(p, idb));
+		fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
+		tza_json_cstr(f, victim_name(p));
+		fprintf(f, ",\"rss_kib\":%llu,\"memcg_id\":%llu,\"t_s\":",
+			(unsigned long long)p->res->oom_rss_kib,
+			(unsigned long long)p->res->oom_memcg_id);
+		tza_json_secs(f, (int64_t)(p->res->oom_ns - m->t0_ns));
+		fputc('}', f);
+		first = 0;
 	}
-	if (k->want_secrets)
-		k->secrets = secret_execs(m);
-	return NULL;
+}
+
+/* JSON: a number, or null when not known */
+static void json_num_or_null(FILE *f, int known, double v)
+{
+	if (known)
+		tza_json_num(f, v);
+	else
+		fputs("null", f);
+}
+
+/* JSON: host samples, CPU, memory */
+static void json_usage(FILE *f, const struct tza_summary *s)
+{
+	const struct tza_model *m = s->m;
+	if (m->nhost_samples) {
+		fprintf(f,
+			"],\"host_samples\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
+			"\"peak_mem_used_kib\":%llu,\"peak_mem_t_s\":",
+			(unsigned long long)m->nhost_samples,
+			(unsigned long long)m->host_mem_total_kib,
+			(unsigned long long)m->host_peak_mem_used_kib);
+		tza_json_secs(f, (int64_t)(m->host_peak_mem_ns - m->t0_ns));
+		fprintf(f, ",\"process_samples\":%llu}", (unsigned long long)m->nsamples);
+	} else {
+		fputs("],\"host_samples\":null", f);
+	}
+	fputs(",\"cpu\":{\"cpu_s\":", f);
+	tza_json_secs(f, (int64_t)s->cpu_used);
+	fputs(",\"utilisation\":", f);
+	json_num_or_null(f, s->mi.ncpus || s->by_host, s->util);
+	fprintf(f, ",\"basis\":\"%s\",\"procs_utilisation\":", s->by_host ? "host" : "procs");
+	json_num_or_null(f, s->mi.ncpus != 0, s->procs_util);
+	fputs(",\"host_utilisation\":", f);
+	json_num_or_null(f, s->host_util >= 0, s->host_util);
+	fprintf(f,
+		",\"running_sampled\":%llu},\"procs_memory\":", (unsigned long long)s->cnt.sampled);
+	if (s->mem_kib) {
+		fprintf(f, "{\"peak_rss_kib\":%llu,\"peak_t_s\":", (unsigned long long)s->mem_kib);
+		tza_json_secs(f, (int64_t)(s->mem_ns - m->t0_ns));
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+}
+
+/* JSON: the top tools and the critical path, closing the object */
+static void json_tables(FILE *f, const struct tza_summary *s)
+{
+	fputs(",\"top_tools\":[", f);
+	for (uint32_t i = 0; i < s->nshow; i++) {
+		const struct tza_group *x = &s->g[i];
+		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
+		tza_json_cstr(f, x->key);
+		fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
+		tza_json_secs(f, (int64_t)x->wall_ns);
+		fputs(",\"cpu_s\":", f);
+		tza_json_secs(f, (int64_t)x->cpu_ns);
+		fputs(",\"mean_cores\":", f);
+		tza_json_num(f, tza_group_cores(x));
+		fprintf(f,
+			",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+			"\"rchar\":%llu,\"wchar\":%llu}",
+			(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
+			(unsigned long long)x->write_bytes, (unsigned long long)x->rchar,
+			(unsigned long long)x->wchar);
+	}
+	fputs("],\"critical_path\":{\"makespan_s\":", f);
+	tza_json_secs(f, (int64_t)s->cr.makespan_ns);
+	fputs(",\"by_tool\":[", f);
+	for (uint32_t i = 0; i < s->nc; i++) {
+		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
+		tza_json_cstr(f, s->cr.by_tool[i].tool);
+		fputs(",\"seconds\":", f);
+		tza_json_secs(f, (int64_t)s->cr.by_tool[i].ns);
+		fputc('}', f);
+	}
+	fputs("]}}\n", f);
+}
+
+static void summary_json(FILE *f, struct tza_summary *s)
+{
+	json_head(f, s);
+	json_loss(f, s);
+	json_usage(f, s);
+	json_tables(f, s);
+}
+
+/* "N CPUs", or "unknown CPUs" */
+static const char *ncpu_text(char *b, size_t n, unsigned ncpus)
+{
+	if (ncpus)
+		snprintf(b, n, "%u CPU%s", ncpus, ncpus == 1 ? "" : "s");
+	else
+		snprintf(b, n, "unknown CPUs");
+	return b;
+}
+
+/* Text: trace, host, recorder, traced, start/end/duration, lost, status */
+static void text_head(FILE *f, struct tza_summary *s)
+{
+	const struct tza_model *m = s->m;
+	tz_reader *r = s->r;
+	char b[4][40], ncpu[40], sh[TZA_SAFE_BUF], sk[TZA_SAFE_BUF];
+	const char *host = meta(r, "hostname"), *kern = meta(r, "kernel");
+	fprintf(f, "trace      %s: %s event%s, %llu chunk%s, %s\n", s->path,
+		tza_fmt_count(b[0], 40, m->nevents), tza_plural(m->nevents),
+		(unsigned long long)s->in->chunks, tza_plural(s->in->chunks),
+		tza_fmt_bytes(b[1], 40, s->in->file_size));
+	ncpu_text(ncpu, sizeof(ncpu), s->mi.ncpus);
+	fprintf(f, "host       %s, Linux %s, %s, %s memory\n",
+		tza_safe_str(sh, sizeof(sh), host ? host : "?"),
+		tza_safe_str(sk, sizeof(sk), kern ? kern : "?"), ncpu,
+		s->mi.mem_kib ? tza_fmt_bytes(b[2], 40, s->mi.mem_kib * 1024) : "unknown");
+	const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
+	fprintf(f, "recorder   tracer-record %s: %s\n",
+		tza_safe_str(sh, sizeof(sh), ver ? ver : "?"),
+		tza_safe_str(sk, sizeof(sk), cl ? cl : "?"));
+	const char *what = tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb));
+	if (what)
+		fprintf(f, "traced     %s\n", tza_safe_str(sk, sizeof(sk), what));
+	fprintf(f, "start      %s\nend        %s\nduration   %s\n", s->ws ? s->ws : "?",
+		s->we ? s->we : "?", tza_fmt_dur(b[3], 40, s->duration));
+	print_lost(f, m, s->drops_total);
+	if (m->live)
+		fputs("status     still being written (the recorder is running): events "
+		      "not sealed yet are not in this file, not lost\n",
+		      f);
+	if (m->ring_wrapped)
+		fprintf(f,
+			"flight recorder: the oldest %s were overwritten (the ring keeps "
+			"the newest data; the first remaining event is that long after "
+			"the recording started)\n",
+			m->overwritten_ns ? tza_fmt_dur(b[2], 40, m->overwritten_ns)
+					  : "data (time unknown)");
+}
+
+/* Text: the damage banner with the orphans, and the notes and warnings */
+static void text_damage(FILE *f, const struct tza_summary *s)
+{
+	const struct tza_model *m = s->m;
+	if (m->incomplete) {
+		fputs("\n*** TREE INCOMPLETE: ", f);
+		print_damage(f, m, s->in, s->drops_total);
+		fputs(" ***\n", f);
+		if (m->orphans) {
+			fprintf(f, "orphaned pids (parent not in the trace):");
+			uint64_t k = 0;
+			for (uint32_t i = 0; i < m->nprocs && k < 50; i++)
+				if (m->procs[i]->flags & TZA_P_ORPHAN) {
+					fprintf(f, " %u", m->procs[i]->pid);
+					k++;
+				}
+			fprintf(f, "%s\n", m->orphans > 50 ? " ..." : "");
+		}
+	}
+	if (m->from_state)
+		fprintf(f,
+			"note: %llu process%s known only from state blocks (%s): "
+			"their earlier history is not in the trace\n",
+			(unsigned long long)m->from_state, m->from_state == 1 ? " is" : "es are",
+			m->ring_wrapped ? "the flight recorder overwrote it"
+			: s->in->ring	? "not explained by a wrap of the ring"
+					: "a slice or a partial file");
+	if (m->drops[EV_DROP_ARGV_FAULT])
+		fprintf(f, "note: %llu exec%s an empty argv (argv unreadable)\n",
+			(unsigned long long)m->drops[EV_DROP_ARGV_FAULT],
+			m->drops[EV_DROP_ARGV_FAULT] == 1 ? " has" : "s have");
+	uint64_t secrets = s->cnt.secrets;
+	if (secrets)
+		fprintf(f,
+			"warning: %llu exec%s arguments that look like credentials "
+			"(password=, token=, keys): share with 'tracer-analyze bundle "
+			"--redact', record with 'tracer-record --redact'\n",
+			(unsigned long long)secrets, secrets == 1 ? " has" : "s have");
+}
+
+/* Text: processes, execs, exits, signal senders */
+static void text_counts(FILE *f, const struct tza_summary *s)
+{
+	const struct tza_model *m = s->m;
+	const struct tza_summary_counts *c = &s->cnt;
+	char b[8][40];
+	fprintf(f, "\nprocesses  %s (%s pre-existing, %s still running", /* exit_lost */
+		tza_fmt_count(b[0], 40, m->nprocs), tza_fmt_count(b[1], 40, c->pre),
+		tza_fmt_count(b[2], 40, c->running));
+	if (m->exit_lost)
+		fprintf(f, ", %s exit%s lost", tza_fmt_count(b[0], 40, m->exit_lost),
+			tza_plural(m->exit_lost));
+	if (m->exited_before)
+		fprintf(f, ", %s exited before recording",
+			tza_fmt_count(b[0], 40, m->exited_before));
+	fputs(")\n", f);
+	if (s->xf_recorded)
+		fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
+			tza_fmt_count(b[2], 40, m->nfailed_execs));
+	else
+		fprintf(f,
+			"execs      %s, failed execs not recorded (tracer-record "
+			"--exec-failures)\n",
+			tza_fmt_count(b[1], 40, m->nexecs));
+	fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
+		tza_fmt_count(b[4], 40, c->nz), tza_fmt_count(b[5], 40, c->sig),
+		tza_fmt_count(b[6], 40, c->kill9), tza_fmt_count(b[7], 40, c->core));
+	if (c->by_kernel + c->by_self + c->by_other) {
+		fprintf(f, "signals    %s sent by the kernel",
+			tza_fmt_count(b[4], 40, c->by_kernel));
+		for (int i = 0, n = 0; i < 8; i++)
+			if (c->kcause[i])
+				fprintf(f, "%s%s %s", n++ ? ", " : " (",
+					tza_fmt_count(b[5], 40, c->kcause[i]), tza_kernel_causes[i]);
+		fprintf(f, "%s, %s by the process itself, %s by another process\n",
+			c->by_kernel ? ")" : "", tza_fmt_count(b[6], 40, c->by_self),
+			tza_fmt_count(b[7], 40, c->by_other));
+	}
+}
+
+/* Text: CPU utilisation and memory */
+static void text_usage(FILE *f, const struct tza_summary *s)
+{
+	const struct tza_model *m = s->m;
+	char b[8][40], ncpu[40];
+	double cpu_s = s->cpu_used / 1e9;
+	unsigned ncpus = s->mi.ncpus;
+	ncpu_text(ncpu, sizeof(ncpu), ncpus);
+	tza_fmt_dur(b[3], 40, s->duration);
+	if (s->by_host && ncpus)
+		fprintf(f,
+			"cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation of the host "
+			"(host samples; recorded processes %.1f%%)\n",
+			cpu_s, b[3], ncpu, 100 * s->util, 100 * s->procs_util);
+	else if (ncpus && s->host_util >= 0)
+		fprintf(f,
+			"cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation by the "
+			"recorded processes (host %.1f%% busy, host samples)\n",
+			cpu_s, b[3], ncpu, 100 * s->util, 100 * s->host_util);
+	else if (ncpus)
+		fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n", cpu_s, b[3],
+			ncpu, 100 * s->util);
+	else
+		fprintf(f, "cpu        %.3f CPU-s in %s (CPU count unknown: no utilisation)\n",
+			cpu_s, b[3]);
+	if (s->cnt.sampled)
+		fprintf(f,
+			"           %s still running at the end: CPU, memory and I/O "
+			"counted up to %s last sample\n",
+			tza_fmt_count(b[0], 40, s->cnt.sampled),
+			s->cnt.sampled == 1 ? "its" : "their");
+	if (m->nhost_samples)
+		fprintf(
+		    f,
+		    "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
+		    tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
+		    tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
+		    tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
+		    (unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
+	if (s->mem_kib)
+		fprintf(f,
+			"%s recorded processes together peak %s resident at %s "
+			"(sum of their sampled RSS)\n",
+			m->nhost_samples ? "          " : "memory    ",
+			tza_fmt_bytes(b[4], 40, s->mem_kib * 1024),
+			tza_fmt_dur(b[5], 40, s->mem_ns > m->t0_ns ? s->mem_ns - m->t0_ns : 0));
+}
+
+/* Text: each OOM kill, with whose allocation ran the OOM killer */
+static void text_oom(FILE *f, const struct tza_model *m)
+{
+	char b[2][40], sk[TZA_SAFE_BUF];
+	if (!m->noom_kills)
+		return;
+	fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		if (!p->res->oom_killed)
+			continue;
+		fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu",
+			tza_safe_str(sk, sizeof(sk), victim_name(p)), p->pid,
+			tza_fmt_bytes(b[0], 40, p->res->oom_rss_kib * 1024),
+			tza_fmt_dur(b[1], 40, p->res->oom_ns - m->t0_ns),
+			(unsigned long long)p->res->oom_memcg_id);
+		const struct tza_proc *t = oom_trigger(m, p);
+		if (p->res->oom_trigger_pid == p->pid)
+			fputs(", its own allocation", f);
+		else if (t)
+			fprintf(f, ", on an allocation by %s (pid %u)",
+				tza_safe_str(sk, sizeof(sk), victim_name(t)), t->pid);
+		else if (p->res->oom_trigger_pid)
+			fprintf(f, ", on an allocation by pid %u", p->res->oom_trigger_pid);
+		fputc('\n', f);
+	}
+}
+
+/* Text: the top tools and the critical path's contributors */
+static void text_tables(FILE *f, const struct tza_summary *s, enum tza_by by)
+{
+	char b[6][40], sk[TZA_SAFE_BUF];
+	if (s->nshow) {
+		int w = tza_key_width(&s->g[0].key, sizeof(*s->g), s->nshow);
+		fprintf(f, "\ntop tools by self CPU:\n  %-*s %7s %10s %10s %6s %9s %9s %9s\n", w,
+			tza_by_header(by), "COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "RCHAR",
+			"WCHAR");
+		for (uint32_t i = 0; i < s->nshow; i++) {
+			const struct tza_group *x = &s->g[i];
+			fputs("  ", f);
+			tza_put_key(f, x->key, w);
+			fprintf(f, " %7s %10s %10s %6.2f %9s %9s %9s\n",
+				tza_fmt_count(b[0], 40, x->count),
+				tza_fmt_dur(b[1], 40, x->wall_ns), tza_fmt_dur(b[2], 40, x->cpu_ns),
+				tza_group_cores(x), tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024),
+				tza_fmt_bytes(b[4], 40, x->rchar),
+				tza_fmt_bytes(b[5], 40, x->wchar));
+		}
+	}
+	if (s->nc) {
+		const struct tza_crit *cr = &s->cr;
+		fprintf(f, "\ncritical path (makespan %s):\n",
+			tza_fmt_dur(b[0], 40, cr->makespan_ns));
+		for (uint32_t i = 0; i < s->nc; i++)
+			fprintf(f, "  %10s %5.1f%%  %s\n", tza_fmt_dur(b[1], 40, cr->by_tool[i].ns),
+				cr->makespan_ns
+				    ? 100.0 * (double)cr->by_tool[i].ns / (double)cr->makespan_ns
+				    : 0.0,
+				tza_safe_str(sk, sizeof(sk), cr->by_tool[i].tool));
+	}
+}
+
+static void summary_text(FILE *f, struct tza_summary *s, enum tza_by by)
+{
+	text_head(f, s);
+	text_damage(f, s);
+	text_counts(f, s);
+	text_usage(f, s);
+	text_oom(f, s->m);
+	text_tables(f, s, by);
 }
 
 /* The whole output of summary for path on f; info, when given, receives
@@ -344,435 +643,14 @@ static void *count_all(void *arg)
 static int summary_once(FILE *f, const char *path, enum tza_by by, uint64_t limit, int json,
 			struct tz_info *info)
 {
-	char whatb[64];
-	tz_reader *r;
-	struct tza_model *m;
-	struct tza_crit cr = {0};
-	struct tza_machine mi;
-	struct tza_group *g = NULL;
-	uint32_t ng = 0;
-	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
+	struct tza_summary s;
+	if (tza_summary_compute(path, by, limit, !json, &s, info) != TZA_EXIT_OK)
 		return TZA_EXIT_FAIL;
-	if (info)
-		*info = *tz_reader_info(r);
-	tza_machine_get(r, &mi);
-
-	/* the recording's window: the recorder's start (once its programs were
-	 * attached) and stop when known, else the events' span; a slice's
-	 * window (slice_from/to_boottime_ns) narrows it */
-	uint64_t t0 = m->t0_ns, t1 = m->t1_ns;
-	/* strictly decimal (FORMAT.md section 5), as the model reads them */
-	uint64_t w0_ns = 0, w1_ns = 0;
-	if (tz_reader_meta_u64(r, "start_boottime_ns", &w0_ns))
-		w0_ns = 0;
-	if (tz_reader_meta_u64(r, "stop_boottime_ns", &w1_ns))
-		w1_ns = 0;
-	int rec = w0_ns && w1_ns > w0_ns;
-	if (rec) {
-		t0 = w0_ns;
-		t1 = w1_ns;
-	}
-	/* a slice: its window, inside the recording's when that is known (the
-	 * events' span of a slice is not its window) */
-	const char *f0 = meta(r, "slice_from_boottime_ns"), *f1 = meta(r, "slice_to_boottime_ns");
-	w0_ns = f0 ? strtoull(f0, NULL, 10) : 0;
-	w1_ns = f1 ? strtoull(f1, NULL, 10) : 0;
-	if (w0_ns && w1_ns > w0_ns) {
-		uint64_t a = rec && t0 > w0_ns ? t0 : w0_ns, z = rec && t1 < w1_ns ? t1 : w1_ns;
-		if (z > a) {
-			t0 = a;
-			t1 = z;
-		}
-	}
-	uint64_t duration = t1 > t0 ? t1 - t0 : 0;
-	struct counts cnt = {.m = m, .want_secrets = !json, .t0 = t0, .t1 = t1};
-	pthread_t kth;
-	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &cnt);
-	/* the window's CPU and the groups' critical processes' windows: one
-	 * sweep of the profile answers all */
-	struct tza_profile *pr = tza_profile_new(m);
-	uint64_t mem_kib = 0, mem_ns = 0;
-	int oom = !pr || tza_critpath(m, by, &cr) < 0 ||
-		  tza_groups_ex(m, by, &cr, &mi, pr, &g, &ng) < 0 ||
-		  tza_procs_peak_rss(m, &mem_kib, &mem_ns) < 0;
-	if (kbg)
-		pthread_join(kth, NULL);
+	if (json)
+		summary_json(f, &s);
 	else
-		count_all(&cnt);
-	/* whose machine: in follow and -p mode the recorded processes' CPU
-	 * (each inside the window: samples where kept, else its total spread
-	 * over its life), with the host's beside it; in whole-machine mode the
-	 * host's busy time (host samples) when the trace has them */
-	double cpu_used = cnt.cpu_ns;
-	double host_util = tza_host_busy(m, t0, t1);
-	const char *mode = meta(r, "mode");
-	int by_host = host_util >= 0 && mode && !strcmp(mode, "system");
-	if (oom) {
-		tza_err("out of memory");
-		free(g);
-		tza_profile_free(pr);
-		tza_crit_free(&cr);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
-	}
-	const struct tz_info *in = tz_reader_info(r);
-	double procs_util = duration && mi.ncpus ? cpu_used / ((double)duration * mi.ncpus) : 0;
-	double util = by_host ? host_util : procs_util;
-
-	uint64_t nz = cnt.nz, sig = cnt.sig, core = cnt.core, kill9 = cnt.kill9,
-		 running = cnt.running, pre = cnt.pre;
-	uint64_t drops_total = tza_drops_lost(m->drops);
-	uint32_t nshow = limit && limit < ng ? (uint32_t)limit : ng; /* 0: all */
-	uint32_t nc = limit && limit < cr.ntools ? (uint32_t)limit : cr.ntools;
-	char w0[64], w1[64];
-	const char *ws = m->nevents ? wall(r, t0, w0, sizeof(w0)) : NULL;
-	const char *we = m->nevents ? wall(r, t1, w1, sizeof(w1)) : NULL;
-	/* recorders before 0.2.0 always recorded failed execs and wrote no key */
-	const char *xf = meta(r, "exec_failures");
-	int xf_recorded = !xf || strcmp(xf, "off");
-
-	if (json) {
-		fputs("{\"file\":", f);
-		tza_json_cstr(f, path);
-		fputs(",\"host\":{\"hostname\":", f);
-		tza_json_cstr(f, meta(r, "hostname"));
-		fputs(",\"kernel\":", f);
-		tza_json_cstr(f, meta(r, "kernel"));
-		if (mi.ncpus) /* null: unknown (absent or out of range) */
-			fprintf(f, ",\"cpus\":%u", mi.ncpus);
-		else
-			fputs(",\"cpus\":null", f);
-		fprintf(f, ",\"memory_kib\":%llu},\"recorder\":{\"version\":",
-			(unsigned long long)mi.mem_kib);
-		tza_json_cstr(f, meta(r, "recorder_version"));
-		fputs(",\"cmdline\":", f);
-		tza_json_cstr(f, meta(r, "recorder_cmdline"));
-		fputs(",\"command\":", f);
-		tza_json_cstr(f, meta(r, "command"));
-		fputs(",\"mode\":", f);
-		tza_json_cstr(f, meta(r, "mode"));
-		fputs(",\"traced\":", f);
-		tza_json_cstr(f, tza_trace_what(r, m, whatb, sizeof(whatb)));
-		fprintf(f, ",\"exec_failures\":%s,\"stop_reason\":", xf_recorded ? "true" : "false");
-		tza_json_cstr(f, meta(r, "stop_reason"));
-		const char *unw = meta(r, "events_unwritten");
-		fprintf(f, ",\"events_unwritten\":%s},\"start\":",
-			unw && *unw && strspn(unw, "0123456789") == strlen(unw) ? unw : "null");
-		tza_json_cstr(f, ws);
-		fputs(",\"end\":", f);
-		tza_json_cstr(f, we);
-		fputs(",\"duration_s\":", f);
-		tza_json_secs(f, (int64_t)duration);
-		fprintf(f,
-			",\"counts\":{\"events\":%llu,\"processes\":%u,\"pre_existing\":%llu,"
-			"\"execs\":%llu,\"failed_execs\":%llu,\"nonzero_exits\":%llu,"
-			"\"signaled\":%llu,\"sigkill\":%llu,\"core_dumps\":%llu,\"running\":%llu},",
-			(unsigned long long)m->nevents, m->nprocs, (unsigned long long)pre,
-			(unsigned long long)m->nexecs, (unsigned long long)m->nfailed_execs,
-			(unsigned long long)nz, (unsigned long long)sig, (unsigned long long)kill9,
-			(unsigned long long)core, (unsigned long long)running);
-		fprintf(f, "\"incomplete\":%s,\"live\":%s,\"unfinished\":%s,\"ring_wrapped\":%s,"
-			   "\"overwritten_s\":",
-			m->incomplete ? "true" : "false", m->live ? "true" : "false",
-			in->unfinished && !m->live ? "true" : "false",
-			m->ring_wrapped ? "true" : "false");
-		if (m->ring_wrapped && m->overwritten_ns)
-			tza_json_secs(f, (int64_t)m->overwritten_ns);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"exited_before\":%llu,\"drops\":{",
-			(unsigned long long)m->exited_before);
-		for (int i = 0; i < TZA_NDROP_SLOTS; i++)
-			fprintf(f, "\"%s\":%llu,", tza_drop_slots[i].name,
-				(unsigned long long)m->drops[tza_drop_slots[i].slot]);
-		fprintf(f, "\"total\":%llu,\"chunks_dropped_events\":%llu},\"corrupt_blocks\":%llu,"
-			   "\"no_fork\":%llu,\"from_state\":%llu,\"exit_lost\":%llu,\"orphaned_pids\":[",
-			(unsigned long long)drops_total, (unsigned long long)m->dropped_chunks,
-			(unsigned long long)m->corrupt_blocks, (unsigned long long)m->no_fork,
-			(unsigned long long)m->from_state, (unsigned long long)m->exit_lost);
-		int first = 1;
-		for (uint32_t i = 0; i < m->nprocs; i++)
-			if (m->procs[i]->flags & TZA_P_ORPHAN) {
-				fprintf(f, "%s%u", first ? "" : ",", m->procs[i]->pid);
-				first = 0;
-			}
-		fprintf(f, "],\"signal_senders\":{\"kernel\":%llu,\"self\":%llu,\"other\":%llu,"
-			   "\"kernel_causes\":{",
-			(unsigned long long)cnt.by_kernel, (unsigned long long)cnt.by_self,
-			(unsigned long long)cnt.by_other);
-		for (int i = 0; i < 8; i++)
-			fprintf(f, "%s\"%s\":%llu", i ? "," : "", kernel_causes[i],
-				(unsigned long long)cnt.kcause[i]);
-		fputs("}},\"oom_kills\":[", f);
-		first = 1;
-		for (uint32_t i = 0; i < m->nprocs; i++) {
-			const struct tza_proc *p = m->procs[i];
-			if (!p->res->oom_killed)
-				continue;
-			char idb[TZA_ID_MAX];
-			fprintf(f, "%s{\"id\":", first ? "" : ",");
-			tza_json_cstr(f, tza_proc_id(p, idb));
-			fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
-			tza_json_cstr(f, victim_name(p));
-			fprintf(f, ",\"rss_kib\":%llu,\"memcg_id\":%llu,\"t_s\":",
-				(unsigned long long)p->res->oom_rss_kib, (unsigned long long)p->res->oom_memcg_id);
-			tza_json_secs(f, (int64_t)(p->res->oom_ns - m->t0_ns));
-			fputc('}', f);
-			first = 0;
-		}
-		if (m->nhost_samples) {
-			fprintf(f, "],\"host_samples\":{\"samples\":%llu,\"mem_total_kib\":%llu,"
-				   "\"peak_mem_used_kib\":%llu,\"peak_mem_t_s\":",
-				(unsigned long long)m->nhost_samples,
-				(unsigned long long)m->host_mem_total_kib,
-				(unsigned long long)m->host_peak_mem_used_kib);
-			tza_json_secs(f, (int64_t)(m->host_peak_mem_ns - m->t0_ns));
-			fprintf(f, ",\"process_samples\":%llu}", (unsigned long long)m->nsamples);
-		} else {
-			fputs("],\"host_samples\":null", f);
-		}
-		fputs(",\"cpu\":{\"cpu_s\":", f);
-		tza_json_secs(f, (int64_t)cpu_used);
-		fputs(",\"utilisation\":", f);
-		if (mi.ncpus || by_host)
-			tza_json_num(f, util);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"basis\":\"%s\",\"procs_utilisation\":", by_host ? "host" : "procs");
-		if (mi.ncpus)
-			tza_json_num(f, procs_util);
-		else
-			fputs("null", f);
-		fputs(",\"host_utilisation\":", f);
-		if (host_util >= 0)
-			tza_json_num(f, host_util);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"running_sampled\":%llu},\"procs_memory\":",
-			(unsigned long long)cnt.sampled);
-		if (mem_kib) {
-			fprintf(f, "{\"peak_rss_kib\":%llu,\"peak_t_s\":", (unsigned long long)mem_kib);
-			tza_json_secs(f, (int64_t)(mem_ns - m->t0_ns));
-			fputc('}', f);
-		} else {
-			fputs("null", f);
-		}
-		fputs(",\"top_tools\":[", f);
-		for (uint32_t i = 0; i < nshow; i++) {
-			const struct tza_group *x = &g[i];
-			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
-			tza_json_cstr(f, x->key);
-			fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
-			tza_json_secs(f, (int64_t)x->wall_ns);
-			fputs(",\"cpu_s\":", f);
-			tza_json_secs(f, (int64_t)x->cpu_ns);
-			fputs(",\"mean_cores\":", f);
-			tza_json_num(f, tza_group_cores(x));
-			fprintf(f, ",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
-				   "\"rchar\":%llu,\"wchar\":%llu}",
-				(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
-				(unsigned long long)x->write_bytes, (unsigned long long)x->rchar,
-				(unsigned long long)x->wchar);
-		}
-		fputs("],\"critical_path\":{\"makespan_s\":", f);
-		tza_json_secs(f, (int64_t)cr.makespan_ns);
-		fputs(",\"by_tool\":[", f);
-		for (uint32_t i = 0; i < nc; i++) {
-			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
-			tza_json_cstr(f, cr.by_tool[i].tool);
-			fputs(",\"seconds\":", f);
-			tza_json_secs(f, (int64_t)cr.by_tool[i].ns);
-			fputc('}', f);
-		}
-		fputs("]}}\n", f);
-	} else {
-		char b[8][40];
-		const char *host = meta(r, "hostname"), *kern = meta(r, "kernel");
-		fprintf(f, "trace      %s: %s event%s, %llu chunk%s, %s\n", path,
-			tza_fmt_count(b[0], 40, m->nevents), tza_plural(m->nevents),
-			(unsigned long long)in->chunks, tza_plural(in->chunks),
-			tza_fmt_bytes(b[1], 40, in->file_size));
-		char ncpu[40];
-		if (mi.ncpus)
-			snprintf(ncpu, sizeof(ncpu), "%u CPU%s", mi.ncpus, mi.ncpus == 1 ? "" : "s");
-		else
-			snprintf(ncpu, sizeof(ncpu), "unknown CPUs");
-		char sh[TZA_SAFE_BUF], sk[TZA_SAFE_BUF];
-		fprintf(f, "host       %s, Linux %s, %s, %s memory\n",
-			tza_safe_str(sh, sizeof(sh), host ? host : "?"),
-			tza_safe_str(sk, sizeof(sk), kern ? kern : "?"), ncpu,
-			mi.mem_kib ? tza_fmt_bytes(b[2], 40, mi.mem_kib * 1024) : "unknown");
-		const char *ver = meta(r, "recorder_version"), *cl = meta(r, "recorder_cmdline");
-		fprintf(f, "recorder   tracer-record %s: %s\n",
-			tza_safe_str(sh, sizeof(sh), ver ? ver : "?"),
-			tza_safe_str(sk, sizeof(sk), cl ? cl : "?"));
-		const char *what = tza_trace_what(r, m, whatb, sizeof(whatb));
-		if (what)
-			fprintf(f, "traced     %s\n", tza_safe_str(sk, sizeof(sk), what));
-		fprintf(f, "start      %s\nend        %s\nduration   %s\n", ws ? ws : "?",
-			we ? we : "?", tza_fmt_dur(b[3], 40, duration));
-		print_lost(f, m, drops_total);
-		if (m->live)
-			fputs("status     still being written (the recorder is running): events "
-			      "not sealed yet are not in this file, not lost\n", f);
-		if (m->ring_wrapped)
-			fprintf(f, "flight recorder: the oldest %s were overwritten (the ring keeps "
-				   "the newest data; the first remaining event is that long after "
-				   "the recording started)\n",
-				m->overwritten_ns ? tza_fmt_dur(b[2], 40, m->overwritten_ns)
-						  : "data (time unknown)");
-		if (m->incomplete) {
-			fputs("\n*** TREE INCOMPLETE: ", f);
-			print_damage(f, m, in, drops_total);
-			fputs(" ***\n", f);
-			if (m->orphans) {
-				fprintf(f, "orphaned pids (parent not in the trace):");
-				uint64_t k = 0;
-				for (uint32_t i = 0; i < m->nprocs && k < 50; i++)
-					if (m->procs[i]->flags & TZA_P_ORPHAN) {
-						fprintf(f, " %u", m->procs[i]->pid);
-						k++;
-					}
-				fprintf(f, "%s\n", m->orphans > 50 ? " ..." : "");
-			}
-		}
-		if (m->from_state)
-			fprintf(f, "note: %llu process%s known only from state blocks (%s): "
-				   "their earlier history is not in the trace\n",
-				(unsigned long long)m->from_state,
-				m->from_state == 1 ? " is" : "es are",
-				m->ring_wrapped ? "the flight recorder overwrote it"
-				: in->ring	? "not explained by a wrap of the ring"
-						: "a slice or a partial file");
-		if (m->drops[EV_DROP_ARGV_FAULT])
-			fprintf(f, "note: %llu exec%s an empty argv (argv unreadable)\n",
-				(unsigned long long)m->drops[EV_DROP_ARGV_FAULT],
-				m->drops[EV_DROP_ARGV_FAULT] == 1 ? " has" : "s have");
-		uint64_t secrets = cnt.secrets;
-		if (secrets)
-			fprintf(f, "warning: %llu exec%s arguments that look like credentials "
-				   "(password=, token=, keys): share with 'tracer-analyze bundle "
-				   "--redact', record with 'tracer-record --redact'\n",
-				(unsigned long long)secrets, secrets == 1 ? " has" : "s have");
-		fprintf(f, "\nprocesses  %s (%s pre-existing, %s still running", /* exit_lost */
-			tza_fmt_count(b[0], 40, m->nprocs), tza_fmt_count(b[1], 40, pre),
-			tza_fmt_count(b[2], 40, running));
-		if (m->exit_lost)
-			fprintf(f, ", %s exit%s lost", tza_fmt_count(b[0], 40, m->exit_lost),
-				tza_plural(m->exit_lost));
-		if (m->exited_before)
-			fprintf(f, ", %s exited before recording",
-				tza_fmt_count(b[0], 40, m->exited_before));
-		fputs(")\n", f);
-		if (xf_recorded)
-			fprintf(f, "execs      %s, failed execs %s\n", tza_fmt_count(b[1], 40, m->nexecs),
-				tza_fmt_count(b[2], 40, m->nfailed_execs));
-		else
-			fprintf(f, "execs      %s, failed execs not recorded (tracer-record "
-				   "--exec-failures)\n",
-				tza_fmt_count(b[1], 40, m->nexecs));
-		fprintf(f, "exits      %s non-zero, %s killed by a signal (%s SIGKILL, %s core dumps)\n",
-			tza_fmt_count(b[4], 40, nz), tza_fmt_count(b[5], 40, sig),
-			tza_fmt_count(b[6], 40, kill9), tza_fmt_count(b[7], 40, core));
-		if (cnt.by_kernel + cnt.by_self + cnt.by_other) {
-			fprintf(f, "signals    %s sent by the kernel",
-				tza_fmt_count(b[4], 40, cnt.by_kernel));
-			for (int i = 0, n = 0; i < 8; i++)
-				if (cnt.kcause[i])
-					fprintf(f, "%s%s %s", n++ ? ", " : " (",
-						tza_fmt_count(b[5], 40, cnt.kcause[i]), kernel_causes[i]);
-			fprintf(f, "%s, %s by the process itself, %s by another process\n",
-				cnt.by_kernel ? ")" : "", tza_fmt_count(b[6], 40, cnt.by_self),
-				tza_fmt_count(b[7], 40, cnt.by_other));
-		}
-		if (by_host && mi.ncpus)
-			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation of the host "
-				   "(host samples; recorded processes %.1f%%)\n",
-				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util,
-				100 * procs_util);
-		else if (mi.ncpus && host_util >= 0)
-			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation by the "
-				   "recorded processes (host %.1f%% busy, host samples)\n",
-				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util,
-				100 * host_util);
-		else if (mi.ncpus)
-			fprintf(f, "cpu        %.3f CPU-s in %s on %s: %.1f%% utilisation\n",
-				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration), ncpu, 100 * util);
-		else
-			fprintf(f, "cpu        %.3f CPU-s in %s (CPU count unknown: no utilisation)\n",
-				cpu_used / 1e9, tza_fmt_dur(b[3], 40, duration));
-		if (cnt.sampled)
-			fprintf(f, "           %s still running at the end: CPU, memory and I/O "
-				   "counted up to %s last sample\n",
-				tza_fmt_count(b[0], 40, cnt.sampled), cnt.sampled == 1 ? "its" : "their");
-		if (m->nhost_samples)
-			fprintf(f, "memory     host peak %s used of %s at %s (%llu host, %llu process samples)\n",
-				tza_fmt_bytes(b[4], 40, m->host_peak_mem_used_kib * 1024),
-				tza_fmt_bytes(b[5], 40, m->host_mem_total_kib * 1024),
-				tza_fmt_dur(b[6], 40, m->host_peak_mem_ns - m->t0_ns),
-				(unsigned long long)m->nhost_samples, (unsigned long long)m->nsamples);
-		if (mem_kib)
-			fprintf(f, "%s recorded processes together peak %s resident at %s "
-				   "(sum of their sampled RSS)\n",
-				m->nhost_samples ? "          " : "memory    ",
-				tza_fmt_bytes(b[4], 40, mem_kib * 1024),
-				tza_fmt_dur(b[5], 40, mem_ns > m->t0_ns ? mem_ns - m->t0_ns : 0));
-		if (m->noom_kills) {
-			fprintf(f, "OOM kills  %llu\n", (unsigned long long)m->noom_kills);
-			for (uint32_t i = 0; i < m->nprocs; i++) {
-				const struct tza_proc *p = m->procs[i];
-				if (!p->res->oom_killed)
-					continue;
-				fprintf(f, "  %s (pid %u): %s resident at %s, memory cgroup %llu",
-					tza_safe_str(sk, sizeof(sk), victim_name(p)),
-					p->pid, tza_fmt_bytes(b[4], 40, p->res->oom_rss_kib * 1024),
-					tza_fmt_dur(b[5], 40, p->res->oom_ns - m->t0_ns),
-					(unsigned long long)p->res->oom_memcg_id);
-				const struct tza_proc *t = oom_trigger(m, p);
-				if (p->res->oom_trigger_pid == p->pid)
-					fputs(", its own allocation", f);
-				else if (t)
-					fprintf(f, ", on an allocation by %s (pid %u)",
-						tza_safe_str(sk, sizeof(sk), victim_name(t)), t->pid);
-				else if (p->res->oom_trigger_pid)
-					fprintf(f, ", on an allocation by pid %u", p->res->oom_trigger_pid);
-				fputc('\n', f);
-			}
-		}
-		if (nshow) {
-			int w = tza_key_width(&g[0].key, sizeof(*g), nshow);
-			fprintf(f, "\ntop tools by self CPU:\n  %-*s %7s %10s %10s %6s %9s %9s %9s\n", w,
-				tza_by_header(by),
-				"COUNT", "WALL", "CPU", "CORES", "PEAK RSS", "RCHAR", "WCHAR");
-			for (uint32_t i = 0; i < nshow; i++) {
-				const struct tza_group *x = &g[i];
-				fputs("  ", f);
-				tza_put_key(f, x->key, w);
-				fprintf(f, " %7s %10s %10s %6.2f %9s %9s %9s\n",
-					tza_fmt_count(b[0], 40, x->count),
-					tza_fmt_dur(b[1], 40, x->wall_ns),
-					tza_fmt_dur(b[2], 40, x->cpu_ns), tza_group_cores(x),
-					tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024),
-					tza_fmt_bytes(b[4], 40, x->rchar),
-					tza_fmt_bytes(b[5], 40, x->wchar));
-			}
-		}
-		if (nc) {
-			fprintf(f, "\ncritical path (makespan %s):\n",
-				tza_fmt_dur(b[0], 40, cr.makespan_ns));
-			for (uint32_t i = 0; i < nc; i++)
-				fprintf(f, "  %10s %5.1f%%  %s\n",
-					tza_fmt_dur(b[1], 40, cr.by_tool[i].ns),
-					cr.makespan_ns ? 100.0 * (double)cr.by_tool[i].ns /
-								 (double)cr.makespan_ns
-						       : 0.0,
-					tza_safe_str(sk, sizeof(sk), cr.by_tool[i].tool));
-		}
-	}
-	free(g);
-	tza_profile_free(pr);
-	tza_crit_free(&cr);
-	tza_unload(r, m);
+		summary_text(f, &s, by);
+	tza_summary_free(&s);
 	return TZA_EXIT_OK;
 }
 

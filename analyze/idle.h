@@ -1,0 +1,67 @@
+/*
+ * idle.h - the computing half of `tracer-analyze idle` (cmd_idle.c prints):
+ * the stretches where the machine used under a share of its cores, and the
+ * recorded processes alive in each. docs/tracer-analyze.md, "idle".
+ */
+#ifndef TZA_IDLE_H
+#define TZA_IDLE_H
+
+#include <stdint.h>
+
+#include "report.h"
+
+/* whose CPU judges a moment idle */
+enum tza_idle_basis {
+	TZA_IDLE_HOST = 0,  /* the host samples' busy/total CPU ns (every process) */
+	TZA_IDLE_PROCS = 1, /* the recorded processes' CPU (tza_proc_cpu_at) in 100 ms bins */
+};
+
+/* One idle stretch [a, b): adjacent idle intervals merged. */
+struct tza_idle_stretch {
+	uint64_t a, b;	 /* CLOCK_BOOTTIME ns (host sample or bin edges) */
+	double busy_ns;	 /* CPU ns used in it by the basis */
+	double total_ns; /* CPU ns available in it (cores x duration) */
+};
+
+/* A process alive during a stretch (tza_idle_alive) */
+struct tza_idle_who {
+	const struct tza_proc *p; /* borrowed from the model */
+	double cpu_ns;		  /* its CPU ns inside the stretch (tza_proc_cpu_at) */
+	int whole;		  /* alive over the whole stretch */
+};
+
+/* The idle stretches of a model (tza_idle_compute; free with tza_idle_free) */
+struct tza_idle {
+	enum tza_idle_basis basis;
+	unsigned ncpus;		    /* cores: the last host sample's with basis host, else
+				       the metadata's "cpus", 1 when unknown */
+	uint64_t span_a, span_b;    /* the window judged, CLOCK_BOOTTIME ns: the host
+				       samples' first and last, or the model's t0..t1 */
+	struct tza_idle_stretch *v; /* owned, in time order; every length, not
+				       filtered by a minimum duration */
+	uint32_t nv;
+};
+
+/*
+ * Fill out with the stretches of m where the basis used under
+ * threshold_pct % (0 < pct <= 100) of the cores. basis TZA_IDLE_HOST needs
+ * m->nhost >= 2 (the caller checks; m built with TZA_MB_SAMPLES). all: count
+ * pre-existing, kernel and state-block processes too (basis procs). mi: the
+ * trace's machine (tza_machine_get). Returns 0, or -1 when out of memory
+ * (out then holds nothing to free).
+ */
+int tza_idle_compute(const struct tza_model *m, const struct tza_machine *mi,
+		     enum tza_idle_basis basis, double threshold_pct, int all,
+		     struct tza_idle *out);
+void tza_idle_free(struct tza_idle *x);
+
+/*
+ * The processes of m alive during x (selected as tza_idle_compute's all
+ * says) into w (room for m->nprocs entries, caller's), sorted by CPU in the
+ * stretch (most first), then alive over the whole stretch first, then by
+ * start. Returns how many.
+ */
+uint32_t tza_idle_alive(const struct tza_model *m, const struct tza_idle_stretch *x, int all,
+			struct tza_idle_who *w);
+
+#endif
