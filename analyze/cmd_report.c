@@ -4,8 +4,9 @@
  * in-process: summary --json, top --json, critical-path --json, idle --json
  * and export --format jsonl --samples, plus the plots' tool colours. The page
  * (analyze/report/report.{html,css,js}, compiled in by the Makefile as
- * report_asset.h) reads that one JSON blob (the processes by column, the
- * whole gzip-compressed in base64: docs/plots-and-bundles.md, Data) and
+ * report_asset.h) reads that data: one JSON object and the processes'
+ * columns in binary (report_cols.h), gzip-compressed in base64
+ * (docs/plots-and-bundles.md, Data), and
  * draws everything in the browser, so its numbers are those of the commands.
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "plot.h"
 #include "report.h"
 #include "report_asset.h"
+#include "report_cols.h"
 #include "task.h"
 
 static void usage(FILE *f)
@@ -34,9 +36,10 @@ static void usage(FILE *f)
 	      "interactive timeline (wheel: zoom, drag: pan, hover: the process), CPU,\n"
 	      "memory and I/O over time, a process table (sort, filter) and tree.\n"
 	      "The numbers are those of summary --json, top --json, critical-path --json,\n"
-	      "idle --json and export --format jsonl --samples, embedded as one JSON blob\n"
-	      "(processes by column; gzip, base64: the browser unpacks it with its\n"
-	      "DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari 16.4 or newer).\n\n"
+	      "idle --json and export --format jsonl --samples, embedded as one JSON object\n"
+	      "and the processes' columns in binary (gzip, base64: the browser unpacks\n"
+	      "it with its DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari\n"
+	      "16.4 or newer).\n\n"
 	      "With --by (or --task) the page also has a Tasks section: one row per task\n"
 	      "(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
 	      "group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
@@ -124,263 +127,6 @@ out:
 	return rc;
 }
 
-/*
- * JSON text into a <script> element: every '<' becomes \u003c. A '<' only
- * occurs inside JSON strings, where the escape means the same character, so
- * no "</script>" or "<!--" in an argv can end or change the element.
- */
-static void put_json(FILE *f, const char *s, size_t n)
-{
-	const char *end = s + n;
-	while (s < end) {
-		const char *lt = memchr(s, '<', (size_t)(end - s));
-		size_t k = lt ? (size_t)(lt - s) : (size_t)(end - s);
-		fwrite(s, 1, k, f);
-		if (!lt)
-			break;
-		fputs("\\u003c", f);
-		s = lt + 1;
-	}
-}
-
-/* The keys of export's jsonl objects the page uses; the others (every exec,
- * failed execs, context switches, faults, ...) are left out to keep a
- * 200,000-process page small. RAW: a column of the values; DICT: a column of
- * indices into a table of the distinct values; SHARED: the key is in one
- * object of the SHARED keys a process, and the "shared" column holds indices
- * into a table of those distinct objects (few: one per tool and outcome). */
-enum { RAW, DICT, SHARED };
-static const struct {
-	const char *key;
-	int how;
-} proc_cols[] = {
-	{"id", RAW},	       {"parent_id", RAW},    {"pid", RAW},	    {"start_s", RAW},
-	{"end_s", RAW},	       {"realtime_s", RAW},   {"exe", SHARED},	    {"argv", DICT},
-	{"tool", SHARED},      {"exit_code", SHARED}, {"signal", SHARED},   {"core_dumped", SHARED},
-	{"utime_s", RAW},      {"stime_s", RAW},      {"peak_rss_kib", RAW}, {"read_bytes", RAW},
-	{"write_bytes", RAW},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", RAW},
-	{"exit_lost", SHARED},
-};
-enum { NCOL = sizeof(proc_cols) / sizeof(proc_cols[0]) };
-
-/* Length of the JSON value at s (at most n bytes; export's own output, so
- * well formed): a string, or an object/array with its nesting, or a scalar
- * up to the next ',' '}' or ']'. */
-static size_t json_value_len(const char *s, size_t n)
-{
-	size_t i = 0;
-	int depth = 0, in_str = 0;
-	for (; i < n; i++) {
-		char ch = s[i];
-		if (in_str) {
-			if (ch == '\\') {
-				i++;
-			} else if (ch == '"') {
-				in_str = 0;
-				if (depth == 0)
-					return i + 1;
-			}
-			continue;
-		}
-		if (ch == '"')
-			in_str = 1;
-		else if (ch == '{' || ch == '[')
-			depth++;
-		else if (ch == '}' || ch == ']') {
-			if (depth == 0)
-				return i;
-			if (--depth == 0)
-				return i + 1;
-		} else if (ch == ',' && depth == 0)
-			return i;
-	}
-	return i;
-}
-
-/* One column of the processes: its values' JSON text, comma separated (a
- * DICT or the shared column: indices into its distinct values, written to df
- * and kept, copied, in an open-addressing hash). */
-struct col {
-	char *buf, *dbuf;
-	size_t len, dlen;
-	FILE *f, *df;
-	struct {
-		char *s;
-		size_t n;
-		unsigned idx;
-	} *ht;
-	size_t cap, ndist;
-};
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-/* The index of value s[0..n) in c's table, added when new; -1 when out of
- * memory. */
-static long col_intern(struct col *c, const char *s, size_t n)
-{
-	if (2 * (c->ndist + 1) > c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		__typeof__(c->ht) ht = calloc(cap, sizeof(*ht));
-		if (!ht)
-			return -1;
-		for (size_t i = 0; i < c->cap; i++) {
-			if (!c->ht[i].s)
-				continue;
-			size_t j = hash_bytes(c->ht[i].s, c->ht[i].n) & (cap - 1);
-			while (ht[j].s)
-				j = (j + 1) & (cap - 1);
-			ht[j] = c->ht[i];
-		}
-		free(c->ht);
-		c->ht = ht;
-		c->cap = cap;
-	}
-	size_t j = hash_bytes(s, n) & (c->cap - 1);
-	for (; c->ht[j].s; j = (j + 1) & (c->cap - 1))
-		if (c->ht[j].n == n && !memcmp(c->ht[j].s, s, n))
-			return c->ht[j].idx;
-	if (!(c->ht[j].s = malloc(n ? n : 1)))
-		return -1;
-	memcpy(c->ht[j].s, s, n);
-	c->ht[j].n = n;
-	c->ht[j].idx = (unsigned)c->ndist;
-	if (c->ndist)
-		fputc(',', c->df);
-	put_json(c->df, s, n);
-	return (long)c->ndist++;
-}
-
-/* Append v to c's column: the value, or its index (intern). */
-static int col_put(struct col *c, size_t row, int how, const char *v, size_t n)
-{
-	if (row)
-		fputc(',', c->f);
-	if (how == RAW) {
-		put_json(c->f, v, n);
-		return 0;
-	}
-	long x = col_intern(c, v, n);
-	if (x < 0)
-		return -1;
-	fprintf(c->f, "%ld", x);
-	return 0;
-}
-
-/* Split one jsonl object into the columns, cols[NCOL] the shared one (a key
- * it lacks: null); sh is scratch space for the shared object. */
-static int put_proc(struct col *cols, size_t row, const char *s, size_t n, char **sh, size_t *shcap)
-{
-	const char *val[NCOL] = {0};
-	size_t vlen[NCOL] = {0}, i = 1; /* after '{' */
-	while (i < n && s[i] == '"') {
-		const char *key = s + i + 1, *q = memchr(key, '"', n - i - 1);
-		if (!q || (size_t)(q - s) + 2 > n)
-			break;
-		size_t klen = (size_t)(q - key), v = (size_t)(q - s) + 2; /* after ':' */
-		size_t vl = json_value_len(s + v, n - v);
-		for (int k = 0; k < NCOL; k++)
-			if (proc_cols[k].key[0] == key[0] && !strncmp(proc_cols[k].key, key, klen) &&
-			    !proc_cols[k].key[klen]) {
-				val[k] = s + v;
-				vlen[k] = vl;
-				break;
-			}
-		i = v + vl + 1; /* past ',' */
-	}
-	size_t shlen = 0;
-	for (int k = 0; k < NCOL; k++) {
-		const char *vs = val[k] ? val[k] : "null";
-		size_t vn = val[k] ? vlen[k] : 4, kn = strlen(proc_cols[k].key);
-		if (proc_cols[k].how != SHARED) {
-			if (col_put(&cols[k], row, proc_cols[k].how, vs, vn) < 0)
-				return -1;
-			continue;
-		}
-		if (shlen + kn + vn + 8 > *shcap) { /* {"KEY":V, or ,"KEY":V and } */
-			size_t cap = 2 * (shlen + kn + vn + 8);
-			char *p = realloc(*sh, cap);
-			if (!p)
-				return -1;
-			*sh = p;
-			*shcap = cap;
-		}
-		shlen += (size_t)sprintf(*sh + shlen, "%c\"%s\":", shlen ? ',' : '{', proc_cols[k].key);
-		memcpy(*sh + shlen, vs, vn);
-		shlen += vn;
-	}
-	(*sh)[shlen++] = '}';
-	return col_put(&cols[NCOL], row, SHARED, *sh, shlen);
-}
-
-/*
- * export jsonl as the processes' columns (docs/plots-and-bundles.md, Data):
- * {"count":N,"columns":{KEY:[...]...,"shared":[...]},"values":{KEY:[distinct
- * values]...,"shared":[distinct objects]}}. Values byte for byte, '<'
- * escaped. Returns 0, or -1 out of memory.
- */
-static int put_proc_columns(FILE *f, const struct out *o)
-{
-	struct col cols[NCOL + 1] = {{0}};
-	char *sh = NULL;
-	size_t shcap = 0, row = 0;
-	int rc = -1;
-	for (int k = 0; k <= NCOL; k++) {
-		if (!(cols[k].f = open_memstream(&cols[k].buf, &cols[k].len)))
-			goto out;
-		if ((k == NCOL || proc_cols[k].how == DICT) &&
-		    !(cols[k].df = open_memstream(&cols[k].dbuf, &cols[k].dlen)))
-			goto out;
-	}
-	const char *s = o->p, *end = o->p + o->len;
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t k = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		if (k && put_proc(cols, row++, s, k, &sh, &shcap) < 0)
-			goto out;
-		s += k + 1;
-	}
-	for (int k = 0; k <= NCOL; k++) {
-		if (fclose(cols[k].f) | (cols[k].df && fclose(cols[k].df)))
-			goto out;
-		cols[k].f = cols[k].df = NULL;
-	}
-	fprintf(f, "{\"count\":%zu,\"columns\":{", row);
-	for (int k = 0; k <= NCOL; k++)
-		if (k == NCOL || proc_cols[k].how != SHARED)
-			fprintf(f, "%s\n\"%s\":[%.*s]", k ? "," : "", k < NCOL ? proc_cols[k].key : "shared",
-				(int)cols[k].len, cols[k].buf);
-	fputs("},\n\"values\":{", f);
-	for (int k = 0, first = 1; k <= NCOL; k++) {
-		if (!cols[k].dbuf)
-			continue;
-		fprintf(f, "%s\n\"%s\":[%.*s]", first ? "" : ",", k < NCOL ? proc_cols[k].key : "shared",
-			(int)cols[k].dlen, cols[k].dbuf);
-		first = 0;
-	}
-	fputs("}}", f);
-	rc = 0;
-out:
-	for (int k = 0; k <= NCOL; k++) {
-		if (cols[k].f)
-			fclose(cols[k].f);
-		if (cols[k].df)
-			fclose(cols[k].df);
-		free(cols[k].buf);
-		free(cols[k].dbuf);
-		for (size_t i = 0; i < cols[k].cap; i++)
-			free(cols[k].ht[i].s);
-		free(cols[k].ht);
-	}
-	free(sh);
-	return rc;
-}
-
 /* export jsonl (one object a line) as the elements of a JSON array */
 static void put_jsonl_array(FILE *f, const struct out *o)
 {
@@ -393,7 +139,7 @@ static void put_jsonl_array(FILE *f, const struct out *o)
 		if (k) {
 			if (!first)
 				fputs(",\n", f);
-			put_json(f, s, k);
+			tza_put_json_lt(f, s, k);
 			first = 0;
 		}
 		s += k + 1;
@@ -464,6 +210,31 @@ static const char *put_until(FILE *f, const char *s, const char *name)
 	}
 	fwrite(s, 1, (size_t)(m - s), f);
 	return m + strlen(mark);
+}
+
+/* room for the JSON's length, filled in by data_seal */
+static int bb_json_len(FILE *bf)
+{
+	return fwrite("\0\0\0\0", 1, 4, bf) == 4 ? 0 : -1;
+}
+
+/* After the JSON: its length into the first 4 bytes (u32 LE), zeros to a
+ * multiple of 8, then the binary part; *n the memstream's length. 0, or -1
+ * (a JSON of 4 GiB or more, or a write failed). */
+static int data_seal(FILE *bf, size_t *n, const struct tza_bbuf *bin)
+{
+	if (fflush(bf))
+		return -1;
+	size_t j = *n - 4;
+	unsigned char le[4] = {(unsigned char)j, (unsigned char)(j >> 8), (unsigned char)(j >> 16),
+			       (unsigned char)(j >> 24)};
+	static const char zeros[8];
+	if (j > UINT32_MAX || fseek(bf, 0, SEEK_SET) || fwrite(le, 1, 4, bf) != 4 ||
+	    fseek(bf, (long)*n, SEEK_SET) || fwrite(zeros, 1, (8 - *n % 8) % 8, bf) != (8 - *n % 8) % 8)
+		return -1;
+	if (bin->len && fwrite(bin->p, 1, bin->len, bf) != bin->len)
+		return -1;
+	return fflush(bf) ? -1 : 0;
 }
 
 enum { O_SUMMARY, O_TOP, O_CRIT, O_IDLE, O_PROCS, O_TASKS, O_GROUPS, NOUT };
@@ -587,16 +358,22 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 
-	/* the data, in memory, then gzip + base64 into the page */
+	/* the data, in memory: [u32 LE: the JSON's length][the JSON][zeros to
+	 * a multiple of 8][the processes' arrays] (report_cols.h), then gzip +
+	 * base64 into the page */
 	char *blob = NULL, *gz = NULL;
 	size_t nblob = 0, ngz = 0;
+	struct tza_bbuf bin = {0};
 	FILE *bf = open_memstream(&blob, &nblob);
-	if (!bf) {
+	if (!bf || bb_json_len(bf) < 0) {
+		if (bf)
+			fclose(bf);
+		free(blob);
 		tza_err("report: out of memory");
 		goto out;
 	}
-	fprintf(bf, "{\"report_version\":2,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
-	put_json(bf, colors, ncolors);
+	fprintf(bf, "{\"report_version\":3,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
+	tza_put_json_lt(bf, colors, ncolors);
 	static const char *const keys[NOUT] = {"summary", "top",   "critical_path", "idle",
 					       "processes", "tasks", "task_groups"};
 	if (by)
@@ -605,19 +382,23 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < nout && !brc; i++) {
 		fprintf(bf, ",\n\"%s\":", keys[i]);
 		if (i == O_PROCS)
-			brc = put_proc_columns(bf, &o[i]);
+			brc = tza_report_procs(bf, &bin, o[i].p, o[i].len);
 		else if (i == O_TASKS)
 			put_jsonl_array(bf, &o[i]);
 		else
-			put_json(bf, o[i].p, o[i].len);
+			tza_put_json_lt(bf, o[i].p, o[i].len);
 	}
 	fputs("}", bf);
+	if (!brc && !ferror(bf))
+		brc = data_seal(bf, &nblob, &bin);
 	if ((ferror(bf) | fclose(bf)) || brc || gzip_mem(blob, nblob, &gz, &ngz) < 0) {
 		free(blob);
+		free(bin.p);
 		tza_err("report: out of memory");
 		goto out;
 	}
 	free(blob);
+	free(bin.p);
 
 	FILE *f = tza_create_out(outp, force, mode, "w", "-f");
 	if (!f) {

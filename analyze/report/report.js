@@ -16,8 +16,11 @@
 
 	var T0 = performance.now(), marks = [];
 	function mark(what) { marks.push(what + " " + Math.round(performance.now() - T0)); }
-	/* #tracer-data: the JSON, gzip-compressed, in base64 (docs/plots-and-bundles.md,
-	 * Data), unpacked by the browser's own DecompressionStream */
+	/* #tracer-data: [u32 LE J][J bytes of JSON][zeros to a multiple of 8][binary
+	 * part], gzip-compressed, in base64 (docs/plots-and-bundles.md, Data),
+	 * unpacked by the browser's own DecompressionStream; resolves to
+	 * {json: the data object, bin: the binary part (an ArrayBuffer), base: its
+	 * offset there} */
 	function unpack() {
 		if (typeof DecompressionStream !== "function")
 			return Promise.reject(new Error("this browser cannot unpack the report's data (no DecompressionStream: " +
@@ -29,8 +32,8 @@
 			u = new Uint8Array(bin.length);
 			for (var i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
 		}
-		/* the stream's chunks read directly and decoded once: 3-4x faster
-		 * than Response(blob.stream().pipeThrough(...)).text() at 30 MB */
+		/* the stream's chunks read directly and joined once: 3-4x faster
+		 * than Response(blob.stream().pipeThrough(...)) at 30 MB */
 		var ds = new DecompressionStream("gzip"), w = ds.writable.getWriter(), rd = ds.readable.getReader();
 		var parts = [], n = 0;
 		w.write(u).catch(function () {}); /* a fault shows in the reader */
@@ -39,7 +42,11 @@
 			if (r.done) {
 				var all = new Uint8Array(n), o = 0;
 				for (var j = 0; j < parts.length; j++) { all.set(parts[j], o); o += parts[j].length; }
-				return new TextDecoder().decode(all);
+				var len = n >= 4 ? new DataView(all.buffer).getUint32(0, true) : -1;
+				if (len < 0 || 4 + len > n) throw new Error("the report's data is damaged (" + n + " bytes)");
+				mark("unpack");
+				var json = JSON.parse(new TextDecoder().decode(all.subarray(4, 4 + len)));
+				return {json: json, bin: all.buffer, base: (4 + len + 7) & ~7};
 			}
 			parts.push(r.value);
 			n += r.value.length;
@@ -47,9 +54,8 @@
 		}
 		return rd.read().then(more);
 	}
-	unpack().then(function (text) {
-		mark("unpack");
-		main(JSON.parse(text));
+	unpack().then(function (data) {
+		main(data.json, data);
 	}).catch(function (e) {
 		errors.push(String(e && e.message || e));
 		document.body.setAttribute("data-errors", errors.join("\n"));
@@ -58,25 +64,55 @@
 	});
 
 	/* the page, from the data: the rest of this file */
-	function main(D) {
+	function main(D, data) {
 	mark("parse");
-	/* processes: one array per key (a key in values: indices into
-	 * values[key], its distinct values; "shared": into the distinct objects
-	 * of the other keys); a process is an object of one field, its row,
-	 * whose keys are getters on the columns (200,000 of them are made in a
-	 * tenth of the time of objects holding every key) */
+	/* processes: one column per key (docs/plots-and-bundles.md, Data), most
+	 * of them typed arrays over the binary part; a process is an object of
+	 * one field, its row, whose keys are getters on the columns (200,000 of
+	 * them are made in a tenth of the time of objects holding every key) */
 	function procRows(pc) {
-		var n = pc.count, out = new Array(n), sh = pc.values.shared || [];
+		var n = pc.count, out = new Array(n), B = data.base, buf = data.bin;
+		var arrays = {u32: Uint32Array, i32: Int32Array, f64: Float64Array};
 		function Proc(i) { this.i = i; }
-		function getter(k, a, b) {
-			Object.defineProperty(Proc.prototype, k, {get: b ? function () { return a[this.i][k]; } : function () { return a[this.i]; }});
+		function def(k, get) { Object.defineProperty(Proc.prototype, k, {get: get}); }
+		function u32(off, len) { return new Uint32Array(buf, B + off, len); }
+		function ends(off, len) { /* the running sums of a u32 array */
+			var a = u32(off, len), e = new Uint32Array(len), t = 0;
+			for (var j = 0; j < len; j++) e[j] = t += a[j];
+			return e;
 		}
-		Object.keys(pc.columns).forEach(function (k) {
-			var c = pc.columns[k], v = pc.values[k], a = c;
-			if (v) { a = new Array(n); for (var i = 0; i < n; i++) a[i] = v[c[i]]; }
-			if (k === "shared") Object.keys(sh[0] || {}).forEach(function (s) { getter(s, a, true); });
-			else getter(k, a, false);
-		});
+		/* the getter of key k of column c (null where its null flag is set);
+		 * one closure a type, no call inside: a call shared by the columns'
+		 * getters would be megamorphic (10x slower at 200,000 rows) */
+		function column(k, c) {
+			var nul = c.nulls !== undefined ? new Uint8Array(buf, B + c.nulls, n) : null;
+			if (c.type === "json") { var jv = c.values; def(k, function () { return jv[this.i]; }); }
+			else if (c.type === "index") {
+				var ix = u32(c.index, n), vv = c.values;
+				if (k === "shared") Object.keys(vv[0] || {}).forEach(function (s) { def(s, function () { return vv[ix[this.i]][s]; }); });
+				else def(k, function () { return vv[ix[this.i]]; });
+			} else if (c.type === "num") {
+				/* m / 10^D: the correctly rounded value of export's decimal, as JSON.parse */
+				var a = new arrays[c.array](buf, B + c.offset, n), sc = Number("1e" + c.decimals);
+				def(k, nul ? function () { return nul[this.i] ? null : a[this.i] / sc; } : function () { return a[this.i] / sc; });
+			} else if (c.type === "id") {
+				var pid = u32(c.pid, n), ns = new Float64Array(buf, B + c.ns, n);
+				def(k, function () { return nul && nul[this.i] ? null : pid[this.i] + "." + ns[this.i]; });
+			} else if (c.type === "lists") {
+				/* one text; string j is [se[j - 1], se[j]) of it (UTF-16 units),
+				 * list x the strings [le[x - 1], le[x]): the ends summed from
+				 * the lengths */
+				var li = u32(c.index, n), le = ends(c.list_lengths, c.lists), se = ends(c.string_lengths, c.strings);
+				var text = new TextDecoder("utf-8", {ignoreBOM: true}).decode(new Uint8Array(buf, B + c.text, c.text_bytes));
+				def(k, function () {
+					if (nul && nul[this.i]) return null;
+					var x = li[this.i], f = x ? le[x - 1] : 0, e = le[x], r = new Array(e - f);
+					for (var j = f; j < e; j++) r[j - f] = text.slice(j ? se[j - 1] : 0, se[j]);
+					return r;
+				});
+			} else throw new Error("the report's data has a column of unknown type '" + c.type + "'");
+		}
+		Object.keys(pc.columns).forEach(function (k) { column(k, pc.columns[k]); });
 		for (var i = 0; i < n; i++) out[i] = new Proc(i);
 		return out;
 	}
@@ -276,8 +312,9 @@
 		return byIdMap.get(id);
 	}
 	var chainP = {}; /* the chain's processes, in one pass (the tree's index waits) */
-	chain.slice(0, 300).forEach(function (c) { chainP[c.id] = null; });
-	P.forEach(function (p) { if (chainP[p.id] === null) chainP[p.id] = p; });
+	var chainPid = {}; /* by pid first: an id is made (a string) only for those */
+	chain.slice(0, 300).forEach(function (c) { chainP[c.id] = null; chainPid[c.pid] = 1; });
+	P.forEach(function (p) { if (chainPid[p.pid] && chainP[p.id] === null) chainP[p.id] = p; });
 	var det = el("details"), sum = el("summary", "", "The chain: " + num(chain.length) + " processes, first to last" +
 		(chain.length > 300 ? " (the first 300; tracer-analyze critical-path lists all)" : ""));
 	det.appendChild(sum);

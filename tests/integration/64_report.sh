@@ -24,8 +24,9 @@ ART=$OB/test-artefacts
 mkdir -p "$ART"
 cd "$T"
 
-# a run with a failure, a signal and a hostile argv
+# a run with a failure, a signal, a hostile argv and one of UTF-16 pairs and a control byte
 record -f -o run.tz -- sh -c '/bin/echo "</script><script>document.title=1</script><!--" >/dev/null;
+	/bin/echo "é😀 $(printf "\001")x" "😀" >/dev/null;
 	/bin/false; sh -c "kill -TERM \$\$"; sleep 0.2; exit 0' || fail "record failed"
 
 umask 022
@@ -52,9 +53,13 @@ import report_data
 h = open("run.html", encoding="utf-8").read()
 scripts = re.findall(r"<script[^>]*>", h)
 assert len(scripts) == 2, scripts          # the data and the page's own script only
-assert "<" not in report_data.raw(h), "a raw '<' in the data"
+assert "<" not in report_data.json_text(h), "a raw '<' in the data's JSON"
 d = report_data.load("run.html")
-assert d["report_version"] == 2, d["report_version"]
+assert d["report_version"] == 3, d["report_version"]
+cols = json.loads(report_data.json_text(h))["processes"]["columns"]
+assert {k: cols[k]["type"] for k in ("id", "parent_id", "pid", "start_s", "utime_s", "argv", "shared")} == {
+    "id": "id", "parent_id": "id", "pid": "num", "start_s": "num", "utime_s": "num", "argv": "lists",
+    "shared": "index"}, cols                # numbers, ids and argv in binary, not the JSON fallback
 for k, f in (("summary", "summary.json"), ("top", "top.json"), ("critical_path", "critical-path.json"),
              ("idle", "idle.json")):
     assert d[k] == json.load(open(f)), k
@@ -63,7 +68,9 @@ assert len(d["processes"]) == len(procs) == d["summary"]["counts"]["processes"],
 for a, b in zip(d["processes"], procs):
     assert a == {k: b[k] for k in a}, (a["id"], b["id"])
     assert {"id", "pid", "argv", "tool", "exit_code", "signal", "samples"} <= set(a)
-hostile = [p for p in d["processes"] if p["argv"][:1] == ["/bin/echo"]]
+hostile = [p for p in d["processes"] if p["argv"][:1] == ["/bin/echo"] and "</script>" in p["argv"][1]]
+wide = [p for p in d["processes"] if p["argv"][:1] == ["/bin/echo"] and p["argv"][-1] == "\U0001F600"]
+assert wide and wide[0]["argv"][1] == "\u00e9\U0001F600 \u0001x", wide  # the text's UTF-16 offsets
 assert hostile and hostile[0]["argv"][1] == "</script><script>document.title=1</script><!--", hostile
 assert any(p["signal"] == 15 for p in d["processes"]), "the TERM'd shell"
 assert any(p["exit_code"] == 1 and p["argv"] == ["/bin/false"] for p in d["processes"]), "/bin/false"
