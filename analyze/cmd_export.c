@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
-		"                             [--samples | --tasks] [-o OUT [--force]] FILE\n\n"
+		"                             [--samples | --tasks | --host] [-o OUT [--force]] FILE\n\n"
 		"Write every process of FILE, ordered by start time:\n"
 		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
 		"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
@@ -38,6 +38,10 @@ static void usage(FILE *f)
 		"                     task_id, hash, native_id, name, tag, status, exit, start,\n"
 		"                     complete, duration, realtime, %%cpu, peak_rss, rchar, wchar,\n"
 		"                     syscr, syscw, read_bytes, write_bytes; then ours), instead\n"
+		"                     of one per process\n"
+		"      --host         csv/tsv/jsonl: one row per host sample (t_s, t_utc, then\n"
+		"                     every recorded field in its unit: cpu_*_ns, mem_*_kib,\n"
+		"                     psi_*_us, disk_/net_*_bytes, load*_milli...), instead\n"
 		"                     of one per process\n"
 		"  -o, --output OUT   write to OUT instead of standard output (mode 0600: it\n"
 		"                     copies argv; 0666 less the umask for a redacted trace)\n"
@@ -638,7 +642,7 @@ struct export_opts {
 	const char *outp; /* -o, or NULL: standard output */
 	enum tza_by by;
 	int kind; /* 0 jsonl, 1 csv, 2 tsv, 3 chrome */
-	int samples, force, tasks;
+	int samples, force, tasks, host;
 };
 
 /* Parse argv into o. Returns -1 when done (error printed) with *rc the exit
@@ -650,7 +654,7 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		{"task", required_argument, NULL, TZA_OPT_TASK},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{"samples", no_argument, NULL, 'S'},	  {"force", no_argument, NULL, 'F'},
-		{"tasks", no_argument, NULL, 'K'},
+		{"tasks", no_argument, NULL, 'K'},  {"host", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *fmt = NULL;
@@ -681,6 +685,9 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		case 'S':
 			o->samples = 1;
 			break;
+		case 'H':
+			o->host = 1;
+			break;
 		case 'K':
 			o->tasks = 1;
 			tza_task_want();
@@ -710,6 +717,10 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		tza_err("export: --tasks writes csv, tsv or jsonl, without --samples");
 		return -1;
 	}
+	if (o->host && (o->kind == 3 || o->samples || o->tasks)) {
+		tza_err("export: --host writes csv, tsv or jsonl, without --samples or --tasks");
+		return -1;
+	}
 	if (o->samples && o->kind != 0) {
 		tza_err("export: --samples needs --format jsonl");
 		return -1;
@@ -725,7 +736,9 @@ static int export_rows(FILE *f, struct tza_model *m, const struct export_opts *o
 	struct tza_line line = {0}, cl = {0};
 	int lost = 0, kind = o->kind;
 	const struct tza_tasks *ts = o->tasks ? tza_tasks_of(m) : NULL;
-	if (ts) {
+	if (o->host) {
+		lost |= tza_export_host(f, m, kind);
+	} else if (ts) {
 		if (kind)
 			task_row(&line, m, NULL, kind, 1);
 		for (uint32_t i = 0; i < ts->n; i++) {

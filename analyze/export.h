@@ -26,4 +26,24 @@
  */
 void tza_export_chrome(FILE *f, struct tza_model *m, enum tza_by by);
 
+/*
+ * Write one row per host sample (EV_HOST_SAMPLE) of m's trace to f, in time
+ * order: `t_s` (seconds from m->t0_ns, 9 decimals, exact), `t_utc` (UTC
+ * ISO-8601 with nanoseconds from the trace's clock anchors; null/empty when
+ * it has none), then every field of the trace's `host_sample` schema under
+ * its own name, in the unit it was recorded in (the names carry it:
+ * cpu_user_ns, mem_used_kib, psi_io_full_us, load1_milli, ...; the values of
+ * /proc/stat, /proc/meminfo, /proc/pressure (cpu, memory, io), /proc/diskstats,
+ * /proc/net/dev and /proc/loadavg as docs/EVENTS.md says). The columns come
+ * from the file's schema, not from this code: a field a newer recorder adds
+ * is written too. kind: 0 jsonl (one object per line), 1 csv, 2 tsv (a header
+ * row first, always, also with no sample). Integers are written exactly;
+ * a text field, should a schema have one, as a JSON string (jsonl) or its
+ * safe form in quotes (csv/tsv). Reads m->reader again (the model keeps no
+ * raw host samples). Returns 0, or -1 when writing to f failed or memory ran
+ * out (the caller names the file); a damaged chunk is skipped as every
+ * reader skips it (the model's load said so already).
+ */
+int tza_export_host(FILE *f, struct tza_model *m, int kind);
+
 #endif
