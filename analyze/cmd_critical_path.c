@@ -164,6 +164,89 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 	return 0;
 }
 
+/* The process path as JSON: makespan, path (by start), time by tool. */
+static void path_json(FILE *f, const struct tza_model *m, const struct tza_crit *c, enum tza_by by)
+{
+	const struct tza_crit cr = *c;
+	fputs("{\"makespan_s\":", f);
+	tza_json_secs(f, (int64_t)cr.makespan_ns);
+	fputs(",\"path\":[", f);
+	for (uint32_t i = 0; i < cr.npath; i++) {
+		struct tza_proc *p = cr.path[i];
+		char idb[TZA_ID_MAX];
+		fputs(i ? ",{\"id\":" : "{\"id\":", f);
+		tza_json_cstr(f, tza_proc_id(p, idb));
+		fprintf(f, ",\"pid\":%u,\"tool\":", p->pid);
+		tza_json_cstr(f, tza_proc_key(p, by));
+		fputs(",\"start_s\":", f);
+		tza_json_secs(f, (int64_t)(p->start_ns - m->t0_ns));
+		fputs(",\"end_s\":", f);
+		tza_json_secs(f, (int64_t)(tza_proc_end(m, p) - m->t0_ns));
+		fputs(",\"critical_s\":", f);
+		tza_json_secs(f, (int64_t)cr.proc_ns[p->index]);
+		fputc('}', f);
+	}
+	fputs("],\"by_tool\":[", f);
+	for (uint32_t i = 0; i < cr.ntools; i++) {
+		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
+		tza_json_cstr(f, cr.by_tool[i].tool);
+		fputs(",\"seconds\":", f);
+		tza_json_secs(f, (int64_t)cr.by_tool[i].ns);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+/* The process path as text: runs of one tool under one parent in one line,
+ * then the attribution by tool (it sums to the makespan). */
+static void path_text(FILE *f, const struct tza_model *m, const struct tza_crit *c, enum tza_by by)
+{
+	const struct tza_crit cr = *c;
+	if (!cr.root) {
+		fprintf(f, "no processes in the trace: no critical path\n");
+		return;
+	}
+	char b1[32], b2[32], sk[TZA_SAFE_BUF];
+	fprintf(f, "makespan %s (root pid %u, %s)%s\n\n",
+		tza_fmt_dur(b1, sizeof(b1), cr.makespan_ns), cr.root->pid,
+		tza_safe_str(sk, sizeof(sk), tza_proc_key(cr.root, by)),
+		m->incomplete ? "  [tree incomplete: see summary]" : "");
+	fprintf(f, "path (%u process%s, by start; runs of one tool under one parent "
+		   "in one line):\n",
+		cr.npath, cr.npath == 1 ? "" : "es");
+	fprintf(f, "  %10s %10s %10s %8s  %s\n", "START", "END", "ON PATH", "PID", "TOOL");
+	for (uint32_t i = 0; i < cr.npath;) {
+		struct tza_proc *p = cr.path[i];
+		const char *key = tza_proc_key(p, by);
+		uint64_t on = cr.proc_ns[p->index], end = tza_proc_end(m, p);
+		uint32_t j = i + 1;
+		while (j < cr.npath && cr.path[j]->parent == p->parent && p->parent &&
+		       !cr.path[j]->first_child && !p->first_child &&
+		       !strcmp(tza_proc_key(cr.path[j], by), key)) {
+			on += cr.proc_ns[cr.path[j]->index];
+			if (tza_proc_end(m, cr.path[j]) > end)
+				end = tza_proc_end(m, cr.path[j]);
+			j++;
+		}
+		fprintf(f, "  %10.3f %10.3f %10s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
+			(double)(end - m->t0_ns) / 1e9, tza_fmt_dur(b2, sizeof(b2), on));
+		tza_safe_str(sk, sizeof(sk), key);
+		if (j - i > 1)
+			fprintf(f, "%8s  %u\xc3\x97 %s\n", "-", j - i, sk);
+		else
+			fprintf(f, "%8u  %s\n", p->pid, sk);
+		i = j;
+	}
+	fprintf(f, "\nattribution (sums to the makespan):\n");
+	for (uint32_t i = 0; i < cr.ntools; i++)
+		fprintf(f, "  %10s %5.1f%%  %s\n",
+			tza_fmt_dur(b1, sizeof(b1), cr.by_tool[i].ns),
+			cr.makespan_ns ? 100.0 * (double)cr.by_tool[i].ns /
+						 (double)cr.makespan_ns
+				       : 0.0,
+			tza_safe_str(sk, sizeof(sk), cr.by_tool[i].tool));
+}
+
 int cmd_critical_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -218,77 +301,10 @@ int cmd_critical_path(int argc, char **argv)
 		tza_unload(r, m);
 		return rc < 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 	}
-	if (json) {
-		fputs("{\"makespan_s\":", f);
-		tza_json_secs(f, (int64_t)cr.makespan_ns);
-		fputs(",\"path\":[", f);
-		for (uint32_t i = 0; i < cr.npath; i++) {
-			struct tza_proc *p = cr.path[i];
-			char idb[TZA_ID_MAX];
-			fputs(i ? ",{\"id\":" : "{\"id\":", f);
-			tza_json_cstr(f, tza_proc_id(p, idb));
-			fprintf(f, ",\"pid\":%u,\"tool\":", p->pid);
-			tza_json_cstr(f, tza_proc_key(p, by));
-			fputs(",\"start_s\":", f);
-			tza_json_secs(f, (int64_t)(p->start_ns - m->t0_ns));
-			fputs(",\"end_s\":", f);
-			tza_json_secs(f, (int64_t)(tza_proc_end(m, p) - m->t0_ns));
-			fputs(",\"critical_s\":", f);
-			tza_json_secs(f, (int64_t)cr.proc_ns[p->index]);
-			fputc('}', f);
-		}
-		fputs("],\"by_tool\":[", f);
-		for (uint32_t i = 0; i < cr.ntools; i++) {
-			fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
-			tza_json_cstr(f, cr.by_tool[i].tool);
-			fputs(",\"seconds\":", f);
-			tza_json_secs(f, (int64_t)cr.by_tool[i].ns);
-			fputc('}', f);
-		}
-		fputs("]}\n", f);
-	} else if (!cr.root) {
-		fprintf(f, "no processes in the trace: no critical path\n");
-	} else {
-		char b1[32], b2[32], sk[TZA_SAFE_BUF];
-		fprintf(f, "makespan %s (root pid %u, %s)%s\n\n",
-			tza_fmt_dur(b1, sizeof(b1), cr.makespan_ns), cr.root->pid,
-			tza_safe_str(sk, sizeof(sk), tza_proc_key(cr.root, by)),
-			m->incomplete ? "  [tree incomplete: see summary]" : "");
-		fprintf(f, "path (%u process%s, by start; runs of one tool under one parent "
-			   "in one line):\n",
-			cr.npath, cr.npath == 1 ? "" : "es");
-		fprintf(f, "  %10s %10s %10s %8s  %s\n", "START", "END", "ON PATH", "PID", "TOOL");
-		for (uint32_t i = 0; i < cr.npath;) {
-			struct tza_proc *p = cr.path[i];
-			const char *key = tza_proc_key(p, by);
-			uint64_t on = cr.proc_ns[p->index], end = tza_proc_end(m, p);
-			uint32_t j = i + 1;
-			while (j < cr.npath && cr.path[j]->parent == p->parent && p->parent &&
-			       !cr.path[j]->first_child && !p->first_child &&
-			       !strcmp(tza_proc_key(cr.path[j], by), key)) {
-				on += cr.proc_ns[cr.path[j]->index];
-				if (tza_proc_end(m, cr.path[j]) > end)
-					end = tza_proc_end(m, cr.path[j]);
-				j++;
-			}
-			fprintf(f, "  %10.3f %10.3f %10s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
-				(double)(end - m->t0_ns) / 1e9, tza_fmt_dur(b2, sizeof(b2), on));
-			tza_safe_str(sk, sizeof(sk), key);
-			if (j - i > 1)
-				fprintf(f, "%8s  %u\xc3\x97 %s\n", "-", j - i, sk);
-			else
-				fprintf(f, "%8u  %s\n", p->pid, sk);
-			i = j;
-		}
-		fprintf(f, "\nattribution (sums to the makespan):\n");
-		for (uint32_t i = 0; i < cr.ntools; i++)
-			fprintf(f, "  %10s %5.1f%%  %s\n",
-				tza_fmt_dur(b1, sizeof(b1), cr.by_tool[i].ns),
-				cr.makespan_ns ? 100.0 * (double)cr.by_tool[i].ns /
-							 (double)cr.makespan_ns
-					       : 0.0,
-				tza_safe_str(sk, sizeof(sk), cr.by_tool[i].tool));
-	}
+	if (json)
+		path_json(f, m, &cr, by);
+	else
+		path_text(f, m, &cr, by);
 	tza_crit_free(&cr);
 	tza_unload(r, m);
 	return TZA_EXIT_OK;

@@ -239,7 +239,22 @@ static int data_seal(FILE *bf, size_t *n, const struct tza_bbuf *bin)
 
 enum { O_SUMMARY, O_TOP, O_CRIT, O_IDLE, O_PROCS, O_TASKS, O_GROUPS, NOUT };
 
-int cmd_report(int argc, char **argv)
+struct report_job {
+	const char *outp, *by, *regex;
+	int force;
+	char *in;	   /* the trace */
+	unsigned mode;	   /* OUT's mode: tza_argv_mode of the trace */
+	char *colors;	   /* the tools' colours as JSON (tza_plot_colors_json) */
+	size_t ncolors;
+	struct out o[NOUT]; /* each part's captured output */
+	int nout;	   /* parts run: O_TASKS without --by, else NOUT */
+	char *gz;	   /* the page's data, gzipped */
+	size_t ngz;
+};
+
+/* Options into j. Returns -1 with the exit status in *rc when done
+ * (--help, or an error printed), else 0. */
+static int report_options(int argc, char **argv, struct report_job *j, int *rc)
 {
 	static const struct option lopts[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -249,8 +264,9 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *outp = "report.html", *by = NULL, *regex = NULL;
-	int force = 0, c;
+	int c;
+	j->outp = "report.html";
+	*rc = TZA_EXIT_USAGE;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:fb:h", lopts, NULL)) != -1) {
@@ -259,73 +275,90 @@ int cmd_report(int argc, char **argv)
 			if (strcmp(optarg, "task") && strcmp(optarg, "rule") && strcmp(optarg, "job") &&
 			    strcmp(optarg, "container")) {
 				tza_err("--by: '%s' is not one of task, rule, job, container", optarg);
-				return TZA_EXIT_USAGE;
+				return -1;
 			}
-			by = optarg;
+			j->by = optarg;
 			break;
 		case TZA_OPT_TASK: { /* set after the colours' load (below) */
 			regex_t re;
-			if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB))
-				return tza_task_set_regex(optarg) < 0 ? TZA_EXIT_USAGE : TZA_EXIT_FAIL;
+			if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB)) {
+				*rc = tza_task_set_regex(optarg) < 0 ? TZA_EXIT_USAGE : TZA_EXIT_FAIL;
+				return -1;
+			}
 			regfree(&re);
-			regex = optarg;
+			j->regex = optarg;
 			break;
 		}
 		case 'o':
-			outp = optarg;
+			j->outp = optarg;
 			break;
 		case 'f':
-			force = 1;
+			j->force = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			return TZA_EXIT_OK;
+			*rc = TZA_EXIT_OK;
+			return -1;
 		default:
 			tza_bad_option("report", argc, argv);
-			return TZA_EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (optind != argc - 1) {
 		tza_err("report: expected one FILE (see 'tracer-analyze report --help')");
-		return TZA_EXIT_USAGE;
+		return -1;
 	}
-	if (regex && !by)
-		by = "task";
-	char *in = argv[optind];
-	/* an existing OUT is refused before any work, as by every writer */
+	if (j->regex && !j->by)
+		j->by = "task";
+	j->in = argv[optind];
+	return 0;
+}
+
+/* an existing OUT is refused before any work, as by every writer */
+static int report_out_free(const struct report_job *j)
+{
 	struct stat ost;
-	if (!lstat(outp, &ost)) {
-		if (!S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
-			tza_err("'%s': not a regular file", outp);
-			return TZA_EXIT_FAIL;
-		}
-		if (!force) {
-			tza_err_exists(outp, "-f");
-			return TZA_EXIT_FAIL;
-		}
+	if (lstat(j->outp, &ost))
+		return 0;
+	if (!S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
+		tza_err("'%s': not a regular file", j->outp);
+		return -1;
 	}
+	if (!j->force) {
+		tza_err_exists(j->outp, "-f");
+		return -1;
+	}
+	return 0;
+}
+
+/* The trace's mode and the tools' colours (one load of its own). */
+static int report_colors(struct report_job *j)
+{
 	tz_reader *r;
 	struct tza_model *m;
-	if (tza_load(in, &r, &m) < 0)
-		return TZA_EXIT_FAIL;
-	unsigned mode = tza_argv_mode(r);
-	char *colors = NULL;
-	size_t ncolors = 0;
-	FILE *cf = open_memstream(&colors, &ncolors);
+	if (tza_load(j->in, &r, &m) < 0)
+		return -1;
+	j->mode = tza_argv_mode(r);
+	FILE *cf = open_memstream(&j->colors, &j->ncolors);
 	int crc = cf ? tza_plot_colors_json(cf, m) : -1;
 	if (cf && fclose(cf))
 		crc = -1;
 	tza_unload(r, m);
 	if (crc < 0) {
-		free(colors);
 		tza_err("report: out of memory");
-		return TZA_EXIT_FAIL;
+		return -1;
 	}
+	return 0;
+}
 
+/* Run every part (the subcommands' JSON) into j->o. Returns 0, or the exit
+ * status of the part that failed (message printed). */
+static int report_parts(struct report_job *j)
+{
 	/* tasks from here on: the summary's run shows their notes once */
-	if (regex)
-		tza_task_set_regex(regex);
-	else if (by)
+	if (j->regex)
+		tza_task_set_regex(j->regex);
+	else if (j->by)
 		tza_task_want();
 	const char *avs[NOUT][8] = {
 		[O_SUMMARY] = {"summary", "--json", NULL},
@@ -334,35 +367,38 @@ int cmd_report(int argc, char **argv)
 		[O_IDLE] = {"idle", "--json", NULL},
 		[O_PROCS] = {"export", "--format", "jsonl", "--samples", NULL},
 		[O_TASKS] = {"export", "--tasks", "--format", "jsonl", NULL},
-		[O_GROUPS] = {"top", "--json", "-n", "0", "--by", by, NULL},
+		[O_GROUPS] = {"top", "--json", "-n", "0", "--by", j->by, NULL},
 	};
 	int (*const fns[NOUT])(int, char **) = {cmd_summary, cmd_top,	 cmd_critical_path, cmd_idle,
 						cmd_export,  cmd_export, cmd_top};
-	struct out o[NOUT] = {{0}};
-	int rc = TZA_EXIT_FAIL;
-	int nout = by ? NOUT : O_TASKS;
-	for (int i = 0; i < nout; i++) {
+	j->nout = j->by ? NOUT : O_TASKS;
+	for (int i = 0; i < j->nout; i++) {
 		char *av[10];
 		int k = 0;
 		for (; avs[i][k]; k++)
 			av[k] = (char *)avs[i][k];
-		av[k++] = in;
+		av[k++] = j->in;
 		av[k] = NULL;
 		/* stderr of the first run only: the drop warnings and task
 		 * notes once (every run after it says the same) */
-		int hr = capture(fns[i], av, &o[i], i == O_SUMMARY);
+		int hr = capture(fns[i], av, &j->o[i], i == O_SUMMARY);
 		if (hr != 0) {
 			tza_err("report: '%s' failed: no report written", avs[i][0]);
-			rc = hr > 0 ? hr : TZA_EXIT_FAIL;
-			goto out;
+			return hr > 0 ? hr : TZA_EXIT_FAIL;
 		}
 	}
+	return 0;
+}
 
-	/* the data, in memory: [u32 LE: the JSON's length][the JSON][zeros to
-	 * a multiple of 8][the processes' arrays] (report_cols.h), then gzip +
-	 * base64 into the page */
-	char *blob = NULL, *gz = NULL;
-	size_t nblob = 0, ngz = 0;
+/* The data, in memory: [u32 LE: the JSON's length][the JSON][zeros to a
+ * multiple of 8][the processes' arrays] (report_cols.h), then gzip into
+ * j->gz. Returns 0 or -1 (message printed). */
+static int report_pack(struct report_job *j)
+{
+	static const char *const keys[NOUT] = {"summary", "top",   "critical_path", "idle",
+					       "processes", "tasks", "task_groups"};
+	char *blob = NULL;
+	size_t nblob = 0;
 	struct tza_bbuf bin = {0};
 	FILE *bf = open_memstream(&blob, &nblob);
 	if (!bf || bb_json_len(bf) < 0) {
@@ -370,59 +406,70 @@ int cmd_report(int argc, char **argv)
 			fclose(bf);
 		free(blob);
 		tza_err("report: out of memory");
-		goto out;
+		return -1;
 	}
 	fprintf(bf, "{\"report_version\":3,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
-	tza_put_json_lt(bf, colors, ncolors);
-	static const char *const keys[NOUT] = {"summary", "top",   "critical_path", "idle",
-					       "processes", "tasks", "task_groups"};
-	if (by)
-		fprintf(bf, ",\n\"by\":\"%s\"", by);
+	tza_put_json_lt(bf, j->colors, j->ncolors);
+	if (j->by)
+		fprintf(bf, ",\n\"by\":\"%s\"", j->by);
 	int brc = 0;
-	for (int i = 0; i < nout && !brc; i++) {
+	for (int i = 0; i < j->nout && !brc; i++) {
 		fprintf(bf, ",\n\"%s\":", keys[i]);
 		if (i == O_PROCS)
-			brc = tza_report_procs(bf, &bin, o[i].p, o[i].len);
+			brc = tza_report_procs(bf, &bin, j->o[i].p, j->o[i].len);
 		else if (i == O_TASKS)
-			put_jsonl_array(bf, &o[i]);
+			put_jsonl_array(bf, &j->o[i]);
 		else
-			tza_put_json_lt(bf, o[i].p, o[i].len);
+			tza_put_json_lt(bf, j->o[i].p, j->o[i].len);
 	}
 	fputs("}", bf);
 	if (!brc && !ferror(bf))
 		brc = data_seal(bf, &nblob, &bin);
-	if ((ferror(bf) | fclose(bf)) || brc || gzip_mem(blob, nblob, &gz, &ngz) < 0) {
-		free(blob);
-		free(bin.p);
-		tza_err("report: out of memory");
-		goto out;
-	}
+	int bad = (ferror(bf) | fclose(bf)) || brc || gzip_mem(blob, nblob, &j->gz, &j->ngz) < 0;
 	free(blob);
 	free(bin.p);
-
-	FILE *f = tza_create_out(outp, force, mode, "w", "-f");
-	if (!f) {
-		free(gz);
-		goto out;
+	if (bad) {
+		tza_err("report: out of memory");
+		return -1;
 	}
+	return 0;
+}
+
+/* The page: the HTML with the CSS, the data (base64) and the script put in. */
+static int report_write(const struct report_job *j)
+{
+	FILE *f = tza_create_out(j->outp, j->force, j->mode, "w", "-f");
+	if (!f)
+		return -1;
 	const char *s = put_until(f, (const char *)report_html, "CSS");
 	fwrite(report_css, 1, report_css_len, f);
 	s = put_until(f, s, "DATA");
-	put_base64(f, gz, ngz);
-	free(gz);
+	put_base64(f, j->gz, j->ngz);
 	s = put_until(f, s, "JS");
 	fwrite(report_js, 1, report_js_len, f);
 	if (s)
 		fputs(s, f);
 	if (ferror(f) | fclose(f)) {
-		tza_err("'%s': write failed", outp);
-		unlink(outp);
-		goto out;
+		tza_err("'%s': write failed", j->outp);
+		unlink(j->outp);
+		return -1;
 	}
-	rc = TZA_EXIT_OK;
-out:
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_job j = {0};
+	int rc;
+	if (report_options(argc, argv, &j, &rc) < 0)
+		return rc;
+	if (report_out_free(&j) < 0 || report_colors(&j) < 0)
+		rc = TZA_EXIT_FAIL;
+	else if ((rc = report_parts(&j)) == 0)
+		rc = report_pack(&j) < 0 || report_write(&j) < 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 	for (int i = 0; i < NOUT; i++)
-		free(o[i].p);
-	free(colors);
+		free(j.o[i].p);
+	free(j.colors);
+	free(j.gz);
 	return rc;
 }
