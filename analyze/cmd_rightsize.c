@@ -371,7 +371,15 @@ static double tasks_busy(const struct tza_model *m, const struct tza_tasks *ts)
 	return ts->n && e > s ? tza_host_busy(m, s, e) : -1;
 }
 
-int cmd_rightsize(int argc, char **argv)
+struct rs_opts {
+	int json, per_task; /* --json; --by task (else by rule) */
+	int cfg;	    /* --config: -1 auto, 0 none, 1 nextflow, 2 snakemake, 3 both */
+	uint64_t pct;	    /* --headroom, percent */
+};
+
+/* Options into o. Returns -1 with the exit status in *rc when done (--help,
+ * or an error printed), else 0: argv[optind] is the one FILE. */
+static int rs_options(int argc, char **argv, struct rs_opts *o, int *rc)
 {
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'},
@@ -382,71 +390,65 @@ int cmd_rightsize(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int json = 0, per_task = 0, c, cfg = -1; /* -1 auto, 0 none, 1 nf, 2 smk, 3 both */
-	uint64_t pct = 20;
+	int c;
+	*o = (struct rs_opts){.cfg = -1, .pct = 20};
+	*rc = TZA_EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:H:c:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case TZA_OPT_TASK:
 			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
+				return -1;
 			break;
 		case 'b':
 			if (strcmp(optarg, "rule") && strcmp(optarg, "task")) {
 				tza_err("--by: '%s' is not one of rule, task", optarg);
-				return TZA_EXIT_USAGE;
+				return -1;
 			}
-			per_task = !strcmp(optarg, "task");
+			o->per_task = !strcmp(optarg, "task");
 			break;
 		case 'H':
-			if (tza_parse_u64("--headroom", optarg, 0, 1000, &pct) < 0)
-				return TZA_EXIT_USAGE;
+			if (tza_parse_u64("--headroom", optarg, 0, 1000, &o->pct) < 0)
+				return -1;
 			break;
 		case 'c':
-			cfg = !strcmp(optarg, "none") ? 0 : !strcmp(optarg, "nextflow") ? 1
-			    : !strcmp(optarg, "snakemake") ? 2 : !strcmp(optarg, "both") ? 3 : -2;
-			if (cfg == -2) {
+			o->cfg = !strcmp(optarg, "none") ? 0 : !strcmp(optarg, "nextflow") ? 1
+			       : !strcmp(optarg, "snakemake") ? 2 : !strcmp(optarg, "both") ? 3 : -2;
+			if (o->cfg == -2) {
 				tza_err("--config: '%s' is not one of nextflow, snakemake, both, none",
 					optarg);
-				return TZA_EXIT_USAGE;
+				return -1;
 			}
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			return TZA_EXIT_OK;
+			*rc = TZA_EXIT_OK;
+			return -1;
 		default:
 			tza_bad_option("rightsize", argc, argv);
-			return TZA_EXIT_USAGE;
+			return -1;
 		}
 	}
-	if (!tza_one_file("rightsize", argc, argv))
-		return TZA_EXIT_USAGE;
-	tza_task_want();
-	tz_reader *r;
-	struct tza_model *m;
-	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0) /* combined peaks */
-		return TZA_EXIT_FAIL;
-	const struct tza_tasks *ts = tza_tasks_of(m);
-	const struct tza_task **v = malloc(((ts ? ts->n : 0) + 1) * sizeof(*v));
-	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
-	if (!ts || !v || !rs) {
-		tza_err("out of memory");
-		free(v);
-		free(rs);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
-	}
+	return tza_one_file("rightsize", argc, argv) ? 0 : -1;
+}
+
+/* The rows: the tasks grouped by rule name (or one per task), each with its
+ * suggestion at headroom h. rs holds ts->n + 1 zeroed rows. Returns the
+ * number of rows, *kinds the task kinds seen (1 << TZA_TASK_*); -1 when
+ * memory ran out. */
+static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, int per_task, double h,
+		   struct rs *rs, uint32_t *kinds)
+{
+	const struct tza_task **v = malloc((ts->n + 1) * sizeof(*v));
 	uint64_t *thr = calloc(ts->n + 1, sizeof(*thr)); /* per task: its members' threads */
-	if (!thr) {
-		tza_err("out of memory");
+	if (!v || !thr) {
 		free(v);
-		free(rs);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
+		free(thr);
+		return -1;
 	}
 	for (uint32_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i]->task)
@@ -455,28 +457,55 @@ int cmd_rightsize(int argc, char **argv)
 		v[i] = &ts->tasks[i];
 	if (!per_task)
 		qsort(v, ts->n, sizeof(*v), cmp_task_name);
-	uint32_t n = 0, kinds = 0;
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < ts->n; i++) {
 		const char *name = per_task ? v[i]->key : v[i]->name;
 		if (!n || per_task || strcmp(rs[n - 1].name, name))
 			rs[n++].name = name;
 		add(&rs[n - 1], ts, v[i], thr[v[i]->index]);
 	}
-	double h = (double)pct / 100.0;
+	*kinds = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		suggest(&rs[i], h);
-		kinds |= rs[i].kinds;
+		*kinds |= rs[i].kinds;
 	}
-	if (cfg == -1) {
+	free(thr);
+	free(v);
+	return (int)n;
+}
+
+int cmd_rightsize(int argc, char **argv)
+{
+	struct rs_opts o;
+	int rc;
+	if (rs_options(argc, argv, &o, &rc) < 0)
+		return rc;
+	tza_task_want();
+	tz_reader *r;
+	struct tza_model *m;
+	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0) /* combined peaks */
+		return TZA_EXIT_FAIL;
+	const struct tza_tasks *ts = tza_tasks_of(m);
+	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
+	double h = (double)o.pct / 100.0;
+	uint32_t kinds = 0;
+	int n = ts && rs ? rs_rows(m, ts, o.per_task, h, rs, &kinds) : -1;
+	if (n < 0) {
+		tza_err("out of memory");
+		free(rs);
+		tza_unload(r, m);
+		return TZA_EXIT_FAIL;
+	}
+	if (o.cfg == -1) {
 		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
-		cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
+		o.cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
 	}
 	double busy = tasks_busy(m, ts);
 	FILE *f = stdout;
-	if (json) {
-		json_out(f, rs, n, h, busy);
+	if (o.json) {
+		json_out(f, rs, (uint32_t)n, h, busy);
 	} else {
-		text_out(f, rs, n);
+		text_out(f, rs, (uint32_t)n);
 		if (busy > BUSY_WARN)
 			fprintf(f, "warning: the host was %.1f%% busy (all CPUs) while the tasks ran: "
 				   "the cores they used were\nmeasured under contention; cpus "
@@ -484,13 +513,11 @@ int cmd_rightsize(int argc, char **argv)
 				busy * 100);
 		if (!n)
 			fprintf(f, "no tasks: nothing to suggest\n");
-		if (n && (cfg & 1))
-			nf_block(f, rs, n, h);
-		if (n && (cfg & 2))
-			smk_block(f, rs, n, h);
+		if (n && (o.cfg & 1))
+			nf_block(f, rs, (uint32_t)n, h);
+		if (n && (o.cfg & 2))
+			smk_block(f, rs, (uint32_t)n, h);
 	}
-	free(thr);
-	free(v);
 	free(rs);
 	tza_unload(r, m);
 	return tza_stdout_done();
