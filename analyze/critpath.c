@@ -161,6 +161,30 @@ static int cmp_tool_name(const void *a, const void *b)
 	return strcmp(x->tool, y->tool);
 }
 
+/* The path's time by group key (c->by_tool, c->ntools): largest first,
+ * then by name. Returns 0 or -1 (out of memory). */
+static int by_group(struct tza_crit *c, enum tza_by by)
+{
+	c->by_tool = calloc(c->npath ? c->npath : 1, sizeof(*c->by_tool));
+	if (!c->by_tool)
+		return -1;
+	struct tza_crit_tool *tmp = c->by_tool;
+	for (uint32_t i = 0; i < c->npath; i++)
+		tmp[i] = (struct tza_crit_tool){tza_proc_key(c->path[i], by),
+						c->proc_ns[c->path[i]->index]};
+	qsort(tmp, c->npath, sizeof(*tmp), cmp_tool_name);
+	uint32_t nt = 0;
+	for (uint32_t i = 0; i < c->npath; i++) {
+		if (nt && !strcmp(tmp[nt - 1].tool, tmp[i].tool))
+			tmp[nt - 1].ns += tmp[i].ns;
+		else
+			tmp[nt++] = tmp[i];
+	}
+	c->ntools = nt;
+	qsort(c->by_tool, nt, sizeof(*c->by_tool), cmp_tool);
+	return 0;
+}
+
 int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 {
 	uint32_t n = m->nprocs;
@@ -253,24 +277,8 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	}
 	qsort(c->path, c->npath, sizeof(*c->path), cmp_start);
 
-	/* attribution per group key */
-	c->by_tool = calloc(c->npath ? c->npath : 1, sizeof(*c->by_tool));
-	if (!c->by_tool)
+	if (by_group(c, by) < 0)
 		goto fail;
-	struct tza_crit_tool *tmp = c->by_tool;
-	for (uint32_t i = 0; i < c->npath; i++)
-		tmp[i] = (struct tza_crit_tool){tza_proc_key(c->path[i], by),
-						c->proc_ns[c->path[i]->index]};
-	qsort(tmp, c->npath, sizeof(*tmp), cmp_tool_name);
-	uint32_t nt = 0;
-	for (uint32_t i = 0; i < c->npath; i++) {
-		if (nt && !strcmp(tmp[nt - 1].tool, tmp[i].tool))
-			tmp[nt - 1].ns += tmp[i].ns;
-		else
-			tmp[nt++] = tmp[i];
-	}
-	c->ntools = nt;
-	qsort(c->by_tool, nt, sizeof(*c->by_tool), cmp_tool);
 	free(off);
 	free(cur);
 	free(kids);
