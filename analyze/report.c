@@ -902,6 +902,77 @@ static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, 
 	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
 }
 
+/* The group of key in g (made when new, its slot in mp). Returns its index,
+ * or -1 when memory ran out (*g, *ng, *gcap as they were, or grown). */
+static int64_t group_of(struct gmap *mp, struct tza_group **gp, uint32_t *ng, uint32_t *gcap,
+			const char *key)
+{
+	struct tza_group *g = *gp;
+	uint64_t h = key_hash(key);
+	uint32_t j = (uint32_t)h & (mp->cap - 1);
+	for (; mp->s[j].g; j = (j + 1) & (mp->cap - 1))
+		if (mp->s[j].hash == h && !strcmp(g[mp->s[j].g - 1].key, key))
+			return mp->s[j].g - 1;
+	if (*ng == *gcap) {
+		struct tza_group *ngp = realloc(g, 2 * (size_t)*gcap * sizeof(*g));
+		if (!ngp)
+			return -1;
+		*gp = g = ngp;
+		*gcap *= 2;
+	}
+	memset(&g[*ng], 0, sizeof(g[*ng]));
+	g[*ng].key = key;
+	g[*ng].first_ns = UINT64_MAX;
+	mp->s[j] = (struct gslot){h, ++*ng};
+	if (2 * (uint64_t)*ng > mp->cap && gmap_grow(mp) < 0)
+		return -1;
+	return *ng - 1;
+}
+
+/* p's figures added to its group x ([s, e] and wall: group_span). */
+static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by by, uint64_t s,
+		      uint64_t e, uint64_t wall)
+{
+	x->count++;
+	if (by >= TZA_BY_TASK && p->task && p->task->root == p) {
+		x->tasks++;
+		x->task_wall_ns += p->task->end_ns - p->task->start_ns;
+		if (p->task->peak_rss_kib > x->task_peak_rss_kib)
+			x->task_peak_rss_kib = p->task->peak_rss_kib;
+	}
+	x->wall_ns += wall;
+	if (s < x->first_ns)
+		x->first_ns = s;
+	if (e > x->last_ns)
+		x->last_ns = e;
+	x->cpu_ns += tza_proc_cpu(p);
+	if (wall) {
+		double cores = (double)tza_proc_cpu(p) / (double)wall;
+		/* never more cores than threads: the CPU of a process's
+		 * release includes its exit path, after its wall time
+		 * ends (docs/tracer-record.md EXIT TIMING) */
+		if (p->threads && cores > p->threads)
+			cores = p->threads;
+		if (cores > x->max_cores)
+			x->max_cores = cores;
+	}
+	if (p->maxrss_kib > x->peak_rss_kib)
+		x->peak_rss_kib = p->maxrss_kib;
+	x->rchar += p->rchar;
+	x->wchar += p->wchar;
+	x->syscr += p->syscr;
+	x->syscw += p->syscw;
+	x->read_bytes += p->read_bytes;
+	x->write_bytes += p->write_bytes;
+	if (by < TZA_BY_TASK)
+		x->failed += tza_proc_failed(p) ? 1 : 0;
+	else if (tza_proc_failed(p) || p->res->oom_killed)
+		x->member_failures++;
+	if (by >= TZA_BY_TASK && p->task && p->task->root == p && tza_task_failed(p->task))
+		x->failed++;
+	x->execs_failed += p->nfailed + p->nfailed_omitted;
+}
+
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	       const struct tza_machine *mi, struct tza_group **out, uint32_t *nout)
 {
@@ -955,71 +1026,12 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	 * (the double sums depend on it) */
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[i];
-		const char *key = tza_proc_key(p, by);
-		uint64_t h = key_hash(key);
-		uint32_t j = (uint32_t)h & (mp.cap - 1);
-		for (; mp.s[j].g; j = (j + 1) & (mp.cap - 1))
-			if (mp.s[j].hash == h && !strcmp(g[mp.s[j].g - 1].key, key))
-				break;
-		if (!mp.s[j].g) {
-			if (ng == gcap) {
-				struct tza_group *ngp = realloc(g, 2 * (size_t)gcap * sizeof(*g));
-				if (!ngp)
-					goto fail;
-				g = ngp;
-				gcap *= 2;
-			}
-			memset(&g[ng], 0, sizeof(g[ng]));
-			g[ng].key = key;
-			g[ng].first_ns = UINT64_MAX;
-			mp.s[j] = (struct gslot){h, ++ng};
-			if (2 * (uint64_t)ng > mp.cap && gmap_grow(&mp) < 0)
-				goto fail;
-			/* the slot moved with the growth: look the key up again */
-			j = (uint32_t)h & (mp.cap - 1);
-			while (mp.s[j].g != ng)
-				j = (j + 1) & (mp.cap - 1);
-		}
-		struct tza_group *x = &g[mp.s[j].g - 1];
+		int64_t gi = group_of(&mp, &g, &ng, &gcap, tza_proc_key(p, by));
+		if (gi < 0)
+			goto fail;
+		struct tza_group *x = &g[gi];
 		uint64_t s, e, wall = group_span(m, p, &s, &e);
-		x->count++;
-		if (by >= TZA_BY_TASK && p->task && p->task->root == p) {
-			x->tasks++;
-			x->task_wall_ns += p->task->end_ns - p->task->start_ns;
-			if (p->task->peak_rss_kib > x->task_peak_rss_kib)
-				x->task_peak_rss_kib = p->task->peak_rss_kib;
-		}
-		x->wall_ns += wall;
-		if (s < x->first_ns)
-			x->first_ns = s;
-		if (e > x->last_ns)
-			x->last_ns = e;
-		x->cpu_ns += tza_proc_cpu(p);
-		if (wall) {
-			double cores = (double)tza_proc_cpu(p) / (double)wall;
-			/* never more cores than threads: the CPU of a process's
-			 * release includes its exit path, after its wall time
-			 * ends (docs/tracer-record.md EXIT TIMING) */
-			if (p->threads && cores > p->threads)
-				cores = p->threads;
-			if (cores > x->max_cores)
-				x->max_cores = cores;
-		}
-		if (p->maxrss_kib > x->peak_rss_kib)
-			x->peak_rss_kib = p->maxrss_kib;
-		x->rchar += p->rchar;
-		x->wchar += p->wchar;
-		x->syscr += p->syscr;
-		x->syscw += p->syscw;
-		x->read_bytes += p->read_bytes;
-		x->write_bytes += p->write_bytes;
-		if (by < TZA_BY_TASK)
-			x->failed += tza_proc_failed(p) ? 1 : 0;
-		else if (tza_proc_failed(p) || p->res->oom_killed)
-			x->member_failures++;
-		if (by >= TZA_BY_TASK && p->task && p->task->root == p && tza_task_failed(p->task))
-			x->failed++;
-		x->execs_failed += p->nfailed + p->nfailed_omitted;
+		group_add(x, p, by, s, e, wall);
 		uint64_t cns = c && c->proc_ns ? c->proc_ns[p->index] : 0;
 		if (cns) {
 			x->critical_ns += cns;
