@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		"                     copies argv; 0666 less the umask for a redacted trace)\n"
 		"      --force        replace OUT if it exists (-f is --format)\n"
 		"      --samples      jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
-		"                     rss_kib, threads, read_bytes, write_bytes)\n"
+		"                     rss_kib, threads, read_bytes, write_bytes, rchar, wchar)\n"
 		"  -h, --help         this help\n\n"
 		"Arguments that are not valid UTF-8 are written in JSON as \\udcXX escapes\n"
 		"(Python's surrogateescape); csv/tsv quote argv words like bash $'...' and\n"
@@ -134,6 +134,8 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		kv_u64(l, "\"threads\":", s->threads);
 		kv_u64(l, "\"read_bytes\":", s->read_bytes);
 		kv_u64(l, "\"write_bytes\":", s->write_bytes);
+		kv_u64(l, "\"rchar\":", s->rchar);
+		kv_u64(l, "\"wchar\":", s->wchar);
 		tza_line_putc(l, '}');
 	}
 	tza_line_putc(l, ']');
