@@ -111,6 +111,11 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		lit(l, ",\"signal\":");
 		tza_line_i64(l, p->res->killer_signal);
 		kv_cstr(l, "\"comm\":", p->res->killer_comm);
+		lit(l, ",\"uid\":");
+		if (p->res->killer_uid >= 0)
+			tza_line_u64(l, (uint64_t)p->res->killer_uid);
+		else
+			lit(l, "null");
 		kv_tf(l, "\"kernel\":", p->res->killer_kernel);
 		kv_cstr(l, "\"cause\":", tza_signal_cause(p));
 		kv_secs(l, "\"t_s\":", rel(m, p->res->kill_ns));

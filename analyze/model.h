@@ -178,6 +178,9 @@ struct tza_proc_res {
 	uint64_t killer_start_ns; /* sender's start: with killer_pid, its identity */
 	char killer_comm[16];	/* sender comm, NUL-terminated */
 	uint64_t kill_ns;	/* when the signal was sent */
+	int64_t killer_uid;	/* the sender's real uid (EV_SIGNAL sender_uid:
+				   task_struct->cred->uid of the sending task);
+				   -1: not in the file's schema */
 };
 
 /*

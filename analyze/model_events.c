@@ -510,6 +510,7 @@ static int on_signal(struct builder *b, const struct tz_event *ev)
 	x->killer_kernel = (x->killer_flags & EV_SIGNAL_KERNEL) != 0;
 	x->killer_code = (int32_t)fi64(ev, f->g_code);
 	model_get_comm(ev, f->g_comm, x->killer_comm);
+	x->killer_uid = f->g_suid ? (int64_t)u32(ev, f->g_suid) : -1;
 	x->kill_ns = ev->ts_ns;
 	return 0;
 }

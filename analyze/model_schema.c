@@ -125,6 +125,7 @@ static const struct binding bindings[] = {
 	{EV_SIGNAL, M(g_flags), "flags"},
 	{EV_SIGNAL, M(g_comm), "sender_comm"},
 	{EV_SIGNAL, M(g_code), "code"},
+	{EV_SIGNAL, M(g_suid), "sender_uid"},
 };
 
 /* The exit type's fields: bound like the others, and each checked against

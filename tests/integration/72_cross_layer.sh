@@ -53,6 +53,7 @@ check x.tz
 # --- proc_state: -p of a running shell and its child
 sh -c 'sleep 300 & echo $! >child; wait' &
 sp=$!
+disown $sp # killed by pid at the end (bg_track), without a job report
 bg_track $sp
 for _ in $(seq 100); do [ -s child ] && break; sleep 0.1; done
 bg_track "$(cat child)"

@@ -173,7 +173,7 @@ SURFACED = {
         "sender_pid": ("derived", "the sending thread of sender_tgid"),
         "sig": ("killed", "signal"),
         "code": ("derived", "the siginfo code: killed_by.cause"),
-        "sender_uid": ("gap", "killed_by: uid"),
+        "sender_uid": ("killed", "uid"),
         "flags": [("killed", "kernel", flag(0x2))],
         "sender_comm": ("killed", "comm"),
     },
