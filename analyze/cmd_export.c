@@ -203,6 +203,7 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	kv_tf(l, "\"cwd_truncated\":", e->flags & EV_EXEC_CWD_TRUNCATED);
 	lit(l, ",\"env\":");
 	tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
+	kv_tf(l, "\"env_truncated\":", e->flags & EV_EXEC_ENV_TRUNCATED);
 	lit(l, ",\"cgroup\":");
 	jsonl_cgroup(l, m, TZA_CG_V2, e->cgroup_id);
 	lit(l, ",\"memcg\":");
@@ -329,6 +330,7 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		kv_cstr(l, "\"filename\":", p->failed[i].filename);
 		lit(l, ",\"errno\":");
 		tza_line_i64(l, p->failed[i].err);
+		kv_u64(l, "\"tid\":", p->failed[i].tid);
 		tza_line_putc(l, '}');
 	}
 	lit(l, "],\"execs_omitted\":");

@@ -57,6 +57,8 @@ struct tza_failed_exec {
 	uint64_t ts_ns; /* CLOCK_BOOTTIME ns of the failing return */
 	char *filename; /* as passed by user space; owned by the model */
 	int err;	/* positive errno */
+	uint32_t tid;	/* the thread that called it (ev_exec_fail pid); the
+			   process's pid for a single-threaded caller */
 };
 
 /* Images and failed execs kept per process: the first and the last */

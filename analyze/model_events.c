@@ -273,6 +273,7 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	nf->ts_ns = ev->ts_ns;
 	nf->filename = blob_str(b, owned_slot(idx), ev, f->xf_fname, &ok);
 	nf->err = (int)fi64(ev, f->xf_err);
+	nf->tid = u32(ev, f->xf_pid);
 	b->m->nfailed_execs++;
 	return ok ? 0 : -1;
 }

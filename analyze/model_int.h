@@ -56,7 +56,7 @@ struct fields {
 		*x_script, *x_argv, *x_cwd, *x_env, *x_memcg;
 	const struct tz_field *c_id, *c_hier, *c_flags, *c_mem, *c_quota, *c_period, *c_path;
 	const struct tz_field *a_mtime, *a_size, *a_flags, *a_name, *a_data;
-	const struct tz_field *xf_tgid, *xf_err, *xf_fname;
+	const struct tz_field *xf_tgid, *xf_err, *xf_fname, *xf_pid;
 	const struct tz_field *e_start, *e_ut, *e_st, *e_rss, *e_rchar, *e_wchar, *e_syscr,
 		*e_syscw, *e_rb, *e_wb, *e_cwb, *e_nvcsw, *e_nivcsw, *e_minflt, *e_majflt, *e_tgid,
 		*e_ppid, *e_status, *e_code, *e_sig, *e_threads, *e_flags, *e_comm;

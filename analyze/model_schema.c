@@ -61,6 +61,7 @@ static const struct binding bindings[] = {
 	{EV_EXEC_FAIL, M(xf_tgid), "tgid"},
 	{EV_EXEC_FAIL, M(xf_err), "err"},
 	{EV_EXEC_FAIL, M(xf_fname), "filename"},
+	{EV_EXEC_FAIL, M(xf_pid), "pid"},
 	{EV_PROC_STATE, M(s_start), "start_ns"},
 	{EV_PROC_STATE, M(s_tgid), "tgid"},
 	{EV_PROC_STATE, M(s_ppid), "ppid"},

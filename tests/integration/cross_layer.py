@@ -63,7 +63,7 @@ SURFACED = {
         "memcg_id": ("exec", "memcg", lambda v: {"id": v} if v else None),
         "old_pid": ("gap", "exec: caller_tid (a thread other than the leader exec'd)"),
         "ppid": ("gap", "exec: ppid (the parent at that exec)"),
-        "ns_pid": ("gap", "exec: ns_pid (the pid in its namespace at that exec)"),
+        "ns_pid": ("proc", "ns_pid"),  # a process's namespace pid never changes
         "uid": ("exec", "uid"),
         "euid": ("exec", "euid"),
         "gid": ("exec", "gid"),
@@ -78,7 +78,7 @@ SURFACED = {
         "env_len": ("derived", "the bytes of env"),
         "flags": [("exec", "argv_truncated", flag(0x1)), ("exec", "deleted", flag(0x2)),
                   ("exec", "memfd", flag(0x4)), ("exec", "path_truncated", flag(0x10)),
-                  ("exec", "cwd_truncated", flag(0x20)), ("gap", "exec: env_truncated (EV_EXEC_ENV_TRUNCATED)")],
+                  ("exec", "cwd_truncated", flag(0x20)), ("exec", "env_truncated", flag(0x40))],
         "comm": ("exec", "comm"),
         "utime_ns": ("derived", "CPU before this exec: execs[].cpu_s of the image before"),
         "stime_ns": ("derived", "with utime_ns"),
@@ -91,7 +91,7 @@ SURFACED = {
     },
     "exec_fail": {
         "tgid": ("id", "pid"),
-        "pid": ("gap", "failed_execs[]: tid"),
+        "pid": ("fail", "tid"),
         "err": ("fail", "errno"),
         "filename_len": ("derived", "the length of filename"),
         "filename": ("fail", "filename"),
