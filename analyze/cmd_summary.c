@@ -245,6 +245,25 @@ static void json_head(FILE *f, struct tza_summary *s)
 		(unsigned long long)s->cnt.running);
 }
 
+/* JSON: the workflow managers' files embedded at the stop (EV_ATTACH), as
+ * "attachments": name, size and mtime of the file then, bytes kept */
+static void json_attachments(FILE *f, const struct tza_model *m)
+{
+	const struct tza_attachment *a;
+	uint32_t n = tza_model_attachments(m, &a);
+	fputs("],\"attachments\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		tza_json_cstr(f, a[i].name);
+		fprintf(f,
+			",\"size\":%llu,\"mtime_ns\":%llu,\"bytes\":%llu,\"truncated\":%s,"
+			"\"redacted\":%s}",
+			(unsigned long long)a[i].size, (unsigned long long)a[i].mtime_ns,
+			(unsigned long long)a[i].len, a[i].flags & TZA_ATT_TRUNCATED ? "true" : "false",
+			a[i].flags & TZA_ATT_REDACTED ? "true" : "false");
+	}
+}
+
 /* JSON: what was lost (incomplete .. orphaned_pids), signal senders, OOM kills */
 static void json_loss(FILE *f, const struct tza_summary *s)
 {
@@ -294,13 +313,17 @@ static void json_loss(FILE *f, const struct tza_summary *s)
 		tza_json_cstr(f, tza_proc_id(p, idb));
 		fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
 		tza_json_cstr(f, victim_name(p));
-		fprintf(f, ",\"rss_kib\":%llu,\"memcg_id\":%llu,\"t_s\":",
+		fprintf(f,
+			",\"rss_kib\":%llu,\"total_vm_kib\":%llu,\"uid\":%u,\"oom_score_adj\":%d,"
+			"\"memcg_id\":%llu,\"t_s\":",
 			(unsigned long long)p->res->oom_rss_kib,
-			(unsigned long long)p->res->oom_memcg_id);
+			(unsigned long long)p->res->oom_total_vm_kib, p->res->oom_uid,
+			p->res->oom_score_adj, (unsigned long long)p->res->oom_memcg_id);
 		tza_json_secs(f, (int64_t)(p->res->oom_ns - m->t0_ns));
 		fputc('}', f);
 		first = 0;
 	}
+	json_attachments(f, m);
 }
 
 /* JSON: a number, or null when not known */

@@ -169,6 +169,9 @@ struct tza_proc_res {
 	uint64_t oom_ns;	/* when oom_killed; CLOCK_BOOTTIME ns */
 	uint64_t oom_rss_kib;	/* its RSS then, KiB */
 	uint64_t oom_memcg_id;	/* its memory cgroup id */
+	uint64_t oom_total_vm_kib; /* its virtual memory then, KiB (mm->total_vm) */
+	uint32_t oom_uid;	/* its owner's uid (EV_OOM_KILL uid) */
+	int32_t oom_score_adj;	/* its oom_score_adj, -1000..1000 */
 	uint32_t oom_trigger_pid; /* tgid whose allocation ran the OOM killer
 				     (EV_OOM_KILL trigger_tgid: current then);
 				     0: not recorded */

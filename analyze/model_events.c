@@ -486,6 +486,9 @@ static int on_oom_kill(struct builder *b, const struct tz_event *ev)
 	x->oom_rss_kib = fu64(ev, f->o_anon) + fu64(ev, f->o_file) + fu64(ev, f->o_shmem);
 	x->oom_memcg_id = fu64(ev, f->o_memcg);
 	x->oom_trigger_pid = u32(ev, f->o_trig);
+	x->oom_total_vm_kib = fu64(ev, f->o_vm);
+	x->oom_uid = u32(ev, f->o_uid);
+	x->oom_score_adj = (int16_t)fi64(ev, f->o_adj);
 	return 0;
 }
 

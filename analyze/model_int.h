@@ -67,7 +67,8 @@ struct fields {
 		*sm_rb, *sm_wb, *sm_threads, *sm_rchar, *sm_wchar;
 	const struct tz_field *h_user, *h_nice, *h_sys, *h_idle, *h_iow, *h_irq, *h_soft,
 		*h_steal, *h_total, *h_avail, *h_used, *h_rd, *h_wr, *h_rx, *h_tx, *h_ncpus, *h_load1;
-	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg, *o_trig;
+	const struct tz_field *o_start, *o_tgid, *o_anon, *o_file, *o_shmem, *o_memcg, *o_trig,
+		*o_vm, *o_uid, *o_adj;
 	const struct tz_field *g_tstart, *g_ttgid, *g_sstart, *g_stgid, *g_sig, *g_flags, *g_comm,
 		*g_code, *g_suid;
 	const struct tz_field *r_start, *r_tgid, *r_ut, *r_st, *r_nvcsw, *r_nivcsw, *r_minflt,
