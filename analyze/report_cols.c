@@ -39,6 +39,8 @@ static int bb_room(struct tza_bbuf *b, size_t n)
 
 static int bb_put(struct tza_bbuf *b, const void *s, size_t n)
 {
+	if (!n) /* b->p may still be NULL: memcpy must not see it */
+		return 0;
 	if (bb_room(b, n) < 0)
 		return -1;
 	memcpy(b->p + b->len, s, n);
