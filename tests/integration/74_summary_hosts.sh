@@ -18,13 +18,6 @@ cd "$T"
 unset TRACER_ANALYZE_PARTIAL
 command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
 
-host_record() { # NAME OUT CMD...: record CMD as host NAME
-	local name=$1 out=$2
-	shift 2
-	timeout -k 5 "$REC_TIMEOUT" unshare -u sh -c 'hostname "$0" && exec "$@"' \
-		"$name" "$R" -o "$out" -- "$@" 2>"$T/rec.err" ||
-		{ cat "$T/rec.err" >&2; fail "recording $name"; }
-}
 host_record node1 a.tz sh -c 'seq 3000 | sort -rn >/dev/null; /bin/false; true'
 host_record node2 b.tz sh -c 'for i in 1 2 3; do ls / >/dev/null; done'
 host_record node3 c.tz sh -c 'seq 500 | sort >/dev/null; head -c 1000 /dev/zero | wc -c >/dev/null'
