@@ -253,6 +253,10 @@ struct tz_writer_opts {
 				   file; 0 = 64 (ring mode writes one per segment) */
 	tz_state_fn state_fn;	/* may be NULL: no state blocks */
 	void *state_ctx;
+	const uint8_t *boot_id; /* 16 bytes written as the header's boot id
+				   instead of this host's (synthetic traces,
+				   tests: a "host" of a multi-host run); NULL:
+				   /proc/sys/kernel/random/boot_id */
 };
 
 /*

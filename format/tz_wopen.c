@@ -121,7 +121,10 @@ static int wopen(tz_writer **out, const char *path, const struct tz_writer_opts 
 		w->o.threads = 0; /* ring mode compresses in the caller (FORMAT.md) */
 	}
 	tz_uuid4(w->uuid);
-	read_boot_id(w->boot_id);
+	if (w->o.boot_id)
+		memcpy(w->boot_id, w->o.boot_id, 16);
+	else
+		read_boot_id(w->boot_id);
 	tz_clock_pair(&w->start_boot, &w->start_real);
 	w->last_sync_ns = w->start_boot;
 	w->need_state = w->o.state_fn != NULL;
