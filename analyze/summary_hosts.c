@@ -33,6 +33,8 @@ struct hline {
 	uint64_t procs, dups, cpu_ns;
 	double util; /* its summary's utilisation, < 0 unknown */
 	uint32_t cpus;
+	int sync;	    /* metadata clock_sync: 1 synchronised, 0 not, -1 unsaid */
+	uint64_t maxerr_us; /* metadata clock_maxerror_us (with sync 1) */
 };
 
 struct run {
@@ -173,6 +175,16 @@ static int one_host(struct run *u, size_t i, uint64_t limit, int json)
 		snprintf(hl->boot + 2 * k, 3, "%02x", u->f.h[i].me->boot_id[k]);
 	hl->util = s.util;
 	hl->cpus = s.mi.ncpus;
+	const char *cs = tz_reader_meta_get(s.r, "clock_sync");
+	const char *me = tz_reader_meta_get(s.r, "clock_maxerror_us");
+	uint64_t mv = 0;
+	hl->sync = !cs ? -1 : !strcmp(cs, "synchronised") ? 1 : 0;
+	/* a strict decimal of at most 12 digits (us: 31 years), else unsaid */
+	if (hl->sync == 1 && (!me || !*me || strlen(me) > 12 || me[strspn(me, "0123456789")]))
+		hl->sync = -1;
+	else if (hl->sync == 1)
+		mv = strtoull(me, NULL, 10);
+	hl->maxerr_us = mv;
 	int64_t w;
 	if (s.ws && tz_reader_realtime(s.r, s.t0, &w) == 0)
 		hl->wall0 = w;
@@ -205,12 +217,59 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static const char *clock_note(const struct run *u)
+/* What aligning the hosts by wall clock is worth: exact for one boot id;
+ * else, when every host said its clock was synchronised, the two largest
+ * error bounds added (two hosts can be off in opposite directions); else
+ * unknown, naming the hosts that were not synchronised. *bound_us: the
+ * bound, or -1 when there is none. */
+static void clock_note(const struct run *u, char *buf, size_t n, int64_t *bound_us)
 {
-	return u->one_clock ? "one host (the same boot id): times compare exactly"
-			    : "hosts aligned by their wall clocks (each trace's CLOCK_REALTIME "
-			      "anchors); how far apart the hosts' clocks were is not recorded "
-			      "(NTP-synchronised hosts usually agree within milliseconds)";
+	uint64_t a = 0, b = 0;
+	size_t unsync = 0, unsaid = 0, off = 0;
+	*bound_us = -1;
+	if (u->one_clock) {
+		snprintf(buf, n, "one host (the same boot id): times compare exactly");
+		*bound_us = 0;
+		return;
+	}
+	for (size_t i = 0; i < u->f.n; i++) {
+		const struct hline *h = &u->h[i];
+		unsync += h->sync == 0;
+		unsaid += h->sync < 0;
+		if (h->sync == 1 && h->maxerr_us >= a) {
+			b = a;
+			a = h->maxerr_us;
+		} else if (h->sync == 1 && h->maxerr_us > b) {
+			b = h->maxerr_us;
+		}
+	}
+	if (!unsync && !unsaid) {
+		*bound_us = (int64_t)(a + b);
+		snprintf(buf, n,
+			 "hosts aligned by their wall clocks, each synchronised (adjtimex): they "
+			 "agree within %.3f ms (the two largest error bounds added)",
+			 (double)(a + b) / 1e3);
+		return;
+	}
+	off = (size_t)snprintf(buf, n,
+			       "hosts aligned by their wall clocks; how far apart they "
+			       "were is unknown: ");
+	if (unsync && off < n) {
+		off += (size_t)snprintf(buf + off, n - off, "not synchronised (adjtimex):");
+		for (size_t i = 0; i < u->f.n && off < n; i++)
+			if (u->h[i].sync == 0)
+				off +=
+				    (size_t)snprintf(buf + off, n - off, " %s", u->h[i].hostname);
+	}
+	if (unsaid && off < n)
+		snprintf(buf + off, n - off, "%sno clock state in the trace:%s",
+			 unsync ? "; " : "", "");
+	if (unsaid)
+		for (size_t i = 0; i < u->f.n; i++) {
+			size_t l = strlen(buf);
+			if (u->h[i].sync < 0 && l < n)
+				snprintf(buf + l, n - l, " %s", u->h[i].hostname);
+		}
 }
 
 static void run_text(FILE *o, const struct run *u, uint64_t limit)
@@ -226,7 +285,12 @@ static void run_text(FILE *o, const struct run *u, uint64_t limit)
 		fprintf(o, "span          %s .. %s (%s)\n", tza_fmt_utc(u->wall0, a, sizeof(a)),
 			tza_fmt_utc(u->wall1, b, sizeof(b)),
 			tza_fmt_dur(d, sizeof(d), (uint64_t)(u->wall1 - u->wall0)));
-	fprintf(o, "clocks        %s\n", clock_note(u));
+	char note[1024];
+	int64_t bound;
+	clock_note(u, note, sizeof(note), &bound);
+	fprintf(o, "clocks        ");
+	tza_safe_puts(o, note);
+	fputc('\n', o);
 	fprintf(o, "processes     %" PRIu64 " (%" PRIu64 " execs, %" PRIu64 " failed execs)",
 		u->procs, u->execs, u->failed_execs);
 	if (u->dups)
@@ -280,8 +344,16 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		tza_json_secs(o, u->wall1 - u->wall0);
 	else
 		fputs("null", o);
-	fprintf(o, ",\"clock\":{\"one_host\":%s,\"note\":", u->one_clock ? "true" : "false");
-	tza_json_cstr(o, clock_note(u));
+	char note[1024];
+	int64_t bound;
+	clock_note(u, note, sizeof(note), &bound);
+	fprintf(o, ",\"clock\":{\"one_host\":%s,\"bound_s\":", u->one_clock ? "true" : "false");
+	if (bound >= 0)
+		tza_json_secs(o, bound * 1000);
+	else
+		fputs("null", o);
+	fputs(",\"note\":", o);
+	tza_json_cstr(o, note);
 	fprintf(o,
 		"},\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"execs\":%" PRIu64
 		",\"failed_execs\":%" PRIu64 ",\"nonzero_exits\":%" PRIu64 ",\"signaled\":%" PRIu64
@@ -303,6 +375,13 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		fputs(",\"utilization\":", o);
 		if (h->util >= 0)
 			tza_json_num(o, h->util);
+		else
+			fputs("null", o);
+		fputs(",\"clock_sync\":", o);
+		fputs(h->sync < 0 ? "null" : h->sync ? "true" : "false", o);
+		fputs(",\"clock_maxerror_s\":", o);
+		if (h->sync == 1)
+			tza_json_secs(o, (int64_t)h->maxerr_us * 1000);
 		else
 			fputs("null", o);
 		fputs(",\"start_offset_s\":", o);

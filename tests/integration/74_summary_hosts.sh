@@ -33,6 +33,14 @@ for f in a b c; do "$A" summary --json $f.tz >$f.json; done
 python3 - <<'PY' || fail "run totals differ from the hosts' own"
 import json
 procs = {h: [json.loads(l) for l in open(h + ".jsonl")] for h in "abc"}
+import ctypes
+class Timex(ctypes.Structure):  # struct timex: modes, offset, freq, maxerror, esterror, status, ...
+    _fields_ = [("modes", ctypes.c_uint), ("offset", ctypes.c_long), ("freq", ctypes.c_long),
+                ("maxerror", ctypes.c_long), ("esterror", ctypes.c_long), ("status", ctypes.c_int),
+                ("pad", ctypes.c_char * 256)]
+tx = Timex()
+st = ctypes.CDLL(None, use_errno=True).adjtimex(ctypes.byref(tx))
+SYNCED = not (st == 5 or tx.status & 0x40)  # TIME_ERROR, STA_UNSYNC
 def cpu(p):
     return (p["utime_s"] or 0) + (p["stime_s"] or 0) if p["exit_code"] is not None or p["signal"] else 0
 for name in ("files", "merged", "dir"):
@@ -67,6 +75,11 @@ for name in ("files", "merged", "dir"):
         x = dict(x); own = dict(own)
         x.pop("file"); own.pop("file")
         assert x == own, (name, h)
+    # the clock state each recorder kept is the kernel's (adjtimex, read here)
+    assert run["clock"]["bound_s"] == 0, run["clock"]
+    for x in run["per_host"]:
+        assert x["clock_sync"] is SYNCED, (x["clock_sync"], SYNCED)
+        assert (x["clock_maxerror_s"] is None) == (not SYNCED)
     # the span: the first host's start to the last one's end
     starts = [json.load(open(h + ".json"))["start"] for h in "abc"]
     ends = [json.load(open(h + ".json"))["end"] for h in "abc"]
