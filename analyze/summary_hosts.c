@@ -262,14 +262,28 @@ static void clock_note(const struct run *u, char *buf, size_t n, int64_t *bound_
 				    (size_t)snprintf(buf + off, n - off, " %s", u->h[i].hostname);
 	}
 	if (unsaid && off < n)
-		snprintf(buf + off, n - off, "%sno clock state in the trace:%s",
-			 unsync ? "; " : "", "");
+		snprintf(buf + off, n - off, "%sno clock state in the trace:%s", unsync ? "; " : "",
+			 "");
 	if (unsaid)
 		for (size_t i = 0; i < u->f.n; i++) {
 			size_t l = strlen(buf);
 			if (u->h[i].sync < 0 && l < n)
 				snprintf(buf + l, n - l, " %s", u->h[i].hostname);
 		}
+}
+
+/* Host h's share of the run's span covered by its trace (active) and its
+ * CPU over its cores for the whole span (run util); < 0: unknown. */
+static void run_shares(const struct run *u, const struct hline *h, double *active, double *rutil)
+{
+	double span = (double)(u->wall1 - u->wall0);
+	*active = *rutil = -1;
+	if (!u->wall0 || u->wall1 <= u->wall0)
+		return;
+	if (h->wall0 && h->wall1 >= h->wall0)
+		*active = (double)(h->wall1 - h->wall0) / span;
+	if (h->cpus)
+		*rutil = (double)h->cpu_ns / (span * h->cpus);
 }
 
 static void run_text(FILE *o, const struct run *u, uint64_t limit)
@@ -298,19 +312,25 @@ static void run_text(FILE *o, const struct run *u, uint64_t limit)
 	fprintf(o, "\nfailures      %" PRIu64 " non-zero exits, %" PRIu64 " killed by a signal\n",
 		u->nonzero, u->signaled);
 	fprintf(o, "cpu           %s\n\n", tza_fmt_dur(c, sizeof(c), u->cpu_ns));
-	fprintf(o, "%-20s %10s %12s %7s %6s  %s\n", "host", "processes", "cpu", "util", "start",
-		"trace");
+	fprintf(o, "%-20s %10s %12s %7s %9s %7s %7s  %s\n", "host", "processes", "cpu", "util",
+		"start", "active", "run%", "trace");
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct hline *h = &u->h[i];
-		char util[16] = "-", st[32] = "-";
+		char util[16] = "-", st[32] = "-", act[16] = "-", ru[16] = "-";
+		double sa, sr;
+		run_shares(u, h, &sa, &sr);
 		if (h->util >= 0)
 			snprintf(util, sizeof(util), "%.1f%%", 100 * h->util);
 		if (h->wall0 && u->wall0)
 			snprintf(st, sizeof(st), "+%.1fs", (double)(h->wall0 - u->wall0) / 1e9);
+		if (sa >= 0)
+			snprintf(act, sizeof(act), "%.1f%%", 100 * sa);
+		if (sr >= 0)
+			snprintf(ru, sizeof(ru), "%.1f%%", 100 * sr);
 		char hn[TZA_SAFE_BUF];
-		fprintf(o, "%-20.20s %10" PRIu64 " %12s %7s %6s  ",
+		fprintf(o, "%-20.20s %10" PRIu64 " %12s %7s %9s %7s %7s  ",
 			tza_safe_str(hn, sizeof(hn), h->hostname), h->procs,
-			tza_fmt_dur(c, sizeof(c), h->cpu_ns), util, st);
+			tza_fmt_dur(c, sizeof(c), h->cpu_ns), util, st, act, ru);
 		tza_safe_puts(o, h->name);
 		fputc('\n', o);
 	}
@@ -382,6 +402,18 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		fputs(",\"clock_maxerror_s\":", o);
 		if (h->sync == 1)
 			tza_json_secs(o, (int64_t)h->maxerr_us * 1000);
+		else
+			fputs("null", o);
+		double act, ru;
+		run_shares(u, h, &act, &ru);
+		fputs(",\"active_share\":", o);
+		if (act >= 0)
+			tza_json_num(o, act);
+		else
+			fputs("null", o);
+		fputs(",\"run_utilization\":", o);
+		if (ru >= 0)
+			tza_json_num(o, ru);
 		else
 			fputs("null", o);
 		fputs(",\"start_offset_s\":", o);

@@ -80,6 +80,12 @@ for name in ("files", "merged", "dir"):
     for x in run["per_host"]:
         assert x["clock_sync"] is SYNCED, (x["clock_sync"], SYNCED)
         assert (x["clock_maxerror_s"] is None) == (not SYNCED)
+    # each host's share of the run's span and its CPU over its cores for the span
+    for h, x in zip("abc", run["per_host"]):
+        own = json.load(open(h + ".json"))
+        assert abs(x["active_share"] - own["duration_s"] / run["makespan_s"]) < 1e-4, (h, x)
+        want = x["cpu_s"] / (run["makespan_s"] * own["host"]["cpus"])
+        assert abs(x["run_utilization"] - want) < 1e-4 * max(1, want), (h, x, want)
     # the span: the first host's start to the last one's end
     starts = [json.load(open(h + ".json"))["start"] for h in "abc"]
     ends = [json.load(open(h + ".json"))["end"] for h in "abc"]
