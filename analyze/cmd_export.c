@@ -221,6 +221,20 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		lit(l, "null");
 	else
 		tza_line_json_secs(l, ic);
+	/* the exec fields read by name only (EV_EXEC_BYNAME, bpf/events.h):
+	 * their schema name, the value as recorded, null when unknown */
+#define XB_PUT_U64(v) tza_line_u64(l, v)
+#define XB_PUT_U32(v) tza_line_u64(l, v)
+#define XB_PUT_U16(v) tza_line_u64(l, v)
+#define XB_PUT_I32(v) tza_line_i64(l, (int64_t)(v))
+#define XB_PUT_I16(v) tza_line_i64(l, (int64_t)(v))
+#define XB_PUT(ty, name, unit, src)                                                            \
+	lit(l, ",\"" #name "\":");                                                            \
+	if (e->byname_known & (1u << TZA_XB_##name))                                           \
+		XB_PUT_##ty(e->name);                                                          \
+	else                                                                                   \
+		lit(l, "null");
+	EV_EXEC_BYNAME(XB_PUT)
 	tza_line_putc(l, '}');
 }
 

@@ -130,6 +130,10 @@ static const struct binding bindings[] = {
 	{EV_SIGNAL, M(g_comm), "sender_comm"},
 	{EV_SIGNAL, M(g_code), "code"},
 	{EV_SIGNAL, M(g_suid), "sender_uid"},
+	/* the exec fields read by name only (EV_EXEC_BYNAME, bpf/events.h) */
+#define XB_BIND(ty, name, unit, src) {EV_EXEC, M(xb_##name), #name},
+	EV_EXEC_BYNAME(XB_BIND)
+#undef XB_BIND
 };
 
 /* The exit type's fields: bound like the others, and each checked against
