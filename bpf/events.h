@@ -109,10 +109,10 @@ struct ev_hdr {
 #define EV_DIM_PAD16
 #define EV_DIM_PAD32
 #define EV_MEMBER(ty, name, unit, src) EV_CT_##ty name EV_DIM_##ty;
-#define EV_STRUCT(st, FIELDS)                                                                  \
-	struct st {                                                                            \
-		struct ev_hdr hdr;                                                             \
-		FIELDS(EV_MEMBER)                                                              \
+#define EV_STRUCT(st, FIELDS)                                                                      \
+	struct st {                                                                                \
+		struct ev_hdr hdr;                                                                 \
+		FIELDS(EV_MEMBER)                                                                  \
 	}
 #define EV_NO_TAIL(B)
 
@@ -124,13 +124,13 @@ struct ev_hdr {
  * EV_FORK: tp_btf/sched_process_fork for a new thread group only (thread
  * creation is counted in EV_EXIT.threads, never emitted). No tail.
  */
-#define EV_FORK_FIELDS(X)                                                                      \
-	X(U32, parent_tgid, "", "child->real_parent->tgid: the fork-time parent")            \
-	X(U32, caller_tgid, "", "current->tgid (differs under CLONE_PARENT)")                \
-	X(U32, caller_pid, "", "current->pid: the thread that forked")                       \
-	X(U32, child_tgid, "", "child->tgid (== child->pid for a new process)")              \
-	X(U64, child_start_ns, "ns", "child->start_boottime, CLOCK_BOOTTIME ns")             \
-	X(U32, child_ns_pid, "", "child's pid in its own pid namespace")                     \
+#define EV_FORK_FIELDS(X)                                                                          \
+	X(U32, parent_tgid, "", "child->real_parent->tgid: the fork-time parent")                  \
+	X(U32, caller_tgid, "", "current->tgid (differs under CLONE_PARENT)")                      \
+	X(U32, caller_pid, "", "current->pid: the thread that forked")                             \
+	X(U32, child_tgid, "", "child->tgid (== child->pid for a new process)")                    \
+	X(U64, child_start_ns, "ns", "child->start_boottime, CLOCK_BOOTTIME ns")                   \
+	X(U32, child_ns_pid, "", "child's pid in its own pid namespace")                           \
 	X(U32, flags, "", "EV_FORK_*")
 EV_STRUCT(ev_fork, EV_FORK_FIELDS);
 
@@ -162,58 +162,58 @@ EV_STRUCT(ev_fork, EV_FORK_FIELDS);
  * under its schema name, as recorded (null when the trace or the image does
  * not know it), with no analyzer code of its own.
  */
-#define EV_EXEC_FIELDS(X)                                                                      \
-	X(U64, start_ns, "ns", "task->group_leader->start_boottime: process identity")       \
-	X(U64, cgroup_id, "", "bpf_get_current_cgroup_id(), cgroup v2 id")                   \
-	X(U32, tgid, "", "current->tgid after exec")                                         \
-	X(U32, old_pid, "", "pid that called exec (a non-leader thread's tid)")              \
-	X(U32, ppid, "", "current->real_parent->tgid")                                       \
-	X(U32, ns_pid, "", "tgid in the task's own pid namespace")                           \
-	X(U32, uid, "", "cred->uid after exec (setuid applied)")                             \
-	X(U32, euid, "", "cred->euid after exec (setuid applied)")                           \
-	X(U32, gid, "", "cred->gid after exec")                                              \
-	X(U32, egid, "", "cred->egid after exec")                                            \
-	X(U32, argc, "count", "bprm->argc: original argument count")                         \
-	X(U32, argv_size, "bytes", "mm->arg_end - mm->arg_start: original argv bytes")       \
-	X(U32, argv_len, "bytes", "argv bytes in the tail (<= argv_size, <= --argv-max)")    \
-	X(U16, filename_len, "bytes", "bytes of filename in the tail")                       \
-	X(U16, exe_len, "bytes", "bytes of exe in the tail")                                 \
-	X(U16, script_len, "bytes", "bytes of script in the tail")                           \
-	X(PAD16, pad0, "", "")                                                                 \
-	X(U32, flags, "", "EV_EXEC_*")                                                         \
-	X(CHARS, comm, "", "task->comm after exec")                                            \
-	/* Appended after recorder 0.3.0 (docs/FORMAT.md, version changes): the     \
-	 * CPU the process (thread group) used up to this exec, in all its          \
-	 * earlier images; the exit's utime_ns/stime_ns less these is the CPU of    \
-	 * the images from here on (a file without these fields in its schema       \
-	 * does not know the split). At sched_process_exec de_thread() has          \
-	 * released every other thread, so this is signal->utime/stime +            \
-	 * task->utime/stime scaled to signal->sum_sched_runtime +                  \
-	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */           \
-	X(U64, utime_ns, "ns", "user CPU ns before this exec")                                 \
-	X(U64, stime_ns, "ns", "system CPU ns before this exec")                               \
-	/* Appended after recorder 0.3.x (issue 17; docs/FORMAT.md, version        \
-	 * changes). */                                                             \
-	X(U64, memcg_id, "", "on a host whose memory controller is mounted on cgroup v1 "    \
-	  "(hybrid): cgroup->kn->id of task->cgroups->subsys[memory_cgrp_id], the task's v1 " \
-	  "memory cgroup (the inode number of its directory under the v1 memory mount); 0 "   \
-	  "when memory is on v2 or not recorded")                                              \
-	X(U16, cwd_len, "bytes", "bytes of cwd in the tail: task->fs->pwd resolved like exe " \
-	  "(absolute, up to EV_PATH_MAX - 1 bytes, EV_EXEC_CWD_TRUNCATED when cut)")          \
-	X(U16, env_len, "bytes", "bytes of env in the tail: with --env, the named variables " \
-	  "found in mm->env_start..env_end (read up to --env-max bytes, filtered by user "    \
-	  "space), each \"NAME=VALUE\" followed by a NUL; 0 without")                         \
+#define EV_EXEC_FIELDS(X)                                                                          \
+	X(U64, start_ns, "ns", "task->group_leader->start_boottime: process identity")             \
+	X(U64, cgroup_id, "", "bpf_get_current_cgroup_id(), cgroup v2 id")                         \
+	X(U32, tgid, "", "current->tgid after exec")                                               \
+	X(U32, old_pid, "", "pid that called exec (a non-leader thread's tid)")                    \
+	X(U32, ppid, "", "current->real_parent->tgid")                                             \
+	X(U32, ns_pid, "", "tgid in the task's own pid namespace")                                 \
+	X(U32, uid, "", "cred->uid after exec (setuid applied)")                                   \
+	X(U32, euid, "", "cred->euid after exec (setuid applied)")                                 \
+	X(U32, gid, "", "cred->gid after exec")                                                    \
+	X(U32, egid, "", "cred->egid after exec")                                                  \
+	X(U32, argc, "count", "bprm->argc: original argument count")                               \
+	X(U32, argv_size, "bytes", "mm->arg_end - mm->arg_start: original argv bytes")             \
+	X(U32, argv_len, "bytes", "argv bytes in the tail (<= argv_size, <= --argv-max)")          \
+	X(U16, filename_len, "bytes", "bytes of filename in the tail")                             \
+	X(U16, exe_len, "bytes", "bytes of exe in the tail")                                       \
+	X(U16, script_len, "bytes", "bytes of script in the tail")                                 \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(U32, flags, "", "EV_EXEC_*")                                                             \
+	X(CHARS, comm, "", "task->comm after exec")                                                \
+	/* Appended after recorder 0.3.0 (docs/FORMAT.md, version changes): the                    \
+	 * CPU the process (thread group) used up to this exec, in all its                         \
+	 * earlier images; the exit's utime_ns/stime_ns less these is the CPU of                   \
+	 * the images from here on (a file without these fields in its schema                      \
+	 * does not know the split). At sched_process_exec de_thread() has                         \
+	 * released every other thread, so this is signal->utime/stime +                           \
+	 * task->utime/stime scaled to signal->sum_sched_runtime +                                 \
+	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */                           \
+	X(U64, utime_ns, "ns", "user CPU ns before this exec")                                     \
+	X(U64, stime_ns, "ns", "system CPU ns before this exec")                                   \
+	/* Appended after recorder 0.3.x (issue 17; docs/FORMAT.md, version                        \
+	 * changes). */                                                                            \
+	X(U64, memcg_id, "", "on a host whose memory controller is mounted on cgroup v1 "          \
+	  "(hybrid): cgroup->kn->id of task->cgroups->subsys[memory_cgrp_id], the task's v1 "      \
+	  "memory cgroup (the inode number of its directory under the v1 memory mount); 0 "        \
+	  "when memory is on v2 or not recorded")                                                  \
+	X(U16, cwd_len, "bytes", "bytes of cwd in the tail: task->fs->pwd resolved like exe "      \
+	  "(absolute, up to EV_PATH_MAX - 1 bytes, EV_EXEC_CWD_TRUNCATED when cut)")               \
+	X(U16, env_len, "bytes", "bytes of env in the tail: with --env, the named variables "      \
+	  "found in mm->env_start..env_end (read up to --env-max bytes, filtered by user "         \
+	  "space), each \"NAME=VALUE\" followed by a NUL; 0 without")                              \
 	X(PAD32, pad2, "", "")
 /* Appended fields that export --format jsonl prints by name (see above):
  * add a new exec field here, at the end. */
 #define EV_EXEC_BYNAME(X)
 #define EV_EXEC_ALL(X) EV_EXEC_FIELDS(X) EV_EXEC_BYNAME(X)
-#define EV_EXEC_TAIL(B)                                                                        \
-	B(filename, STR, 0, filename_len)                                                      \
-	B(exe, STR, 1, exe_len)                                                                \
-	B(script, STR, 2, script_len)                                                          \
-	B(cwd, STR, 4, cwd_len)                                                                \
-	B(argv, STRV, 3, argv_len)                                                             \
+#define EV_EXEC_TAIL(B)                                                                            \
+	B(filename, STR, 0, filename_len)                                                          \
+	B(exe, STR, 1, exe_len)                                                                    \
+	B(script, STR, 2, script_len)                                                              \
+	B(cwd, STR, 4, cwd_len)                                                                    \
+	B(argv, STRV, 3, argv_len)                                                                 \
 	B(env, STRV, 5, env_len)
 EV_STRUCT(ev_exec, EV_EXEC_ALL);
 
@@ -221,11 +221,11 @@ EV_STRUCT(ev_exec, EV_EXEC_ALL);
  * EV_EXEC_FAIL: an execve/execveat that returned an error (failed attempt,
  * never an image). Tail: filename as passed by user space.
  */
-#define EV_EXEC_FAIL_FIELDS(X)                                                                 \
-	X(U32, tgid, "", "current->tgid")                                                      \
-	X(U32, pid, "", "current->pid")                                                        \
-	X(I32, err, "errno", "positive errno (ENOENT, EACCES, ...)")                           \
-	X(U16, filename_len, "bytes", "bytes of filename in the tail")                       \
+#define EV_EXEC_FAIL_FIELDS(X)                                                                     \
+	X(U32, tgid, "", "current->tgid")                                                          \
+	X(U32, pid, "", "current->pid")                                                            \
+	X(I32, err, "errno", "positive errno (ENOENT, EACCES, ...)")                               \
+	X(U16, filename_len, "bytes", "bytes of filename in the tail")                             \
 	X(PAD16, pad0, "", "")
 #define EV_EXEC_FAIL_TAIL(B) B(filename, STR, 0, filename_len)
 EV_STRUCT(ev_exec_fail, EV_EXEC_FAIL_FIELDS);
@@ -251,35 +251,35 @@ EV_STRUCT(ev_exec_fail, EV_EXEC_FAIL_FIELDS);
  * signal->ioac (wait4() folds reaped children into it); else
  * EV_EXIT_IO_FALLBACK. No tail.
  */
-#define EV_EXIT_FIELDS(X)                                                                      \
-	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")             \
-	X(U64, utime_ns, "ns", "user CPU ns (signal->utime + each thread's utime, scaled "   \
-	  "to the precise sum_exec_runtime like getrusage())")                                \
-	X(U64, stime_ns, "ns", "system CPU ns (same, from stime)")                           \
-	X(U64, maxrss_kib, "KiB", "peak RSS of the last image, KiB (mm->hiwater_rss / "      \
-	  "rss_stat)")                                                                         \
-	X(U64, rchar, "bytes", "bytes via read syscalls (task_io_accounting)")               \
-	X(U64, wchar, "bytes", "bytes via write syscalls (task_io_accounting)")              \
-	X(U64, syscr, "count", "read syscall count")                                           \
-	X(U64, syscw, "count", "write syscall count")                                          \
-	X(U64, read_bytes, "bytes", "bytes fetched from storage (ioac.read_bytes)")          \
-	X(U64, write_bytes, "bytes", "bytes sent to storage (ioac.write_bytes)")             \
-	X(U64, cancelled_write_bytes, "bytes", "ioac.cancelled_write_bytes")                 \
-	X(U64, nvcsw, "count", "voluntary context switches")                                   \
-	X(U64, nivcsw, "count", "involuntary context switches")                                \
-	X(U64, min_flt, "count", "minor page faults")                                          \
-	X(U64, maj_flt, "count", "major page faults")                                          \
-	X(U32, tgid, "", "exiting thread group")                                               \
-	X(U32, pid, "", "the last thread's pid")                                               \
-	X(U32, ppid, "", "real_parent->tgid at exit (after any reparenting)")                \
-	X(U32, status, "", "raw wait status: (code & 0xff) << 8 | sig | 0x80 core")           \
-	X(I32, exit_code, "", "WEXITSTATUS, or -1 when signaled")                              \
-	X(I32, signal, "", "WTERMSIG, or 0 when exited")                                       \
-	X(U32, threads, "count", "threads ever in the group, main thread included: the "     \
-	  "larger of the threads created by fork/clone and the threads that exited "          \
-	  "(kernel-created ones, io_uring workers, pass no fork tracepoint)")                 \
-	X(U32, flags, "", "EV_EXIT_*")                                                         \
-	X(CHARS, comm, "", "group_leader->comm at exit (the process's name, also when the "  \
+#define EV_EXIT_FIELDS(X)                                                                          \
+	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")                   \
+	X(U64, utime_ns, "ns", "user CPU ns (signal->utime + each thread's utime, scaled "         \
+	  "to the precise sum_exec_runtime like getrusage())")                                     \
+	X(U64, stime_ns, "ns", "system CPU ns (same, from stime)")                                 \
+	X(U64, maxrss_kib, "KiB", "peak RSS of the last image, KiB (mm->hiwater_rss / "            \
+	  "rss_stat)")                                                                             \
+	X(U64, rchar, "bytes", "bytes via read syscalls (task_io_accounting)")                     \
+	X(U64, wchar, "bytes", "bytes via write syscalls (task_io_accounting)")                    \
+	X(U64, syscr, "count", "read syscall count")                                               \
+	X(U64, syscw, "count", "write syscall count")                                              \
+	X(U64, read_bytes, "bytes", "bytes fetched from storage (ioac.read_bytes)")                \
+	X(U64, write_bytes, "bytes", "bytes sent to storage (ioac.write_bytes)")                   \
+	X(U64, cancelled_write_bytes, "bytes", "ioac.cancelled_write_bytes")                       \
+	X(U64, nvcsw, "count", "voluntary context switches")                                       \
+	X(U64, nivcsw, "count", "involuntary context switches")                                    \
+	X(U64, min_flt, "count", "minor page faults")                                              \
+	X(U64, maj_flt, "count", "major page faults")                                              \
+	X(U32, tgid, "", "exiting thread group")                                                   \
+	X(U32, pid, "", "the last thread's pid")                                                   \
+	X(U32, ppid, "", "real_parent->tgid at exit (after any reparenting)")                      \
+	X(U32, status, "", "raw wait status: (code & 0xff) << 8 | sig | 0x80 core")                \
+	X(I32, exit_code, "", "WEXITSTATUS, or -1 when signaled")                                  \
+	X(I32, signal, "", "WTERMSIG, or 0 when exited")                                           \
+	X(U32, threads, "count", "threads ever in the group, main thread included: the "           \
+	  "larger of the threads created by fork/clone and the threads that exited "               \
+	  "(kernel-created ones, io_uring workers, pass no fork tracepoint)")                      \
+	X(U32, flags, "", "EV_EXIT_*")                                                             \
+	X(CHARS, comm, "", "group_leader->comm at exit (the process's name, also when the "        \
 	  "last thread is a worker)")
 EV_STRUCT(ev_exit, EV_EXIT_FIELDS);
 
@@ -305,22 +305,22 @@ EV_STRUCT(ev_exit, EV_EXIT_FIELDS);
  * the block was written), so a reader starting at any chunk knows them.
  * Tail, in order: exe, argv (like EV_EXEC).
  */
-#define EV_PROC_STATE_FIELDS(X)                                                                \
-	X(U64, start_ns, "ns", "start_boottime, CLOCK_BOOTTIME ns")                            \
-	X(U32, tgid, "", "process")                                                            \
-	X(U32, ppid, "", "real_parent->tgid")                                                  \
-	X(U32, uid, "", "cred uid")                                                            \
-	X(U32, euid, "", "cred euid")                                                          \
-	X(U32, ns_pid, "", "tgid in its own pid namespace")                                    \
-	X(U32, argc, "count", "number of NUL-terminated strings in argv (may be cut)")       \
-	X(U32, argv_size, "bytes", "original argv bytes")                                      \
-	X(U32, argv_len, "bytes", "argv bytes in the tail")                                    \
-	X(U16, exe_len, "bytes", "bytes of exe in the tail")                                   \
-	X(PAD16, pad0, "", "")                                                                 \
-	X(U32, flags, "", "EV_STATE_* (never EV_EXEC_*: their bits overlap)")                \
+#define EV_PROC_STATE_FIELDS(X)                                                                    \
+	X(U64, start_ns, "ns", "start_boottime, CLOCK_BOOTTIME ns")                                \
+	X(U32, tgid, "", "process")                                                                \
+	X(U32, ppid, "", "real_parent->tgid")                                                      \
+	X(U32, uid, "", "cred uid")                                                                \
+	X(U32, euid, "", "cred euid")                                                              \
+	X(U32, ns_pid, "", "tgid in its own pid namespace")                                        \
+	X(U32, argc, "count", "number of NUL-terminated strings in argv (may be cut)")             \
+	X(U32, argv_size, "bytes", "original argv bytes")                                          \
+	X(U32, argv_len, "bytes", "argv bytes in the tail")                                        \
+	X(U16, exe_len, "bytes", "bytes of exe in the tail")                                       \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(U32, flags, "", "EV_STATE_* (never EV_EXEC_*: their bits overlap)")                      \
 	X(CHARS, comm, "", "task->comm")
-#define EV_PROC_STATE_TAIL(B)                                                                  \
-	B(exe, STR, 0, exe_len)                                                                \
+#define EV_PROC_STATE_TAIL(B)                                                                      \
+	B(exe, STR, 0, exe_len)                                                                    \
 	B(argv, STRV, 1, argv_len)
 EV_STRUCT(ev_proc_state, EV_PROC_STATE_FIELDS);
 
@@ -337,17 +337,17 @@ EV_STRUCT(ev_proc_state, EV_PROC_STATE_FIELDS);
  * INCOMPLETE"), "what" the words for text output and docs. Indexes are
  * stable forever and below EV_DROP_SLOTS.
  */
-#define EV_DROP_SLOTS_DEF(D)                                                                   \
-	D(FORK, 0, fork, 1, 1, "fork events (ring buffer full): processes seen without a fork") \
-	D(EXEC, 1, exec, 1, 1, "exec events (ring buffer full): images missing")               \
-	D(EXEC_FAIL, 2, exec_fail, 1, 1, "failed-exec events (ring buffer full)")              \
-	D(EXIT, 3, exit, 1, 1, "exit events (ring buffer full): exits and totals missing")     \
-	/* a BPF hash map update failed (tracking lost) */                                    \
-	D(MAP_FULL, 4, map_full, 1, 1, "processes not tracked (a BPF map was full)")           \
-	/* argv could not be read: the exec record is kept, only its argv is empty */         \
-	D(ARGV_FAULT, 5, argv_fault, 0, 0, "argvs unreadable (exec kept, argv empty)")        \
-	/* ring buffer full on EV_OOM_KILL, EV_SIGNAL or EV_RELEASE: the tree is whole;     \
-	 * OOM kills and signal senders may be missing */                                    \
+#define EV_DROP_SLOTS_DEF(D)                                                                       \
+	D(FORK, 0, fork, 1, 1, "fork events (ring buffer full): processes seen without a fork")    \
+	D(EXEC, 1, exec, 1, 1, "exec events (ring buffer full): images missing")                   \
+	D(EXEC_FAIL, 2, exec_fail, 1, 1, "failed-exec events (ring buffer full)")                  \
+	D(EXIT, 3, exit, 1, 1, "exit events (ring buffer full): exits and totals missing")         \
+	/* a BPF hash map update failed (tracking lost) */                                         \
+	D(MAP_FULL, 4, map_full, 1, 1, "processes not tracked (a BPF map was full)")               \
+	/* argv could not be read: the exec record is kept, only its argv is empty */              \
+	D(ARGV_FAULT, 5, argv_fault, 0, 0, "argvs unreadable (exec kept, argv empty)")             \
+	/* ring buffer full on EV_OOM_KILL, EV_SIGNAL or EV_RELEASE: the tree is whole;            \
+	 * OOM kills and signal senders may be missing */                                          \
 	D(KEVENT, 6, kevent, 1, 0, "OOM-kill, signal and release events (ring buffer full)")
 
 #define EV_DROP_ENUM(NAME, idx, name, lost, incomplete, what) EV_DROP_##NAME = idx,
@@ -376,19 +376,19 @@ struct ev_drops {
  * since the process's previous sample. Cumulative counters are self-only
  * like EV_EXIT (every thread, live and exited, never children). No tail.
  */
-#define EV_SAMPLE_FIELDS(X)                                                                    \
-	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")             \
-	X(U64, utime_ns, "ns", "cumulative user CPU ns (as EV_EXIT, scaled to runtime)")     \
-	X(U64, stime_ns, "ns", "cumulative system CPU ns")                                     \
-	X(U64, rss_anon_kib, "KiB", "mm->rss_stat[MM_ANONPAGES] now, KiB, as VmRSS and "     \
-	  "hiwater_rss see it (shared count, get_mm_counter)")                                 \
-	X(U64, rss_file_kib, "KiB", "mm->rss_stat[MM_FILEPAGES] now, KiB")                     \
-	X(U64, rss_shmem_kib, "KiB", "mm->rss_stat[MM_SHMEMPAGES] now, KiB")                   \
-	X(U64, rchar, "bytes", "cumulative bytes via read syscalls")                           \
-	X(U64, wchar, "bytes", "cumulative bytes via write syscalls")                          \
-	X(U64, read_bytes, "bytes", "cumulative bytes fetched from storage")                   \
-	X(U64, write_bytes, "bytes", "cumulative bytes sent to storage")                       \
-	X(U32, tgid, "", "process")                                                            \
+#define EV_SAMPLE_FIELDS(X)                                                                        \
+	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")                   \
+	X(U64, utime_ns, "ns", "cumulative user CPU ns (as EV_EXIT, scaled to runtime)")           \
+	X(U64, stime_ns, "ns", "cumulative system CPU ns")                                         \
+	X(U64, rss_anon_kib, "KiB", "mm->rss_stat[MM_ANONPAGES] now, KiB, as VmRSS and "           \
+	  "hiwater_rss see it (shared count, get_mm_counter)")                                     \
+	X(U64, rss_file_kib, "KiB", "mm->rss_stat[MM_FILEPAGES] now, KiB")                         \
+	X(U64, rss_shmem_kib, "KiB", "mm->rss_stat[MM_SHMEMPAGES] now, KiB")                       \
+	X(U64, rchar, "bytes", "cumulative bytes via read syscalls")                               \
+	X(U64, wchar, "bytes", "cumulative bytes via write syscalls")                              \
+	X(U64, read_bytes, "bytes", "cumulative bytes fetched from storage")                       \
+	X(U64, write_bytes, "bytes", "cumulative bytes sent to storage")                           \
+	X(U32, tgid, "", "process")                                                                \
 	X(U32, threads, "count", "live threads now (signal->nr_threads)")
 EV_STRUCT(ev_sample, EV_SAMPLE_FIELDS);
 
@@ -401,44 +401,44 @@ EV_STRUCT(ev_sample, EV_SAMPLE_FIELDS);
  * --sample-interval. CPU times and byte counters are cumulative since boot
  * (differences between samples give rates). No tail.
  */
-#define EV_HOST_SAMPLE_FIELDS(X)                                                               \
-	X(U64, cpu_user_ns, "ns", "/proc/stat cpu: user, ns (USER_HZ ticks scaled)")         \
-	X(U64, cpu_nice_ns, "ns", "/proc/stat cpu: nice")                                      \
-	X(U64, cpu_system_ns, "ns", "/proc/stat cpu: system")                                  \
-	X(U64, cpu_idle_ns, "ns", "/proc/stat cpu: idle")                                      \
-	X(U64, cpu_iowait_ns, "ns", "/proc/stat cpu: iowait")                                  \
-	X(U64, cpu_irq_ns, "ns", "/proc/stat cpu: irq")                                        \
-	X(U64, cpu_softirq_ns, "ns", "/proc/stat cpu: softirq")                                \
-	X(U64, cpu_steal_ns, "ns", "/proc/stat cpu: steal")                                    \
-	X(U64, mem_total_kib, "KiB", "/proc/meminfo MemTotal")                                 \
-	X(U64, mem_available_kib, "KiB", "/proc/meminfo MemAvailable")                         \
-	X(U64, mem_used_kib, "KiB", "MemTotal - MemFree - Buffers - Cached - SReclaimable "  \
-	  "(free(1))")                                                                         \
-	X(U64, mem_cached_kib, "KiB", "Cached + SReclaimable")                                 \
-	X(U64, mem_free_kib, "KiB", "MemFree")                                                 \
-	X(U64, swap_used_kib, "KiB", "SwapTotal - SwapFree")                                   \
-	X(U64, psi_cpu_some_us, "us", "/proc/pressure/cpu some total=")                        \
-	X(U64, psi_cpu_full_us, "us", "/proc/pressure/cpu full total=")                        \
-	X(U64, psi_mem_some_us, "us", "/proc/pressure/memory some total=")                     \
-	X(U64, psi_mem_full_us, "us", "/proc/pressure/memory full total=")                     \
-	X(U64, psi_io_some_us, "us", "/proc/pressure/io some total=")                          \
-	X(U64, psi_io_full_us, "us", "/proc/pressure/io full total=")                          \
-	X(U64, disk_read_bytes, "bytes", "/proc/diskstats sectors read * 512, whole disks "  \
-	  "only")                                                                              \
-	X(U64, disk_write_bytes, "bytes", "sectors written * 512, whole disks only")           \
-	X(U64, net_rx_bytes, "bytes", "/proc/net/dev receive bytes, every interface but lo") \
-	X(U64, net_tx_bytes, "bytes", "transmit bytes, every interface but lo")                \
-	X(U32, load1_milli, "1/1000", "/proc/loadavg 1 min x 1000")                            \
-	X(U32, load5_milli, "1/1000", "/proc/loadavg 5 min x 1000")                            \
-	X(U32, load15_milli, "1/1000", "/proc/loadavg 15 min x 1000")                          \
-	X(U32, psi_cpu_some_avg10, "1/100 %", "/proc/pressure/cpu some avg10")                 \
-	X(U32, psi_cpu_full_avg10, "1/100 %", "/proc/pressure/cpu full avg10")                 \
-	X(U32, psi_mem_some_avg10, "1/100 %", "/proc/pressure/memory some avg10")              \
-	X(U32, psi_mem_full_avg10, "1/100 %", "/proc/pressure/memory full avg10")              \
-	X(U32, psi_io_some_avg10, "1/100 %", "/proc/pressure/io some avg10")                   \
-	X(U32, psi_io_full_avg10, "1/100 %", "/proc/pressure/io full avg10")                   \
-	X(U32, nr_running, "count", "/proc/loadavg runnable entities now")                     \
-	X(U32, ncpus, "count", "online CPUs (sysconf)")                                        \
+#define EV_HOST_SAMPLE_FIELDS(X)                                                                   \
+	X(U64, cpu_user_ns, "ns", "/proc/stat cpu: user, ns (USER_HZ ticks scaled)")               \
+	X(U64, cpu_nice_ns, "ns", "/proc/stat cpu: nice")                                          \
+	X(U64, cpu_system_ns, "ns", "/proc/stat cpu: system")                                      \
+	X(U64, cpu_idle_ns, "ns", "/proc/stat cpu: idle")                                          \
+	X(U64, cpu_iowait_ns, "ns", "/proc/stat cpu: iowait")                                      \
+	X(U64, cpu_irq_ns, "ns", "/proc/stat cpu: irq")                                            \
+	X(U64, cpu_softirq_ns, "ns", "/proc/stat cpu: softirq")                                    \
+	X(U64, cpu_steal_ns, "ns", "/proc/stat cpu: steal")                                        \
+	X(U64, mem_total_kib, "KiB", "/proc/meminfo MemTotal")                                     \
+	X(U64, mem_available_kib, "KiB", "/proc/meminfo MemAvailable")                             \
+	X(U64, mem_used_kib, "KiB", "MemTotal - MemFree - Buffers - Cached - SReclaimable "        \
+	  "(free(1))")                                                                             \
+	X(U64, mem_cached_kib, "KiB", "Cached + SReclaimable")                                     \
+	X(U64, mem_free_kib, "KiB", "MemFree")                                                     \
+	X(U64, swap_used_kib, "KiB", "SwapTotal - SwapFree")                                       \
+	X(U64, psi_cpu_some_us, "us", "/proc/pressure/cpu some total=")                            \
+	X(U64, psi_cpu_full_us, "us", "/proc/pressure/cpu full total=")                            \
+	X(U64, psi_mem_some_us, "us", "/proc/pressure/memory some total=")                         \
+	X(U64, psi_mem_full_us, "us", "/proc/pressure/memory full total=")                         \
+	X(U64, psi_io_some_us, "us", "/proc/pressure/io some total=")                              \
+	X(U64, psi_io_full_us, "us", "/proc/pressure/io full total=")                              \
+	X(U64, disk_read_bytes, "bytes", "/proc/diskstats sectors read * 512, whole disks "        \
+	  "only")                                                                                  \
+	X(U64, disk_write_bytes, "bytes", "sectors written * 512, whole disks only")               \
+	X(U64, net_rx_bytes, "bytes", "/proc/net/dev receive bytes, every interface but lo")       \
+	X(U64, net_tx_bytes, "bytes", "transmit bytes, every interface but lo")                    \
+	X(U32, load1_milli, "1/1000", "/proc/loadavg 1 min x 1000")                                \
+	X(U32, load5_milli, "1/1000", "/proc/loadavg 5 min x 1000")                                \
+	X(U32, load15_milli, "1/1000", "/proc/loadavg 15 min x 1000")                              \
+	X(U32, psi_cpu_some_avg10, "1/100 %", "/proc/pressure/cpu some avg10")                     \
+	X(U32, psi_cpu_full_avg10, "1/100 %", "/proc/pressure/cpu full avg10")                     \
+	X(U32, psi_mem_some_avg10, "1/100 %", "/proc/pressure/memory some avg10")                  \
+	X(U32, psi_mem_full_avg10, "1/100 %", "/proc/pressure/memory full avg10")                  \
+	X(U32, psi_io_some_avg10, "1/100 %", "/proc/pressure/io some avg10")                       \
+	X(U32, psi_io_full_avg10, "1/100 %", "/proc/pressure/io full avg10")                       \
+	X(U32, nr_running, "count", "/proc/loadavg runnable entities now")                         \
+	X(U32, ncpus, "count", "online CPUs (sysconf)")                                            \
 	X(U32, flags, "", "EV_HOST_*")
 EV_STRUCT(ev_host_sample, EV_HOST_SAMPLE_FIELDS);
 
@@ -446,21 +446,21 @@ EV_STRUCT(ev_host_sample, EV_HOST_SAMPLE_FIELDS);
  * EV_OOM_KILL: tp_btf/mark_victim, the OOM killer chose this process (a
  * recorded one). Values at the moment of the choice. No tail.
  */
-#define EV_OOM_KILL_FIELDS(X)                                                                  \
-	X(U64, start_ns, "ns", "victim group_leader->start_boottime")                          \
-	X(U64, memcg_id, "", "victim's memory cgroup: cgroup->kn->id of its memory css (the " \
-	  "cgroup v2 id when memory is on the v2 hierarchy)")                                  \
-	X(U64, total_vm_kib, "KiB", "mm->total_vm, KiB")                                       \
-	X(U64, rss_anon_kib, "KiB", "mm->rss_stat[MM_ANONPAGES], KiB (percpu_counter count)") \
-	X(U64, rss_file_kib, "KiB", "MM_FILEPAGES, KiB")                                       \
-	X(U64, rss_shmem_kib, "KiB", "MM_SHMEMPAGES, KiB")                                     \
-	X(U32, tgid, "", "victim process")                                                     \
-	X(U32, pid, "", "victim thread chosen")                                                \
-	X(U32, trigger_tgid, "", "current->tgid: whose allocation ran the OOM killer")       \
-	X(U32, trigger_pid, "", "current->pid")                                                \
-	X(U32, uid, "", "victim's uid (tracepoint argument)")                                  \
-	X(I16, oom_score_adj, "", "victim signal->oom_score_adj")                              \
-	X(PAD16, pad0, "", "")                                                                 \
+#define EV_OOM_KILL_FIELDS(X)                                                                      \
+	X(U64, start_ns, "ns", "victim group_leader->start_boottime")                              \
+	X(U64, memcg_id, "", "victim's memory cgroup: cgroup->kn->id of its memory css (the "      \
+	  "cgroup v2 id when memory is on the v2 hierarchy)")                                      \
+	X(U64, total_vm_kib, "KiB", "mm->total_vm, KiB")                                           \
+	X(U64, rss_anon_kib, "KiB", "mm->rss_stat[MM_ANONPAGES], KiB (percpu_counter count)")      \
+	X(U64, rss_file_kib, "KiB", "MM_FILEPAGES, KiB")                                           \
+	X(U64, rss_shmem_kib, "KiB", "MM_SHMEMPAGES, KiB")                                         \
+	X(U32, tgid, "", "victim process")                                                         \
+	X(U32, pid, "", "victim thread chosen")                                                    \
+	X(U32, trigger_tgid, "", "current->tgid: whose allocation ran the OOM killer")             \
+	X(U32, trigger_pid, "", "current->pid")                                                    \
+	X(U32, uid, "", "victim's uid (tracepoint argument)")                                      \
+	X(I16, oom_score_adj, "", "victim signal->oom_score_adj")                                  \
+	X(PAD16, pad0, "", "")                                                                     \
 	X(CHARS, comm, "", "victim comm")
 EV_STRUCT(ev_oom_kill, EV_OOM_KILL_FIELDS);
 
@@ -483,17 +483,17 @@ EV_STRUCT(ev_oom_kill, EV_OOM_KILL_FIELDS);
  * to a recorded process, and queued (result DELIVERED or LOSE_INFO). The
  * analyzer names the sender of the one that matches the exit signal. No tail.
  */
-#define EV_SIGNAL_FIELDS(X)                                                                    \
-	X(U64, target_start_ns, "ns", "target group_leader->start_boottime")                   \
-	X(U64, sender_start_ns, "ns", "current->group_leader->start_boottime")                 \
-	X(U32, target_tgid, "", "receiving process")                                           \
-	X(U32, target_pid, "", "receiving thread")                                             \
-	X(U32, sender_tgid, "", "current: the sending process")                                \
-	X(U32, sender_pid, "", "current: the sending thread")                                  \
-	X(I32, sig, "", "signal number")                                                       \
-	X(I32, code, "", "siginfo si_code (SI_USER 0, SI_KERNEL 0x80, ...)")                   \
-	X(U32, sender_uid, "", "current's cred uid")                                           \
-	X(U32, flags, "", "EV_SIGNAL_*")                                                       \
+#define EV_SIGNAL_FIELDS(X)                                                                        \
+	X(U64, target_start_ns, "ns", "target group_leader->start_boottime")                       \
+	X(U64, sender_start_ns, "ns", "current->group_leader->start_boottime")                     \
+	X(U32, target_tgid, "", "receiving process")                                               \
+	X(U32, target_pid, "", "receiving thread")                                                 \
+	X(U32, sender_tgid, "", "current: the sending process")                                    \
+	X(U32, sender_pid, "", "current: the sending thread")                                      \
+	X(I32, sig, "", "signal number")                                                           \
+	X(I32, code, "", "siginfo si_code (SI_USER 0, SI_KERNEL 0x80, ...)")                       \
+	X(U32, sender_uid, "", "current's cred uid")                                               \
+	X(U32, flags, "", "EV_SIGNAL_*")                                                           \
 	X(CHARS, sender_comm, "", "current->comm")
 EV_STRUCT(ev_signal, EV_SIGNAL_FIELDS);
 
@@ -508,16 +508,16 @@ EV_STRUCT(ev_signal, EV_SIGNAL_FIELDS);
  * last; CPU scaled to the precise runtime as for EV_EXIT. A process not
  * freed while recording has none: its EV_EXIT figures stand. No tail.
  */
-#define EV_RELEASE_FIELDS(X)                                                                   \
-	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")             \
-	X(U64, utime_ns, "ns", "user CPU ns (signal->utime, scaled to "                       \
-	  "signal->sum_sched_runtime)")                                                        \
-	X(U64, stime_ns, "ns", "system CPU ns (same, from stime)")                           \
-	X(U64, nvcsw, "count", "voluntary context switches (signal->nvcsw)")                  \
-	X(U64, nivcsw, "count", "involuntary context switches (signal->nivcsw)")              \
-	X(U64, min_flt, "count", "minor page faults (signal->min_flt)")                        \
-	X(U64, maj_flt, "count", "major page faults (signal->maj_flt)")                        \
-	X(U32, tgid, "", "the process")                                                        \
+#define EV_RELEASE_FIELDS(X)                                                                       \
+	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")                   \
+	X(U64, utime_ns, "ns", "user CPU ns (signal->utime, scaled to "                            \
+	  "signal->sum_sched_runtime)")                                                            \
+	X(U64, stime_ns, "ns", "system CPU ns (same, from stime)")                                 \
+	X(U64, nvcsw, "count", "voluntary context switches (signal->nvcsw)")                       \
+	X(U64, nivcsw, "count", "involuntary context switches (signal->nivcsw)")                   \
+	X(U64, min_flt, "count", "minor page faults (signal->min_flt)")                            \
+	X(U64, maj_flt, "count", "major page faults (signal->maj_flt)")                            \
+	X(U32, tgid, "", "the process")                                                            \
 	X(U32, flags, "", "none defined: 0")
 EV_STRUCT(ev_release, EV_RELEASE_FIELDS);
 
@@ -540,17 +540,17 @@ EV_STRUCT(ev_release, EV_RELEASE_FIELDS);
  * when the id was looked up, from the cgroup's own files (not its ancestors').
  * Tail: path, inside the hierarchy's mount, "/" for its root.
  */
-#define EV_CGROUP_FIELDS(X)                                                                    \
-	X(U64, id, "", "kernfs node id (cgroup->kn->id = directory inode)")                    \
-	X(U64, mem_limit_bytes, "bytes", "v2 memory.max, v1 memory.limit_in_bytes; 0 = none " \
-	  "(\"max\", or v1's PAGE_COUNTER_MAX) or unknown")                                    \
-	X(U64, cpu_quota_us, "us", "v2 cpu.max quota, v1 cpu.cfs_quota_us; 0 = none")        \
-	X(U64, cpu_period_us, "us", "v2 cpu.max period, v1 cpu.cfs_period_us; 0 with no "    \
-	  "quota")                                                                             \
-	X(U32, hier, "", "EV_CG_*")                                                            \
-	X(U32, flags, "", "EV_CGROUP_*")                                                       \
-	X(U16, path_len, "bytes", "bytes of path in the tail")                                 \
-	X(PAD16, pad0, "", "")                                                                 \
+#define EV_CGROUP_FIELDS(X)                                                                        \
+	X(U64, id, "", "kernfs node id (cgroup->kn->id = directory inode)")                        \
+	X(U64, mem_limit_bytes, "bytes", "v2 memory.max, v1 memory.limit_in_bytes; 0 = none "      \
+	  "(\"max\", or v1's PAGE_COUNTER_MAX) or unknown")                                        \
+	X(U64, cpu_quota_us, "us", "v2 cpu.max quota, v1 cpu.cfs_quota_us; 0 = none")              \
+	X(U64, cpu_period_us, "us", "v2 cpu.max period, v1 cpu.cfs_period_us; 0 with no "          \
+	  "quota")                                                                                 \
+	X(U32, hier, "", "EV_CG_*")                                                                \
+	X(U32, flags, "", "EV_CGROUP_*")                                                           \
+	X(U16, path_len, "bytes", "bytes of path in the tail")                                     \
+	X(PAD16, pad0, "", "")                                                                     \
 	X(PAD32, pad1, "", "")
 #define EV_CGROUP_TAIL(B) B(path, STR, 0, path_len)
 EV_STRUCT(ev_cgroup, EV_CGROUP_FIELDS);
@@ -567,16 +567,16 @@ EV_STRUCT(ev_cgroup, EV_CGROUP_FIELDS);
  * space. Tail: name (the file's absolute path on the recording host), data
  * (its bytes, read once at the stop).
  */
-#define EV_ATTACH_FIELDS(X)                                                                    \
-	X(U64, mtime_ns, "ns", "the file's st_mtim, CLOCK_REALTIME ns")                        \
-	X(U64, size, "bytes", "the file's st_size when read, bytes")                           \
-	X(U32, data_len, "bytes", "bytes of data in the tail (<= size unless it grew)")      \
-	X(U32, flags, "", "EV_ATTACH_*")                                                       \
-	X(U16, name_len, "bytes", "bytes of name in the tail")                                 \
-	X(PAD16, pad0, "", "")                                                                 \
+#define EV_ATTACH_FIELDS(X)                                                                        \
+	X(U64, mtime_ns, "ns", "the file's st_mtim, CLOCK_REALTIME ns")                            \
+	X(U64, size, "bytes", "the file's st_size when read, bytes")                               \
+	X(U32, data_len, "bytes", "bytes of data in the tail (<= size unless it grew)")            \
+	X(U32, flags, "", "EV_ATTACH_*")                                                           \
+	X(U16, name_len, "bytes", "bytes of name in the tail")                                     \
+	X(PAD16, pad0, "", "")                                                                     \
 	X(PAD32, pad1, "", "")
-#define EV_ATTACH_TAIL(B)                                                                      \
-	B(name, STR, 0, name_len)                                                              \
+#define EV_ATTACH_TAIL(B)                                                                          \
+	B(name, STR, 0, name_len)                                                                  \
 	B(data, STR, 1, data_len)
 EV_STRUCT(ev_attach, EV_ATTACH_FIELDS);
 
@@ -589,22 +589,22 @@ EV_STRUCT(ev_attach, EV_ATTACH_FIELDS);
  * section 15); STATE: the type may appear in .tz state blocks. EV_DROPS has
  * its fields from EV_DROP_SLOTS_DEF (record/schema.c).
  */
-#define EV_TYPES(T)                                                                            \
-	T(EV_FORK, 1, fork, ev_fork, EV_FORK_FIELDS, EV_NO_TAIL, EVENT)                        \
-	T(EV_EXEC, 2, exec, ev_exec, EV_EXEC_ALL, EV_EXEC_TAIL, EVENT)                         \
-	T(EV_EXEC_FAIL, 1, exec_fail, ev_exec_fail, EV_EXEC_FAIL_FIELDS, EV_EXEC_FAIL_TAIL,   \
-	  EVENT)                                                                               \
-	T(EV_EXIT, 1, exit, ev_exit, EV_EXIT_FIELDS, EV_NO_TAIL, EVENT)                        \
-	T(EV_PROC_STATE, 1, proc_state, ev_proc_state, EV_PROC_STATE_FIELDS,                  \
-	  EV_PROC_STATE_TAIL, STATE)                                                           \
-	T(EV_DROPS, 2, drops, ev_drops, EV_NO_FIELDS, EV_NO_TAIL, EVENT)                       \
-	T(EV_SAMPLE, 1, sample, ev_sample, EV_SAMPLE_FIELDS, EV_NO_TAIL, EVENT)                \
-	T(EV_HOST_SAMPLE, 1, host_sample, ev_host_sample, EV_HOST_SAMPLE_FIELDS, EV_NO_TAIL,  \
-	  EVENT)                                                                               \
-	T(EV_OOM_KILL, 1, oom_kill, ev_oom_kill, EV_OOM_KILL_FIELDS, EV_NO_TAIL, EVENT)        \
-	T(EV_SIGNAL, 1, signal, ev_signal, EV_SIGNAL_FIELDS, EV_NO_TAIL, EVENT)                \
-	T(EV_RELEASE, 1, release, ev_release, EV_RELEASE_FIELDS, EV_NO_TAIL, EVENT)            \
-	T(EV_CGROUP, 1, cgroup, ev_cgroup, EV_CGROUP_FIELDS, EV_CGROUP_TAIL, STATE)            \
+#define EV_TYPES(T)                                                                                \
+	T(EV_FORK, 1, fork, ev_fork, EV_FORK_FIELDS, EV_NO_TAIL, EVENT)                            \
+	T(EV_EXEC, 2, exec, ev_exec, EV_EXEC_ALL, EV_EXEC_TAIL, EVENT)                             \
+	T(EV_EXEC_FAIL, 1, exec_fail, ev_exec_fail, EV_EXEC_FAIL_FIELDS, EV_EXEC_FAIL_TAIL,        \
+	  EVENT)                                                                                   \
+	T(EV_EXIT, 1, exit, ev_exit, EV_EXIT_FIELDS, EV_NO_TAIL, EVENT)                            \
+	T(EV_PROC_STATE, 1, proc_state, ev_proc_state, EV_PROC_STATE_FIELDS,                       \
+	  EV_PROC_STATE_TAIL, STATE)                                                               \
+	T(EV_DROPS, 2, drops, ev_drops, EV_NO_FIELDS, EV_NO_TAIL, EVENT)                           \
+	T(EV_SAMPLE, 1, sample, ev_sample, EV_SAMPLE_FIELDS, EV_NO_TAIL, EVENT)                    \
+	T(EV_HOST_SAMPLE, 1, host_sample, ev_host_sample, EV_HOST_SAMPLE_FIELDS, EV_NO_TAIL,       \
+	  EVENT)                                                                                   \
+	T(EV_OOM_KILL, 1, oom_kill, ev_oom_kill, EV_OOM_KILL_FIELDS, EV_NO_TAIL, EVENT)            \
+	T(EV_SIGNAL, 1, signal, ev_signal, EV_SIGNAL_FIELDS, EV_NO_TAIL, EVENT)                    \
+	T(EV_RELEASE, 1, release, ev_release, EV_RELEASE_FIELDS, EV_NO_TAIL, EVENT)                \
+	T(EV_CGROUP, 1, cgroup, ev_cgroup, EV_CGROUP_FIELDS, EV_CGROUP_TAIL, STATE)                \
 	T(EV_ATTACH, 1, attach, ev_attach, EV_ATTACH_FIELDS, EV_ATTACH_TAIL, EVENT)
 #define EV_NO_FIELDS(X)
 
