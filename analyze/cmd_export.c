@@ -176,6 +176,9 @@ static void jsonl_cgroup(struct tza_line *l, struct tza_model *m, uint32_t hier,
 static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc *p, uint32_t i)
 {
 	const struct tza_exec *e = &p->execs[i];
+	/* an image from a state block (a snapshot) knows no gid, egid, cwd or
+	 * environment: null, never a wrong 0 or [] */
+	const int snap = (e->flags & TZA_EXEC_FROM_STATE) != 0;
 	if (i)
 		lit(l, ",{\"t_s\":");
 	else
@@ -193,8 +196,8 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	kv_tf(l, "\"argv_truncated\":", e->flags & EV_EXEC_ARGV_TRUNCATED);
 	kv_u64(l, "\"uid\":", e->uid);
 	kv_u64(l, "\"euid\":", e->euid);
-	kv_u64(l, "\"gid\":", e->gid);
-	kv_u64(l, "\"egid\":", e->egid);
+	key_u64(l, "\"gid\":", e->gid, !snap);
+	key_u64(l, "\"egid\":", e->egid, !snap);
 	kv_tf(l, "\"deleted\":", e->flags & EV_EXEC_EXE_DELETED);
 	kv_tf(l, "\"memfd\":", e->flags & EV_EXEC_EXE_MEMFD);
 	kv_tf(l, "\"path_truncated\":", e->flags & EV_EXEC_PATH_TRUNCATED);
@@ -202,7 +205,10 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	kv_cstr(l, "\"cwd\":", e->cwd);
 	kv_tf(l, "\"cwd_truncated\":", e->flags & EV_EXEC_CWD_TRUNCATED);
 	lit(l, ",\"env\":");
-	tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
+	if (snap)
+		lit(l, "null");
+	else
+		tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
 	kv_tf(l, "\"env_truncated\":", e->flags & EV_EXEC_ENV_TRUNCATED);
 	lit(l, ",\"cgroup\":");
 	jsonl_cgroup(l, m, TZA_CG_V2, e->cgroup_id);
@@ -221,6 +227,20 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		lit(l, "null");
 	else
 		tza_line_json_secs(l, ic);
+	/* the exec fields read by name only (EV_EXEC_BYNAME, bpf/events.h):
+	 * their schema name, the value as recorded, null when unknown */
+#define XB_PUT_U64(v) tza_line_u64(l, v)
+#define XB_PUT_U32(v) tza_line_u64(l, v)
+#define XB_PUT_U16(v) tza_line_u64(l, v)
+#define XB_PUT_I32(v) tza_line_i64(l, (int64_t)(v))
+#define XB_PUT_I16(v) tza_line_i64(l, (int64_t)(v))
+#define XB_PUT(ty, name, unit, src)                                                            \
+	lit(l, ",\"" #name "\":");                                                            \
+	if (e->byname_known & (1u << TZA_XB_##name))                                           \
+		XB_PUT_##ty(e->name);                                                          \
+	else                                                                                   \
+		lit(l, "null");
+	EV_EXEC_BYNAME(XB_PUT)
 	tza_line_putc(l, '}');
 }
 

@@ -1,26 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * dropslot.c - the one table of the recorder's drop slots (dropslot.h).
+ * dropslot.c - the analyzer's table of the recorder's drop slots (dropslot.h),
+ * generated from their one declaration in bpf/events.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dropslot.h"
 
+_Static_assert(TZA_NDROP_SLOTS == EV_DROP_NDEFINED, "TZA_NDROP_SLOTS is not the slots defined");
 _Static_assert(TZA_NDROP_SLOTS <= EV_DROP_SLOTS, "more slots than EV_DROPS holds");
-_Static_assert(EV_DROP_KEVENT == TZA_NDROP_SLOTS - 1, "a drop slot is missing from the table");
 
-const struct tza_drop_slot tza_drop_slots[TZA_NDROP_SLOTS] = {
-	{EV_DROP_FORK, "fork", "fork events (ring buffer full): processes seen without a fork", 1, 1},
-	{EV_DROP_EXEC, "exec", "exec events (ring buffer full): images missing", 1, 1},
-	{EV_DROP_EXEC_FAIL, "exec_fail", "failed-exec events (ring buffer full)", 1, 1},
-	{EV_DROP_EXIT, "exit", "exit events (ring buffer full): exits and totals missing", 1, 1},
-	{EV_DROP_MAP_FULL, "map_full", "processes not tracked (a BPF map was full)", 1, 1},
-	/* the exec record is kept, only its argv is empty */
-	{EV_DROP_ARGV_FAULT, "argv_fault", "argvs unreadable (exec kept, argv empty)", 0, 0},
-	/* the tree is whole; OOM kills and signal senders may be missing */
-	{EV_DROP_KEVENT, "kevent", "OOM-kill, signal and release events (ring buffer full)", 1, 0},
-};
+/* Generated from the one declaration, EV_DROP_SLOTS_DEF (bpf/events.h) */
+#define SLOT(NAME, idx, name, lost, incomplete, what) {EV_DROP_##NAME, #name, what, lost, incomplete},
+const struct tza_drop_slot tza_drop_slots[TZA_NDROP_SLOTS] = {EV_DROP_SLOTS_DEF(SLOT)};
 
 uint64_t tza_drops_lost(const uint64_t drops[EV_DROP_SLOTS])
 {

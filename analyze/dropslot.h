@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * dropslot.h - the recorder's drop slots (enum ev_drop_slot, bpf/events.h),
- * declared once for every output of tracer-analyze: summary (text and
+ * dropslot.h - the recorder's drop slots (EV_DROP_SLOTS_DEF, bpf/events.h:
+ * name, counts as lost, makes the tree incomplete), for every output of tracer-analyze: summary (text and
  * --json), info, slice, export and the "TREE INCOMPLETE" banner all walk
  * tza_drop_slots[] and nothing else.
  *
@@ -31,7 +31,7 @@ struct tza_drop_slot {
 };
 
 /* Every slot the recorder defines, in slot order; TZA_NDROP_SLOTS of them. */
-#define TZA_NDROP_SLOTS 7
+#define TZA_NDROP_SLOTS EV_DROP_NDEFINED
 extern const struct tza_drop_slot tza_drop_slots[TZA_NDROP_SLOTS];
 
 /* Sum of the slots that count as lost (drops[] indexed by enum ev_drop_slot). */

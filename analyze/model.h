@@ -16,7 +16,17 @@
 
 #include <stdint.h>
 
+#include "bpf/events.h"
 #include "tz.h"
+
+/* The fields of EV_EXEC_BYNAME (bpf/events.h): their number, a member of
+ * struct tza_exec each, a bit of tza_exec.byname_known each (TZA_XB_name) */
+#define TZA_XB_ONE(ty, name, unit, src) +1
+#define TZA_EXEC_NBYNAME (0 EV_EXEC_BYNAME(TZA_XB_ONE))
+#define TZA_XB_MEMBER(ty, name, unit, src) uint64_t name;
+#define TZA_XB_BIT(ty, name, unit, src) TZA_XB_##name,
+enum { EV_EXEC_BYNAME(TZA_XB_BIT) TZA_XB_COUNT };
+_Static_assert(TZA_XB_COUNT <= 32, "byname_known holds 32 fields");
 
 /* One successful exec: a new image of a process. Strings owned by the model,
  * read-only: equal strings may share one copy (interned). */
@@ -50,6 +60,16 @@ struct tza_exec {
 	 * when memory is on v2 or not recorded. Its path: tza_model_cgroup(m,
 	 * TZA_CG_V1_MEMORY, memcg_id). */
 	uint64_t memcg_id;
+	/* The appended exec fields read with no code of their own
+	 * (EV_EXEC_BYNAME, bpf/events.h): one member per field, named as the
+	 * field, its value as recorded (signed fields sign-extended). Bit
+	 * TZA_XB_<name> of byname_known is set when this image's exec record
+	 * had the field: never for a file without it, nor for an image from
+	 * a state block (export prints null then). */
+	EV_EXEC_BYNAME(TZA_XB_MEMBER)
+#if TZA_EXEC_NBYNAME
+	uint32_t byname_known;
+#endif
 };
 
 /* One failed exec attempt (never an image). */

@@ -225,6 +225,14 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	}
 	if (!ok)
 		return -1;
+	/* the fields read by name only (EV_EXEC_BYNAME): as recorded */
+#define XB_READ(ty, name, unit, src)                                                           \
+	if (f->xb_##name) {                                                                    \
+		e->name = fu64(ev, f->xb_##name);                                              \
+		e->byname_known |= 1u << TZA_XB_##name;                                        \
+	}
+	EV_EXEC_BYNAME(XB_READ)
+#undef XB_READ
 	model_get_comm(ev, f->x_comm, e->comm);
 	if (f->x_ut && f->x_st) {
 		e->utime_before_ns = fu64(ev, f->x_ut);

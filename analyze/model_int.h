@@ -74,6 +74,10 @@ struct fields {
 	const struct tz_field *r_start, *r_tgid, *r_ut, *r_st, *r_nvcsw, *r_nivcsw, *r_minflt,
 		*r_majflt;
 	int e_native; /* the exit type's fields are struct ev_exit's, at its offsets */
+	/* the exec fields read by name only (EV_EXEC_BYNAME): xb_<name> */
+#define XB_FIELD(ty, name, unit, src) const struct tz_field *xb_##name;
+	EV_EXEC_BYNAME(XB_FIELD)
+#undef XB_FIELD
 };
 
 /* Linux's PID_MAX_LIMIT: pids below it index an array, others (corrupt or

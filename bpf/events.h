@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * events.h - the one event layout shared by the BPF programs (bpf/NAME.bpf.c),
- * the recorder (record/) and the .tz schema (record/schema.c builds the
- * schema from these structs with offsetof/sizeof, and a unit test checks it).
+ * events.h - the one declaration of every event, field and drop slot, shared
+ * by the BPF programs (bpf/NAME.bpf.c), the recorder (record/) and the
+ * analyzer (analyze/): each event is an X-macro list of its fields (see "How
+ * an event is declared" below) from which come its struct, the .tz schema
+ * and record splitting (record/schema.c, with offsetof/sizeof, checked by a
+ * unit test) and the analyzer's generic readers.
  *
  * Rules:
  *  - fixed-width __u8..__u64 only, explicit padding, every struct a multiple
@@ -10,7 +13,7 @@
  *  - every event starts with struct ev_hdr;
  *  - variable-length data (paths, argv) follows the fixed part as a tail; the
  *    fixed part holds each tail member's length in bytes, and members are laid
- *    out in the order documented at each struct, without NUL terminators
+ *    out in the order of the event's TAIL list, without NUL terminators
  *    (argv keeps the NUL *between and after* each argument exactly as the
  *    kernel stores it in the new mm);
  *  - all timestamps are CLOCK_BOOTTIME nanoseconds (bpf_ktime_get_boot_ns(),
@@ -64,6 +67,55 @@ struct ev_hdr {
 	__u64 ts_ns; /* CLOCK_BOOTTIME ns when the tracepoint fired */
 };
 
+/*
+ * How an event is declared: once, as an X-macro list of its fixed fields
+ * after the header, in record order, one row per field:
+ *
+ *	X(TYPE, name, "unit", "kernel source")
+ *
+ * TYPE is one of U64 U32 U16 I32 I16 (the .tz TZ_F_* of the same name and the
+ * __u64.. __s16 C type), CHARS (char name[EV_COMM_LEN], TZ_F_CHARS), or PAD16
+ * / PAD32 (explicit padding: in the struct, never in the schema). "unit" is
+ * the schema unit ("ns", "KiB", "bytes", "count", "us", "" ...); the last
+ * column says where the value comes from in the kernel (or user space).
+ * A tail (variable-length data after the fixed part) is a second list, in
+ * record order, one row per member:
+ *
+ *	B(name, STR|STRV, schema blob index, its length field)
+ *
+ * From these lists come: the struct below (EV_STRUCT, shared by BPF and user
+ * space), the schema the recorder writes and the record splitting
+ * (record/schema.c), and the analyzer's generic readers (analyze/). The
+ * event's schema version and flags are in EV_TYPES at the end of this file.
+ * A new field is appended to the end of its list (never inserted): the
+ * type's version in EV_TYPES goes up by one, and docs/EVENTS.md and
+ * docs/FORMAT.md section 16 say so (docs/HACKING.md "Adding an event or a
+ * field").
+ */
+#define EV_CT_U64 __u64
+#define EV_CT_U32 __u32
+#define EV_CT_U16 __u16
+#define EV_CT_I32 __s32
+#define EV_CT_I16 __s16
+#define EV_CT_CHARS char
+#define EV_CT_PAD16 __u16
+#define EV_CT_PAD32 __u32
+#define EV_DIM_U64
+#define EV_DIM_U32
+#define EV_DIM_U16
+#define EV_DIM_I32
+#define EV_DIM_I16
+#define EV_DIM_CHARS [EV_COMM_LEN]
+#define EV_DIM_PAD16
+#define EV_DIM_PAD32
+#define EV_MEMBER(ty, name, unit, src) EV_CT_##ty name EV_DIM_##ty;
+#define EV_STRUCT(st, FIELDS)                                                                      \
+	struct st {                                                                                \
+		struct ev_hdr hdr;                                                                 \
+		FIELDS(EV_MEMBER)                                                                  \
+	}
+#define EV_NO_TAIL(B)
+
 /* EV_FORK flags */
 #define EV_FORK_VFORK 0x1	 /* child shares the parent's mm (CLONE_VM: vfork, posix_spawn) */
 #define EV_FORK_CLONE_PARENT 0x2 /* real parent is not the caller (CLONE_PARENT) */
@@ -72,16 +124,15 @@ struct ev_hdr {
  * EV_FORK: tp_btf/sched_process_fork for a new thread group only (thread
  * creation is counted in EV_EXIT.threads, never emitted). No tail.
  */
-struct ev_fork {
-	struct ev_hdr hdr;
-	__u32 parent_tgid;    /* child->real_parent->tgid: the fork-time parent */
-	__u32 caller_tgid;    /* current->tgid (differs under CLONE_PARENT) */
-	__u32 caller_pid;     /* current->pid: the thread that forked */
-	__u32 child_tgid;     /* child->tgid (== child->pid for a new process) */
-	__u64 child_start_ns; /* child->start_boottime, CLOCK_BOOTTIME ns */
-	__u32 child_ns_pid;   /* child's pid in its own pid namespace */
-	__u32 flags;	      /* EV_FORK_* */
-};
+#define EV_FORK_FIELDS(X)                                                                          \
+	X(U32, parent_tgid, "", "child->real_parent->tgid: the fork-time parent")                  \
+	X(U32, caller_tgid, "", "current->tgid (differs under CLONE_PARENT)")                      \
+	X(U32, caller_pid, "", "current->pid: the thread that forked")                             \
+	X(U32, child_tgid, "", "child->tgid (== child->pid for a new process)")                    \
+	X(U64, child_start_ns, "ns", "child->start_boottime, CLOCK_BOOTTIME ns")                   \
+	X(U32, child_ns_pid, "", "child's pid in its own pid namespace")                           \
+	X(U32, flags, "", "EV_FORK_*")
+EV_STRUCT(ev_fork, EV_FORK_FIELDS);
 
 /* EV_EXEC flags */
 #define EV_EXEC_ARGV_TRUNCATED 0x1 /* argv tail is a prefix of the real argv */
@@ -97,74 +148,87 @@ struct ev_fork {
 
 /*
  * EV_EXEC: tp_btf/sched_process_exec, after the new image is committed.
- * Tail, in order: filename[filename_len] (bprm->filename, as passed by user
- * space), exe[exe_len] (resolved absolute path of mm->exe_file),
- * script[script_len] (the #! script when EV_EXEC_SCRIPT, else empty),
- * cwd[cwd_len] (appended field, see below), argv[argv_len] (bytes
- * mm->arg_start..arg_start+argv_len of the new mm), env[env_len] (appended).
- * The cwd sits before argv in the record so every path lies within the
- * bounded offset window; in the .tz schema it is blob 4 (filename 0, exe 1,
- * script 2, argv 3), env blob 5.
+ * Tail (EV_EXEC_TAIL), in record order: filename (bprm->filename, as passed
+ * by user space), exe (resolved absolute path of mm->exe_file), script (the
+ * #! script when EV_EXEC_SCRIPT, else empty), cwd (appended field, see
+ * cwd_len), argv (bytes mm->arg_start..arg_start+argv_len of the new mm), env
+ * (appended). The cwd sits before argv in the record so every path lies
+ * within the bounded offset window; in the .tz schema it is blob 4
+ * (filename 0, exe 1, script 2, argv 3), env blob 5.
+ *
+ * Fields up to env_len are read by the analyzer's own code (analyze/
+ * model_schema.c binds them by name). Fields appended after them go in
+ * EV_EXEC_BYNAME: `export --format jsonl` prints each in every execs[] entry
+ * under its schema name, as recorded (null when the trace or the image does
+ * not know it), with no analyzer code of its own.
  */
-struct ev_exec {
-	struct ev_hdr hdr;
-	__u64 start_ns;	    /* task->group_leader->start_boottime: process identity */
-	__u64 cgroup_id;    /* bpf_get_current_cgroup_id(), cgroup v2 id */
-	__u32 tgid;	    /* current->tgid after exec */
-	__u32 old_pid;	    /* pid that called exec (a non-leader thread's tid) */
-	__u32 ppid;	    /* current->real_parent->tgid */
-	__u32 ns_pid;	    /* tgid in the task's own pid namespace */
-	__u32 uid, euid;    /* cred->uid / cred->euid after exec (setuid applied) */
-	__u32 gid, egid;    /* cred->gid / cred->egid after exec */
-	__u32 argc;	    /* bprm->argc: original argument count */
-	__u32 argv_size;    /* mm->arg_end - mm->arg_start: original argv bytes */
-	__u32 argv_len;	    /* argv bytes in the tail (<= argv_size, <= --argv-max) */
-	__u16 filename_len; /* bytes of filename in the tail */
-	__u16 exe_len;	    /* bytes of exe in the tail */
-	__u16 script_len;   /* bytes of script in the tail */
-	__u16 pad0;
-	__u32 flags;	    /* EV_EXEC_* */
-	char comm[EV_COMM_LEN]; /* task->comm after exec */
-	/* Appended after recorder 0.3.0 (docs/FORMAT.md, version changes): the
-	 * CPU the process (thread group) used up to this exec, in all its
-	 * earlier images; the exit's utime_ns/stime_ns less these is the CPU
-	 * of the images from here on (a file without these fields in its
-	 * schema does not know the split). At sched_process_exec de_thread()
-	 * has released every other thread, so this is signal->utime/stime +
-	 * task->utime/stime scaled to signal->sum_sched_runtime +
-	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */
-	__u64 utime_ns;	    /* user CPU ns before this exec */
-	__u64 stime_ns;	    /* system CPU ns before this exec */
-	/* Appended after recorder 0.3.x (issue 17; docs/FORMAT.md, version
-	 * changes). */
-	__u64 memcg_id;	    /* on a host whose memory controller is mounted on
-			       cgroup v1 (hybrid): cgroup->kn->id of
-			       task->cgroups->subsys[memory_cgrp_id], the task's v1
-			       memory cgroup (the inode number of its directory
-			       under the v1 memory mount); 0 when memory is on v2
-			       or not recorded */
-	__u16 cwd_len;	    /* bytes of cwd in the tail: task->fs->pwd resolved like
-			       exe (absolute, up to EV_PATH_MAX - 1 bytes,
-			       EV_EXEC_CWD_TRUNCATED when cut) */
-	__u16 env_len;	    /* bytes of env in the tail: with --env, the named
-			       variables found in mm->env_start..env_end (read
-			       up to --env-max bytes, filtered by user space),
-			       each "NAME=VALUE" followed by a NUL; 0 without */
-	__u32 pad2;
-};
+#define EV_EXEC_FIELDS(X)                                                                          \
+	X(U64, start_ns, "ns", "task->group_leader->start_boottime: process identity")             \
+	X(U64, cgroup_id, "", "bpf_get_current_cgroup_id(), cgroup v2 id")                         \
+	X(U32, tgid, "", "current->tgid after exec")                                               \
+	X(U32, old_pid, "", "pid that called exec (a non-leader thread's tid)")                    \
+	X(U32, ppid, "", "current->real_parent->tgid")                                             \
+	X(U32, ns_pid, "", "tgid in the task's own pid namespace")                                 \
+	X(U32, uid, "", "cred->uid after exec (setuid applied)")                                   \
+	X(U32, euid, "", "cred->euid after exec (setuid applied)")                                 \
+	X(U32, gid, "", "cred->gid after exec")                                                    \
+	X(U32, egid, "", "cred->egid after exec")                                                  \
+	X(U32, argc, "count", "bprm->argc: original argument count")                               \
+	X(U32, argv_size, "bytes", "mm->arg_end - mm->arg_start: original argv bytes")             \
+	X(U32, argv_len, "bytes", "argv bytes in the tail (<= argv_size, <= --argv-max)")          \
+	X(U16, filename_len, "bytes", "bytes of filename in the tail")                             \
+	X(U16, exe_len, "bytes", "bytes of exe in the tail")                                       \
+	X(U16, script_len, "bytes", "bytes of script in the tail")                                 \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(U32, flags, "", "EV_EXEC_*")                                                             \
+	X(CHARS, comm, "", "task->comm after exec")                                                \
+	/* Appended after recorder 0.3.0 (docs/FORMAT.md, version changes): the                    \
+	 * CPU the process (thread group) used up to this exec, in all its                         \
+	 * earlier images; the exit's utime_ns/stime_ns less these is the CPU of                   \
+	 * the images from here on (a file without these fields in its schema                      \
+	 * does not know the split). At sched_process_exec de_thread() has                         \
+	 * released every other thread, so this is signal->utime/stime +                           \
+	 * task->utime/stime scaled to signal->sum_sched_runtime +                                 \
+	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */                           \
+	X(U64, utime_ns, "ns", "user CPU ns before this exec")                                     \
+	X(U64, stime_ns, "ns", "system CPU ns before this exec")                                   \
+	/* Appended after recorder 0.3.x (issue 17; docs/FORMAT.md, version                        \
+	 * changes). */                                                                            \
+	X(U64, memcg_id, "", "on a host whose memory controller is mounted on cgroup v1 "          \
+	  "(hybrid): cgroup->kn->id of task->cgroups->subsys[memory_cgrp_id], the task's v1 "      \
+	  "memory cgroup (the inode number of its directory under the v1 memory mount); 0 "        \
+	  "when memory is on v2 or not recorded")                                                  \
+	X(U16, cwd_len, "bytes", "bytes of cwd in the tail: task->fs->pwd resolved like exe "      \
+	  "(absolute, up to EV_PATH_MAX - 1 bytes, EV_EXEC_CWD_TRUNCATED when cut)")               \
+	X(U16, env_len, "bytes", "bytes of env in the tail: with --env, the named variables "      \
+	  "found in mm->env_start..env_end (read up to --env-max bytes, filtered by user "         \
+	  "space), each \"NAME=VALUE\" followed by a NUL; 0 without")                              \
+	X(PAD32, pad2, "", "")
+/* Appended fields that export --format jsonl prints by name (see above):
+ * add a new exec field here, at the end. */
+#define EV_EXEC_BYNAME(X)
+#define EV_EXEC_ALL(X) EV_EXEC_FIELDS(X) EV_EXEC_BYNAME(X)
+#define EV_EXEC_TAIL(B)                                                                            \
+	B(filename, STR, 0, filename_len)                                                          \
+	B(exe, STR, 1, exe_len)                                                                    \
+	B(script, STR, 2, script_len)                                                              \
+	B(cwd, STR, 4, cwd_len)                                                                    \
+	B(argv, STRV, 3, argv_len)                                                                 \
+	B(env, STRV, 5, env_len)
+EV_STRUCT(ev_exec, EV_EXEC_ALL);
 
 /*
  * EV_EXEC_FAIL: an execve/execveat that returned an error (failed attempt,
- * never an image). Tail: filename[filename_len] as passed by user space.
+ * never an image). Tail: filename as passed by user space.
  */
-struct ev_exec_fail {
-	struct ev_hdr hdr;
-	__u32 tgid;	    /* current->tgid */
-	__u32 pid;	    /* current->pid */
-	__s32 err;	    /* positive errno (ENOENT, EACCES, ...) */
-	__u16 filename_len; /* bytes of filename in the tail */
-	__u16 pad0;
-};
+#define EV_EXEC_FAIL_FIELDS(X)                                                                     \
+	X(U32, tgid, "", "current->tgid")                                                          \
+	X(U32, pid, "", "current->pid")                                                            \
+	X(I32, err, "errno", "positive errno (ENOENT, EACCES, ...)")                               \
+	X(U16, filename_len, "bytes", "bytes of filename in the tail")                             \
+	X(PAD16, pad0, "", "")
+#define EV_EXEC_FAIL_TAIL(B) B(filename, STR, 0, filename_len)
+EV_STRUCT(ev_exec_fail, EV_EXEC_FAIL_FIELDS);
 
 /* EV_EXIT flags */
 #define EV_EXIT_CORE_DUMPED 0x1 /* WCOREDUMP(status) */
@@ -187,34 +251,37 @@ struct ev_exec_fail {
  * signal->ioac (wait4() folds reaped children into it); else
  * EV_EXIT_IO_FALLBACK. No tail.
  */
-struct ev_exit {
-	struct ev_hdr hdr;
-	__u64 start_ns;	      /* group_leader->start_boottime: process identity */
-	__u64 utime_ns;	      /* user CPU ns (signal->utime + each thread's utime, scaled
-				 to the precise sum_exec_runtime like getrusage()) */
-	__u64 stime_ns;	      /* system CPU ns (same, from stime) */
-	__u64 maxrss_kib;     /* peak RSS of the last image, KiB (mm->hiwater_rss / rss_stat) */
-	__u64 rchar, wchar;   /* bytes via read/write syscalls (task_io_accounting) */
-	__u64 syscr, syscw;   /* read/write syscall counts */
-	__u64 read_bytes;     /* bytes fetched from storage (ioac.read_bytes) */
-	__u64 write_bytes;    /* bytes sent to storage (ioac.write_bytes) */
-	__u64 cancelled_write_bytes; /* ioac.cancelled_write_bytes */
-	__u64 nvcsw, nivcsw;  /* voluntary / involuntary context switches */
-	__u64 min_flt, maj_flt; /* minor / major page faults */
-	__u32 tgid;	      /* exiting thread group */
-	__u32 pid;	      /* the last thread's pid */
-	__u32 ppid;	      /* real_parent->tgid at exit (after any reparenting) */
-	__u32 status;	      /* raw wait status: (code & 0xff) << 8 | sig | 0x80 core */
-	__s32 exit_code;      /* WEXITSTATUS, or -1 when signaled */
-	__s32 signal;	      /* WTERMSIG, or 0 when exited */
-	__u32 threads;	      /* threads ever in the group, main thread included:
-				 the larger of the threads created by fork/clone
-				 and the threads that exited (kernel-created ones,
-				 io_uring workers, pass no fork tracepoint) */
-	__u32 flags;	      /* EV_EXIT_* */
-	char comm[EV_COMM_LEN]; /* group_leader->comm at exit (the process's
-				   name, also when the last thread is a worker) */
-};
+#define EV_EXIT_FIELDS(X)                                                                          \
+	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")                   \
+	X(U64, utime_ns, "ns", "user CPU ns (signal->utime + each thread's utime, scaled "         \
+	  "to the precise sum_exec_runtime like getrusage())")                                     \
+	X(U64, stime_ns, "ns", "system CPU ns (same, from stime)")                                 \
+	X(U64, maxrss_kib, "KiB", "peak RSS of the last image, KiB (mm->hiwater_rss / "            \
+	  "rss_stat)")                                                                             \
+	X(U64, rchar, "bytes", "bytes via read syscalls (task_io_accounting)")                     \
+	X(U64, wchar, "bytes", "bytes via write syscalls (task_io_accounting)")                    \
+	X(U64, syscr, "count", "read syscall count")                                               \
+	X(U64, syscw, "count", "write syscall count")                                              \
+	X(U64, read_bytes, "bytes", "bytes fetched from storage (ioac.read_bytes)")                \
+	X(U64, write_bytes, "bytes", "bytes sent to storage (ioac.write_bytes)")                   \
+	X(U64, cancelled_write_bytes, "bytes", "ioac.cancelled_write_bytes")                       \
+	X(U64, nvcsw, "count", "voluntary context switches")                                       \
+	X(U64, nivcsw, "count", "involuntary context switches")                                    \
+	X(U64, min_flt, "count", "minor page faults")                                              \
+	X(U64, maj_flt, "count", "major page faults")                                              \
+	X(U32, tgid, "", "exiting thread group")                                                   \
+	X(U32, pid, "", "the last thread's pid")                                                   \
+	X(U32, ppid, "", "real_parent->tgid at exit (after any reparenting)")                      \
+	X(U32, status, "", "raw wait status: (code & 0xff) << 8 | sig | 0x80 core")                \
+	X(I32, exit_code, "", "WEXITSTATUS, or -1 when signaled")                                  \
+	X(I32, signal, "", "WTERMSIG, or 0 when exited")                                           \
+	X(U32, threads, "count", "threads ever in the group, main thread included: the "           \
+	  "larger of the threads created by fork/clone and the threads that exited "               \
+	  "(kernel-created ones, io_uring workers, pass no fork tracepoint)")                      \
+	X(U32, flags, "", "EV_EXIT_*")                                                             \
+	X(CHARS, comm, "", "group_leader->comm at exit (the process's name, also when the "        \
+	  "last thread is a worker)")
+EV_STRUCT(ev_exit, EV_EXIT_FIELDS);
 
 /* EV_PROC_STATE flags */
 #define EV_STATE_PRE_EXISTING 0x1 /* alive before recording started (snapshot) */
@@ -236,39 +303,66 @@ struct ev_exit {
  * EV_PROC_STATE: one living process. Written for the start-up snapshot
  * (pre-existing processes) and in .tz state blocks (every process alive when
  * the block was written), so a reader starting at any chunk knows them.
- * Tail, in order: exe[exe_len], argv[argv_len] (like EV_EXEC).
+ * Tail, in order: exe, argv (like EV_EXEC).
  */
-struct ev_proc_state {
-	struct ev_hdr hdr;
-	__u64 start_ns;	   /* start_boottime, CLOCK_BOOTTIME ns */
-	__u32 tgid;	   /* process */
-	__u32 ppid;	   /* real_parent->tgid */
-	__u32 uid, euid;   /* cred uid / euid */
-	__u32 ns_pid;	   /* tgid in its own pid namespace */
-	__u32 argc;	   /* number of NUL-terminated strings in argv (may be cut) */
-	__u32 argv_size;   /* original argv bytes */
-	__u32 argv_len;	   /* argv bytes in the tail */
-	__u16 exe_len;	   /* bytes of exe in the tail */
-	__u16 pad0;
-	__u32 flags;	   /* EV_STATE_* (never EV_EXEC_*: their bits overlap) */
-	char comm[EV_COMM_LEN];
-};
+#define EV_PROC_STATE_FIELDS(X)                                                                    \
+	X(U64, start_ns, "ns", "start_boottime, CLOCK_BOOTTIME ns")                                \
+	X(U32, tgid, "", "process")                                                                \
+	X(U32, ppid, "", "real_parent->tgid")                                                      \
+	X(U32, uid, "", "cred uid")                                                                \
+	X(U32, euid, "", "cred euid")                                                              \
+	X(U32, ns_pid, "", "tgid in its own pid namespace")                                        \
+	X(U32, argc, "count", "number of NUL-terminated strings in argv (may be cut)")             \
+	X(U32, argv_size, "bytes", "original argv bytes")                                          \
+	X(U32, argv_len, "bytes", "argv bytes in the tail")                                        \
+	X(U16, exe_len, "bytes", "bytes of exe in the tail")                                       \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(U32, flags, "", "EV_STATE_* (never EV_EXEC_*: their bits overlap)")                      \
+	X(CHARS, comm, "", "task->comm")
+#define EV_PROC_STATE_TAIL(B)                                                                      \
+	B(exe, STR, 0, exe_len)                                                                    \
+	B(argv, STRV, 1, argv_len)
+EV_STRUCT(ev_proc_state, EV_PROC_STATE_FIELDS);
 
-/* Drop counter slots, one per cause (BPF per-CPU array index). */
+/*
+ * Drop counter slots, one per cause (BPF per-CPU array index), declared once:
+ *
+ *	D(NAME, index, name, lost, incomplete, "what")
+ *
+ * gives enum ev_drop_slot (EV_DROP_NAME = index), the EV_DROPS schema field
+ * `name` (record/schema.c), the metadata key "drops_<name>" and the
+ * analyzer's table (analyze/dropslot.c): `lost` 1 when it counts in
+ * summary's "total" (records, or a process's tracking, lost), `incomplete` 1
+ * when a non-zero count makes the process tree incomplete ("TREE
+ * INCOMPLETE"), "what" the words for text output and docs. Indexes are
+ * stable forever and below EV_DROP_SLOTS.
+ */
+#define EV_DROP_SLOTS_DEF(D)                                                                       \
+	D(FORK, 0, fork, 1, 1, "fork events (ring buffer full): processes seen without a fork")    \
+	D(EXEC, 1, exec, 1, 1, "exec events (ring buffer full): images missing")                   \
+	D(EXEC_FAIL, 2, exec_fail, 1, 1, "failed-exec events (ring buffer full)")                  \
+	D(EXIT, 3, exit, 1, 1, "exit events (ring buffer full): exits and totals missing")         \
+	/* a BPF hash map update failed (tracking lost) */                                         \
+	D(MAP_FULL, 4, map_full, 1, 1, "processes not tracked (a BPF map was full)")               \
+	/* argv could not be read: the exec record is kept, only its argv is empty */              \
+	D(ARGV_FAULT, 5, argv_fault, 0, 0, "argvs unreadable (exec kept, argv empty)")             \
+	/* ring buffer full on EV_OOM_KILL, EV_SIGNAL or EV_RELEASE: the tree is whole;            \
+	 * OOM kills and signal senders may be missing */                                          \
+	D(KEVENT, 6, kevent, 1, 0, "OOM-kill, signal and release events (ring buffer full)")
+
+#define EV_DROP_ENUM(NAME, idx, name, lost, incomplete, what) EV_DROP_##NAME = idx,
+#define EV_DROP_COUNT(NAME, idx, name, lost, incomplete, what) +1
 enum ev_drop_slot {
-	EV_DROP_FORK = 0,      /* ring buffer full on EV_FORK */
-	EV_DROP_EXEC = 1,      /* ring buffer full on EV_EXEC */
-	EV_DROP_EXEC_FAIL = 2, /* ring buffer full on EV_EXEC_FAIL */
-	EV_DROP_EXIT = 3,      /* ring buffer full on EV_EXIT */
-	EV_DROP_MAP_FULL = 4,  /* a BPF hash map update failed (tracking lost) */
-	EV_DROP_ARGV_FAULT = 5, /* argv could not be read (record kept, argv empty) */
-	EV_DROP_KEVENT = 6,    /* ring buffer full on EV_OOM_KILL, EV_SIGNAL or EV_RELEASE */
-	EV_DROP_SLOTS = 8,
+	EV_DROP_SLOTS_DEF(EV_DROP_ENUM)
+	EV_DROP_SLOTS = 8, /* capacity of EV_DROPS: slots defined are fewer */
 };
+/* How many slots EV_DROP_SLOTS_DEF defines (a constant expression). */
+#define EV_DROP_NDEFINED (0 EV_DROP_SLOTS_DEF(EV_DROP_COUNT))
 
 /*
  * EV_DROPS: cumulative counters since recording started, summed over CPUs,
- * written by user space periodically and at stop. No tail.
+ * written by user space periodically and at stop. No tail. Its schema fields
+ * are the slots of EV_DROP_SLOTS_DEF, by name.
  */
 struct ev_drops {
 	struct ev_hdr hdr;
@@ -282,21 +376,21 @@ struct ev_drops {
  * since the process's previous sample. Cumulative counters are self-only
  * like EV_EXIT (every thread, live and exited, never children). No tail.
  */
-struct ev_sample {
-	struct ev_hdr hdr;
-	__u64 start_ns;	      /* group_leader->start_boottime: process identity */
-	__u64 utime_ns;	      /* cumulative user CPU ns (as EV_EXIT, scaled to runtime) */
-	__u64 stime_ns;	      /* cumulative system CPU ns */
-	__u64 rss_anon_kib;   /* mm->rss_stat[MM_ANONPAGES] now, KiB, as VmRSS and
-				 hiwater_rss see it (shared count, get_mm_counter) */
-	__u64 rss_file_kib;   /* mm->rss_stat[MM_FILEPAGES] now, KiB */
-	__u64 rss_shmem_kib;  /* mm->rss_stat[MM_SHMEMPAGES] now, KiB */
-	__u64 rchar, wchar;   /* cumulative bytes via read/write syscalls */
-	__u64 read_bytes;     /* cumulative bytes fetched from storage */
-	__u64 write_bytes;    /* cumulative bytes sent to storage */
-	__u32 tgid;	      /* process */
-	__u32 threads;	      /* live threads now (signal->nr_threads) */
-};
+#define EV_SAMPLE_FIELDS(X)                                                                        \
+	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")                   \
+	X(U64, utime_ns, "ns", "cumulative user CPU ns (as EV_EXIT, scaled to runtime)")           \
+	X(U64, stime_ns, "ns", "cumulative system CPU ns")                                         \
+	X(U64, rss_anon_kib, "KiB", "mm->rss_stat[MM_ANONPAGES] now, KiB, as VmRSS and "           \
+	  "hiwater_rss see it (shared count, get_mm_counter)")                                     \
+	X(U64, rss_file_kib, "KiB", "mm->rss_stat[MM_FILEPAGES] now, KiB")                         \
+	X(U64, rss_shmem_kib, "KiB", "mm->rss_stat[MM_SHMEMPAGES] now, KiB")                       \
+	X(U64, rchar, "bytes", "cumulative bytes via read syscalls")                               \
+	X(U64, wchar, "bytes", "cumulative bytes via write syscalls")                              \
+	X(U64, read_bytes, "bytes", "cumulative bytes fetched from storage")                       \
+	X(U64, write_bytes, "bytes", "cumulative bytes sent to storage")                           \
+	X(U32, tgid, "", "process")                                                                \
+	X(U32, threads, "count", "live threads now (signal->nr_threads)")
+EV_STRUCT(ev_sample, EV_SAMPLE_FIELDS);
 
 /* EV_HOST_SAMPLE flags */
 #define EV_HOST_PSI 0x1	     /* /proc/pressure/{cpu,memory,io} were read */
@@ -307,60 +401,68 @@ struct ev_sample {
  * --sample-interval. CPU times and byte counters are cumulative since boot
  * (differences between samples give rates). No tail.
  */
-struct ev_host_sample {
-	struct ev_hdr hdr;
-	__u64 cpu_user_ns;    /* /proc/stat cpu: user, ns (USER_HZ ticks scaled) */
-	__u64 cpu_nice_ns;    /* nice */
-	__u64 cpu_system_ns;  /* system */
-	__u64 cpu_idle_ns;    /* idle */
-	__u64 cpu_iowait_ns;  /* iowait */
-	__u64 cpu_irq_ns;     /* irq */
-	__u64 cpu_softirq_ns; /* softirq */
-	__u64 cpu_steal_ns;   /* steal */
-	__u64 mem_total_kib;  /* /proc/meminfo MemTotal */
-	__u64 mem_available_kib; /* MemAvailable */
-	__u64 mem_used_kib;   /* MemTotal - MemFree - Buffers - Cached - SReclaimable (free(1)) */
-	__u64 mem_cached_kib; /* Cached + SReclaimable */
-	__u64 mem_free_kib;   /* MemFree */
-	__u64 swap_used_kib;  /* SwapTotal - SwapFree */
-	__u64 psi_cpu_some_us, psi_cpu_full_us; /* /proc/pressure/cpu total= (us) */
-	__u64 psi_mem_some_us, psi_mem_full_us; /* /proc/pressure/memory total= */
-	__u64 psi_io_some_us, psi_io_full_us;	/* /proc/pressure/io total= */
-	__u64 disk_read_bytes;	/* /proc/diskstats sectors read * 512, whole disks only */
-	__u64 disk_write_bytes; /* sectors written * 512, whole disks only */
-	__u64 net_rx_bytes;	/* /proc/net/dev receive bytes, every interface but lo */
-	__u64 net_tx_bytes;	/* transmit bytes, every interface but lo */
-	__u32 load1_milli, load5_milli, load15_milli; /* /proc/loadavg x 1000 */
-	__u32 psi_cpu_some_avg10, psi_cpu_full_avg10; /* avg10 in 1/100 % */
-	__u32 psi_mem_some_avg10, psi_mem_full_avg10;
-	__u32 psi_io_some_avg10, psi_io_full_avg10;
-	__u32 nr_running;     /* /proc/loadavg runnable entities now */
-	__u32 ncpus;	      /* online CPUs (sysconf) */
-	__u32 flags;	      /* EV_HOST_* */
-};
+#define EV_HOST_SAMPLE_FIELDS(X)                                                                   \
+	X(U64, cpu_user_ns, "ns", "/proc/stat cpu: user, ns (USER_HZ ticks scaled)")               \
+	X(U64, cpu_nice_ns, "ns", "/proc/stat cpu: nice")                                          \
+	X(U64, cpu_system_ns, "ns", "/proc/stat cpu: system")                                      \
+	X(U64, cpu_idle_ns, "ns", "/proc/stat cpu: idle")                                          \
+	X(U64, cpu_iowait_ns, "ns", "/proc/stat cpu: iowait")                                      \
+	X(U64, cpu_irq_ns, "ns", "/proc/stat cpu: irq")                                            \
+	X(U64, cpu_softirq_ns, "ns", "/proc/stat cpu: softirq")                                    \
+	X(U64, cpu_steal_ns, "ns", "/proc/stat cpu: steal")                                        \
+	X(U64, mem_total_kib, "KiB", "/proc/meminfo MemTotal")                                     \
+	X(U64, mem_available_kib, "KiB", "/proc/meminfo MemAvailable")                             \
+	X(U64, mem_used_kib, "KiB", "MemTotal - MemFree - Buffers - Cached - SReclaimable "        \
+	  "(free(1))")                                                                             \
+	X(U64, mem_cached_kib, "KiB", "Cached + SReclaimable")                                     \
+	X(U64, mem_free_kib, "KiB", "MemFree")                                                     \
+	X(U64, swap_used_kib, "KiB", "SwapTotal - SwapFree")                                       \
+	X(U64, psi_cpu_some_us, "us", "/proc/pressure/cpu some total=")                            \
+	X(U64, psi_cpu_full_us, "us", "/proc/pressure/cpu full total=")                            \
+	X(U64, psi_mem_some_us, "us", "/proc/pressure/memory some total=")                         \
+	X(U64, psi_mem_full_us, "us", "/proc/pressure/memory full total=")                         \
+	X(U64, psi_io_some_us, "us", "/proc/pressure/io some total=")                              \
+	X(U64, psi_io_full_us, "us", "/proc/pressure/io full total=")                              \
+	X(U64, disk_read_bytes, "bytes", "/proc/diskstats sectors read * 512, whole disks "        \
+	  "only")                                                                                  \
+	X(U64, disk_write_bytes, "bytes", "sectors written * 512, whole disks only")               \
+	X(U64, net_rx_bytes, "bytes", "/proc/net/dev receive bytes, every interface but lo")       \
+	X(U64, net_tx_bytes, "bytes", "transmit bytes, every interface but lo")                    \
+	X(U32, load1_milli, "1/1000", "/proc/loadavg 1 min x 1000")                                \
+	X(U32, load5_milli, "1/1000", "/proc/loadavg 5 min x 1000")                                \
+	X(U32, load15_milli, "1/1000", "/proc/loadavg 15 min x 1000")                              \
+	X(U32, psi_cpu_some_avg10, "1/100 %", "/proc/pressure/cpu some avg10")                     \
+	X(U32, psi_cpu_full_avg10, "1/100 %", "/proc/pressure/cpu full avg10")                     \
+	X(U32, psi_mem_some_avg10, "1/100 %", "/proc/pressure/memory some avg10")                  \
+	X(U32, psi_mem_full_avg10, "1/100 %", "/proc/pressure/memory full avg10")                  \
+	X(U32, psi_io_some_avg10, "1/100 %", "/proc/pressure/io some avg10")                       \
+	X(U32, psi_io_full_avg10, "1/100 %", "/proc/pressure/io full avg10")                       \
+	X(U32, nr_running, "count", "/proc/loadavg runnable entities now")                         \
+	X(U32, ncpus, "count", "online CPUs (sysconf)")                                            \
+	X(U32, flags, "", "EV_HOST_*")
+EV_STRUCT(ev_host_sample, EV_HOST_SAMPLE_FIELDS);
 
 /*
  * EV_OOM_KILL: tp_btf/mark_victim, the OOM killer chose this process (a
  * recorded one). Values at the moment of the choice. No tail.
  */
-struct ev_oom_kill {
-	struct ev_hdr hdr;
-	__u64 start_ns;	      /* victim group_leader->start_boottime */
-	__u64 memcg_id;	      /* victim's memory cgroup: cgroup->kn->id of its memory css
-				 (the cgroup v2 id when memory is on the v2 hierarchy) */
-	__u64 total_vm_kib;   /* mm->total_vm, KiB */
-	__u64 rss_anon_kib;   /* mm->rss_stat[MM_ANONPAGES], KiB (percpu_counter count) */
-	__u64 rss_file_kib;   /* MM_FILEPAGES, KiB */
-	__u64 rss_shmem_kib;  /* MM_SHMEMPAGES, KiB */
-	__u32 tgid;	      /* victim process */
-	__u32 pid;	      /* victim thread chosen */
-	__u32 trigger_tgid;   /* current->tgid: whose allocation ran the OOM killer */
-	__u32 trigger_pid;    /* current->pid */
-	__u32 uid;	      /* victim's uid (tracepoint argument) */
-	__s16 oom_score_adj;  /* victim signal->oom_score_adj */
-	__u16 pad0;
-	char comm[EV_COMM_LEN]; /* victim comm */
-};
+#define EV_OOM_KILL_FIELDS(X)                                                                      \
+	X(U64, start_ns, "ns", "victim group_leader->start_boottime")                              \
+	X(U64, memcg_id, "", "victim's memory cgroup: cgroup->kn->id of its memory css (the "      \
+	  "cgroup v2 id when memory is on the v2 hierarchy)")                                      \
+	X(U64, total_vm_kib, "KiB", "mm->total_vm, KiB")                                           \
+	X(U64, rss_anon_kib, "KiB", "mm->rss_stat[MM_ANONPAGES], KiB (percpu_counter count)")      \
+	X(U64, rss_file_kib, "KiB", "MM_FILEPAGES, KiB")                                           \
+	X(U64, rss_shmem_kib, "KiB", "MM_SHMEMPAGES, KiB")                                         \
+	X(U32, tgid, "", "victim process")                                                         \
+	X(U32, pid, "", "victim thread chosen")                                                    \
+	X(U32, trigger_tgid, "", "current->tgid: whose allocation ran the OOM killer")             \
+	X(U32, trigger_pid, "", "current->pid")                                                    \
+	X(U32, uid, "", "victim's uid (tracepoint argument)")                                      \
+	X(I16, oom_score_adj, "", "victim signal->oom_score_adj")                                  \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(CHARS, comm, "", "victim comm")
+EV_STRUCT(ev_oom_kill, EV_OOM_KILL_FIELDS);
 
 /* EV_SIGNAL flags */
 #define EV_SIGNAL_GROUP 0x1  /* sent to the whole thread group (kill, not tgkill) */
@@ -381,18 +483,19 @@ struct ev_oom_kill {
  * to a recorded process, and queued (result DELIVERED or LOSE_INFO). The
  * analyzer names the sender of the one that matches the exit signal. No tail.
  */
-struct ev_signal {
-	struct ev_hdr hdr;
-	__u64 target_start_ns; /* target group_leader->start_boottime */
-	__u64 sender_start_ns; /* current->group_leader->start_boottime */
-	__u32 target_tgid, target_pid; /* receiving process and thread */
-	__u32 sender_tgid, sender_pid; /* current: the sending process and thread */
-	__s32 sig;	       /* signal number */
-	__s32 code;	       /* siginfo si_code (SI_USER 0, SI_KERNEL 0x80, ...) */
-	__u32 sender_uid;      /* current's cred uid */
-	__u32 flags;	       /* EV_SIGNAL_* */
-	char sender_comm[EV_COMM_LEN];
-};
+#define EV_SIGNAL_FIELDS(X)                                                                        \
+	X(U64, target_start_ns, "ns", "target group_leader->start_boottime")                       \
+	X(U64, sender_start_ns, "ns", "current->group_leader->start_boottime")                     \
+	X(U32, target_tgid, "", "receiving process")                                               \
+	X(U32, target_pid, "", "receiving thread")                                                 \
+	X(U32, sender_tgid, "", "current: the sending process")                                    \
+	X(U32, sender_pid, "", "current: the sending thread")                                      \
+	X(I32, sig, "", "signal number")                                                           \
+	X(I32, code, "", "siginfo si_code (SI_USER 0, SI_KERNEL 0x80, ...)")                       \
+	X(U32, sender_uid, "", "current's cred uid")                                               \
+	X(U32, flags, "", "EV_SIGNAL_*")                                                           \
+	X(CHARS, sender_comm, "", "current->comm")
+EV_STRUCT(ev_signal, EV_SIGNAL_FIELDS);
 
 /*
  * EV_RELEASE: tp_btf/sched_process_free of a thread-group leader whose
@@ -405,18 +508,18 @@ struct ev_signal {
  * last; CPU scaled to the precise runtime as for EV_EXIT. A process not
  * freed while recording has none: its EV_EXIT figures stand. No tail.
  */
-struct ev_release {
-	struct ev_hdr hdr;
-	__u64 start_ns;	 /* group_leader->start_boottime: process identity */
-	__u64 utime_ns;	 /* user CPU ns (signal->utime, scaled to
-			    signal->sum_sched_runtime) */
-	__u64 stime_ns;	 /* system CPU ns (same, from stime) */
-	__u64 nvcsw, nivcsw; /* voluntary / involuntary context switches
-				(signal->nvcsw, nivcsw) */
-	__u64 min_flt, maj_flt; /* minor / major page faults (signal->min_flt, maj_flt) */
-	__u32 tgid;	 /* the process */
-	__u32 flags;	 /* none defined: 0 */
-};
+#define EV_RELEASE_FIELDS(X)                                                                       \
+	X(U64, start_ns, "ns", "group_leader->start_boottime: process identity")                   \
+	X(U64, utime_ns, "ns", "user CPU ns (signal->utime, scaled to "                            \
+	  "signal->sum_sched_runtime)")                                                            \
+	X(U64, stime_ns, "ns", "system CPU ns (same, from stime)")                                 \
+	X(U64, nvcsw, "count", "voluntary context switches (signal->nvcsw)")                       \
+	X(U64, nivcsw, "count", "involuntary context switches (signal->nivcsw)")                   \
+	X(U64, min_flt, "count", "minor page faults (signal->min_flt)")                            \
+	X(U64, maj_flt, "count", "major page faults (signal->maj_flt)")                            \
+	X(U32, tgid, "", "the process")                                                            \
+	X(U32, flags, "", "none defined: 0")
+EV_STRUCT(ev_release, EV_RELEASE_FIELDS);
 
 /* EV_CGROUP hierarchies */
 #define EV_CG_V2 0	  /* the unified (v2) hierarchy: ids as ev_exec.cgroup_id */
@@ -435,22 +538,22 @@ struct ev_release {
  * (record/cgtable.c: the hierarchy's mount is walked, directory inode number =
  * kernfs node id, and re-walked on a miss). Limits as the kernel enforced them
  * when the id was looked up, from the cgroup's own files (not its ancestors').
- * Tail: path[path_len], inside the hierarchy's mount, "/" for its root.
+ * Tail: path, inside the hierarchy's mount, "/" for its root.
  */
-struct ev_cgroup {
-	struct ev_hdr hdr;
-	__u64 id;		/* kernfs node id (cgroup->kn->id = directory inode) */
-	__u64 mem_limit_bytes;	/* v2 memory.max, v1 memory.limit_in_bytes; 0 = none
-				   ("max", or v1's PAGE_COUNTER_MAX) or unknown */
-	__u64 cpu_quota_us;	/* v2 cpu.max quota, v1 cpu.cfs_quota_us; 0 = none */
-	__u64 cpu_period_us;	/* v2 cpu.max period, v1 cpu.cfs_period_us; 0 with
-				   no quota */
-	__u32 hier;		/* EV_CG_* */
-	__u32 flags;		/* EV_CGROUP_* */
-	__u16 path_len;		/* bytes of path in the tail */
-	__u16 pad0;
-	__u32 pad1;
-};
+#define EV_CGROUP_FIELDS(X)                                                                        \
+	X(U64, id, "", "kernfs node id (cgroup->kn->id = directory inode)")                        \
+	X(U64, mem_limit_bytes, "bytes", "v2 memory.max, v1 memory.limit_in_bytes; 0 = none "      \
+	  "(\"max\", or v1's PAGE_COUNTER_MAX) or unknown")                                        \
+	X(U64, cpu_quota_us, "us", "v2 cpu.max quota, v1 cpu.cfs_quota_us; 0 = none")              \
+	X(U64, cpu_period_us, "us", "v2 cpu.max period, v1 cpu.cfs_period_us; 0 with no "          \
+	  "quota")                                                                                 \
+	X(U32, hier, "", "EV_CG_*")                                                                \
+	X(U32, flags, "", "EV_CGROUP_*")                                                           \
+	X(U16, path_len, "bytes", "bytes of path in the tail")                                     \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(PAD32, pad1, "", "")
+#define EV_CGROUP_TAIL(B) B(path, STR, 0, path_len)
+EV_STRUCT(ev_cgroup, EV_CGROUP_FIELDS);
 
 /* EV_ATTACH flags */
 #define EV_ATTACH_TRUNCATED 0x1 /* data is the file's first data_len bytes only
@@ -461,19 +564,49 @@ struct ev_cgroup {
  * EV_ATTACH: a file the recorder embedded when it stopped (a workflow
  * manager's records: Snakemake .snakemake/metadata, Nextflow .command.run
  * headers, trace.txt; docs/tracer-record.md "Attachments"), written by user
- * space. Tail: name[name_len] (the file's absolute path on the recording
- * host), data[data_len] (its bytes, read once at the stop).
+ * space. Tail: name (the file's absolute path on the recording host), data
+ * (its bytes, read once at the stop).
  */
-struct ev_attach {
-	struct ev_hdr hdr;
-	__u64 mtime_ns;	  /* the file's st_mtim, CLOCK_REALTIME ns */
-	__u64 size;	  /* the file's st_size when read, bytes */
-	__u32 data_len;	  /* bytes of data in the tail (<= size unless it grew) */
-	__u32 flags;	  /* EV_ATTACH_* */
-	__u16 name_len;	  /* bytes of name in the tail */
-	__u16 pad0;
-	__u32 pad1;
-};
+#define EV_ATTACH_FIELDS(X)                                                                        \
+	X(U64, mtime_ns, "ns", "the file's st_mtim, CLOCK_REALTIME ns")                            \
+	X(U64, size, "bytes", "the file's st_size when read, bytes")                               \
+	X(U32, data_len, "bytes", "bytes of data in the tail (<= size unless it grew)")            \
+	X(U32, flags, "", "EV_ATTACH_*")                                                           \
+	X(U16, name_len, "bytes", "bytes of name in the tail")                                     \
+	X(PAD16, pad0, "", "")                                                                     \
+	X(PAD32, pad1, "", "")
+#define EV_ATTACH_TAIL(B)                                                                          \
+	B(name, STR, 0, name_len)                                                                  \
+	B(data, STR, 1, data_len)
+EV_STRUCT(ev_attach, EV_ATTACH_FIELDS);
+
+/*
+ * Every event type the recorder writes, in schema order:
+ *
+ *	T(EV_ID, schema version, name, struct, FIELDS, TAIL, EVENT|STATE)
+ *
+ * The version goes up by one each time fields are appended (docs/FORMAT.md
+ * section 15); STATE: the type may appear in .tz state blocks. EV_DROPS has
+ * its fields from EV_DROP_SLOTS_DEF (record/schema.c).
+ */
+#define EV_TYPES(T)                                                                                \
+	T(EV_FORK, 1, fork, ev_fork, EV_FORK_FIELDS, EV_NO_TAIL, EVENT)                            \
+	T(EV_EXEC, 2, exec, ev_exec, EV_EXEC_ALL, EV_EXEC_TAIL, EVENT)                             \
+	T(EV_EXEC_FAIL, 1, exec_fail, ev_exec_fail, EV_EXEC_FAIL_FIELDS, EV_EXEC_FAIL_TAIL,        \
+	  EVENT)                                                                                   \
+	T(EV_EXIT, 1, exit, ev_exit, EV_EXIT_FIELDS, EV_NO_TAIL, EVENT)                            \
+	T(EV_PROC_STATE, 1, proc_state, ev_proc_state, EV_PROC_STATE_FIELDS,                       \
+	  EV_PROC_STATE_TAIL, STATE)                                                               \
+	T(EV_DROPS, 2, drops, ev_drops, EV_NO_FIELDS, EV_NO_TAIL, EVENT)                           \
+	T(EV_SAMPLE, 1, sample, ev_sample, EV_SAMPLE_FIELDS, EV_NO_TAIL, EVENT)                    \
+	T(EV_HOST_SAMPLE, 1, host_sample, ev_host_sample, EV_HOST_SAMPLE_FIELDS, EV_NO_TAIL,       \
+	  EVENT)                                                                                   \
+	T(EV_OOM_KILL, 1, oom_kill, ev_oom_kill, EV_OOM_KILL_FIELDS, EV_NO_TAIL, EVENT)            \
+	T(EV_SIGNAL, 1, signal, ev_signal, EV_SIGNAL_FIELDS, EV_NO_TAIL, EVENT)                    \
+	T(EV_RELEASE, 1, release, ev_release, EV_RELEASE_FIELDS, EV_NO_TAIL, EVENT)                \
+	T(EV_CGROUP, 1, cgroup, ev_cgroup, EV_CGROUP_FIELDS, EV_CGROUP_TAIL, STATE)                \
+	T(EV_ATTACH, 1, attach, ev_attach, EV_ATTACH_FIELDS, EV_ATTACH_TAIL, EVENT)
+#define EV_NO_FIELDS(X)
 
 #ifndef __BPF__
 _Static_assert(sizeof(struct ev_cgroup) == 64, "ev_cgroup layout");

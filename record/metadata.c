@@ -258,9 +258,14 @@ static void write_attachments(struct rec *r)
 
 int rec_close_writer(struct rec *r, int exit_status)
 {
-	static const char *const names[EV_DROP_SLOTS] = {
-	    "drops_fork",     "drops_exec",	  "drops_exec_fail", "drops_exit",
-	    "drops_map_full", "drops_argv_fault", "drops_kevent",    NULL};
+	/* each slot of EV_DROP_SLOTS_DEF (bpf/events.h): its key, and whether
+	 * it counts in drops_total */
+#define DROP_META(NAME, idx, name, lost_, incomplete, what) [idx] = {"drops_" #name, lost_},
+	static const struct {
+		const char *key;
+		int lost;
+	} slots[EV_DROP_SLOTS] = {EV_DROP_SLOTS_DEF(DROP_META)};
+#undef DROP_META
 	char b[64];
 	uint64_t total = 0;
 	int rc;
@@ -268,9 +273,9 @@ int rec_close_writer(struct rec *r, int exit_status)
 	write_attachments(r);
 	rec_write_drops(r, 1);
 	for (int i = 0; i < EV_DROP_SLOTS; i++) {
-		if (names[i])
-			meta_u64(r->w, names[i], r->drops[i]);
-		if (i != EV_DROP_ARGV_FAULT)
+		if (slots[i].key)
+			meta_u64(r->w, slots[i].key, r->drops[i]);
+		if (slots[i].lost)
 			total += r->drops[i];
 	}
 	meta_u64(r->w, "drops_total", total);

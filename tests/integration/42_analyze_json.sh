@@ -4,7 +4,8 @@
 # --json. Invalid UTF-8 round-trips through the documented \udcXX escapes;
 # the critical path's attribution sums to the makespan within 1 ms; jsonl has
 # every key of the recorder issue's analysis contract; csv parses with the
-# same number of fields on every row.
+# same number of fields on every row; an image from a snapshot prints null,
+# not 0, for what a state event does not carry (gid, egid, env).
 . "$(dirname "$0")/synthlib.sh"
 cd "$tmp" || exit 1
 set -e
@@ -34,6 +35,8 @@ for t in "${TESTS_DIR:-$OLDPWD/tests}"/../samples/*.tz; do
 	timeout 120 "$A" critical-path --json "$t" >$n.cp.json
 done
 export SAMPLES="${samples[*]}"
+# images from a snapshot (state events: pre-existing processes)
+timeout 60 "$A" export --format jsonl "${TESTS_DIR:-$OLDPWD/tests}/data/conformance/state-flags.tz" >snap.jsonl
 
 python3 - <<'PY'
 import csv, json, sys
@@ -136,5 +139,13 @@ for name in samples:
             assert c in cmds, (c, sorted(cmds))
         cp = json.load(open(name + ".cp.json"))
         assert abs(sum(t["seconds"] for t in cp["by_tool"]) - cp["makespan_s"]) <= 0.001
+# an image from a snapshot knows no gid, egid, cwd or environment: null,
+# never a wrong 0 or [] (issue 16); an exec's own image has them
+snap = [x for ln in open("snap.jsonl") for x in json.loads(ln)["execs"] if x["from_snapshot"]]
+assert snap and all(x["gid"] is None and x["egid"] is None and x["env"] is None
+                    and x["cwd"] is None and isinstance(x["uid"], int) for x in snap), snap
+real = [x for ln in open("pipeline.jsonl") for x in json.loads(ln)["execs"]]
+assert real and all(isinstance(x["gid"], int) and isinstance(x["egid"], int)
+                    and isinstance(x["env"], list) and not x["from_snapshot"] for x in real)
 print("json checks ok, samples:", samples)
 PY

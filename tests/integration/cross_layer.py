@@ -13,7 +13,10 @@ name) with the key it surfaces under. Where the trace holds such an event
 the analyzer printed, converted to the printed unit.
 
 A field written by the recorder and absent from SURFACED fails the test with
-the event and field named: surface it (analyze/), then add it here.
+the event and field named: surface it (analyze/), then add it here. An exec
+field absent from SURFACED is taken to be one export prints by name
+(EV_EXEC_BYNAME in bpf/events.h): it must be in each execs[] entry under its
+own name with the recorded value, or the test fails naming it.
 """
 import json
 import re
@@ -267,6 +270,12 @@ def main():
             hosts.append(o)
     summ = json.load(open(sys.argv[4]))
     errors, checked, seen = [], {}, set()
+    # an exec field named nowhere above is one of EV_EXEC_BYNAME (bpf/events.h):
+    # export prints it in execs[] under its own name, as recorded
+    for e in info['schema']:
+        if e['name'] == 'exec':
+            for f in e['fields']:
+                SURFACED['exec'].setdefault(f['name'], ("exec", f['name']))
 
     # 1. every schema field is surfaced (or said derived, with the key)
     for e in info['schema']:
