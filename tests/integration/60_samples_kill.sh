@@ -6,9 +6,8 @@
 # controller, as on hybrid hosts) is recorded as OOM-killed with its pid;
 # C19: the victim is not the trigger, and a kill -9 is not an OOM kill.
 . "$(dirname "$0")/lib.sh"
-need_root
+need_root memwork
 M=$H/memwork
-[ -x "$M" ] || { echo "skip: $M not built"; exit 77; }
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 

@@ -6,9 +6,8 @@
 # sum their CPU; plots draw the samples; host samples are present with sane
 # values; --sample-interval 0 writes none.
 . "$(dirname "$0")/lib.sh"
-need_root
+need_root memwork
 M=$H/memwork
-[ -x "$M" ] || { echo "skip: $M not built"; exit 77; }
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 page_kib=$(( $(getconf PAGESIZE) / 1024 ))
