@@ -10,16 +10,11 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "tests/unit/xorshift.h"
 #include "schema.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rnd(void) { return xorshift64(&rng); }
 
 static double now(void)
 {

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #include "schema.h"
 #include "tz.h"
 #include "tz_int.h"
@@ -40,13 +41,7 @@ struct xset {
 };
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rnd(void) { return xorshift64(&rng); }
 
 static void xset_free(struct xset *s)
 {
