@@ -40,11 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "casework: %s: %s\n", what, strerror(errno));
-	_exit(99);
-}
+#include "helper.h"
 
 static unsigned long long now_ns(clockid_t c)
 {

@@ -44,11 +44,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "sigwork: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
+#define HELPER_DIE_RC 2
+#define HELPER_DIE_EXIT exit
+#include "helper.h"
 
 static void on_segv_return(int sig) { signal(sig, SIG_DFL); }
 
