@@ -50,4 +50,17 @@ static inline struct tza_proc *by_pid(const struct tza_model *m, uint32_t pid, i
 	return NULL;
 }
 
+/* The critical path of m by key (tza_critpath, asserted to succeed) into c,
+ * whose per-key times are asserted to add up to its makespan: returns the
+ * makespan (ns). */
+static inline uint64_t critpath_sum(struct tza_model *m, enum tza_by by, struct tza_crit *c)
+{
+	uint64_t sum = 0;
+	assert_int_equal(tza_critpath(m, by, c), 0);
+	for (uint32_t i = 0; i < c->ntools; i++)
+		sum += c->by_tool[i].ns;
+	assert_int_equal(sum, c->makespan_ns);
+	return c->makespan_ns;
+}
+
 #endif
