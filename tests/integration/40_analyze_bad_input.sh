@@ -3,8 +3,7 @@
 # truncated, corrupt and missing file prints exactly one line on stderr
 # ("tracer-analyze: ..."), nothing on stdout, exits 1, never crashes; bad
 # command lines exit 2. Synthetic traces come from test_model --write.
-. "$(dirname "$0")/checklib.sh"
-synth_traces
+. "$(dirname "$0")/synthlib.sh"
 good="$tmp/edge.tz"
 sz=$(stat -c %s "$good")
 : >"$tmp/empty.tz"

@@ -3,8 +3,7 @@
 # own window (slice_from/to_boottime_ns), not the original recording's; a
 # recording's covers the recorder's start..stop metadata, not the earliest
 # process start. On the synthetic 8 s pipeline (test_model --write).
-. "$(dirname "$0")/checklib.sh"
-synth_traces
+. "$(dirname "$0")/synthlib.sh"
 fails=0
 dur() { timeout 60 "$A" summary --json "$1" | grep -o '"duration_s":[0-9.e+-]*' | cut -d: -f2; }
 expect() { # what got want

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # checklib.sh - the shared opening of the analyzer-side integration tests
-# that go on after a failure and count them (source it; bash). lib.sh is the
-# recorder tests' (set -e, root, helpers).
+# that go on after a failure and count them, working in a scratch directory
+# (source it; bash). lib.sh is the recorder tests' (set -e, root, helpers);
+# synthlib.sh the opening of the tests on test_model's synthetic traces.
 #
 #   A                 tracer-analyze (TRACER_ANALYZE)
 #   tmp               a private temp dir, removed at exit; the working directory
@@ -9,12 +10,8 @@
 #   expect RC CMD...  run CMD bounded (CHECK_TIMEOUT s, default 60), stdout in
 #                     ./out, stderr in ./err; a failure unless it exits RC
 #   one_line RE       a failure unless ./err is exactly one line matching RE
-#   synth_traces      write test_model's synthetic traces into $tmp (`test_model
-#                     --write`, from $O/tests, O default build); skip (77) when
-#                     it is not built
 set -u
 A=${TRACER_ANALYZE:?}
-GEN=$(realpath -m "${O:-build}/tests/test_model")
 tmp=$(mktemp -d "/tmp/tz-$(basename "$0" .sh).XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -29,8 +26,4 @@ expect() {
 one_line() {
 	[ "$(wc -l <err)" -eq 1 ] && grep -q -- "$1" err ||
 		fail "stderr is not one line matching '$1': $(cat err)"
-}
-synth_traces() {
-	[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
-	"$GEN" --write "$tmp" >/dev/null || { echo "cannot write synthetic traces"; exit 1; }
 }
