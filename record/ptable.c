@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ptable.c - live tracked processes, kept from events, for state blocks. */
 #include <errno.h>
 #include <stdlib.h>

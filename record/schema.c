@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* schema.c - the .tz schema, derived from bpf/events.h. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tzbench.c - .tz writer/reader throughput against raw zstd on the same bytes.
  * Built and run by bench/format/run; prints one table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* casework.c - workloads of the reported-fault cases (../shared/cases,
  * tests/integration/27_record_cases.sh) that print their own truth: what
  * the kernel told the process itself or its parent, never what tracer saw.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* iowork.c - I/O of a process is its own (issue 15 point 4): processes that
  * do known I/O and are reaped in every way the kernel allows. Each process
  * reads its own /proc/self/io after its last I/O and before it reaps any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sigwork.c - who sent a signal (issue 15 point 6): one process killed by a
  * signal in each way, the kernel's or its own.
  *

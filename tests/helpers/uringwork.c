@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* uringwork.c - threads the kernel creates inside a process (issue 15 point
  * 5): io_uring's io-wq workers (iou-wrk-N) and SQPOLL thread (iou-sqp-N),
  * which pass no fork tracepoint. Raw io_uring syscalls, no liburing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A writer killed with SIGKILL mid-write: info/cat read the file, recover
 # restores it, and the loss is at most the open chunk (every event the writer
 # had sealed before the kill is there, in order, without gaps).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Duplicated, copied and overlong blocks (issue 19, FORMAT.md section 11):
 # a chunk replayed with its seq, a ring slot overwritten by a copy of another
 # chunk, a payload_len inflated (header checksum recomputed) so that the block

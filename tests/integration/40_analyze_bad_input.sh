@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze on bad input: every subcommand on an empty, non-.tz, tiny,
 # truncated, corrupt and missing file prints exactly one line on stderr
 # ("tracer-analyze: ..."), nothing on stdout, exits 1, never crashes; bad

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Text output details (breaker report, fault 15): top/summary/diff key
 # columns stay aligned for long exe paths (the column widens up to 60, a
 # longer key keeps its end behind "..."), `summary -n 0` lists every tool

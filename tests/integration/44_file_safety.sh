@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # File safety (faults 2 and 11): a FIFO never hangs a reader or a writer (one
 # line "'f': not a regular file", exit 1); every output file (recover, slice,
 # bundle -o, plot -o/--script, export -o, tracer-record -o) is a fresh file

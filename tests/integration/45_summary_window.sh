@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # summary's window (fault 12, fault 7): a slice's summary covers the slice's
 # own window (slice_from/to_boottime_ns), not the original recording's; a
 # recording's covers the recorder's start..stop metadata, not the earliest

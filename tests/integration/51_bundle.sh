@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze bundle: .tar.gz and .zip bundles of the sample trace hold
 # every file README.txt names, MANIFEST sizes and checksums are right, and
 # every subcommand reads the bundle in place with the same output as on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bundle --redact: a recorded workload whose argv holds passwords, tokens,
 # keys, a home directory and a custom pattern; no member of the bundle (the
 # trace decoded included) keeps any of them, and the trace still holds every

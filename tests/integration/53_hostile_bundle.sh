@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Hostile bundles read by every subcommand: path traversal, absolute paths,
 # symlinks, hard links, devices, a member claiming a huge size, a member
 # over the cap, gzip and zip bombs, no trace inside, garbage. Each gives one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Kernel events of issue 6: a `kill -TERM` from one recorded process to
 # another names the sender (killed_by), a handled SIGTERM names nobody, and
 # a process the OOM killer chooses inside a memory-limited cgroup (cgroup v2

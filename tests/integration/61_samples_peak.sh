@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Samples of issue 6: a program that touches 200 MiB, holds it 2 s, frees
 # it and runs 3 s more has samples that show the peak near its start and
 # little after the free, and its exit-time peak RSS equals the largest

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Processes still running at the stop count, and whose machine (issue 15
 # points 8 and 10).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # lib.sh - shared helpers of the integration tests (source it; bash).
 #
 #   need_root [HELPER...] skip (exit 77) unless root with BTF, the recorder, python3

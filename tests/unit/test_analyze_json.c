@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_json.c - JSON strings stay valid and lossless whatever the bytes. */
 #include <math.h>
 #include <setjmp.h>

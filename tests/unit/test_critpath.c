@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_critpath.c - critical path and serial_bottleneck under load (fault 5
  * of the breaker report): the pipeline-partner rule is relative (a loaded

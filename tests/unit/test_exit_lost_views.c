@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_exit_lost_views.c - processes whose exit event was lost
  * (TZA_P_EXIT_LOST) in the views beside summary/tree: `plot` (gantt bars end
  * at the last event and are marked; cpu/mem stop there), `idle` (not alive

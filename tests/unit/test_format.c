@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_format.c - the .tz library: round trips, damage, crash, ring, compatibility, seek. */
 #include <errno.h>
 #include <fcntl.h>

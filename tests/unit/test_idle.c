@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_idle.c - `idle`'s computing half (analyze/idle.h): the idle stretches
  * of the recorded processes' CPU and who was alive in each, on a synthetic

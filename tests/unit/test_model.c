@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_model.c - the process model, tool grouping, critical path and group
  * flags on synthetic traces written with the real writer and read back with

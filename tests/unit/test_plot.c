@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_plot.c - plot.c: exact cpu/mem/io series from exit totals, gantt rows
  * (per process, per group, "other"), failure marks, string escaping, and
  * gnuplot accepting the script. Synthetic traces through the real writer,

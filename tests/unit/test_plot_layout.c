@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_plot_layout.c - the plot's compute steps (plot_int.h): the gantt's
  * rows and lanes (plot_gantt_layout), the cpu/mem series
  * (plot_stack_compute) and the io series (plot_io_compute), checked as
