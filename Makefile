@@ -63,7 +63,8 @@ $(O)/libtz.a: $(FORMAT_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # ---------------------------------------------------------------- common/
-# libc-only code both binaries share (common/redact.c: secret patterns)
+# libc-only code both binaries share (common/redact.c: secret patterns;
+# common/hmap.c: the u64 -> u64 hash table)
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(O)/%.o)
 

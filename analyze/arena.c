@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arena.c - slabs and a string cache for the process model (arena.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* bundle.c - reading a trace out of a .tar.gz/.zip bundle (bounded), writing bundles. */
 #include <archive.h>
 #include <archive_entry.h>

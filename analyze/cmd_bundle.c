@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_bundle.c - `tracer-analyze bundle`: one archive with the trace, summaries and plots. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_cat.c - tracer-analyze cat: events one per line. */
 #include <getopt.h>
 #include <inttypes.h>

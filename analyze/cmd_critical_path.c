@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_critical_path.c - the chain of processes (or, --by task|rule, of
  * tasks) that set the makespan. */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_diff.c - compare two traces per tool: what got slower, bigger, new. */
 #include <getopt.h>
 #include <math.h>

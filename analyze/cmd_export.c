@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_export.c - processes as jsonl (the recorder issue's analysis
  * contract), csv/tsv (Nextflow-style column names) or a Chrome trace-event

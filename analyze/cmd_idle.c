@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_idle.c - `tracer-analyze idle`: stretches where the machine used under
  * a share of its cores, and which processes were alive then (the "waiting
  * on one thing" view). docs/tracer-analyze.md. */

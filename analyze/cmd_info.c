@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_info.c - tracer-analyze info: header, metadata, schema, chunks, sizes. */
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_plot.c - `tracer-analyze plot`: gantt, cpu, mem and io pictures via gnuplot. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_recover.c - tracer-analyze recover: a clean linear file from a damaged or ring one. */
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_report.c - `tracer-analyze report`: one self-contained HTML file (no
  * network at view time) built from the analyzer's own JSON outputs, run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_rightsize.c - per rule / Nextflow process: what its tasks asked for
  * against what they used, flags, and a configuration block to paste
  * (docs/tracer-analyze.md "rightsize"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cmd_slice.c - cut a time window into a new self-contained .tz. Processes
  * alive at the window's start are written as EV_PROC_STATE events at that

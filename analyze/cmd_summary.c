@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_summary.c - what ran, what it cost, what was lost, what held it back. */
 #include <getopt.h>
 #include <stdlib.h>

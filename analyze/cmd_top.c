@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_top.c - bottleneck binaries: per-group totals and flags a user acts on. */
 #include <getopt.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_tree.c - the process tree with exit status, CPU and RSS. */
 #include <getopt.h>
 #include <regex.h>

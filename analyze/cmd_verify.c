@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_verify.c - tracer-analyze verify: check every checksum, name each bad block. */
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* critpath.c - the critical path of the recorded command (report.h). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diff.h - the computing half of `tracer-analyze diff` (cmd_diff.c prints):
  * the groups of two runs matched by key and ordered by how much they

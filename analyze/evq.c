@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * evq.c - a reader on its own thread (evq.h).
  *

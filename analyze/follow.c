@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* follow.c - the refresh loop of top --follow and summary --follow (follow.h). */
 #include <errno.h>
 #include <poll.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * idle.h - the computing half of `tracer-analyze idle` (cmd_idle.c prints):
  * the stretches where the machine used under a share of its cores, and the

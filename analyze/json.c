@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* json.c - JSON strings that stay valid whatever the bytes (see json.h). */
 #include <math.h>
 #include <stdint.h>

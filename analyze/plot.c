@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* plot.c - what every plot shares: palette, tool ranking, gnuplot strings, the
  * title and x axis, tza_plot_script and the gnuplot driver (plot_int.h). */
 #include <errno.h>

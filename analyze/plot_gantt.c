@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* plot_gantt.c - the gantt drawn from its layout (plot_layout.c): bars, labels, marks, key. */
 #include <stdlib.h>
 #include <string.h>

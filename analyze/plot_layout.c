@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* plot_layout.c - where the gantt puts each process: rows (per process, or per
  * --by group with an "other" row) and up to four lanes a row (plot_int.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* plot_series.c - cpu, mem and io over time: series binned, then drawn. */
 #include <stdlib.h>
 #include <string.h>

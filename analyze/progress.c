@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* progress.c - the progress line of long reads (progress.h). */
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* report_cols.c - the report's processes by column, numbers in binary (report_cols.h). */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report_cols.h - the processes of `tracer-analyze report`'s page by column,
  * with their numbers and command lines in binary (report_version 3;

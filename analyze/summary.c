@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* summary.c - the computing half of `tracer-analyze summary` (summary.h;
  * cmd_summary.c prints): the window, the counts, the groups, the critical
  * path and the utilisation of one trace. */

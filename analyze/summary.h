@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * summary.h - the computing half of `tracer-analyze summary`
  * (analyze/summary.c; cmd_summary.c prints it as text or JSON): everything

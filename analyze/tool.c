@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tool.c - tool identity (tool.h). One rule table: add a line to teach the
  * analyzer a new interpreter, loader or tool with subcommands.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tracer_analyze.c - tracer-analyze's main(): one binary, a dispatch table of subcommands. */
 #include <errno.h>
 #include <stdio.h>

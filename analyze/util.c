@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* util.c - messages, opening traces, parsing times and numbers. */
 #include <errno.h>
 #include <fcntl.h>

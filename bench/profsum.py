@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/profsum.py - reduce one profile session of bench/run to counts.
 #
 # usage: profsum.py SESSION_DIR HZ WORKLOAD...

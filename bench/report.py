@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/report.py - turn the raw results bench/run leaves in DIR into the
 # markdown tables of docs/PERFORMANCE.md. usage: report.py DIR
 import glob

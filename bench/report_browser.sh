@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # report_browser.sh - time the HTML report of a synthetic trace with many
 # processes in headless Chromium: writing it (tracer-analyze report), loading
 # it (navigation to the page's data-ready: unpack, parse, summary, tables,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # samples_overhead.sh - the sampler's cost with many live processes (issue 6):
 # tracer-record follows a command that keeps N processes sleeping (default
 # 10,000) for SEC seconds; the recorder's own CPU time (utime + stime from

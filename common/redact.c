@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redact.c - the one redaction engine (redact.h). */
 #include <ctype.h>
 #include <stdlib.h>

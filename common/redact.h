@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redact.h - the one redaction engine: `tracer-record --redact`,
  * `tracer-analyze bundle --redact` and summary's credential warning.
  * libc only (POSIX regex), so record/ and analyze/ both link it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_common.c - error strings, checksums, block headers, schema and metadata codecs. */
 #include <errno.h>
 #include <fcntl.h>

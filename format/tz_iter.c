@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_iter.c - the reader's chunk decoding, its chunk pool and the merge
  * iteration in time order. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_reader.c - the .tz reader: open, header, metadata, types and clocks
  * (the block list is tz_scan.c's, iteration tz_iter.c's). */
 #include <errno.h>

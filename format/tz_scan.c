@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_scan.c - the reader's block list: the walker over the file, the scan,
  * the trailer and index, duplicate seqs, metadata and schema blocks. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_verify.c - verify every block; recover a clean linear file. */
 #include <errno.h>
 #include <fcntl.h>

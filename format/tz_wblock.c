@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_wblock.c - the writer's blocks out: file or memory output, the disk
  * reserve, block encoding, the compression thread, ring placement. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_wopen.c - the writer's open (options, ring geometry, identity, default
  * metadata, the compression thread) and close (footer, full disk, free). */
 #include <errno.h>

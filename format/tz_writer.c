@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_writer.c - the .tz writer: events in, chunk building and interning,
  * sealing, state blocks (blocks out: tz_wblock.c; open and close: tz_wopen.c). */
 #include <pthread.h>

@@ -114,7 +114,7 @@ void cgt_free(struct cgtable *t)
 		free(t->h[i].mnt);
 		free(t->h[i].root);
 	}
-	free(t->seen);
+	hmap_free(&t->seen);
 	for (size_t i = 0; i < t->nkept; i++)
 		free(t->kept[i]);
 	free(t->kept);
@@ -260,34 +260,10 @@ void cgt_read_limits(const struct cg_hier *h, uint32_t hier, const char *rel, st
 /* (hier, id) seen before; else remembered. -1 out of memory. */
 static int seen(struct cgtable *t, uint32_t hier, uint64_t id)
 {
-	uint64_t key = id << 2 | hier; /* ids are far below 2^62 */
-	if (t->nseen * 2 >= t->seencap) {
-		size_t nc = t->seencap ? t->seencap * 2 : 64;
-		uint64_t *ns = calloc(nc, sizeof(*ns));
-		if (!ns)
-			return -1;
-		for (size_t i = 0; i < t->seencap; i++) {
-			if (!t->seen[i])
-				continue;
-			size_t k = (t->seen[i] * 0x9e3779b97f4a7c15ULL) & (nc - 1);
-			while (ns[k])
-				k = (k + 1) & (nc - 1);
-			ns[k] = t->seen[i];
-		}
-		free(t->seen);
-		t->seen = ns;
-		t->seencap = nc;
-	}
-	key++; /* 0 marks an empty slot */
-	size_t k = (key * 0x9e3779b97f4a7c15ULL) & (t->seencap - 1);
-	while (t->seen[k]) {
-		if (t->seen[k] == key)
-			return 1;
-		k = (k + 1) & (t->seencap - 1);
-	}
-	t->seen[k] = key;
-	t->nseen++;
-	return 0;
+	int added;
+	if (!hmap_put(&t->seen, id << 2 | hier, &added)) /* ids are far below 2^62 */
+		return -1;
+	return !added;
 }
 
 void cgt_keep(struct cgtable *t, const struct ev_cgroup *e)

@@ -22,14 +22,12 @@
 /* Processes whose exit event was lost (drops): forget the ones now gone. */
 void rec_sweep_dead(struct rec *r)
 {
-	for (size_t i = 0; i < r->pt.nslots; i++) {
-		struct pt_proc *p = r->pt.slots[i], *n;
-		for (; p; p = n) {
-			n = p->next;
-			if (kill((pid_t)p->tgid, 0) && errno == ESRCH)
-				ptable_del(&r->pt, p->tgid, 0);
+	size_t pos = 0;
+	for (struct pt_proc *p; (p = ptable_next(&r->pt, &pos));)
+		if (kill((pid_t)p->tgid, 0) && errno == ESRCH) {
+			ptable_del(&r->pt, p->tgid, 0);
+			pos--; /* what moved into its slot is next */
 		}
-	}
 }
 
 /*
@@ -46,19 +44,18 @@ char *rec_alive_list(struct rec *r)
 		return NULL;
 	s[0] = 0;
 	rec_sweep_dead(r);
-	for (size_t i = 0; i < r->pt.nslots; i++)
-		for (struct pt_proc *p = r->pt.slots[i]; p; p = p->next) {
-			if (len + 12 > cap) {
-				char *ns = realloc(s, cap *= 2);
-				if (!ns) {
-					free(s);
-					return NULL;
-				}
-				s = ns;
+	size_t pos = 0;
+	for (struct pt_proc *p; (p = ptable_next(&r->pt, &pos));) {
+		if (len + 12 > cap) {
+			char *ns = realloc(s, cap *= 2);
+			if (!ns) {
+				free(s);
+				return NULL;
 			}
-			len +=
-			    (size_t)snprintf(s + len, cap - len, "%s%u", len ? " " : "", p->tgid);
+			s = ns;
 		}
+		len += (size_t)snprintf(s + len, cap - len, "%s%u", len ? " " : "", p->tgid);
+	}
 	return s;
 }
 
@@ -262,9 +259,7 @@ void rec_say_left_running(struct rec *r, const char *why)
 	size_t len = 0, n = 0, shown = 0;
 
 	rec_sweep_dead(r);
-	for (size_t i = 0; i < r->pt.nslots; i++)
-		for (struct pt_proc *p = r->pt.slots[i]; p; p = p->next)
-			n++;
+	n = r->pt.count;
 	if (!n && r->child_reaped)
 		return;
 	line[0] = 0;
@@ -277,16 +272,16 @@ void rec_say_left_running(struct rec *r, const char *why)
 		if (c)
 			n--;
 	}
-	for (size_t i = 0; i < r->pt.nslots && shown < 8; i++)
-		for (struct pt_proc *p = r->pt.slots[i]; p && shown < 8; p = p->next) {
-			if (p->tgid == (uint32_t)r->child || len >= sizeof(line))
-				continue;
-			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%u (%.*s)",
-						shown ? ", " : "", p->tgid,
-						(int)strnlen(p->comm, EV_COMM_LEN), p->comm);
-			shown++;
-			n--;
-		}
+	size_t pos = 0;
+	for (struct pt_proc *p; shown < 8 && (p = ptable_next(&r->pt, &pos));) {
+		if (p->tgid == (uint32_t)r->child || len >= sizeof(line))
+			continue;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%u (%.*s)",
+					shown ? ", " : "", p->tgid,
+					(int)strnlen(p->comm, EV_COMM_LEN), p->comm);
+		shown++;
+		n--;
+	}
 	if (n && len < sizeof(line))
 		snprintf(line + len, sizeof(line) - len, " and %zu more", n);
 	rec_err("%s: left running: %s", why, line);

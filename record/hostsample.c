@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* hostsample.c - host samples from /proc (sample.h, EV_HOST_SAMPLE). */
 #include <fcntl.h>
 #include <stdio.h>

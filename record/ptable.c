@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ptable.c - live tracked processes, kept from events, for state blocks. */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,10 +9,8 @@
 
 int ptable_init(struct ptable *t)
 {
-	t->nslots = 1024;
-	t->count = 0;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	return t->slots ? 0 : -ENOMEM;
+	*t = (struct ptable){0};
+	return 0;
 }
 
 static void proc_free(struct pt_proc *p)
@@ -21,71 +20,40 @@ static void proc_free(struct pt_proc *p)
 	free(p);
 }
 
-void ptable_free(struct ptable *t)
+static struct pt_proc *as_proc(uint64_t v)
 {
-	for (size_t i = 0; t->slots && i < t->nslots; i++) {
-		struct pt_proc *p = t->slots[i], *n;
-		for (; p; p = n) {
-			n = p->next;
-			proc_free(p);
-		}
-	}
-	free(t->slots);
-	t->slots = NULL;
-	t->nslots = t->count = 0;
+	return (struct pt_proc *)(uintptr_t)v;
 }
 
-static size_t slot_of(const struct ptable *t, uint32_t tgid)
+void ptable_free(struct ptable *t)
 {
-	return (tgid * 2654435761u) & (t->nslots - 1);
+	uint64_t v;
+	for (size_t i = 0; hmap_next(&t->procs, &i, NULL, &v);)
+		proc_free(as_proc(v));
+	hmap_free(&t->procs);
+	t->count = 0;
 }
 
 struct pt_proc *ptable_get(const struct ptable *t, uint32_t tgid)
 {
-	struct pt_proc *p = t->slots[slot_of(t, tgid)];
+	uint64_t *v = hmap_get(&t->procs, tgid);
+	return v ? as_proc(*v) : NULL;
+}
 
-	while (p && p->tgid != tgid)
-		p = p->next;
-	return p;
+struct pt_proc *ptable_next(const struct ptable *t, size_t *pos)
+{
+	uint64_t v;
+	return hmap_next(&t->procs, pos, NULL, &v) ? as_proc(v) : NULL;
 }
 
 void ptable_del(struct ptable *t, uint32_t tgid, uint64_t start_ns)
 {
-	struct pt_proc **pp = &t->slots[slot_of(t, tgid)];
-
-	for (; *pp; pp = &(*pp)->next) {
-		struct pt_proc *p = *pp;
-		if (p->tgid != tgid)
-			continue;
-		if (start_ns && p->start_ns && p->start_ns != start_ns)
-			return;
-		*pp = p->next;
-		proc_free(p);
-		t->count--;
+	struct pt_proc *p = ptable_get(t, tgid);
+	if (!p || (start_ns && p->start_ns && p->start_ns != start_ns))
 		return;
-	}
-}
-
-static int grow(struct ptable *t)
-{
-	size_t n = t->nslots * 2;
-	struct pt_proc **s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nslots; i++) {
-		struct pt_proc *p = t->slots[i], *nx;
-		for (; p; p = nx) {
-			nx = p->next;
-			size_t k = (p->tgid * 2654435761u) & (n - 1);
-			p->next = s[k];
-			s[k] = p;
-		}
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
+	hmap_del(&t->procs, tgid);
+	proc_free(p);
+	t->count--;
 }
 
 /* Entry for tgid, created empty when absent (a reused tgid is reset). */
@@ -99,16 +67,15 @@ static struct pt_proc *get_or_add(struct ptable *t, uint32_t tgid, uint64_t star
 	}
 	if (p)
 		return p;
-	if (t->count >= t->nslots && grow(t))
-		return NULL;
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	uint64_t *v = p ? hmap_put(&t->procs, tgid, NULL) : NULL;
+	if (!v) {
+		free(p);
 		return NULL;
+	}
 	p->tgid = tgid;
 	p->start_ns = start_ns;
-	size_t k = slot_of(t, tgid);
-	p->next = t->slots[k];
-	t->slots[k] = p;
+	*v = (uintptr_t)p;
 	t->count++;
 	return p;
 }
@@ -260,16 +227,15 @@ int ptable_state_fn(void *ctx, tz_writer *w)
 
 	if (!buf)
 		return TZ_ERR_NOMEM;
-	for (size_t i = 0; i < t->nslots; i++) {
-		for (struct pt_proc *p = t->slots[i]; p; p = p->next) {
-			size_t n = ptable_encode_state(p, now, buf, cap);
-			if (!n)
-				continue;
-			int rc = tracer_event_write_state(w, buf, n);
-			if (rc < 0) {
-				free(buf);
-				return rc == -1 ? TZ_ERR_INVAL : rc;
-			}
+	size_t pos = 0;
+	for (struct pt_proc *p; (p = ptable_next(t, &pos));) {
+		size_t n = ptable_encode_state(p, now, buf, cap);
+		if (!n)
+			continue;
+		int rc = tracer_event_write_state(w, buf, n);
+		if (rc < 0) {
+			free(buf);
+			return rc == -1 ? TZ_ERR_INVAL : rc;
 		}
 	}
 	free(buf);

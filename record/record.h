@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bpf/events.h"
+#include "common/hmap.h"
 #include "tz.h"
 
 /* Exit codes of tracer-record (docs/tracer-record.md "EXIT STATUS"). */
@@ -34,21 +35,26 @@ struct pt_proc {
 	uint32_t exe_len;
 	char *argv;	    /* owned, argv_len bytes, NULs kept */
 	uint32_t argv_len;
-	struct pt_proc *next; /* hash chain */
 };
 
 struct ptable {
-	struct pt_proc **slots;
-	size_t nslots; /* power of two */
-	size_t count;  /* live processes */
+	struct hmap procs; /* tgid -> struct pt_proc * (owned), as uintptr_t */
+	size_t count;	   /* live processes (procs.n) */
 };
 
 /* Initialise an empty table. Returns 0 or -ENOMEM. */
 int ptable_init(struct ptable *t);
-/* Free every entry and the slots; t may be reused after ptable_init(). */
+/* Free every entry and the table; t may be reused after ptable_init(). */
 void ptable_free(struct ptable *t);
 /* Entry of tgid, or NULL. */
 struct pt_proc *ptable_get(const struct ptable *t, uint32_t tgid);
+/*
+ * Walk the live processes: from *pos (0 to start), the next one, or NULL at
+ * the end; in no particular order. A walk may ptable_del the one just
+ * returned and then step back (--*pos): it then sees every other one, some
+ * maybe twice (hmap_next); adding is not allowed.
+ */
+struct pt_proc *ptable_next(const struct ptable *t, size_t *pos);
 /* Remove tgid if present (its start_ns must match unless start_ns is 0). */
 void ptable_del(struct ptable *t, uint32_t tgid, uint64_t start_ns);
 
@@ -98,8 +104,7 @@ struct cg_hier {
 };
 struct cgtable {
 	struct cg_hier h[CG_NHIER]; /* by EV_CG_* */
-	uint64_t *seen;		    /* hash set of (id << 2 | hier) + 1 written */
-	size_t nseen, seencap;
+	struct hmap seen;	    /* keys (id << 2 | hier) written; values unused */
 	void **kept;   /* copies of the first CG_RESTATE_MAX EV_CGROUP records, owned */
 	size_t nkept;  /* re-stated by cgt_state_fn in every state block */
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redact_event.c - tracer-record --redact: one record's strings (record.h). */
 #include <stddef.h>
 #include <stdlib.h>

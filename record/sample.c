@@ -23,7 +23,6 @@
 struct last {
 	struct ev_sample s;
 	uint64_t gen; /* pass that last saw the process */
-	struct last *next;
 };
 
 struct sampler {
@@ -37,8 +36,7 @@ struct sampler {
 	char *buf;
 	size_t cap;
 	struct host_sampler *host; /* the /proc files of the host samples */
-	struct last **slots;
-	size_t nslots, count;
+	struct hmap last; /* tgid -> struct last * (owned), as uintptr_t */
 	uint64_t gen;
 	uint64_t nprocs, nhosts, npasses, iter_ns;
 };
@@ -173,12 +171,10 @@ int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 	meta_u64(w, "sample_interval_ns", sm->interval_ns);
 	tz_writer_set_meta(w, "process_samples", sm->iter ? "iter/task" : "none");
 	if (sm->interval_ns) {
-		sm->nslots = 1024;
-		sm->slots = calloc(sm->nslots, sizeof(*sm->slots));
 		sm->cap = 1 << 16;
 		sm->buf = malloc(sm->cap);
 		sm->host = host_sample_new();
-		if (!sm->slots || !sm->buf || !sm->host) {
+		if (!sm->buf || !sm->host) {
 			serr("out of memory");
 			return -1;
 		}
@@ -191,30 +187,10 @@ int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 	return 0;
 }
 
-static size_t slot_of(const struct sampler *sm, uint32_t tgid)
+static struct last *last_of(const struct sampler *sm, uint32_t tgid)
 {
-	return (tgid * 2654435761u) & (sm->nslots - 1);
-}
-
-static void grow(struct sampler *sm)
-{
-	size_t nn = sm->nslots * 2;
-	struct last **ns = calloc(nn, sizeof(*ns));
-
-	if (!ns)
-		return;
-	for (size_t i = 0; i < sm->nslots; i++) {
-		struct last *l = sm->slots[i], *n;
-		for (; l; l = n) {
-			n = l->next;
-			size_t k = (l->s.tgid * 2654435761u) & (nn - 1);
-			l->next = ns[k];
-			ns[k] = l;
-		}
-	}
-	free(sm->slots);
-	sm->slots = ns;
-	sm->nslots = nn;
+	uint64_t *v = hmap_get(&sm->last, tgid);
+	return v ? (struct last *)(uintptr_t)*v : NULL;
 }
 
 /*
@@ -241,35 +217,28 @@ void sample_cpu_monotonic(__u64 put, __u64 pst, __u64 *ut, __u64 *st)
 
 void sample_cpu_clamp(const struct sampler *sm, __u32 tgid, __u64 start_ns, __u64 *ut, __u64 *st)
 {
-	if (!sm || !sm->slots)
-		return;
-	for (struct last *l = sm->slots[slot_of(sm, tgid)]; l; l = l->next)
-		if (l->s.tgid == tgid) {
-			if (l->s.start_ns == start_ns)
-				sample_cpu_monotonic(l->s.utime_ns, l->s.stime_ns, ut, st);
-			return;
-		}
+	struct last *l = sm ? last_of(sm, tgid) : NULL;
+	if (l && l->s.start_ns == start_ns)
+		sample_cpu_monotonic(l->s.utime_ns, l->s.stime_ns, ut, st);
 }
 
 /* Has e changed since the process's previous sample? Remembers e, its CPU
  * times made monotonic first. */
 static int changed(struct sampler *sm, struct ev_sample *e)
 {
-	struct last **pp = &sm->slots[slot_of(sm, e->tgid)], *l;
+	struct last *l = last_of(sm, e->tgid);
 
-	for (l = *pp; l; l = l->next)
-		if (l->s.tgid == e->tgid)
-			break;
 	if (l && l->s.start_ns == e->start_ns)
 		sample_cpu_monotonic(l->s.utime_ns, l->s.stime_ns, &e->utime_ns, &e->stime_ns);
 	if (!l) {
-		l = malloc(sizeof(*l));
-		if (!l)
+		uint64_t *v;
+		if (!(l = malloc(sizeof(*l))))
 			return 1;
-		l->next = *pp;
-		*pp = l;
-		if (++sm->count > sm->nslots)
-			grow(sm);
+		if (!(v = hmap_put(&sm->last, e->tgid, NULL))) {
+			free(l);
+			return 1;
+		}
+		*v = (uintptr_t)l;
 	} else if (l->s.start_ns == e->start_ns &&
 		   !memcmp((const char *)&l->s + sizeof(l->s.hdr), (const char *)e + sizeof(e->hdr),
 			   sizeof(*e) - sizeof(e->hdr))) {
@@ -284,17 +253,15 @@ static int changed(struct sampler *sm, struct ev_sample *e)
 /* Forget processes the last pass did not see (exited). */
 static void sweep(struct sampler *sm)
 {
-	for (size_t i = 0; i < sm->nslots; i++)
-		for (struct last **pp = &sm->slots[i]; *pp;) {
-			struct last *l = *pp;
-			if (l->gen != sm->gen) {
-				*pp = l->next;
-				free(l);
-				sm->count--;
-			} else {
-				pp = &l->next;
-			}
+	uint64_t tgid, v;
+	for (size_t pos = 0; hmap_next(&sm->last, &pos, &tgid, &v);) {
+		struct last *l = (struct last *)(uintptr_t)v;
+		if (l->gen != sm->gen) {
+			hmap_del(&sm->last, tgid);
+			free(l);
+			pos--; /* what moved into its slot is next (hmap_next) */
 		}
+	}
 }
 
 static int sample_procs(struct sampler *sm, tz_writer *w)
@@ -382,12 +349,10 @@ void sample_stop(struct sampler *sm)
 	/* sm->skel may be set while loading failed: destroy frees it either way */
 	bpf_link__destroy(sm->iter);
 	sample_bpf__destroy(sm->skel);
-	for (size_t i = 0; sm->slots && i < sm->nslots; i++)
-		for (struct last *l = sm->slots[i], *n; l; l = n) {
-			n = l->next;
-			free(l);
-		}
-	free(sm->slots);
+	uint64_t v;
+	for (size_t pos = 0; hmap_next(&sm->last, &pos, NULL, &v);)
+		free((struct last *)(uintptr_t)v);
+	hmap_free(&sm->last);
 	free(sm->buf);
 	free(sm);
 }

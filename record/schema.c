@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* schema.c - the .tz schema and the record splitting, generated from the
  * event declarations of bpf/events.h (EV_TYPES and each type's FIELDS and
  * TAIL lists): nothing here names a field. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* status.c - tracer-record's live status line (status.h). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sysinfo.c - host facts for the trace metadata, clocks, small parsers. */
 #include <errno.h>
 #include <fcntl.h>

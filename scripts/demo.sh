@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # scripts/demo.sh - the README's first command (`make demo`): install what is
 # missing, build, record the sample pipeline (samples/pipeline/run.sh) with
 # tracer-record, print `summary` and `top`, write demo-out/timeline.png, the

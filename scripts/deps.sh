@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Install, with apt-get, only the Debian packages tracer needs that are missing.
 # Usage: scripts/deps.sh [--demo] [--test]
 #   --demo adds the sample pipeline's tools; --test what tests run: the browser the HTML

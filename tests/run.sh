@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Run every test: cmocka unit binaries, fuzz-corpus replays, integration
 # scripts, reliability scripts (tests/reliability/, docs/RELIABILITY.md).
 # Usage: O=build tests/run.sh [unit|integration|reliability|all|long|asan]

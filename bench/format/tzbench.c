@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tzbench.c - .tz writer/reader throughput against raw zstd on the same bytes.
  * Built and run by bench/format/run; prints one table.
@@ -10,16 +11,11 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "tests/unit/xorshift.h"
 #include "schema.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rnd(void) { return xorshift64(&rng); }
 
 static double now(void)
 {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The data a tracer HTML report embeds (docs/plots-and-bundles.md, Data),
 read back for the tests: the #tracer-data element's base64 of gzip of
 [u32 LE J][J bytes of JSON][zeros to a multiple of 8][binary part], its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_analyze.c - libFuzzer target for the analyzer's model: any bytes the
  * reader accepts are built into a process model, the critical path and the

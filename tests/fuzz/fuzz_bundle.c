@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_bundle.c - libFuzzer target for the bundle reader (analyze/bundle.c)
  * on archives: any bytes are read as a .tar.gz/.tgz/.tar/.zip bundle with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_reader.c - libFuzzer target for the .tz reader: open from memory, read
  * every fact, iterate everything (with and without state and unknown types,

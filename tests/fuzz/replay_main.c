@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay_main.c - runs a libFuzzer target over saved inputs without libFuzzer,
  * so the corpus and every regression file are replayed in `make test`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* casework.c - workloads of the reported-fault cases (../shared/cases,
  * tests/integration/27_record_cases.sh) that print their own truth: what
  * the kernel told the process itself or its parent, never what tracer saw.
@@ -40,11 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "casework: %s: %s\n", what, strerror(errno));
-	_exit(99);
-}
+#include "helper.h"
 
 static unsigned long long now_ns(clockid_t c)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* iowork.c - I/O of a process is its own (issue 15 point 4): processes that
  * do known I/O and are reaped in every way the kernel allows. Each process
  * reads its own /proc/self/io after its last I/O and before it reaps any
@@ -58,22 +59,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helper.h"
+
 static int rep_fd = -1;
 static const char *dir;
-
-static void die(const char *what)
-{
-	fprintf(stderr, "iowork: %s: %s\n", what, strerror(errno));
-	_exit(99);
-}
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 /* n reads of sz bytes from /dev/zero, m writes of sz to /dev/null, and
  * fbytes bytes written and fsynced to a file of its own in dir */

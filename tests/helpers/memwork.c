@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* memwork.c - memory workloads for the sampling tests (issue 6).
  *
  *   memwork peak MIB HOLD AFTER  map and touch MIB MiB, hold them HOLD s,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* recwork.c - workloads for the recorder's integration tests, one per
  * subcommand. Each prints nothing unless asked and exits with a known code.
  *

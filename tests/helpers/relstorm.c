@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* relstorm.c - exec storms with known counts for the reliability tests
  * (tests/reliability/). Each exec is execve("/bin/true", {"true", "J-I",
  * [PAD]}) followed by a wait, so the trace can be checked against the

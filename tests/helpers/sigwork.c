@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sigwork.c - who sent a signal (issue 15 point 6): one process killed by a
  * signal in each way, the kernel's or its own.
  *
@@ -44,11 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "sigwork: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
+#define HELPER_DIE_RC 2
+#define HELPER_DIE_EXIT exit
+#include "helper.h"
 
 static void on_segv_return(int sig) { signal(sig, SIG_DFL); }
 

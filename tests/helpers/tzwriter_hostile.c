@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tzwriter_hostile.c - valid but hostile .tz files for the reliability tests
  * (tests/reliability/05_hostile_files.sh): every block checks out, the
  * content is built to make a reader allocate or loop without bound.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tzwriter_loop.c - writes a synthetic .tz trace with the real schema, for the
  * format's integration tests and golden files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tzwriter_mutate.c - damage a .tz file on purpose, for the format's CLI tests
  * and the bad golden files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* uringwork.c - threads the kernel creates inside a process (issue 15 point
  * 5): io_uring's io-wq workers (iou-wrk-N) and SQPOLL thread (iou-sqp-N),
  * which pass no fork tracepoint. Raw io_uring syscalls, no liburing.
@@ -34,26 +35,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#define HELPER_DIE_EXIT exit
+#include "helper.h"
+
 #define NBLOCK 4	   /* reads that block on the pipe */
 #define NZERO 4		   /* big reads of /dev/zero */
 #define ZBYTES (16u << 20) /* bytes per /dev/zero read */
 #define MAXT 256
 
 static int tids[MAXT], ntids;
-
-static void die(const char *what)
-{
-	fprintf(stderr, "uringwork: %s: %s\n", what, strerror(errno));
-	exit(99);
-}
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 /* add the thread ids listed now; returns how many are listed */
 static int scan_tasks(void)

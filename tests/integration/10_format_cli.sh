@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze info/verify/recover/cat on good and bad .tz files: exit
 # codes, one-line errors naming file and offset, exact output.
 set -u

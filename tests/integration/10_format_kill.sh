@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A writer killed with SIGKILL mid-write: info/cat read the file, recover
 # restores it, and the loss is at most the open chunk (every event the writer
 # had sealed before the kill is there, in order, without gaps).
@@ -9,19 +10,26 @@ pid=
 cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-
-for mode in "" "-t"; do
-	rm -f "$tmp"/*
-	"$H/tzwriter_loop" -R -c 16384 $mode "$tmp/k.tz" >"$tmp/log" &
+# run_and_kill CHUNKS ARGS...: tzwriter_loop -R ARGS in the background, killed
+# with SIGKILL once it logged CHUNKS sealed chunks (or after 10 s); $sealed:
+# the events it had sealed by its last log line
+run_and_kill() {
+	local chunks=$1; shift
+	"$H/tzwriter_loop" -R "$@" >"$tmp/log" &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(grep -c sealed "$tmp/log" || true)" -ge 20 ] && break
+		[ "$(grep -c sealed "$tmp/log" || true)" -ge "$chunks" ] && break
 		sleep 0.1
 	done
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 	pid=
 	sealed=$(tail -n 1 "$tmp/log" | awk '/^sealed/ {print $2}')
+}
+
+for mode in "" "-t"; do
+	rm -f "$tmp"/*
+	run_and_kill 20 -c 16384 $mode "$tmp/k.tz"
 	[ -n "$sealed" ] && [ "$sealed" -ge 20000 ] || fail "writer made no progress ($mode)"
 
 	"$A" info "$tmp/k.tz" >"$tmp/info" || fail "info exit $? ($mode)"
@@ -52,16 +60,7 @@ done
 # ring (flight-recorder) mode: the file stays at its size, the newest events
 # survive the kill in order and without gaps, recover unrolls it
 ring=1000000
-"$H/tzwriter_loop" -R -c 65536 -r $ring "$tmp/ring.tz" >"$tmp/log" &
-pid=$!
-for _ in $(seq 100); do
-	[ "$(grep -c sealed "$tmp/log" || true)" -ge 100 ] && break
-	sleep 0.1
-done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
-pid=
-sealed=$(tail -n 1 "$tmp/log" | awk '/^sealed/ {print $2}')
+run_and_kill 100 -c 65536 -r $ring "$tmp/ring.tz"
 [ "$(stat -c %s "$tmp/ring.tz")" -eq $ring ] || fail "ring file size $(stat -c %s "$tmp/ring.tz")"
 "$A" info "$tmp/ring.tz" | grep -q 'ring (flight recorder)' || fail "ring: info"
 rc=0; "$A" cat "$tmp/ring.tz" >"$tmp/cat" 2>"$tmp/cat.err" || rc=$?

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # A second, independent reader written from docs/FORMAT.md alone (Python, the
 # zstd command line tool for decompression; checksums are not verified: no
 # XXH3 in the standard library). It must read the golden files exactly like

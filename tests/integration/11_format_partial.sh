@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Files that look whole but are not (tester's F2-F5, FORMAT.md sections 9, 10,
 # 14): a ring recording cut short or whose recorder was killed, a closed file
 # whose index (checksums right) does not describe its blocks, a chunk over the

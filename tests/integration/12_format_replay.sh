@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Duplicated, copied and overlong blocks (issue 19, FORMAT.md section 11):
 # a chunk replayed with its seq, a ring slot overwritten by a copy of another
 # chunk, a payload_len inflated (header checksum recomputed) so that the block
@@ -7,24 +8,9 @@
 # the analysis refuses it without --partial and flags it with, recover writes
 # each chunk once. The files are made here from the golden files with
 # tests/helpers/tzwriter_mutate; the truth is the golden file's own events.
-set -u
-A=${TRACER_ANALYZE:?} H=${TESTS_HELPERS:?} D=${TESTS_DIR:?}/data
+H=${TESTS_HELPERS:?} D=${TESTS_DIR:?}/data
 M=$H/tzwriter_mutate
-tmp=$(mktemp -d /tmp/tz-replay.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-errors=0
-fail() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
-expect() { # expect RC cmd...: run bounded, compare the exit code
-	local want=$1; shift
-	timeout 60 "$@" >out 2>err
-	local rc=$?
-	[ $rc -eq "$want" ] || fail "exit $rc, want $want: $* ($(head -c 300 err))"
-}
-one_line() { # stderr is exactly one line matching $1
-	[ "$(wc -l <err)" -eq 1 ] && grep -q -- "$1" err ||
-		fail "stderr is not one line matching '$1': $(cat err)"
-}
+. "$(dirname "$0")/checklib.sh"
 lines() { wc -l <out; }
 
 # --- a chunk replayed with the same seq, in a file without a footer

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The conformance corpus (tests/data/conformance/README.md): every NAME.tz has
 # its expected decoding NAME.expect and our reader reproduces it exactly; every
 # rule id that docs/FORMAT.md and docs/EVENTS.md state is exercised by at least

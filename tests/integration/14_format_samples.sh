@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # samples/ is readable and consistent with the current spec (docs/FORMAT.md,
 # docs/EVENTS.md), whatever recorder wrote it: read-only checks on every
 # samples/*.tz through its decoding (tests/data/conformance/README.md form):

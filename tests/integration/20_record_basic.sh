@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-record basics: N /bin/true runs all present with argv, the recorder's
 # exit status is the command's (exit code, 128+signal), a 3-level pipeline
 # tree with exact parents, bad usage and bad output paths.

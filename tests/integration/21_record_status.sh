@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Exit status versus terminating signal (C02), threads are not processes
 # (C01), CPU time summed over threads, bytes written, peak RSS of the image
 # itself (a /bin/true child of a 100 MiB process is small).

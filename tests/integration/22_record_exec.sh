@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Exec records: argv from the new image (C03), long command lines (C04),
 # exact argument bytes (C05), failed execs (C09), #! scripts (C10), comm is
 # not identity (C11), binary identity edge cases (C12), setuid (C16).

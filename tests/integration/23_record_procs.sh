@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Every way of creating a process (C06), one clock (C13), pid namespaces (C15).
 . "$(dirname "$0")/lib.sh"
 need_root

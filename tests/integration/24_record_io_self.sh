@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # I/O of a process is its own (issue 15 point 4): rchar, wchar, syscr, syscw,
 # read_bytes, write_bytes and cancelled_write_bytes of every recorded process
 # equal what the process read from its own /proc/self/io just before exiting

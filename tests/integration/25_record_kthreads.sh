@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Threads the kernel creates inside a process (issue 15 point 5): io_uring's
 # io-wq workers (iou-wrk-N) and SQPOLL thread (iou-sqp-N) pass no fork
 # tracepoint, yet count in `threads` (every thread passes the exit

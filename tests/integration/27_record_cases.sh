@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Reported faults of peer recorders (../shared/cases), each against the
 # kernel's own answer to the process or its parent:
 #   C20 core dumps: SIGSEGV with RLIMIT_CORE unlimited and 0

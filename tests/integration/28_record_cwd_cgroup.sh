@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 17, recording what task attribution needs: the working directory at
 # each exec (a path longer than the bound kept as its end and flagged), the
 # cgroup table (a Slurm-like v1 memory cgroup with a limit, a v2 cgroup when

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 17, the cgroup table and the attachments outlive what holds them: a
 # --ring recording that wraps after the cgroup entry was written still
 # resolves the cgroup path and limit of a later exec (the entry re-stated in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # -p PID (an existing process and its descendants) and -a (whole system)
 # with the pre-existing snapshot (C14): no process lost or duplicated.
 # The pre-existing shells wait on a fifo until the recorder says it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Stopping: SIGINT and SIGTERM leave a valid sealed file; SIGUSR1 seals the
 # open chunk so a SIGKILLed recorder leaves a file `recover` restores up to
 # it; --ring keeps the file under its size with the newest data.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Exec storm: 10,000 sequential fork+exec of /bin/true, default options: every
 # fork, exec and exit recorded, zero drops. Drop counters (C08): a 4 KiB ring
 # buffer with a stopped reader drops events, and for each type recorded +

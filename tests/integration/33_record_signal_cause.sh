@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Who sent a signal (issue 15 point 6): a signal the kernel raises for a
 # process's own action (SIGPIPE of a write to a broken pipe, SIGXFSZ, SIGXCPU,
 # a fault's SIGSEGV/SIGBUS/SIGFPE/SIGILL, seccomp's SIGSYS) is kernel-sent

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The recorded run is untouched (issue 15 points 1-2): COMMAND inherits
 # exactly what it would have without the recorder, from an interactive
 # shell on a terminal (job control) and from scripts (background jobs with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-record's live status line (record/status.c), through a pty made by
 # script(1) (util-linux) and sized by stty: on a terminal the line appears
 # about once a second on the last row (a scroll region of the rows above it

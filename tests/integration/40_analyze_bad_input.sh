@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze on bad input: every subcommand on an empty, non-.tz, tiny,
 # truncated, corrupt and missing file prints exactly one line on stderr
 # ("tracer-analyze: ..."), nothing on stdout, exits 1, never crashes; bad
 # command lines exit 2. Synthetic traces come from test_model --write.
-set -u
-A=${TRACER_ANALYZE:?}
-O=${O:-build}
-GEN="$O/tests/test_model"
-[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
-tmp=$(mktemp -d /tmp/tza-bad.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-"$GEN" --write "$tmp" || { echo "cannot write synthetic traces"; exit 1; }
+. "$(dirname "$0")/synthlib.sh"
 good="$tmp/edge.tz"
 sz=$(stat -c %s "$good")
 : >"$tmp/empty.tz"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze outputs on the synthetic traces (test_model --write) against
 # tests/data/golden/*.out. The traces' values are designed (see
 # tests/unit/analyze_synth.h): e.g. the 3-stage pipeline's makespan is 8 s,

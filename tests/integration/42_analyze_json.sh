@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Machine outputs of tracer-analyze parse as JSON, including hostile argv
 # bytes (C05): export --format chrome/jsonl, summary/top/critical-path/diff
 # --json. Invalid UTF-8 round-trips through the documented \udcXX escapes;

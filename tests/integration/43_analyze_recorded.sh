@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze on a real recording: tool identity (C10 #! scripts and
 # `sh run.sh` by script, `python3 x.py` by script, the loader by the program
 # it runs: C12b), exec chains with failed PATH lookups (C09), exit codes and

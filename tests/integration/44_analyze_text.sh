@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Text output details (breaker report, fault 15): top/summary/diff key
 # columns stay aligned for long exe paths (the column widens up to 60, a
 # longer key keeps its end behind "..."), `summary -n 0` lists every tool
 # like `top -n 0`, and counts of one say "1 process".
-set -euo pipefail
-A=${TRACER_ANALYZE:?}
-R=${TRACER_RECORD:?}
-[ "$(id -u)" = 0 ] || { echo "skip: recording needs root"; exit 77; }
-t=$(mktemp -d /tmp/tracer-t44.XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_root
+t=$T
 cd "$t"
 
 mid=$t/mid_$(printf 'm%.0s' $(seq 20))          # a path of about 50 bytes

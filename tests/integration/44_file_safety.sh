@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # File safety (faults 2 and 11): a FIFO never hangs a reader or a writer (one
 # line "'f': not a regular file", exit 1); every output file (recover, slice,
 # bundle -o, plot -o/--script, export -o, tracer-record -o) is a fresh file
@@ -6,24 +7,11 @@
 # WRITTEN in docs/tracer-analyze.md), whatever the old file's mode, made only
 # with -f (export: --force) when one exists, and a symlink at the output path
 # is replaced, never written through. The recorder part needs root and BTF.
-set -u
-A=${TRACER_ANALYZE:?} R=${TRACER_RECORD:?} D=${TESTS_DIR:?}/data
+R=${TRACER_RECORD:?} D=${TESTS_DIR:?}/data
 S=$D/good/small.tz
-tmp=$(mktemp -d /tmp/tz-safe.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-errors=0
-fail() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
-run() { # run WANT_RC cmd...: bounded, so a hang is a failure, not a stuck test
-	local want=$1; shift
-	timeout 30 "$@" >out 2>err
-	local rc=$?
-	[ $rc -eq "$want" ] || fail "exit $rc, want $want: $* ($(head -c 300 err))"
-}
-one_line() { # stderr is exactly one line matching $1
-	[ "$(wc -l <err)" -eq 1 ] && grep -q -- "$1" err ||
-		fail "stderr is not one line matching '$1': $(cat err)"
-}
+CHECK_TIMEOUT=30 # a hang is a failure, not a stuck test
+. "$(dirname "$0")/checklib.sh"
+run() { expect "$@"; }
 mode() { stat -c %a "$1"; }
 # old FILE MODE: a regular file with content "old" and mode MODE
 old() { rm -f "$1"; echo old >"$1"; chmod "$2" "$1"; }

@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # summary's window (fault 12, fault 7): a slice's summary covers the slice's
 # own window (slice_from/to_boottime_ns), not the original recording's; a
 # recording's covers the recorder's start..stop metadata, not the earliest
 # process start. On the synthetic 8 s pipeline (test_model --write).
-set -u
-A=${TRACER_ANALYZE:?}
-O=${O:-build}
-GEN="$O/tests/test_model"
-[ -x "$GEN" ] || { echo "skip: $GEN not built"; exit 77; }
-tmp=$(mktemp -d /tmp/tza-window.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-"$GEN" --write "$tmp" >/dev/null || exit 1
+. "$(dirname "$0")/synthlib.sh"
 fails=0
 dur() { timeout 60 "$A" summary --json "$1" | grep -o '"duration_s":[0-9.e+-]*' | cut -d: -f2; }
 expect() { # what got want

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Every drop slot counts (issue 15 point 7): one synthetic trace per slot
 # (test_model --write: drop-NAME.tz, 5 drops in that slot only, an EV_DROPS
 # event at 2 s and the recorder's drops_* metadata), and every output that

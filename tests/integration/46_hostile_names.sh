@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Names from a trace never reach a terminal raw (finding 7): a binary named
 # with ESC [ 2 J, a TAB, a newline, quotes, a byte of invalid UTF-8 and a
 # C1 control (U+009B CSI) is run under the recorder; every text output of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Tool names a person recognises (issue 23 item 2, h23b items 1-3): a script
 # an interpreter reads from a file descriptor is "INTERP (fd script)" (bash
 # /dev/fd/3, process substitution's /dev/fd/63), never "3" or "63", and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # slice clips (issue 15 point 9): processes crossing the window's edges are
 # charged only their wall time and their CPU/I/O inside it, from samples
 # where present, else pro-rata; an empty window is refused unless

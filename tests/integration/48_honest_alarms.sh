@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 23 item 1: "TREE INCOMPLETE" only when something was lost, and what is
 # not a loss said as what it is. Each situation is made for real:
 #   - a ring file still being written (the recorder runs): "still being

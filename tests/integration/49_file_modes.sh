@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 23 item 5: one policy for every output (FILES WRITTEN in
 # docs/tracer-analyze.md). Traces, bundles and unredacted exports are 0600;
 # plots (PNG, SVG, script) and exports of a redacted trace follow the umask;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze plot on the committed sample trace: PNG (magic and exact
 # dimensions), SVG (well-formed XML), PDF, every kind, windows, gnuplot's
 # exit status and a missing gnuplot reported clearly.

@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze bundle: .tar.gz and .zip bundles of the sample trace hold
 # every file README.txt names, MANIFEST sizes and checksums are right, and
 # every subcommand reads the bundle in place with the same output as on the
 # bare .tz (only the file name given on the command line differs).
-set -euo pipefail
-A=${TRACER_ANALYZE:?}
+. "$(dirname "$0")/lib.sh"
 S=${TESTS_DIR:?}/../samples/pipeline.tz
-t=$(mktemp -d /tmp/tracer-t51.XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+t=$T
 cp "$S" "$t/trace.tz"
 before=$(find /tmp -maxdepth 1 -name 'tracer-bundle.*' | sort)
 cd "$t"

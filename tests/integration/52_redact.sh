@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bundle --redact: a recorded workload whose argv holds passwords, tokens,
 # keys, a home directory and a custom pattern; no member of the bundle (the
 # trace decoded included) keeps any of them, and the trace still holds every
 # process. One mask style with tracer-record --redact: each byte of a
 # secret becomes '*' (this test expected "<redacted>" before the engines
 # were made one).
-set -euo pipefail
-A=${TRACER_ANALYZE:?}
-R=${TRACER_RECORD:?}
-[ "$(id -u)" = 0 ] || { echo "skip: recording needs root"; exit 77; }
-t=$(mktemp -d /tmp/tracer-t52.XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_root
+t=$T
 cd "$t"
 
 secrets=(hunter2xyz s3cr3tTok tracer_t52_user SEPARATEtok99 pw12345 AKIAABCDEFGHIJKLMNOP

@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Hostile bundles read by every subcommand: path traversal, absolute paths,
 # symlinks, hard links, devices, a member claiming a huge size, a member
 # over the cap, gzip and zip bombs, no trace inside, garbage. Each gives one
 # clear line and exit 1, nothing is written anywhere, and memory stays
 # bounded (peak RSS measured).
-set -euo pipefail
-A=${TRACER_ANALYZE:?}
+. "$(dirname "$0")/lib.sh"
 S=${TESTS_DIR:?}/../samples/pipeline.tz
-t=$(mktemp -d /tmp/tracer-t53.XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+t=$T
 mkdir "$t/work" "$t/b"
 cd "$t/work"
 victim=/tmp/tracer-t53-victim-$$

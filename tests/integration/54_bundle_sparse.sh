@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Sparse tar members (issue 19): holes are not stored, so caps counted on
 # stored bytes never saw them, and the reader filled them with zeros in
 # memory: a 30 KB .tar.gz made every subcommand allocate 1 GiB and exit 0.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The redaction corpus (tests/data/redact/corpus.tsv: 71 secret shapes, 33
 # look-alikes) on real processes (issue 19, point 4): each line runs a copy
 # of /bin/true named like its program (so the exe, filename and comm carry

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Plots against what ran (issue 23 items 2 and 3), on real recordings:
 # - 4 back-to-back runs of one tool in one gantt lane are 4 bars (never
 #   merged), each where its process ran, a pixel apart or in alternate

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Visual regression of the plots (issue 23 item 3): the committed sample's
 # pictures rendered now against committed references, by dimensions and a
 # coarse pixel diff (tests/visual/pngdiff.py: 8x8 blocks, a block differs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Exec chains (issue 23 item 2), on real recordings compared with what ran:
 # - wrappers that only exec are named by what they ran: `env X=1 true`,
 #   `nice -n 1 true`, `sh -c 'exec true'` are "true";

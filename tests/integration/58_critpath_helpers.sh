@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The critical path's pipeline-partner rule (h23b item 9): a short helper an
 # orchestrator forks beside a long job (Snakemake's cbc solver next to a
 # shell job) is not a "pipeline partner" of the job and never joins the path

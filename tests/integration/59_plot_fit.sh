@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Plots fit their picture (h23b items 6-8), drawn and then read back:
 # - the CPU plot's title and subtitle are wrapped to fit: nothing is drawn in
 #   the picture's outer columns (a centred line wider than the picture is cut

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Kernel events of issue 6: a `kill -TERM` from one recorded process to
 # another names the sender (killed_by), a handled SIGTERM names nobody, and
 # a process the OOM killer chooses inside a memory-limited cgroup (cgroup v2
@@ -6,9 +7,8 @@
 # controller, as on hybrid hosts) is recorded as OOM-killed with its pid;
 # C19: the victim is not the trigger, and a kill -9 is not an OOM kill.
 . "$(dirname "$0")/lib.sh"
-need_root
+need_root memwork
 M=$H/memwork
-[ -x "$M" ] || { echo "skip: $M not built"; exit 77; }
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Samples of issue 6: a program that touches 200 MiB, holds it 2 s, frees
 # it and runs 3 s more has samples that show the peak near its start and
 # little after the free, and its exit-time peak RSS equals the largest
@@ -6,9 +7,8 @@
 # sum their CPU; plots draw the samples; host samples are present with sane
 # values; --sample-interval 0 writes none.
 . "$(dirname "$0")/lib.sh"
-need_root
+need_root memwork
 M=$H/memwork
-[ -x "$M" ] || { echo "skip: $M not built"; exit 77; }
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 page_kib=$(( $(getconf PAGESIZE) / 1024 ))

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # `tracer-analyze idle` (issue 6): a run that burns 2 threads x 1 CPU-s,
 # sleeps 3 s and burns again has exactly one stretch under 5% of the cores
 # of about 3 s (the recorded processes' CPU, 100 ms bins; 5% because other

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Processes still running at the stop count, and whose machine (issue 15
 # points 8 and 10).
 #
@@ -24,11 +25,10 @@
 #    holding 64 MiB each at once: the peak of the sum of their sampled RSS
 #    is at least 128 MiB and at most the sum of their peaks (export).
 . "$(dirname "$0")/lib.sh"
-need_root
+need_root memwork
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 M=$H/memwork
-[ -x "$M" ] || { echo "skip: $M not built"; exit 77; }
 
 sh -c 'while :; do :; done' &
 b1=$!

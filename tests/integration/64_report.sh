@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze report: the HTML page of a real recording. Without a browser:
 # the embedded JSON (gzip, base64, processes in columns) equals summary --json, top --json, critical-path --json,
 # idle --json and export's process objects (the keys it keeps); an argv holding

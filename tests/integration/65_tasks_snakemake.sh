@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Tasks (issue 17), on a real Snakemake run (Debian's snakemake, -j 2) with
 # wildcards, multi-command shell rules and benchmark: directives:
 # - one task per job (3 x prep, 1 x merge), kind snakemake, nothing else;

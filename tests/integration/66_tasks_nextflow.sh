@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Tasks (issue 17) of Nextflow's local executor, reproduced (Nextflow cannot
 # be installed here): a launcher named nextflow, run from its launch dir, makes work/xx/<hash>/ dirs with a
 # .command.run (the `# NEXTFLOW TASK: NAME (TAG)` header, launching

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Tasks (issue 17) from cgroup paths made by the test: a Slurm-like job step
 # (.../slurm/uid_0/job_77/step_0, in the v1 memory hierarchy with a limit
 # where the host has it, else in v2) and a Docker-like container

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze report of a synthetic 200,000-process trace (bench-tzsynth)
 # in headless Chromium: the page finishes drawing without an error, its table
 # holds every process and sorts by CPU. Times are measured by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze top --follow and summary --follow (one loop: analyze/follow.c)
 # on a trace being written, linear and ring: a process that starts only
 # after the follower printed its first refresh (the recorded command waits

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # critical-path --by task|rule (issue 17 item 4) on a real Snakemake run
 # (-j 2) with a fan-out/fan-in DAG and an independent job:
 #   src (sleep 1) -> branch x (sleep 6), y (sleep 2), z (sleep 2) -> join

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tracer-analyze's progress line while a trace is read (analyze/progress.c,
 # shared by every command through tza_load_ex), through a pty made by
 # script(1) and sized by stty, on a synthetic trace of 8,400 chunks

@@ -1,6 +1,8 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # lib.sh - shared helpers of the integration tests (source it; bash).
 #
-#   need_root             skip (exit 77) unless root with BTF, the recorder and python3
+#   need_root [HELPER...] skip (exit 77) unless root with BTF, the recorder, python3
+#                         and these workload helpers of $H
 #   T                     a private temp dir, removed at exit with every process
 #                         registered by bg_track
 #   bg_track PID...       kill these at exit (cleanup on failure)
@@ -42,6 +44,10 @@ need_root() {
 	[ -x "$R" ] || { echo "skip: $R not built"; exit 77; }
 	[ -x "$W" ] || { echo "skip: $W not built"; exit 77; }
 	command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+	local h
+	for h in "$@"; do
+		[ -x "$H/$h" ] || { echo "skip: $H/$h not built"; exit 77; }
+	done
 }
 
 T=$(mktemp -d /tmp/tracer-rec-test.XXXXXX)

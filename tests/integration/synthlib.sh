@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # synthlib.sh - shared opening of the tests on synthetic traces (source it;
 # bash). Skips (exit 77) without tests/test_model or python3; then
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Crash (issue 8.1): the recorder is killed with SIGKILL at 20 random moments
 # of an exec storm. Every file opens with info and cat; recover writes a
 # clean file holding exactly the events cat read from the killed one; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Disk full (issue 8.2, issue 15 point 3). A linear trace on a 2 MiB tmpfs:
 # the recorder stops recording with one line on stderr, leaves a sealed file
 # (footer, verify clean, every exec it kept forms an unbroken prefix of the

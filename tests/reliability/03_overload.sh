@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Overload (issue 8.3): two storms in parallel (one per CPU) of execs with
 # 3000-byte arguments into the smallest ring buffer (4 KiB, about one exec
 # record) overflow it without any help. Drops are counted exactly: for fork,

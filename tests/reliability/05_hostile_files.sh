@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Hostile files (issue 8.5, resource limits). Valid files - every checksum
 # right - built to exhaust a reader (tests/helpers/tzwriter_hostile.c):
 #  - overlap: a 30 KB file of 8 chunks of 32 MiB of events all at one

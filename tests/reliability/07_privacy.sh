@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Privacy (issue 8.7): traces are created 0600 whatever the umask (recorder,
 # recover, slice); tracer-record --redact masks every secret of the default
 # pattern list (common/redact.c) in argv, paths and the command-line

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Permissions (issue 8.8): tracer-record without the capabilities it needs
 # names exactly the missing ones (uid 65534 with no capabilities; root with
 # CAP_PERFMON or CAP_BPF dropped, when capsh is there), on a kernel without

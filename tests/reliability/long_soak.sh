@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Soak (issue 8.4; make test-long, not CI): SOAK_MIN minutes (default 30) of
 # a steady 500 execs/s (two jobs of 250/s). The recorder's RSS stays flat
 # (the last sample within 4 MiB of the one at 20% of the run), the file grows

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # rlib.sh - helpers of the reliability tests (source it; bash). Builds on
 # tests/integration/lib.sh (need_root, T, bg_track, record, fail, pycheck).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * analyze_synth.h - synthetic traces for the analyzer's tests: raw event
  * records (struct ev_* of bpf/events.h, as the BPF side writes them) are

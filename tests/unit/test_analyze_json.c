@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_json.c - JSON strings stay valid and lossless whatever the bytes. */
 #include <math.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #include "analyze/json.h"
 #include "analyze/report.h"
 
@@ -140,13 +142,7 @@ static void test_text_shortening(void **state)
 }
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+static uint64_t rnd(void) { return xorshift64(&rnd_state); }
 
 static void check_fixed(double v, int d)
 {

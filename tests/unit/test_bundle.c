@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_bundle.c - bundle.c: sniffing, writing, reading the trace member back,
  * the registry, and refusing hostile archives. */
 #include <archive.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_critpath.c - critical path and serial_bottleneck under load (fault 5
  * of the breaker report): the pipeline-partner rule is relative (a loaded
@@ -15,31 +16,9 @@
 #pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
 #include "analyze_synth.h"
 #pragma GCC diagnostic pop
+#include "synth_model.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
-
-struct built {
-	void *buf;
-	tz_reader *r;
-	struct tza_model *m;
-};
-
-static void build(struct synth *s, struct built *b)
-{
-	size_t len = 0;
-	memset(b, 0, sizeof(*b));
-	b->buf = synth_file(s, NULL, &len);
-	assert_non_null(b->buf);
-	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(b->r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b->m), 0);
-}
-
-static void unbuild(struct built *b)
-{
-	tza_model_free(b->m);
-	tz_reader_free(b->r);
-	free(b->buf);
-}
 
 /* a host sample at ts: busy and idle CPU ns since boot over all CPUs */
 static void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint32_t ncpus)
@@ -73,7 +52,6 @@ static void test_pipe_loaded(void **st)
 	struct synth s = {0};
 	struct built b;
 	struct tza_crit c;
-	struct tza_machine mi;
 	struct tza_group *g;
 	uint32_t ng;
 	synth_meta(&s, "cpus", "2");
@@ -84,19 +62,13 @@ static void test_pipe_loaded(void **st)
 	s_proc(&s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
 	       "samtools|sort|-o|x.bam", "samtools", (struct exit_vals){.utime = 525 * MS});
 	s_exit(&s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
-	build(&s, &b);
-	assert_int_equal(tza_critpath(b.m, TZA_BY_COMMAND, &c), 0);
-	assert_int_equal(c.makespan_ns, 11 * SEC_NS);
-	uint64_t sum = 0;
-	for (uint32_t i = 0; i < c.ntools; i++)
-		sum += c.by_tool[i].ns;
-	assert_int_equal(sum, 11 * SEC_NS);
+	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
+	assert_int_equal(critpath_sum(b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
 	assert_string_equal(c.by_tool[0].tool, "bwa mem");
 	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
 	assert_string_equal(c.by_tool[2].tool, "samtools sort");
 	assert_int_equal(c.by_tool[2].ns, 500 * MS);
-	tza_machine_get(b.r, &mi);
-	assert_int_equal(tza_groups(b.m, TZA_BY_COMMAND, &c, &mi, &g, &ng), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_COMMAND, &c, &b.mi, &g, &ng), 0);
 	/* sort: 0.05 cores, 0.5 s on the path: no serial bottleneck */
 	assert_int_equal(group(g, ng, "samtools sort")->flags, 0);
 	free(g);
@@ -127,7 +99,7 @@ static void test_pipe_helper(void **st)
 	s_proc(&s, 21, 24, T0 + 11 * MS, T0 + 1000 * MS, "/usr/bin/grep", "grep|y", "grep",
 	       (struct exit_vals){.utime = 50 * MS});
 	s_exit(&s, T0 + 2100 * MS, 20, T0, 1, "snakemake", (struct exit_vals){0});
-	build(&s, &b);
+	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
 	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
 	for (uint32_t i = 0; i < c.npath; i++)
 		if (!strcmp(tza_proc_key(c.path[i], TZA_BY_TOOL), "cbc"))
@@ -150,7 +122,6 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	struct synth s = {0};
 	struct built b;
 	struct tza_crit c;
-	struct tza_machine mi;
 	struct tza_group *g;
 	uint32_t ng;
 	synth_meta(&s, "cpus", "8");
@@ -166,10 +137,9 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	if (with_host)
 		s_host(&s, T0 + 7500 * MS, busy0 + b8, idle0 + 64 * SEC_NS - b8, 8);
 	s_exit(&s, T0 + 7 * SEC_NS, 30, T0, 1, "bash", (struct exit_vals){0});
-	build(&s, &b);
+	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
 	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
-	tza_machine_get(b.r, &mi);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &b.mi, &g, &ng), 0);
 	const struct tza_group *x = group(g, ng, "step");
 	assert_int_equal(x->critical_ns, 6 * SEC_NS);
 	*flags = x->flags;
@@ -204,7 +174,6 @@ static void test_sleeper_not_serial(void **st)
 	struct synth s = {0};
 	struct built b;
 	struct tza_crit c;
-	struct tza_machine mi;
 	struct tza_group *g;
 	uint32_t ng;
 	synth_meta(&s, "cpus", "8");
@@ -213,12 +182,11 @@ static void test_sleeper_not_serial(void **st)
 	s_proc(&s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
 	       (struct exit_vals){.utime = MS});
 	s_exit(&s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
-	build(&s, &b);
+	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
 	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
 	assert_string_equal(c.by_tool[0].tool, "sleep");
 	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
-	tza_machine_get(b.r, &mi);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &b.mi, &g, &ng), 0);
 	assert_int_equal(group(g, ng, "sleep")->flags, 0);
 	free(g);
 	tza_crit_free(&c);

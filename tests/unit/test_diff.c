@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_diff.c - `diff`'s computing half (analyze/diff.h): groups of two runs
  * matched by key, "only in" rows, the order by change (|wall B - wall A| +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_evq.c - the reader on its own thread (analyze/evq.c): the events it
  * hands over are the reader's, byte for byte and in the same order, whatever

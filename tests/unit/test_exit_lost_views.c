@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_exit_lost_views.c - processes whose exit event was lost
  * (TZA_P_EXIT_LOST) in the views beside summary/tree: `plot` (gantt bars end
  * at the last event and are marked; cpu/mem stop there), `idle` (not alive
@@ -105,21 +106,11 @@ static char *slurp(const char *path)
 static char *run(int (*fn)(int, char **), char **av, int want_rc)
 {
 	char path[192];
-	int argc = 0;
-	while (av[argc])
-		argc++;
 	snprintf(path, sizeof(path), "%s/out.txt", dir);
-	fflush(stdout);
-	int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(saved >= 0 && fd >= 0);
-	dup2(fd, 1);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	int rc = tza_run_to_fd(fn, av, fd);
 	close(fd);
-	optind = 0;
-	int rc = fn(argc, av);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	clearerr(stdout);
 	assert_int_equal(rc, want_rc);
 	return slurp(path);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_format.c - the .tz library: round trips, damage, crash, ring, compatibility, seek. */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #include "schema.h"
 #include "tz.h"
 #include "tz_int.h"
@@ -40,13 +42,7 @@ struct xset {
 };
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rnd(void) { return xorshift64(&rng); }
 
 static void xset_free(struct xset *s)
 {

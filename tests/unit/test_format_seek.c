@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_format_seek.c - seeking a 1 GiB trace touches only the chunks of the window. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_idle.c - `idle`'s computing half (analyze/idle.h): the idle stretches
  * of the recorded processes' CPU and who was alive in each, on a synthetic
@@ -16,28 +17,16 @@
 #pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
 #include "analyze_synth.h"
 #pragma GCC diagnostic pop
+#include "synth_model.h"
 #include "analyze/idle.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
 
-struct built {
-	void *buf;
-	tz_reader *r;
-	struct tza_model *m;
-	struct tza_machine mi;
-};
-
 /* Write s into memory, free it, and read it back into b with its samples */
 static void open_synth(struct synth *s, struct built *b)
 {
-	size_t len = 0;
-	memset(b, 0, sizeof(*b));
-	b->buf = synth_file(s, NULL, &len);
+	build_model(s, NULL, TZA_MB_SAMPLES, b);
 	synth_free(s);
-	assert_non_null(b->buf);
-	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(b->r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b->m), 0);
-	tza_machine_get(b->r, &b->mi);
 }
 
 static void build_two_phase(struct built *b)
@@ -64,13 +53,6 @@ static void one_stretch(const struct built *b, double pct, uint64_t a, uint64_t 
 	assert_int_equal(id->nv, 1);
 	assert_int_equal(id->v[0].a, a);
 	assert_int_equal(id->v[0].b, z);
-}
-
-static void unbuild(struct built *b)
-{
-	tza_model_free(b->m);
-	tz_reader_free(b->r);
-	free(b->buf);
 }
 
 /* under 25 % of 2 cores: the light phase only, as one merged stretch of

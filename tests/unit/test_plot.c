@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_plot.c - plot.c: exact cpu/mem/io series from exit totals, gantt rows
  * (per process, per group, "other"), failure marks, string escaping, and
  * gnuplot accepting the script. Synthetic traces through the real writer,
@@ -11,31 +12,10 @@
 
 #pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
 #include "analyze_synth.h"
+#include "synth_model.h"
 #include "analyze/analyze.h"
 #include "analyze/model.h"
 #include "analyze/plot.h"
-
-struct built {
-	void *buf;
-	tz_reader *r;
-	struct tza_model *m;
-};
-
-static void build(struct synth *s, struct built *b)
-{
-	size_t len;
-	b->buf = synth_file(s, NULL, &len);
-	assert_non_null(b->buf);
-	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build(b->r, 0, UINT64_MAX, &b->m), 0);
-}
-
-static void unbuild(struct built *b)
-{
-	tza_model_free(b->m);
-	tz_reader_free(b->r);
-	free(b->buf);
-}
 
 static char *script(struct built *b, enum tza_plot_kind kind, unsigned max_rows)
 {
@@ -97,7 +77,7 @@ static void test_series_exact(void **state)
 	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", z);
 	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker", "worker", w);
 	struct built b;
-	build(&s, &b);
+	build_model(&s, NULL, 0, &b);
 
 	char *c = script(&b, TZA_PLOT_CPU, 0);
 	char *r = row(c, "$S", 120);
@@ -155,7 +135,7 @@ static void test_cpu_clamp(void **state)
 	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", z);
 	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker", "worker", w);
 	struct built b;
-	build(&s, &b);
+	build_model(&s, NULL, 0, &b);
 	char *c = script(&b, TZA_PLOT_CPU, 0);
 	for (int k = 0; k < 400; k++) {
 		char *r = row(c, "$S", k);
@@ -183,7 +163,7 @@ static void test_gantt_many(void **state)
 	s_proc(&s, 100, 5000, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false", bad);
 	s_proc(&s, 100, 5001, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false", bad);
 	struct built b;
-	build(&s, &b);
+	build_model(&s, NULL, 0, &b);
 	char *c = script(&b, TZA_PLOT_GANTT, 0);
 	assert_non_null(strstr(c, "one row per group"));
 	assert_non_null(strstr(c, "\"true  x3000\""));
@@ -222,7 +202,7 @@ static void test_gantt_other(void **state)
 		s_proc(&s, 100, 200 + i, T0 + SEC_NS, T0 + (2 + i) * SEC_NS, exe, argv, "tool", z);
 	}
 	struct built b;
-	build(&s, &b);
+	build_model(&s, NULL, 0, &b);
 	char *c = script(&b, TZA_PLOT_GANTT, 10);
 	assert_non_null(strstr(c, "\"other (92 groups)\" 9)"));
 	assert_non_null(strstr(c, "\"tool099\""));
@@ -241,7 +221,7 @@ static void test_escaping(void **state)
 	s_proc(&s, 1, 100, T0, T0 + 2 * SEC_NS, "/bin/sh", "sh", "sh", z);
 	s_proc(&s, 100, 101, T0 + MS, T0 + SEC_NS, "/tmp/we\"ird\\x\x01y", "we\"ird", "w", z);
 	struct built b;
-	build(&s, &b);
+	build_model(&s, NULL, 0, &b);
 	char *c = script(&b, TZA_PLOT_GANTT, 0);
 	/* the safe form (textsafe.h), then gnuplot's escapes */
 	assert_non_null(strstr(c, "\"101 we\\\"ird\\\\\\\\x\\\\x01y\""));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_plot_layout.c - the plot's compute steps (plot_int.h): the gantt's
  * rows and lanes (plot_gantt_layout), the cpu/mem series
  * (plot_stack_compute) and the io series (plot_io_compute), checked as
@@ -12,44 +13,37 @@
 
 #pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
 #include "analyze_synth.h"
+#include "synth_model.h"
 #include "analyze/analyze.h"
 #include "analyze/model.h"
 #include "analyze/plot_int.h"
 
-struct built {
-	void *buf;
-	tz_reader *r;
-	struct tza_model *m;
+struct layout {
+	struct built t;
 	struct tza_plot_opts o;
 	struct plot_ctx c;
 };
 
 /* s's model, and a plot context over its whole range with opts o. */
-static void build(struct synth *s, struct built *b, struct tza_plot_opts o)
+static void build(struct synth *s, struct layout *b, struct tza_plot_opts o)
 {
-	size_t len;
-	b->buf = synth_file(s, NULL, &len);
-	assert_non_null(b->buf);
-	assert_int_equal(tz_reader_open_mem(&b->r, b->buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build(b->r, 0, UINT64_MAX, &b->m), 0);
+	build_model(s, NULL, 0, &b->t);
 	b->o = o;
-	assert_int_equal(plot_ctx_init(&b->c, b->m, &b->o), 0);
+	assert_int_equal(plot_ctx_init(&b->c, b->t.m, &b->o), 0);
 }
 
-static void unbuild(struct built *b)
+static void unbuild_layout(struct layout *b)
 {
 	plot_ctx_free(&b->c);
-	tza_model_free(b->m);
-	tz_reader_free(b->r);
-	free(b->buf);
+	unbuild(&b->t);
 }
 
 /* The bar of the process with this pid. */
-static const struct plot_bar *bar_of(const struct built *b, const struct plot_gantt_layout *g,
+static const struct plot_bar *bar_of(const struct layout *b, const struct plot_gantt_layout *g,
 				     uint32_t pid)
 {
 	for (uint32_t i = 0; i < g->n; i++)
-		if (b->m->procs[g->bars[i].proc]->pid == pid)
+		if (b->t.m->procs[g->bars[i].proc]->pid == pid)
 			return &g->bars[i];
 	fail_msg("no bar for pid %u", pid);
 	return NULL;
@@ -68,7 +62,7 @@ static void test_rows_per_process(void **state)
 	s_proc(&s, 100, 101, T0 + 1 * SEC_NS, T0 + 5 * SEC_NS, "/bin/make", "make", "make", z);
 	s_proc(&s, 100, 102, T0 + 2 * SEC_NS, T0 + 3 * SEC_NS, "/usr/bin/ls", "ls", "ls", z);
 	s_proc(&s, 101, 103, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/cc", "cc", "cc", z);
-	struct built b;
+	struct layout b;
 	build(&s, &b, (struct tza_plot_opts){.by = TZA_BY_TOOL, .max_rows = 4});
 	struct plot_gantt_layout g;
 	assert_int_equal(plot_gantt_layout(&b.c, &g), 0);
@@ -77,7 +71,7 @@ static void test_rows_per_process(void **state)
 	assert_int_equal(g.nrows, 4);
 	static const uint32_t tree[] = {100, 101, 103, 102}; /* make's child before ls */
 	for (uint32_t i = 0; i < 4; i++) {
-		assert_int_equal(b.m->procs[g.bars[i].proc]->pid, tree[i]);
+		assert_int_equal(b.t.m->procs[g.bars[i].proc]->pid, tree[i]);
 		assert_int_equal(g.bars[i].row, (int)i);
 		assert_int_equal(g.bars[i].lane, 0);
 		assert_int_equal(g.rows[i].nlanes, 1);
@@ -85,7 +79,7 @@ static void test_rows_per_process(void **state)
 	assert_string_equal(g.rows[0].label, "100 sh");
 	assert_string_equal(g.rows[2].label, "103 cc");
 	plot_gantt_layout_free(&g);
-	unbuild(&b);
+	unbuild_layout(&b);
 	synth_free(&s);
 }
 
@@ -108,7 +102,7 @@ static void test_lanes(void **state)
 	for (uint32_t i = 0; i < 6; i++)
 		s_proc(&s, 100, 200 + i, T0 + se[i][0] * MS, T0 + se[i][1] * MS, "/usr/bin/cc",
 		       "cc", "cc", z);
-	struct built b;
+	struct layout b;
 	build(&s, &b, (struct tza_plot_opts){.by = TZA_BY_TOOL, .max_rows = 2});
 	struct plot_gantt_layout g;
 	assert_int_equal(plot_gantt_layout(&b.c, &g), 0);
@@ -129,7 +123,7 @@ static void test_lanes(void **state)
 		assert_int_equal(x->lane, lane[i]);
 	}
 	plot_gantt_layout_free(&g);
-	unbuild(&b);
+	unbuild_layout(&b);
 	synth_free(&s);
 }
 
@@ -149,7 +143,7 @@ static void test_fold_other(void **state)
 	s_proc(&s, 100, 202, T0 + 2 * SEC_NS, T0 + 10 * SEC_NS, "/usr/bin/b", "b", "b", z);
 	s_proc(&s, 100, 203, T0 + 3 * SEC_NS, T0 + 5 * SEC_NS, "/usr/bin/c", "c", "c", z);
 	s_proc(&s, 100, 204, T0 + 4 * SEC_NS, T0 + 13 * SEC_NS, "/usr/bin/d", "d", "d", z);
-	struct built b;
+	struct layout b;
 	build(&s, &b, (struct tza_plot_opts){.by = TZA_BY_TOOL, .max_rows = 4});
 	struct plot_gantt_layout g;
 	assert_int_equal(plot_gantt_layout(&b.c, &g), 0);
@@ -171,7 +165,7 @@ static void test_fold_other(void **state)
 	/* a (1-2) and c (3-5) do not overlap: one lane */
 	assert_int_equal(g.rows[1].nlanes, 1);
 	plot_gantt_layout_free(&g);
-	unbuild(&b);
+	unbuild_layout(&b);
 	synth_free(&s);
 }
 
@@ -193,7 +187,7 @@ static void test_stack_cpu(void **state)
 	/* still running at the end: no exit totals */
 	s_fork(&s, T0 + 7 * SEC_NS, 100, 103);
 	s_exec(&s, T0 + 7 * SEC_NS + MS, 103, T0 + 7 * SEC_NS, 100, "/usr/bin/r", NULL, "r", "r");
-	struct built b;
+	struct layout b;
 	build(&s, &b, (struct tza_plot_opts){.kind = TZA_PLOT_CPU});
 	struct plot_stack st;
 	assert_int_equal(plot_stack_compute(&b.c, 1, &st), 0);
@@ -213,7 +207,7 @@ static void test_stack_cpu(void **state)
 	assert_string_equal(b.c.tools[1].name, "v");
 	assert_float_equal(sum[1], 0.5, 1e-6);
 	free(st.bins);
-	unbuild(&b);
+	unbuild_layout(&b);
 
 	/* one CPU: w's 2 cores over 2 s are held to 1, 2 CPU-s removed */
 	build(&s, &b, (struct tza_plot_opts){.kind = TZA_PLOT_CPU, .ncpus = 1});
@@ -227,7 +221,7 @@ static void test_stack_cpu(void **state)
 		assert_true(acc <= 1.0 + 1e-9);
 	}
 	free(st.bins);
-	unbuild(&b);
+	unbuild_layout(&b);
 	synth_free(&s);
 }
 
@@ -240,7 +234,7 @@ static void test_stack_mem(void **state)
 	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh", "sh", z);
 	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/w", "w", "w",
 	       (struct exit_vals){.utime = SEC_NS, .rss_kib = 512 * 1024});
-	struct built b;
+	struct layout b;
 	build(&s, &b, (struct tza_plot_opts){.kind = TZA_PLOT_MEM});
 	struct plot_stack st;
 	assert_int_equal(plot_stack_compute(&b.c, 0, &st), 0);
@@ -249,7 +243,7 @@ static void test_stack_mem(void **state)
 	assert_float_equal(st.bins[120], 512.0, 1e-6);
 	assert_float_equal(st.bins[20], 0.0, 1e-9);
 	free(st.bins);
-	unbuild(&b);
+	unbuild_layout(&b);
 	synth_free(&s);
 }
 
@@ -264,7 +258,7 @@ static void test_io(void **state)
 	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/w", "w", "w",
 	       (struct exit_vals){.rchar = 2ull << 30, .wchar = 1ull << 30,
 				  .write_bytes = 1ull << 20});
-	struct built b;
+	struct layout b;
 	build(&s, &b, (struct tza_plot_opts){.kind = TZA_PLOT_IO});
 	struct plot_stack st;
 	assert_int_equal(plot_io_compute(&b.c, &st), 0);
@@ -281,7 +275,7 @@ static void test_io(void **state)
 	/* bin 120 (3.000..3.025 s): 1 GiB/s read = 1.0737 bytes per ns */
 	assert_float_equal(st.bins[120], (double)(2ull << 30) / 2e9, 1e-9);
 	free(st.bins);
-	unbuild(&b);
+	unbuild_layout(&b);
 	synth_free(&s);
 }
 

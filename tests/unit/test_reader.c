@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_reader.c - the reader's recycled decode memory: chunks of very
  * different sizes, restarted iterations and damaged chunks between good ones
  * read exactly what was written. */

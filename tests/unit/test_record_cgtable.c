@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_record_cgtable.c - the recorder's cgroup table, --env filter and
  * attachments, on directory trees made by the test (no real cgroupfs). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_record_cpuclamp.c - per-process utime/stime written by the recorder
  * never go backwards (fault 13): sample_cpu_monotonic, the rule applied to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_record_ptable.c - the recorder's live-process table and small parsers. */
 #include <setjmp.h>
 #include <stdarg.h>

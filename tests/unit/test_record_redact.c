@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_record_redact.c - tracer-record --redact on raw records
  * (record/redact_event.c): every string of an exec, its comm and the comm
  * of the exit, signal and OOM records that follow, lengths kept. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_record_samples.c - the host sampler's /proc parsers (record/sample.h)
  * on fixed texts, exact values, plus one live read of this machine.

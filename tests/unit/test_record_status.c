@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_record_status.c - the recorder's status line (record/status.c): the
  * text, the mode chosen per --progress and descriptor, one update a second,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_redact.c - common/redact.c, the one redaction engine: the corpus of
  * secret shapes and look-alikes (tests/data/redact/corpus.tsv) as exec
  * records and as joined text, the comm rules, cut strings, the whole-argv

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_report.c - report.c helpers of the text outputs: the "cpus" metadata
  * parsed with a range check (cpus=-5 is unknown, not 4294967291 CPUs), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_report_cols.c - the report's process columns: binary when every value
  * fits, JSON byte for byte when one does not (report_cols.h). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_samples.c - issue 6 in the analyzer: per-process and host samples,
  * OOM kills and killing signals attached to the right processes by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_task.c - the task model (analyze/task.c) over hand-made models: each
  * adapter's matching rule (Snakemake local job + metadata join by exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_textsafe.c - the terminal-safe form of trace bytes (analyze/textsafe.c) */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_tool.c - tool identity rules (analyze/tool.c), one case per rule. */
 #include <setjmp.h>
 #include <stdarg.h>

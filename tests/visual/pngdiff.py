@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """pngdiff.py - coarse visual comparison of two PNG pictures (stdlib only:
 zlib + struct, no imaging library).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Rebuild the .tz conformance corpus (tests/data/conformance/README.md).
 
 Writes every byte itself from docs/FORMAT.md (no tracer code), so damage is

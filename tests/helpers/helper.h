@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * helper.h - what the workload helpers (tests/helpers/X.c) share; header
+ * only, libc only.
+ *
+ *   die(what)    "NAME: what: strerror(errno)" on stderr, then end the
+ *                process with HELPER_DIE_RC (define it before including;
+ *                default 99) through HELPER_DIE_EXIT (default _exit: no
+ *                stdio flush, no atexit handlers, so a forked child that
+ *                dies does not replay its parent's buffers)
+ *   nap_ms(ms)   sleep ms milliseconds, resumed across signals
+ */
+#ifndef TESTS_HELPER_H
+#define TESTS_HELPER_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef HELPER_DIE_RC
+#define HELPER_DIE_RC 99
+#endif
+#ifndef HELPER_DIE_EXIT
+#define HELPER_DIE_EXIT _exit
+#endif
+
+extern char *program_invocation_short_name;
+
+static inline void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, strerror(errno));
+	HELPER_DIE_EXIT(HELPER_DIE_RC);
+}
+
+static inline void nap_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+#endif
