@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # hosts.sh - many hosts (issue 21): merging and summarising N synthetic host
 # traces of E events each, side by side with summarising one trace of N x E
 # events (the same generator, the same number of events and processes).

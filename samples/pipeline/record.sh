@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # samples/pipeline/record.sh - re-record samples/pipeline.tz, the committed
 # trace of the sample pipeline (readers without root use it; so do the tests
 # tests/integration/5*.sh). Run as root after `make`; O=build-dir (default build).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # samples/pipeline/run.sh - a small real variant-calling pipeline on the lambda
 # phage data that Debian's bowtie2-examples package ships (reference genome,
 # 10,000 simulated Illumina read pairs, 6,000 long reads).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 21, the multi-host trace (FORMAT.md 18): three real recordings made as
 # three "hosts" (each recorder in its own UTS namespace with its own hostname;
 # simulated: one machine, so one boot id and one clock) are merged into one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 21: summary over a run recorded on several hosts. Three recordings
 # made as three "hosts" (UTS namespaces with their own hostnames; simulated:
 # one machine, one boot id, so one clock) are summarised as files, as a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 21 item 3: the many-host recipes of docs/many-hosts.md, run here as
 # far as one machine allows (what is simulated is said):
 #   - scripts/hosts/tracer-srun under a simulated Slurm task (SLURM_* set by
