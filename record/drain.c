@@ -206,8 +206,10 @@ int rec_run(struct rec *r)
 		}
 		if (r->o.mode == MODE_FOLLOW && !r->child_reaped) {
 			pid_t w = waitpid(r->child, &r->child_status, WNOHANG);
-			if (w == r->child)
+			if (w == r->child) {
 				r->child_reaped = true;
+				rec_timing("command reaped");
+			}
 		}
 		uint64_t now = rec_boot_ns();
 		if (rec_usr1) {
@@ -244,9 +246,11 @@ int rec_run(struct rec *r)
 		return -1;
 	/* who is alive at the stop: taken before the last drain */
 	r->alive_at_stop = rec_alive_list(r);
+	rec_timing("drain loop ended");
 	if (!r->werr && rec_stop_count < 2)
 		wait_releases(r);
 	ring_buffer__consume(r->rb);
+	rec_timing("releases drained");
 	if (!r->werr)
 		rec_note_write_error(r, sample_poll(r->sampler, r->w, rec_boot_ns(), 1));
 	return 0;

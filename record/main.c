@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpf/tracer.h"
@@ -20,6 +21,42 @@ static const struct rec_failure_kind rec_failures[] = {
     [REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
     [REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
 };
+
+static int timing = -1;
+static struct timespec timing_t0, timing_prev, timing_cpu_prev;
+
+static double ts_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) * 1e3 + (double)(a->tv_nsec - b->tv_nsec) / 1e6;
+}
+
+int rec_timing_on(void)
+{
+	if (timing < 0) {
+		const char *e = getenv("TRACER_RECORD_TIMING");
+		timing = e && *e && strcmp(e, "0") != 0;
+	}
+	return timing;
+}
+
+void rec_timing(const char *phase)
+{
+	struct timespec now, cpu;
+
+	if (!rec_timing_on())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	if (!timing_t0.tv_sec && !timing_t0.tv_nsec) {
+		timing_t0 = timing_prev = now;
+		timing_cpu_prev = cpu;
+	}
+	fprintf(stderr, "tracer-record: timing: %-22s at %8.1f ms  +%7.1f ms  cpu +%7.1f ms\n",
+		phase, ts_ms(&now, &timing_t0), ts_ms(&now, &timing_prev),
+		ts_ms(&cpu, &timing_cpu_prev));
+	timing_prev = now;
+	timing_cpu_prev = cpu;
+}
 
 /*
  * Resolve COMMAND through PATH here, before the fork, the way execvp would,
@@ -155,17 +192,23 @@ static enum rec_failure record(struct rec *r, int argc, char **argv)
 		rec_err("-p %u: no such process", r->o.pid);
 		return REC_FAIL_SETUP;
 	}
-	if (rec_bpf_setup(r) || rec_open_writer(r, argc, argv) ||
-	    sample_start(r->sampler, r->w, r->o.verbose))
+	if (rec_bpf_setup(r) || rec_open_writer(r, argc, argv))
 		return REC_FAIL_SETUP;
+	rec_timing("writer opened");
+	if (sample_start(r->sampler, r->w, r->o.verbose))
+		return REC_FAIL_SETUP;
+	rec_timing("sampler started");
 	if (r->o.mode == MODE_FOLLOW) {
 		if (start_command(r))
 			return REC_FAIL_SETUP;
+		rec_timing("command released");
 	} else if (r->o.mode == MODE_PID && rec_track(r, r->o.pid, 1, 0)) {
 		rec_err("cannot update the BPF map: %s", strerror(errno));
 		return REC_FAIL_SETUP;
 	} else if (rec_snapshot(r)) {
 		return REC_FAIL_SETUP;
+	} else {
+		rec_timing("snapshot");
 	}
 	if (r->o.verbose)
 		rec_err("recording to '%s' (%s mode; failed execs %s)", r->o.output,
@@ -226,6 +269,7 @@ int main(int argc, char **argv)
 	enum rec_failure failed;
 	int status, rc;
 
+	rec_timing("main");
 	/* first: the dispositions and mask COMMAND is to inherit */
 	if (rec_signals_init()) {
 		rec_err("pipe: %s", strerror(errno));
@@ -235,14 +279,17 @@ int main(int argc, char **argv)
 		return REC_EXIT_USAGE;
 	if ((rc = prepare(&r)))
 		return rc;
+	rec_timing("options, tables");
 	failed = record(&r, argc, argv);
 	status = exit_status(&r);
 	/* COMMAND started and the recorder is to end as it ends */
 	int follow = r.o.mode == MODE_FOLLOW && r.child > 0 && failed != REC_FAIL_SETUP;
 	failed = finish(&r, failed, follow, status);
+	rec_timing("sealed");
 	if (failed == REC_FAIL_SETUP && r.open_nospc && r.o.mode == MODE_FOLLOW)
 		run_unrecorded(&r);
 	rec_bpf_teardown(&r);
+	rec_timing("detached");
 	if (follow) {
 		/* recording stopped on a failure (disk full): COMMAND goes on
 		 * unharmed, the recorder stands in for it until it ends */

@@ -139,6 +139,11 @@ struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t in
 	return sm;
 }
 
+struct bpf_object *sample_object(const struct sampler *sm)
+{
+	return sm && sm->loaded ? sm->skel->obj : NULL;
+}
+
 int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 {
 	int oom = 0, sig = 0;
