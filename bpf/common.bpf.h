@@ -11,6 +11,9 @@
 
 #include "maps.bpf.h" /* rb, tracked, thread_claims, drops */
 
+/* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 /*
  * Count one lost record or failed map update in this CPU's slot of `drops`
  * (enum ev_drop_slot; user space sums the CPUs into the trace). A slot

@@ -42,8 +42,6 @@ const volatile bool memcg_v1 = false;
  * keeps the named variables (0: none read, the default) */
 const volatile __u32 env_max = 0;
 
-/* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 /* tgid -> start of a recorded process that exited and is not yet freed:
  * handle_free then writes its EV_RELEASE. LRU: an entry whose free was
