@@ -163,6 +163,10 @@ static void configure(struct rec *r, struct tracer_bpf *s, int use_tp)
 	bpf_program__set_autoload(s->progs.tp_exit_execve, xf_tp);
 	bpf_program__set_autoload(s->progs.tp_exit_execveat, xf_tp);
 	bpf_program__set_autoload(s->progs.raw_sys_exit, xf_raw);
+	/* the start-up snapshot's iterator: -a and -p only (COMMAND starts
+	 * after the programs are attached: every process of it is seen
+	 * being born) */
+	bpf_program__set_autoload(s->progs.snap_tasks, r->o.mode != MODE_FOLLOW);
 }
 
 /* Attach the loaded programs; 0, or -1 after a line. */
