@@ -247,7 +247,7 @@ SEC("iter/task")
 int sample_tasks(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
-	struct task_struct *t = ctx->task;
+	struct task_struct *t;
 	struct tracked *tp;
 	struct mm_struct *mm;
 	struct ev_sample e;
@@ -255,7 +255,10 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	__u32 tgid;
 	int single, exact;
 
-	if (!t || t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
+	if (!ctx->task)
+		return 0; /* the pass's end */
+	t = UNTRUSTED(ctx->task, struct task_struct);
+	if (t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
 		return 0;
 	tgid = t->tgid;
 	if (sample_idle(t, tgid, &single, &leader_rt))

@@ -251,8 +251,10 @@ static __always_inline void track_child(__u32 child_tgid)
 /* A fork or clone by a recorded process: a new process is tracked from
  * here and gets an EV_FORK; a new thread is counted (fork_thread). */
 SEC("tp_btf/sched_process_fork")
-int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+int BPF_PROG(handle_fork, struct task_struct *tp_parent, struct task_struct *tp_child)
 {
+	struct task_struct *parent = UNTRUSTED(tp_parent, struct task_struct);
+	struct task_struct *child = UNTRUSTED(tp_child, struct task_struct);
 	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
 	struct tracked *tp = tracked_live(caller_tgid);
 	struct ev_fork *e;
@@ -486,8 +488,10 @@ static __always_inline __u64 forget_off(struct scratch *s, __u64 off)
  * argv and env (bpf/events.h), copied to the ring sized to its content.
  */
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+int BPF_PROG(handle_exec, struct task_struct *tp_p, pid_t old_pid, struct linux_binprm *tp_bprm)
 {
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
+	struct linux_binprm *bprm = UNTRUSTED(tp_bprm, struct linux_binprm);
 	__u32 tgid = p->tgid, flags = 0, pos, n;
 	__u64 off;
 	struct mm_struct *mm = p->mm;
@@ -548,8 +552,9 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
  * untracked and left in `exited` for its release (handle_free).
  */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
+int BPF_PROG(handle_exit, struct task_struct *tp_p, bool group_dead)
 {
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
 	__u32 tgid = p->tgid, threads = 1, exits = 1;
 	struct signal_struct *sig = p->signal;
 	struct task_struct *leader = p->group_leader;
@@ -635,8 +640,9 @@ int BPF_PROG(handle_exit, struct task_struct *p, bool group_dead)
  * all threads as they die").
  */
 SEC("tp_btf/sched_process_free")
-int BPF_PROG(handle_free, struct task_struct *p)
+int BPF_PROG(handle_free, struct task_struct *tp_p)
 {
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
 	__u32 tgid = p->tgid;
 	struct signal_struct *sig;
 	struct ev_release *e;
