@@ -324,6 +324,8 @@ int main(int argc, char **argv)
 	int follow = r.o.mode == MODE_FOLLOW && r.child > 0 && failed != REC_FAIL_SETUP;
 	failed = finish(&r, failed, follow, status);
 	rec_timing("sealed");
+	if (failed == REC_FAIL_SETUP)
+		setup_heap(0);
 	if (failed == REC_FAIL_SETUP && r.open_nospc && r.o.mode == MODE_FOLLOW)
 		run_unrecorded(&r);
 	rec_bpf_teardown(&r);
