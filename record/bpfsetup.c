@@ -205,7 +205,7 @@ static void timing_verified(struct bpf_object *obj)
 		int fd = bpf_program__fd(p);
 
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-			fprintf(stderr, "tracer-record: timing:   %-20s %6u insns, %8u verified\n",
+			fprintf(stderr, PROG ": timing:   %-20s %6u insns, %8u verified\n",
 				bpf_program__name(p), info.xlated_prog_len / 8, info.verified_insns);
 	}
 }

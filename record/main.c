@@ -11,7 +11,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bpf/tracer.h"
@@ -24,42 +23,6 @@ static const struct rec_failure_kind rec_failures[] = {
     [REC_FAIL_SETUP] = {REC_EXIT_FAIL, 0, "set-up failed: nothing recorded, no file left"},
     [REC_FAIL_RUN] = {REC_EXIT_FAIL, 1, "recording stopped early: the file holds what was written"},
 };
-
-static int timing = -1;
-static struct timespec timing_t0, timing_prev, timing_cpu_prev;
-
-static double ts_ms(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(a->tv_sec - b->tv_sec) * 1e3 + (double)(a->tv_nsec - b->tv_nsec) / 1e6;
-}
-
-int rec_timing_on(void)
-{
-	if (timing < 0) {
-		const char *e = getenv("TRACER_RECORD_TIMING");
-		timing = e && *e && strcmp(e, "0") != 0;
-	}
-	return timing;
-}
-
-void rec_timing(const char *phase)
-{
-	struct timespec now, cpu;
-
-	if (!rec_timing_on())
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-	if (!timing_t0.tv_sec && !timing_t0.tv_nsec) {
-		timing_t0 = timing_prev = now;
-		timing_cpu_prev = cpu;
-	}
-	fprintf(stderr, "tracer-record: timing: %-22s at %8.1f ms  +%7.1f ms  cpu +%7.1f ms\n",
-		phase, ts_ms(&now, &timing_t0), ts_ms(&now, &timing_prev),
-		ts_ms(&cpu, &timing_cpu_prev));
-	timing_prev = now;
-	timing_cpu_prev = cpu;
-}
 
 /*
  * Resolve COMMAND through PATH here, before the fork, the way execvp would,

@@ -140,8 +140,6 @@ void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int rec_parse_args(int argc, char **argv, struct opts *o);
 
-/* ------------------------------------------------------------ main.c */
-
 /*
  * TRACER_RECORD_TIMING=1 (docs/tracer-record.md ENVIRONMENT): one line on
  * stderr per start-up and stop phase, "timing: PHASE" with the wall time
