@@ -11,6 +11,19 @@
 
 #include "maps.bpf.h" /* rb, tracked, thread_claims, drops */
 
+/* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/*
+ * A program's trusted argument ptr (of type TYPE *) as an untrusted pointer:
+ * its loads are the same fault-safe loads, but the verifier no longer asks,
+ * for each pointer it loads through it, whether the field keeps the trust
+ * (btf_nested_type_is_trusted: up to three linear searches of the kernel's
+ * 126,000 BTF types by name per load checked, 19% of the recorder's start-up
+ * CPU). Only for pointers no helper or kfunc needs trusted.
+ */
+#define UNTRUSTED(ptr, TYPE) ((TYPE *)bpf_rdonly_cast((ptr), bpf_core_type_id_kernel(TYPE)))
+
 /*
  * Count one lost record or failed map update in this CPU's slot of `drops`
  * (enum ev_drop_slot; user space sums the CPUs into the trace). A slot

@@ -105,6 +105,51 @@ static __always_inline bool sample_idle(struct task_struct *t, __u32 tgid, int *
 	return *single && ls && ls->start_ns == t->start_boottime && ls->leader_rt == *leader_rt;
 }
 
+/* the thread walk's state (a bpf_loop callback's context; the list
+ * pointers kept as numbers, bpf_rdonly_cast gives their type back) */
+struct sample_walk {
+	__u64 pos;  /* struct list_head * of the next entry */
+	__u64 head; /* &signal->thread_head: the list's end */
+	struct ev_sample *e;
+	__u64 rt;
+	int exact;
+};
+
+/* One thread of the walk (a bpf_loop callback): 0 goes on, 1 stops. A
+ * callback, not an unrolled loop: the verifier checks its body once, not
+ * THREAD_WALK_MAX times (59,000 instructions verified before). */
+static long sample_walk_step(__u32 i, void *arg)
+{
+	struct sample_walk *c = arg;
+	struct ev_sample *e = c->e;
+	struct list_head *pos;
+	struct task_struct *th;
+
+	if (c->pos == c->head)
+		return 1;
+	pos = bpf_rdonly_cast((void *)c->pos, bpf_core_type_id_kernel(struct list_head));
+	th = bpf_rdonly_cast((void *)(c->pos - bpf_core_field_offset(struct task_struct, thread_node)),
+			     bpf_core_type_id_kernel(struct task_struct));
+	e->utime_ns += BPF_CORE_READ(th, utime);
+	e->stime_ns += BPF_CORE_READ(th, stime);
+	c->rt += BPF_CORE_READ(th, se.sum_exec_runtime);
+	c->pos = (__u64)pos->next;
+	if (c->exact) {
+		/* exited (no mm) or claimed: in tp->io already */
+		struct thread_key k = {.start_ns = BPF_CORE_READ(th, start_boottime),
+				       .exec_id = BPF_CORE_READ(th, self_exec_id),
+				       .tid = BPF_CORE_READ(th, pid)};
+
+		if (!BPF_CORE_READ(th, mm) || bpf_map_lookup_elem(&thread_claims, &k))
+			return 0;
+	}
+	e->rchar += BPF_CORE_READ(th, ioac.rchar);
+	e->wchar += BPF_CORE_READ(th, ioac.wchar);
+	e->read_bytes += BPF_CORE_READ(th, ioac.read_bytes);
+	e->write_bytes += BPF_CORE_READ(th, ioac.write_bytes);
+	return 0;
+}
+
 /*
  * e's CPU (signal_struct's released threads plus each thread on the list,
  * scaled to the precise runtime) and I/O as the exit event will count it:
@@ -115,9 +160,7 @@ static __always_inline bool sample_idle(struct task_struct *t, __u32 tgid, int *
 static __always_inline void sample_sum(struct ev_sample *e, struct task_struct *t,
 				       struct signal_struct *sig, struct tracked *tp, int exact)
 {
-	struct list_head *head, *pos;
-	__u64 rt;
-	int i;
+	struct sample_walk c = {.e = e, .exact = exact};
 
 	e->utime_ns = sig->utime;
 	e->stime_ns = sig->stime;
@@ -131,9 +174,9 @@ static __always_inline void sample_sum(struct ev_sample *e, struct task_struct *
 		e->read_bytes = tp->io[IO_READ_BYTES];
 		e->write_bytes = tp->io[IO_WRITE_BYTES];
 	}
-	rt = sig->sum_sched_runtime;
-	head = &sig->thread_head;
-	pos = BPF_CORE_READ(head, next);
+	c.rt = sig->sum_sched_runtime;
+	c.head = (__u64)&sig->thread_head;
+	c.pos = (__u64)BPF_CORE_READ(&sig->thread_head, next);
 	if (e->threads == 1) {
 		/* the common case: the leader is the only thread; direct loads */
 		e->utime_ns += t->utime;
@@ -142,31 +185,11 @@ static __always_inline void sample_sum(struct ev_sample *e, struct task_struct *
 		e->wchar += t->ioac.wchar;
 		e->read_bytes += t->ioac.read_bytes;
 		e->write_bytes += t->ioac.write_bytes;
-		rt += t->se.sum_exec_runtime;
-		pos = head;
+		c.rt += t->se.sum_exec_runtime;
+	} else {
+		bpf_loop(THREAD_WALK_MAX, sample_walk_step, &c, 0);
 	}
-	for (i = 0; i < THREAD_WALK_MAX && pos != head; i++) {
-		struct task_struct *th = container_of(pos, struct task_struct, thread_node);
-
-		e->utime_ns += BPF_CORE_READ(th, utime);
-		e->stime_ns += BPF_CORE_READ(th, stime);
-		rt += BPF_CORE_READ(th, se.sum_exec_runtime);
-		pos = BPF_CORE_READ(pos, next);
-		if (exact) {
-			/* exited (no mm) or claimed: in tp->io already */
-			struct thread_key k = {.start_ns = BPF_CORE_READ(th, start_boottime),
-					       .exec_id = BPF_CORE_READ(th, self_exec_id),
-					       .tid = BPF_CORE_READ(th, pid)};
-
-			if (!BPF_CORE_READ(th, mm) || bpf_map_lookup_elem(&thread_claims, &k))
-				continue;
-		}
-		e->rchar += BPF_CORE_READ(th, ioac.rchar);
-		e->wchar += BPF_CORE_READ(th, ioac.wchar);
-		e->read_bytes += BPF_CORE_READ(th, ioac.read_bytes);
-		e->write_bytes += BPF_CORE_READ(th, ioac.write_bytes);
-	}
-	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+	cputime_scale(c.rt, &e->utime_ns, &e->stime_ns);
 }
 
 /* the fallback's own I/O: minus what wait4() folded in from its children
@@ -224,7 +247,7 @@ SEC("iter/task")
 int sample_tasks(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
-	struct task_struct *t = ctx->task;
+	struct task_struct *t;
 	struct tracked *tp;
 	struct mm_struct *mm;
 	struct ev_sample e;
@@ -232,7 +255,10 @@ int sample_tasks(struct bpf_iter__task *ctx)
 	__u32 tgid;
 	int single, exact;
 
-	if (!t || t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
+	if (!ctx->task)
+		return 0; /* the pass's end */
+	t = UNTRUSTED(ctx->task, struct task_struct);
+	if (t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
 		return 0;
 	tgid = t->tgid;
 	if (sample_idle(t, tgid, &single, &leader_rt))

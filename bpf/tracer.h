@@ -84,6 +84,7 @@ struct thread_key {
 struct scratch {
 	char rec[REC_SIZE];
 	char path[2 * PATH_WIN]; /* a window plus slack for the verifier */
+	__u64 off;		 /* the record's length so far (forget_off) */
 };
 
 /* Per-CPU scratch of the exec-failure programs (syscall tracepoints). */

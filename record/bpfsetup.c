@@ -163,6 +163,10 @@ static void configure(struct rec *r, struct tracer_bpf *s, int use_tp)
 	bpf_program__set_autoload(s->progs.tp_exit_execve, xf_tp);
 	bpf_program__set_autoload(s->progs.tp_exit_execveat, xf_tp);
 	bpf_program__set_autoload(s->progs.raw_sys_exit, xf_raw);
+	/* the start-up snapshot's iterator: -a and -p only (COMMAND starts
+	 * after the programs are attached: every process of it is seen
+	 * being born) */
+	bpf_program__set_autoload(s->progs.snap_tasks, r->o.mode != MODE_FOLLOW);
 }
 
 /* Attach the loaded programs; 0, or -1 after a line. */
@@ -186,6 +190,26 @@ static int attach_all(struct rec *r, struct tracer_bpf *s, int use_tp)
 	return 0;
 }
 
+/* TRACER_RECORD_TIMING: the instructions the verifier processed for each
+ * loaded program of obj (bpf_prog_info.verified_insns, kernel 5.16+) */
+static void timing_verified(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	if (!rec_timing_on() || !obj)
+		return;
+	bpf_object__for_each_program(p, obj)
+	{
+		struct bpf_prog_info info = {0};
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			fprintf(stderr, PROG ": timing:   %-20s %6u insns, %8u verified\n",
+				bpf_program__name(p), info.xlated_prog_len / 8, info.verified_insns);
+	}
+}
+
 int rec_bpf_setup(struct rec *r)
 {
 	struct tracer_bpf *s;
@@ -193,6 +217,7 @@ int rec_bpf_setup(struct rec *r)
 
 	if (check_host())
 		return -1;
+	rec_timing("host checked");
 	verbose_level = r->o.verbose;
 	libbpf_set_print(libbpf_print);
 	r->ncpus = libbpf_num_possible_cpus();
@@ -206,6 +231,7 @@ int rec_bpf_setup(struct rec *r)
 	}
 	r->skel = s;
 	configure(r, s, use_tp);
+	rec_timing("object opened");
 	rc = tracer_bpf__load(s);
 	if (rc) {
 		if (rc == -EPERM || errno == EPERM)
@@ -217,10 +243,15 @@ int rec_bpf_setup(struct rec *r)
 			    strerror(-rc));
 		return -1;
 	}
+	rec_timing("programs loaded");
+	timing_verified(s->obj);
 	if (attach_all(r, s, use_tp))
 		return -1;
+	rec_timing("programs attached");
 	r->sampler =
 	    sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
+	rec_timing("sampler loaded");
+	timing_verified(sample_object(r->sampler));
 	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), rec_on_event, r, NULL);
 	if (!r->rb) {
 		rec_err("cannot map the BPF ring buffer: %s", strerror(errno));

@@ -131,17 +131,22 @@ static size_t releases_pending(struct rec *r)
  * At the stop: the processes reaped lately (COMMAND itself, reaped by the
  * recorder, always) are freed by the kernel a grace period later, and only
  * then is their CPU final (EV_RELEASE). Wait for those releases, draining,
- * for at most RELEASE_WAIT_MS; a process not released by then keeps its
- * exit's figures (docs/tracer-record.md EXIT TIMING).
+ * for at most RELEASE_WAIT_MS by the clock; a process not released by then
+ * keeps its exit's figures (docs/tracer-record.md EXIT TIMING). Looked for
+ * every millisecond: a grace period is a few ms, and the stop waits for it.
  */
 #define RELEASE_WAIT_MS 1000
 static void wait_releases(struct rec *r)
 {
-	for (int waited = 0; waited < RELEASE_WAIT_MS; waited += 5) {
+	uint64_t end = rec_boot_ns() + RELEASE_WAIT_MS * 1000000ull;
+
+	for (;;) {
 		ring_buffer__consume(r->rb);
 		if (!releases_pending(r))
 			return;
-		usleep(5000);
+		if (rec_boot_ns() >= end)
+			break;
+		usleep(1000);
 	}
 	ring_buffer__consume(r->rb);
 	if (r->o.verbose)
@@ -203,8 +208,10 @@ int rec_run(struct rec *r)
 		}
 		if (r->o.mode == MODE_FOLLOW && !r->child_reaped) {
 			pid_t w = waitpid(r->child, &r->child_status, WNOHANG);
-			if (w == r->child)
+			if (w == r->child) {
 				r->child_reaped = true;
+				rec_timing("command reaped");
+			}
 		}
 		uint64_t now = rec_boot_ns();
 		if (rec_usr1) {
@@ -241,9 +248,11 @@ int rec_run(struct rec *r)
 		return -1;
 	/* who is alive at the stop: taken before the last drain */
 	r->alive_at_stop = rec_alive_list(r);
+	rec_timing("drain loop ended");
 	if (!r->werr && rec_stop_count < 2)
 		wait_releases(r);
 	ring_buffer__consume(r->rb);
+	rec_timing("releases drained");
 	if (!r->werr)
 		rec_note_write_error(r, sample_poll(r->sampler, r->w, rec_boot_ns(), 1));
 	return 0;

@@ -3,9 +3,12 @@
  * snapshot, drain, seal the .tz file, end as COMMAND ended.
  * docs/tracer-record.md; the rooms are listed in recorder.h. */
 #include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,6 +149,39 @@ static int prepare(struct rec *r)
 	return 0;
 }
 
+/*
+ * libbpf parses the kernel's BTF (5 MB, some 10 MB with its indexes) for
+ * each of the two BPF objects and frees it after each load. Kept in the heap
+ * between the two instead of unmapped and faulted in again (80 ms less CPU
+ * at start-up here: page faults are dear in this VM), in a heap that asks
+ * for transparent huge pages (a 2 MB fault instead of 512 small ones where
+ * THP is "madvise"; a parse then took a median 40 ms of CPU instead of 98).
+ * Given back once the recording runs (setup_heap(0)).
+ */
+#define SETUP_HEAP (32u << 20)
+#define HUGE_PAGE (2ul << 20)
+static void setup_heap(int on)
+{
+	if (on) {
+		mallopt(M_MMAP_THRESHOLD, 64 << 20);
+		mallopt(M_TRIM_THRESHOLD, 256 << 20);
+		char *p = malloc(SETUP_HEAP);
+		if (p) {
+			uintptr_t b = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+			uintptr_t e = ((uintptr_t)p + SETUP_HEAP) & ~(HUGE_PAGE - 1);
+			/* a hint: ignored where THP is off */
+			if (e > b)
+				madvise((void *)b, e - b, MADV_HUGEPAGE);
+			free(p);
+		}
+		return;
+	}
+	/* glibc's initial values */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+	malloc_trim(0);
+}
+
 /* Set up, start COMMAND or take the snapshot, drain until the stop. */
 static enum rec_failure record(struct rec *r, int argc, char **argv)
 {
@@ -155,18 +191,26 @@ static enum rec_failure record(struct rec *r, int argc, char **argv)
 		rec_err("-p %u: no such process", r->o.pid);
 		return REC_FAIL_SETUP;
 	}
-	if (rec_bpf_setup(r) || rec_open_writer(r, argc, argv) ||
-	    sample_start(r->sampler, r->w, r->o.verbose))
+	setup_heap(1);
+	if (rec_bpf_setup(r) || rec_open_writer(r, argc, argv))
 		return REC_FAIL_SETUP;
+	rec_timing("writer opened");
+	if (sample_start(r->sampler, r->w, r->o.verbose))
+		return REC_FAIL_SETUP;
+	rec_timing("sampler started");
 	if (r->o.mode == MODE_FOLLOW) {
 		if (start_command(r))
 			return REC_FAIL_SETUP;
+		rec_timing("command released");
 	} else if (r->o.mode == MODE_PID && rec_track(r, r->o.pid, 1, 0)) {
 		rec_err("cannot update the BPF map: %s", strerror(errno));
 		return REC_FAIL_SETUP;
 	} else if (rec_snapshot(r)) {
 		return REC_FAIL_SETUP;
+	} else {
+		rec_timing("snapshot");
 	}
+	setup_heap(0);
 	if (r->o.verbose)
 		rec_err("recording to '%s' (%s mode; failed execs %s)", r->o.output,
 			rec_mode_names[r->o.mode],
@@ -226,6 +270,7 @@ int main(int argc, char **argv)
 	enum rec_failure failed;
 	int status, rc;
 
+	rec_timing("main");
 	/* first: the dispositions and mask COMMAND is to inherit */
 	if (rec_signals_init()) {
 		rec_err("pipe: %s", strerror(errno));
@@ -235,14 +280,19 @@ int main(int argc, char **argv)
 		return REC_EXIT_USAGE;
 	if ((rc = prepare(&r)))
 		return rc;
+	rec_timing("options, tables");
 	failed = record(&r, argc, argv);
 	status = exit_status(&r);
 	/* COMMAND started and the recorder is to end as it ends */
 	int follow = r.o.mode == MODE_FOLLOW && r.child > 0 && failed != REC_FAIL_SETUP;
 	failed = finish(&r, failed, follow, status);
+	rec_timing("sealed");
+	if (failed == REC_FAIL_SETUP)
+		setup_heap(0);
 	if (failed == REC_FAIL_SETUP && r.open_nospc && r.o.mode == MODE_FOLLOW)
 		run_unrecorded(&r);
 	rec_bpf_teardown(&r);
+	rec_timing("detached");
 	if (follow) {
 		/* recording stopped on a failure (disk full): COMMAND goes on
 		 * unharmed, the recorder stands in for it until it ends */

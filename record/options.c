@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* options.c - tracer-record's command line: --help, the options and their
- * range checks, and the one voice of its messages (recorder.h). */
+ * range checks, the one voice of its messages, TRACER_RECORD_TIMING's lines
+ * (recorder.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "recorder.h"
 #include "sample.h"
@@ -22,6 +24,42 @@ void rec_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static int timing = -1;
+static struct timespec timing_t0, timing_prev, timing_cpu_prev;
+
+static double ts_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) * 1e3 + (double)(a->tv_nsec - b->tv_nsec) / 1e6;
+}
+
+int rec_timing_on(void)
+{
+	if (timing < 0) {
+		const char *e = getenv("TRACER_RECORD_TIMING");
+		timing = e && *e && strcmp(e, "0") != 0;
+	}
+	return timing;
+}
+
+void rec_timing(const char *phase)
+{
+	struct timespec now, cpu;
+
+	if (!rec_timing_on())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	if (!timing_t0.tv_sec && !timing_t0.tv_nsec) {
+		timing_t0 = timing_prev = now;
+		timing_cpu_prev = cpu;
+	}
+	fprintf(stderr, PROG ": timing: %-22s at %8.1f ms  +%7.1f ms  cpu +%7.1f ms\n",
+		phase, ts_ms(&now, &timing_t0), ts_ms(&now, &timing_prev),
+		ts_ms(&cpu, &timing_cpu_prev));
+	timing_prev = now;
+	timing_cpu_prev = cpu;
 }
 
 static void usage(FILE *f)

@@ -140,6 +140,17 @@ void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int rec_parse_args(int argc, char **argv, struct opts *o);
 
+/*
+ * TRACER_RECORD_TIMING=1 (docs/tracer-record.md ENVIRONMENT): one line on
+ * stderr per start-up and stop phase, "timing: PHASE" with the wall time
+ * since main() began (CLOCK_MONOTONIC, ms), the wall time and the process
+ * CPU time (CLOCK_PROCESS_CPUTIME_ID: user + kernel, which includes the BPF
+ * verifier's work in bpf(BPF_PROG_LOAD)) since the previous phase. Nothing
+ * when unset. rec_timing_on() says whether it is set.
+ */
+void rec_timing(const char *phase);
+int rec_timing_on(void);
+
 /* ------------------------------------------------------------ bpfsetup.c */
 
 /*

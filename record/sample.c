@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* sample.c - the sampler: bpf/sample.bpf.c driven from the recorder (sample.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,29 +82,65 @@ static void meta_u64(tz_writer *w, const char *k, uint64_t v)
 	tz_writer_set_meta(w, k, b);
 }
 
-/* Does this kernel's BTF have the tp_btf tracepoint NAME? */
-static int have_tp_btf(const struct btf *vml, const char *name)
+/*
+ * Does this kernel's BTF name the tp_btf tracepoints names[0..n) (the
+ * typedef btf_trace_NAME of each)? found[i] gets 1 or 0. The names are
+ * looked for in the string section of /sys/kernel/btf/vmlinux, read in
+ * pieces: no parse of the 5 MB of types, which libbpf does again for the
+ * load (a parse cost 70 ms of CPU here, mostly page faults).
+ */
+#define BTF_PIECE 65536
+#define TP_MAX 4
+static void have_tp_btf(const char *const *names, int *found, int n)
 {
-	char t[96];
+	struct btf_header h;
+	char pat[TP_MAX][96], *buf;
+	size_t plen[TP_MAX], keep = 0;
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
 
-	snprintf(t, sizeof(t), "btf_trace_%s", name);
-	return vml && btf__find_by_name_kind(vml, t, BTF_KIND_TYPEDEF) > 0;
+	for (int i = 0; i < n && i < TP_MAX; i++) {
+		found[i] = 0;
+		/* NUL before and after: the whole string, not a suffix */
+		snprintf(pat[i], sizeof(pat[i]), "%cbtf_trace_%s", 0, names[i]);
+		plen[i] = strlen(pat[i] + 1) + 2;
+	}
+	buf = malloc(BTF_PIECE + 128);
+	if (fd < 0 || !buf || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != BTF_MAGIC)
+		goto out;
+	for (uint64_t off = 0; off < h.str_len;) {
+		size_t want = h.str_len - off < BTF_PIECE ? h.str_len - off : BTF_PIECE;
+		ssize_t got = pread(fd, buf + keep, want, (off_t)(h.hdr_len + h.str_off + off));
+		if (got <= 0)
+			break;
+		off += (uint64_t)got;
+		size_t len = keep + (size_t)got;
+		for (int i = 0; i < n && i < TP_MAX; i++)
+			found[i] |= memmem(buf, len, pat[i], plen[i]) != NULL;
+		/* a name cut by the piece's end is whole in the next */
+		keep = len < 96 ? len : 96;
+		memmove(buf, buf + len - keep, keep);
+	}
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
 }
 
 struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
 {
 	struct sampler *sm = calloc(1, sizeof(*sm));
-	struct btf *vml;
+	static const char *const tps[2] = {"mark_victim", "signal_generate"};
+	int have[2];
 	struct sample_bpf *s;
 	int rc;
 
 	if (!sm)
 		return NULL;
-	vml = btf__load_vmlinux_btf();
+	have_tp_btf(tps, have, 2);
 	sm->interval_ns = interval_ns;
-	sm->have_oom = have_tp_btf(vml, "mark_victim");
-	sm->have_sig = have_tp_btf(vml, "signal_generate");
-	btf__free(vml);
+	sm->have_oom = have[0];
+	sm->have_sig = have[1];
 	s = sample_bpf__open();
 	if (!s) {
 		serr("warning: no samples, OOM kills or signals: cannot open their BPF object: %s",
@@ -135,6 +172,11 @@ struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t in
 	}
 	sm->loaded = 1;
 	return sm;
+}
+
+struct bpf_object *sample_object(const struct sampler *sm)
+{
+	return sm && sm->loaded ? sm->skel->obj : NULL;
 }
 
 int sample_start(struct sampler *sm, tz_writer *w, int verbose)

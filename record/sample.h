@@ -46,6 +46,9 @@ struct host_sampler;
  * kills and signals.
  */
 struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns);
+/* The sampler's loaded BPF object (owned by sm), or NULL when it did not
+ * load; for TRACER_RECORD_TIMING's per-program lines. */
+struct bpf_object *sample_object(const struct sampler *sm);
 
 /*
  * Attach the OOM and signal programs and the sampler iterator (a missing
