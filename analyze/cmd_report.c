@@ -409,7 +409,7 @@ static int report_pack(struct report_job *j)
 		tza_err("report: out of memory");
 		return -1;
 	}
-	fprintf(bf, "{\"report_version\":3,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
+	fprintf(bf, "{\"report_version\":4,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
 	tza_put_json_lt(bf, j->colors, j->ncolors);
 	if (j->by)
 		fprintf(bf, ",\n\"by\":\"%s\"", j->by);

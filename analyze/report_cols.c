@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "json.h"
 #include "report_cols.h"
@@ -72,9 +73,9 @@ static int bb_le(struct tza_bbuf *b, uint64_t v, int bytes)
 /* How a key is stored: NUM (numbers: u32, i32 or f64 of m, value m /
  * 10^D), ID (a "PID.NS" string as two numbers), LISTS (argv: lists of
  * strings in one UTF-8 text), SHARED (in the shared objects, few distinct),
- * JSON (the values' text). Each but SHARED falls back to JSON (LISTS to an
- * index into its distinct values' JSON) when a value does not fit. */
-enum { NUM, ID, LISTS, SHARED, JSON };
+ * INDEX (an index into the distinct values' JSON). NUM and ID fall back to
+ * the values' JSON, LISTS to INDEX, when a value does not fit. */
+enum { NUM, ID, LISTS, SHARED, INDEX };
 static const struct {
 	const char *key;
 	int how;
@@ -83,7 +84,7 @@ static const struct {
 	{"end_s", NUM},	       {"realtime_s", NUM},   {"exe", SHARED},	     {"argv", LISTS},
 	{"tool", SHARED},      {"exit_code", SHARED}, {"signal", SHARED},    {"core_dumped", SHARED},
 	{"utime_s", NUM},      {"stime_s", NUM},      {"peak_rss_kib", NUM}, {"read_bytes", NUM},
-	{"write_bytes", NUM},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", JSON},
+	{"write_bytes", NUM},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", INDEX},
 	{"exit_lost", SHARED},
 };
 enum { NCOL = sizeof(proc_cols) / sizeof(proc_cols[0]) };
@@ -212,16 +213,6 @@ static void put_values(FILE *f, const struct dict *d)
 	fputc(']', f);
 }
 
-/* idx[0..n) as a u32 array; its offset, or -1 */
-static long long put_u32s(struct tza_bbuf *b, const uint32_t *idx, size_t n)
-{
-	long long off = bb_align(b);
-	for (size_t i = 0; off >= 0 && i < n; i++)
-		if (bb_le(b, idx[i], 4) < 0)
-			return -1;
-	return off;
-}
-
 /* A null flag a row (u8: 1 null) when any value of v[] is null: ",\"nulls\":OFF";
  * nothing when none; -1 out of memory. */
 static int put_nulls(FILE *f, struct tza_bbuf *b, const struct span *v, size_t n)
@@ -241,6 +232,137 @@ static int put_nulls(FILE *f, struct tza_bbuf *b, const struct span *v, size_t n
 }
 
 #define P53 (1ull << 53)
+
+/* The types an array is stored in: the narrowest that holds its elements. */
+enum { U8, I8, U16, I16, U32, I32, F64 };
+static const char *const ty_name[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f64"};
+
+/* the narrowest type holding x[0..n) (F64: every |x| below 2^53) */
+static int narrowest(const int64_t *x, size_t n)
+{
+	int64_t lo = 0, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (x[i] < lo)
+			lo = x[i];
+		if (x[i] > hi)
+			hi = x[i];
+	}
+	if (lo >= 0)
+		return hi <= UINT8_MAX ? U8 : hi <= UINT16_MAX ? U16 : hi <= UINT32_MAX ? U32 : F64;
+	return lo >= INT8_MIN && hi <= INT8_MAX	    ? I8
+	       : lo >= INT16_MIN && hi <= INT16_MAX ? I16
+	       : lo >= INT32_MIN && hi <= INT32_MAX ? I32
+						    : F64;
+}
+
+/* x[0..n) appended to b in their narrowest type (*ty), 8-byte aligned: the
+ * offset, or -1 out of memory */
+static long long put_typed(struct tza_bbuf *b, const int64_t *x, size_t n, int *ty)
+{
+	int size = (*ty = narrowest(x, n)) == F64 ? 8 : 1 << (*ty / 2);
+	long long off = bb_align(b);
+	if (off < 0 || bb_room(b, n * (size_t)size) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u = (uint64_t)x[i];
+		if (*ty == F64) {
+			double d = (double)x[i]; /* exact: |x| < 2^53 */
+			memcpy(&u, &d, 8);
+		}
+		bb_le(b, u, size); /* room made above */
+	}
+	return off;
+}
+
+/* x[0..n) by put_typed, as ,"NAME":OFFSET,"NAME_type":"T" to f; 0 or -1 */
+static int put_named(FILE *f, struct tza_bbuf *b, const char *name, const int64_t *x, size_t n)
+{
+	int ty;
+	long long off = put_typed(b, x, n, &ty);
+	if (off < 0)
+		return -1;
+	fprintf(f, ",\"%s\":%lld,\"%s_type\":\"%s\"", name, off, name, ty_name[ty]);
+	return 0;
+}
+
+/* m[0..n) (|m| < 2^53), or with delta the difference of each from the one
+ * before (the first from itself: 0; the page starts from NAME_first), into x */
+static void stored(const int64_t *m, size_t n, int delta, int64_t *x)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = !delta ? m[i] : i ? m[i] - m[i - 1] : 0;
+}
+
+/* zlib's level-1 size of the arrays m[0..na) stored with delta or not, in
+ * x (scratch of n), or -1 out of memory */
+static long long zsize(const int64_t *const *m, int na, size_t n, int delta, int64_t *x)
+{
+	struct tza_bbuf b = {0};
+	long long r = -1;
+	int ty;
+	for (int k = 0; k < na; k++) {
+		stored(m[k], n, delta, x);
+		if (put_typed(&b, x, n, &ty) < 0)
+			goto out;
+	}
+	uLongf cap = compressBound(b.len);
+	unsigned char *z = malloc(cap);
+	if (z && compress2(z, &cap, b.p ? b.p : (const unsigned char *)"", b.len, 1) == Z_OK)
+		r = (long long)cap;
+	free(z);
+out:
+	free(b.p);
+	return r;
+}
+
+/* The end of a column's JSON: its arrays m[0..na) (n elements each, named
+ * names[k]) into b by put_typed, as differences (,"delta":true and
+ * ,"NAME_first":m[k][0],"NAME_values":"T", the narrowest type of m[k]) when every difference is
+ * below 2^53 and they compress smaller so; its null flags (v[], or none)
+ * and the closing brace. 0, or -1 out of memory. */
+static int put_arrays(FILE *f, struct tza_bbuf *b, const char *const *names, const int64_t *const *m,
+		      int na, size_t n, const struct span *v)
+{
+	int64_t *x = malloc((n ? n : 1) * sizeof(*x));
+	int delta = 1, rc = -1;
+	if (!x)
+		return -1;
+	for (int k = 0; k < na; k++)
+		for (size_t i = 1; delta && i < n; i++)
+			delta = (uint64_t)llabs(m[k][i] - m[k][i - 1]) < P53;
+	if (delta) {
+		long long zp = zsize(m, na, n, 0, x), zd = zp < 0 ? -1 : zsize(m, na, n, 1, x);
+		if (zd < 0)
+			goto out;
+		delta = zd < zp;
+	}
+	for (int k = 0; k < na; k++) {
+		stored(m[k], n, delta, x);
+		if (put_named(f, b, names[k], x, n) < 0)
+			goto out;
+		if (delta && n) /* where the page's running sums start, and their type */
+			fprintf(f, ",\"%s_first\":%lld,\"%s_values\":\"%s\"", names[k], (long long)m[k][0], names[k],
+				ty_name[narrowest(m[k], n)]);
+	}
+	if (delta)
+		fputs(",\"delta\":true", f);
+	if (v && put_nulls(f, b, v, n) < 0)
+		goto out;
+	fputc('}', f);
+	rc = 0;
+out:
+	free(x);
+	return rc;
+}
+
+/* idx[0..n) as int64 (malloc'd), or NULL out of memory */
+static int64_t *widen(const uint32_t *idx, size_t n)
+{
+	int64_t *m = malloc((n ? n : 1) * sizeof(*m));
+	for (size_t i = 0; m && i < n; i++)
+		m[i] = idx[i];
+	return m;
+}
 
 /* A JSON number s[0..n) as m / 10^d: no exponent, at most 9 decimals,
  * |m| < 2^53, not -0; 0, or -1 when it does not fit. */
@@ -274,20 +396,20 @@ static int dec_parse(const char *s, size_t n, int64_t *m, int *d)
 static const int64_t pow10s[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 				 100000000, 1000000000};
 
-/* A NUM column: {"type":"num","array":"u32"|"i32"|"f64","offset":O,
- * "decimals":D[,"nulls":O]}; 1 when a value does not fit (nothing
- * written), -1 out of memory. */
+/* A NUM column: {"type":"num","array":"u32"|"i32"|"f64","decimals":D,
+ * "offset":O[,"delta":true][,"nulls":O]}; 1 when a value does not fit
+ * (nothing written), -1 out of memory. */
 static int put_num(FILE *f, struct tza_bbuf *b, const struct span *v, size_t n)
 {
-	int64_t *m = malloc((n ? n : 1) * sizeof(*m)), lo = 0, hi = 0;
+	int64_t *m = malloc((n ? n : 1) * sizeof(*m));
 	int *d = malloc((n ? n : 1) * sizeof(*d)), D = 0, rc = -1;
 	if (!m || !d)
 		goto out;
 	rc = 1;
 	for (size_t i = 0; i < n; i++) {
-		if (is_null(&v[i])) {
-			m[i] = 0;
-			d[i] = 0;
+		if (is_null(&v[i])) { /* the value before: a difference of 0 */
+			m[i] = i ? m[i - 1] : 0;
+			d[i] = i ? d[i - 1] : 0;
 		} else if (dec_parse(v[i].s, v[i].n, &m[i], &d[i]) < 0) {
 			goto out;
 		}
@@ -299,36 +421,9 @@ static int put_num(FILE *f, struct tza_bbuf *b, const struct span *v, size_t n)
 		if ((m[i] < 0 ? -m[i] : m[i]) >= (int64_t)(P53 / (uint64_t)k))
 			goto out;
 		m[i] *= k;
-		if (m[i] < lo)
-			lo = m[i];
-		if (m[i] > hi)
-			hi = m[i];
 	}
-	const char *ty = lo >= 0 && hi <= UINT32_MAX		 ? "u32"
-			 : lo >= INT32_MIN && hi <= INT32_MAX ? "i32"
-							      : "f64";
-	rc = -1;
-	long long off = bb_align(b);
-	if (off < 0)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t u;
-		int e;
-		if (ty[0] == 'f') {
-			double x = (double)m[i]; /* exact: |m| < 2^53 */
-			memcpy(&u, &x, 8);
-			e = bb_le(b, u, 8);
-		} else {
-			e = bb_le(b, (uint64_t)m[i], 4);
-		}
-		if (e < 0)
-			goto out;
-	}
-	fprintf(f, "{\"type\":\"num\",\"array\":\"%s\",\"offset\":%lld,\"decimals\":%d", ty, off, D);
-	if (put_nulls(f, b, v, n) < 0)
-		goto out;
-	fputc('}', f);
-	rc = 0;
+	fprintf(f, "{\"type\":\"num\",\"decimals\":%d", D);
+	rc = put_arrays(f, b, (const char *[]){"offset"}, (const int64_t *[]){m}, 1, n, v);
 out:
 	free(m);
 	free(d);
@@ -350,11 +445,12 @@ static int dec_digits(const char *s, size_t n, size_t *i, uint64_t lim, uint64_t
 	return 0;
 }
 
-/* An ID column: {"type":"id","pid":O (u32),"ns":O (f64, an integer)[,"nulls":O]}:
- * the string PID "." NS; 1 when a value is not such a string. */
+/* An ID column: {"type":"id","pid":O (u32),"ns":O (f64, an integer)
+ * [,"delta":true][,"nulls":O]}: the string PID "." NS; 1 when a value is
+ * not such a string. */
 static int put_id(FILE *f, struct tza_bbuf *b, const struct span *v, size_t n)
 {
-	uint64_t *pid = malloc((n ? n : 1) * sizeof(*pid)), *ns = malloc((n ? n : 1) * sizeof(*ns));
+	int64_t *pid = malloc((n ? n : 1) * sizeof(*pid)), *ns = malloc((n ? n : 1) * sizeof(*ns));
 	int rc = -1;
 	if (!pid || !ns)
 		goto out;
@@ -362,34 +458,16 @@ static int put_id(FILE *f, struct tza_bbuf *b, const struct span *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const char *s = v[i].s;
 		size_t k = 1, len = v[i].n;
-		pid[i] = ns[i] = 0;
-		if (is_null(&v[i]))
-			continue;
-		if (len < 5 || s[0] != '"' || s[len - 1] != '"' ||
-		    dec_digits(s, len - 1, &k, 1ull << 32, &pid[i]) < 0 || s[k++] != '.' ||
-		    dec_digits(s, len - 1, &k, P53, &ns[i]) < 0 || k != len - 1)
+		uint64_t p = i ? (uint64_t)pid[i - 1] : 0, q = i ? (uint64_t)ns[i - 1] : 0; /* null: as before */
+		if (!is_null(&v[i]) &&
+		    (len < 5 || s[0] != '"' || s[len - 1] != '"' || dec_digits(s, len - 1, &k, 1ull << 32, &p) < 0 ||
+		     s[k++] != '.' || dec_digits(s, len - 1, &k, P53, &q) < 0 || k != len - 1))
 			goto out;
+		pid[i] = (int64_t)p;
+		ns[i] = (int64_t)q;
 	}
-	rc = -1;
-	long long op = bb_align(b);
-	for (size_t i = 0; op >= 0 && i < n; i++)
-		if (bb_le(b, pid[i], 4) < 0)
-			goto out;
-	long long on = op < 0 ? -1 : bb_align(b);
-	for (size_t i = 0; on >= 0 && i < n; i++) {
-		double x = (double)ns[i];
-		uint64_t u;
-		memcpy(&u, &x, 8);
-		if (bb_le(b, u, 8) < 0)
-			goto out;
-	}
-	if (on < 0)
-		goto out;
-	fprintf(f, "{\"type\":\"id\",\"pid\":%lld,\"ns\":%lld", op, on);
-	if (put_nulls(f, b, v, n) < 0)
-		goto out;
-	fputc('}', f);
-	rc = 0;
+	fputs("{\"type\":\"id\"", f);
+	rc = put_arrays(f, b, (const char *[]){"pid", "ns"}, (const int64_t *[]){pid, ns}, 2, n, v);
 out:
 	free(pid);
 	free(ns);
@@ -468,6 +546,7 @@ static int put_lists(FILE *f, struct tza_bbuf *b, const struct dict *d, const ui
 {
 	struct tza_bbuf t = {0}, se = {0}, le = {0};
 	uint64_t units = 0, nstr = 0, u0, n0;
+	int64_t *m = NULL;
 	int rc = -1;
 	for (uint32_t k = 0; k < d->ndist; k++) {
 		const char *s = d->v[k].s;
@@ -487,7 +566,7 @@ static int put_lists(FILE *f, struct tza_bbuf *b, const struct dict *d, const ui
 				goto out;
 			}
 			nstr++;
-			if (bb_le(&se, units - u0, 4) < 0) /* lengths: they compress */
+			if (bb_put(&se, &(int64_t){(int64_t)(units - u0)}, 8) < 0) /* lengths: they compress */
 				goto out;
 			i += (size_t)r;
 			if (i < len && s[i] == ',')
@@ -498,44 +577,40 @@ static int put_lists(FILE *f, struct tza_bbuf *b, const struct dict *d, const ui
 			rc = 1;
 			goto out;
 		}
-		if (bb_le(&le, nstr - n0, 4) < 0)
+		if (bb_put(&le, &(int64_t){(int64_t)(nstr - n0)}, 8) < 0)
 			goto out;
 	}
-	long long oi = put_u32s(b, idx, n), ol = oi < 0 ? -1 : bb_align(b);
-	if (ol < 0 || bb_put(b, le.p, le.len) < 0)
-		goto out;
-	long long os = bb_align(b);
-	if (os < 0 || bb_put(b, se.p, se.len) < 0)
-		goto out;
 	long long ot = bb_align(b);
-	if (ot < 0 || bb_put(b, t.p, t.len) < 0)
+	if (ot < 0 || bb_put(b, t.p, t.len) < 0 || !(m = widen(idx, n)))
 		goto out;
-	fprintf(f,
-		"{\"type\":\"lists\",\"index\":%lld,\"lists\":%u,\"list_lengths\":%lld,"
-		"\"strings\":%llu,\"string_lengths\":%lld,\"text\":%lld,\"text_bytes\":%zu",
-		oi, d->ndist, ol, (unsigned long long)nstr, os, ot, t.len);
-	if (put_nulls(f, b, v, n) < 0)
+	fprintf(f, "{\"type\":\"lists\",\"lists\":%u,\"strings\":%llu,\"text\":%lld,\"text_bytes\":%zu", d->ndist,
+		(unsigned long long)nstr, ot, t.len);
+	/* int64 lengths, from realloc: aligned */
+	if (put_named(f, b, "list_lengths", (const int64_t *)(void *)le.p, d->ndist) < 0 ||
+	    put_named(f, b, "string_lengths", (const int64_t *)(void *)se.p, (size_t)nstr) < 0)
 		goto out;
-	fputc('}', f);
-	rc = 0;
+	rc = put_arrays(f, b, (const char *[]){"index"}, (const int64_t *[]){m}, 1, n, v);
 out:
+	free(m);
 	free(t.p);
 	free(se.p);
 	free(le.p);
 	return rc;
 }
 
-/* {"type":"index","index":O,"values":[...]}: u32 indices into the distinct values */
+/* {"type":"index","values":[...],"index":O[,"delta":true]}: u32 indices into
+ * the distinct values; 0 or -1 out of memory */
 static int put_index(FILE *f, struct tza_bbuf *b, const struct dict *d, const uint32_t *idx,
 		     size_t n)
 {
-	long long off = put_u32s(b, idx, n);
-	if (off < 0)
+	int64_t *m = widen(idx, n);
+	if (!m)
 		return -1;
-	fprintf(f, "{\"type\":\"index\",\"index\":%lld,", off);
+	fputs("{\"type\":\"index\",", f);
 	put_values(f, d);
-	fputc('}', f);
-	return 0;
+	int rc = put_arrays(f, b, (const char *[]){"index"}, (const int64_t *[]){m}, 1, n, NULL);
+	free(m);
+	return rc;
 }
 
 /* {"type":"json","values":[the N values' JSON]} */
@@ -595,8 +670,8 @@ static long split_proc(const char *s, size_t n, struct span *val, char **sh, siz
 int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t len)
 {
 	struct span *v[NCOL] = {0}, row[NCOL];
-	struct dict argv = {0}, shared = {0};
-	uint32_t *ai = NULL, *si = NULL;
+	struct dict dict[NCOL] = {0}, shared = {0}; /* LISTS and INDEX: distinct values */
+	uint32_t *ix[NCOL] = {0}, *si = NULL;	    /* and each row's index there */
 	char *sh = NULL;
 	size_t shcap = 0, n = 0, cap = 0;
 	int rc = -1;
@@ -609,26 +684,31 @@ int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t le
 				cap = cap ? 2 * cap : 1024;
 				for (int c = 0; c < NCOL; c++) {
 					struct span *p = realloc(v[c], cap * sizeof(*p));
-					if (!p)
+					uint32_t *q = p ? realloc(ix[c], cap * sizeof(*q)) : NULL;
+					if (p)
+						v[c] = p;
+					if (!q)
 						goto out;
-					v[c] = p;
+					ix[c] = q;
 				}
-				uint32_t *a = realloc(ai, cap * sizeof(*a)), *b = a ? realloc(si, cap * sizeof(*b)) : NULL;
-				if (a)
-					ai = a;
-				if (!a || !b)
+				uint32_t *b = realloc(si, cap * sizeof(*b));
+				if (!b)
 					goto out;
 				si = b;
 			}
-			long shl = split_proc(s, k, row, &sh, &shcap), x, y;
+			long shl = split_proc(s, k, row, &sh, &shcap), x;
 			if (shl < 0 || (x = dict_intern(&shared, sh, (size_t)shl)) < 0)
 				goto out;
-			for (int c = 0; c < NCOL; c++)
-				v[c][n] = row[c];
-			if ((y = dict_intern(&argv, row[7].s, row[7].n)) < 0) /* proc_cols[7]: argv */
-				goto out;
 			si[n] = (uint32_t)x;
-			ai[n] = (uint32_t)y;
+			for (int c = 0; c < NCOL; c++) {
+				v[c][n] = row[c];
+				int how = proc_cols[c].how;
+				if (how != LISTS && how != INDEX)
+					continue;
+				if ((x = dict_intern(&dict[c], row[c].s, row[c].n)) < 0)
+					goto out;
+				ix[c][n] = (uint32_t)x;
+			}
 			n++;
 		}
 		s += k + 1;
@@ -644,8 +724,10 @@ int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t le
 			r = put_num(f, bin, v[c], n);
 		else if (how == ID)
 			r = put_id(f, bin, v[c], n);
-		else if (how == LISTS && (r = put_lists(f, bin, &argv, ai, v[c], n)) > 0)
-			r = put_index(f, bin, &argv, ai, n);
+		else if (how == LISTS)
+			r = put_lists(f, bin, &dict[c], ix[c], v[c], n);
+		if (r > 0 && (how == LISTS || how == INDEX))
+			r = put_index(f, bin, &dict[c], ix[c], n);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -657,12 +739,13 @@ int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t le
 	fputs("}}", f);
 	rc = bb_align(bin) < 0 ? -1 : 0;
 out:
-	for (int c = 0; c < NCOL; c++)
+	for (int c = 0; c < NCOL; c++) {
 		free(v[c]);
-	free(ai);
+		free(ix[c]);
+		dict_free(&dict[c]);
+	}
 	free(si);
 	free(sh);
-	dict_free(&argv);
 	dict_free(&shared);
 	return rc;
 }

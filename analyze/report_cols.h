@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report_cols.h - the processes of `tracer-analyze report`'s page by column,
- * with their numbers and command lines in binary (report_version 3;
+ * with their numbers and command lines in binary (report_version 4;
  * docs/plots-and-bundles.md, Data).
  *
  * The page's data is one buffer (gzip-compressed, then base64, by
@@ -18,7 +18,10 @@
  * below 2^53 is the correctly rounded value of the decimal, as JSON.parse
  * gives it, so the page shows exactly what export wrote. A value that does
  * not fit (an exponent, more than 9 decimals, 2^53 or more) makes its column
- * fall back to JSON, byte for byte.
+ * fall back to JSON, byte for byte. Each array is stored in the narrowest
+ * of u8, i8, u16, i16, u32, i32 and f64 that holds it, and a column's
+ * arrays as differences from the row before ("delta") when zlib (level 1)
+ * makes those smaller: the page reads fewer bytes and inflates less.
  */
 #ifndef TRACER_REPORT_COLS_H
 #define TRACER_REPORT_COLS_H
@@ -43,7 +46,8 @@ void tza_put_json_lt(FILE *f, const char *s, size_t n);
  * The objects of `export --format jsonl --samples` (jsonl[0..n), one a
  * line, export's own output: well formed) as the "processes" value, written
  * to f, with their arrays appended to bin (8-byte aligned; offsets in the
- * JSON are from bin's start). Only the keys the page uses are kept.
+ * JSON are from bin's start). Only the keys the page uses are kept. The
+ * output depends on the input only (the same bytes for the same trace).
  * Returns 0, or -1 out of memory (f and bin then hold a partial value).
  */
 int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t n);

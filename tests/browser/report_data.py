@@ -36,9 +36,27 @@ def json_text(html):
     return split(unpacked(html))[0]
 
 
+TYPES = {"u8": "B", "i8": "b", "u16": "H", "i16": "h", "u32": "I", "i32": "i", "f64": "d"}
+
+
 def _arr(bin_, off, n, t):
     assert off % 8 == 0, off
-    return list(struct.unpack_from("<%d%s" % (n, {"u32": "I", "i32": "i", "f64": "d", "u8": "B"}[t]), bin_, off))
+    return list(struct.unpack_from("<%d%s" % (n, TYPES[t]), bin_, off))
+
+
+def _col(bin_, c, name, n):
+    """array NAME of column c (n elements, its type NAME_type); with delta,
+    the running sums of the differences there from NAME_first, which must
+    fit NAME_values"""
+    a = _arr(bin_, c[name], n, c[name + "_type"])
+    if not c.get("delta") or not n:
+        return a
+    assert a[0] == 0, "a first difference not 0"
+    s = list(itertools.accumulate(a, initial=c[name + "_first"]))[1:]
+    lo, hi = {"B": (0, 2**8), "b": (-2**7, 2**7), "H": (0, 2**16), "h": (-2**15, 2**15), "I": (0, 2**32),
+              "i": (-2**31, 2**31), "d": (1 - 2**53, 2**53)}[TYPES[c[name + "_values"]]]
+    assert all(lo <= x < hi for x in s), "a sum outside " + c[name + "_values"]
+    return s
 
 
 def column(c, n, bin_):
@@ -48,20 +66,20 @@ def column(c, n, bin_):
     if t == "json":
         v = c["values"]
     elif t == "index":
-        v = [c["values"][i] for i in _arr(bin_, c["index"], n, "u32")]
+        v = [c["values"][i] for i in _col(bin_, c, "index", n)]
     elif t == "num":
         sc = 10 ** c["decimals"]
         # int / int: correctly rounded, as the page's m / 10^D and JSON.parse
-        v = [int(x) if sc == 1 else int(x) / sc for x in _arr(bin_, c["offset"], n, c["array"])]
+        v = [int(x) if sc == 1 else int(x) / sc for x in _col(bin_, c, "offset", n)]
     elif t == "id":
-        v = ["%d.%d" % (p, q) for p, q in zip(_arr(bin_, c["pid"], n, "u32"), _arr(bin_, c["ns"], n, "f64"))]
+        v = ["%d.%d" % (p, q) for p, q in zip(_col(bin_, c, "pid", n), _col(bin_, c, "ns", n))]
     elif t == "lists":
         u16 = bin_[c["text"]:c["text"] + c["text_bytes"]].decode("utf-8").encode("utf-16-le")
-        se = list(itertools.accumulate(_arr(bin_, c["string_lengths"], c["strings"], "u32")))
-        le = list(itertools.accumulate(_arr(bin_, c["list_lengths"], c["lists"], "u32")))
+        se = list(itertools.accumulate(_arr(bin_, c["string_lengths"], c["strings"], c["string_lengths_type"])))
+        le = list(itertools.accumulate(_arr(bin_, c["list_lengths"], c["lists"], c["list_lengths_type"])))
         strs = [u16[2 * (se[i - 1] if i else 0):2 * se[i]].decode("utf-16-le") for i in range(len(se))]
         lists = [strs[(le[k - 1] if k else 0):le[k]] for k in range(len(le))]
-        v = [lists[i] for i in _arr(bin_, c["index"], n, "u32")]
+        v = [lists[i] for i in _col(bin_, c, "index", n)]
     else:
         raise AssertionError("unknown column type %r" % t)
     assert len(v) == n, "column of %d values, not %d" % (len(v), n)

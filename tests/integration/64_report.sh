@@ -56,7 +56,7 @@ scripts = re.findall(r"<script[^>]*>", h)
 assert len(scripts) == 2, scripts          # the data and the page's own script only
 assert "<" not in report_data.json_text(h), "a raw '<' in the data's JSON"
 d = report_data.load("run.html")
-assert d["report_version"] == 3, d["report_version"]
+assert d["report_version"] == 4, d["report_version"]
 cols = json.loads(report_data.json_text(h))["processes"]["columns"]
 assert {k: cols[k]["type"] for k in ("id", "parent_id", "pid", "start_s", "utime_s", "argv", "shared")} == {
     "id": "id", "parent_id": "id", "pid": "num", "start_s": "num", "utime_s": "num", "argv": "lists",
