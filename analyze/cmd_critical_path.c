@@ -257,8 +257,12 @@ int cmd_critical_path(int argc, char **argv)
 		OPT_HELP,
 		OPT_END,
 	};
-	const struct tza_cmd_spec spec = {"critical-path", critpath_synopsis, opts,
-					  critpath_epilog, 17, 1};
+	const struct tza_cmd_spec spec = {.name = "critical-path",
+					  .synopsis = critpath_synopsis,
+					  .opts = opts,
+					  .epilog = critpath_epilog,
+					  .col = 17,
+					  .nfiles = 1};
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;

@@ -149,7 +149,12 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 		OPT_HELP,
 		OPT_END,
 	};
-	const struct tza_cmd_spec spec = {"diff", diff_synopsis, opts, diff_epilog, 19, 0};
+	const struct tza_cmd_spec spec = {.name = "diff",
+					  .synopsis = diff_synopsis,
+					  .opts = opts,
+					  .epilog = diff_epilog,
+					  .col = 19,
+					  .nfiles = 0};
 	int rc = tza_options_parse(&spec, argc, argv);
 	if (rc >= 0)
 		return rc;

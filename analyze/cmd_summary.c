@@ -700,7 +700,12 @@ int cmd_summary(int argc, char **argv)
 		OPT_HELP,
 		OPT_END,
 	};
-	const struct tza_cmd_spec spec = {"summary", summary_synopsis, opts, summary_epilog, 19, 1};
+	const struct tza_cmd_spec spec = {.name = "summary",
+					  .synopsis = summary_synopsis,
+					  .opts = opts,
+					  .epilog = summary_epilog,
+					  .col = 19,
+					  .nfiles = 1};
 	int rc = tza_options_parse(&spec, argc, argv);
 	if (rc >= 0)
 		return rc;

@@ -219,7 +219,12 @@ int cmd_top(int argc, char **argv)
 		OPT_HELP,
 		OPT_END,
 	};
-	const struct tza_cmd_spec spec = {"top", top_synopsis, opts, top_epilog, 19, 1};
+	const struct tza_cmd_spec spec = {.name = "top",
+					  .synopsis = top_synopsis,
+					  .opts = opts,
+					  .epilog = top_epilog,
+					  .col = 19,
+					  .nfiles = 1};
 	int rc = tza_options_parse(&spec, argc, argv);
 	if (rc >= 0)
 		return rc;

@@ -1,29 +1,27 @@
 /* cmd_verify.c - tracer-analyze verify: check every checksum, name each bad block. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <inttypes.h>
 #include <string.h>
 
 #include "analyze.h"
+#include "options.h"
 #include "report.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze verify [-v] FILE\n\n"
-		"Check a .tz trace completely: the file header, every block header and payload\n"
-		"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
-		"Each bad block is named on stderr with its offset:\n"
-		"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n"
-		"  -v, --verbose  also list every block on stdout, good or damaged\n"
-		"  -h, --help     this help\n\n"
-		"Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
-		"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
-		"empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
-		"recover' adds the footer.\n\n"
-		"Examples:\n"
-		"  tracer-analyze verify run.tz\n"
-		"  tracer-analyze verify -v run.tz | less\n");
-}
+static const char verify_synopsis[] =
+	"usage: tracer-analyze verify [-v] FILE\n\n"
+	"Check a .tz trace completely: the file header, every block header and payload\n"
+	"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
+	"Each bad block is named on stderr with its offset:\n"
+	"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n";
+
+static const char verify_epilog[] =
+	"\nExit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
+	"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
+	"empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
+	"recover' adds the footer.\n\n"
+	"Examples:\n"
+	"  tracer-analyze verify run.tz\n"
+	"  tracer-analyze verify -v run.tz | less\n";
 
 struct vstate {
 	tz_reader *r;
@@ -64,29 +62,23 @@ static int on_block(void *ctx, const struct tz_block_info *b)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option lo[] = {{"verbose", no_argument, NULL, 'v'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
 	struct vstate v = {0};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			v.verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("verify", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	const char *path = tza_one_file("verify", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
+	const struct tza_option opts[] = {
+		OPT_FLAG('v', "verbose", &v.verbose,
+			 "also list every block on stdout, good or damaged"),
+		OPT_HELP,
+		OPT_END,
+	};
+	const struct tza_cmd_spec spec = {.name = "verify",
+					  .synopsis = verify_synopsis,
+					  .opts = opts,
+					  .epilog = verify_epilog,
+					  .col = 17,
+					  .nfiles = 1};
+	int ret = tza_options_parse(&spec, argc, argv);
+	if (ret >= 0)
+		return ret;
+	const char *path = argv[optind];
 	tz_reader *r = tza_open(path, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;

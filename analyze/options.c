@@ -183,7 +183,10 @@ void tza_options_help(const struct tza_cmd_spec *spec, FILE *f)
 		put_indented(f, o->help, col);
 		fputc('\n', f);
 	}
-	fputs(spec->epilog, f);
+	if (spec->epilog_fn)
+		spec->epilog_fn(f);
+	else
+		fputs(spec->epilog, f);
 }
 
 int tza_cmd_load(const struct tza_cmd_spec *spec, int argc, char **argv, uint32_t flags,

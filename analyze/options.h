@@ -67,6 +67,9 @@ struct tza_option {
 
 #define OPT_FLAG(s, l, d, h) {.kind = TZA_OPTK_FLAG, .short_name = (s), .long_name = (l), \
 			      .dest = (d), .help = (h), .value = 1}
+/* a flag that stores v (e.g. 0 for a --no-X) */
+#define OPT_SET_INT(s, l, d, v, h) {.kind = TZA_OPTK_FLAG, .short_name = (s), \
+				    .long_name = (l), .dest = (d), .help = (h), .value = (v)}
 #define OPT_U64(s, l, a, d, lo, hi, h) {.kind = TZA_OPTK_U64, .short_name = (s),	\
 					.long_name = (l), .argh = (a), .dest = (d),	\
 					.help = (h), .min = (lo), .max = (hi)}
@@ -113,6 +116,8 @@ struct tza_cmd_spec {
 	const char *epilog;		/* --help after the rows (notes, Examples) */
 	int col;			/* help text column (0: 19) */
 	int nfiles;			/* 1: exactly one FILE; 0: the caller checks */
+	void (*epilog_fn)(FILE *f);	/* when not NULL: writes the epilog instead
+					   (text known at run time) */
 };
 
 /* At most this many rows in a table (a larger one is a usage error). */

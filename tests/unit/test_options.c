@@ -42,8 +42,12 @@ static const struct tza_option opts[] = {
 	OPT_HELP,
 	OPT_END,
 };
-static const struct tza_cmd_spec spec = {"t", "usage: t [OPTIONS] FILE\n\n", opts,
-					 "\nExamples:\n  t x\n", 16, 1};
+static const struct tza_cmd_spec spec = {.name = "t",
+					 .synopsis = "usage: t [OPTIONS] FILE\n\n",
+					 .opts = opts,
+					 .epilog = "\nExamples:\n  t x\n",
+					 .col = 16,
+					 .nfiles = 1};
 
 /* stderr of the last parse */
 static char err[512];
