@@ -384,6 +384,12 @@ static void bundle_epilog(FILE *f)
 	      f);
 }
 
+static const struct tza_cmd_spec bundle_spec = {.name = "bundle",
+						.synopsis = bundle_synopsis,
+						.col = 28,
+						.nfiles = 0,
+						.epilog_fn = bundle_epilog};
+
 struct member {
 	const char *name;
 	const char *what;
@@ -465,17 +471,9 @@ static int bundle_options(int argc, char **argv, struct bundle_job *j)
 			 "insensitive; repeatable; implies --redact). With\n"
 			 "groups, only the last matching group is masked"),
 		OPT_SET_INT(0, "no-plots", &j->plots, 0, "leave the pictures out (no gnuplot needed)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "bundle",
-					  .synopsis = bundle_synopsis,
-					  .opts = opts,
-					  .col = 28,
-					  .nfiles = 0,
-					  .epilog_fn = bundle_epilog};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&bundle_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (optind != argc - 1 || !j->out) {

@@ -32,6 +32,9 @@ static const char cat_epilog[] =
 	"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
 	"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n";
 
+static const struct tza_cmd_spec cat_spec = {
+    .name = "cat", .synopsis = cat_synopsis, .epilog = cat_epilog, .col = 19, .nfiles = 1};
+
 /* C-quoted byte string: textsafe.h's safe form in double quotes */
 static void quote(FILE *f, const uint8_t *p, size_t n)
 {
@@ -139,17 +142,9 @@ static int cat_parse(int argc, char **argv, struct cat_opts *o)
 		OPT_FLAG('s', "state", &o->state,
 			 "also print process-state snapshot events (marked 'state:')"),
 		OPT_FLAG('a', "abs", &o->abs_ts, "absolute CLOCK_BOOTTIME ns instead of relative seconds"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "cat",
-					  .synopsis = cat_synopsis,
-					  .opts = opts,
-					  .epilog = cat_epilog,
-					  .col = 19,
-					  .nfiles = 1};
-	return tza_options_parse(&spec, argc, argv);
+	return tza_options_parse(&cat_spec, opts, argc, argv);
 }
 
 /* Every name of the comma-separated types is an event type of r's schema?

@@ -39,6 +39,12 @@ static const char critpath_epilog[] =
 	"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
 	"  tracer-analyze critical-path --by rule trace.tz\n";
 
+static const struct tza_cmd_spec critical_path_spec = {.name = "critical-path",
+						       .synopsis = critpath_synopsis,
+						       .epilog = critpath_epilog,
+						       .col = 17,
+						       .nfiles = 1};
+
 static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
 					[TZA_EDGE_TIME] = "time"};
 
@@ -253,20 +259,12 @@ int cmd_critical_path(int argc, char **argv)
 			 "\"after_last_s\", \"wall_s\", \"wait_s\", \"edges\", \"path\": [{\"task\",\n"
 			 "\"rule\", \"kind\", \"id\", \"pid\", \"start_s\", \"end_s\", \"wall_s\",\n"
 			 "\"wait_s\", \"edge\", \"share\"}...]} (docs: critical-path)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "critical-path",
-					  .synopsis = critpath_synopsis,
-					  .opts = opts,
-					  .epilog = critpath_epilog,
-					  .col = 17,
-					  .nfiles = 1};
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;
-	int ret = tza_cmd_load(&spec, argc, argv, 0, &r, &m);
+	int ret = tza_cmd_load(&critical_path_spec, opts, argc, argv, 0, &r, &m);
 	if (ret >= 0)
 		return ret;
 	if (tza_critpath(m, by, &cr) < 0) {

@@ -25,6 +25,9 @@ static const char diff_epilog[] =
 	"  tracer-analyze diff before.tz after.tz\n"
 	"  tracer-analyze diff --by command --json run1.tz run2.tz\n";
 
+static const struct tza_cmd_spec diff_spec = {
+    .name = "diff", .synopsis = diff_synopsis, .epilog = diff_epilog, .col = 19, .nfiles = 0};
+
 struct side {
 	tz_reader *r;
 	struct tza_model *m;
@@ -145,17 +148,9 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 			 "\"peak_rss_a_kib\", \"peak_rss_b_kib\", \"io_a_bytes\",\n"
 			 "\"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}; task groupings\n"
 			 "add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "diff",
-					  .synopsis = diff_synopsis,
-					  .opts = opts,
-					  .epilog = diff_epilog,
-					  .col = 19,
-					  .nfiles = 0};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&diff_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (optind + 2 != argc) {

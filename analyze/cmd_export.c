@@ -42,6 +42,9 @@ static const char export_epilog[] =
 	"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
 	"  tracer-analyze export --format chrome -o trace.json trace.tz\n";
 
+static const struct tza_cmd_spec export_spec = {
+    .name = "export", .synopsis = export_synopsis, .epilog = export_epilog, .col = 21, .nfiles = 0};
+
 static int64_t rel(const struct tza_model *m, uint64_t ns)
 {
 	return (int64_t)(ns - m->t0_ns);
@@ -679,17 +682,9 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		OPT_FLAG(0, "samples", &o->samples,
 			 "jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
 			 "rss_kib, threads, read_bytes, write_bytes, rchar, wchar)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "export",
-					  .synopsis = export_synopsis,
-					  .opts = opts,
-					  .epilog = export_epilog,
-					  .col = 21,
-					  .nfiles = 0};
-	*rc = tza_options_parse(&spec, argc, argv);
+	*rc = tza_options_parse(&export_spec, opts, argc, argv);
 	if (*rc >= 0)
 		return -1;
 	*rc = TZA_EXIT_USAGE;

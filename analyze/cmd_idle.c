@@ -26,6 +26,9 @@ static const char idle_epilog[] =
 	"  tracer-analyze idle trace.tz\n"
 	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n";
 
+static const struct tza_cmd_spec idle_spec = {
+    .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 1};
+
 /* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
 static int parse_dur(const char *s, uint64_t *ns)
 {
@@ -252,17 +255,9 @@ static int idle_parse(int argc, char **argv, struct idle_opts *o)
 			"processes listed per stretch (default 10, by CPU in it)"),
 		OPT_FLAG(0, "all", &o->all, "also processes alive before recording began"),
 		OPT_FLAG('j', "json", &o->json, "one JSON object (keys: docs/tracer-analyze.md)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "idle",
-					  .synopsis = idle_synopsis,
-					  .opts = opts,
-					  .epilog = idle_epilog,
-					  .col = 26,
-					  .nfiles = 1};
-	return tza_options_parse(&spec, argc, argv);
+	return tza_options_parse(&idle_spec, opts, argc, argv);
 }
 
 /* One stretch as a JSON object (the "stretches" array's element k) */

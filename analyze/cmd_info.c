@@ -26,6 +26,9 @@ static const char info_epilog[] =
 	"  tracer-analyze info run.tz\n"
 	"  tracer-analyze info --json run.tz | jq .events\n";
 
+static const struct tza_cmd_spec info_spec = {
+    .name = "info", .synopsis = info_synopsis, .epilog = info_epilog, .col = 15, .nfiles = 1};
+
 static const char *ftype_name(unsigned t)
 {
 	static const char *n[] = {"?",	 "u8",	"u16",	 "u32",	  "u64", "i8",	"i16",
@@ -262,16 +265,9 @@ int cmd_info(int argc, char **argv)
 		OPT_FLAG('j', "json", &as_json, "one JSON object instead of text"),
 		OPT_FLAG('s', "scan", &scanned,
 			 "ignore the footer index and scan the blocks (as after a crash)"),
-		OPT_HELP,
-		OPT_END,
+		OPT_END_HELP,
 	};
-	const struct tza_cmd_spec spec = {.name = "info",
-					  .synopsis = info_synopsis,
-					  .opts = opts,
-					  .epilog = info_epilog,
-					  .col = 15,
-					  .nfiles = 1};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&info_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (scanned)

@@ -32,6 +32,9 @@ static const char plot_epilog[] =
 	"  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
 	"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n";
 
+static const struct tza_cmd_spec plot_spec = {
+    .name = "plot", .synopsis = plot_synopsis, .epilog = plot_epilog, .col = 25, .nfiles = 0};
+
 /* Fill the title facts (host, CPUs, recorded command, wall-clock start). */
 void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
 {
@@ -142,17 +145,9 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 			   "write the gnuplot script there instead of running gnuplot"),
 		OPT_FLAG('f', "force", &a->force,
 			 "replace PATH (or the --script file) if it exists"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "plot",
-					  .synopsis = plot_synopsis,
-					  .opts = opts,
-					  .epilog = plot_epilog,
-					  .col = 25,
-					  .nfiles = 0};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&plot_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	a->o.max_rows = (unsigned)rows;

@@ -19,21 +19,20 @@ static const char recover_epilog[] =
 	"  tracer-analyze recover crashed.tz fixed.tz\n"
 	"  tracer-analyze recover -f flight.tz linear.tz\n";
 
+static const struct tza_cmd_spec recover_spec = {.name = "recover",
+						 .synopsis = recover_synopsis,
+						 .epilog = recover_epilog,
+						 .col = 16,
+						 .nfiles = 0};
+
 int cmd_recover(int argc, char **argv)
 {
 	int force = 0;
 	const struct tza_option opts[] = {
 		OPT_FLAG('f', "force", &force, "replace OUT if it exists"),
-		OPT_HELP,
-		OPT_END,
+		OPT_END_HELP,
 	};
-	const struct tza_cmd_spec spec = {.name = "recover",
-					  .synopsis = recover_synopsis,
-					  .opts = opts,
-					  .epilog = recover_epilog,
-					  .col = 16,
-					  .nfiles = 0};
-	int ret = tza_options_parse(&spec, argc, argv);
+	int ret = tza_options_parse(&recover_spec, opts, argc, argv);
 	if (ret >= 0)
 		return ret;
 	if (optind != argc - 2) {

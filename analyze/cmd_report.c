@@ -54,6 +54,9 @@ static const char report_epilog[] =
 	"  tracer-analyze report -o r.html report.tar.gz\n"
 	"  tracer-analyze report --by rule -o run.html snakemake-run.tz\n";
 
+static const struct tza_cmd_spec report_spec = {
+    .name = "report", .synopsis = report_synopsis, .epilog = report_epilog, .col = 22};
+
 /* One handler's standard output, in memory. */
 struct out {
 	char *p;
@@ -286,13 +289,9 @@ static int report_options(int argc, char **argv, struct report_job *j, int *rc)
 		OPT_FLAG('f', "force", &j->force,
 			 "replace PATH if it exists (never a directory, FIFO\n"
 			 "or device)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "report", .synopsis = report_synopsis,
-					  .opts = opts, .epilog = report_epilog, .col = 22};
-	*rc = tza_options_parse(&spec, argc, argv);
+	*rc = tza_options_parse(&report_spec, opts, argc, argv);
 	if (*rc >= 0)
 		return -1;
 	*rc = TZA_EXIT_USAGE;

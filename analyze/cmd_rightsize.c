@@ -41,6 +41,9 @@ static const char rs_epilog[] =
 	"  tracer-analyze rightsize trace.tz\n"
 	"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n";
 
+static const struct tza_cmd_spec rightsize_spec = {
+    .name = "rightsize", .synopsis = rs_synopsis, .epilog = rs_epilog, .col = 22, .nfiles = 1};
+
 /* One rule's figures */
 struct rs {
 	const char *name;
@@ -390,18 +393,10 @@ static int rs_load(int argc, char **argv, struct rs_opts *o, tz_reader **r,
 			 "\"req_time_s\", \"max_cores\", \"mean_cores\", \"peak_rss_bytes\",\n"
 			 "\"max_wall_s\", \"mean_wall_s\", \"suggest\": {\"cpus\",\n"
 			 "\"memory_bytes\", \"time_s\"}, \"flags\": [...]}]}"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "rightsize",
-					  .synopsis = rs_synopsis,
-					  .opts = opts,
-					  .epilog = rs_epilog,
-					  .col = 22,
-					  .nfiles = 1};
 	tza_task_want();
-	return tza_cmd_load(&spec, argc, argv, TZA_MB_SAMPLES, r, m); /* combined peaks */
+	return tza_cmd_load(&rightsize_spec, opts, argc, argv, TZA_MB_SAMPLES, r, m); /* combined peaks */
 }
 
 /* The rows: the tasks grouped by rule name (or one per task), each with its

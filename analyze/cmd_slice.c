@@ -37,6 +37,9 @@ static const char slice_epilog[] =
 	"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
 	"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n";
 
+static const struct tza_cmd_spec slice_spec = {
+    .name = "slice", .synopsis = slice_synopsis, .epilog = slice_epilog, .col = 21, .nfiles = 0};
+
 static void put(uint8_t *fixed, uint32_t size, const struct tz_event_type *t, const char *name,
 		uint64_t v)
 {
@@ -393,17 +396,9 @@ static int slice_options(int argc, char **argv, struct slice_job *j, const char 
 			 "write OUT also when no process was alive and no event\n"
 			 "happened in the window (otherwise an error, exit 1)"),
 		OPT_FLAG('f', "force", &j->force, "overwrite OUT if it exists"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "slice",
-					  .synopsis = slice_synopsis,
-					  .opts = opts,
-					  .epilog = slice_epilog,
-					  .col = 21,
-					  .nfiles = 0};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&slice_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (optind + 2 != argc) {

@@ -37,6 +37,12 @@ static const char summary_epilog[] =
 	"  tracer-analyze summary --json trace.tz | jq .counts\n"
 	"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n";
 
+static const struct tza_cmd_spec summary_spec = {.name = "summary",
+						 .synopsis = summary_synopsis,
+						 .epilog = summary_epilog,
+						 .col = 19,
+						 .nfiles = 1};
+
 static const char *meta(tz_reader *r, const char *k)
 {
 	const char *keys[] = {k, NULL};
@@ -696,17 +702,9 @@ int cmd_summary(int argc, char **argv)
 			 "newest 1-3 s are in no sealed chunk yet; kill -USR1 the\n"
 			 "recorder to seal now)"),
 		OPT_INTERVAL(&interval_ms, "seconds between summaries with --follow (default 2)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "summary",
-					  .synopsis = summary_synopsis,
-					  .opts = opts,
-					  .epilog = summary_epilog,
-					  .col = 19,
-					  .nfiles = 1};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&summary_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	const char *path = argv[optind];

@@ -36,6 +36,9 @@ static const char top_epilog[] =
 	"  tracer-analyze top --follow run.tz      # while tracer-record -o run.tz runs\n"
 	"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n";
 
+static const struct tza_cmd_spec top_spec = {
+    .name = "top", .synopsis = top_synopsis, .epilog = top_epilog, .col = 19, .nfiles = 1};
+
 static int sort_col;
 static const char *const cols[] = {"cpu",  "wall",  "span", "count",    "cores", "max_cores",
 				   "rss",  "read",  "write", "io",      "critical", "name", NULL};
@@ -215,17 +218,9 @@ int cmd_top(int argc, char **argv)
 			 "sealed chunk yet; kill -USR1 the recorder to seal now);\n"
 			 "q on a terminal stops too"),
 		OPT_INTERVAL(&interval_ms, "seconds between tables with --follow (default 2)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "top",
-					  .synopsis = top_synopsis,
-					  .opts = opts,
-					  .epilog = top_epilog,
-					  .col = 19,
-					  .nfiles = 1};
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&top_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (json && !limit_set)

@@ -25,6 +25,9 @@ static const char tree_epilog[] =
 	"  tracer-analyze tree --depth 2 --min-duration 1s trace.tz\n"
 	"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n";
 
+static const struct tza_cmd_spec tree_spec = {
+    .name = "tree", .synopsis = tree_synopsis, .epilog = tree_epilog, .col = 27, .nfiles = 1};
+
 struct agg {
 	uint32_t n, failed;
 	uint64_t first, last, wall, cpu, rss;
@@ -352,17 +355,9 @@ int cmd_tree(int argc, char **argv)
 			"(default 3; 0 = never)"),
 		OPT_BY(&c.o.by, "name processes by exe, tool (default) or command,\n"
 				"or by their task, rule, job, container (docs: Tasks)"),
-		OPT_PARTIAL,
-		OPT_HELP,
-		OPT_END,
+		OPT_END_TRACE,
 	};
-	const struct tza_cmd_spec spec = {.name = "tree",
-					  .synopsis = tree_synopsis,
-					  .opts = opts,
-					  .epilog = tree_epilog,
-					  .col = 27,
-					  .nfiles = 1};
-	int ret = tza_options_parse(&spec, argc, argv);
+	int ret = tza_options_parse(&tree_spec, opts, argc, argv);
 	if (ret >= 0)
 		return ret;
 	ret = TZA_EXIT_OK;

@@ -23,6 +23,9 @@ static const char verify_epilog[] =
 	"  tracer-analyze verify run.tz\n"
 	"  tracer-analyze verify -v run.tz | less\n";
 
+static const struct tza_cmd_spec verify_spec = {
+    .name = "verify", .synopsis = verify_synopsis, .epilog = verify_epilog, .col = 17, .nfiles = 1};
+
 struct vstate {
 	tz_reader *r;
 	int verbose;
@@ -66,16 +69,9 @@ int cmd_verify(int argc, char **argv)
 	const struct tza_option opts[] = {
 		OPT_FLAG('v', "verbose", &v.verbose,
 			 "also list every block on stdout, good or damaged"),
-		OPT_HELP,
-		OPT_END,
+		OPT_END_HELP,
 	};
-	const struct tza_cmd_spec spec = {.name = "verify",
-					  .synopsis = verify_synopsis,
-					  .opts = opts,
-					  .epilog = verify_epilog,
-					  .col = 17,
-					  .nfiles = 1};
-	int ret = tza_options_parse(&spec, argc, argv);
+	int ret = tza_options_parse(&verify_spec, opts, argc, argv);
 	if (ret >= 0)
 		return ret;
 	const char *path = argv[optind];

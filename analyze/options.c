@@ -69,7 +69,8 @@ static int set_enum(const struct tza_option *o, const char *name, const char *ar
 }
 
 /* Row o given with arg: store it. Returns -1 to go on, else the exit code. */
-static int take(const struct tza_cmd_spec *spec, const struct tza_option *o, const char *arg)
+static int take(const struct tza_cmd_spec *spec, const struct tza_option *opts,
+		const struct tza_option *o, const char *arg)
 {
 	char name[64];
 	opt_name(o, name, sizeof(name));
@@ -89,7 +90,7 @@ static int take(const struct tza_cmd_spec *spec, const struct tza_option *o, con
 	case TZA_OPTK_CALL:
 		return o->cb(o, arg) < 0 ? TZA_EXIT_USAGE : -1;
 	case TZA_OPTK_HELP:
-		tza_options_help(spec, stdout);
+		tza_options_help(spec, opts, stdout);
 		return TZA_EXIT_OK;
 	case TZA_OPTK_END:
 		break;
@@ -122,11 +123,12 @@ static int build(const struct tza_option *opts, char *shorts, struct option *lon
 	return n;
 }
 
-int tza_options_parse(const struct tza_cmd_spec *spec, int argc, char **argv)
+int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,
+		      char **argv)
 {
 	char shorts[3 * TZA_OPTS_MAX + 1];
 	struct option longs[TZA_OPTS_MAX + 1];
-	int n = build(spec->opts, shorts, longs), c;
+	int n = build(opts, shorts, longs), c;
 	if (n < 0) {
 		tza_err("%s: more than %d options", spec->name, TZA_OPTS_MAX);
 		return TZA_EXIT_USAGE;
@@ -136,15 +138,15 @@ int tza_options_parse(const struct tza_cmd_spec *spec, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct tza_option *o = NULL;
 		if (c >= LONG_ONLY_BASE && c < LONG_ONLY_BASE + n)
-			o = &spec->opts[c - LONG_ONLY_BASE];
+			o = &opts[c - LONG_ONLY_BASE];
 		for (int i = 0; !o && c != '?' && c != ':' && i < n; i++)
-			if (spec->opts[i].short_name == c)
-				o = &spec->opts[i];
+			if (opts[i].short_name == c)
+				o = &opts[i];
 		if (!o) {
 			tza_bad_option(spec->name, argc, argv);
 			return TZA_EXIT_USAGE;
 		}
-		int rc = take(spec, o, optarg);
+		int rc = take(spec, opts, o, optarg);
 		if (rc >= 0)
 			return rc;
 	}
@@ -163,12 +165,12 @@ static void put_indented(FILE *f, const char *s, int col)
 	}
 }
 
-void tza_options_help(const struct tza_cmd_spec *spec, FILE *f)
+void tza_options_help(const struct tza_cmd_spec *spec, const struct tza_option *opts, FILE *f)
 {
 	int col = spec->col ? spec->col : 19;
 	fputs(spec->synopsis, f);
 	fputs("Options:\n", f);
-	for (const struct tza_option *o = spec->opts; o->kind != TZA_OPTK_END; o++) {
+	for (const struct tza_option *o = opts; o->kind != TZA_OPTK_END; o++) {
 		char head[96];
 		int len;
 		if (o->short_name && o->long_name)
@@ -189,10 +191,10 @@ void tza_options_help(const struct tza_cmd_spec *spec, FILE *f)
 		fputs(spec->epilog, f);
 }
 
-int tza_cmd_load(const struct tza_cmd_spec *spec, int argc, char **argv, uint32_t flags,
-		 tz_reader **r, struct tza_model **m)
+int tza_cmd_load(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,
+		 char **argv, uint32_t flags, tz_reader **r, struct tza_model **m)
 {
-	int rc = tza_options_parse(spec, argc, argv);
+	int rc = tza_options_parse(spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (spec->nfiles != 1 && !tza_one_file(spec->name, argc, argv))

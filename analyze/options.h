@@ -8,15 +8,16 @@
  *
  * A subcommand:
  *
- *	static uint64_t limit = 30;
- *	static int json;
- *	static const struct tza_option opts[] = {
+ *	uint64_t limit = 30;
+ *	int json = 0;
+ *	const struct tza_option opts[] = {
  *		OPT_U64('n', "limit", "N", &limit, 0, 1000000, "show N rows"),
  *		OPT_FLAG('j', "json", &json, "JSON instead of text"),
- *		OPT_PARTIAL, OPT_HELP, OPT_END,
+ *		OPT_END_TRACE,		-- --partial, --help, the end
  *	};
- *	static const struct tza_cmd_spec spec = {"top", USAGE, opts, EPILOG, 19, 1};
- *	int rc = tza_options_parse(&spec, argc, argv);
+ *	static const struct tza_cmd_spec top_spec = {.name = "top", .synopsis = USAGE,
+ *		.epilog = EPILOG, .col = 19, .nfiles = 1};
+ *	int rc = tza_options_parse(&top_spec, opts, argc, argv);
  *	if (rc >= 0)
  *		return rc;		-- --help printed (0) or a usage error (2)
  *	... argv[optind] is the one FILE (spec.nfiles == 1) ...
@@ -100,6 +101,10 @@ struct tza_option {
 #define OPT_PARTIAL OPT_CALL(0, "partial", NULL, tza_opt_partial, NULL, \
 			     "analyze an unfinished or damaged trace as it is\n"	\
 			     "(as 'tracer-analyze --partial COMMAND')")
+/* A table's last rows: --partial (a command that reads a trace's events)
+ * and --help, or --help alone */
+#define OPT_END_TRACE OPT_PARTIAL, OPT_HELP, OPT_END
+#define OPT_END_HELP OPT_HELP, OPT_END
 /* -i, --interval SEC of --follow, in ms into a uint64_t (follow.h) */
 #define OPT_INTERVAL(d, h) OPT_CALL('i', "interval", "SEC", tza_opt_interval, (d), (h))
 
@@ -108,11 +113,11 @@ int tza_opt_task(const struct tza_option *o, const char *arg);
 int tza_opt_partial(const struct tza_option *o, const char *arg);
 int tza_opt_interval(const struct tza_option *o, const char *arg);
 
-/* A subcommand's command line: its table and the help around it. */
+/* A subcommand's command line but its table (whose rows point at the
+ * handler's variables): name, the help around the rows, FILE count. */
 struct tza_cmd_spec {
 	const char *name;		/* "top": messages and the usage hint */
 	const char *synopsis;		/* --help before "Options:" (usage, description) */
-	const struct tza_option *opts;	/* rows, ending with OPT_END */
 	const char *epilog;		/* --help after the rows (notes, Examples) */
 	int col;			/* help text column (0: 19) */
 	int nfiles;			/* 1: exactly one FILE; 0: the caller checks */
@@ -124,7 +129,8 @@ struct tza_cmd_spec {
 #define TZA_OPTS_MAX 40
 
 /*
- * Parse argv (argv[0] the subcommand's name) by spec with getopt_long
+ * Parse argv (argv[0] the subcommand's name) by opts (rows ending with
+ * OPT_END) and spec with getopt_long
  * (GNU order: options and operands mixed; "--" ends options). Returns -1
  * to go on, with the operands argv[optind..argc-1]; TZA_EXIT_OK after
  * --help was printed; TZA_EXIT_USAGE after one line on stderr: an unknown
@@ -133,21 +139,22 @@ struct tza_cmd_spec {
  * message, e.g. "--limit: 'x' is not a number"), or, with nfiles 1, not
  * exactly one FILE.
  */
-int tza_options_parse(const struct tza_cmd_spec *spec, int argc, char **argv);
+int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,
+		      char **argv);
 
 /* Write spec's --help to f: synopsis, "Options:", one entry per row
  * ("  -n, --limit N" padded to the column, then the help's lines), epilog. */
-void tza_options_help(const struct tza_cmd_spec *spec, FILE *f);
+void tza_options_help(const struct tza_cmd_spec *spec, const struct tza_option *opts, FILE *f);
 
 /*
  * The shared opening of a subcommand that reads one trace: parse argv by
- * spec (nfiles 1), then open argv[optind], apply the --partial rules and
+ * opts and spec, then open argv[optind], apply the --partial rules and
  * build the model (tza_load_ex with flags, TZA_MB_*). Returns -1 to go on
  * with *r and *m set (the caller frees both with tza_unload); else the
  * exit code after the message: tza_options_parse's, or TZA_EXIT_FAIL when
  * the trace could not be read.
  */
-int tza_cmd_load(const struct tza_cmd_spec *spec, int argc, char **argv, uint32_t flags,
-		 tz_reader **r, struct tza_model **m);
+int tza_cmd_load(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,
+		 char **argv, uint32_t flags, tz_reader **r, struct tza_model **m);
 
 #endif /* TRACER_ANALYZE_OPTIONS_H */

@@ -121,6 +121,11 @@ run() { # bin dir args... -> dir/{out,err,rc} and dir/o* files
 	shift 2
 	mkdir -p "$dir"
 	(cd "$dir" && TZ=UTC timeout 60 "$bin" "$@" >out 2>err </dev/null; echo $? >rc)
+	# a slice has a fresh uuid and creation time: compare its events
+	if [ "$1" = slice ] && [ -f "$dir/out.o" ]; then
+		"$old" cat "$dir/out.o" >"$dir/out.o.cat" 2>&1
+		rm -f "$dir/out.o"
+	fi
 }
 
 bad=0 n=0

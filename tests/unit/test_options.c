@@ -44,7 +44,6 @@ static const struct tza_option opts[] = {
 };
 static const struct tza_cmd_spec spec = {.name = "t",
 					 .synopsis = "usage: t [OPTIONS] FILE\n\n",
-					 .opts = opts,
 					 .epilog = "\nExamples:\n  t x\n",
 					 .col = 16,
 					 .nfiles = 1};
@@ -70,7 +69,7 @@ static int parse(const char *line)
 	assert_non_null(tmp);
 	int saved = dup(2);
 	dup2(fileno(tmp), 2);
-	int rc = tza_options_parse(&spec, argc, argv);
+	int rc = tza_options_parse(&spec, opts, argc, argv);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -159,7 +158,7 @@ static void test_help(void **state)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	assert_non_null(f);
-	tza_options_help(&spec, f);
+	tza_options_help(&spec, opts, f);
 	fclose(f);
 	assert_string_equal(buf, "usage: t [OPTIONS] FILE\n\n"
 				 "Options:\n"
