@@ -232,9 +232,10 @@ static int opt_min_duration(const struct tza_option *o, const char *arg)
 /* --basis words, by enum tza_idle_basis */
 static const char *const basis_words[] = {"host", "procs", NULL};
 
-/* Parse argv into o; returns -1 to go on (argv[optind] the FILE), else the
- * exit code */
-static int idle_parse(int argc, char **argv, struct idle_opts *o)
+/* Parse argv into o and load its one FILE (argv[optind]) with host samples
+ * into *r, *m; returns -1 to go on, else the exit code */
+static int idle_load(int argc, char **argv, struct idle_opts *o, tz_reader **r,
+		     struct tza_model **m)
 {
 	*o =
 	    (struct idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10, .basis = -1};
@@ -257,7 +258,7 @@ static int idle_parse(int argc, char **argv, struct idle_opts *o)
 		OPT_FLAG('j', "json", &o->json, "one JSON object (keys: docs/tracer-analyze.md)"),
 		OPT_END_TRACE,
 	};
-	return tza_options_parse(&idle_spec, opts, argc, argv);
+	return tza_cmd_load(&idle_spec, opts, argc, argv, TZA_MB_SAMPLES, r, m);
 }
 
 /* One stretch as a JSON object (the "stretches" array's element k) */
@@ -379,15 +380,13 @@ static void idle_print(FILE *f, const char *path, const struct tza_model *m,
 int cmd_idle(int argc, char **argv)
 {
 	struct idle_opts o;
-	int rc = idle_parse(argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	const char *path = argv[optind];
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_machine mi;
-	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0)
-		return TZA_EXIT_FAIL;
+	int rc = idle_load(argc, argv, &o, &r, &m);
+	if (rc >= 0)
+		return rc;
+	const char *path = argv[optind];
 	tza_machine_get(r, &mi);
 	if (o.basis == TZA_IDLE_HOST && m->nhost < 2) {
 		tza_err("'%s': --basis host: the trace has no host samples (recorded with "
