@@ -48,36 +48,52 @@ static const struct tza_cmd_spec spec = {.name = "t",
 					 .col = 16,
 					 .nfiles = 1};
 
-/* stderr of the last parse */
-static char err[512];
+/* stderr and stdout of the last parse */
+static char err[512], out_text[2048];
+
+/* fd's output while fn runs, into buf */
+static int capture(int fd, char *buf, size_t n, int (*fn)(void))
+{
+	fflush(NULL);
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	int saved = dup(fd);
+	dup2(fileno(tmp), fd);
+	int rc = fn();
+	fflush(NULL);
+	dup2(saved, fd);
+	close(saved);
+	rewind(tmp);
+	size_t got = fread(buf, 1, n - 1, tmp);
+	buf[got] = 0;
+	fclose(tmp);
+	return rc;
+}
+
+static int argc_;
+static char *argv_[16];
+static int run_parse(void)
+{
+	return tza_options_parse(&spec, opts, argc_, argv_);
+}
+static int run_parse_out(void)
+{
+	return capture(1, out_text, sizeof(out_text), run_parse);
+}
 
 static int parse(const char *line)
 {
 	static char buf[256]; /* argv's strings outlive the parse (STRING rows) */
-	char *argv[16];
-	int argc = 0;
 	snprintf(buf, sizeof(buf), "%s", line);
-	for (char *s = strtok(buf, " "); s && argc < 15; s = strtok(NULL, " "))
-		argv[argc++] = s;
-	argv[argc] = NULL;
+	argc_ = 0;
+	for (char *t = strtok(buf, " "); t && argc_ < 15; t = strtok(NULL, " "))
+		argv_[argc_++] = t;
+	argv_[argc_] = NULL;
 	limit = 30;
 	json = color = seen = calls = 0;
 	out = NULL;
 	by = TZA_BY_TOOL;
-	fflush(stderr);
-	FILE *tmp = tmpfile();
-	assert_non_null(tmp);
-	int saved = dup(2);
-	dup2(fileno(tmp), 2);
-	int rc = tza_options_parse(&spec, opts, argc, argv);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	size_t n = fread(err, 1, sizeof(err) - 1, tmp);
-	err[n] = 0;
-	fclose(tmp);
-	return rc;
+	return capture(2, err, sizeof(err), run_parse_out);
 }
 
 static void test_values(void **state)
@@ -172,10 +188,13 @@ static void test_help(void **state)
 				 "  -q            short only, no argument\n"
 				 "  -h, --help    this help\n"
 				 "\nExamples:\n  t x\n");
-	free(buf);
 	/* --help prints it on stdout and ends parsing with 0, before FILE checks */
 	assert_int_equal(parse("t --help"), TZA_EXIT_OK);
+	assert_string_equal(out_text, buf);
+	assert_string_equal(err, "");
 	assert_int_equal(parse("t -h -n 0"), TZA_EXIT_OK);
+	assert_string_equal(out_text, buf);
+	free(buf);
 }
 
 int main(void)
