@@ -27,6 +27,7 @@ struct tza_cmd {
 int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_tree(int argc, char **argv);

@@ -253,7 +253,74 @@ static void json(tz_reader *r, const char *path)
 		}
 		fputs("]}", f);
 	}
-	fputs("]}\n", f);
+	fputs("]}", f);
+}
+
+/* A multi-host trace (FORMAT.md 18): the container, then each member's info
+ * as a plain trace's, named PATH[i]. Returns 1 when a member could not be
+ * opened (named on stderr), 0 otherwise. */
+static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_reader_opts *ro)
+{
+	const char *by = tz_multi_meta_get(mt, "merged_by");
+	int bad = 0;
+	if (as_json) {
+		fputs("{\"file\":", stdout);
+		tza_json_cstr(stdout, path);
+		printf(",\"multi_host\":true,\"merged_by\":");
+		tza_json_cstr(stdout, by ? by : "");
+		printf(",\"container_damage\":%" PRIu64 ",\"members\":[", tz_multi_damage(mt));
+	} else {
+		printf("file          %s\n", path);
+		printf("format        multi-host trace of %zu member%s (FORMAT.md 18)%s%s\n",
+		       tz_multi_count(mt), tza_plural(tz_multi_count(mt)), by ? ", merged by " : "",
+		       by ? by : "");
+	}
+	for (size_t i = 0; i < tz_multi_count(mt); i++) {
+		const struct tz_member *me = tz_multi_member(mt, i);
+		char name[4200];
+		tz_reader *r = NULL;
+		snprintf(name, sizeof(name), "%s[%zu]", path, i);
+		if (as_json) {
+			printf("%s{\"member\":%zu,\"source\":", i ? "," : "", i);
+			tza_json_cstr(stdout, me->source);
+			fputs(",\"hostname\":", stdout);
+			tza_json_cstr(stdout, me->hostname);
+			printf(",\"offset\":%" PRIu64 ",\"bytes\":%" PRIu64
+			       ",\"partial\":%s,\"cut\":%s,\"duplicate_of\":",
+			       me->off, me->len, me->flags & TZ_MEMBER_PARTIAL ? "true" : "false",
+			       me->cut ? "true" : "false");
+			if (me->dup_of >= 0)
+				printf("%d", me->dup_of);
+			else
+				fputs("null", stdout);
+		} else {
+			printf("\nmember %zu      %s, host %s, %" PRIu64 " bytes at offset %" PRIu64
+			       "%s%s",
+			       i, me->source, *me->hostname ? me->hostname : "(unsaid)", me->len,
+			       me->off, me->flags & TZ_MEMBER_PARTIAL ? ", partial" : "",
+			       me->cut ? ", cut short" : "");
+			if (me->dup_of >= 0)
+				printf(", the same recording as member %d (read once)", me->dup_of);
+			putchar('\n');
+		}
+		if (tz_multi_reader(mt, i, &r) < 0) {
+			tza_err("%s", r ? tz_reader_errmsg(r) : name);
+			bad = 1;
+		} else if (as_json) {
+			fputs(",\"info\":", stdout);
+			json(r, name);
+		} else {
+			text(r, name);
+		}
+		tz_reader_free(r);
+		if (as_json)
+			putchar('}');
+	}
+	if (as_json)
+		fputs("]}\n", stdout);
+	if (tz_multi_damage(mt))
+		tza_err("%s", tz_multi_errmsg(mt));
+	return bad;
 }
 
 int cmd_info(int argc, char **argv)
@@ -272,12 +339,21 @@ int cmd_info(int argc, char **argv)
 		return rc;
 	if (scanned)
 		ro.flags |= TZ_R_SCAN;
+	tz_multi *mt = NULL;
+	if (!tza_refuse_dir(argv[optind], "a trace or bundle") &&
+	    tz_multi_open(&mt, argv[optind], &ro) == 0 && tz_multi_is_container(mt)) {
+		int bad = multi(mt, argv[optind], as_json, &ro);
+		tz_multi_free(mt);
+		return bad ? TZA_EXIT_FAIL : TZA_EXIT_OK;
+	}
+	tz_multi_free(mt);
 	tz_reader *r = tza_open(argv[optind], &ro);
 	if (!r)
 		return TZA_EXIT_FAIL;
-	if (as_json)
+	if (as_json) {
 		json(r, argv[optind]);
-	else
+		putchar('\n');
+	} else
 		text(r, argv[optind]);
 	const struct tz_info *in = tz_reader_info(r);
 	if (in->corrupt_blocks || (!in->ring && !in->has_footer && !in->unfinished && !scanned))

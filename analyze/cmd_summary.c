@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dropslot.h"
+#include "fleet.h"
 #include "follow.h"
 #include "json.h"
 #include "options.h"
@@ -13,7 +14,7 @@
 #include "textsafe.h"
 
 static const char summary_synopsis[] =
-	"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE\n"
+	"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE...\n"
 	"       tracer-analyze summary --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
 	"                              [-n N] FILE\n"
 	"\n"
@@ -28,6 +29,11 @@ static const char summary_synopsis[] =
 	"running counted up to their last sample), or the host's from its samples\n"
 	"for whole-machine (-a) recordings, the other beside it; peak memory of the\n"
 	"host and of the recorded processes together.\n"
+	"\n"
+	"Several hosts: give each host's trace (or a directory of them, or their\n"
+	"'tracer-analyze merge'): the run first (hosts, wall-clock span, totals,\n"
+	"each host's share, the top tools across hosts), then each host's summary.\n"
+	"A process seen by two traces of one host (same boot id) counts once.\n"
 	"\n";
 
 static const char summary_epilog[] =
@@ -35,13 +41,14 @@ static const char summary_epilog[] =
 	"Examples:\n"
 	"  tracer-analyze summary trace.tz\n"
 	"  tracer-analyze summary --json trace.tz | jq .counts\n"
-	"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n";
+	"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
+	"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n";
 
 static const struct tza_cmd_spec summary_spec = {.name = "summary",
 						 .synopsis = summary_synopsis,
 						 .epilog = summary_epilog,
 						 .col = 19,
-						 .nfiles = 1};
+						 .nfiles = 0};
 
 static const char *meta(tz_reader *r, const char *k)
 {
@@ -656,6 +663,14 @@ static void summary_text(FILE *f, struct tza_summary *s, enum tza_by by)
 
 /* The whole output of summary for path on f; info, when given, receives
  * the reader's facts (summary --follow: unfinished, live, chunks). */
+void tza_summary_print(FILE *f, struct tza_summary *s, enum tza_by by, int json)
+{
+	if (json)
+		summary_json(f, s);
+	else
+		summary_text(f, s, by);
+}
+
 static int summary_once(FILE *f, const char *path, enum tza_by by, uint64_t limit, int json,
 			struct tz_info *info)
 {
@@ -707,7 +722,16 @@ int cmd_summary(int argc, char **argv)
 	int rc = tza_options_parse(&summary_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
-	const char *path = argv[optind];
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
+		if (follow) {
+			tza_err("summary: --follow reads one trace (not several hosts)");
+			return TZA_EXIT_USAGE;
+		}
+		return tza_summary_hosts(stdout, argv + optind, argc - optind, by, limit, json);
+	}
+	const char *path = tza_one_file("summary", argc, argv);
+	if (!path)
+		return TZA_EXIT_USAGE;
 	if (follow && json) {
 		tza_err("summary: --follow shows text; --json is not followed (run summary --json "
 			"again)");

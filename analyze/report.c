@@ -92,6 +92,12 @@ int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_mode
 	*r = tza_open(path, NULL);
 	if (!*r)
 		return -1;
+	return tza_load_reader(path, flags, r, m);
+}
+
+int tza_load_reader(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m)
+{
+	*m = NULL;
 	if (tza_check_whole(*r, path, 0) < 0)
 		goto fail;
 	int rc = tza_model_read(path, *r, 0, UINT64_MAX, flags, m);

@@ -22,6 +22,9 @@
 int tza_load(const char *path, tz_reader **r, struct tza_model **m);
 /* The same with tza_model_build_ex flags (TZA_MB_SAMPLES). */
 int tza_load_ex(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m);
+/* The same for a reader already open (*r, taken: freed and NULL on
+ * failure), named path in messages (a multi-host trace's member). */
+int tza_load_reader(const char *path, uint32_t flags, tz_reader **r, struct tza_model **m);
 /*
  * tza_model_build_ex(r, from_ns, to_ns, flags, out) with the progress line
  * (progress.h) naming path, the file r reads: every command's read of a

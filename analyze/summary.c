@@ -211,13 +211,33 @@ static void summary_derive(struct tza_summary *s, uint64_t limit)
 /* Load path and compute s (summary_free frees it); info, when given,
  * receives the reader's facts. Returns TZA_EXIT_OK, else TZA_EXIT_FAIL
  * after saying why (s then holds nothing). */
+static int summary_compute(const char *path, enum tza_by by, uint64_t limit, int want_secrets,
+			   struct tza_summary *s, struct tz_info *info);
+
 int tza_summary_compute(const char *path, enum tza_by by, uint64_t limit, int want_secrets,
 			struct tza_summary *s, struct tz_info *info)
 {
 	memset(s, 0, sizeof(*s));
-	s->path = path;
 	if (tza_load_ex(path, TZA_MB_SAMPLES, &s->r, &s->m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
+	return summary_compute(path, by, limit, want_secrets, s, info);
+}
+
+int tza_summary_compute_r(const char *name, tz_reader *r, enum tza_by by, uint64_t limit,
+			  int want_secrets, struct tza_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->r = r;
+	if (tza_load_reader(name, TZA_MB_SAMPLES, &s->r, &s->m) < 0)
+		return TZA_EXIT_FAIL;
+	return summary_compute(name, by, limit, want_secrets, s, NULL);
+}
+
+/* The rest of tza_summary_compute once s->r and s->m are loaded. */
+static int summary_compute(const char *path, enum tza_by by, uint64_t limit, int want_secrets,
+			   struct tza_summary *s, struct tz_info *info)
+{
+	s->path = path;
 	if (info)
 		*info = *tz_reader_info(s->r);
 	tza_machine_get(s->r, &s->mi);

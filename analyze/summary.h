@@ -8,6 +8,7 @@
 #define TZA_SUMMARY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "report.h"
 
@@ -67,6 +68,22 @@ struct tza_summary {
  */
 int tza_summary_compute(const char *path, enum tza_by by, uint64_t limit, int want_secrets,
 			struct tza_summary *s, struct tz_info *info);
+/* The same over a reader already open (taken: freed by tza_summary_free,
+ * or on failure), named name in messages and output (a host of a
+ * multi-host run, "run.tz[1]"). */
+int tza_summary_compute_r(const char *name, tz_reader *r, enum tza_by by, uint64_t limit,
+			  int want_secrets, struct tza_summary *s);
 void tza_summary_free(struct tza_summary *s);
+/* Print s as summary prints one trace: text (by: the grouping's header) or
+ * JSON (one object and a newline). */
+void tza_summary_print(FILE *f, struct tza_summary *s, enum tza_by by, int json);
+/*
+ * summary over a run recorded on several hosts (fleet.h): args[0..n) are
+ * traces, directories or multi-host traces. Prints the run (hosts,
+ * wall-clock span, totals, top groups across hosts, each host's share)
+ * then each host's summary, to o. Returns TZA_EXIT_OK, else TZA_EXIT_FAIL
+ * after one line on stderr.
+ */
+int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limit, int json);
 
 #endif

@@ -18,6 +18,7 @@ static const struct tza_cmd cmds[] = {
 	{"critical-path", cmd_critical_path, "the chain of processes that set the makespan"},
 	{"export", cmd_export, "processes as csv, tsv, jsonl or a Chrome/Perfetto trace"},
 	{"slice", cmd_slice, "cut a time window into a new self-contained .tz"},
+	{"merge", cmd_merge, "the traces of several hosts into one multi-host .tz"},
 	{"diff", cmd_diff, "compare two traces per tool"},
 	{"plot", cmd_plot, "gnuplot timelines: gantt, cpu, mem, io"},
 	{"bundle", cmd_bundle, "a bug-report archive: trace, summaries, plots"},

@@ -122,7 +122,9 @@ tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 	}
 	if (rc < 0) {
 		const char *m = r ? tz_reader_errmsg(r) : "";
-		if (m && *m)
+		if (rc == TZ_ERR_MULTI)
+			tza_err("%s; 'tracer-analyze info' lists them", m);
+		else if (m && *m)
 			tza_err("%s", m);
 		else
 			tza_err("'%s': %s", path, tz_strerror(rc));

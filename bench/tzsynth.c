@@ -183,7 +183,10 @@ int main(int argc, char **argv)
 	tz_writer *w;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:e:p:m:l:r:")) != -1) {
+	const char *host = "bench-synthetic";
+	uint8_t boot[16] = {0};
+
+	while ((opt = getopt(argc, argv, "o:e:p:m:l:r:H:")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'e': events = strtoull(optarg, NULL, 10); break;
@@ -191,11 +194,18 @@ int main(int argc, char **argv)
 		case 'm': pid_tasks = (uint32_t)((strtoul(optarg, NULL, 10) - 1000) / 2); break;
 		case 'l': o.level = atoi(optarg); break;
 		case 'r': rawpath = optarg; break;
+		case 'H': /* a "host" of a multi-host run: its name, a boot id of its own */
+			host = optarg;
+			for (size_t i = 0; optarg[i]; i++)
+				boot[i % 16] = (uint8_t)(boot[i % 16] * 31 + (uint8_t)optarg[i] + 1);
+			o.boot_id = boot;
+			break;
 		default: return 2;
 		}
 	}
 	if (!out || !events || pid_tasks < 1) {
-		fprintf(stderr, "usage: bench-tzsynth -o FILE -e EVENTS [-p PROCS] [-l LEVEL] [-r RAW]\n");
+		fprintf(stderr, "usage: bench-tzsynth -o FILE -e EVENTS [-p PROCS] [-l LEVEL] [-r RAW] "
+				"[-H HOST]\n");
 		return 2;
 	}
 	if (rawpath && !(raw = fopen(rawpath, "w"))) {
@@ -210,7 +220,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-tzsynth: '%s': %s\n", out, tz_strerror(err));
 		return 1;
 	}
-	tz_writer_set_meta(w, "hostname", "bench-synthetic");
+	tz_writer_set_meta(w, "hostname", host);
 	tz_writer_set_meta(w, "recorder_version", "bench-tzsynth");
 	uint64_t max_tasks = procs ? procs / 2 : UINT64_MAX;
 	/* a task starts every 250 us and lives 2..22 ms: about 50 in flight */

@@ -66,7 +66,10 @@ enum tz_err {
 				  same seq as another chunk or state block, out
 				  of place in a ring segment, or a length that
 				  runs over the next block (FORMAT.md 11) */
-	TZ_ERR__COUNT = 17
+	TZ_ERR_MULTI = -17,    /* a multi-host trace (incompat bit MULTI): a
+				  tz_reader reads one member; open the file
+				  with tz_multi_open (FORMAT.md 18) */
+	TZ_ERR__COUNT = 18
 };
 
 /* Static string for an error code ("checksum mismatch"); never NULL. */
@@ -250,6 +253,10 @@ struct tz_writer_opts {
 				   file; 0 = 64 (ring mode writes one per segment) */
 	tz_state_fn state_fn;	/* may be NULL: no state blocks */
 	void *state_ctx;
+	const uint8_t *boot_id; /* 16 bytes written as the header's boot id
+				   instead of this host's (synthetic traces,
+				   tests: a "host" of a multi-host run); NULL:
+				   /proc/sys/kernel/random/boot_id */
 };
 
 /*
@@ -517,6 +524,87 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
  * or a negative tz_err; detail in tz_reader_errmsg(r).
  */
 int tz_recover(tz_reader *r, const char *out_path, int overwrite);
+
+/* ----------------------------------------------------------- multi-host */
+
+/*
+ * A multi-host trace (FORMAT.md section 18, incompat bit MULTI) holds N
+ * member traces, each a complete .tz file kept byte for byte after a MEMBER
+ * block that names it. tz_multi opens any path as a list of members: a plain
+ * trace is one member (the file itself), a MULTI file its members, each read
+ * with its own tz_reader. tz_reader_open() on a MULTI file fails with
+ * TZ_ERR_MULTI.
+ */
+typedef struct tz_multi tz_multi;
+
+#define TZ_MEMBER_PARTIAL 0x1 /* merged from a file that was unfinished or damaged */
+
+/* One member. Strings and bytes owned by the handle, valid until
+ * tz_multi_free(). */
+struct tz_member {
+	uint64_t off, len;	       /* the member's bytes in the file (len as
+					  stored: less than written when cut) */
+	uint8_t uuid[16], boot_id[16]; /* the MEMBER block's copies of the
+					  member header's uuid and boot_id */
+	uint32_t flags;		       /* TZ_MEMBER_* */
+	const char *source;	       /* file it was merged from; "" if unsaid */
+	const char *hostname;	       /* its recorder's hostname (a plain
+					  trace: its metadata's); "" if unsaid */
+	int cut;		       /* the file ends inside the member */
+	int dup_of;		       /* -1, or an earlier member with this uuid
+					  (FORMAT.md [X3]: read once) */
+	const uint8_t *data;	       /* the member's bytes, mapped (a plain
+					  trace: the whole file) */
+};
+
+/*
+ * Open path: a plain .tz (one member) or a MULTI container (its members,
+ * found by the walk of FORMAT.md [X1]). Damage in the container's own
+ * blocks is counted (tz_multi_damage) and the first one named in
+ * tz_multi_errmsg(); members after it are still found when a MEMBER block
+ * follows. Errors: those of tz_reader_open() for the header, TZ_ERR_NOMEM,
+ * TZ_ERR_LIMIT (more than TZ_MULTI_MAX members). On failure *out is still set
+ * when a handle could be made (for the message); free it either way.
+ */
+#define TZ_MULTI_MAX 4096
+int tz_multi_open(tz_multi **out, const char *path, const struct tz_reader_opts *opts);
+/* The same over a caller-owned buffer that must outlive the handle and its
+ * members' readers; name is used in messages. */
+int tz_multi_open_mem(tz_multi **out, const void *buf, size_t len, const char *name,
+		      const struct tz_reader_opts *opts);
+/* 1 for a MULTI container, 0 for a plain trace. */
+int tz_multi_is_container(const tz_multi *m);
+size_t tz_multi_count(const tz_multi *m);
+const struct tz_member *tz_multi_member(const tz_multi *m, size_t i);
+/* Damaged regions in the container's own structure (not inside members). */
+uint64_t tz_multi_damage(const tz_multi *m);
+/* The container's merge metadata (its METADATA blocks, [M1] rules), or
+ * NULL for a plain trace or an absent key. */
+const char *tz_multi_meta_get(const tz_multi *m, const char *key);
+const char *tz_multi_errmsg(const tz_multi *m);
+/* Open member i with its own reader (messages name "PATH[i]" and offsets
+ * inside the member). The reader must be freed before tz_multi_free(m).
+ * Returns what tz_reader_open()/tz_reader_open_mem() return. */
+int tz_multi_reader(tz_multi *m, size_t i, tz_reader **out);
+void tz_multi_free(tz_multi *m);
+
+/* One input of tz_multi_write(): a member's bytes and what names it. */
+struct tz_merge_src {
+	const uint8_t *data; /* the member's bytes (a complete .tz file, not MULTI) */
+	uint64_t len;
+	const uint8_t *uuid, *boot_id; /* 16 bytes each: the member header's */
+	uint32_t flags;		       /* TZ_MEMBER_* */
+	const char *source, *hostname; /* NULL: not said */
+};
+/*
+ * Write a MULTI container at out_path (created like tz_create_file(); fails
+ * with TZ_ERR_EXISTS unless overwrite) holding the n sources in order, with
+ * the merge metadata meta[0..nmeta) (key, value pairs). The caller refuses
+ * duplicate uuids first. On failure the partial file is removed. Returns 0
+ * or a negative tz_err with a one-line reason in err (cap bytes).
+ */
+int tz_multi_write(const char *out_path, int overwrite, const struct tz_merge_src *src, size_t n,
+		   const char *const *meta, size_t nmeta, char *err, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,7 @@ static const char *const errstr[TZ_ERR__COUNT] = {
     [14] = "file exists",
     [15] = "unknown event type",
     [16] = "block out of sequence (same seq as another, out of place, or overlapping the next)",
+    [17] = "a multi-host trace (read its members)",
 };
 
 const char *tz_strerror(int err)
@@ -179,7 +180,7 @@ void tz_fhdr_encode(uint8_t *out, const struct tz_fhdr *f)
 	tz_put16(out + 8, TZ_MAJOR);
 	tz_put16(out + 10, TZ_MINOR);
 	tz_put32(out + 12, TZ_HDR_SIZE);
-	tz_put64(out + 32, f->ring_size ? TZ_INCOMPAT_RING : 0);
+	tz_put64(out + 32, (f->ring_size ? TZ_INCOMPAT_RING : 0) | f->incompat);
 	memcpy(out + 40, f->uuid, 16);
 	memcpy(out + 56, f->boot_id, 16);
 	tz_put64(out + 72, f->start_boot);
@@ -236,6 +237,8 @@ const char *tz_btype_name(unsigned type)
 		return "index";
 	case TZ_B_TRAILER:
 		return "trailer";
+	case TZ_B_MEMBER:
+		return "member";
 	}
 	return "unknown";
 }
@@ -743,4 +746,21 @@ const uint8_t *tz_event_bytes(const struct tz_event *ev, const struct tz_field *
 		return NULL;
 	*len = f->size;
 	return ev->fixed + f->offset;
+}
+
+void tz_uuid4(uint8_t out[16])
+{
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, 16) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n != 16) {
+		uint64_t b;
+		int64_t r;
+		tz_clock_pair(&b, &r);
+		tz_put64(out, b ^ (uint64_t)getpid());
+		tz_put64(out + 8, (uint64_t)r);
+	}
+	out[6] = (out[6] & 0x0f) | 0x40; /* RFC 4122 version 4 */
+	out[8] = (out[8] & 0x3f) | 0x80;
 }

@@ -22,7 +22,8 @@
 #define TZ_HDR_SIZE 128		/* header size this version writes */
 #define TZ_HDR_MAX 4096		/* largest header_size a reader accepts */
 #define TZ_INCOMPAT_RING 0x1ull /* ring (flight-recorder) layout */
-#define TZ_INCOMPAT_KNOWN TZ_INCOMPAT_RING
+#define TZ_INCOMPAT_MULTI 0x2ull /* multi-host container (FORMAT.md 18) */
+#define TZ_INCOMPAT_KNOWN (TZ_INCOMPAT_RING | TZ_INCOMPAT_MULTI)
 #define TZ_RO_KNOWN 0ull
 
 /* Block header (FORMAT.md "Blocks") */
@@ -39,7 +40,9 @@ enum tz_btype {
 	TZ_B_STATE = 4,
 	TZ_B_INDEX = 5,
 	TZ_B_TRAILER = 6,
+	TZ_B_MEMBER = 7, /* a member of a MULTI container (FORMAT.md 18) */
 };
+#define TZ_MEMBER_EXT 48 /* ext of the MEMBER block */
 
 #define TZ_BF_ZSTD 0x1 /* payload is one zstd frame */
 #define TZ_BF_KNOWN TZ_BF_ZSTD
@@ -170,6 +173,7 @@ struct tz_fhdr {
 	int64_t start_real;			  /* CLOCK_REALTIME ns */
 	uint64_t ring_size, ring_start, seg_size; /* bytes */
 	uint32_t nseg;
+	uint64_t incompat; /* more incompat bits (TZ_INCOMPAT_MULTI) */
 };
 /* Encode f with its checksum into out (TZ_HDR_SIZE bytes). */
 void tz_fhdr_encode(uint8_t *out, const struct tz_fhdr *f);
@@ -240,6 +244,10 @@ int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, c
 /* A handle's message into out (cap bytes): "'name': offset N: detail", or
  * "'name': detail" when off is UINT64_MAX (STYLE.md: one voice). */
 void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const char *detail);
+
+/* A random RFC 4122 version-4 UUID (/dev/urandom; the clocks and pid if it
+ * cannot be read). */
+void tz_uuid4(uint8_t out[16]);
 
 /* Current CLOCK_BOOTTIME and CLOCK_REALTIME, taken together. */
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns);

@@ -150,6 +150,13 @@ static int parse_header(tz_reader *r)
 	memcpy(r->info.boot_id, d + 56, 16);
 	r->start_boot = tz_le64(d + 72);
 	r->start_real = (int64_t)tz_le64(d + 80);
+	if (r->info.incompat_flags & TZ_INCOMPAT_MULTI) {
+		r->hdr_size = hs;
+		CHECK(!(r->info.incompat_flags & TZ_INCOMPAT_RING), TZ_ERR_CORRUPT, 32,
+		      "incompatible feature flags RING and MULTI together");
+		return rd_err(r, TZ_ERR_MULTI, UINT64_MAX,
+			      "a multi-host trace: it holds member traces (FORMAT.md 18)");
+	}
 	if (r->info.incompat_flags & TZ_INCOMPAT_RING) {
 		r->ring = 1;
 		r->info.ring = 1;

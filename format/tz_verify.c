@@ -279,7 +279,7 @@ static int recover_head(tz_reader *r, struct sink *s, struct tz_buf *b)
 {
 	uint8_t h[TZ_HDR_SIZE];
 	struct tz_fhdr f = {r->info.uuid, r->info.boot_id, r->start_boot, r->start_real, 0, 0, 0,
-			    0};
+			    0, 0};
 	tz_fhdr_encode(h, &f);
 	int rc = sink_write(s, h, sizeof(h));
 	if (rc)

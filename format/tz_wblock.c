@@ -114,7 +114,7 @@ static void maybe_sync(tz_writer *w, int force)
 int wr_write_header(tz_writer *w)
 {
 	uint8_t h[TZ_HDR_SIZE];
-	struct tz_fhdr f = {w->uuid, w->boot_id, w->start_boot, w->start_real, 0, 0, 0, 0};
+	struct tz_fhdr f = {w->uuid, w->boot_id, w->start_boot, w->start_real, 0, 0, 0, 0, 0};
 	if (w->ring) {
 		f.ring_size = w->o.ring_size;
 		f.ring_start = w->ring_start;

@@ -39,23 +39,6 @@ static void read_boot_id(uint8_t out[16])
 	fclose(f);
 }
 
-static void make_uuid(uint8_t out[16])
-{
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, 16) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n != 16) {
-		uint64_t b;
-		int64_t r;
-		tz_clock_pair(&b, &r);
-		tz_put64(out, b ^ (uint64_t)getpid());
-		tz_put64(out + 8, (uint64_t)r);
-	}
-	out[6] = (out[6] & 0x0f) | 0x40; /* RFC 4122 version 4 */
-	out[8] = (out[8] & 0x3f) | 0x80;
-}
-
 static void default_meta(tz_writer *w)
 {
 	struct utsname u;
@@ -137,8 +120,11 @@ static int wopen(tz_writer **out, const char *path, const struct tz_writer_opts 
 		w->head_pos = TZ_HDR_SIZE;
 		w->o.threads = 0; /* ring mode compresses in the caller (FORMAT.md) */
 	}
-	make_uuid(w->uuid);
-	read_boot_id(w->boot_id);
+	tz_uuid4(w->uuid);
+	if (w->o.boot_id)
+		memcpy(w->boot_id, w->o.boot_id, 16);
+	else
+		read_boot_id(w->boot_id);
 	tz_clock_pair(&w->start_boot, &w->start_real);
 	w->last_sync_ns = w->start_boot;
 	w->need_state = w->o.state_fn != NULL;

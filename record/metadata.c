@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 #include "command.h"
@@ -83,6 +84,24 @@ static void meta_u64(tz_writer *w, const char *k, uint64_t v)
 	tz_writer_set_meta(w, k, b);
 }
 
+/* How far the host's CLOCK_REALTIME may be off, as the kernel's NTP state
+ * says (adjtimex(2) read-only: struct timex maxerror, esterror in us; status
+ * STA_UNSYNC): what comparing this trace's wall-clock times with another
+ * host's is worth (docs/tracer-record.md; summary over many hosts). */
+static void meta_clock_sync(tz_writer *w)
+{
+	struct timex tx;
+	memset(&tx, 0, sizeof(tx)); /* modes 0: read only, no privilege */
+	int st = adjtimex(&tx);
+	if (st < 0)
+		return;
+	tz_writer_set_meta(w, "clock_sync",
+			   st == TIME_ERROR || (tx.status & STA_UNSYNC) ? "unsynchronised"
+									: "synchronised");
+	meta_u64(w, "clock_maxerror_us", tx.maxerror > 0 ? (uint64_t)tx.maxerror : 0);
+	meta_u64(w, "clock_esterror_us", tx.esterror > 0 ? (uint64_t)tx.esterror : 0);
+}
+
 /* The start metadata after the host's (docs/tracer-record.md "METADATA"):
  * the command lines, the options that shape the trace, the start times;
  * r->t0_boot and r->t0_real are set here. */
@@ -119,6 +138,7 @@ static void set_start_meta(struct rec *r, int argc, char **argv)
 	if (r->syscall_src)
 		tz_writer_set_meta(w, "syscall_source", r->syscall_src);
 	tz_writer_set_meta(w, "clock", "CLOCK_BOOTTIME");
+	meta_clock_sync(w);
 	/* one clock pair read back to back: realtime = boottime + (this - that) */
 	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
 	/* the recording starts now that the programs are attached (the BPF load
@@ -267,6 +287,7 @@ int rec_close_writer(struct rec *r, int exit_status)
 		meta_u64(r->w, "redacted_strings", r->rd.hits);
 	note_alive(r);
 	uint64_t bt = rec_boot_ns(), rt = rec_real_ns();
+	meta_clock_sync(r->w);
 	tz_writer_set_meta(r->w, "stop_realtime", rec_fmt_time(rt, b, sizeof(b)));
 	meta_u64(r->w, "stop_realtime_ns", rt);
 	meta_u64(r->w, "stop_boottime_ns", bt);

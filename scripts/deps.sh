@@ -2,14 +2,15 @@
 # Install, with apt-get, only the Debian packages tracer needs that are missing.
 # Usage: scripts/deps.sh [--demo] [--test]
 #   --demo adds the sample pipeline's tools; --test what tests run: the browser the HTML
-#   report's tests open it in (chromium, driven by node) and snakemake
+#   report's tests open it in (chromium, driven by node), snakemake, and yamllint,
+#   shellcheck and python3-yaml for the many-host recipes' test
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
       gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3 libjson-c-dev)
 for a in "$@"; do
 	case $a in
 	--demo) pkgs+=(bwa samtools bcftools bowtie2-examples) ;;
-	--test) pkgs+=(chromium nodejs snakemake) ;;
+	--test) pkgs+=(chromium nodejs snakemake yamllint shellcheck python3-yaml) ;;
 	*) echo "deps: unknown option '$a' (--demo, --test)" >&2; exit 2 ;;
 	esac
 done

@@ -23,7 +23,7 @@ static const char *err_name(int e)
 	static const char *n[] = {"OK",		  "IO",	      "NOMEM",	 "INVAL",     "MAGIC",
 				  "VERSION",	  "INCOMPAT", "CORRUPT", "TRUNCATED", "CHECKSUM",
 				  "ZSTD",	  "LIMIT",    "STATE",	 "NOSPC",     "EXISTS",
-				  "UNKNOWN_TYPE", "SEQ"};
+				  "UNKNOWN_TYPE", "SEQ",      "MULTI"};
 	return e <= 0 && -e < (int)(sizeof(n) / sizeof(n[0])) ? n[-e] : "?";
 }
 
@@ -203,20 +203,22 @@ static void extra_lines(const struct tza_model *m)
 	}
 }
 
-int main(int argc, char **argv)
+/* Where a trace's bytes come from: a path, or member i of a container. */
+struct src {
+	const char *path;
+	tz_multi *mt;
+	size_t i;
+};
+
+static int src_open(const struct src *o, tz_reader **r)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: tzdecode FILE\n");
-		return 2;
-	}
-	tz_reader *r = NULL;
-	int rc = tz_reader_open(&r, argv[1], NULL);
-	printf("tz-decoding 1\n");
-	if (rc < 0) {
-		printf("open: %s\n", err_name(rc));
-		tz_reader_free(r);
-		return 0;
-	}
+	return o->mt ? tz_multi_reader(o->mt, o->i, r) : tz_reader_open(r, o->path, NULL);
+}
+
+/* One trace's decoding (the whole file, or one member); r is open. */
+static void decode(const struct src *o, tz_reader *r)
+{
+	int rc;
 	printf("open: ok\n");
 	const struct tz_info *in = tz_reader_info(r);
 	printf("file: version=%u.%u ring=%d footer=%d unfinished=%d\n", in->major, in->minor,
@@ -243,7 +245,7 @@ int main(int argc, char **argv)
 
 	/* every block, every event: chunk damage is counted as it is met */
 	tz_reader *rv = NULL;
-	if (tz_reader_open(&rv, argv[1], NULL) == 0) {
+	if (src_open(o, &rv) == 0) {
 		int bad = tz_reader_verify(rv, block_cb, NULL);
 		printf("verify: %s\n", bad < 0 ? err_name(bad) : bad ? "damaged" : "ok");
 	}
@@ -280,7 +282,7 @@ int main(int argc, char **argv)
 
 	tz_reader *rm = NULL;
 	struct tza_model *m = NULL;
-	if (tz_reader_open(&rm, argv[1], NULL) == 0 &&
+	if (src_open(o, &rm) == 0 &&
 	    tza_model_build_ex(rm, 0, UINT64_MAX, TZA_MB_SERIAL, &m) == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++)
 			proc_line(m->procs[i]);
@@ -290,6 +292,71 @@ int main(int argc, char **argv)
 	}
 	tza_model_free(m);
 	tz_reader_free(rm);
+}
+
+static void hex16(const uint8_t *b)
+{
+	for (int i = 0; i < 16; i++)
+		printf("%02x", b[i]);
+}
+
+/* A multi-host trace (FORMAT.md 18): the container's walk, then each
+ * member's decoding; a later copy of a uuid is listed, not decoded ([X3]). */
+static void decode_multi(const char *path)
+{
+	tz_multi *mt = NULL;
+	int rc = tz_multi_open(&mt, path, NULL);
+	if (rc < 0) {
+		printf("multi: %s\n", err_name(rc));
+		tz_multi_free(mt);
+		return;
+	}
+	printf("multi: members=%zu damage=%" PRIu64 "\n", tz_multi_count(mt),
+	       tz_multi_damage(mt));
+	for (size_t i = 0; i < tz_multi_count(mt); i++) {
+		const struct tz_member *me = tz_multi_member(mt, i);
+		struct src o = {path, mt, i};
+		tz_reader *r = NULL;
+		printf("member: %zu offset=%" PRIu64 " len=%" PRIu64 " uuid=", i, me->off, me->len);
+		hex16(me->uuid);
+		printf(" boot_id=");
+		hex16(me->boot_id);
+		printf(" flags=%u cut=%d duplicate_of=%d source=", me->flags, me->cut, me->dup_of);
+		quote((const uint8_t *)me->source, strlen(me->source));
+		printf(" hostname=");
+		quote((const uint8_t *)me->hostname, strlen(me->hostname));
+		putchar('\n');
+		if (me->dup_of >= 0)
+			continue;
+		rc = src_open(&o, &r);
+		if (rc < 0)
+			printf("open: %s\n", err_name(rc));
+		else
+			decode(&o, r);
+		tz_reader_free(r);
+		printf("end member: %zu\n", i);
+	}
+	tz_multi_free(mt);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: tzdecode FILE\n");
+		return 2;
+	}
+	tz_reader *r = NULL;
+	struct src o = {argv[1], NULL, 0};
+	int rc = tz_reader_open(&r, argv[1], NULL);
+	printf("tz-decoding 1\n");
+	if (rc == TZ_ERR_MULTI) {
+		printf("open: MULTI\n");
+		decode_multi(argv[1]);
+	} else if (rc < 0) {
+		printf("open: %s\n", err_name(rc));
+	} else {
+		decode(&o, r);
+	}
 	tz_reader_free(r);
 	return 0;
 }

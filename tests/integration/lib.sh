@@ -11,6 +11,9 @@
 #                         helpers by_exe(), by_argv(), one(), kids(), subtree(), near(),
 #                         check()
 #                         and argv bytes via raw(); non-zero exit fails the test
+#   host_record NAME OUT CMD...  tracer-record -o OUT -- CMD as host NAME (its own UTS
+#                         namespace and hostname: a "host" of a multi-host run on
+#                         this machine); fails the test when the recording fails
 #   fail MSG              print and exit 1
 #   cg_job REL            make cgroup REL (every level) on the v1 memory hierarchy
 #                         (limit 64M: $memd, $want_mem) and on v2 when it takes
@@ -59,6 +62,14 @@ record() {
 	timeout -k 5 "$REC_TIMEOUT" "$R" "$@" 2>"$T/rec.err" || rc=$?
 	[ -s "$T/rec.err" ] && sed 's/^/  rec: /' "$T/rec.err" >&2
 	return $rc
+}
+
+host_record() {
+	local name=$1 out=$2
+	shift 2
+	timeout -k 5 "$REC_TIMEOUT" unshare -u sh -c 'hostname "$0" && exec "$@"' \
+		"$name" "$R" -o "$out" -- "$@" 2>"$T/rec.err" ||
+		{ cat "$T/rec.err" >&2; fail "recording $name"; }
 }
 
 export_jsonl() {

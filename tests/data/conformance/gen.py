@@ -276,10 +276,10 @@ def state(seq, events, compress=True, **kw):
 
 
 def header(major=1, minor=0, header_size=128, compat=0, ro=0, incompat=0, ring=None,
-           extra=b'', anchor=(T0, REAL0)):
+           extra=b'', anchor=(T0, REAL0), uuid=UUID, boot_id=BOOT_ID):
     rs = ring or (0, 0, 0, 0, 0)
     h = MAGIC + struct.pack('<HHIQQQ', major, minor, header_size, compat, ro, incompat)
-    h += UUID + BOOT_ID + struct.pack('<Qq', *anchor)
+    h += uuid + boot_id + struct.pack('<Qq', *anchor)
     h += struct.pack('<QQQII', *rs) + extra
     h = h.ljust(header_size - 8, b'\0')
     return h + struct.pack('<Q', xxh3(h))
@@ -545,11 +545,11 @@ def _():
 
 @corpus('unknown-block')
 def _():
-    """a block of unknown type 7 and a chunk with an unknown flag bit (0x80):
+    """a block of unknown type 8 and a chunk with an unknown flag bit (0x80):
     both skipped by length, not damage"""
     ev = pipeline()
     return linear(head_blocks() + [state(3, shell_state()), chunk(4, ev[:8]),
-                                   block(7, 5, b'future block payload'),
+                                   block(8, 5, b'future block payload'),
                                    block(CHUNK, 6, chunk_payload(ev[8:]), cext(ev[8:]),
                                          flags=0x80),
                                    chunk(7, ev[8:])], 8)
@@ -1351,6 +1351,81 @@ def _():
                                    block(SCHEMA, 5, twice), state(6, shell_state()),
                                    chunk(7, ev + [Ev('opaque', us(71), tag=b'abcd',
                                                      label=b'l', count=1)])], 8)
+
+
+# ------------------------------------------------------------ multi-host (section 18)
+MULTI, MEMBER = 2, 7
+
+
+def host_trace(n, boot_id=BOOT_ID):
+    """a small whole trace of host n: its own uuid, hostname nodeN"""
+    meta = [('hostname', 'node%d' % n)] + [kv for kv in META if kv[0] != 'hostname']
+    ev = pipeline()
+    return linear(head_blocks(meta) + [state(3, shell_state()), chunk(4, ev)], 5,
+                  meta_final=meta, hdr=header(uuid=bytes([0x40 + n] * 16), boot_id=boot_id))
+
+
+def member(seq, data, source, hostname, flags=0):
+    ext = struct.pack('<Q16s16sII', len(data), data[40:56], data[56:72], flags, 0)
+    names = meta_payload([('source', source), ('hostname', hostname)])
+    return block(MEMBER, seq, names, ext) + data
+
+
+def multi(members, meta=None):
+    """a container: header (MULTI, no anchor), merge metadata, the members"""
+    data = header(incompat=MULTI, uuid=bytes([0x77] * 16), boot_id=bytes(16),
+                  anchor=(0, REAL0))
+    data += block(METADATA, 1, meta_payload(meta or [('merged_by', 'gen.py'), ('members',
+                                                                               str(len(members)))]))
+    for i, m in enumerate(members):
+        data += member(2 + i, *m)
+    return data
+
+
+@corpus('multi-basic')
+def _():
+    """[X1] three hosts: node0 and node1 share a boot id (one machine), node2
+    another; each member is a whole trace of its own"""
+    return multi([(host_trace(0), 'n0.tz', 'node0'), (host_trace(1), 'n1.tz', 'node1'),
+                  (host_trace(2, bytes(range(0xc0, 0xd0))), 'n2.tz', 'node2', 1)])
+
+
+@corpus('multi-damaged-member')
+def _():
+    """[X1] the second MEMBER block's header checksum is wrong: that member is
+    lost (one damaged region), the walk resumes at the third MEMBER block"""
+    m = [host_trace(n) for n in range(3)]
+    data = bytearray(multi([(m[0], 'n0.tz', 'node0'), (m[1], 'n1.tz', 'node1'),
+                            (m[2], 'n2.tz', 'node2')]))
+    at = data.find(BMAGIC + bytes([MEMBER]), 128)
+    at = data.find(BMAGIC + bytes([MEMBER]), at + 1)
+    data[at + 16] ^= 0x01  # its seq: the header checksum no longer matches
+    return bytes(data)
+
+
+@corpus('multi-cut')
+def _():
+    """[X1] the file ends inside its second member: that member is cut
+    (unfinished, read by the scan rule), one damaged region"""
+    m1 = host_trace(1)
+    data = multi([(host_trace(0), 'n0.tz', 'node0'), (m1, 'n1.tz', 'node1')])
+    return data[:len(data) - len(m1) // 2]
+
+
+@corpus('multi-nested')
+def _():
+    """[X2] a member that is itself a container is damage (CORRUPT), not read;
+    the member after it is read"""
+    inner = multi([(host_trace(0), 'n0.tz', 'node0')])
+    return multi([(inner, 'inner.tz', ''), (host_trace(1), 'n1.tz', 'node1')])
+
+
+@corpus('multi-duplicate')
+def _():
+    """[X3] the same recording (uuid) twice: the later copy is listed, not read"""
+    m0 = host_trace(0)
+    return multi([(m0, 'n0.tz', 'node0'), (host_trace(1), 'n1.tz', 'node1'),
+                  (m0, 'copy-of-n0.tz', 'node0')])
 
 
 def main():

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cmd_merge.c - tracer-analyze merge: several traces (one per host) into one
+ * multi-host trace (FORMAT.md 18), each kept byte for byte as a member. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h> /* optind */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analyze.h"
+#include "fleet.h"
+#include "options.h"
+#include "report.h"
+
+static const char merge_synopsis[] =
+	"usage: tracer-analyze merge -o OUT [-f] [--partial] TRACE...\n\n"
+	"Write one multi-host trace OUT holding every TRACE as a member, byte for byte\n"
+	"(FORMAT.md section 18): the traces of one run recorded on several nodes, each\n"
+	"by its own tracer-record. A TRACE may be a .tz file, a directory (its *.tz\n"
+	"files, in name order) or an earlier merge (its members are taken one by one).\n"
+	"Each member keeps its own clock, pids and checksums; its host is named by its\n"
+	"metadata (hostname) and identified by its boot id.\n\n"
+	"The same recording given twice (equal uuid: a copy, or a merge that already\n"
+	"holds it) is merged once, with a note. Two traces of one host (equal boot id)\n"
+	"whose times overlap are named in a note.\n"
+	"A trace that is unfinished or damaged is refused unless --partial (given\n"
+	"before or after 'merge'); it is then merged as it is, marked partial, and\n"
+	"read later by the same --partial rules.\n\n";
+
+static const char merge_epilog[] =
+	"\nExit status: 0 written, 1 a TRACE unreadable or OUT not written, 2 usage.\n\n"
+	"Examples:\n"
+	"  tracer-analyze merge -o run.tz node1.tz node2.tz node3.tz\n"
+	"  tracer-analyze merge -o run.tz traces/\n"
+	"  tracer-analyze info run.tz\n";
+
+static const struct tza_cmd_spec merge_spec = {
+    .name = "merge", .synopsis = merge_synopsis, .epilog = merge_epilog, .col = 20};
+
+static int merge_write(const char *out, int force, const struct tza_fleet *f)
+{
+	char n[32], when[32], err[1024];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(n, sizeof(n), "%zu", f->n);
+	snprintf(when, sizeof(when), "%lld",
+		 (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec);
+	const char *meta[] = {
+	    "merged_by", "tracer-analyze " TRACER_VERSION, "merged_real_ns", when, "members", n};
+	struct tz_merge_src *src = calloc(f->n ? f->n : 1, sizeof(*src));
+	if (!src) {
+		tza_err("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		const struct tza_hostsrc *h = &f->h[i];
+		src[i] = (struct tz_merge_src){
+		    .data = h->me->data,
+		    .len = h->me->len,
+		    .uuid = h->me->uuid,
+		    .boot_id = h->me->boot_id,
+		    .flags = h->me->flags | (h->partial ? TZ_MEMBER_PARTIAL : 0),
+		    .source =
+			tz_multi_is_container(h->mt) && !*h->me->source ? h->path : h->me->source,
+		    .hostname = h->me->hostname};
+	}
+	int rc = tz_multi_write(out, force, src, f->n, meta, 3, err, sizeof(err));
+	free(src);
+	if (rc == TZ_ERR_EXISTS) {
+		tza_err_exists(out, "-f");
+		return -1;
+	}
+	if (rc < 0) {
+		tza_err("merge: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Is OUT one of the inputs (the same file)? */
+static int out_is_input(const char *out, const struct tza_fleet *f)
+{
+	struct stat so, si;
+	if (stat(out, &so))
+		return 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (!stat(f->h[i].path, &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			tza_err("merge: '%s' is also a TRACE to merge: write to another file", out);
+			return 1;
+		}
+	return 0;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	const char *out = NULL;
+	int force = 0, rc = TZA_EXIT_FAIL;
+	const struct tza_option opts[] = {
+		OPT_STRING('o', "output", "OUT", &out, "the multi-host trace to write"),
+		OPT_FLAG('f', "force", &force, "replace OUT if it exists"),
+		OPT_END_TRACE,
+	};
+	int ret = tza_options_parse(&merge_spec, opts, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (!out || optind >= argc) {
+		tza_err("merge: expected -o OUT and at least one TRACE (see 'tracer-analyze merge "
+			"--help')");
+		return TZA_EXIT_USAGE;
+	}
+	if (tza_refuse_dir(out, "an output file"))
+		return TZA_EXIT_FAIL;
+	struct tza_fleet f;
+	if (!tza_fleet_expand("merge", argv + optind, argc - optind, &f) &&
+	    !out_is_input(out, &f) && !tza_fleet_check("merge", &f, 1)) {
+		tza_fleet_note_overlaps("merge", &f);
+		if (!merge_write(out, force, &f))
+			rc = TZA_EXIT_OK;
+	}
+	tza_fleet_free(&f);
+	return rc;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* fleet.c - the host traces of a run recorded on several hosts (fleet.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyze.h"
+#include "fleet.h"
+#include "report.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .tz files of directory dir, in name order, appended to f->names;
+ * their index range in [*lo, *hi). */
+static int list_dir(const char *cmd, struct tza_fleet *f, const char *dir, size_t *lo, size_t *hi)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t dl = strlen(dir);
+	if (!d) {
+		tza_err("%s: '%s': cannot read the directory: %s", cmd, dir, strerror(errno));
+		return -1;
+	}
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	*lo = f->nnames;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 4 || strcmp(e->d_name + l - 3, ".tz") || e->d_name[0] == '.')
+			continue;
+		char **nv = realloc(f->names, (f->nnames + 1) * sizeof(*nv));
+		char *p = malloc(dl + l + 2);
+		if (nv)
+			f->names = nv;
+		if (!nv || !p) {
+			free(p);
+			closedir(d);
+			tza_err("out of memory");
+			return -1;
+		}
+		snprintf(p, dl + l + 2, "%.*s/%s", (int)dl, dir, e->d_name);
+		f->names[f->nnames++] = p;
+	}
+	closedir(d);
+	*hi = f->nnames;
+	qsort(f->names + *lo, *hi - *lo, sizeof(*f->names), cmp_str);
+	if (*hi == *lo) {
+		tza_err("%s: '%s': no .tz file in the directory", cmd, dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void hex16(char out[33], const uint8_t *b)
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* Add member i of mt unless its recording is already there. */
+static int add_host(const char *cmd, struct tza_fleet *f, const char *path, tz_multi *mt, size_t i)
+{
+	const struct tz_member *me = tz_multi_member(mt, i);
+	if (me->dup_of >= 0)
+		return 0; /* read once, as the reader does (FORMAT.md [X3]) */
+	char name[4200];
+	if (tz_multi_is_container(mt))
+		snprintf(name, sizeof(name), "%s[%zu]", path, i);
+	else
+		snprintf(name, sizeof(name), "%s", path);
+	for (size_t k = 0; k < f->n; k++) {
+		if (memcmp(f->h[k].me->uuid, me->uuid, 16))
+			continue;
+		char u[33];
+		hex16(u, me->uuid);
+		tza_err("%s: note: '%s' is the same recording as '%s' (uuid %s): %s once", cmd,
+			name, f->h[k].name, u, strcmp(cmd, "merge") ? "read" : "merged");
+		return 0;
+	}
+	struct tza_hostsrc *nv = realloc(f->h, (f->n + 1) * sizeof(*nv));
+	if (!nv) {
+		tza_err("out of memory");
+		return -1;
+	}
+	f->h = nv;
+	struct tza_hostsrc *h = &f->h[f->n++];
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	h->mt = mt;
+	h->i = i;
+	h->me = me;
+	memcpy(h->name, name, sizeof(h->name));
+	return 0;
+}
+
+/* Open one file (a trace or a multi-host trace) and add its members. */
+static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
+{
+	tz_multi *mt = NULL;
+	if (tza_refuse_dir(path, "a trace"))
+		return -1;
+	int rc = tz_multi_open(&mt, path, NULL);
+	tz_multi **nv = realloc(f->open, (f->nopen + 1) * sizeof(*nv));
+	if (!nv) {
+		tz_multi_free(mt);
+		tza_err("out of memory");
+		return -1;
+	}
+	f->open = nv;
+	f->open[f->nopen++] = mt;
+	if (rc < 0) {
+		const char *msg = tz_multi_errmsg(mt);
+		if (msg && *msg)
+			tza_err("%s", msg);
+		else
+			tza_err("'%s': %s", path, tz_strerror(rc));
+		return -1;
+	}
+	f->containers += tz_multi_is_container(mt);
+	if (tz_multi_damage(mt) && !tza_partial()) {
+		tza_err("%s (%" PRIu64 " damaged region%s of the multi-host trace; "
+			"'tracer-analyze --partial %s' reads the members that remain)",
+			tz_multi_errmsg(mt), tz_multi_damage(mt),
+			tz_multi_damage(mt) > 1 ? "s" : "", cmd);
+		return -1;
+	}
+	for (size_t i = 0; i < tz_multi_count(mt); i++)
+		if (add_host(cmd, f, path, mt, i))
+			return -1;
+	return 0;
+}
+
+int tza_fleet_expand(const char *cmd, char **args, int n, struct tza_fleet *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+			size_t lo, hi;
+			if (list_dir(cmd, f, args[i], &lo, &hi))
+				return -1;
+			for (size_t k = lo; k < hi; k++)
+				if (add_file(cmd, f, f->names[k]))
+					return -1;
+		} else if (add_file(cmd, f, args[i])) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i)
+{
+	tz_reader *r = NULL;
+	int rc = tz_multi_reader(f->h[i].mt, f->h[i].i, &r);
+	if (rc < 0) {
+		const char *msg = r ? tz_reader_errmsg(r) : "";
+		if (msg && *msg)
+			tza_err("%s", msg);
+		else
+			tza_err("'%s': %s", f->h[i].name, tz_strerror(rc));
+		tz_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* The first damaged block a verifying walk meets (an INDEX block loses
+ * nothing: FORMAT.md [I2]). */
+struct vbad {
+	tz_reader *r;
+	uint64_t bad;
+	char msg[600];
+};
+
+static int on_bad(void *ctx, const struct tz_block_info *b)
+{
+	struct vbad *v = ctx;
+	if (b->status && !b->no_loss && !v->bad++)
+		snprintf(v->msg, sizeof(v->msg), "%s", tz_reader_errmsg(v->r));
+	return 0;
+}
+
+/* One host trace checked as the analysis commands check it. */
+static int check_one(const char *cmd, struct tza_hostsrc *h, tz_reader *r, int verify)
+{
+	const struct tz_info *in = tz_reader_info(r);
+	/* what tza_check_whole refuses without --partial */
+	h->partial = in->unfinished || in->live || in->corrupt_blocks ||
+		     (!in->has_footer && !in->ring) || h->me->cut;
+	h->first_ns = in->first_ts_ns;
+	h->last_ns = in->last_ts_ns;
+	if (tza_check_whole(r, h->name, 0) < 0)
+		return -1;
+	if (!verify)
+		return 0;
+	struct vbad v = {.r = r};
+	int bad = tz_reader_verify(r, on_bad, &v);
+	if (bad < 0 || v.bad) {
+		h->partial = 1;
+		if (!tza_partial()) {
+			tza_err("%s: damaged (see 'tracer-analyze verify'; 'tracer-analyze "
+				"--partial %s' reads it as it is)",
+				bad < 0 ? h->name : v.msg, cmd);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		tz_reader *r = tza_fleet_reader(f, i);
+		int rc = r ? check_one(cmd, &f->h[i], r, verify) : -1;
+		tz_reader_free(r);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f)
+{
+	static const uint8_t zero[16];
+	for (size_t a = 0; a < f->n; a++)
+		for (size_t b = a + 1; b < f->n; b++) {
+			const struct tza_hostsrc *x = &f->h[a], *y = &f->h[b];
+			if (memcmp(x->me->boot_id, y->me->boot_id, 16) ||
+			    !memcmp(x->me->boot_id, zero, 16))
+				continue;
+			if (x->first_ns > y->last_ns || y->first_ns > x->last_ns)
+				continue;
+			tza_err("%s: note: '%s' and '%s' were recorded on one host (same boot "
+				"id) at overlapping times: a process in both is one process",
+				cmd, x->name, y->name);
+		}
+}
+
+int tza_fleet_wanted(char **args, int n)
+{
+	if (n != 1)
+		return n > 1;
+	struct stat st;
+	if (!stat(args[0], &st) && S_ISDIR(st.st_mode))
+		return 1;
+	tz_multi *mt = NULL;
+	int multi = tz_multi_open(&mt, args[0], NULL) == 0 && tz_multi_is_container(mt);
+	tz_multi_free(mt);
+	return multi;
+}
+
+void tza_fleet_free(struct tza_fleet *f)
+{
+	for (size_t i = 0; i < f->nopen; i++)
+		tz_multi_free(f->open[i]);
+	for (size_t i = 0; i < f->nnames; i++)
+		free(f->names[i]);
+	free(f->open);
+	free(f->names);
+	free(f->h);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fleet.h - a run recorded on several hosts: the host traces named by the
+ * command line (files, directories of .tz files, multi-host traces' members:
+ * docs/FORMAT.md section 18), each opened on demand by its own reader.
+ * merge writes them as one file; summary reads them host by host
+ * (docs/tracer-analyze.md, "MANY HOSTS").
+ */
+#ifndef TZA_FLEET_H
+#define TZA_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tz.h"
+
+/* One host trace: a file, or member i of a multi-host trace. */
+struct tza_hostsrc {
+	char name[4200];	    /* for messages: "PATH" or "PATH[i]" */
+	const char *path;	    /* the argument (or directory entry) it came from */
+	tz_multi *mt;		    /* its file, owned by the fleet */
+	size_t i;		    /* member index in mt */
+	const struct tz_member *me; /* mt's member i: bytes, uuid, boot id, names */
+	uint64_t first_ns, last_ns; /* CLOCK_BOOTTIME range of its events
+				       (tza_fleet_check) */
+	int partial;		    /* unfinished or damaged (--partial) */
+};
+
+struct tza_fleet {
+	struct tza_hostsrc *h; /* in command-line order, each uuid once */
+	size_t n;
+	tz_multi **open; /* every file opened, freed with the fleet */
+	size_t nopen;
+	char **names; /* directory entries' paths (owned) */
+	size_t nnames;
+	int containers; /* how many multi-host traces were among the inputs */
+};
+
+/*
+ * Expand the n arguments into host traces: a .tz file, a directory (its
+ * *.tz files in name order, dot files skipped), a multi-host trace (its
+ * members, flat). A recording met twice (equal uuid) is kept once, with a
+ * note on stderr naming both (cmd names the command). A damaged
+ * multi-host container is refused unless --partial. Returns 0, or -1 after
+ * one line on stderr; free f either way.
+ */
+int tza_fleet_expand(const char *cmd, char **args, int n, struct tza_fleet *f);
+/*
+ * Check every host trace as the analysis commands would (tza_check_whole,
+ * and with verify every payload: merge copies bytes it never decodes) and
+ * fill first_ns/last_ns and partial. Returns 0, or -1 after one line.
+ */
+int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify);
+/* Name, on stderr, host traces of one host (equal non-zero boot id) whose
+ * event times overlap (after tza_fleet_check). */
+void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f);
+/* Open host i's reader (tz_reader_free it); NULL after one line. */
+tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i);
+/* Do the arguments name several host traces (more than one argument, a
+ * directory, or a multi-host trace)? */
+int tza_fleet_wanted(char **args, int n);
+void tza_fleet_free(struct tza_fleet *f);
+
+#endif

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * summary_hosts.c - `tracer-analyze summary` over a run recorded on several
+ * hosts (fleet.h): the run as a whole (hosts, wall-clock span, totals, the
+ * top groups across hosts, each host's share), then every host's own
+ * summary. Hosts are read one at a time; a process seen by two traces of one
+ * host (same boot id, overlapping recordings) counts once (FORMAT.md [X3]).
+ * docs/tracer-analyze.md, "MANY HOSTS".
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "json.h"
+#include "report.h"
+#include "summary.h"
+#include "textsafe.h"
+
+/* A group (tool, task ...) across hosts. */
+struct hgroup {
+	char *key;
+	uint64_t count, cpu_ns, wall_ns, failed;
+	uint32_t hosts;	    /* hosts it ran on */
+	uint32_t last_host; /* + 1: the host that last counted it */
+};
+
+/* One host's line in the run's table. */
+struct hline {
+	const char *name, *hostname; /* borrowed from the fleet */
+	char boot[40];
+	int64_t wall0, wall1; /* its window in wall-clock ns; 0: unknown */
+	uint64_t procs, dups, cpu_ns;
+	double util; /* its summary's utilisation, < 0 unknown */
+	uint32_t cpus;
+	int sync;	    /* metadata clock_sync: 1 synchronised, 0 not, -1 unsaid */
+	uint64_t maxerr_us; /* metadata clock_maxerror_us (with sync 1) */
+};
+
+struct run {
+	struct tza_fleet f;
+	enum tza_by by;
+	struct hgroup *g;
+	size_t ng, gcap;
+	struct hline *h;
+	/* (tgid, start) of every process counted so far, per host: a later
+	 * trace of the same boot id skips those (sorted per host) */
+	uint64_t **ids;
+	size_t *nids;
+	uint64_t procs, dups, execs, failed_execs, nonzero, signaled, cpu_ns;
+	int64_t wall0, wall1;
+	int one_clock; /* every host has the same non-zero boot id */
+	char **outs;   /* each host's own summary, printed after the run's */
+	size_t *outlen;
+};
+
+static struct hgroup *group(struct run *u, const char *key)
+{
+	for (size_t i = 0; i < u->ng; i++) /* a run has tens of groups, not millions */
+		if (!strcmp(u->g[i].key, key))
+			return &u->g[i];
+	if (u->ng == u->gcap) {
+		size_t nc = u->gcap ? 2 * u->gcap : 64;
+		struct hgroup *nv = realloc(u->g, nc * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		u->g = nv;
+		u->gcap = nc;
+	}
+	struct hgroup *g = &u->g[u->ng];
+	memset(g, 0, sizeof(*g));
+	g->key = strdup(key);
+	if (!g->key)
+		return NULL;
+	u->ng++;
+	return g;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* (tgid, start) as one sortable key: start ns (< 2^52 ns = 52 days of
+ * uptime would overflow; so hash-free: two words, compared as a pair) */
+static int seen_before(const struct run *u, size_t host, uint32_t pid, uint64_t start)
+{
+	uint64_t key[2] = {start, pid};
+	for (size_t k = 0; k < host; k++) {
+		if (memcmp(u->f.h[k].me->boot_id, u->f.h[host].me->boot_id, 16) || !u->ids[k])
+			continue;
+		size_t lo = 0, hi = u->nids[k];
+		while (lo < hi) { /* pairs sorted by (start, pid) */
+			size_t mid = (lo + hi) / 2;
+			const uint64_t *e = &u->ids[k][2 * mid];
+			int c = e[0] != key[0] ? (e[0] < key[0] ? -1 : 1)
+					       : (e[1] != key[1] ? (e[1] < key[1] ? -1 : 1) : 0);
+			if (!c)
+				return 1;
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	int c = cmp_u64(a, b);
+	return c ? c : cmp_u64((const uint64_t *)a + 1, (const uint64_t *)b + 1);
+}
+
+/* Count host i's processes into the run (skipping ones an earlier trace of
+ * its host counted) and keep its ids for the later ones. */
+static int count_host(struct run *u, size_t i, struct tza_summary *s)
+{
+	const struct tza_model *m = s->m;
+	struct hline *hl = &u->h[i];
+	u->ids[i] = malloc(2 * sizeof(uint64_t) * (m->nprocs ? m->nprocs : 1));
+	if (!u->ids[i])
+		return -1;
+	for (uint32_t k = 0; k < m->nprocs; k++) {
+		struct tza_proc *p = m->procs[k];
+		u->ids[i][2 * k] = p->start_ns;
+		u->ids[i][2 * k + 1] = p->pid;
+		if (seen_before(u, i, p->pid, p->start_ns)) {
+			hl->dups++;
+			continue;
+		}
+		uint64_t cpu = p->flags & TZA_P_NO_EXIT ? 0 : p->utime_ns + p->stime_ns;
+		struct hgroup *g = group(u, tza_proc_key(p, u->by));
+		if (!g)
+			return -1;
+		uint64_t end = tza_proc_end(m, p);
+		g->count++;
+		g->cpu_ns += cpu;
+		g->wall_ns += end > p->start_ns ? end - p->start_ns : 0;
+		g->failed += tza_proc_failed(p) ? 1 : 0;
+		if (g->last_host != i + 1) {
+			g->last_host = (uint32_t)i + 1;
+			g->hosts++;
+		}
+		hl->procs++;
+		hl->cpu_ns += cpu;
+		u->execs += p->nexecs + p->nexecs_omitted;
+		u->failed_execs += p->nfailed + p->nfailed_omitted;
+		u->nonzero += !(p->flags & TZA_P_NO_EXIT) && p->exit_code > 0;
+		u->signaled += !(p->flags & TZA_P_NO_EXIT) && p->signal > 0;
+	}
+	u->nids[i] = m->nprocs;
+	qsort(u->ids[i], m->nprocs, 2 * sizeof(uint64_t), cmp_pair);
+	u->procs += hl->procs;
+	u->dups += hl->dups;
+	u->cpu_ns += hl->cpu_ns;
+	return 0;
+}
+
+/* Host i: its summary computed, counted into the run, printed into its
+ * own buffer (text or JSON) for after the run's part. */
+static int one_host(struct run *u, size_t i, uint64_t limit, int json)
+{
+	struct tza_summary s;
+	struct hline *hl = &u->h[i];
+	tz_reader *r = tza_fleet_reader(&u->f, i);
+	if (!r || tza_summary_compute_r(u->f.h[i].name, r, u->by, limit, !json, &s) != TZA_EXIT_OK)
+		return -1;
+	hl->name = u->f.h[i].name;
+	const char *hn = tz_reader_meta_get(s.r, "hostname");
+	hl->hostname = hn && *hn ? hn : u->f.h[i].me->hostname;
+	hl->hostname = strdup(hl->hostname); /* the reader goes */
+	for (int k = 0; k < 16; k++)
+		snprintf(hl->boot + 2 * k, 3, "%02x", u->f.h[i].me->boot_id[k]);
+	hl->util = s.util;
+	hl->cpus = s.mi.ncpus;
+	const char *cs = tz_reader_meta_get(s.r, "clock_sync");
+	const char *me = tz_reader_meta_get(s.r, "clock_maxerror_us");
+	uint64_t mv = 0;
+	hl->sync = !cs ? -1 : !strcmp(cs, "synchronised") ? 1 : 0;
+	/* a strict decimal of at most 12 digits (us: 31 years), else unsaid */
+	if (hl->sync == 1 && (!me || !*me || strlen(me) > 12 || me[strspn(me, "0123456789")]))
+		hl->sync = -1;
+	else if (hl->sync == 1)
+		mv = strtoull(me, NULL, 10);
+	hl->maxerr_us = mv;
+	int64_t w;
+	if (s.ws && tz_reader_realtime(s.r, s.t0, &w) == 0)
+		hl->wall0 = w;
+	if (s.we && tz_reader_realtime(s.r, s.t1, &w) == 0)
+		hl->wall1 = w;
+	int rc = count_host(u, i, &s);
+	FILE *f = open_memstream(&u->outs[i], &u->outlen[i]);
+	if (!f || rc) {
+		if (f)
+			fclose(f);
+		tza_summary_free(&s);
+		tza_err("out of memory");
+		return -1;
+	}
+	tza_summary_print(f, &s, u->by, json);
+	fclose(f);
+	tza_summary_free(&s);
+	if (hl->wall0 && (!u->wall0 || hl->wall0 < u->wall0))
+		u->wall0 = hl->wall0;
+	if (hl->wall1 > u->wall1)
+		u->wall1 = hl->wall1;
+	return 0;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct hgroup *x = a, *y = b;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* What aligning the hosts by wall clock is worth: exact for one boot id;
+ * else, when every host said its clock was synchronised, the two largest
+ * error bounds added (two hosts can be off in opposite directions); else
+ * unknown, naming the hosts that were not synchronised. *bound_us: the
+ * bound, or -1 when there is none. */
+static void clock_note(const struct run *u, char *buf, size_t n, int64_t *bound_us)
+{
+	uint64_t a = 0, b = 0;
+	size_t unsync = 0, unsaid = 0, off = 0;
+	*bound_us = -1;
+	if (u->one_clock) {
+		snprintf(buf, n, "one host (the same boot id): times compare exactly");
+		*bound_us = 0;
+		return;
+	}
+	for (size_t i = 0; i < u->f.n; i++) {
+		const struct hline *h = &u->h[i];
+		unsync += h->sync == 0;
+		unsaid += h->sync < 0;
+		if (h->sync == 1 && h->maxerr_us >= a) {
+			b = a;
+			a = h->maxerr_us;
+		} else if (h->sync == 1 && h->maxerr_us > b) {
+			b = h->maxerr_us;
+		}
+	}
+	if (!unsync && !unsaid) {
+		*bound_us = (int64_t)(a + b);
+		snprintf(buf, n,
+			 "hosts aligned by their wall clocks, each synchronised (adjtimex): they "
+			 "agree within %.3f ms (the two largest error bounds added)",
+			 (double)(a + b) / 1e3);
+		return;
+	}
+	off = (size_t)snprintf(buf, n,
+			       "hosts aligned by their wall clocks; how far apart they "
+			       "were is unknown: ");
+	if (unsync && off < n) {
+		off += (size_t)snprintf(buf + off, n - off, "not synchronised (adjtimex):");
+		for (size_t i = 0; i < u->f.n && off < n; i++)
+			if (u->h[i].sync == 0)
+				off +=
+				    (size_t)snprintf(buf + off, n - off, " %s", u->h[i].hostname);
+	}
+	if (unsaid && off < n)
+		snprintf(buf + off, n - off, "%sno clock state in the trace:%s", unsync ? "; " : "",
+			 "");
+	if (unsaid)
+		for (size_t i = 0; i < u->f.n; i++) {
+			size_t l = strlen(buf);
+			if (u->h[i].sync < 0 && l < n)
+				snprintf(buf + l, n - l, " %s", u->h[i].hostname);
+		}
+}
+
+/* Host h's share of the run's span covered by its trace (active) and its
+ * CPU over its cores for the whole span (run util); < 0: unknown. */
+static void run_shares(const struct run *u, const struct hline *h, double *active, double *rutil)
+{
+	double span = (double)(u->wall1 - u->wall0);
+	*active = *rutil = -1;
+	if (!u->wall0 || u->wall1 <= u->wall0)
+		return;
+	if (h->wall0 && h->wall1 >= h->wall0)
+		*active = (double)(h->wall1 - h->wall0) / span;
+	if (h->cpus)
+		*rutil = (double)h->cpu_ns / (span * h->cpus);
+}
+
+static void run_text(FILE *o, const struct run *u, uint64_t limit)
+{
+	char a[64], b[64], d[32], c[32];
+	fprintf(o, "run           %zu host%s:", u->f.n, tza_plural(u->f.n));
+	for (size_t i = 0; i < u->f.n; i++) {
+		fputs(i ? ", " : " ", o);
+		tza_safe_puts(o, u->h[i].hostname);
+	}
+	fputc('\n', o);
+	if (u->wall0 && u->wall1 >= u->wall0)
+		fprintf(o, "span          %s .. %s (%s)\n", tza_fmt_utc(u->wall0, a, sizeof(a)),
+			tza_fmt_utc(u->wall1, b, sizeof(b)),
+			tza_fmt_dur(d, sizeof(d), (uint64_t)(u->wall1 - u->wall0)));
+	char note[1024];
+	int64_t bound;
+	clock_note(u, note, sizeof(note), &bound);
+	fprintf(o, "clocks        ");
+	tza_safe_puts(o, note);
+	fputc('\n', o);
+	fprintf(o, "processes     %" PRIu64 " (%" PRIu64 " execs, %" PRIu64 " failed execs)",
+		u->procs, u->execs, u->failed_execs);
+	if (u->dups)
+		fprintf(o, "; %" PRIu64 " seen by two traces of one host, counted once", u->dups);
+	fprintf(o, "\nfailures      %" PRIu64 " non-zero exits, %" PRIu64 " killed by a signal\n",
+		u->nonzero, u->signaled);
+	fprintf(o, "cpu           %s\n\n", tza_fmt_dur(c, sizeof(c), u->cpu_ns));
+	fprintf(o, "%-20s %10s %12s %7s %9s %7s %7s  %s\n", "host", "processes", "cpu", "util",
+		"start", "active", "run%", "trace");
+	for (size_t i = 0; i < u->f.n; i++) {
+		const struct hline *h = &u->h[i];
+		char util[16] = "-", st[32] = "-", act[16] = "-", ru[16] = "-";
+		double sa, sr;
+		run_shares(u, h, &sa, &sr);
+		if (h->util >= 0)
+			snprintf(util, sizeof(util), "%.1f%%", 100 * h->util);
+		if (h->wall0 && u->wall0)
+			snprintf(st, sizeof(st), "+%.1fs", (double)(h->wall0 - u->wall0) / 1e9);
+		if (sa >= 0)
+			snprintf(act, sizeof(act), "%.1f%%", 100 * sa);
+		if (sr >= 0)
+			snprintf(ru, sizeof(ru), "%.1f%%", 100 * sr);
+		char hn[TZA_SAFE_BUF];
+		fprintf(o, "%-20.20s %10" PRIu64 " %12s %7s %9s %7s %7s  ",
+			tza_safe_str(hn, sizeof(hn), h->hostname), h->procs,
+			tza_fmt_dur(c, sizeof(c), h->cpu_ns), util, st, act, ru);
+		tza_safe_puts(o, h->name);
+		fputc('\n', o);
+	}
+	fprintf(o, "\n%-24s %10s %6s %12s %7s\n", tza_by_header(u->by), "processes", "hosts", "cpu",
+		"failed");
+	for (size_t i = 0; i < u->ng && (!limit || i < limit); i++) {
+		const struct hgroup *g = &u->g[i];
+		char k[TZA_SAFE_BUF];
+		fprintf(o, "%-24.24s %10" PRIu64 " %6u %12s %7" PRIu64 "\n",
+			tza_safe_str(k, sizeof(k), g->key), g->count, g->hosts,
+			tza_fmt_dur(c, sizeof(c), g->cpu_ns), g->failed);
+	}
+}
+
+static void run_json(FILE *o, const struct run *u, uint64_t limit)
+{
+	char a[64];
+	fputs("{\"multi_host\":true,\"run\":{\"hosts\":", o);
+	fprintf(o, "%zu,\"start\":", u->f.n);
+	if (u->wall0)
+		tza_json_cstr(o, tza_fmt_utc(u->wall0, a, sizeof(a)));
+	else
+		fputs("null", o);
+	fputs(",\"end\":", o);
+	if (u->wall1)
+		tza_json_cstr(o, tza_fmt_utc(u->wall1, a, sizeof(a)));
+	else
+		fputs("null", o);
+	fputs(",\"makespan_s\":", o);
+	if (u->wall0 && u->wall1 >= u->wall0)
+		tza_json_secs(o, u->wall1 - u->wall0);
+	else
+		fputs("null", o);
+	char note[1024];
+	int64_t bound;
+	clock_note(u, note, sizeof(note), &bound);
+	fprintf(o, ",\"clock\":{\"one_host\":%s,\"bound_s\":", u->one_clock ? "true" : "false");
+	if (bound >= 0)
+		tza_json_secs(o, bound * 1000);
+	else
+		fputs("null", o);
+	fputs(",\"note\":", o);
+	tza_json_cstr(o, note);
+	fprintf(o,
+		"},\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"execs\":%" PRIu64
+		",\"failed_execs\":%" PRIu64 ",\"nonzero_exits\":%" PRIu64 ",\"signaled\":%" PRIu64
+		",\"cpu_s\":",
+		u->procs, u->dups, u->execs, u->failed_execs, u->nonzero, u->signaled);
+	tza_json_secs(o, (int64_t)u->cpu_ns);
+	fputs(",\"per_host\":[", o);
+	for (size_t i = 0; i < u->f.n; i++) {
+		const struct hline *h = &u->h[i];
+		fputs(i ? ",{\"hostname\":" : "{\"hostname\":", o);
+		tza_json_cstr(o, h->hostname);
+		fputs(",\"trace\":", o);
+		tza_json_cstr(o, h->name);
+		fputs(",\"boot_id\":", o);
+		tza_json_cstr(o, h->boot);
+		fprintf(o, ",\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"cpu_s\":",
+			h->procs, h->dups);
+		tza_json_secs(o, (int64_t)h->cpu_ns);
+		fputs(",\"utilization\":", o);
+		if (h->util >= 0)
+			tza_json_num(o, h->util);
+		else
+			fputs("null", o);
+		fputs(",\"clock_sync\":", o);
+		fputs(h->sync < 0 ? "null" : h->sync ? "true" : "false", o);
+		fputs(",\"clock_maxerror_s\":", o);
+		if (h->sync == 1)
+			tza_json_secs(o, (int64_t)h->maxerr_us * 1000);
+		else
+			fputs("null", o);
+		double act, ru;
+		run_shares(u, h, &act, &ru);
+		fputs(",\"active_share\":", o);
+		if (act >= 0)
+			tza_json_num(o, act);
+		else
+			fputs("null", o);
+		fputs(",\"run_utilization\":", o);
+		if (ru >= 0)
+			tza_json_num(o, ru);
+		else
+			fputs("null", o);
+		fputs(",\"start_offset_s\":", o);
+		if (h->wall0 && u->wall0)
+			tza_json_secs(o, h->wall0 - u->wall0);
+		else
+			fputs("null", o);
+		fputc('}', o);
+	}
+	fputs("],\"top\":[", o);
+	for (size_t i = 0; i < u->ng && (!limit || i < limit); i++) {
+		const struct hgroup *g = &u->g[i];
+		fputs(i ? ",{\"key\":" : "{\"key\":", o);
+		tza_json_cstr(o, g->key);
+		fprintf(o, ",\"processes\":%" PRIu64 ",\"hosts\":%u,\"cpu_s\":", g->count,
+			g->hosts);
+		tza_json_secs(o, (int64_t)g->cpu_ns);
+		fputs(",\"wall_s\":", o);
+		tza_json_secs(o, (int64_t)g->wall_ns);
+		fprintf(o, ",\"failed\":%" PRIu64 "}", g->failed);
+	}
+	fputs("]},\"hosts\":[", o);
+}
+
+static void run_free(struct run *u)
+{
+	for (size_t i = 0; i < u->ng; i++)
+		free(u->g[i].key);
+	for (size_t i = 0; u->h && i < u->f.n; i++) {
+		free((char *)u->h[i].hostname);
+		free(u->ids[i]);
+		free(u->outs[i]);
+	}
+	free(u->g);
+	free(u->h);
+	free(u->ids);
+	free(u->nids);
+	free(u->outs);
+	free(u->outlen);
+	tza_fleet_free(&u->f);
+}
+
+int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limit, int json)
+{
+	struct run u = {.by = by};
+	int rc = TZA_EXIT_FAIL;
+	static const uint8_t zero[16];
+	if (tza_fleet_expand("summary", args, n, &u.f) || tza_fleet_check("summary", &u.f, 0))
+		goto out;
+	tza_fleet_note_overlaps("summary", &u.f);
+	u.h = calloc(u.f.n, sizeof(*u.h));
+	u.ids = calloc(u.f.n, sizeof(*u.ids));
+	u.nids = calloc(u.f.n, sizeof(*u.nids));
+	u.outs = calloc(u.f.n, sizeof(*u.outs));
+	u.outlen = calloc(u.f.n, sizeof(*u.outlen));
+	if (!u.h || !u.ids || !u.nids || !u.outs || !u.outlen) {
+		tza_err("out of memory");
+		goto out;
+	}
+	u.one_clock = u.f.n > 0 && memcmp(u.f.h[0].me->boot_id, zero, 16);
+	for (size_t i = 0; i < u.f.n; i++) {
+		if (one_host(&u, i, limit, json))
+			goto out;
+		u.one_clock &= !memcmp(u.f.h[i].me->boot_id, u.f.h[0].me->boot_id, 16);
+	}
+	qsort(u.g, u.ng, sizeof(*u.g), cmp_group);
+	if (json) {
+		run_json(o, &u, limit);
+		for (size_t i = 0; i < u.f.n; i++) {
+			size_t l = u.outlen[i];
+			while (l && u.outs[i][l - 1] == '\n')
+				l--;
+			fprintf(o, "%s%.*s", i ? "," : "", (int)l, u.outs[i]);
+		}
+		fputs("]}\n", o);
+	} else {
+		run_text(o, &u, limit);
+		for (size_t i = 0; i < u.f.n; i++) {
+			fputs("\n== host ", o);
+			tza_safe_puts(o, u.h[i].hostname);
+			fputs(" (", o);
+			tza_safe_puts(o, u.h[i].name);
+			fputs(") ==\n", o);
+			fwrite(u.outs[i], 1, u.outlen[i], o);
+		}
+	}
+	rc = TZA_EXIT_OK;
+out:
+	run_free(&u);
+	return rc;
+}

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tz_multi.c - multi-host traces (FORMAT.md section 18): a container of
+ * member traces, each a complete .tz file kept byte for byte after the
+ * MEMBER block that names it. Opening walks the container's blocks ([X1]);
+ * each member is then read by its own tz_reader over its bytes; writing
+ * copies the members after a header and a METADATA block.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tz_int.h"
+
+struct mem_own {
+	struct tz_member m;
+	char *source, *hostname;
+};
+
+struct tz_multi {
+	char *path;
+	struct tz_reader_opts opts;
+	int fd;
+	const uint8_t *data;
+	size_t len;
+	void *map;
+	int container;
+	int mem_backed; /* tz_multi_open_mem: the caller's buffer */
+	uint32_t hdr_size;
+	struct mem_own *mem;
+	size_t n, cap;
+	struct tz_kv *kv; /* the container's metadata, [M1] by seq */
+	size_t nkv;
+	uint64_t kv_seq;
+	uint64_t damage;
+	char errmsg[512];
+};
+
+static int merr(tz_multi *m, int code, uint64_t off, const char *fmt, ...)
+{
+	char d[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d, sizeof(d), fmt, ap);
+	va_end(ap);
+	tz_errmsg_set(m->errmsg, sizeof(m->errmsg), m->path, off, d);
+	return code;
+}
+
+/* The first damage is named; every damaged region is counted. */
+static void mdamage(tz_multi *m, uint64_t off, const char *what)
+{
+	if (!m->damage++)
+		merr(m, TZ_ERR_CORRUPT, off, "%s", what);
+}
+
+static int add_member(tz_multi *m, const struct tz_bhdr *h, uint64_t off, uint64_t len,
+		      const uint8_t *payload_ok)
+{
+	if (m->n == TZ_MULTI_MAX)
+		return merr(m, TZ_ERR_LIMIT, off, "more than %d members", TZ_MULTI_MAX);
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 8;
+		struct mem_own *nv = realloc(m->mem, nc * sizeof(*nv));
+		if (!nv)
+			return merr(m, TZ_ERR_NOMEM, UINT64_MAX, "out of memory");
+		m->mem = nv;
+		m->cap = nc;
+	}
+	struct mem_own *o = &m->mem[m->n];
+	memset(o, 0, sizeof(*o));
+	o->m.off = off;
+	o->m.len = len;
+	o->m.data = m->data + off;
+	memcpy(o->m.uuid, h->ext + 8, 16);
+	memcpy(o->m.boot_id, h->ext + 24, 16);
+	o->m.flags = tz_le32(h->ext + 40);
+	o->m.dup_of = -1;
+	if (payload_ok) {
+		struct tz_kv *kv = NULL;
+		size_t nkv = 0;
+		const char *why;
+		if (tz_meta_decode(payload_ok, h->raw_len, &kv, &nkv, &why) == 0) {
+			for (size_t i = 0; i < nkv; i++) {
+				char **dst = !strcmp(kv[i].key, "source")     ? &o->source
+					     : !strcmp(kv[i].key, "hostname") ? &o->hostname
+									      : NULL;
+				if (dst && !*dst)
+					*dst = strdup(kv[i].value);
+			}
+		} else {
+			mdamage(m, off, "member's MEMBER block: its names do not decode");
+		}
+		tz_kv_free(kv, nkv);
+	}
+	for (size_t i = 0; i < m->n; i++)
+		if (!memcmp(m->mem[i].m.uuid, o->m.uuid, 16)) {
+			o->m.dup_of = (int)i;
+			break;
+		}
+	m->n++;
+	return 0;
+}
+
+/* A MEMBER block's payload, trusted when its checksum matches and it is
+ * stored plain (tracer never compresses it); NULL otherwise. */
+static const uint8_t *member_payload(tz_multi *m, uint64_t pos, const struct tz_bhdr *h)
+{
+	const uint8_t *p = m->data + pos + tz_bhdr_size(h);
+	if ((h->flags & TZ_BF_ZSTD) || tz_hash(p, h->payload_len) != h->payload_csum) {
+		mdamage(m, pos,
+			"MEMBER block: payload checksum mismatch (the member is still read)");
+		return NULL;
+	}
+	return p;
+}
+
+/* The next offset after from where a valid MEMBER block header starts, or
+ * len (FORMAT.md [X1]: resynchronisation). */
+static uint64_t next_member(const tz_multi *m, uint64_t from)
+{
+	while (from < m->len) {
+		const uint8_t *q = memmem(m->data + from, m->len - from, TZ_BMAGIC, TZ_BMAGIC_LEN);
+		if (!q)
+			break;
+		uint64_t c = (uint64_t)(q - m->data);
+		struct tz_bhdr h;
+		if (!tz_bhdr_decode(q, m->len - c, &h) && h.type == TZ_B_MEMBER &&
+		    h.ext_len >= TZ_MEMBER_EXT)
+			return c;
+		from = c + 1;
+	}
+	return m->len;
+}
+
+static void container_meta(tz_multi *m, uint64_t pos, const struct tz_bhdr *h)
+{
+	const uint8_t *p = m->data + pos + tz_bhdr_size(h);
+	struct tz_kv *kv = NULL;
+	size_t nkv = 0;
+	const char *why;
+
+	if ((h->flags & TZ_BF_ZSTD) || tz_hash(p, h->payload_len) != h->payload_csum ||
+	    tz_meta_decode(p, h->raw_len, &kv, &nkv, &why)) {
+		mdamage(m, pos, "container METADATA block does not check");
+		tz_kv_free(kv, nkv);
+		return;
+	}
+	if (m->kv && h->seq < m->kv_seq) { /* an older block: keys it alone has */
+		for (size_t i = 0; i < nkv; i++) {
+			size_t j;
+			for (j = 0; j < m->nkv && strcmp(m->kv[j].key, kv[i].key); j++)
+				;
+			if (j == m->nkv)
+				tz_kv_set(&m->kv, &m->nkv, kv[i].key, strlen(kv[i].key),
+					  kv[i].value, strlen(kv[i].value));
+		}
+		tz_kv_free(kv, nkv);
+		return;
+	}
+	for (size_t i = 0; i < nkv; i++)
+		tz_kv_set(&m->kv, &m->nkv, kv[i].key, strlen(kv[i].key), kv[i].value,
+			  strlen(kv[i].value));
+	m->kv_seq = h->seq;
+	tz_kv_free(kv, nkv);
+}
+
+/* FORMAT.md [X1]: walk the container's blocks from the header; a MEMBER
+ * block is followed by member_len bytes of member; other valid blocks are
+ * skipped by length (METADATA read); damage resynchronises on the next
+ * valid MEMBER block header. */
+static int walk(tz_multi *m)
+{
+	uint64_t pos = m->hdr_size;
+	while (pos < m->len) {
+		struct tz_bhdr h;
+		int st = tz_bhdr_decode(m->data + pos, m->len - pos, &h);
+		if (st || (h.type == TZ_B_MEMBER && h.ext_len < TZ_MEMBER_EXT)) {
+			mdamage(m, pos,
+				st ? "not a valid block header"
+				   : "MEMBER block with an extension under 48 bytes");
+			pos = next_member(m, pos + 1);
+			continue;
+		}
+		uint64_t bs = tz_block_size(&h);
+		if (bs > m->len - pos) {
+			mdamage(m, pos, "the file ends inside a block");
+			break;
+		}
+		if (h.type != TZ_B_MEMBER) {
+			if (h.type == TZ_B_META)
+				container_meta(m, pos, &h);
+			pos += bs;
+			continue;
+		}
+		uint64_t off = pos + bs, want = tz_le64(h.ext), have = m->len - off;
+		int rc =
+		    add_member(m, &h, off, want < have ? want : have, member_payload(m, pos, &h));
+		if (rc)
+			return rc;
+		if (want > have) {
+			m->mem[m->n - 1].m.cut = 1;
+			mdamage(m, pos, "the file ends inside a member");
+			break;
+		}
+		pos = off + want;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		m->mem[i].m.source = m->mem[i].source ? m->mem[i].source : "";
+		m->mem[i].m.hostname = m->mem[i].hostname ? m->mem[i].hostname : "";
+	}
+	return 0;
+}
+
+static tz_multi *multi_alloc(const char *name, const struct tz_reader_opts *opts)
+{
+	tz_multi *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->fd = -1;
+	if (opts)
+		m->opts = *opts;
+	m->path = strdup(name ? name : "<memory>");
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* After the reader's verdict on the header (rc: 0 plain, TZ_ERR_MULTI a
+ * container): the members of m->data. hostname: a plain trace's (owned). */
+static int members(tz_multi *m, int rc, char *hostname)
+{
+	m->container = rc == TZ_ERR_MULTI;
+	if (m->container) {
+		free(hostname);
+		m->hdr_size = tz_le32(m->data + 12); /* checked by the reader */
+		return walk(m);
+	}
+	/* a plain trace: one member, the whole file, its names its own */
+	uint8_t ext[TZ_MEMBER_EXT] = {0};
+	if (m->len >= TZ_HDR_SIZE) {
+		memcpy(ext + 8, m->data + 40, 16);
+		memcpy(ext + 24, m->data + 56, 16);
+	}
+	struct tz_bhdr self = {.ext = ext};
+	if ((rc = add_member(m, &self, 0, m->len, NULL))) {
+		free(hostname);
+		return rc;
+	}
+	m->mem[0].hostname = hostname;
+	m->mem[0].source = strdup(m->path);
+	m->mem[0].m.source = m->mem[0].source ? m->mem[0].source : "";
+	m->mem[0].m.hostname = hostname ? hostname : "";
+	return 0;
+}
+
+/* The reader's checks of the header; a plain trace's hostname in *host. */
+static int header(tz_multi *m, tz_reader *r, int rc, char **host)
+{
+	if (rc && rc != TZ_ERR_MULTI)
+		snprintf(m->errmsg, sizeof(m->errmsg), "%s", tz_reader_errmsg(r));
+	const char *h = rc ? NULL : tz_reader_meta_get(r, "hostname");
+	*host = rc ? NULL : strdup(h ? h : "");
+	tz_reader_free(r);
+	if (!rc && !*host)
+		return TZ_ERR_NOMEM;
+	return rc;
+}
+
+int tz_multi_open(tz_multi **out, const char *path, const struct tz_reader_opts *opts)
+{
+	if (!out || !path)
+		return TZ_ERR_INVAL;
+	tz_multi *m = *out = multi_alloc(path, opts);
+	if (!m)
+		return TZ_ERR_NOMEM;
+	tz_reader *r = NULL;
+	char *host = NULL;
+	int rc = tz_reader_open(&r, path, opts);
+	rc = header(m, r, rc, &host);
+	if (rc && rc != TZ_ERR_MULTI)
+		return rc;
+
+	struct stat st;
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0 || fstat(m->fd, &st)) {
+		free(host);
+		return merr(m, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
+	}
+	m->len = (size_t)st.st_size;
+	m->map = m->len ? mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, m->fd, 0) : NULL;
+	if (m->map == MAP_FAILED || !m->map) {
+		m->map = NULL;
+		free(host);
+		return merr(m, TZ_ERR_IO, UINT64_MAX, "cannot map: %s", strerror(errno));
+	}
+	m->data = m->map;
+	return members(m, rc, host);
+}
+
+int tz_multi_open_mem(tz_multi **out, const void *buf, size_t len, const char *name,
+		      const struct tz_reader_opts *opts)
+{
+	if (!out || (!buf && len))
+		return TZ_ERR_INVAL;
+	tz_multi *m = *out = multi_alloc(name, opts);
+	if (!m)
+		return TZ_ERR_NOMEM;
+	m->data = buf ? buf : (const uint8_t *)"";
+	m->len = len;
+	m->mem_backed = 1;
+	tz_reader *r = NULL;
+	char *host = NULL;
+	int rc = tz_reader_open_mem(&r, m->data, len, m->path, opts);
+	rc = header(m, r, rc, &host);
+	if (rc && rc != TZ_ERR_MULTI)
+		return rc;
+	return members(m, rc, host);
+}
+
+int tz_multi_is_container(const tz_multi *m) { return m ? m->container : 0; }
+size_t tz_multi_count(const tz_multi *m) { return m ? m->n : 0; }
+const struct tz_member *tz_multi_member(const tz_multi *m, size_t i)
+{
+	return m && i < m->n ? &m->mem[i].m : NULL;
+}
+uint64_t tz_multi_damage(const tz_multi *m) { return m ? m->damage : 0; }
+const char *tz_multi_errmsg(const tz_multi *m) { return m ? m->errmsg : ""; }
+
+const char *tz_multi_meta_get(const tz_multi *m, const char *key)
+{
+	for (size_t i = 0; m && key && i < m->nkv; i++)
+		if (!strcmp(m->kv[i].key, key))
+			return m->kv[i].value;
+	return NULL;
+}
+
+int tz_multi_reader(tz_multi *m, size_t i, tz_reader **out)
+{
+	if (!m || !out || i >= m->n)
+		return TZ_ERR_INVAL;
+	if (!m->container && !m->mem_backed) /* keeps the path's checks (live) */
+		return tz_reader_open(out, m->path, &m->opts);
+	if (!m->container)
+		return tz_reader_open_mem(out, m->data, m->len, m->path, &m->opts);
+	char name[600];
+	snprintf(name, sizeof(name), "%s[%zu]", m->path, i);
+	int rc = tz_reader_open_mem(out, m->mem[i].m.data, m->mem[i].m.len, name, &m->opts);
+	if (rc == TZ_ERR_MULTI) /* FORMAT.md [X2]: members are never containers */
+		return TZ_ERR_CORRUPT;
+	return rc;
+}
+
+void tz_multi_free(tz_multi *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->mem[i].source);
+		free(m->mem[i].hostname);
+	}
+	free(m->mem);
+	tz_kv_free(m->kv, m->nkv);
+	if (m->map)
+		munmap(m->map, m->len);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->path);
+	free(m);
+}
+
+/* ------------------------------------------------------------------ write */
+
+static int put_all(int fd, const void *p, uint64_t len)
+{
+	const uint8_t *q = p;
+	while (len) {
+		size_t step = len > (1u << 30) ? (1u << 30) : (size_t)len;
+		ssize_t w = write(fd, q, step);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return errno == ENOSPC ? TZ_ERR_NOSPC : TZ_ERR_IO;
+		q += w;
+		len -= (uint64_t)w;
+	}
+	return 0;
+}
+
+/* A block with a plain payload: header (+ ext) then the payload. */
+static int put_block(int fd, uint8_t type, uint64_t seq, const uint8_t *ext, uint16_t ext_len,
+		     const struct tz_buf *payload)
+{
+	uint8_t hdr[TZ_BHDR_MIN + TZ_MEMBER_EXT];
+	struct tz_bhdr h = {.type = type,
+			    .ext_len = ext_len,
+			    .payload_len = (uint32_t)payload->len,
+			    .raw_len = (uint32_t)payload->len,
+			    .seq = seq,
+			    .payload_csum = tz_hash(payload->p, payload->len)};
+	tz_bhdr_encode(hdr, &h, ext);
+	int rc = put_all(fd, hdr, TZ_BHDR_MIN + ext_len);
+	return rc ? rc : put_all(fd, payload->p, payload->len);
+}
+
+static int kv_payload(struct tz_buf *b, const char *const *kvs, size_t n)
+{
+	struct tz_kv *kv = NULL;
+	size_t nkv = 0;
+	int rc = 0;
+	for (size_t i = 0; i + 1 < 2 * n && !rc; i += 2)
+		if (kvs[i] && kvs[i + 1] && *kvs[i])
+			rc = tz_kv_set(&kv, &nkv, kvs[i], strlen(kvs[i]), kvs[i + 1],
+				       strlen(kvs[i + 1]));
+	if (!rc)
+		rc = tz_meta_encode(b, kv, nkv);
+	tz_kv_free(kv, nkv);
+	return rc ? TZ_ERR_NOMEM : 0;
+}
+
+static int write_members(int fd, const struct tz_merge_src *src, size_t n, const char *const *meta,
+			 size_t nmeta)
+{
+	uint8_t hdr[TZ_HDR_SIZE], uuid[16], zero[16] = {0};
+	uint64_t boot;
+	int64_t real;
+	struct tz_buf b = {0};
+	int rc;
+
+	tz_uuid4(uuid);
+	tz_clock_pair(&boot, &real);
+	/* no anchor in the header (boot 0): the members carry the clocks */
+	struct tz_fhdr f = {uuid, zero, 0, real, 0, 0, 0, 0, TZ_INCOMPAT_MULTI};
+	tz_fhdr_encode(hdr, &f);
+	if ((rc = put_all(fd, hdr, sizeof(hdr))))
+		return rc;
+	if ((rc = kv_payload(&b, meta, nmeta)) || (rc = put_block(fd, TZ_B_META, 1, NULL, 0, &b)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t ext[TZ_MEMBER_EXT] = {0};
+		const char *names[] = {"source", src[i].source, "hostname", src[i].hostname};
+		tz_put64(ext, src[i].len);
+		memcpy(ext + 8, src[i].uuid, 16);
+		memcpy(ext + 24, src[i].boot_id, 16);
+		tz_put32(ext + 40, src[i].flags);
+		b.len = 0;
+		if ((rc = kv_payload(&b, names, 2)) ||
+		    (rc = put_block(fd, TZ_B_MEMBER, 2 + i, ext, TZ_MEMBER_EXT, &b)) ||
+		    (rc = put_all(fd, src[i].data, src[i].len)))
+			goto out;
+	}
+	if (fsync(fd))
+		rc = TZ_ERR_IO;
+out:
+	tz_buf_free(&b);
+	return rc;
+}
+
+int tz_multi_write(const char *out_path, int overwrite, const struct tz_merge_src *src, size_t n,
+		   const char *const *meta, size_t nmeta, char *err, size_t cap)
+{
+	if (!out_path || (n && !src) || n > TZ_MULTI_MAX) {
+		snprintf(err, cap, "'%s': bad arguments", out_path ? out_path : "");
+		return TZ_ERR_INVAL;
+	}
+	int fd = tz_create_file(out_path, overwrite);
+	if (fd < 0) {
+		snprintf(
+		    err, cap, "'%s': %s%s%s", out_path,
+		    fd == TZ_ERR_EXISTS ? "file exists (use -f to overwrite)" : "cannot create",
+		    fd == TZ_ERR_EXISTS ? "" : ": ", fd == TZ_ERR_EXISTS ? "" : strerror(errno));
+		return fd;
+	}
+	int rc = write_members(fd, src, n, meta, nmeta);
+	int e = errno;
+	if (close(fd) && !rc)
+		rc = TZ_ERR_IO;
+	if (rc) {
+		unlink(out_path);
+		snprintf(err, cap, "'%s': cannot write: %s", out_path,
+			 rc == TZ_ERR_NOMEM ? "out of memory" : strerror(e));
+	}
+	return rc;
+}

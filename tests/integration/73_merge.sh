@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Issue 21, the multi-host trace (FORMAT.md 18): three real recordings made as
+# three "hosts" (each recorder in its own UTS namespace with its own hostname;
+# simulated: one machine, so one boot id and one clock) are merged into one
+# file. Checked against the inputs themselves:
+#   - info --json lists the three members with their hostnames, and each
+#     member's bytes, read at the offset info gives, equal its input exactly;
+#     each member's own info (events, uuid) equals the input's info;
+#   - verify passes the container and every member;
+#   - the same recording twice (a trace given twice, a merge merged again with
+#     one of its inputs) is merged once, with one note line;
+#   - a damaged input (a flipped payload byte) and a cut one are refused with
+#     one line naming the file and offset, merged with --partial and marked
+#     partial; OUT never replaced without -f, never one of its inputs;
+#   - a merge of merges is flat (members, never nested);
+#   - the analysis commands that read one host stop with one line on it.
+. "$(dirname "$0")/lib.sh"
+need_root
+cd "$T"
+unset TRACER_ANALYZE_PARTIAL
+command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+
+host_record node1 a.tz sh -c 'seq 2000 | sort -rn >/dev/null; true'
+host_record node2 b.tz sh -c 'for i in 1 2 3; do ls / >/dev/null; done'
+host_record node3 c.tz sh -c 'seq 100 | wc -l >/dev/null; /bin/false; true'
+for f in a b c; do
+	[ "$("$A" info --json $f.tz | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"] > 0)')" = True ] ||
+		fail "$f.tz has no events"
+done
+
+"$A" merge -o run.tz a.tz b.tz c.tz 2>merge.err || fail "merge: $(cat merge.err)"
+[ ! -s merge.err ] || fail "merge of three distinct traces said: $(cat merge.err)"
+[ "$(stat -c %a run.tz)" = 600 ] || fail "run.tz mode $(stat -c %a run.tz), want 600"
+"$A" info --json run.tz >info.json
+for f in a b c; do "$A" info --json $f.tz >$f.json; done
+python3 - <<'PY' || fail "members differ from their inputs"
+import json
+d = json.load(open("info.json"))
+assert d["multi_host"] is True and d["container_damage"] == 0, d.keys()
+m = d["members"]
+assert [x["hostname"] for x in m] == ["node1", "node2", "node3"], [x["hostname"] for x in m]
+assert [x["source"] for x in m] == ["a.tz", "b.tz", "c.tz"]
+run = open("run.tz", "rb").read()
+for x, name in zip(m, "abc"):
+    src = open(name + ".tz", "rb").read()
+    assert x["bytes"] == len(src), (name, x["bytes"], len(src))
+    assert run[x["offset"]:x["offset"] + x["bytes"]] == src, name + ": bytes differ"
+    assert not x["partial"] and not x["cut"] and x["duplicate_of"] is None
+    own = json.load(open(name + ".json"))
+    for k in ("uuid", "boot_id", "events", "chunks", "first_ts_ns", "last_ts_ns"):
+        assert x["info"][k] == own[k], (name, k, x["info"][k], own[k])
+    assert x["info"]["file"] == "run.tz[%d]" % "abc".index(name)
+PY
+"$A" verify run.tz >verify.out || fail "verify run.tz failed"
+grep -qx "'run.tz': ok, 3 members" verify.out || fail "verify: $(cat verify.out)"
+[ "$(grep -c "^'run.tz\[[0-2]\]': ok" verify.out)" = 3 ] || fail "verify per member: $(cat verify.out)"
+
+# the same recording twice: merged once, one note
+"$A" merge -o twice.tz a.tz a.tz 2>twice.err || fail "merge a a"
+[ "$(wc -l <twice.err)" = 1 ] && grep -q "is the same recording as 'a.tz'.*merged once" twice.err ||
+	fail "a twice: $(cat twice.err)"
+[ "$("$A" info --json twice.tz | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["members"]))')" = 1 ] ||
+	fail "a twice: not one member"
+"$A" merge -o again.tz run.tz b.tz 2>again.err || fail "merge run b"
+grep -q "'b.tz' is the same recording as 'run.tz\[1\]'" again.err || fail "run+b: $(cat again.err)"
+cmp -s <("$A" info --json again.tz | python3 -c 'import json,sys; print([m["info"]["uuid"] for m in json.load(sys.stdin)["members"]])') \
+	<(python3 -c 'import json; print([json.load(open(f + ".json"))["uuid"] for f in "abc"])') ||
+	fail "a merge of a merge is not its members, flat"
+
+# OUT: never replaced without -f, never an input
+cp run.tz keep.tz
+rc=0; "$A" merge -o run.tz a.tz 2>out.err || rc=$?
+[ $rc = 1 ] && grep -q "file exists" out.err && cmp -s run.tz keep.tz || fail "OUT replaced without -f"
+rc=0; "$A" merge -f -o a.tz a.tz b.tz 2>out.err || rc=$?
+[ $rc = 1 ] && grep -q "is also a TRACE" out.err && "$A" verify a.tz >/dev/null ||
+	fail "OUT = an input: rc $rc, $(cat out.err)"
+
+# damaged and cut inputs: refused (one line, file and offset), --partial merges
+python3 - <<'PY'
+import json
+b = bytearray(open("b.tz", "rb").read())
+# a byte in the middle of the first chunk's payload (after header and head blocks)
+import struct
+pos = 128
+while True:
+    typ = b[pos + 4]
+    ext, plen = struct.unpack_from("<HI", b, pos + 6)
+    if typ == 3:
+        b[pos + 40 + ext + plen // 2] ^= 0xFF
+        break
+    pos += 40 + ext + plen
+open("bd.tz", "wb").write(bytes(b))
+open("cc.tz", "wb").write(open("c.tz", "rb").read()[:-100])
+PY
+for f in bd cc; do
+	rc=0; "$A" merge -o m-$f.tz a.tz $f.tz 2>m.err || rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <m.err)" = 1 ] && grep -q "'$f.tz'" m.err && [ ! -e m-$f.tz ] ||
+		fail "$f refused? rc $rc: $(cat m.err)"
+	grep -q "offset [0-9]" m.err || [ $f = cc ] || fail "$f: no offset named: $(cat m.err)"
+	"$A" --partial merge -o m-$f.tz a.tz $f.tz 2>/dev/null || fail "--partial merge $f"
+	"$A" info --json m-$f.tz | python3 -c 'import json,sys
+m = json.load(sys.stdin)["members"]
+assert [x["partial"] for x in m] == [False, True], m' || fail "$f not marked partial"
+	cmp -s <(tail -c "$(stat -c %s $f.tz)" m-$f.tz) $f.tz || fail "$f: member not kept byte for byte"
+done
+
+# a directory: its .tz files in name order
+mkdir d && cp a.tz d/1.tz && cp c.tz d/2.tz && cp b.tz d/3.tz
+"$A" merge -o dir.tz d 2>/dev/null || fail "merge of a directory"
+[ "$("$A" info --json dir.tz | python3 -c 'import json,sys; print(",".join(m["hostname"] for m in json.load(sys.stdin)["members"]))')" = node1,node3,node2 ] ||
+	fail "directory order"
+
+# the analysis commands that read one host: one line, exit 1
+rc=0; "$A" top run.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <s.err)" = 1 ] && grep -q "multi-host trace" s.err || fail "top on run.tz: rc $rc $(cat s.err)"
+echo "ok: 3 hosts merged byte for byte; duplicates once; damaged/cut refused, --partial marked; flat; directory"

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* test_multi.c - multi-host traces (FORMAT.md 18): members kept byte for
+ * byte, the container walk ([X1]) over damage, cuts, duplicates ([X3]) and
+ * nested containers ([X2]). */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tz.h"
+#include "tz_int.h"
+
+#define NM 3
+
+struct fixture {
+	void *buf[NM]; /* three plain traces, hostnames node0..node2 */
+	size_t len[NM];
+	uint8_t uuid[NM][16], boot[NM][16];
+	char dir[64], path[96];
+};
+
+static void *one_trace(const char *host, size_t *len)
+{
+	tz_writer *w;
+	void *buf;
+	struct tz_field f = {.name = "v", .type = TZ_F_U64, .offset = 0, .size = 8, .unit = ""};
+	struct tz_event_type t = {
+	    .id = 1, .version = 1, .name = "tick", .fixed_size = 8, .nfields = 1, .fields = &f};
+	assert_int_equal(tz_writer_open_mem(&w, NULL), 0);
+	assert_int_equal(tz_writer_add_type(w, &t), 0);
+	assert_int_equal(tz_writer_set_meta(w, "hostname", host), 0);
+	for (uint64_t i = 1; i <= 50; i++) {
+		uint8_t v[8];
+		tz_put64(v, i * 7);
+		assert_int_equal(tz_writer_add(w, 1, 1000 * i, v, 8, NULL, 0), 0);
+	}
+	assert_int_equal(tz_writer_mem_take(w, &buf, len), 0);
+	return buf;
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	char host[16];
+	for (int i = 0; i < NM; i++) {
+		snprintf(host, sizeof(host), "node%d", i);
+		fx->buf[i] = one_trace(host, &fx->len[i]);
+		memcpy(fx->uuid[i], (uint8_t *)fx->buf[i] + 40, 16);
+		memcpy(fx->boot[i], (uint8_t *)fx->buf[i] + 56, 16);
+	}
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/test_multi.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(fx->path, sizeof(fx->path), "%s/run.tz", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	for (int i = 0; i < NM; i++)
+		free(fx->buf[i]);
+	unlink(fx->path);
+	rmdir(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* Write the container of members order[0..n) (indexes into the fixture). */
+static void write_multi(struct fixture *fx, const int *order, size_t n, int overwrite)
+{
+	struct tz_merge_src src[8];
+	char err[512], src_name[8][16];
+	const char *meta[] = {"merged_by", "test_multi"};
+	for (size_t i = 0; i < n; i++) {
+		int k = order[i];
+		snprintf(src_name[i], sizeof(src_name[i]), "n%d.tz", k);
+		src[i] = (struct tz_merge_src){.data = fx->buf[k],
+					       .len = fx->len[k],
+					       .uuid = fx->uuid[k],
+					       .boot_id = fx->boot[k],
+					       .flags = k == 2 ? TZ_MEMBER_PARTIAL : 0,
+					       .source = src_name[i],
+					       .hostname = NULL};
+	}
+	int rc = tz_multi_write(fx->path, overwrite, src, n, meta, 1, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	assert_int_equal(rc, 0);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	uint8_t *b = malloc((size_t)st.st_size + 1);
+	assert_int_equal(read(fd, b, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+/* Each member is its input byte for byte and reads as that trace. */
+static void test_round_trip(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 2};
+	tz_multi *m;
+	tz_reader *r;
+
+	write_multi(fx, order, NM, 0);
+	assert_int_equal(tz_reader_open(&r, fx->path, NULL), TZ_ERR_MULTI);
+	tz_reader_free(r);
+	assert_int_equal(tz_multi_open(&m, fx->path, NULL), 0);
+	assert_int_equal(tz_multi_is_container(m), 1);
+	assert_int_equal(tz_multi_count(m), NM);
+	assert_int_equal(tz_multi_damage(m), 0);
+	assert_string_equal(tz_multi_meta_get(m, "merged_by"), "test_multi");
+	for (size_t i = 0; i < NM; i++) {
+		const struct tz_member *me = tz_multi_member(m, i);
+		char want[16];
+		assert_int_equal(me->len, fx->len[i]);
+		assert_memory_equal(me->data, fx->buf[i], fx->len[i]);
+		assert_memory_equal(me->uuid, fx->uuid[i], 16);
+		assert_memory_equal(me->boot_id, fx->boot[i], 16);
+		assert_int_equal(me->flags, i == 2 ? TZ_MEMBER_PARTIAL : 0);
+		assert_int_equal(me->dup_of, -1);
+		assert_int_equal(me->cut, 0);
+		snprintf(want, sizeof(want), "n%zu.tz", i);
+		assert_string_equal(me->source, want);
+		assert_string_equal(me->hostname, "");
+		assert_int_equal(tz_multi_reader(m, i, &r), 0);
+		snprintf(want, sizeof(want), "node%zu", i);
+		assert_string_equal(tz_reader_meta_get(r, "hostname"), want);
+		assert_int_equal(tz_reader_info(r)->events, 50);
+		assert_int_equal(tz_reader_info(r)->has_footer, 1);
+		tz_reader_free(r);
+	}
+	assert_null(tz_multi_member(m, NM));
+	tz_multi_free(m);
+
+	/* an existing output is kept without overwrite */
+	struct tz_merge_src one = {
+	    .data = fx->buf[0], .len = fx->len[0], .uuid = fx->uuid[0], .boot_id = fx->boot[0]};
+	char err[512];
+	assert_int_equal(tz_multi_write(fx->path, 0, &one, 1, NULL, 0, err, sizeof(err)),
+			 TZ_ERR_EXISTS);
+}
+
+/* A plain trace opens as one member, itself, named by its metadata. */
+static void test_plain(void **state)
+{
+	struct fixture *fx = *state;
+	tz_multi *m;
+	tz_reader *r;
+	assert_int_equal(tz_multi_open_mem(&m, fx->buf[1], fx->len[1], "plain.tz", NULL), 0);
+	assert_int_equal(tz_multi_is_container(m), 0);
+	assert_int_equal(tz_multi_count(m), 1);
+	assert_string_equal(tz_multi_member(m, 0)->hostname, "node1");
+	assert_string_equal(tz_multi_member(m, 0)->source, "plain.tz");
+	assert_null(tz_multi_meta_get(m, "merged_by"));
+	assert_int_equal(tz_multi_reader(m, 0, &r), 0);
+	assert_int_equal(tz_reader_info(r)->events, 50);
+	tz_reader_free(r);
+	tz_multi_free(m);
+	/* not a trace at all: the reader's error, named */
+	assert_int_equal(tz_multi_open_mem(&m, "hello", 5, "x", NULL), TZ_ERR_MAGIC);
+	assert_non_null(strstr(tz_multi_errmsg(m), "'x'"));
+	tz_multi_free(m);
+}
+
+/* [X1]: a damaged MEMBER block header loses that member only; the walk
+ * resynchronises on the next MEMBER block, past the lost member's blocks. */
+static void test_damaged_member_block(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 2};
+	size_t len;
+	tz_multi *m;
+
+	write_multi(fx, order, NM, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", NULL), 0);
+	/* member 1's MEMBER block starts where member 0 ends: flip its seq */
+	size_t blk = (size_t)(tz_multi_member(m, 0)->off + tz_multi_member(m, 0)->len);
+	tz_multi_free(m);
+	struct tz_bhdr h;
+	assert_int_equal(tz_bhdr_decode(b + blk, len - blk, &h), 0);
+	assert_int_equal(h.type, TZ_B_MEMBER);
+	b[blk + 16] ^= 0x40;
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", NULL), 0);
+	assert_int_equal(tz_multi_damage(m), 1);
+	assert_non_null(strstr(tz_multi_errmsg(m), "offset"));
+	assert_int_equal(tz_multi_count(m), 2);
+	assert_memory_equal(tz_multi_member(m, 0)->data, fx->buf[0], fx->len[0]);
+	assert_memory_equal(tz_multi_member(m, 1)->data, fx->buf[2], fx->len[2]);
+	tz_multi_free(m);
+	free(b);
+}
+
+/* A file cut inside its last member: the member is cut (read by its own
+ * scan rule); a cut inside the member's bytes keeps the chunks before it. */
+static void test_cut(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1};
+	size_t len;
+	tz_multi *m;
+	tz_reader *r;
+
+	write_multi(fx, order, 2, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	size_t cut = len - fx->len[1] / 3;
+	assert_int_equal(tz_multi_open_mem(&m, b, cut, "run.tz", NULL), 0);
+	assert_int_equal(tz_multi_count(m), 2);
+	assert_int_equal(tz_multi_member(m, 1)->cut, 1);
+	assert_int_equal(tz_multi_damage(m), 1);
+	assert_int_equal(tz_multi_member(m, 1)->len, fx->len[1] - fx->len[1] / 3);
+	assert_int_equal(tz_multi_reader(m, 1, &r), 0);
+	assert_int_equal(tz_reader_info(r)->unfinished, 1);
+	tz_reader_free(r);
+	tz_multi_free(m);
+	free(b);
+}
+
+/* [X3]: the same recording twice is one member read once; [X2]: a member
+ * that is itself a container is damage. */
+static void test_duplicate_and_nested(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 0};
+	size_t len;
+	tz_multi *m;
+	tz_reader *r;
+
+	write_multi(fx, order, 3, 1);
+	assert_int_equal(tz_multi_open(&m, fx->path, NULL), 0);
+	assert_int_equal(tz_multi_count(m), 3);
+	assert_int_equal(tz_multi_member(m, 2)->dup_of, 0);
+	assert_int_equal(tz_multi_member(m, 1)->dup_of, -1);
+	tz_multi_free(m);
+
+	/* the container just written as a member of another */
+	uint8_t *inner = slurp(fx->path, &len);
+	struct tz_merge_src src = {
+	    .data = inner, .len = len, .uuid = inner + 40, .boot_id = inner + 56};
+	char err[512];
+	assert_int_equal(tz_multi_write(fx->path, 1, &src, 1, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(tz_multi_open(&m, fx->path, NULL), 0);
+	assert_int_equal(tz_multi_count(m), 1);
+	assert_int_equal(tz_multi_reader(m, 0, &r), TZ_ERR_CORRUPT);
+	tz_reader_free(r);
+	tz_multi_free(m);
+	free(inner);
+}
+
+/* A header with RING and MULTI together is corrupt. */
+static void test_ring_and_multi(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0};
+	size_t len;
+	tz_reader *r;
+	write_multi(fx, order, 1, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	tz_put64(b + 32, tz_le64(b + 32) | 1);
+	tz_put64(b + 120, tz_hash(b, 120));
+	assert_int_equal(tz_reader_open_mem(&r, b, len, "x", NULL), TZ_ERR_CORRUPT);
+	tz_reader_free(r);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_round_trip),		 cmocka_unit_test(test_plain),
+	    cmocka_unit_test(test_damaged_member_block), cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_duplicate_and_nested), cmocka_unit_test(test_ring_and_multi),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
