@@ -3,7 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "bpf/events.h"
 #include "bundle.h"
 #include "common/redact.h"
+#include "options.h"
 #include "report.h"
 
 #define MAX_EXTRA 32 /* --redact-pattern; with the built-in ones <= REDACT_MAX */
@@ -356,25 +357,18 @@ static void rm_tree(const char *dir)
 	rmdir(dir);
 }
 
-static void usage(FILE *f)
+static const char bundle_synopsis[] =
+	"usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
+	"Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
+	"tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
+	"timeline.png/.svg, cpu.png, mem.png, io.png,\n"
+	"README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
+	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n";
+
+/* --help after the options: the default patterns are redact.h's */
+static void bundle_epilog(FILE *f)
 {
-	fputs("usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
-	      "Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
-	      "tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
-	      "timeline.png/.svg, cpu.png, mem.png, io.png,\n"
-	      "README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
-	      "Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n"
-	      "  -o, --output PATH         the archive (.tar.gz, .tgz or .zip)\n"
-	      "  -f, --force               replace PATH if it exists (never a directory,\n"
-	      "                            FIFO or device)\n"
-	      "      --redact              mask secrets in every file, the trace included:\n"
-	      "                            each byte of a secret becomes '*' (lengths kept,\n"
-	      "                            as tracer-record --redact does), by the patterns below\n"
-	      "      --redact-pattern RE   also mask this POSIX extended regex (case-\n"
-	      "                            insensitive; repeatable; implies --redact). With\n"
-	      "                            groups, only the last matching group is masked\n"
-	      "      --no-plots            leave the pictures out (no gnuplot needed)\n\n"
-	      "The archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
+	fputs("\nThe archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
 	      "0600, the text reports and report.html 0600 (0644 with --redact), pictures,\n"
 	      "README.txt and MANIFEST 0644 (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
 	      "Default patterns (POSIX extended; \"(@\" opens the secret part, the '@' is\n"
@@ -390,6 +384,12 @@ static void usage(FILE *f)
 	      "  tracer-analyze tree report.tar.gz\n",
 	      f);
 }
+
+static const struct tza_cmd_spec bundle_spec = {.name = "bundle",
+						.synopsis = bundle_synopsis,
+						.col = 28,
+						.nfiles = 0,
+						.epilog_fn = bundle_epilog};
 
 struct member {
 	const char *name;
@@ -442,51 +442,41 @@ struct bundle_job {
 	size_t nleft;
 };
 
+/* --redact-pattern RE: one more pattern for the struct bundle_job *o->dest */
+static int opt_pattern(const struct tza_option *o, const char *arg)
+{
+	struct bundle_job *j = o->dest;
+	if (j->nextra == MAX_EXTRA) {
+		tza_err("bundle: too many --redact-pattern options");
+		return -1;
+	}
+	j->extra[j->nextra++] = arg;
+	j->redact = 1;
+	return 0;
+}
+
 /* Parse argv into j. Returns -1 to go on, else the exit code. */
 static int bundle_options(int argc, char **argv, struct bundle_job *j)
 {
-	static const struct option lopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"redact", no_argument, NULL, 'r'},
-		{"redact-pattern", required_argument, NULL, 'p'},
-		{"no-plots", no_argument, NULL, 'n'},
-		{"force", no_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	const struct tza_option opts[] = {
+		OPT_STRING('o', "output", "PATH", &j->out, "the archive (.tar.gz, .tgz or .zip)"),
+		OPT_FLAG('f', "force", &j->force,
+			 "replace PATH if it exists (never a directory,\n"
+			 "FIFO or device)"),
+		OPT_FLAG(0, "redact", &j->redact,
+			 "mask secrets in every file, the trace included:\n"
+			 "each byte of a secret becomes '*' (lengths kept,\n"
+			 "as tracer-record --redact does), by the patterns below"),
+		OPT_CALL(0, "redact-pattern", "RE", opt_pattern, j,
+			 "also mask this POSIX extended regex (case-\n"
+			 "insensitive; repeatable; implies --redact). With\n"
+			 "groups, only the last matching group is masked"),
+		OPT_SET_INT(0, "no-plots", &j->plots, 0, "leave the pictures out (no gnuplot needed)"),
+		OPT_END_TRACE,
 	};
-	int c;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:fh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			j->out = optarg;
-			break;
-		case 'f':
-			j->force = 1;
-			break;
-		case 'r':
-			j->redact = 1;
-			break;
-		case 'p':
-			if (j->nextra == MAX_EXTRA) {
-				tza_err("bundle: too many --redact-pattern options");
-				return TZA_EXIT_USAGE;
-			}
-			j->extra[j->nextra++] = optarg;
-			j->redact = 1;
-			break;
-		case 'n':
-			j->plots = 0;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("bundle", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	int rc = tza_options_parse(&bundle_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind != argc - 1 || !j->out) {
 		tza_err("bundle: expected FILE and -o OUT (see 'tracer-analyze bundle --help')");
 		return TZA_EXIT_USAGE;

@@ -1,44 +1,40 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_cat.c - tracer-analyze cat: events one per line. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze cat [--from T] [--to T] [--type NAME[,NAME...]] [--state]\n"
-		"                          [--abs] FILE\n\n"
-		"Print events one per line in timestamp order:\n"
-		"  TIME TYPE field=value ...\n"
-		"TIME is seconds since the first event (--abs: CLOCK_BOOTTIME ns). Fields come\n"
-		"from the trace's schema. Strings are double-quoted with C escapes (\\\\ \\\" \\n\n"
-		"\\t \\r \\e, other control and invalid UTF-8 bytes as \\xHH with exactly two hex\n"
-		"digits, C1 controls as \\u0080..\\u009f); argv is a list [\"arg0\", \"arg1\"];\n"
-		"a list that ends without its final NUL (cut by --argv-max) is followed by\n"
-		"'...'.\n\n"
-		"  --from T   first time to print: seconds from the start (90, 1.5, 1m30s, 250ms)\n"
-		"             or wall clock (2026-11-29T10:00:00, local; add Z for UTC)\n"
-		"  --to T     last time to print (same forms)\n"
-		"  --type N   only these event types (comma-separated names: exec,exit)\n"
-		"  --state    also print process-state snapshot events (marked 'state:')\n"
-		"  --abs      absolute CLOCK_BOOTTIME ns instead of relative seconds\n"
-		"  -h, --help this help\n\n"
-		"Every readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
-		"or not whole: damaged or duplicated blocks skipped, truncated or unfinished (no\n"
-		"footer), a footer index that does not describe the file (one line on stderr\n"
-		"says which; --partial before cat makes these 0), 2 usage.\n\n"
-		"Examples:\n"
-		"  tracer-analyze cat run.tz | head\n"
-		"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
-		"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n");
-}
+static const char cat_synopsis[] =
+	"usage: tracer-analyze cat [--from T] [--to T] [--type NAME[,NAME...]] [--state]\n"
+	"                          [--abs] FILE\n\n"
+	"Print events one per line in timestamp order:\n"
+	"  TIME TYPE field=value ...\n"
+	"TIME is seconds since the first event (--abs: CLOCK_BOOTTIME ns). Fields come\n"
+	"from the trace's schema. Strings are double-quoted with C escapes (\\\\ \\\" \\n\n"
+	"\\t \\r \\e, other control and invalid UTF-8 bytes as \\xHH with exactly two hex\n"
+	"digits, C1 controls as \\u0080..\\u009f); argv is a list [\"arg0\", \"arg1\"];\n"
+	"a list that ends without its final NUL (cut by --argv-max) is followed by\n"
+	"'...'.\n\n";
+
+static const char cat_epilog[] =
+	"\nEvery readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
+	"or not whole: damaged or duplicated blocks skipped, truncated or unfinished (no\n"
+	"footer), a footer index that does not describe the file (one line on stderr\n"
+	"says which; --partial makes these 0), 2 usage.\n\n"
+	"Examples:\n"
+	"  tracer-analyze cat run.tz | head\n"
+	"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
+	"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n";
+
+static const struct tza_cmd_spec cat_spec = {
+    .name = "cat", .synopsis = cat_synopsis, .epilog = cat_epilog, .col = 19, .nfiles = 1};
 
 /* C-quoted byte string: textsafe.h's safe form in double quotes */
 static void quote(FILE *f, const uint8_t *p, size_t n)
@@ -131,46 +127,25 @@ struct cat_opts {
 	int state, abs_ts;
 };
 
-/* Parse argv into o; returns -1 to go on, else the exit code */
+/* Parse argv into o; returns -1 to go on (argv[optind] the FILE), else the
+ * exit code */
 static int cat_parse(int argc, char **argv, struct cat_opts *o)
 {
-	static const struct option lo[] = {{"from", required_argument, NULL, 'f'},
-					   {"to", required_argument, NULL, 't'},
-					   {"type", required_argument, NULL, 'T'},
-					   {"state", no_argument, NULL, 's'},
-					   {"abs", no_argument, NULL, 'a'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
-	int c;
 	*o = (struct cat_opts){0};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:t:T:sah", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o->from_s = optarg;
-			break;
-		case 't':
-			o->to_s = optarg;
-			break;
-		case 'T':
-			o->types = optarg;
-			break;
-		case 's':
-			o->state = 1;
-			break;
-		case 'a':
-			o->abs_ts = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("cat", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	return -1;
+	const struct tza_option opts[] = {
+		OPT_STRING('f', "from", "T", &o->from_s,
+			   "first time to print: seconds from the start (90, 1.5,\n"
+			   "1m30s, 250ms) or wall clock (2026-11-29T10:00:00, local;\n"
+			   "add Z for UTC)"),
+		OPT_STRING('t', "to", "T", &o->to_s, "last time to print (same forms)"),
+		OPT_STRING('T', "type", "N", &o->types,
+			   "only these event types (comma-separated names: exec,exit)"),
+		OPT_FLAG('s', "state", &o->state,
+			 "also print process-state snapshot events (marked 'state:')"),
+		OPT_FLAG('a', "abs", &o->abs_ts, "absolute CLOCK_BOOTTIME ns instead of relative seconds"),
+		OPT_END_TRACE,
+	};
+	return tza_options_parse(&cat_spec, opts, argc, argv);
 }
 
 /* Every name of the comma-separated types is an event type of r's schema?
@@ -266,9 +241,7 @@ int cmd_cat(int argc, char **argv)
 	int rc = cat_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	const char *path = tza_one_file("cat", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
+	const char *path = argv[optind];
 	tz_reader *r = tza_open(path, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;

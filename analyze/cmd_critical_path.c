@@ -1,53 +1,50 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_critical_path.c - the chain of processes (or, --by task|rule, of
  * tasks) that set the makespan. */
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "task.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE\n\n"
-		"The chain of processes that determined the makespan of the recorded command:\n"
-		"from the root's end, walk back through the child whose end released its\n"
-		"waiting parent (the latest-ending child), down into that child, and back up\n"
-		"to the parent at the child's start. Every nanosecond of the makespan is given\n"
-		"to exactly one process, so the per-tool attribution sums to the makespan.\n"
-		"Pipelines: a process's own time goes to a sibling forked within 20 ms of it\n"
-		"while that sibling ran, when the sibling lived beside it for at least half\n"
-		"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
-		"rate is at least twice the process's and at least a tenth of the trace's\n"
-		"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n\n"
-		"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
-		"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
-		"records), else (no records) when A ended before B started and A's parent is\n"
-		"B's parent or its ancestor. The path ends at the task that ended last and\n"
-		"is the chain into it with the most task wall; each step's wait is its start\n"
-		"minus its predecessor's end. before first + walls + waits + after last\n"
-		"= the makespan, exactly.\n\n"
-		"Options:\n"
-		"  -b, --by KEY   group the attribution by exe, tool (default) or command\n"
-		"                 or job, container (docs: Tasks); task, rule: the task path\n"
-		"      --task REGEX\n"
-		"                 a task per outermost process matching REGEX\n"
-		"  -j, --json     {\"makespan_s\", \"path\": [{\"id\",\"pid\",\"tool\",\"start_s\",\n"
-		"                 \"end_s\",\"critical_s\"}...], \"by_tool\": [{\"tool\",\"seconds\"}...]}\n"
-		"                 --by task|rule: {\"makespan_s\", \"by\", \"before_first_s\",\n"
-		"                 \"after_last_s\", \"wall_s\", \"wait_s\", \"edges\", \"path\": [{\"task\",\n"
-		"                 \"rule\", \"kind\", \"id\", \"pid\", \"start_s\", \"end_s\", \"wall_s\",\n"
-		"                 \"wait_s\", \"edge\", \"share\"}...]} (docs: critical-path)\n"
-		"  -h, --help     this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze critical-path trace.tz\n"
-		"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
-		"  tracer-analyze critical-path --by rule trace.tz\n");
-}
+static const char critpath_synopsis[] =
+	"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE\n"
+	"\n"
+	"The chain of processes that determined the makespan of the recorded command:\n"
+	"from the root's end, walk back through the child whose end released its\n"
+	"waiting parent (the latest-ending child), down into that child, and back up\n"
+	"to the parent at the child's start. Every nanosecond of the makespan is given\n"
+	"to exactly one process, so the per-tool attribution sums to the makespan.\n"
+	"Pipelines: a process's own time goes to a sibling forked within 20 ms of it\n"
+	"while that sibling ran, when the sibling lived beside it for at least half\n"
+	"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
+	"rate is at least twice the process's and at least a tenth of the trace's\n"
+	"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n"
+	"\n"
+	"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
+	"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
+	"records), else (no records) when A ended before B started and A's parent is\n"
+	"B's parent or its ancestor. The path ends at the task that ended last and\n"
+	"is the chain into it with the most task wall; each step's wait is its start\n"
+	"minus its predecessor's end. before first + walls + waits + after last\n"
+	"= the makespan, exactly.\n"
+	"\n";
+
+static const char critpath_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze critical-path trace.tz\n"
+	"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
+	"  tracer-analyze critical-path --by rule trace.tz\n";
+
+static const struct tza_cmd_spec critical_path_spec = {.name = "critical-path",
+						       .synopsis = critpath_synopsis,
+						       .epilog = critpath_epilog,
+						       .col = 17,
+						       .nfiles = 1};
 
 static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
 					[TZA_EDGE_TIME] = "time"};
@@ -250,44 +247,27 @@ static void path_text(FILE *f, const struct tza_model *m, const struct tza_crit 
 
 int cmd_critical_path(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
 	enum tza_by by = TZA_BY_TOOL;
-	int json = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("critical-path", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	if (!tza_one_file("critical-path", argc, argv))
-		return TZA_EXIT_USAGE;
+	int json = 0;
+	const struct tza_option opts[] = {
+		OPT_BY(&by, "group the attribution by exe, tool (default) or command\n"
+			    "or job, container (docs: Tasks); task, rule: the task path"),
+		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_FLAG('j', "json", &json,
+			 "{\"makespan_s\", \"path\": [{\"id\",\"pid\",\"tool\",\"start_s\",\n"
+			 "\"end_s\",\"critical_s\"}...], \"by_tool\": [{\"tool\",\"seconds\"}...]}\n"
+			 "--by task|rule: {\"makespan_s\", \"by\", \"before_first_s\",\n"
+			 "\"after_last_s\", \"wall_s\", \"wait_s\", \"edges\", \"path\": [{\"task\",\n"
+			 "\"rule\", \"kind\", \"id\", \"pid\", \"start_s\", \"end_s\", \"wall_s\",\n"
+			 "\"wait_s\", \"edge\", \"share\"}...]} (docs: critical-path)"),
+		OPT_END_TRACE,
+	};
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;
-	if (tza_load(argv[optind], &r, &m) < 0)
-		return TZA_EXIT_FAIL;
+	int ret = tza_cmd_load(&critical_path_spec, opts, argc, argv, 0, &r, &m);
+	if (ret >= 0)
+		return ret;
 	if (tza_critpath(m, by, &cr) < 0) {
 		tza_err("out of memory");
 		tza_unload(r, m);

@@ -7,33 +7,27 @@
 
 #include "diff.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "task.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze diff [--by KEY] [--task REGEX] [-n N] [--json] A.tz B.tz\n\n"
-		"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
-		"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
-		"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
-		"listed as \"only in A\" / \"only in B\".\n\n"
-		"Options:\n"
-		"  -b, --by KEY     exe, tool (default) or command\n"
-		"                   or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX a task per outermost process matching REGEX\n"
-		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
-		"  -j, --json       {\"a\": FILE, \"b\": FILE, \"makespan_a_s\", \"makespan_b_s\",\n"
-		"                   \"groups\": [{\"tool\", \"in\": \"both\"|\"a\"|\"b\", \"count_a\",\n"
-		"                   \"count_b\", \"wall_a_s\", \"wall_b_s\", \"cpu_a_s\", \"cpu_b_s\",\n"
-		"                   \"peak_rss_a_kib\", \"peak_rss_b_kib\", \"io_a_bytes\",\n"
-		"                   \"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}; task groupings\n"
-		"                   add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column)\n"
-		"  -h, --help       this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze diff before.tz after.tz\n"
-		"  tracer-analyze diff --by command --json run1.tz run2.tz\n");
-}
+static const char diff_synopsis[] =
+	"usage: tracer-analyze diff [--by KEY] [--task REGEX] [-n N] [--json] A.tz B.tz\n"
+	"\n"
+	"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
+	"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
+	"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
+	"listed as \"only in A\" / \"only in B\".\n"
+	"\n";
+
+static const char diff_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze diff before.tz after.tz\n"
+	"  tracer-analyze diff --by command --json run1.tz run2.tz\n";
+
+static const struct tza_cmd_spec diff_spec = {
+    .name = "diff", .synopsis = diff_synopsis, .epilog = diff_epilog, .col = 19, .nfiles = 0};
 
 struct side {
 	tz_reader *r;
@@ -140,43 +134,26 @@ struct diff_opts {
 /* Parse argv into o; returns -1 to go on, else the exit code */
 static int diff_parse(int argc, char **argv, struct diff_opts *o)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"limit", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, limit_set = 0;
+	int limit_set = 0;
 	*o = (struct diff_opts){.by = TZA_BY_TOOL, .limit = 30};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:n:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &o->by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'n':
-			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &o->limit) < 0)
-				return TZA_EXIT_USAGE;
-			limit_set = 1;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("diff", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	const struct tza_option opts[] = {
+		OPT_BY(&o->by, "exe, tool (default) or command\n"
+			       "or task, rule, job, container (docs: Tasks)"),
+		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_U64_SEEN('n', "limit", "N", &o->limit, 0, 1000000000, &limit_set,
+			     "show the first N groups (text default 30, 0 = all)"),
+		OPT_FLAG('j', "json", &o->json,
+			 "{\"a\": FILE, \"b\": FILE, \"makespan_a_s\", \"makespan_b_s\",\n"
+			 "\"groups\": [{\"tool\", \"in\": \"both\"|\"a\"|\"b\", \"count_a\",\n"
+			 "\"count_b\", \"wall_a_s\", \"wall_b_s\", \"cpu_a_s\", \"cpu_b_s\",\n"
+			 "\"peak_rss_a_kib\", \"peak_rss_b_kib\", \"io_a_bytes\",\n"
+			 "\"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}; task groupings\n"
+			 "add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column)"),
+		OPT_END_TRACE,
+	};
+	int rc = tza_options_parse(&diff_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind + 2 != argc) {
 		tza_err("diff: expected two files A and B (see 'tracer-analyze diff --help')");
 		return TZA_EXIT_USAGE;

@@ -14,50 +14,37 @@
 #include "dropslot.h"
 #include "export.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "task.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
-		"                             [--samples | --tasks | --host] [-o OUT [--force]] FILE\n\n"
-		"Write every process of FILE, ordered by start time:\n"
-		"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
-		"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
-		"          realtime_ms, peak_rss_kib, utime_s; byte counters in bytes), Nextflow\n"
-		"          trace names where they exist (%%cpu, rchar, wchar, syscr, syscw,\n"
-		"          read_bytes, write_bytes, vol_ctxt, inv_ctxt)\n"
-		"  chrome  Chrome trace-event JSON: open in ui.perfetto.dev or chrome://tracing\n\n"
-		"Options:\n"
-		"  -f, --format FMT   output format (required)\n"
-		"  -b, --by KEY       naming of the 'tool' column/key: exe, tool (default), command\n"
-		"                     or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX   a task per outermost process matching REGEX\n"
-		"      --tasks        csv/tsv/jsonl: one row per task (Nextflow trace.txt columns:\n"
-		"                     task_id, hash, native_id, name, tag, status, exit, start,\n"
-		"                     complete, duration, realtime, %%cpu, peak_rss, rchar, wchar,\n"
-		"                     syscr, syscw, read_bytes, write_bytes; then ours), instead\n"
-		"                     of one per process\n"
-		"      --host         csv/tsv/jsonl: one row per host sample (t_s, t_utc, then\n"
-		"                     every recorded field in its unit: cpu_*_ns, mem_*_kib,\n"
-		"                     psi_*_us, disk_/net_*_bytes, load*_milli...), instead\n"
-		"                     of one per process\n"
-		"  -o, --output OUT   write to OUT instead of standard output (mode 0600: it\n"
-		"                     copies argv; 0666 less the umask for a redacted trace)\n"
-		"      --force        replace OUT if it exists (-f is --format)\n"
-		"      --samples      jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
-		"                     rss_kib, threads, read_bytes, write_bytes, rchar, wchar)\n"
-		"  -h, --help         this help\n\n"
-		"Arguments that are not valid UTF-8 are written in JSON as \\udcXX escapes\n"
-		"(Python's surrogateescape); csv/tsv quote argv words like bash $'...' and\n"
-		"show control bytes and invalid UTF-8 in names as \\e, \\t, \\xNN (never raw).\n\n"
-		"Examples:\n"
-		"  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n"
-		"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
-		"  tracer-analyze export --format chrome -o trace.json trace.tz\n");
-}
+static const char export_synopsis[] =
+	"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
+	"                             [--samples | --tasks | --host] [-o OUT [--force]] FILE\n"
+	"\n"
+	"Write every process of FILE, ordered by start time:\n"
+	"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
+	"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
+	"          realtime_ms, peak_rss_kib, utime_s; byte counters in bytes), Nextflow\n"
+	"          trace names where they exist (%cpu, rchar, wchar, syscr, syscw,\n"
+	"          read_bytes, write_bytes, vol_ctxt, inv_ctxt)\n"
+	"  chrome  Chrome trace-event JSON: open in ui.perfetto.dev or chrome://tracing\n"
+	"\n";
+
+static const char export_epilog[] =
+	"\n"
+	"Arguments that are not valid UTF-8 are written in JSON as \\udcXX escapes\n"
+	"(Python's surrogateescape); csv/tsv quote argv words like bash $'...' and\n"
+	"show control bytes and invalid UTF-8 in names as \\e, \\t, \\xNN (never raw).\n"
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n"
+	"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
+	"  tracer-analyze export --format chrome -o trace.json trace.tz\n";
+
+static const struct tza_cmd_spec export_spec = {
+    .name = "export", .synopsis = export_synopsis, .epilog = export_epilog, .col = 21, .nfiles = 0};
 
 static int64_t rel(const struct tza_model *m, uint64_t ns)
 {
@@ -675,70 +662,55 @@ struct export_opts {
 	int samples, force, tasks, host;
 };
 
+/* --tasks: a flag into the int *o->dest that also asks for tasks (task.h) */
+static int opt_tasks(const struct tza_option *o, const char *arg)
+{
+	(void)arg;
+	*(int *)o->dest = 1;
+	tza_task_want();
+	return 0;
+}
+
+/* --format's words, by export_opts.kind */
+static const char *const format_words[] = {"jsonl", "csv", "tsv", "chrome", NULL};
+
 /* Parse argv into o. Returns -1 when done (error printed) with *rc the exit
  * code (TZA_EXIT_OK after --help), else 0: argv[optind] is the one FILE. */
 static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 {
-	static const struct option opts[] = {
-		{"format", required_argument, NULL, 'f'}, {"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{"samples", no_argument, NULL, 'S'},	  {"force", no_argument, NULL, 'F'},
-		{"tasks", no_argument, NULL, 'K'},  {"host", no_argument, NULL, 'H'},
-		{NULL, 0, NULL, 0},
+	*o = (struct export_opts){.by = TZA_BY_TOOL, .kind = -1};
+	const struct tza_option opts[] = {
+		OPT_ENUM('f', "format", "FMT", &o->kind, format_words,
+			 "output format (required)"),
+		OPT_BY(&o->by, "naming of the 'tool' column/key: exe, tool (default), command\n"
+			       "or task, rule, job, container (docs: Tasks)"),
+		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_CALL(0, "tasks", NULL, opt_tasks, &o->tasks,
+			 "csv/tsv/jsonl: one row per task (Nextflow trace.txt columns:\n"
+			 "task_id, hash, native_id, name, tag, status, exit, start,\n"
+			 "complete, duration, realtime, %cpu, peak_rss, rchar, wchar,\n"
+			 "syscr, syscw, read_bytes, write_bytes; then ours), instead\n"
+			 "of one per process"),
+		OPT_FLAG(0, "host", &o->host,
+			 "csv/tsv/jsonl: one row per host sample (t_s, t_utc, then\n"
+			 "every recorded field in its unit: cpu_*_ns, mem_*_kib,\n"
+			 "psi_*_us, disk_/net_*_bytes, load*_milli...), instead\n"
+			 "of one per process"),
+		OPT_STRING('o', "output", "OUT", &o->outp,
+			   "write to OUT instead of standard output (mode 0600: it\n"
+			   "copies argv; 0666 less the umask for a redacted trace)"),
+		OPT_FLAG(0, "force", &o->force, "replace OUT if it exists (-f is --format)"),
+		OPT_FLAG(0, "samples", &o->samples,
+			 "jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
+			 "rss_kib, threads, read_bytes, write_bytes, rchar, wchar)"),
+		OPT_END_TRACE,
 	};
-	const char *fmt = NULL;
-	int c;
-	*o = (struct export_opts){.by = TZA_BY_TOOL};
-	*rc = TZA_EXIT_USAGE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:b:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			fmt = optarg;
-			break;
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return -1;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &o->by) < 0)
-				return -1;
-			break;
-		case 'o':
-			o->outp = optarg;
-			break;
-		case 'F':
-			o->force = 1;
-			break;
-		case 'S':
-			o->samples = 1;
-			break;
-		case 'H':
-			o->host = 1;
-			break;
-		case 'K':
-			o->tasks = 1;
-			tza_task_want();
-			break;
-		case 'h':
-			usage(stdout);
-			*rc = TZA_EXIT_OK;
-			return -1;
-		default:
-			tza_bad_option("export", argc, argv);
-			return -1;
-		}
-	}
-	if (!fmt) {
-		tza_err("export: --format is required (csv, tsv, jsonl or chrome)");
+	*rc = tza_options_parse(&export_spec, opts, argc, argv);
+	if (*rc >= 0)
 		return -1;
-	}
-	o->kind = !strcmp(fmt, "jsonl") ? 0 : !strcmp(fmt, "csv") ? 1 : !strcmp(fmt, "tsv") ? 2
-				       : !strcmp(fmt, "chrome") ? 3 : -1;
+	*rc = TZA_EXIT_USAGE;
 	if (o->kind < 0) {
-		tza_err("--format: '%s' is not one of csv, tsv, jsonl, chrome", fmt);
+		tza_err("export: --format is required (csv, tsv, jsonl or chrome)");
 		return -1;
 	}
 	if (!tza_one_file("export", argc, argv))

@@ -9,36 +9,26 @@
 
 #include "idle.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis "
-	    "host|procs]\n"
-	    "                           [-n N] [--all] [--json] FILE\n\n"
-	    "List the stretches where the machine used under PCT%% of its cores for at least\n"
-	    "DUR, and the recorded processes alive during each (who the run was waiting on).\n\n"
-	    "Options:\n"
-	    "  -t, --threshold PCT     busy share of all cores under which a moment is idle\n"
-	    "                          (default 25)\n"
-	    "  -d, --min-duration DUR  shortest stretch reported: 30, 1.5s, 500ms, 2m\n"
-	    "                          (default 10s)\n"
-	    "  -b, --basis B           host: the host samples' CPU time (every process of the\n"
-	    "                          machine; the default for whole-machine (-a) traces with\n"
-	    "                          host samples); procs: the recorded processes' CPU\n"
-	    "                          (samples where present, else exit totals spread over\n"
-	    "                          each life; the default otherwise, the host's shown beside)\n"
-	    "  -n N                    processes listed per stretch (default 10, by CPU in it)\n"
-	    "      --all               also processes alive before recording began\n"
-	    "  -j, --json              one JSON object (keys: docs/tracer-analyze.md)\n"
-	    "  -h, --help              this help\n\n"
-	    "Examples:\n"
-	    "  tracer-analyze idle trace.tz\n"
-	    "  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n");
-}
+static const char idle_synopsis[] =
+	"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
+	"                           [-n N] [--all] [--json] FILE\n"
+	"\n"
+	"List the stretches where the machine used under PCT% of its cores for at least\n"
+	"DUR, and the recorded processes alive during each (who the run was waiting on).\n"
+	"\n";
+
+static const char idle_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze idle trace.tz\n"
+	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n";
+
+static const struct tza_cmd_spec idle_spec = {
+    .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 1};
 
 /* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
 static int parse_dur(const char *s, uint64_t *ns)
@@ -217,70 +207,59 @@ struct idle_opts {
 	int basis; /* -1: by the trace's mode, else enum tza_idle_basis */
 };
 
-/* Parse argv into o; returns -1 to go on, else the exit code */
-static int idle_parse(int argc, char **argv, struct idle_opts *o)
+/* --threshold PCT into the double *o->dest: in (0, 100] */
+static int opt_threshold(const struct tza_option *o, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"threshold", required_argument, NULL, 't'},
-	    {"min-duration", required_argument, NULL, 'd'},
-	    {"basis", required_argument, NULL, 'b'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	char *end;
-	int c;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v > 0 && v <= 100)) {
+		tza_err("--threshold: '%s' is not a percentage in (0, 100]", arg);
+		return -1;
+	}
+	*(double *)o->dest = v;
+	return 0;
+}
+
+/* --min-duration DUR into the uint64_t ns *o->dest */
+static int opt_min_duration(const struct tza_option *o, const char *arg)
+{
+	if (parse_dur(arg, o->dest) < 0) {
+		tza_err("--min-duration: '%s' is not a duration (30, 1.5s, 500ms, 2m)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --basis words, by enum tza_idle_basis */
+static const char *const basis_words[] = {"host", "procs", NULL};
+
+/* Parse argv into o and load its one FILE (argv[optind]) with host samples
+ * into *r, *m; returns -1 to go on, else the exit code */
+static int idle_load(int argc, char **argv, struct idle_opts *o, tz_reader **r,
+		     struct tza_model **m)
+{
 	*o =
 	    (struct idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10, .basis = -1};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "t:d:b:n:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			o->threshold = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->threshold > 0 && o->threshold <= 100)) {
-				tza_err("--threshold: '%s' is not a percentage in (0, 100]",
-					optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			if (parse_dur(optarg, &o->min_ns) < 0) {
-				tza_err(
-				    "--min-duration: '%s' is not a duration (30, 1.5s, 500ms, 2m)",
-				    optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			o->basis = !strcmp(optarg, "host")    ? TZA_IDLE_HOST
-				   : !strcmp(optarg, "procs") ? TZA_IDLE_PROCS
-							      : -2;
-			if (o->basis == -2) {
-				tza_err("--basis: '%s' is not host or procs", optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (tza_parse_u64("-n", optarg, 0, 1000000, &o->limit) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'a':
-			o->all = 1;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("idle", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	return -1;
+	const struct tza_option opts[] = {
+		OPT_CALL('t', "threshold", "PCT", opt_threshold, &o->threshold,
+			 "busy share of all cores under which a moment is idle\n"
+			 "(default 25)"),
+		OPT_CALL('d', "min-duration", "DUR", opt_min_duration, &o->min_ns,
+			 "shortest stretch reported: 30, 1.5s, 500ms, 2m\n"
+			 "(default 10s)"),
+		OPT_ENUM('b', "basis", "B", &o->basis, basis_words,
+			 "host: the host samples' CPU time (every process of the\n"
+			 "machine; the default for whole-machine (-a) traces with\n"
+			 "host samples); procs: the recorded processes' CPU\n"
+			 "(samples where present, else exit totals spread over\n"
+			 "each life; the default otherwise, the host's shown beside)"),
+		OPT_U64('n', NULL, "N", &o->limit, 0, 1000000,
+			"processes listed per stretch (default 10, by CPU in it)"),
+		OPT_FLAG(0, "all", &o->all, "also processes alive before recording began"),
+		OPT_FLAG('j', "json", &o->json, "one JSON object (keys: docs/tracer-analyze.md)"),
+		OPT_END_TRACE,
+	};
+	return tza_cmd_load(&idle_spec, opts, argc, argv, TZA_MB_SAMPLES, r, m);
 }
 
 /* One stretch as a JSON object (the "stretches" array's element k) */
@@ -402,17 +381,13 @@ static void idle_print(FILE *f, const char *path, const struct tza_model *m,
 int cmd_idle(int argc, char **argv)
 {
 	struct idle_opts o;
-	int rc = idle_parse(argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	const char *path = tza_one_file("idle", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_machine mi;
-	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0)
-		return TZA_EXIT_FAIL;
+	int rc = idle_load(argc, argv, &o, &r, &m);
+	if (rc >= 0)
+		return rc;
+	const char *path = argv[optind];
 	tza_machine_get(r, &mi);
 	if (o.basis == TZA_IDLE_HOST && m->nhost < 2) {
 		tza_err("'%s': --basis host: the trace has no host samples (recorded with "

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_info.c - tracer-analyze info: header, metadata, schema, chunks, sizes. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,27 +9,26 @@
 #include "analyze.h"
 #include "dropslot.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: tracer-analyze info [--json] [--scan] FILE\n\n"
-	    "Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
-	    "id), metadata, the schema (event types with their fields and units), chunk\n"
-	    "and event counts, the time range in wall-clock time, sizes and compression\n"
-	    "ratio, dropped events, the recorder's drop counters per slot (metadata\n"
-	    "drops_*) and damaged blocks.\n\n"
-	    "  --json     one JSON object instead of text\n"
-	    "  --scan     ignore the footer index and scan the blocks (as after a crash)\n"
-	    "  -h, --help this help\n\n"
-	    "Exit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
-	    "Examples:\n"
-	    "  tracer-analyze info run.tz\n"
-	    "  tracer-analyze info --json run.tz | jq .events\n");
-}
+static const char info_synopsis[] =
+	"usage: tracer-analyze info [--json] [--scan] FILE\n\n"
+	"Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
+	"id), metadata, the schema (event types with their fields and units), chunk\n"
+	"and event counts, the time range in wall-clock time, sizes and compression\n"
+	"ratio, dropped events, the recorder's drop counters per slot (metadata\n"
+	"drops_*) and damaged blocks.\n\n";
+
+static const char info_epilog[] =
+	"\nExit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
+	"Examples:\n"
+	"  tracer-analyze info run.tz\n"
+	"  tracer-analyze info --json run.tz | jq .events\n";
+
+static const struct tza_cmd_spec info_spec = {
+    .name = "info", .synopsis = info_synopsis, .epilog = info_epilog, .col = 15, .nfiles = 1};
 
 static const char *ftype_name(unsigned t)
 {
@@ -327,33 +326,20 @@ static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_re
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
-					   {"scan", no_argument, NULL, 's'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
-	int as_json = 0, c;
+	int as_json = 0;
 	struct tz_reader_opts ro = {0};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jsh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			as_json = 1;
-			break;
-		case 's':
-			ro.flags |= TZ_R_SCAN;
-			scanned = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("info", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	if (!tza_one_file("info", argc, argv))
-		return TZA_EXIT_USAGE;
+	scanned = 0;
+	const struct tza_option opts[] = {
+		OPT_FLAG('j', "json", &as_json, "one JSON object instead of text"),
+		OPT_FLAG('s', "scan", &scanned,
+			 "ignore the footer index and scan the blocks (as after a crash)"),
+		OPT_END_HELP,
+	};
+	int rc = tza_options_parse(&info_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (scanned)
+		ro.flags |= TZ_R_SCAN;
 	tz_multi *mt = NULL;
 	if (!tza_refuse_dir(argv[optind], "a trace or bundle") &&
 	    tz_multi_open(&mt, argv[optind], &ro) == 0 && tz_multi_is_container(mt)) {

@@ -3,7 +3,7 @@
  * multi-host trace (FORMAT.md 18), each kept byte for byte as a member. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,32 +12,33 @@
 
 #include "analyze.h"
 #include "fleet.h"
+#include "options.h"
 #include "report.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: tracer-analyze merge -o OUT [-f] [--partial] TRACE...\n\n"
-		   "Write one multi-host trace OUT holding every TRACE as a member, byte for byte\n"
-		   "(FORMAT.md section 18): the traces of one run recorded on several nodes, each\n"
-		   "by its own tracer-record. A TRACE may be a .tz file, a directory (its *.tz\n"
-		   "files, in name order) or an earlier merge (its members are taken one by one).\n"
-		   "Each member keeps its own clock, pids and checksums; its host is named by its\n"
-		   "metadata (hostname) and identified by its boot id.\n\n"
-		   "The same recording given twice (equal uuid: a copy, or a merge that already\n"
-		   "holds it) is merged once, with a note. Two traces of one host (equal boot id)\n"
-		   "whose times overlap are named in a note.\n"
-		   "A trace that is unfinished or damaged is refused unless --partial (given\n"
-		   "before or after 'merge'); it is then merged as it is, marked partial, and\n"
-		   "read later by the same --partial rules.\n\n"
-		   "  -o, --output OUT  the multi-host trace to write\n"
-		   "  -f, --force       replace OUT if it exists\n"
-		   "  -h, --help        this help\n\n"
-		   "Exit status: 0 written, 1 a TRACE unreadable or OUT not written, 2 usage.\n\n"
-		   "Examples:\n"
-		   "  tracer-analyze merge -o run.tz node1.tz node2.tz node3.tz\n"
-		   "  tracer-analyze merge -o run.tz traces/\n"
-		   "  tracer-analyze info run.tz\n");
-}
+static const char merge_synopsis[] =
+	"usage: tracer-analyze merge -o OUT [-f] [--partial] TRACE...\n\n"
+	"Write one multi-host trace OUT holding every TRACE as a member, byte for byte\n"
+	"(FORMAT.md section 18): the traces of one run recorded on several nodes, each\n"
+	"by its own tracer-record. A TRACE may be a .tz file, a directory (its *.tz\n"
+	"files, in name order) or an earlier merge (its members are taken one by one).\n"
+	"Each member keeps its own clock, pids and checksums; its host is named by its\n"
+	"metadata (hostname) and identified by its boot id.\n\n"
+	"The same recording given twice (equal uuid: a copy, or a merge that already\n"
+	"holds it) is merged once, with a note. Two traces of one host (equal boot id)\n"
+	"whose times overlap are named in a note.\n"
+	"A trace that is unfinished or damaged is refused unless --partial (given\n"
+	"before or after 'merge'); it is then merged as it is, marked partial, and\n"
+	"read later by the same --partial rules.\n\n";
+
+static const char merge_epilog[] =
+	"\nExit status: 0 written, 1 a TRACE unreadable or OUT not written, 2 usage.\n\n"
+	"Examples:\n"
+	"  tracer-analyze merge -o run.tz node1.tz node2.tz node3.tz\n"
+	"  tracer-analyze merge -o run.tz traces/\n"
+	"  tracer-analyze info run.tz\n";
+
+static const struct tza_cmd_spec merge_spec = {
+    .name = "merge", .synopsis = merge_synopsis, .epilog = merge_epilog, .col = 20};
 
 static int merge_write(const char *out, int force, const struct tza_fleet *f)
 {
@@ -95,30 +96,16 @@ static int out_is_input(const char *out, const struct tza_fleet *f)
 
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option lo[] = {{"output", required_argument, NULL, 'o'},
-					   {"force", no_argument, NULL, 'f'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
 	const char *out = NULL;
-	int force = 0, c, rc = TZA_EXIT_FAIL;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:fh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("merge", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	int force = 0, rc = TZA_EXIT_FAIL;
+	const struct tza_option opts[] = {
+		OPT_STRING('o', "output", "OUT", &out, "the multi-host trace to write"),
+		OPT_FLAG('f', "force", &force, "replace OUT if it exists"),
+		OPT_END_TRACE,
+	};
+	int ret = tza_options_parse(&merge_spec, opts, argc, argv);
+	if (ret >= 0)
+		return ret;
 	if (!out || optind >= argc) {
 		tza_err("merge: expected -o OUT and at least one TRACE (see 'tracer-analyze merge "
 			"--help')");

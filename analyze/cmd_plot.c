@@ -1,56 +1,40 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_plot.c - `tracer-analyze plot`: gantt, cpu, mem and io pictures via gnuplot. */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analyze.h"
 #include "model.h"
+#include "options.h"
 #include "plot.h"
 #include "report.h"
 #include "task.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: tracer-analyze plot [OPTIONS] FILE\n\n"
-	      "Draw a trace (or a bundle holding one) with gnuplot (Debian: gnuplot-nox).\n\n"
-	      "  -o, --output PATH      out.png, out.svg or out.pdf (default timeline.png,\n"
-	      "                         or KIND.png for other kinds)\n"
-	      "  -k, --kind KIND        gantt (default): one bar per process over time, coloured\n"
-	      "                         by tool, non-zero exits marked, long ones labelled; past\n"
-	      "                         --rows processes, one row per --by group\n"
-	      "                         cpu: cores in use, stacked by tool, with the CPU count\n"
-	      "                         mem: resident memory by tool; io: bytes per second\n"
-	      "      --by KEY           gantt row groups: exe, tool, command (default), or\n"
-	      "                         task, rule, job, container (docs: Tasks)\n"
-	      "      --task REGEX       a task per outermost process matching REGEX\n"
-	      "      --time rel|wall    x axis: seconds from start (default) or UTC wall clock\n"
-	      "      --from T, --to T   window: seconds from start (90, 1m30s) or wall clock\n"
-	      "                         (2026-11-29T10:00:00); the whole trace is read, the\n"
-	      "                         picture is clipped\n"
-	      "      --rows N           gantt: one row per process up to N processes (default 60)\n"
-	      "      --size WxH         picture size in pixels (default: automatic)\n"
-	      "      --all              also processes alive before recording began\n"
-	      "      --script PATH      write the gnuplot script there instead of running gnuplot\n"
-	      "  -f, --force            replace PATH (or the --script file) if it exists\n"
-	      "\nPictures and scripts are created mode 0666 less the umask (shown to others;\n"
-	      "their labels are short tool and command names: record with --redact when\n"
-	      "command lines hold secrets). See FILES WRITTEN in docs/tracer-analyze.md.\n"
-	      "\ncpu/mem/io draw the periodic samples where the trace has them (CPU time and\n"
-	      "bytes between two samples spread evenly, RSS held between samples); a trace\n"
-	      "without samples, or a process never sampled, falls back to the exact exit\n"
-	      "totals: CPU time and bytes spread evenly over the process's lifetime, peak RSS\n"
-	      "held over it. Every such plot says which. A process whose exit event was lost\n"
-	      "(exit lost: not alive when the recorder stopped) ends at its last event: its\n"
-	      "gantt bar is marked there with an open circle; cpu/mem/io stop there too.\n\n"
-	      "Examples:\n"
-	      "  tracer-analyze plot run.tz -o timeline.png\n"
-	      "  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
-	      "  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n",
-	      f);
-}
+static const char plot_synopsis[] =
+	"usage: tracer-analyze plot [OPTIONS] FILE\n\n"
+	"Draw a trace (or a bundle holding one) with gnuplot (Debian: gnuplot-nox).\n\n";
+
+static const char plot_epilog[] =
+	"\nPictures and scripts are created mode 0666 less the umask (shown to others;\n"
+	"their labels are short tool and command names: record with --redact when\n"
+	"command lines hold secrets). See FILES WRITTEN in docs/tracer-analyze.md.\n"
+	"\ncpu/mem/io draw the periodic samples where the trace has them (CPU time and\n"
+	"bytes between two samples spread evenly, RSS held between samples); a trace\n"
+	"without samples, or a process never sampled, falls back to the exact exit\n"
+	"totals: CPU time and bytes spread evenly over the process's lifetime, peak RSS\n"
+	"held over it. Every such plot says which. A process whose exit event was lost\n"
+	"(exit lost: not alive when the recorder stopped) ends at its last event: its\n"
+	"gantt bar is marked there with an open circle; cpu/mem/io stop there too.\n\n"
+	"Examples:\n"
+	"  tracer-analyze plot run.tz -o timeline.png\n"
+	"  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
+	"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n";
+
+static const struct tza_cmd_spec plot_spec = {
+    .name = "plot", .synopsis = plot_synopsis, .epilog = plot_epilog, .col = 25, .nfiles = 0};
 
 /* Fill the title facts (host, CPUs, recorded command, wall-clock start). */
 void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)
@@ -76,9 +60,11 @@ struct plot_args {
 	int force;
 };
 
-/* --kind NAME into *kind; -1 (message printed) when unknown. */
-static int parse_kind(const char *arg, enum tza_plot_kind *kind)
+/* --kind NAME into the enum tza_plot_kind *o->dest; -1 (message printed)
+ * when unknown. */
+static int opt_kind(const struct tza_option *o, const char *arg)
 {
+	enum tza_plot_kind *kind = o->dest;
 	static const char *const names[] = {"gantt", "cpu", "mem", "io"};
 	static const enum tza_plot_kind kinds[] = {TZA_PLOT_GANTT, TZA_PLOT_CPU, TZA_PLOT_MEM,
 						   TZA_PLOT_IO};
@@ -91,9 +77,11 @@ static int parse_kind(const char *arg, enum tza_plot_kind *kind)
 	return -1;
 }
 
-/* --size WxH into o; -1 (message printed) when malformed or out of range. */
-static int parse_size(const char *arg, struct tza_plot_opts *o)
+/* --size WxH into the struct tza_plot_opts *opt->dest; -1 (message printed)
+ * when malformed or out of range. */
+static int opt_size(const struct tza_option *opt, const char *arg)
 {
+	struct tza_plot_opts *o = opt->dest;
 	unsigned w, h;
 	char extra;
 	if (sscanf(arg, "%ux%u%c", &w, &h, &extra) != 2 || w < 200 || h < 150 || w > 10000 ||
@@ -106,79 +94,64 @@ static int parse_size(const char *arg, struct tza_plot_opts *o)
 	return 0;
 }
 
-/* One option c (getopt_long's) with optarg into a. Returns -1 to go on, or
- * the exit code (usage error, or --help printed). */
-static int parse_opt(int c, struct plot_args *a, const char **out, int argc, char **argv)
+/* --by KEY into the enum tza_by *o->dest */
+static int opt_by(const struct tza_option *o, const char *arg)
 {
-	uint64_t v;
-	switch (c) {
-	case 'f':
-		a->force = 1;
+	return tza_parse_by("plot: --by", arg, o->dest);
+}
+
+/* --time rel|wall into the int *o->dest (1: wall) */
+static int opt_time(const struct tza_option *o, const char *arg)
+{
+	if (strcmp(arg, "wall") && strcmp(arg, "rel")) {
+		tza_err("plot: --time: '%s' is not one of rel, wall", arg);
 		return -1;
-	case 'o':
-		*out = optarg;
-		return -1;
-	case 'k':
-		return parse_kind(optarg, &a->o.kind) < 0 ? TZA_EXIT_USAGE : -1;
-	case TZA_OPT_TASK:
-		return tza_task_set_regex(optarg) < 0 ? TZA_EXIT_USAGE : -1;
-	case 'b':
-		return tza_parse_by("plot: --by", optarg, &a->o.by) < 0 ? TZA_EXIT_USAGE : -1;
-	case 't':
-		if (strcmp(optarg, "wall") && strcmp(optarg, "rel")) {
-			tza_err("plot: --time: '%s' is not one of rel, wall", optarg);
-			return TZA_EXIT_USAGE;
-		}
-		a->o.wall = !strcmp(optarg, "wall");
-		return -1;
-	case 'F':
-		a->from = optarg;
-		return -1;
-	case 'T':
-		a->to = optarg;
-		return -1;
-	case 'r':
-		if (tza_parse_u64("--rows", optarg, 1, 2000, &v) < 0)
-			return TZA_EXIT_USAGE;
-		a->o.max_rows = (unsigned)v;
-		return -1;
-	case 's':
-		return parse_size(optarg, &a->o) < 0 ? TZA_EXIT_USAGE : -1;
-	case 'a':
-		a->o.all = 1;
-		return -1;
-	case 'S':
-		a->script = optarg;
-		return -1;
-	case 'h':
-		usage(stdout);
-		return TZA_EXIT_OK;
-	default:
-		tza_bad_option("plot", argc, argv);
-		return TZA_EXIT_USAGE;
 	}
+	*(int *)o->dest = !strcmp(arg, "wall");
+	return 0;
 }
 
 /* The command line into a. Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, struct plot_args *a)
 {
-	static const struct option lopts[] = {
-		{"output", required_argument, NULL, 'o'}, {"kind", required_argument, NULL, 'k'},
-		{"by", required_argument, NULL, 'b'},	  {"time", required_argument, NULL, 't'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"from", required_argument, NULL, 'F'},	  {"to", required_argument, NULL, 'T'},
-		{"rows", required_argument, NULL, 'r'},	  {"size", required_argument, NULL, 's'},
-		{"script", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
-		{"all", no_argument, NULL, 'a'},	  {"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *out = NULL;
-	int c, rc;
-	optind = 0; /* full getopt reset: handlers also run in-process (bundle) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:k:fh", lopts, NULL)) != -1)
-		if ((rc = parse_opt(c, a, &out, argc, argv)) >= 0)
-			return rc;
+	uint64_t rows = a->o.max_rows;
+	const struct tza_option opts[] = {
+		OPT_STRING('o', "output", "PATH", &out,
+			   "out.png, out.svg or out.pdf (default timeline.png,\n"
+			   "or KIND.png for other kinds)"),
+		OPT_CALL('k', "kind", "KIND", opt_kind, &a->o.kind,
+			 "gantt (default): one bar per process over time, coloured\n"
+			 "by tool, non-zero exits marked, long ones labelled; past\n"
+			 "--rows processes, one row per --by group\n"
+			 "cpu: cores in use, stacked by tool, with the CPU count\n"
+			 "mem: resident memory by tool; io: bytes per second"),
+		OPT_CALL(0, "by", "KEY", opt_by, &a->o.by,
+			 "gantt row groups: exe, tool, command (default), or\n"
+			 "task, rule, job, container (docs: Tasks)"),
+		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_CALL(0, "time", "rel|wall", opt_time, &a->o.wall,
+			 "x axis: seconds from start (default) or UTC wall clock"),
+		OPT_STRING(0, "from", "T", &a->from,
+			   "window: seconds from start (90, 1m30s) or wall clock\n"
+			   "(2026-11-29T10:00:00); the whole trace is read, the\n"
+			   "picture is clipped"),
+		OPT_STRING(0, "to", "T", &a->to, "the window's end (as --from)"),
+		OPT_U64(0, "rows", "N", &rows, 1, 2000,
+			"gantt: one row per process up to N processes (default 60)"),
+		OPT_CALL(0, "size", "WxH", opt_size, &a->o,
+			 "picture size in pixels (default: automatic)"),
+		OPT_FLAG(0, "all", &a->o.all, "also processes alive before recording began"),
+		OPT_STRING(0, "script", "PATH", &a->script,
+			   "write the gnuplot script there instead of running gnuplot"),
+		OPT_FLAG('f', "force", &a->force,
+			 "replace PATH (or the --script file) if it exists"),
+		OPT_END_TRACE,
+	};
+	int rc = tza_options_parse(&plot_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
+	a->o.max_rows = (unsigned)rows;
 	if (optind != argc - 1) {
 		tza_err("plot: expected exactly one FILE (see 'tracer-analyze plot --help')");
 		return TZA_EXIT_USAGE;

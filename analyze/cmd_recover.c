@@ -1,48 +1,41 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_recover.c - tracer-analyze recover: a clean linear file from a damaged or ring one. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <inttypes.h>
 
 #include "analyze.h"
+#include "options.h"
 #include "report.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze recover [-f] IN OUT\n\n"
-		"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
-		"blocks are left out (and named), a file cut short by a crash gets its index\n"
-		"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
-		"are copied byte for byte; metadata and schema are merged into one block each.\n\n"
-		"  -f, --force   replace OUT if it exists\n"
-		"  -h, --help    this help\n\n"
-		"Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n\n"
-		"Examples:\n"
-		"  tracer-analyze recover crashed.tz fixed.tz\n"
-		"  tracer-analyze recover -f flight.tz linear.tz\n");
-}
+static const char recover_synopsis[] =
+	"usage: tracer-analyze recover [-f] IN OUT\n\n"
+	"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
+	"blocks are left out (and named), a file cut short by a crash gets its index\n"
+	"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
+	"are copied byte for byte; metadata and schema are merged into one block each.\n\n";
+
+static const char recover_epilog[] =
+	"\nExit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n\n"
+	"Examples:\n"
+	"  tracer-analyze recover crashed.tz fixed.tz\n"
+	"  tracer-analyze recover -f flight.tz linear.tz\n";
+
+static const struct tza_cmd_spec recover_spec = {.name = "recover",
+						 .synopsis = recover_synopsis,
+						 .epilog = recover_epilog,
+						 .col = 16,
+						 .nfiles = 0};
 
 int cmd_recover(int argc, char **argv)
 {
-	static const struct option lo[] = {{"force", no_argument, NULL, 'f'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
-	int force = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "fh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("recover", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	int force = 0;
+	const struct tza_option opts[] = {
+		OPT_FLAG('f', "force", &force, "replace OUT if it exists"),
+		OPT_END_HELP,
+	};
+	int ret = tza_options_parse(&recover_spec, opts, argc, argv);
+	if (ret >= 0)
+		return ret;
 	if (optind != argc - 2) {
 		tza_err("recover: expected IN and OUT (see 'tracer-analyze recover --help')");
 		return TZA_EXIT_USAGE;

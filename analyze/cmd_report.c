@@ -11,7 +11,7 @@
  * draws everything in the browser, so its numbers are those of the commands.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,45 +21,42 @@
 #include <zlib.h>
 
 #include "analyze.h"
+#include "options.h"
 #include "plot.h"
 #include "report.h"
 #include "report_asset.h"
 #include "report_cols.h"
 #include "task.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: tracer-analyze report [-o OUT.html] [-f] [--by task|rule|job|container]\n"
-	      "                             [--task REGEX] FILE\n\n"
-	      "Write one HTML file that any current browser opens offline (no network:\n"
-	      "styles, script and data are inside it): the run's header with drops and\n"
-	      "damage, summary, top tools, critical path, failures, idle stretches, an\n"
-	      "interactive timeline (wheel: zoom, drag: pan, hover: the process), CPU,\n"
-	      "memory and I/O over time, a process table (sort, filter) and tree.\n"
-	      "The numbers are those of summary --json, top --json, critical-path --json,\n"
-	      "idle --json and export --format jsonl --samples, embedded as one JSON object\n"
-	      "and the processes' columns in binary (gzip, base64: the browser unpacks\n"
-	      "it with its DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari\n"
-	      "16.4 or newer).\n\n"
-	      "With --by (or --task) the page also has a Tasks section: one row per task\n"
-	      "(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
-	      "group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
-	      "  -o, --output PATH   the page (default report.html)\n"
-	      "  -b, --by KEY        task (default with --task), rule, job or container\n"
-	      "      --task REGEX    a task per outermost process matching REGEX (docs: Tasks)\n"
-	      "  -f, --force         replace PATH if it exists (never a directory, FIFO\n"
-	      "                      or device)\n"
-	      "  -h, --help          this help\n\n"
-	      "The page holds every command line: it is created mode 0600, or 0666 less\n"
-	      "the umask when the trace was redacted (tracer-record --redact, bundle\n"
-	      "--redact), as export's files (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
-	      "Examples:\n"
-	      "  tracer-analyze report run.tz                 # writes report.html\n"
-	      "  tracer-analyze report -o run.html -f run.tz\n"
-	      "  tracer-analyze report -o r.html report.tar.gz\n"
-	      "  tracer-analyze report --by rule -o run.html snakemake-run.tz\n",
-	      f);
-}
+static const char report_synopsis[] =
+	"usage: tracer-analyze report [-o OUT.html] [-f] [--by task|rule|job|container]\n"
+	"                             [--task REGEX] FILE\n\n"
+	"Write one HTML file that any current browser opens offline (no network:\n"
+	"styles, script and data are inside it): the run's header with drops and\n"
+	"damage, summary, top tools, critical path, failures, idle stretches, an\n"
+	"interactive timeline (wheel: zoom, drag: pan, hover: the process), CPU,\n"
+	"memory and I/O over time, a process table (sort, filter) and tree.\n"
+	"The numbers are those of summary --json, top --json, critical-path --json,\n"
+	"idle --json and export --format jsonl --samples, embedded as one JSON object\n"
+	"and the processes' columns in binary (gzip, base64: the browser unpacks\n"
+	"it with its DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari\n"
+	"16.4 or newer).\n\n"
+	"With --by (or --task) the page also has a Tasks section: one row per task\n"
+	"(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
+	"group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n";
+
+static const char report_epilog[] =
+	"\nThe page holds every command line: it is created mode 0600, or 0666 less\n"
+	"the umask when the trace was redacted (tracer-record --redact, bundle\n"
+	"--redact), as export's files (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
+	"Examples:\n"
+	"  tracer-analyze report run.tz                 # writes report.html\n"
+	"  tracer-analyze report -o run.html -f run.tz\n"
+	"  tracer-analyze report -o r.html report.tar.gz\n"
+	"  tracer-analyze report --by rule -o run.html snakemake-run.tz\n";
+
+static const struct tza_cmd_spec report_spec = {
+    .name = "report", .synopsis = report_synopsis, .epilog = report_epilog, .col = 22};
 
 /* One handler's standard output, in memory. */
 struct out {
@@ -253,58 +250,52 @@ struct report_job {
 	size_t ngz;
 };
 
+/* --by KEY: a task grouping, into the const char * *o->dest */
+static int opt_by(const struct tza_option *o, const char *arg)
+{
+	if (strcmp(arg, "task") && strcmp(arg, "rule") && strcmp(arg, "job") &&
+	    strcmp(arg, "container")) {
+		tza_err("--by: '%s' is not one of task, rule, job, container", arg);
+		return -1;
+	}
+	*(const char **)o->dest = arg;
+	return 0;
+}
+
+/* --task REGEX, checked now, into the const char * *o->dest: set after the
+ * colours' load (report_colors) */
+static int opt_task(const struct tza_option *o, const char *arg)
+{
+	regex_t re;
+	if (regcomp(&re, arg, REG_EXTENDED | REG_NOSUB)) {
+		tza_task_set_regex(arg); /* its message */
+		return -1;
+	}
+	regfree(&re);
+	*(const char **)o->dest = arg;
+	return 0;
+}
+
 /* Options into j. Returns -1 with the exit status in *rc when done
  * (--help, or an error printed), else 0. */
 static int report_options(int argc, char **argv, struct report_job *j, int *rc)
 {
-	static const struct option lopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
 	j->outp = "report.html";
+	const struct tza_option opts[] = {
+		OPT_STRING('o', "output", "PATH", &j->outp, "the page (default report.html)"),
+		OPT_CALL('b', "by", "KEY", opt_by, &j->by,
+			 "task (default with --task), rule, job or container"),
+		OPT_CALL(0, "task", "REGEX", opt_task, &j->regex,
+			 "a task per outermost process matching REGEX (docs: Tasks)"),
+		OPT_FLAG('f', "force", &j->force,
+			 "replace PATH if it exists (never a directory, FIFO\n"
+			 "or device)"),
+		OPT_END_TRACE,
+	};
+	*rc = tza_options_parse(&report_spec, opts, argc, argv);
+	if (*rc >= 0)
+		return -1;
 	*rc = TZA_EXIT_USAGE;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:fb:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (strcmp(optarg, "task") && strcmp(optarg, "rule") && strcmp(optarg, "job") &&
-			    strcmp(optarg, "container")) {
-				tza_err("--by: '%s' is not one of task, rule, job, container", optarg);
-				return -1;
-			}
-			j->by = optarg;
-			break;
-		case TZA_OPT_TASK: { /* set after the colours' load (below) */
-			regex_t re;
-			if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB)) {
-				*rc = tza_task_set_regex(optarg) < 0 ? TZA_EXIT_USAGE : TZA_EXIT_FAIL;
-				return -1;
-			}
-			regfree(&re);
-			j->regex = optarg;
-			break;
-		}
-		case 'o':
-			j->outp = optarg;
-			break;
-		case 'f':
-			j->force = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			*rc = TZA_EXIT_OK;
-			return -1;
-		default:
-			tza_bad_option("report", argc, argv);
-			return -1;
-		}
-	}
 	if (optind != argc - 1) {
 		tza_err("report: expected one FILE (see 'tracer-analyze report --help')");
 		return -1;

@@ -2,55 +2,48 @@
 /* cmd_rightsize.c - per rule / Nextflow process: what its tasks asked for
  * against what they used, flags, and a configuration block to paste
  * (docs/tracer-analyze.md "rightsize"). */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "task.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze rightsize [--by rule|task] [--task REGEX] [--headroom PCT]\n"
-		"                                [--config nextflow|snakemake|both|none] [--json] FILE\n\n"
-		"Per rule (Snakemake rule, Nextflow process, --task name; --by task: per task):\n"
-		"what was requested (Nextflow trace.txt cpus/memory/time of first attempts, else\n"
-		"the cgroup limits recorded) against what was used (the largest combined peak\n"
-		"RSS of one task, the highest and the mean cores, the longest wall), flags, and\n"
-		"a suggested configuration:\n"
-		"  memory  the largest combined peak + PCT%%, rounded up to 64 MiB\n"
-		"  cpus    the busiest task's mean cores, rounded up (0.1 core tolerance), >= 1\n"
-		"  time    twice the longest wall, rounded up to a minute\n"
-		"Flags: over_memory (requested > 2 x suggested), under_memory (peak above 90%%\n"
-		"of the request, or an OOM kill), over_cpus (requested >= 2 x and >= 1 more\n"
-		"than the highest cores), under_cpus (highest cores > 1.1 x requested),\n"
-		"under_time (longest wall > 80%% of the request), oom_retry (a task OOM-killed\n"
-		"or exiting 137 was run again), failed (a task failed and was not retried).\n"
-		"RETRIES: tasks with attempt > 1, or (attempt unknown) after a failed task\n"
-		"of the same name and tag (no tag: id). MAX: a task's cores are at most its\n"
-		"members' threads (a process's last CPU includes its exit path).\n"
-		"A warning follows the table when the host was over 90%% busy (all CPUs,\n"
-		"host samples) from the first task's start to the last one's end.\n\n"
-		"Options:\n"
-		"  -b, --by KEY        rule (default) or task\n"
-		"      --task REGEX    a task per outermost process matching REGEX (docs: Tasks)\n"
-		"  -H, --headroom PCT  memory headroom in percent (default 20, 0 to 1000)\n"
-		"  -c, --config WHAT   the block(s) printed after the table (default: by the\n"
-		"                      tasks' kind; both when neither Nextflow nor Snakemake)\n"
-		"  -j, --json          {\"headroom_pct\", \"host_busy_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
-		"                      \"oom_retries\", \"failed\", \"req_cpus\", \"req_memory_bytes\",\n"
-		"                      \"req_time_s\", \"max_cores\", \"mean_cores\", \"peak_rss_bytes\",\n"
-		"                      \"max_wall_s\", \"mean_wall_s\", \"suggest\": {\"cpus\",\n"
-		"                      \"memory_bytes\", \"time_s\"}, \"flags\": [...]}]}\n"
-		"  -h, --help          this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze rightsize trace.tz\n"
-		"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n");
-}
+static const char rs_synopsis[] =
+	"usage: tracer-analyze rightsize [--by rule|task] [--task REGEX] [--headroom PCT]\n"
+	"                                [--config nextflow|snakemake|both|none] [--json] FILE\n"
+	"\n"
+	"Per rule (Snakemake rule, Nextflow process, --task name; --by task: per task):\n"
+	"what was requested (Nextflow trace.txt cpus/memory/time of first attempts, else\n"
+	"the cgroup limits recorded) against what was used (the largest combined peak\n"
+	"RSS of one task, the highest and the mean cores, the longest wall), flags, and\n"
+	"a suggested configuration:\n"
+	"  memory  the largest combined peak + PCT%, rounded up to 64 MiB\n"
+	"  cpus    the busiest task's mean cores, rounded up (0.1 core tolerance), >= 1\n"
+	"  time    twice the longest wall, rounded up to a minute\n"
+	"Flags: over_memory (requested > 2 x suggested), under_memory (peak above 90%\n"
+	"of the request, or an OOM kill), over_cpus (requested >= 2 x and >= 1 more\n"
+	"than the highest cores), under_cpus (highest cores > 1.1 x requested),\n"
+	"under_time (longest wall > 80% of the request), oom_retry (a task OOM-killed\n"
+	"or exiting 137 was run again), failed (a task failed and was not retried).\n"
+	"RETRIES: tasks with attempt > 1, or (attempt unknown) after a failed task\n"
+	"of the same name and tag (no tag: id). MAX: a task's cores are at most its\n"
+	"members' threads (a process's last CPU includes its exit path).\n"
+	"A warning follows the table when the host was over 90% busy (all CPUs,\n"
+	"host samples) from the first task's start to the last one's end.\n"
+	"\n";
+
+static const char rs_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze rightsize trace.tz\n"
+	"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n";
+
+static const struct tza_cmd_spec rightsize_spec = {
+    .name = "rightsize", .synopsis = rs_synopsis, .epilog = rs_epilog, .col = 22, .nfiles = 1};
 
 /* One rule's figures */
 struct rs {
@@ -378,63 +371,33 @@ struct rs_opts {
 	uint64_t pct;	    /* --headroom, percent */
 };
 
-/* Options into o. Returns -1 with the exit status in *rc when done (--help,
- * or an error printed), else 0: argv[optind] is the one FILE. */
-static int rs_options(int argc, char **argv, struct rs_opts *o, int *rc)
+static const char *const by_words[] = {"rule", "task", NULL};		/* per_task */
+static const char *const config_words[] = {"none", "nextflow", "snakemake", "both", NULL};
+
+/* Open the one FILE of argv (options into o) with its model. Returns -1 to
+ * go on with *r and *m set, else the exit code after the message. */
+static int rs_load(int argc, char **argv, struct rs_opts *o, tz_reader **r,
+		   struct tza_model **m)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"headroom", required_argument, NULL, 'H'},
-		{"config", required_argument, NULL, 'c'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
 	*o = (struct rs_opts){.cfg = -1, .pct = 20};
-	*rc = TZA_EXIT_USAGE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:H:c:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return -1;
-			break;
-		case 'b':
-			if (strcmp(optarg, "rule") && strcmp(optarg, "task")) {
-				tza_err("--by: '%s' is not one of rule, task", optarg);
-				return -1;
-			}
-			o->per_task = !strcmp(optarg, "task");
-			break;
-		case 'H':
-			if (tza_parse_u64("--headroom", optarg, 0, 1000, &o->pct) < 0)
-				return -1;
-			break;
-		case 'c':
-			o->cfg = !strcmp(optarg, "none") ? 0 : !strcmp(optarg, "nextflow") ? 1
-			       : !strcmp(optarg, "snakemake") ? 2 : !strcmp(optarg, "both") ? 3 : -2;
-			if (o->cfg == -2) {
-				tza_err("--config: '%s' is not one of nextflow, snakemake, both, none",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			*rc = TZA_EXIT_OK;
-			return -1;
-		default:
-			tza_bad_option("rightsize", argc, argv);
-			return -1;
-		}
-	}
-	return tza_one_file("rightsize", argc, argv) ? 0 : -1;
+	const struct tza_option opts[] = {
+		OPT_ENUM('b', "by", "KEY", &o->per_task, by_words, "rule (default) or task"),
+		OPT_TASK("a task per outermost process matching REGEX (docs: Tasks)"),
+		OPT_U64('H', "headroom", "PCT", &o->pct, 0, 1000,
+			"memory headroom in percent (default 20, 0 to 1000)"),
+		OPT_ENUM('c', "config", "WHAT", &o->cfg, config_words,
+			 "the block(s) printed after the table (default: by the\n"
+			 "tasks' kind; both when neither Nextflow nor Snakemake)"),
+		OPT_FLAG('j', "json", &o->json,
+			 "{\"headroom_pct\", \"host_busy_pct\", \"rules\": [{\"name\", \"tasks\", \"retries\",\n"
+			 "\"oom_retries\", \"failed\", \"req_cpus\", \"req_memory_bytes\",\n"
+			 "\"req_time_s\", \"max_cores\", \"mean_cores\", \"peak_rss_bytes\",\n"
+			 "\"max_wall_s\", \"mean_wall_s\", \"suggest\": {\"cpus\",\n"
+			 "\"memory_bytes\", \"time_s\"}, \"flags\": [...]}]}"),
+		OPT_END_TRACE,
+	};
+	tza_task_want();
+	return tza_cmd_load(&rightsize_spec, opts, argc, argv, TZA_MB_SAMPLES, r, m); /* combined peaks */
 }
 
 /* The rows: the tasks grouped by rule name (or one per task), each with its
@@ -479,13 +442,11 @@ int cmd_rightsize(int argc, char **argv)
 {
 	struct rs_opts o;
 	int rc;
-	if (rs_options(argc, argv, &o, &rc) < 0)
-		return rc;
-	tza_task_want();
 	tz_reader *r;
 	struct tza_model *m;
-	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0) /* combined peaks */
-		return TZA_EXIT_FAIL;
+	rc = rs_load(argc, argv, &o, &r, &m);
+	if (rc >= 0)
+		return rc;
 	const struct tza_tasks *ts = tza_tasks_of(m);
 	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
 	double h = (double)o.pct / 100.0;

@@ -6,41 +6,40 @@
  * once into a model (samples kept) so processes crossing the window's edges
  * are charged only what they used inside it (docs/tracer-analyze.md, slice).
  */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bpf/events.h"
 #include "dropslot.h"
+#include "options.h"
 #include "report.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze slice --from T --to T [-f] IN OUT\n\n"
-		"Write the events of IN between --from and --to (inclusive) into a new trace\n"
-		"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
-		"every process alive then (so the slice's tree is complete), the drop\n"
-		"counters reached by then, IN's cgroup table and its attachments (they\n"
-		"describe the run, not a time). Processes crossing the window's edges are\n"
-		"charged only what they used inside it: their CPU and I/O counters in OUT\n"
-		"count from --from (interpolated between samples, else spread evenly over\n"
-		"the life), and one sample at --to says what each process still alive then\n"
-		"had used by then.\n"
-		"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
-		"(2026-11-29T10:00:00, local; Z for UTC).\n\n"
-		"Options:\n"
-		"  --from T         window start (default: trace start)\n"
-		"  --to T           window end (default: trace end)\n"
-		"  --allow-empty    write OUT also when no process was alive and no event\n"
-		"                   happened in the window (otherwise an error, exit 1)\n"
-		"  -f, --force      overwrite OUT if it exists\n"
-		"  -h, --help       this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
-		"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n");
-}
+static const char slice_synopsis[] =
+	"usage: tracer-analyze slice --from T --to T [-f] IN OUT\n"
+	"\n"
+	"Write the events of IN between --from and --to (inclusive) into a new trace\n"
+	"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
+	"every process alive then (so the slice's tree is complete), the drop\n"
+	"counters reached by then, IN's cgroup table and its attachments (they\n"
+	"describe the run, not a time). Processes crossing the window's edges are\n"
+	"charged only what they used inside it: their CPU and I/O counters in OUT\n"
+	"count from --from (interpolated between samples, else spread evenly over\n"
+	"the life), and one sample at --to says what each process still alive then\n"
+	"had used by then.\n"
+	"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
+	"(2026-11-29T10:00:00, local; Z for UTC).\n"
+	"\n";
+
+static const char slice_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
+	"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n";
+
+static const struct tza_cmd_spec slice_spec = {
+    .name = "slice", .synopsis = slice_synopsis, .epilog = slice_epilog, .col = 21, .nfiles = 0};
 
 static void put(uint8_t *fixed, uint32_t size, const struct tz_event_type *t, const char *name,
 		uint64_t v)
@@ -391,37 +390,18 @@ struct slice_job {
 static int slice_options(int argc, char **argv, struct slice_job *j, const char **from_s,
 			 const char **to_s)
 {
-	static const struct option opts[] = {
-		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
-		{"force", no_argument, NULL, 'f'},	{"help", no_argument, NULL, 'h'},
-		{"allow-empty", no_argument, NULL, 'E'},
-		{NULL, 0, NULL, 0},
+	const struct tza_option opts[] = {
+		OPT_STRING(0, "from", "T", from_s, "window start (default: trace start)"),
+		OPT_STRING(0, "to", "T", to_s, "window end (default: trace end)"),
+		OPT_FLAG(0, "allow-empty", &j->allow_empty,
+			 "write OUT also when no process was alive and no event\n"
+			 "happened in the window (otherwise an error, exit 1)"),
+		OPT_FLAG('f', "force", &j->force, "overwrite OUT if it exists"),
+		OPT_END_TRACE,
 	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			*from_s = optarg;
-			break;
-		case 'T':
-			*to_s = optarg;
-			break;
-		case 'f':
-			j->force = 1;
-			break;
-		case 'E':
-			j->allow_empty = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("slice", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	int rc = tza_options_parse(&slice_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind + 2 != argc) {
 		tza_err("slice: expected IN and OUT (see 'tracer-analyze slice --help')");
 		return TZA_EXIT_USAGE;

@@ -8,54 +8,48 @@
 #include "fleet.h"
 #include "follow.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "summary.h"
 #include "task.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE...\n"
-		"       tracer-analyze summary --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
-		"                              [-n N] FILE\n\n"
-		"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
-		"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
-		"line: recorder drops per slot, damage; \"tree incomplete\" naming each loss\n"
-		"and the orphaned pids only when something was lost; a file still being\n"
-		"written, a flight recorder that overwrote its oldest data and processes that\n"
-		"exited before recording are said as such); the top tools by self CPU; the\n"
-		"critical path's top contributors; the CPU utilisation: the recorded\n"
-		"processes' (CPU-seconds in the window / (duration x CPUs), processes still\n"
-		"running counted up to their last sample), or the host's from its samples\n"
-		"for whole-machine (-a) recordings, the other beside it; peak memory of the\n"
-		"host and of the recorded processes together.\n\n"
-		"Several hosts: give each host's trace (or a directory of them, or their\n"
-		"'tracer-analyze merge'): the run first (hosts, wall-clock span, totals,\n"
-		"each host's share, the top tools across hosts), then each host's summary.\n"
-		"A process seen by two traces of one host (same boot id) counts once.\n\n"
-		"Options:\n"
-		"  -b, --by KEY     group tools by exe, tool (default) or command\n"
-		"                   or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX a task per outermost process matching REGEX\n"
-		"  -n, --limit N    tools and critical-path entries to list (default 10,\n"
-		"                   0 = all, as in top and diff)\n"
-		"  -j, --json       one JSON object (keys: docs/tracer-analyze.md)\n"
-		"  -F, --follow     a trace being written: the summary of its sealed chunks\n"
-		"                   again every --interval, as top --follow does, until the\n"
-		"                   recorder closes the file (the last one is the whole\n"
-		"                   trace's), or the writer is gone, or q or Ctrl-C (the\n"
-		"                   newest 1-3 s are in no sealed chunk yet; kill -USR1 the\n"
-		"                   recorder to seal now)\n"
-		"  -i, --interval SEC  seconds between summaries with --follow (default 2)\n"
-		"  -h, --help       this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze summary trace.tz\n"
-		"  tracer-analyze summary --json trace.tz | jq .counts\n"
-		"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
-		"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n");
-}
+static const char summary_synopsis[] =
+	"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE...\n"
+	"       tracer-analyze summary --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
+	"                              [-n N] FILE\n"
+	"\n"
+	"Host, recorder, wall-clock start and end, duration; counts of processes,\n"
+	"execs, failed execs, non-zero exits and signals; what was lost (always one\n"
+	"line: recorder drops per slot, damage; \"tree incomplete\" naming each loss\n"
+	"and the orphaned pids only when something was lost; a file still being\n"
+	"written, a flight recorder that overwrote its oldest data and processes that\n"
+	"exited before recording are said as such); the top tools by self CPU; the\n"
+	"critical path's top contributors; the CPU utilisation: the recorded\n"
+	"processes' (CPU-seconds in the window / (duration x CPUs), processes still\n"
+	"running counted up to their last sample), or the host's from its samples\n"
+	"for whole-machine (-a) recordings, the other beside it; peak memory of the\n"
+	"host and of the recorded processes together.\n"
+	"\n"
+	"Several hosts: give each host's trace (or a directory of them, or their\n"
+	"'tracer-analyze merge'): the run first (hosts, wall-clock span, totals,\n"
+	"each host's share, the top tools across hosts), then each host's summary.\n"
+	"A process seen by two traces of one host (same boot id) counts once.\n"
+	"\n";
 
+static const char summary_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze summary trace.tz\n"
+	"  tracer-analyze summary --json trace.tz | jq .counts\n"
+	"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
+	"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n";
+
+static const struct tza_cmd_spec summary_spec = {.name = "summary",
+						 .synopsis = summary_synopsis,
+						 .epilog = summary_epilog,
+						 .col = 19,
+						 .nfiles = 0};
 
 static const char *meta(tz_reader *r, const char *k)
 {
@@ -705,51 +699,30 @@ static int summary_refresh(FILE *f, const char *path, void *arg, struct tz_info 
 
 int cmd_summary(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"limit", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
-		{"follow", no_argument, NULL, 'F'},   {"interval", required_argument, NULL, 'i'},
-		{NULL, 0, NULL, 0},
-	};
 	enum tza_by by = TZA_BY_TOOL;
 	uint64_t limit = 10, interval_ms = 2000;
-	int json = 0, follow = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:n:jFi:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			follow = 1;
-			break;
-		case 'i':
-			if (tza_follow_interval(optarg, &interval_ms) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'n':
-			if (tza_parse_u64("--limit", optarg, 0, 1000000, &limit) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("summary", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
+	int json = 0, follow = 0;
+	const struct tza_option opts[] = {
+		OPT_BY(&by, "group tools by exe, tool (default) or command\n"
+			    "or task, rule, job, container (docs: Tasks)"),
+		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_U64('n', "limit", "N", &limit, 0, 1000000,
+			"tools and critical-path entries to list (default 10,\n"
+			"0 = all, as in top and diff)"),
+		OPT_FLAG('j', "json", &json, "one JSON object (keys: docs/tracer-analyze.md)"),
+		OPT_FLAG('F', "follow", &follow,
+			 "a trace being written: the summary of its sealed chunks\n"
+			 "again every --interval, as top --follow does, until the\n"
+			 "recorder closes the file (the last one is the whole\n"
+			 "trace's), or the writer is gone, or q or Ctrl-C (the\n"
+			 "newest 1-3 s are in no sealed chunk yet; kill -USR1 the\n"
+			 "recorder to seal now)"),
+		OPT_INTERVAL(&interval_ms, "seconds between summaries with --follow (default 2)"),
+		OPT_END_TRACE,
+	};
+	int rc = tza_options_parse(&summary_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
 		if (follow) {
 			tza_err("summary: --follow reads one trace (not several hosts)");

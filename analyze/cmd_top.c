@@ -1,58 +1,44 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_top.c - bottleneck binaries: per-group totals and flags a user acts on. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdlib.h>
 #include <string.h>
 
 #include "follow.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "task.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE\n"
-		"       tracer-analyze top --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
-		"                          [--sort COL] [-n N] FILE\n\n"
-		"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
-		"peak RSS, I/O, share of the critical path, and flags:\n"
-		"  serial_bottleneck  >= 1 s and >= 20%% of the makespan on the critical path,\n"
-		"                     0.5 to 1.5 cores (a sleeper waits, it is no bottleneck),\n"
-		"                     machine <= 60%% busy meanwhile (host samples when the\n"
-		"                     trace has them, else the traced processes' CPU)\n"
-		"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of storage I/O\n"
-		"  memory_heavy       peak RSS >= half the machine's memory\n"
-		"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
-		"  failed             a non-zero exit or a fatal signal (task groupings:\n"
-		"                     of a task's root, the job; not of another member)\n\n"
-		"Options:\n"
-		"  -b, --by KEY     exe, tool (default) or command\n"
-		"                   or task, rule, job, container (docs: Tasks)\n"
-		"      --task REGEX a task per outermost process matching REGEX\n"
-		"  -s, --sort COL   cpu (default), wall, span, count, cores, max_cores, rss,\n"
-		"                   read, write, io, critical, name\n"
-		"  -n, --limit N    show the first N groups (text default 30, 0 = all)\n"
-		"  -j, --json       an array of {\"tool\",\"count\",\"wall_s\",\"cpu_s\",\"max_cores\",\n"
-		"                   \"peak_rss_kib\",\"read_bytes\",\"write_bytes\",\"critical_s\",\"flags\"}\n"
-		"  -F, --follow     a trace being written: the table of its sealed chunks again\n"
-		"                   every --interval, like top(1), until the recorder closes\n"
-		"                   the file (the last table is the whole trace's), or the\n"
-		"                   writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
-		"                   sealed chunk yet; kill -USR1 the recorder to seal now);\n"
-		"                   q on a terminal stops too\n"
-		"  -i, --interval SEC  seconds between tables with --follow (default 2)\n"
-		"  -h, --help       this help\n\n"
-		"With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
-		"the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
-		"\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
-		"\"member_failures\" (members that failed in any task; docs: Tasks)\n\n"
-		"Examples:\n"
-		"  tracer-analyze top trace.tz\n"
-		"  tracer-analyze top --by command --sort critical trace.tz\n"
-		"  tracer-analyze top --follow run.tz      # while tracer-record -o run.tz runs\n"
-		"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n");
-}
+static const char top_synopsis[] =
+	"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE\n"
+	"       tracer-analyze top --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
+	"                          [--sort COL] [-n N] FILE\n\n"
+	"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
+	"peak RSS, I/O, share of the critical path, and flags:\n"
+	"  serial_bottleneck  >= 1 s and >= 20% of the makespan on the critical path,\n"
+	"                     0.5 to 1.5 cores (a sleeper waits, it is no bottleneck),\n"
+	"                     machine <= 60% busy meanwhile (host samples when the\n"
+	"                     trace has them, else the traced processes' CPU)\n"
+	"  io_bound           wall >= 1 s, < 0.3 cores, >= 4 MiB/s of storage I/O\n"
+	"  memory_heavy       peak RSS >= half the machine's memory\n"
+	"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
+	"  failed             a non-zero exit or a fatal signal (task groupings:\n"
+	"                     of a task's root, the job; not of another member)\n\n";
+
+static const char top_epilog[] =
+	"\nWith --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
+	"the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
+	"\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
+	"\"member_failures\" (members that failed in any task; docs: Tasks)\n\n"
+	"Examples:\n"
+	"  tracer-analyze top trace.tz\n"
+	"  tracer-analyze top --by command --sort critical trace.tz\n"
+	"  tracer-analyze top --follow run.tz      # while tracer-record -o run.tz runs\n"
+	"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n";
+
+static const struct tza_cmd_spec top_spec = {
+    .name = "top", .synopsis = top_synopsis, .epilog = top_epilog, .col = 19, .nfiles = 1};
 
 static int sort_col;
 static const char *const cols[] = {"cpu",  "wall",  "span", "count",    "cores", "max_cores",
@@ -209,66 +195,35 @@ static int top_refresh(FILE *f, const char *path, void *arg, struct tz_info *inf
 
 int cmd_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'},	 {"sort", required_argument, NULL, 's'},
-		{"limit", required_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
-		{"follow", no_argument, NULL, 'F'},	 {"interval", required_argument, NULL, 'i'},
-		{"task", required_argument, NULL, TZA_OPT_TASK},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
-	};
-	int follow = 0;
-	uint64_t interval_ms = 2000;
+	int follow = 0, json = 0, limit_set = 0;
+	uint64_t interval_ms = 2000, limit = 30;
 	enum tza_by by = TZA_BY_TOOL;
-	int json = 0, c, limit_set = 0;
-	uint64_t limit = 30;
 	sort_col = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:s:n:jFi:h", opts, NULL)) != -1) {
-		switch (c) {
-		case TZA_OPT_TASK:
-			if (tza_task_set_regex(optarg) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'F':
-			follow = 1;
-			break;
-		case 'i':
-			if (tza_follow_interval(optarg, &interval_ms) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 's':
-			for (sort_col = 0; cols[sort_col] && strcmp(cols[sort_col], optarg); sort_col++)
-				;
-			if (!cols[sort_col]) {
-				tza_err("--sort: '%s' is not a column (cpu, wall, span, count, cores, "
-					"max_cores, rss, read, write, io, critical, name)",
-					optarg);
-				return TZA_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (tza_parse_u64("--limit", optarg, 0, 1000000000, &limit) < 0)
-				return TZA_EXIT_USAGE;
-			limit_set = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("top", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	if (!tza_one_file("top", argc, argv))
-		return TZA_EXIT_USAGE;
+	const struct tza_option opts[] = {
+		OPT_BY(&by, "exe, tool (default) or command\n"
+			    "or task, rule, job, container (docs: Tasks)"),
+		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
+			 "cpu (default), wall, span, count, cores, max_cores, rss,\n"
+			 "read, write, io, critical, name"),
+		OPT_U64_SEEN('n', "limit", "N", &limit, 0, 1000000000, &limit_set,
+			     "show the first N groups (text default 30, 0 = all)"),
+		OPT_FLAG('j', "json", &json,
+			 "an array of {\"tool\",\"count\",\"wall_s\",\"cpu_s\",\"max_cores\",\n"
+			 "\"peak_rss_kib\",\"read_bytes\",\"write_bytes\",\"critical_s\",\"flags\"}"),
+		OPT_FLAG('F', "follow", &follow,
+			 "a trace being written: the table of its sealed chunks again\n"
+			 "every --interval, like top(1), until the recorder closes\n"
+			 "the file (the last table is the whole trace's), or the\n"
+			 "writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
+			 "sealed chunk yet; kill -USR1 the recorder to seal now);\n"
+			 "q on a terminal stops too"),
+		OPT_INTERVAL(&interval_ms, "seconds between tables with --follow (default 2)"),
+		OPT_END_TRACE,
+	};
+	int rc = tza_options_parse(&top_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (json && !limit_set)
 		limit = 0;
 	if (follow && json) {

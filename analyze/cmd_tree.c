@@ -6,35 +6,28 @@
 #include <string.h>
 
 #include "bpf/events.h"
+#include "options.h"
 #include "report.h"
 #include "textsafe.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze tree [OPTIONS] FILE\n\n"
-		"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
-		"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
-		"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
-		"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n\n"
-		"Options:\n"
-		"  -p, --pid PID            only the subtrees of processes with this pid\n"
-		"  -d, --depth N            at most N levels below the roots\n"
-		"  -m, --min-duration T     hide processes shorter than T (90, 1.5s, 250ms)\n"
-		"                           unless a descendant is shown\n"
-		"  -e, --match REGEX        show processes whose tool, exe or argv matches\n"
-		"                           (extended regex), with their ancestors\n"
-		"  -a, --full-args          do not shorten argv\n"
-		"  -c, --collapse N         collapse runs of N or more identical leaf siblings\n"
-		"                           (default 3; 0 = never)\n"
-		"  -b, --by KEY             name processes by exe, tool (default) or command,\n"
-		"                           or by their task, rule, job, container (docs: Tasks)\n"
-		"  -h, --help               this help\n\n"
-		"Examples:\n"
-		"  tracer-analyze tree trace.tz\n"
-		"  tracer-analyze tree --depth 2 --min-duration 1s trace.tz\n"
-		"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n");
-}
+static const char tree_synopsis[] =
+	"usage: tracer-analyze tree [OPTIONS] FILE\n"
+	"\n"
+	"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
+	"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
+	"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
+	"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n"
+	"\n";
+
+static const char tree_epilog[] =
+	"\n"
+	"Examples:\n"
+	"  tracer-analyze tree trace.tz\n"
+	"  tracer-analyze tree --depth 2 --min-duration 1s trace.tz\n"
+	"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n";
+
+static const struct tza_cmd_spec tree_spec = {
+    .name = "tree", .synopsis = tree_synopsis, .epilog = tree_epilog, .col = 27, .nfiles = 1};
 
 struct agg {
 	uint32_t n, failed;
@@ -337,80 +330,79 @@ out:
 	free(last);
 }
 
+/* What tree's command line asks for, beside c.o */
+struct tree_args {
+	struct ctx c;
+	const char *min_s; /* --min-duration as given, or NULL */
+	regex_t re;	   /* --match, compiled when has_re */
+	int has_re, pid_set;
+	uint64_t pid;
+};
+
+/* --match REGEX into the struct tree_args *o->dest, compiled */
+static int opt_match(const struct tza_option *o, const char *arg)
+{
+	struct tree_args *a = o->dest;
+	if (a->has_re)
+		regfree(&a->re);
+	a->has_re = 0;
+	int rc = regcomp(&a->re, arg, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char eb[128];
+		regerror(rc, &a->re, eb, sizeof(eb));
+		tza_err("--match: '%s': %s", arg, eb);
+		return -1;
+	}
+	a->has_re = 1;
+	return 0;
+}
+
+/* Parse argv into a and load its one FILE into *r and a->c.m. Returns -1 to
+ * go on, else the exit code (a->re then freed). */
+static int tree_load(int argc, char **argv, struct tree_args *a, tz_reader **r)
+{
+	struct ctx *c = &a->c;
+	memset(a, 0, sizeof(*a));
+	c->o.collapse = 3;
+	c->o.by = TZA_BY_TOOL;
+	const struct tza_option opts[] = {
+		OPT_U64_SEEN('p', "pid", "PID", &a->pid, 1, UINT32_MAX, &a->pid_set,
+			     "only the subtrees of processes with this pid"),
+		OPT_U64_SEEN('d', "depth", "N", &c->o.depth, 0, 1000000, &c->o.depth_set,
+			     "at most N levels below the roots"),
+		OPT_STRING('m', "min-duration", "T", &a->min_s,
+			   "hide processes shorter than T (90, 1.5s, 250ms)\n"
+			   "unless a descendant is shown"),
+		OPT_CALL('e', "match", "REGEX", opt_match, a,
+			 "show processes whose tool, exe or argv matches\n"
+			 "(extended regex), with their ancestors"),
+		OPT_FLAG('a', "full-args", &c->o.full, "do not shorten argv"),
+		OPT_U64('c', "collapse", "N", &c->o.collapse, 0, 1000000000,
+			"collapse runs of N or more identical leaf siblings\n"
+			"(default 3; 0 = never)"),
+		OPT_BY(&c->o.by, "name processes by exe, tool (default) or command,\n"
+				 "or by their task, rule, job, container (docs: Tasks)"),
+		OPT_END_TRACE,
+	};
+	int rc = tza_cmd_load(&tree_spec, opts, argc, argv, 0, r, &c->m);
+	if (rc >= 0 && a->has_re)
+		regfree(&a->re);
+	return rc;
+}
+
 int cmd_tree(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"pid", required_argument, NULL, 'p'},	  {"depth", required_argument, NULL, 'd'},
-		{"min-duration", required_argument, NULL, 'm'},
-		{"match", required_argument, NULL, 'e'},  {"full-args", no_argument, NULL, 'a'},
-		{"collapse", required_argument, NULL, 'c'}, {"by", required_argument, NULL, 'b'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
-	};
+	struct tree_args a;
 	struct ctx c;
-	const char *min_s = NULL, *match = NULL;
-	uint64_t pid = 0;
-	int pid_set = 0, ch;
-	memset(&c, 0, sizeof(c));
-	c.o.collapse = 3;
-	c.o.by = TZA_BY_TOOL;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "p:d:m:e:ac:b:h", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (tza_parse_u64("--pid", optarg, 1, UINT32_MAX, &pid) < 0)
-				return TZA_EXIT_USAGE;
-			pid_set = 1;
-			break;
-		case 'd':
-			if (tza_parse_u64("--depth", optarg, 0, 1000000, &c.o.depth) < 0)
-				return TZA_EXIT_USAGE;
-			c.o.depth_set = 1;
-			break;
-		case 'm':
-			min_s = optarg;
-			break;
-		case 'e':
-			match = optarg;
-			break;
-		case 'a':
-			c.o.full = 1;
-			break;
-		case 'c':
-			if (tza_parse_u64("--collapse", optarg, 0, 1000000000, &c.o.collapse) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'b':
-			if (tza_parse_by("--by", optarg, &c.o.by) < 0)
-				return TZA_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("tree", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	if (!tza_one_file("tree", argc, argv))
-		return TZA_EXIT_USAGE;
-	regex_t re;
-	if (match) {
-		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char eb[128];
-			regerror(rc, &re, eb, sizeof(eb));
-			tza_err("--match: '%s': %s", match, eb);
-			return TZA_EXIT_USAGE;
-		}
-	}
 	tz_reader *r;
-	int ret = TZA_EXIT_OK;
-	if (tza_load(argv[optind], &r, &c.m) < 0) {
-		if (match)
-			regfree(&re);
-		return TZA_EXIT_FAIL;
-	}
+	int ret = tree_load(argc, argv, &a, &r);
+	if (ret >= 0)
+		return ret;
+	ret = TZA_EXIT_OK;
+	c = a.c;
+	const char *min_s = a.min_s;
+	uint64_t pid = a.pid;
+	int pid_set = a.pid_set;
 	if (min_s) {
 		/* a duration: parse it relative to the trace start */
 		uint64_t t;
@@ -429,7 +421,7 @@ int cmd_tree(int argc, char **argv)
 		ret = TZA_EXIT_FAIL;
 		goto out;
 	}
-	filter(&c, match ? &re : NULL);
+	filter(&c, a.has_re ? &a.re : NULL);
 	if (c.m->incomplete)
 		printf("note: tree incomplete (drops or damage; orphaned pids marked): see 'summary'\n");
 	uint32_t shown = 0;
@@ -452,7 +444,7 @@ out:
 	free(c.gsize);
 	free(c.agg);
 	tza_unload(r, c.m);
-	if (match)
-		regfree(&re);
+	if (a.has_re)
+		regfree(&a.re);
 	return ret;
 }

@@ -1,30 +1,34 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_verify.c - tracer-analyze verify: check every checksum, name each bad block. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <inttypes.h>
 #include <string.h>
 
 #include "analyze.h"
+#include "options.h"
 #include "report.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracer-analyze verify [-v] FILE\n\n"
-		"Check a .tz trace completely: the file header, every block header and payload\n"
-		"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
-		"Each bad block is named on stderr with its offset:\n"
-		"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n"
-		"  -v, --verbose  also list every block on stdout, good or damaged\n"
-		"  -h, --help     this help\n\n"
-		"Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
-		"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
-		"empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
-		"recover' adds the footer.\n\n"
-		"Examples:\n"
-		"  tracer-analyze verify run.tz\n"
-		"  tracer-analyze verify -v run.tz | less\n");
-}
+static const char verify_synopsis[] =
+	"usage: tracer-analyze verify [-v] FILE\n\n"
+	"Check a .tz trace completely: the file header, every block header and payload\n"
+	"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
+	"Each bad block is named on stderr with its offset:\n"
+	"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n";
+
+static const char verify_epilog[] =
+	"\nExit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
+	"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
+	"empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
+	"recover' adds the footer.\n\n"
+	"Examples:\n"
+	"  tracer-analyze verify run.tz\n"
+	"  tracer-analyze verify -v run.tz | less\n";
+
+static const struct tza_cmd_spec verify_spec = {.name = "verify",
+						.synopsis = verify_synopsis,
+						.epilog = verify_epilog,
+						.col = 17,
+						.nfiles = 1};
 
 struct vstate {
 	tz_reader *r;
@@ -133,28 +137,16 @@ static int verify_multi(tz_multi *mt, const char *path, int verbose)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option lo[] = {{"verbose", no_argument, NULL, 'v'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
-	int verbose = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return TZA_EXIT_OK;
-		default:
-			tza_bad_option("verify", argc, argv);
-			return TZA_EXIT_USAGE;
-		}
-	}
-	const char *path = tza_one_file("verify", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
+	int verbose = 0;
+	const struct tza_option opts[] = {
+		OPT_FLAG('v', "verbose", &verbose,
+			 "also list every block on stdout, good or damaged"),
+		OPT_END_HELP,
+	};
+	int ret = tza_options_parse(&verify_spec, opts, argc, argv);
+	if (ret >= 0)
+		return ret;
+	const char *path = argv[optind];
 	tz_multi *mt = NULL;
 	if (!tza_refuse_dir(path, "a trace or bundle") && tz_multi_open(&mt, path, NULL) == 0 &&
 	    tz_multi_is_container(mt)) {

@@ -153,8 +153,6 @@ const char *tza_task_kind_name(uint32_t kind);
  * tasks of a loaded model (tza_load_ex calls it when a task grouping or
  * --task was asked) and tza_tasks_release(m) frees them (tza_unload).
  */
-/* getopt value of --task (long option only) */
-#define TZA_OPT_TASK 0x154
 /* -1 with a one-line message when regex is not an extended regular expression */
 int tza_task_set_regex(const char *regex);
 /* Ask for tasks (a task grouping was chosen); tza_task_wanted: asked, by

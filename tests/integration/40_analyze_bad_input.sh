@@ -71,6 +71,11 @@ timeout 60 "$A" --partial summary "$tmp/corrupt.tz" >"$tmp/out2" 2>&1
 if [ $? -ne 0 ] || ! cmp -s "$tmp/out" "$tmp/out2"; then
 	echo "FAIL --partial summary differs from TRACER_ANALYZE_PARTIAL=1"; diff "$tmp/out" "$tmp/out2"; fails=$((fails + 1))
 fi
+# --partial after the command (every command's table has it) is the same
+timeout 60 "$A" summary --partial "$tmp/corrupt.tz" >"$tmp/out3" 2>&1
+if ! cmp -s "$tmp/out" "$tmp/out3"; then
+	echo "FAIL summary --partial differs from --partial summary"; diff "$tmp/out" "$tmp/out3"; fails=$((fails + 1))
+fi
 expect 1 "summary of a corrupt trace without --partial" "$A" summary "$tmp/corrupt.tz"
 expect 2 "--partial without a command" "$A" --partial
 
@@ -84,6 +89,7 @@ grep -q "truncated or unfinished trace (no footer)" "$tmp/err" ||
 	{ echo "FAIL cat of a header-only file: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 # --partial: the same line, exit 0
 expect 0 "--partial cat of a header-only file" "$A" --partial cat "$tmp/header-only.tz"
+expect 0 "cat --partial of a header-only file" "$A" cat --partial "$tmp/header-only.tz"
 
 # usage errors: exit 2 with a message
 expect 2 "no file" "$A" summary
@@ -119,11 +125,18 @@ for c in summary "summary --json" tree top "top --json" critical-path verify inf
 		echo "ok   $c > /dev/full: $(cat "$tmp/err")"
 	fi
 done
-# --help of every subcommand ends with examples and exits 0
-for c in summary tree top critical-path export slice diff; do
+# --help of every subcommand lists its options (one table: analyze/options.h),
+# ends with examples and exits 0; a bad value names the option
+for c in info verify recover cat summary tree top critical-path export slice diff plot \
+	bundle report rightsize idle; do
 	"$A" $c --help >"$tmp/out" 2>&1 || { echo "FAIL $c --help exit"; fails=$((fails + 1)); }
 	grep -q '^Examples:' "$tmp/out" || { echo "FAIL $c --help has no examples"; fails=$((fails + 1)); }
+	grep -q '^Options:$' "$tmp/out" && grep -q '^  -h, --help  *this help$' "$tmp/out" ||
+		{ echo "FAIL $c --help: no Options: with -h, --help"; fails=$((fails + 1)); }
 done
+"$A" top --sort nope "$good" 2>"$tmp/err"
+grep -qx "tracer-analyze: --sort: 'nope' is not one of cpu, wall, span, count, cores, max_cores, rss, read, write, io, critical, name" "$tmp/err" ||
+	{ echo "FAIL top --sort nope: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
