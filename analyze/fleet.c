@@ -2,10 +2,12 @@
 /* fleet.c - the host traces of a run recorded on several hosts (fleet.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyze.h"
 #include "fleet.h"
@@ -248,12 +250,21 @@ int tza_fleet_wanted(char **args, int n)
 	if (n != 1)
 		return n > 1;
 	struct stat st;
-	if (!stat(args[0], &st) && S_ISDIR(st.st_mode))
+	if (stat(args[0], &st))
+		return 0;
+	if (S_ISDIR(st.st_mode))
 		return 1;
-	tz_multi *mt = NULL;
-	int multi = tz_multi_open(&mt, args[0], NULL) == 0 && tz_multi_is_container(mt);
-	tz_multi_free(mt);
-	return multi;
+	/* only the header's incompat bit decides the route (the whole file is
+	 * opened and checked once, by the command): a big unfinished trace is
+	 * not scanned twice */
+	uint8_t h[40];
+	int fd = open(args[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = S_ISREG(st.st_mode) ? read(fd, h, sizeof(h)) : 0;
+	close(fd);
+	return got == (ssize_t)sizeof(h) && !memcmp(h, "\x89TZ1\r\n\x1a\n", 8) &&
+	       (h[32] & 0x2); /* incompat bit 1, MULTI (FORMAT.md 18) */
 }
 
 void tza_fleet_free(struct tza_fleet *f)
