@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "follow.h"
 #include "json.h"
 #include "options.h"
@@ -11,7 +12,7 @@
 #include "task.h"
 
 static const char top_synopsis[] =
-	"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE\n"
+	"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE...\n"
 	"       tracer-analyze top --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
 	"                          [--sort COL] [-n N] FILE\n\n"
 	"Per group: processes, wall time (sum and span), self CPU, mean and max cores,\n"
@@ -24,7 +25,10 @@ static const char top_synopsis[] =
 	"  memory_heavy       peak RSS >= half the machine's memory\n"
 	"  spawn_overhead     >= 1000 processes averaging <= 50 ms each\n"
 	"  failed             a non-zero exit or a fatal signal (task groupings:\n"
-	"                     of a task's root, the job; not of another member)\n\n";
+	"                     of a task's root, the job; not of another member)\n\n"
+	"Several hosts (each host's trace, a directory of them, or their 'merge'):\n"
+	"one table of (host, group) rows, a HOST column first, each host's groups\n"
+	"and CRIT% as top of its trace alone; --json rows add \"host\" and \"trace\".\n\n";
 
 static const char top_epilog[] =
 	"\nWith --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
@@ -35,10 +39,11 @@ static const char top_epilog[] =
 	"  tracer-analyze top trace.tz\n"
 	"  tracer-analyze top --by command --sort critical trace.tz\n"
 	"  tracer-analyze top --follow run.tz      # while tracer-record -o run.tz runs\n"
-	"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n";
+	"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n"
+	"  tracer-analyze top node1.tz node2.tz    # one run on two hosts\n";
 
 static const struct tza_cmd_spec top_spec = {
-    .name = "top", .synopsis = top_synopsis, .epilog = top_epilog, .col = 19, .nfiles = 1};
+    .name = "top", .synopsis = top_synopsis, .epilog = top_epilog, .col = 19, .nfiles = 0};
 
 static int sort_col;
 static const char *const cols[] = {"cpu",  "wall",  "span", "count",    "cores", "max_cores",
@@ -85,6 +90,157 @@ static void flags_text(FILE *f, uint32_t fl)
 		}
 }
 
+/* One row of top: a group, and for a run on several hosts the host it ran
+ * on (NULL for one trace) and that host's makespan (CRIT%). */
+struct top_row {
+	struct tza_group g;
+	const char *host, *trace;
+	uint64_t makespan_ns;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+	int c = cmp(&x->g, &y->g);
+	return c ? c : (x->host && y->host ? strcmp(x->host, y->host) : 0);
+}
+
+static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int first)
+{
+	const struct tza_group *x = &row->g;
+	fputs(first ? "\n{" : ",\n{", f);
+	if (row->host) {
+		fputs("\"host\":", f);
+		tza_json_cstr(f, row->host);
+		fputs(",\"trace\":", f);
+		tza_json_cstr(f, row->trace);
+		fputc(',', f);
+	}
+	fputs("\"tool\":", f);
+	tza_json_cstr(f, x->key);
+	fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
+	tza_json_secs(f, (int64_t)x->wall_ns);
+	fputs(",\"cpu_s\":", f);
+	tza_json_secs(f, (int64_t)x->cpu_ns);
+	fputs(",\"max_cores\":", f);
+	tza_json_num(f, x->max_cores);
+	fprintf(f,
+		",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+		"\"critical_s\":",
+		(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
+		(unsigned long long)x->write_bytes);
+	tza_json_secs(f, (int64_t)x->critical_ns);
+	if (by >= TZA_BY_TASK) {
+		fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":", (unsigned long long)x->tasks);
+		tza_json_secs(f, (int64_t)x->task_wall_ns);
+		fprintf(f,
+			",\"task_peak_rss_kib\":%llu,\"failed_tasks\":%llu,"
+			"\"member_failures\":%llu",
+			(unsigned long long)x->task_peak_rss_kib, (unsigned long long)x->failed,
+			(unsigned long long)x->member_failures);
+	}
+	fputs(",\"flags\":[", f);
+	int fst = 1;
+	for (int k = 0; k < 5; k++)
+		if (x->flags & (1u << k)) {
+			fprintf(f, "%s\"%s\"", fst ? "" : ",", tza_flag_names[k]);
+			fst = 0;
+		}
+	fputs("]}", f);
+}
+
+static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw, int w)
+{
+	const struct tza_group *x = &row->g;
+	char b[8][32];
+	if (row->host) {
+		tza_put_key(f, row->host, hw);
+		fputc(' ', f);
+	}
+	tza_put_key(f, x->key, w);
+	fprintf(f, " %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
+		tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
+		tza_fmt_dur(b[1], 32, x->wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
+		tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
+		tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),
+		tza_fmt_bytes(b[5], 32, x->rchar), tza_fmt_bytes(b[6], 32, x->wchar),
+		row->makespan_ns ? 100.0 * (double)x->critical_ns / (double)row->makespan_ns : 0.0);
+	flags_text(f, x->flags);
+	fputc('\n', f);
+}
+
+/* The table of n rows (sorted), the first limit (0: all). */
+static void print_rows(FILE *f, const struct top_row *rows, uint32_t n, enum tza_by by, int json,
+		       uint64_t limit, int incomplete)
+{
+	uint32_t show = limit && limit < n ? (uint32_t)limit : n;
+	if (json) {
+		fputc('[', f);
+		for (uint32_t i = 0; i < show; i++)
+			json_row(f, &rows[i], by, !i);
+		fputs(show ? "\n]\n" : "]\n", f);
+		return;
+	}
+	/* the first columns fit the longest host and key shown */
+	int hw = rows && rows[0].host ? tza_key_width(&rows[0].host, sizeof(*rows), show) : 0;
+	int w = rows ? tza_key_width(&rows[0].g.key, sizeof(*rows), show) : 4;
+	if (hw && hw < 4)
+		hw = 4;
+	if (hw)
+		fprintf(f, "%-*s ", hw, "HOST");
+	fprintf(f, "%-*s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n", w, tza_by_header(by),
+		by >= TZA_BY_TASK ? "TASKS" : "COUNT", "WALL", "SPAN", "CPU", "CORES", "MAX",
+		"PEAK RSS", "RCHAR", "WCHAR", "CRIT%", "FLAGS");
+	for (uint32_t i = 0; i < show; i++)
+		text_row(f, &rows[i], by, hw, w);
+	if (show < n)
+		fprintf(f, "... %u more (-n 0 shows all)\n", n - show);
+	if (incomplete)
+		fprintf(f, "note: tree incomplete (drops or damage): see 'summary'\n");
+}
+
+/* One trace's rows appended to *rows (keys copied when host is given: the
+ * model goes). Returns 0, or -1 after one line. */
+static int trace_rows(tz_reader *r, struct tza_model *m, enum tza_by by, const char *host,
+		      const char *trace, struct top_row **rows, uint32_t *n)
+{
+	struct tza_crit cr;
+	struct tza_machine mi;
+	struct tza_group *g = NULL;
+	uint32_t ng = 0;
+	tza_machine_get(r, &mi);
+	if (tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {
+		tza_err("out of memory");
+		tza_crit_free(&cr);
+		return -1;
+	}
+	struct top_row *nv = realloc(*rows, ((size_t)*n + ng + 1) * sizeof(*nv));
+	if (!nv) {
+		free(g);
+		tza_crit_free(&cr);
+		tza_err("out of memory");
+		return -1;
+	}
+	*rows = nv;
+	for (uint32_t i = 0; i < ng; i++) {
+		struct top_row *row = &nv[(*n)++];
+		row->g = g[i];
+		row->host = host;
+		row->trace = trace;
+		row->makespan_ns = cr.makespan_ns;
+		if (host && !(row->g.key = strdup(g[i].key))) {
+			(*n)--;
+			free(g);
+			tza_crit_free(&cr);
+			tza_err("out of memory");
+			return -1;
+		}
+	}
+	free(g);
+	tza_crit_free(&cr);
+	return 0;
+}
+
 /* One table of path (the whole text or JSON output of top); info, when
  * given, receives the reader's facts (unfinished, live, chunks). */
 static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_t limit,
@@ -92,96 +248,63 @@ static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_
 {
 	tz_reader *r;
 	struct tza_model *m;
-	struct tza_crit cr;
-	struct tza_machine mi;
-	struct tza_group *g = NULL;
-	uint32_t ng = 0;
+	struct top_row *rows = NULL;
+	uint32_t n = 0;
 	if (tza_load_ex(path, TZA_MB_SAMPLES, &r, &m) < 0) /* host samples: flags */
 		return TZA_EXIT_FAIL;
 	if (info)
 		*info = *tz_reader_info(r);
-	tza_machine_get(r, &mi);
-	if (tza_critpath(m, by, &cr) < 0 || tza_groups(m, by, &cr, &mi, &g, &ng) < 0) {
-		tza_err("out of memory");
-		tza_crit_free(&cr);
-		tza_unload(r, m);
-		return TZA_EXIT_FAIL;
+	int rc = trace_rows(r, m, by, NULL, NULL, &rows, &n);
+	if (!rc) {
+		qsort(rows, n, sizeof(*rows), cmp_row);
+		print_rows(f, rows, n, by, json, limit, m->incomplete);
 	}
-	qsort(g, ng, sizeof(*g), cmp);
-	uint32_t show = limit && limit < ng ? (uint32_t)limit : ng;
-	if (json) {
-		fputc('[', f);
-		for (uint32_t i = 0; i < show; i++) {
-			const struct tza_group *x = &g[i];
-			fputs(i ? ",\n{\"tool\":" : "\n{\"tool\":", f);
-			tza_json_cstr(f, x->key);
-			fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
-			tza_json_secs(f, (int64_t)x->wall_ns);
-			fputs(",\"cpu_s\":", f);
-			tza_json_secs(f, (int64_t)x->cpu_ns);
-			fputs(",\"max_cores\":", f);
-			tza_json_num(f, x->max_cores);
-			fprintf(f, ",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
-				   "\"critical_s\":",
-				(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
-				(unsigned long long)x->write_bytes);
-			tza_json_secs(f, (int64_t)x->critical_ns);
-			if (by >= TZA_BY_TASK) {
-				fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":",
-					(unsigned long long)x->tasks);
-				tza_json_secs(f, (int64_t)x->task_wall_ns);
-				fprintf(f, ",\"task_peak_rss_kib\":%llu,\"failed_tasks\":%llu,"
-					   "\"member_failures\":%llu",
-					(unsigned long long)x->task_peak_rss_kib,
-					(unsigned long long)x->failed,
-					(unsigned long long)x->member_failures);
-			}
-			fputs(",\"flags\":[", f);
-			int first = 1;
-			for (int k = 0; k < 5; k++)
-				if (x->flags & (1u << k)) {
-					fprintf(f, "%s\"%s\"", first ? "" : ",", tza_flag_names[k]);
-					first = 0;
-				}
-			fputs("]}", f);
-		}
-		fputs(show ? "\n]\n" : "]\n", f);
-	} else {
-		char b[8][32];
-		/* the first column fits the longest key shown */
-		int w = tza_key_width(&g[0].key, sizeof(*g), show);
-		fprintf(f, "%-*s %7s %10s %10s %10s %5s %5s %9s %9s %9s %6s  %s\n", w,
-			tza_by_header(by), by >= TZA_BY_TASK ? "TASKS" : "COUNT",
-			"WALL", "SPAN", "CPU", "CORES", "MAX", "PEAK RSS", "RCHAR", "WCHAR", "CRIT%",
-			"FLAGS");
-		for (uint32_t i = 0; i < show; i++) {
-			const struct tza_group *x = &g[i];
-			tza_put_key(f, x->key, w);
-			fprintf(f, " %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
-				tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
-				tza_fmt_dur(b[1], 32, x->wall_ns),
-				tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
-				tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-				tza_fmt_bytes(b[4], 32,
-					      (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) *
-						      1024),
-				tza_fmt_bytes(b[5], 32, x->rchar),
-				tza_fmt_bytes(b[6], 32, x->wchar),
-				cr.makespan_ns ? 100.0 * (double)x->critical_ns / (double)cr.makespan_ns
-					       : 0.0);
-			flags_text(f, x->flags);
-			fputc('\n', f);
-		}
-		if (show < ng)
-			fprintf(f, "... %u more (-n 0 shows all)\n", ng - show);
-		if (m->incomplete)
-			fprintf(f, "note: tree incomplete (drops or damage): see 'summary'\n");
-	}
-	free(g);
-	tza_crit_free(&cr);
+	free(rows);
 	tza_unload(r, m);
-	return TZA_EXIT_OK;
+	return rc ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 }
+
+/* top over a run on several hosts (fleet.h): every host's groups as rows
+ * with the host beside them, in one table. */
+static int top_hosts(FILE *f, char **args, int nargs, enum tza_by by, int json, uint64_t limit)
+{
+	struct tza_fleet fl;
+	struct top_row *rows = NULL;
+	uint32_t n = 0;
+	int rc = -1, incomplete = 0;
+	char **hosts = NULL;
+	if (tza_fleet_expand("top", args, nargs, &fl) || tza_fleet_check("top", &fl, 0))
+		goto out;
+	tza_fleet_note_overlaps("top", &fl);
+	if (!(hosts = calloc(fl.n ? fl.n : 1, sizeof(*hosts))))
+		goto out;
+	for (size_t i = 0; i < fl.n; i++) {
+		tz_reader *r = tza_fleet_reader(&fl, i);
+		struct tza_model *m = NULL;
+		if (!r || tza_load_reader(fl.h[i].name, TZA_MB_SAMPLES, &r, &m) < 0)
+			goto out;
+		const char *hn = tz_reader_meta_get(r, "hostname");
+		hosts[i] = strdup(hn && *hn ? hn : fl.h[i].me->hostname);
+		incomplete |= m->incomplete;
+		int bad = !hosts[i] || trace_rows(r, m, by, hosts[i], fl.h[i].name, &rows, &n);
+		tza_unload(r, m);
+		if (bad)
+			goto out;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_row);
+	print_rows(f, rows, n, by, json, limit, incomplete);
+	rc = 0;
+out:
+	for (uint32_t i = 0; i < n; i++)
+		free((char *)rows[i].g.key);
+	for (size_t i = 0; hosts && i < fl.n; i++)
+		free(hosts[i]);
+	free(hosts);
+	free(rows);
+	tza_fleet_free(&fl);
+	return rc ? TZA_EXIT_FAIL : TZA_EXIT_OK;
+}
+
 /* top --follow's refresh (follow.h) */
 struct top_args {
 	enum tza_by by;
@@ -230,6 +353,15 @@ int cmd_top(int argc, char **argv)
 		tza_err("top: --follow shows a table; --json is not followed (run top --json again)");
 		return TZA_EXIT_USAGE;
 	}
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
+		if (follow) {
+			tza_err("top: --follow reads one trace (not several hosts)");
+			return TZA_EXIT_USAGE;
+		}
+		return top_hosts(stdout, argv + optind, argc - optind, by, json, limit);
+	}
+	if (!tza_one_file("top", argc, argv))
+		return TZA_EXIT_USAGE;
 	if (follow)
 		return tza_follow("top", argv[optind], interval_ms, top_refresh,
 				  &(struct top_args){.by = by, .limit = limit});

@@ -112,6 +112,6 @@ mkdir d && cp a.tz d/1.tz && cp c.tz d/2.tz && cp b.tz d/3.tz
 	fail "directory order"
 
 # the analysis commands that read one host: one line, exit 1
-rc=0; "$A" top run.tz >/dev/null 2>s.err || rc=$?
-[ $rc = 1 ] && [ "$(wc -l <s.err)" = 1 ] && grep -q "multi-host trace" s.err || fail "top on run.tz: rc $rc $(cat s.err)"
+rc=0; "$A" tree run.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <s.err)" = 1 ] && grep -q "multi-host trace" s.err || fail "tree on run.tz: rc $rc $(cat s.err)"
 echo "ok: 3 hosts merged byte for byte; duplicates once; damaged/cut refused, --partial marked; flat; directory"

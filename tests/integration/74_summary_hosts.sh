@@ -10,6 +10,7 @@
 #     per-tool sums of the three exports, with the number of hosts each ran on;
 #   - the span runs from the first host's start to the last one's end;
 #   - every host's own summary follows, equal to summary of its file;
+#   - top over the hosts holds every host's own top rows, host and trace added;
 #   - two traces of one host that overlap (a whole-machine recording and a
 #     command recorded inside it) are named, and a process in both counts
 #     once: counted_once equals the (pid, start) pairs the two exports share.
@@ -93,6 +94,29 @@ for name in ("files", "merged", "dir"):
     assert run["start"][:23] == min(starts)[:23], (run["start"], starts)
     assert run["end"][:23] == max(ends)[:23], (run["end"], ends)
 PY
+# top over the hosts: every host's own top rows, with its host and trace
+"$A" top --json -n 0 a.tz b.tz c.tz >top.json || fail "top of three files"
+"$A" top --json -n 0 run.tz >top-run.json || fail "top of the merge"
+for f in a b c; do "$A" top --json -n 0 $f.tz >top-$f.json; done
+python3 - <<'PY' || fail "top over hosts differs from each host's top"
+import json
+names = {"a": "node1", "b": "node2", "c": "node3"}
+def key(r):
+    return json.dumps(r, sort_keys=True)
+for tf, traces in (("top.json", {h: h + ".tz" for h in "abc"}),
+                   ("top-run.json", {h: "run.tz[%d]" % "abc".index(h) for h in "abc"})):
+    rows = json.load(open(tf))
+    want = []
+    for h in "abc":
+        for r in json.load(open("top-%s.json" % h)):
+            r = dict(r, host=names[h], trace=traces[h])
+            want.append(r)
+    assert sorted(map(key, rows)) == sorted(map(key, want)), tf
+    cpu = [r["cpu_s"] for r in rows]
+    assert cpu == sorted(cpu, reverse=True), (tf, "not sorted by CPU")
+PY
+"$A" top a.tz b.tz c.tz >top.txt || fail "top text"
+head -1 top.txt | grep -q '^HOST  *TOOL  *COUNT' || fail "top over hosts: header $(head -1 top.txt)"
 "$A" summary a.tz b.tz c.tz >files.txt || fail "summary text"
 grep -q '^run  *3 hosts: node1, node2, node3$' files.txt || fail "run line: $(head -3 files.txt)"
 grep -qx '== host node2 (b.tz) ==' files.txt || fail "host section missing"
