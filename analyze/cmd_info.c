@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "analyze.h"
+#include "fleet.h"
 #include "dropslot.h"
 #include "json.h"
 #include "options.h"
@@ -341,8 +342,8 @@ int cmd_info(int argc, char **argv)
 	if (scanned)
 		ro.flags |= TZ_R_SCAN;
 	tz_multi *mt = NULL;
-	if (!tza_refuse_dir(argv[optind], "a trace or bundle") &&
-	    tz_multi_open(&mt, argv[optind], &ro) == 0 && tz_multi_is_container(mt)) {
+	if (tza_fleet_is_container(argv[optind]) && tz_multi_open(&mt, argv[optind], &ro) == 0 &&
+	    tz_multi_is_container(mt)) {
 		int bad = multi(mt, argv[optind], as_json, &ro);
 		tz_multi_free(mt);
 		return bad ? TZA_EXIT_FAIL : TZA_EXIT_OK;

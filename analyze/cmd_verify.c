@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "fleet.h"
 #include "options.h"
 #include "report.h"
 
@@ -148,7 +149,7 @@ int cmd_verify(int argc, char **argv)
 		return ret;
 	const char *path = argv[optind];
 	tz_multi *mt = NULL;
-	if (!tza_refuse_dir(path, "a trace or bundle") && tz_multi_open(&mt, path, NULL) == 0 &&
+	if (tza_fleet_is_container(path) && tz_multi_open(&mt, path, NULL) == 0 &&
 	    tz_multi_is_container(mt)) {
 		int bad = verify_multi(mt, path, verbose);
 		tz_multi_free(mt);

@@ -245,26 +245,32 @@ void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f)
 		}
 }
 
+int tza_fleet_is_container(const char *path)
+{
+	/* only the header's incompat bit decides the route (the whole file is
+	 * opened and checked once, by the command): a big unfinished trace is
+	 * not scanned twice; a directory, FIFO or device is not one */
+	struct stat st;
+	uint8_t h[40];
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = read(fd, h, sizeof(h));
+	close(fd);
+	return got == (ssize_t)sizeof(h) && !memcmp(h, "\x89TZ1\r\n\x1a\n", 8) &&
+	       (h[32] & 0x2); /* incompat bit 1, MULTI (FORMAT.md 18) */
+}
+
 int tza_fleet_wanted(char **args, int n)
 {
 	if (n != 1)
 		return n > 1;
 	struct stat st;
-	if (stat(args[0], &st))
-		return 0;
-	if (S_ISDIR(st.st_mode))
+	if (!stat(args[0], &st) && S_ISDIR(st.st_mode))
 		return 1;
-	/* only the header's incompat bit decides the route (the whole file is
-	 * opened and checked once, by the command): a big unfinished trace is
-	 * not scanned twice */
-	uint8_t h[40];
-	int fd = open(args[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t got = S_ISREG(st.st_mode) ? read(fd, h, sizeof(h)) : 0;
-	close(fd);
-	return got == (ssize_t)sizeof(h) && !memcmp(h, "\x89TZ1\r\n\x1a\n", 8) &&
-	       (h[32] & 0x2); /* incompat bit 1, MULTI (FORMAT.md 18) */
+	return tza_fleet_is_container(args[0]);
 }
 
 void tza_fleet_free(struct tza_fleet *f)

@@ -56,6 +56,9 @@ int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify);
 void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f);
 /* Open host i's reader (tz_reader_free it); NULL after one line. */
 tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i);
+/* Is path a multi-host trace (its header's MULTI bit; nothing printed, the
+ * file not checked further)? */
+int tza_fleet_is_container(const char *path);
 /* Do the arguments name several host traces (more than one argument, a
  * directory, or a multi-host trace)? */
 int tza_fleet_wanted(char **args, int n);
