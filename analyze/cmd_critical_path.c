@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_critical_path.c - the chain of processes (or, --by task|rule, of
  * tasks) that set the makespan. */
+#include <getopt.h>
 #include <math.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "json.h"
 #include "options.h"
 #include "report.h"
@@ -11,7 +13,7 @@
 #include "textsafe.h"
 
 static const char critpath_synopsis[] =
-	"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE\n"
+	"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE...\n"
 	"\n"
 	"The chain of processes that determined the makespan of the recorded command:\n"
 	"from the root's end, walk back through the child whose end released its\n"
@@ -31,6 +33,10 @@ static const char critpath_synopsis[] =
 	"is the chain into it with the most task wall; each step's wait is its start\n"
 	"minus its predecessor's end. before first + walls + waits + after last\n"
 	"= the makespan, exactly.\n"
+	"\n"
+	"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
+	"own path, chained across hosts by time adjacency (the part that ended last\n"
+	"before a host's part started comes before it); docs: MANY HOSTS.\n"
 	"\n";
 
 static const char critpath_epilog[] =
@@ -44,7 +50,7 @@ static const struct tza_cmd_spec critical_path_spec = {.name = "critical-path",
 						       .synopsis = critpath_synopsis,
 						       .epilog = critpath_epilog,
 						       .col = 17,
-						       .nfiles = 1};
+						       .nfiles = 0};
 
 static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
 					[TZA_EDGE_TIME] = "time"};
@@ -265,9 +271,15 @@ int cmd_critical_path(int argc, char **argv)
 	tz_reader *r;
 	struct tza_model *m;
 	struct tza_crit cr;
-	int ret = tza_cmd_load(&critical_path_spec, opts, argc, argv, 0, &r, &m);
+	int ret = tza_options_parse(&critical_path_spec, opts, argc, argv);
 	if (ret >= 0)
 		return ret;
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind))
+		return tza_critpath_hosts(stdout, argv + optind, argc - optind, by, json);
+	if (!tza_one_file("critical-path", argc, argv))
+		return TZA_EXIT_USAGE;
+	if (tza_load_ex(argv[optind], 0, &r, &m) < 0)
+		return TZA_EXIT_FAIL;
 	if (tza_critpath(m, by, &cr) < 0) {
 		tza_err("out of memory");
 		tza_unload(r, m);

@@ -6,17 +6,20 @@
 #include <string.h>
 
 #include "bpf/events.h"
+#include "fleet.h"
 #include "options.h"
 #include "report.h"
 #include "textsafe.h"
 
 static const char tree_synopsis[] =
-	"usage: tracer-analyze tree [OPTIONS] FILE\n"
+	"usage: tracer-analyze tree [OPTIONS] FILE...\n"
 	"\n"
 	"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
 	"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
 	"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
 	"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n"
+	"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
+	"tree after a line naming it (docs: MANY HOSTS).\n"
 	"\n";
 
 static const char tree_epilog[] =
@@ -27,7 +30,7 @@ static const char tree_epilog[] =
 	"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n";
 
 static const struct tza_cmd_spec tree_spec = {
-    .name = "tree", .synopsis = tree_synopsis, .epilog = tree_epilog, .col = 27, .nfiles = 1};
+    .name = "tree", .synopsis = tree_synopsis, .epilog = tree_epilog, .col = 27, .nfiles = 0};
 
 struct agg {
 	uint32_t n, failed;
@@ -336,6 +339,7 @@ struct tree_args {
 	const char *min_s; /* --min-duration as given, or NULL */
 	regex_t re;	   /* --match, compiled when has_re */
 	int has_re, pid_set;
+	int hosts; /* several host traces (fleet.h): no model loaded here */
 	uint64_t pid;
 };
 
@@ -384,35 +388,35 @@ static int tree_load(int argc, char **argv, struct tree_args *a, tz_reader **r)
 				 "or by their task, rule, job, container (docs: Tasks)"),
 		OPT_END_TRACE,
 	};
-	int rc = tza_cmd_load(&tree_spec, opts, argc, argv, 0, r, &c->m);
+	int rc = tza_options_parse(&tree_spec, opts, argc, argv);
+	if (rc < 0 && optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
+		a->hosts = 1;
+		return -1;
+	}
+	if (rc < 0 && !tza_one_file("tree", argc, argv))
+		rc = TZA_EXIT_USAGE;
+	if (rc < 0 && tza_load_ex(argv[optind], 0, r, &c->m) < 0)
+		rc = TZA_EXIT_FAIL;
 	if (rc >= 0 && a->has_re)
 		regfree(&a->re);
 	return rc;
 }
 
-int cmd_tree(int argc, char **argv)
+/* Print the tree of one trace (r, m) by a's options; *shown counts the
+ * roots printed. Returns the exit code. */
+static int tree_one(struct tree_args *a, tz_reader *r, struct tza_model *m, uint32_t *shown)
 {
-	struct tree_args a;
-	struct ctx c;
-	tz_reader *r;
-	int ret = tree_load(argc, argv, &a, &r);
-	if (ret >= 0)
-		return ret;
-	ret = TZA_EXIT_OK;
-	c = a.c;
-	const char *min_s = a.min_s;
-	uint64_t pid = a.pid;
-	int pid_set = a.pid_set;
-	if (min_s) {
+	struct ctx c = a->c;
+	int ret = TZA_EXIT_OK;
+	c.m = m;
+	if (a->min_s) {
 		/* a duration: parse it relative to the trace start */
 		uint64_t t;
-		if (tza_parse_time(r, "--min-duration", min_s, &t) < 0) {
-			ret = TZA_EXIT_USAGE;
-			goto out;
-		}
+		if (tza_parse_time(r, "--min-duration", a->min_s, &t) < 0)
+			return TZA_EXIT_USAGE;
 		c.o.min_ns = t - tz_reader_info(r)->first_ts_ns;
 	}
-	uint32_t n = c.m->nprocs;
+	uint32_t n = m->nprocs;
 	c.keep = calloc(n ? n : 1, 1);
 	c.gsize = calloc(n ? n : 1, sizeof(*c.gsize));
 	c.agg = calloc(n ? n : 1, sizeof(*c.agg));
@@ -421,29 +425,96 @@ int cmd_tree(int argc, char **argv)
 		ret = TZA_EXIT_FAIL;
 		goto out;
 	}
-	filter(&c, a.has_re ? &a.re : NULL);
-	if (c.m->incomplete)
+	filter(&c, a->has_re ? &a->re : NULL);
+	if (m->incomplete)
 		printf("note: tree incomplete (drops or damage; orphaned pids marked): see 'summary'\n");
-	uint32_t shown = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		struct tza_proc *p = c.m->procs[i];
-		if (pid_set ? p->pid != pid : p->parent != NULL)
+		struct tza_proc *p = m->procs[i];
+		if (a->pid_set ? p->pid != a->pid : p->parent != NULL)
 			continue;
 		if (!c.keep[i])
 			continue;
 		c.gsize[i] = 1;
 		print_tree(stdout, &c, p);
-		shown++;
-	}
-	if (pid_set && !shown) {
-		tza_err("--pid: no process %llu in '%s'", (unsigned long long)pid, argv[optind]);
-		ret = TZA_EXIT_FAIL;
+		(*shown)++;
 	}
 out:
 	free(c.keep);
 	free(c.gsize);
 	free(c.agg);
-	tza_unload(r, c.m);
+	return ret;
+}
+
+/* tree over a run on several hosts (fleet.h): each host's tree after a
+ * line naming it and where it starts in the run (wall clock). */
+static int tree_hosts(struct tree_args *a, char **args, int nargs, uint32_t *shown)
+{
+	struct tza_fleet fl;
+	int ret = TZA_EXIT_FAIL;
+	int64_t *w0 = NULL, r0 = 0;
+	if (tza_fleet_expand("tree", args, nargs, &fl) || tza_fleet_check("tree", &fl, 0))
+		goto out;
+	tza_fleet_note_overlaps("tree", &fl);
+	if (!(w0 = calloc(fl.n ? fl.n : 1, sizeof(*w0)))) {
+		tza_err("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < fl.n; i++) { /* the run's start: the first trace's */
+		tz_reader *r = tza_fleet_reader(&fl, i);
+		if (!r)
+			goto out;
+		if (tz_reader_realtime(r, tz_reader_info(r)->first_ts_ns, &w0[i]) == 0 &&
+		    (!r0 || w0[i] < r0))
+			r0 = w0[i];
+		tz_reader_free(r);
+	}
+	for (size_t i = 0; i < fl.n; i++) {
+		tz_reader *r = tza_fleet_reader(&fl, i);
+		struct tza_model *m = NULL;
+		if (!r || tza_load_reader(fl.h[i].name, 0, &r, &m) < 0)
+			goto out;
+		const char *hn = tz_reader_meta_get(r, "hostname");
+		printf("%s== host ", i ? "\n" : "");
+		tza_safe_puts(stdout, hn && *hn ? hn : fl.h[i].me->hostname);
+		fputs(" (", stdout);
+		tza_safe_puts(stdout, fl.h[i].name);
+		if (w0[i] && r0)
+			printf("), from +%.3fs into the run ==\n", (double)(w0[i] - r0) / 1e9);
+		else
+			fputs("), its start in the run unknown (no clock anchor) ==\n", stdout);
+		int rc = tree_one(a, r, m, shown);
+		tza_unload(r, m);
+		if (rc != TZA_EXIT_OK) {
+			ret = rc;
+			goto out;
+		}
+	}
+	ret = TZA_EXIT_OK;
+out:
+	free(w0);
+	tza_fleet_free(&fl);
+	return ret;
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	struct tree_args a;
+	tz_reader *r = NULL;
+	uint32_t shown = 0;
+	int ret = tree_load(argc, argv, &a, &r);
+	if (ret >= 0)
+		return ret;
+	if (a.hosts)
+		ret = tree_hosts(&a, argv + optind, argc - optind, &shown);
+	else
+		ret = tree_one(&a, r, a.c.m, &shown);
+	if (ret == TZA_EXIT_OK && a.pid_set && !shown) {
+		tza_err("--pid: no process %llu in '%s'%s", (unsigned long long)a.pid, argv[optind],
+			a.hosts ? " nor the other traces" : "");
+		ret = TZA_EXIT_FAIL;
+	}
+	if (!a.hosts)
+		tza_unload(r, a.c.m);
 	if (a.has_re)
 		regfree(&a.re);
 	return ret;

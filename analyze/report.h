@@ -164,6 +164,13 @@ struct tza_crit {
 /* Compute for m, grouping by `by`. Returns 0 or -1 (out of memory). */
 int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c);
 void tza_crit_free(struct tza_crit *c);
+/*
+ * critical-path over a run on several hosts (critpath_hosts.c; args as
+ * fleet.h's tza_fleet_expand takes them): each host's own path chained
+ * across hosts by time adjacency, printed to o (text or JSON). Returns the
+ * exit code (TZA_EXIT_OK, or TZA_EXIT_FAIL after one line).
+ */
+int tza_critpath_hosts(FILE *o, char **args, int n, enum tza_by by, int json);
 
 /* ------------------------------------------------------------- groups */
 

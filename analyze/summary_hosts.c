@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "fleet_clock.h"
 #include "json.h"
 #include "report.h"
 #include "summary.h"
@@ -33,8 +34,6 @@ struct hline {
 	uint64_t procs, dups, cpu_ns;
 	double util; /* its summary's utilisation, < 0 unknown */
 	uint32_t cpus;
-	int sync;	    /* metadata clock_sync: 1 synchronised, 0 not, -1 unsaid */
-	uint64_t maxerr_us; /* metadata clock_maxerror_us (with sync 1) */
 };
 
 struct run {
@@ -43,6 +42,7 @@ struct run {
 	struct hgroup *g;
 	size_t ng, gcap;
 	struct hline *h;
+	struct tza_host_clock *clk; /* [f.n]: each host's clock state */
 	/* (tgid, start) of every process counted so far, per host: a later
 	 * trace of the same boot id skips those (sorted per host) */
 	uint64_t **ids;
@@ -175,16 +175,8 @@ static int one_host(struct run *u, size_t i, uint64_t limit, int json)
 		snprintf(hl->boot + 2 * k, 3, "%02x", u->f.h[i].me->boot_id[k]);
 	hl->util = s.util;
 	hl->cpus = s.mi.ncpus;
-	const char *cs = tz_reader_meta_get(s.r, "clock_sync");
-	const char *me = tz_reader_meta_get(s.r, "clock_maxerror_us");
-	uint64_t mv = 0;
-	hl->sync = !cs ? -1 : !strcmp(cs, "synchronised") ? 1 : 0;
-	/* a strict decimal of at most 12 digits (us: 31 years), else unsaid */
-	if (hl->sync == 1 && (!me || !*me || strlen(me) > 12 || me[strspn(me, "0123456789")]))
-		hl->sync = -1;
-	else if (hl->sync == 1)
-		mv = strtoull(me, NULL, 10);
-	hl->maxerr_us = mv;
+	u->clk[i].hostname = hl->hostname;
+	tza_host_clock_read(s.r, &u->clk[i]);
 	int64_t w;
 	if (s.ws && tz_reader_realtime(s.r, s.t0, &w) == 0)
 		hl->wall0 = w;
@@ -217,59 +209,10 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-/* What aligning the hosts by wall clock is worth: exact for one boot id;
- * else, when every host said its clock was synchronised, the two largest
- * error bounds added (two hosts can be off in opposite directions); else
- * unknown, naming the hosts that were not synchronised. *bound_us: the
- * bound, or -1 when there is none. */
+/* What aligning the hosts by wall clock is worth (fleet_clock.h) */
 static void clock_note(const struct run *u, char *buf, size_t n, int64_t *bound_us)
 {
-	uint64_t a = 0, b = 0;
-	size_t unsync = 0, unsaid = 0, off = 0;
-	*bound_us = -1;
-	if (u->one_clock) {
-		snprintf(buf, n, "one host (the same boot id): times compare exactly");
-		*bound_us = 0;
-		return;
-	}
-	for (size_t i = 0; i < u->f.n; i++) {
-		const struct hline *h = &u->h[i];
-		unsync += h->sync == 0;
-		unsaid += h->sync < 0;
-		if (h->sync == 1 && h->maxerr_us >= a) {
-			b = a;
-			a = h->maxerr_us;
-		} else if (h->sync == 1 && h->maxerr_us > b) {
-			b = h->maxerr_us;
-		}
-	}
-	if (!unsync && !unsaid) {
-		*bound_us = (int64_t)(a + b);
-		snprintf(buf, n,
-			 "hosts aligned by their wall clocks, each synchronised (adjtimex): they "
-			 "agree within %.3f ms (the two largest error bounds added)",
-			 (double)(a + b) / 1e3);
-		return;
-	}
-	off = (size_t)snprintf(buf, n,
-			       "hosts aligned by their wall clocks; how far apart they "
-			       "were is unknown: ");
-	if (unsync && off < n) {
-		off += (size_t)snprintf(buf + off, n - off, "not synchronised (adjtimex):");
-		for (size_t i = 0; i < u->f.n && off < n; i++)
-			if (u->h[i].sync == 0)
-				off +=
-				    (size_t)snprintf(buf + off, n - off, " %s", u->h[i].hostname);
-	}
-	if (unsaid && off < n)
-		snprintf(buf + off, n - off, "%sno clock state in the trace:%s", unsync ? "; " : "",
-			 "");
-	if (unsaid)
-		for (size_t i = 0; i < u->f.n; i++) {
-			size_t l = strlen(buf);
-			if (u->h[i].sync < 0 && l < n)
-				snprintf(buf + l, n - l, " %s", u->h[i].hostname);
-		}
+	tza_clock_note(u->clk, u->f.n, u->one_clock, buf, n, bound_us);
 }
 
 /* Host h's share of the run's span covered by its trace (active) and its
@@ -398,10 +341,11 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		else
 			fputs("null", o);
 		fputs(",\"clock_sync\":", o);
-		fputs(h->sync < 0 ? "null" : h->sync ? "true" : "false", o);
+		const struct tza_host_clock *hc = &u->clk[i];
+		fputs(hc->sync < 0 ? "null" : hc->sync ? "true" : "false", o);
 		fputs(",\"clock_maxerror_s\":", o);
-		if (h->sync == 1)
-			tza_json_secs(o, (int64_t)h->maxerr_us * 1000);
+		if (hc->sync == 1)
+			tza_json_secs(o, (int64_t)hc->maxerr_us * 1000);
 		else
 			fputs("null", o);
 		double act, ru;
@@ -449,6 +393,7 @@ static void run_free(struct run *u)
 	}
 	free(u->g);
 	free(u->h);
+	free(u->clk);
 	free(u->ids);
 	free(u->nids);
 	free(u->outs);
@@ -465,11 +410,12 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 		goto out;
 	tza_fleet_note_overlaps("summary", &u.f);
 	u.h = calloc(u.f.n, sizeof(*u.h));
+	u.clk = calloc(u.f.n, sizeof(*u.clk));
 	u.ids = calloc(u.f.n, sizeof(*u.ids));
 	u.nids = calloc(u.f.n, sizeof(*u.nids));
 	u.outs = calloc(u.f.n, sizeof(*u.outs));
 	u.outlen = calloc(u.f.n, sizeof(*u.outlen));
-	if (!u.h || !u.ids || !u.nids || !u.outs || !u.outlen) {
+	if (!u.h || !u.clk || !u.ids || !u.nids || !u.outs || !u.outlen) {
 		tza_err("out of memory");
 		goto out;
 	}

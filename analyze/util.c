@@ -12,6 +12,7 @@
 
 #include "analyze.h"
 #include "bundle.h"
+#include "fleet.h"
 #include "textsafe.h"
 
 void tza_err(const char *fmt, ...)
@@ -102,13 +103,60 @@ int tza_run_to_fd(int (*fn)(int, char **), char **av, int fd)
 	return rc;
 }
 
+/* "RUN.tz[i]" where no file has that name and RUN.tz is a multi-host trace:
+ * member i's reader into *r (messages name "RUN.tz[i]"; the container stays
+ * open until exit). 1 when path is such a name (*rc: its open's result,
+ * or 1 when there is no member i, after one line), 0 when it is not. */
+static int open_member(const char *path, const struct tz_reader_opts *opts, tz_reader **r,
+		       int *rc)
+{
+	static tz_multi *held[16]; /* a command opens one or two traces */
+	static size_t nheld;
+	size_t len = strlen(path), k;
+	struct stat st;
+	if (len < 4 || path[len - 1] != ']' || nheld == sizeof(held) / sizeof(held[0]) ||
+	    stat(path, &st) == 0)
+		return 0;
+	for (k = len - 1; k > 0 && path[k - 1] >= '0' && path[k - 1] <= '9'; k--)
+		;
+	if (k < 2 || k == len - 1 || path[k - 1] != '[' || len - 1 - k > 6)
+		return 0;
+	char base[4096];
+	if (k - 1 >= sizeof(base))
+		return 0;
+	memcpy(base, path, k - 1);
+	base[k - 1] = 0;
+	unsigned long i = strtoul(path + k, NULL, 10);
+	tz_multi *mt = NULL;
+	if (!tza_fleet_is_container(base) || tz_multi_open(&mt, base, opts) < 0 ||
+	    !tz_multi_is_container(mt)) {
+		tz_multi_free(mt);
+		return 0;
+	}
+	if (i >= tz_multi_count(mt)) {
+		tza_err("'%s': '%s' holds %zu member traces (0 to %zu): 'tracer-analyze info' "
+			"lists them",
+			path, base, tz_multi_count(mt), tz_multi_count(mt) - 1);
+		tz_multi_free(mt);
+		*rc = 1;
+		*r = NULL;
+		return 1;
+	}
+	*rc = tz_multi_reader(mt, i, r);
+	held[nheld++] = mt;
+	return 1;
+}
+
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 {
 	tz_reader *r = NULL;
 	int rc;
-	if (tza_refuse_dir(path, "a trace or bundle"))
+	if (open_member(path, opts, &r, &rc)) {
+		if (rc > 0)
+			return NULL;
+	} else if (tza_refuse_dir(path, "a trace or bundle")) {
 		return NULL;
-	if (tza_bundle_sniff(path)) {
+	} else if (tza_bundle_sniff(path)) {
 		/* a bundle: the trace is read into memory that lives until exit */
 		const void *buf;
 		size_t len;
@@ -124,7 +172,8 @@ tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 	if (rc < 0) {
 		const char *m = r ? tz_reader_errmsg(r) : "";
 		if (rc == TZ_ERR_MULTI)
-			tza_err("%s; 'tracer-analyze info' lists them", m);
+			tza_err("%s; name one as '%s[0]' ('tracer-analyze info' lists them)", m,
+				path);
 		else if (m && *m)
 			tza_err("%s", m);
 		else

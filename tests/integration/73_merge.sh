@@ -111,7 +111,15 @@ mkdir d && cp a.tz d/1.tz && cp c.tz d/2.tz && cp b.tz d/3.tz
 [ "$("$A" info --json dir.tz | python3 -c 'import json,sys; print(",".join(m["hostname"] for m in json.load(sys.stdin)["members"]))')" = node1,node3,node2 ] ||
 	fail "directory order"
 
-# the analysis commands that read one host: one line, exit 1
-rc=0; "$A" tree run.tz >/dev/null 2>s.err || rc=$?
-[ $rc = 1 ] && [ "$(wc -l <s.err)" = 1 ] && grep -q "multi-host trace" s.err || fail "tree on run.tz: rc $rc $(cat s.err)"
+# a command that reads one host: one line, exit 1, naming how to pick a member
+rc=0; "$A" slice --from 0 --to 1 run.tz s.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <s.err)" = 1 ] && grep -q "multi-host trace.*name one as 'run.tz\[0\]'" s.err ||
+	fail "slice of run.tz: rc $rc $(cat s.err)"
+# ... and reads a member named RUN.tz[i] as the trace it was
+"$A" rightsize --json 'run.tz[1]' >m1.json || fail "rightsize run.tz[1]"
+"$A" rightsize --json b.tz >b1.json
+cmp -s m1.json b1.json || fail "rightsize of member 1 differs from rightsize b.tz"
+rc=0; "$A" rightsize 'run.tz[3]' >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && grep -q "^tracer-analyze: 'run.tz\[3\]': 'run.tz' holds 3 member traces (0 to 2)" s.err ||
+	fail "member 3 of 3: rc $rc $(cat s.err)"
 echo "ok: 3 hosts merged byte for byte; duplicates once; damaged/cut refused, --partial marked; flat; directory"

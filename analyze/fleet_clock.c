@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* fleet_clock.c - the clocks of a run's hosts (fleet_clock.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_clock.h"
+
+void tza_host_clock_read(tz_reader *r, struct tza_host_clock *c)
+{
+	const char *cs = tz_reader_meta_get(r, "clock_sync");
+	const char *me = tz_reader_meta_get(r, "clock_maxerror_us");
+	c->sync = !cs ? -1 : !strcmp(cs, "synchronised") ? 1 : 0;
+	c->maxerr_us = 0;
+	/* a strict decimal of at most 12 digits (us: 31 years), else unsaid */
+	if (c->sync == 1 && (!me || !*me || strlen(me) > 12 || me[strspn(me, "0123456789")]))
+		c->sync = -1;
+	else if (c->sync == 1)
+		c->maxerr_us = strtoull(me, NULL, 10);
+}
+
+/* Append " NAME" for every host whose sync is want. */
+static size_t names(char *buf, size_t len, size_t off, const struct tza_host_clock *c, size_t n,
+		    int want)
+{
+	for (size_t i = 0; i < n && off < len; i++)
+		if (c[i].sync == want)
+			off += (size_t)snprintf(buf + off, len - off, " %s", c[i].hostname);
+	return off;
+}
+
+void tza_clock_note(const struct tza_host_clock *c, size_t n, int one_clock, char *buf,
+		    size_t len, int64_t *bound_us)
+{
+	uint64_t a = 0, b = 0;
+	size_t unsync = 0, unsaid = 0, off;
+	*bound_us = -1;
+	if (one_clock) {
+		snprintf(buf, len, "one host (the same boot id): times compare exactly");
+		*bound_us = 0;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsync += c[i].sync == 0;
+		unsaid += c[i].sync < 0;
+		if (c[i].sync == 1 && c[i].maxerr_us >= a) {
+			b = a;
+			a = c[i].maxerr_us;
+		} else if (c[i].sync == 1 && c[i].maxerr_us > b) {
+			b = c[i].maxerr_us;
+		}
+	}
+	if (!unsync && !unsaid) {
+		*bound_us = (int64_t)(a + b);
+		snprintf(buf, len,
+			 "hosts aligned by their wall clocks, each synchronised (adjtimex): they "
+			 "agree within %.3f ms (the two largest error bounds added)",
+			 (double)(a + b) / 1e3);
+		return;
+	}
+	off = (size_t)snprintf(buf, len,
+			       "hosts aligned by their wall clocks; how far apart they "
+			       "were is unknown: ");
+	if (unsync && off < len) {
+		off += (size_t)snprintf(buf + off, len - off, "not synchronised (adjtimex):");
+		off = names(buf, len, off, c, n, 0);
+	}
+	if (unsaid && off < len) {
+		off += (size_t)snprintf(buf + off, len - off, "%sno clock state in the trace:",
+					unsync ? "; " : "");
+		names(buf, len, off, c, n, -1);
+	}
+}
