@@ -2,10 +2,12 @@
 /* cmd_rightsize.c - per rule / Nextflow process: what its tasks asked for
  * against what they used, flags, and a configuration block to paste
  * (docs/tracer-analyze.md "rightsize"). */
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "json.h"
 #include "options.h"
 #include "report.h"
@@ -14,7 +16,7 @@
 
 static const char rs_synopsis[] =
 	"usage: tracer-analyze rightsize [--by rule|task] [--task REGEX] [--headroom PCT]\n"
-	"                                [--config nextflow|snakemake|both|none] [--json] FILE\n"
+	"                                [--config nextflow|snakemake|both|none] [--json] FILE...\n"
 	"\n"
 	"Per rule (Snakemake rule, Nextflow process, --task name; --by task: per task):\n"
 	"what was requested (Nextflow trace.txt cpus/memory/time of first attempts, else\n"
@@ -34,6 +36,8 @@ static const char rs_synopsis[] =
 	"members' threads (a process's last CPU includes its exit path).\n"
 	"A warning follows the table when the host was over 90% busy (all CPUs,\n"
 	"host samples) from the first task's start to the last one's end.\n"
+	"Several FILEs, a directory or a merge (a run on several hosts): each rule's\n"
+	"tasks on every host together (docs: MANY HOSTS).\n"
 	"\n";
 
 static const char rs_epilog[] =
@@ -43,7 +47,7 @@ static const char rs_epilog[] =
 	"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n";
 
 static const struct tza_cmd_spec rightsize_spec = {
-    .name = "rightsize", .synopsis = rs_synopsis, .epilog = rs_epilog, .col = 22, .nfiles = 1};
+    .name = "rightsize", .synopsis = rs_synopsis, .epilog = rs_epilog, .col = 22, .nfiles = 0};
 
 /* One rule's figures */
 struct rs {
@@ -375,7 +379,8 @@ static const char *const by_words[] = {"rule", "task", NULL};		/* per_task */
 static const char *const config_words[] = {"none", "nextflow", "snakemake", "both", NULL};
 
 /* Open the one FILE of argv (options into o) with its model. Returns -1 to
- * go on with *r and *m set, else the exit code after the message. */
+ * go on with *r and *m set (*m NULL: several hosts, argv[optind..] names
+ * them), else the exit code after the message. */
 static int rs_load(int argc, char **argv, struct rs_opts *o, tz_reader **r,
 		   struct tza_model **m)
 {
@@ -397,7 +402,16 @@ static int rs_load(int argc, char **argv, struct rs_opts *o, tz_reader **r,
 		OPT_END_TRACE,
 	};
 	tza_task_want();
-	return tza_cmd_load(&rightsize_spec, opts, argc, argv, TZA_MB_SAMPLES, r, m); /* combined peaks */
+	*m = NULL;
+	int rc = tza_options_parse(&rightsize_spec, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind))
+		return -1; /* several hosts: *m stays NULL (rightsize_hosts) */
+	if (!tza_one_file("rightsize", argc, argv))
+		return TZA_EXIT_USAGE;
+	/* combined peaks: samples */
+	return tza_load_ex(argv[optind], TZA_MB_SAMPLES, r, m) < 0 ? TZA_EXIT_FAIL : -1;
 }
 
 /* The rows: the tasks grouped by rule name (or one per task), each with its
@@ -438,6 +452,146 @@ static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, int pe
 	return (int)n;
 }
 
+static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n, uint32_t kinds,
+		     double h, double busy, const char *host, size_t nhosts);
+
+/* Fold row x (host i's) into the run's rows u[0..*n) by name: counts and
+ * sums added, requests and peaks the largest; flags again from the sums. */
+static int fold_row(struct rs **u, uint32_t *n, uint32_t *cap, const struct rs *x)
+{
+	uint32_t j = 0;
+	while (j < *n && strcmp((*u)[j].name, x->name))
+		j++;
+	if (j == *n) {
+		if (*n == *cap) {
+			uint32_t nc = *cap ? 2 * *cap : 64;
+			struct rs *nv = realloc(*u, nc * sizeof(*nv));
+			if (!nv)
+				return -1;
+			*u = nv;
+			*cap = nc;
+		}
+		(*u)[j] = *x;
+		if (!((*u)[j].name = strdup(x->name)))
+			return -1;
+		(*n)++;
+		return 0;
+	}
+	struct rs *r = &(*u)[j];
+	r->tasks += x->tasks;
+	r->retries += x->retries;
+	r->oom_retries += x->oom_retries;
+	r->failed += x->failed;
+	r->kinds |= x->kinds;
+	r->req_cpus = x->req_cpus > r->req_cpus ? x->req_cpus : r->req_cpus;
+	r->req_mem = x->req_mem > r->req_mem ? x->req_mem : r->req_mem;
+	r->req_time_ms = x->req_time_ms > r->req_time_ms ? x->req_time_ms : r->req_time_ms;
+	r->max_cores = x->max_cores > r->max_cores ? x->max_cores : r->max_cores;
+	r->cpu_s += x->cpu_s;
+	r->wall_s += x->wall_s;
+	r->max_wall_s = x->max_wall_s > r->max_wall_s ? x->max_wall_s : r->max_wall_s;
+	r->peak_kib = x->peak_kib > r->peak_kib ? x->peak_kib : r->peak_kib;
+	return 0;
+}
+
+static int cmp_rs_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rs *)a)->name, ((const struct rs *)b)->name);
+}
+
+/* rightsize over a run on several hosts (fleet.h): every host's rows folded
+ * by name (a rule's tasks on every node); the busy warning for the busiest
+ * host. A retry is recognised among one host's tasks. */
+static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
+{
+	struct tza_fleet fl;
+	struct rs *u = NULL;
+	uint32_t n = 0, cap = 0, kinds = 0;
+	double h = (double)o->pct / 100.0, busy = -1;
+	char *busy_host = NULL;
+	int rc = TZA_EXIT_FAIL;
+	if (tza_fleet_expand("rightsize", args, nargs, &fl) ||
+	    tza_fleet_check("rightsize", &fl, 0))
+		goto out;
+	tza_fleet_note_overlaps("rightsize", &fl);
+	for (size_t i = 0; i < fl.n; i++) {
+		tz_reader *r = tza_fleet_reader(&fl, i);
+		struct tza_model *m = NULL;
+		if (!r || tza_load_reader(fl.h[i].name, TZA_MB_SAMPLES, &r, &m) < 0)
+			goto out;
+		const struct tza_tasks *ts = tza_tasks_of(m);
+		struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
+		uint32_t k = 0;
+		int nr = ts && rs ? rs_rows(m, ts, o->per_task, h, rs, &k) : -1;
+		for (int j = 0; j < nr; j++)
+			if (fold_row(&u, &n, &cap, &rs[j]) < 0)
+				nr = -1;
+		kinds |= k;
+		double b = ts ? tasks_busy(m, ts) : -1;
+		if (b > busy) {
+			const char *hn = tz_reader_meta_get(r, "hostname");
+			free(busy_host);
+			busy_host = strdup(hn && *hn ? hn : fl.h[i].me->hostname);
+			busy = busy_host ? b : -1;
+		}
+		free(rs);
+		tza_unload(r, m);
+		if (nr < 0) {
+			tza_err("out of memory");
+			goto out;
+		}
+	}
+	qsort(u, n, sizeof(*u), cmp_rs_name);
+	for (uint32_t i = 0; i < n; i++) {
+		u[i].flags = 0;
+		suggest(&u[i], h);
+	}
+	rs_print(stdout, o, u, n, kinds, h, busy, busy_host, fl.n);
+	rc = tza_stdout_done();
+out:
+	for (uint32_t i = 0; i < n; i++)
+		free((char *)u[i].name);
+	free(u);
+	free(busy_host);
+	tza_fleet_free(&fl);
+	return rc;
+}
+
+/* The table or JSON of rows r[0..n) and the configuration blocks; host: the
+ * busiest host's name over several hosts (nhosts > 1), else NULL. */
+static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n, uint32_t kinds,
+		     double h, double busy, const char *host, size_t nhosts)
+{
+	if (o->cfg == -1) {
+		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
+		o->cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
+	}
+	if (o->json) {
+		json_out(f, rs, n, h, busy);
+		return;
+	}
+	if (host)
+		fprintf(f, "%zu hosts: each rule's tasks on every host together\n", nhosts);
+	text_out(f, rs, n);
+	if (busy > BUSY_WARN) {
+		fprintf(f, "warning: the host");
+		if (host) {
+			fputc(' ', f);
+			tza_safe_puts(f, host);
+		}
+		fprintf(f, " was %.1f%% busy (all CPUs) while the tasks ran: "
+			   "the cores they used were\nmeasured under contention; cpus "
+			   "suggested from them may be too few\n",
+			busy * 100);
+	}
+	if (!n)
+		fprintf(f, "no tasks: nothing to suggest\n");
+	if (n && (o->cfg & 1))
+		nf_block(f, rs, n, h);
+	if (n && (o->cfg & 2))
+		smk_block(f, rs, n, h);
+}
+
 int cmd_rightsize(int argc, char **argv)
 {
 	struct rs_opts o;
@@ -447,6 +601,8 @@ int cmd_rightsize(int argc, char **argv)
 	rc = rs_load(argc, argv, &o, &r, &m);
 	if (rc >= 0)
 		return rc;
+	if (!m)
+		return rightsize_hosts(argv + optind, argc - optind, &o);
 	const struct tza_tasks *ts = tza_tasks_of(m);
 	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
 	double h = (double)o.pct / 100.0;
@@ -458,28 +614,7 @@ int cmd_rightsize(int argc, char **argv)
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
-	if (o.cfg == -1) {
-		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
-		o.cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
-	}
-	double busy = tasks_busy(m, ts);
-	FILE *f = stdout;
-	if (o.json) {
-		json_out(f, rs, (uint32_t)n, h, busy);
-	} else {
-		text_out(f, rs, (uint32_t)n);
-		if (busy > BUSY_WARN)
-			fprintf(f, "warning: the host was %.1f%% busy (all CPUs) while the tasks ran: "
-				   "the cores they used were\nmeasured under contention; cpus "
-				   "suggested from them may be too few\n",
-				busy * 100);
-		if (!n)
-			fprintf(f, "no tasks: nothing to suggest\n");
-		if (n && (o.cfg & 1))
-			nf_block(f, rs, (uint32_t)n, h);
-		if (n && (o.cfg & 2))
-			smk_block(f, rs, (uint32_t)n, h);
-	}
+	rs_print(stdout, &o, rs, (uint32_t)n, kinds, h, tasks_busy(m, ts), NULL, 1);
 	free(rs);
 	tza_unload(r, m);
 	return tza_stdout_done();

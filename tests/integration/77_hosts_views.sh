@@ -15,6 +15,7 @@
 #     clocks, not on one trace's;
 #   - the attribution plus the time between hosts sums to the makespan;
 #   - --by task: each part's rows equal the host's own task path;
+#   - rightsize over hosts folds the hosts' rows by rule (sums, largest);
 #   - files and their merge give the same result; tree over the hosts is
 #     each host's own tree after a line naming it.
 . "$(dirname "$0")/lib.sh"
@@ -151,4 +152,30 @@ PY
 "$A" tree --pid 999999 a.tz b.tz >/dev/null 2>tp.err && fail "tree --pid of no process succeeded"
 grep -q "^tracer-analyze: --pid: no process 999999 in 'a.tz' nor the other traces$" tp.err ||
 	fail "tree --pid message: $(cat tp.err)"
-echo "ok: critical path across 4 hosts (3 on the chain, one beside it) equals each host's own; tree per host"
+# rightsize over hosts: each rule's tasks on every host folded together
+"$A" rightsize --json --task '^(sort|seq|wc)( |$)' a.tz b.tz c.tz >rs.json || fail "rightsize over hosts"
+"$A" rightsize --json --task '^(sort|seq|wc)( |$)' run.tz >rs-run.json || fail "rightsize of the merge"
+"$A" rightsize --json --task '^(sort|seq|wc)( |$)' a.tz b.tz c.tz d.tz >rs-4.json || fail "rightsize of 4"
+for f in a b c; do "$A" rightsize --json --task '^(sort|seq|wc)( |$)' $f.tz >rs-$f.json; done
+python3 - <<'PY' || fail "rightsize over hosts differs from its hosts' rows folded"
+import json
+own = [json.load(open("rs-%s.json" % f))["rules"] for f in "abc"]
+got = {r["name"]: r for r in json.load(open("rs.json"))["rules"]}
+names = sorted({r["name"] for rs in own for r in rs})
+assert sorted(got) == names and {"sort", "seq", "wc"} <= set(names), (sorted(got), names)
+for nm in names:
+    rows = [r for rs in own for r in rs if r["name"] == nm]
+    g = got[nm]
+    assert g["tasks"] == sum(r["tasks"] for r in rows), nm
+    assert g["retries"] == sum(r["retries"] for r in rows) and g["failed"] == sum(r["failed"] for r in rows)
+    assert g["peak_rss_bytes"] == max(r["peak_rss_bytes"] for r in rows), nm
+    assert abs(g["max_cores"] - max(r["max_cores"] for r in rows)) < 1e-6, nm
+    assert abs(g["max_wall_s"] - max(r["max_wall_s"] for r in rows)) < 1e-6, nm
+    wall = sum(r["mean_wall_s"] * r["tasks"] for r in rows)
+    assert abs(g["mean_wall_s"] - wall / g["tasks"]) < 1e-5, nm
+    cpu = sum(r["mean_cores"] * r["mean_wall_s"] * r["tasks"] for r in rows)
+    assert abs(g["mean_cores"] - (cpu / wall if wall else 0)) < 1e-4, (nm, g["mean_cores"], cpu / wall)
+    assert g["suggest"]["memory_bytes"] == max(r["suggest"]["memory_bytes"] for r in rows), nm
+assert json.load(open("rs-run.json")) == json.load(open("rs-4.json"))  # the merge holds a-d
+PY
+echo "ok: critical path across 4 hosts (3 on the chain, one beside it) equals each host's own; tree per host; rightsize folded"
