@@ -395,6 +395,13 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 			mk ? 100.0 * (double)(before + waits) / (double)mk : 0.0);
 }
 
+/* ,"key":SECONDS */
+static void jsecs(FILE *o, const char *key, int64_t ns)
+{
+	fprintf(o, ",\"%s\":", key);
+	tza_json_secs(o, ns);
+}
+
 static void json_rows(FILE *o, const struct chain *u, const struct cpart *p)
 {
 	for (uint32_t i = 0; i < p->nrows; i++) {
@@ -417,23 +424,18 @@ static void json_rows(FILE *o, const struct chain *u, const struct cpart *p)
 			fputs(",\"tool\":", o);
 			tza_json_cstr(o, w->key);
 		}
-		fputs(",\"start_s\":", o);
-		tza_json_secs(o, w->w0 - u->r0);
-		fputs(",\"end_s\":", o);
-		tza_json_secs(o, w->w1 - u->r0);
+		jsecs(o, "start_s", w->w0 - u->r0);
+		jsecs(o, "end_s", w->w1 - u->r0);
 		if (u->tasks) {
-			fputs(",\"wall_s\":", o);
-			tza_json_secs(o, (int64_t)w->on_ns);
-			fputs(",\"wait_s\":", o);
-			tza_json_secs(o, (int64_t)w->wait_ns);
+			jsecs(o, "wall_s", (int64_t)w->on_ns);
+			jsecs(o, "wait_s", (int64_t)w->wait_ns);
 			fputs(",\"edge\":", o);
 			if (i && w->edge && w->edge < 3)
 				tza_json_cstr(o, edge_names[w->edge]);
 			else
 				fputs("null", o);
 		} else {
-			fputs(",\"critical_s\":", o);
-			tza_json_secs(o, (int64_t)w->on_ns);
+			jsecs(o, "critical_s", (int64_t)w->on_ns);
 		}
 		fputc('}', o);
 	}
@@ -451,8 +453,7 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		tza_json_cstr(o, tza_fmt_utc(u->r0, t, sizeof(t)));
 	else
 		fputs("null", o);
-	fputs(",\"makespan_s\":", o);
-	tza_json_secs(o, u->r1 - u->r0);
+	jsecs(o, "makespan_s", u->r1 - u->r0);
 	fputs(",\"clock\":{\"bound_s\":", o);
 	if (u->bound_ns >= 0)
 		tza_json_secs(o, u->bound_ns);
@@ -462,8 +463,7 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 	tza_json_cstr(o, u->note);
 	fputs("},\"before_first_s\":", o);
 	tza_json_secs(o, u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0);
-	fputs(",\"wait_s\":", o);
-	tza_json_secs(o, waits);
+	jsecs(o, "wait_s", waits);
 	fputs(",\"by\":", o);
 	tza_json_cstr(o, u->tasks ? (u->by == TZA_BY_RULE ? "rule" : "task") : "process");
 	fputs(",\"parts\":[", o);
@@ -473,14 +473,10 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		tza_json_cstr(o, p->hostname);
 		fputs(",\"trace\":", o);
 		tza_json_cstr(o, p->trace);
-		fputs(",\"start_s\":", o);
-		tza_json_secs(o, p->w0 - u->r0);
-		fputs(",\"end_s\":", o);
-		tza_json_secs(o, p->w1 - u->r0);
-		fputs(",\"makespan_s\":", o);
-		tza_json_secs(o, p->w1 - p->w0);
-		fputs(",\"wait_s\":", o);
-		tza_json_secs(o, i == u->first ? 0 : p->wait_ns);
+		jsecs(o, "start_s", p->w0 - u->r0);
+		jsecs(o, "end_s", p->w1 - u->r0);
+		jsecs(o, "makespan_s", p->w1 - p->w0);
+		jsecs(o, "wait_s", i == u->first ? 0 : p->wait_ns);
 		fprintf(o, ",\"root_pid\":%u,\"root\":", p->root_pid);
 		tza_json_cstr(o, p->root_key);
 		fprintf(o, ",\"incomplete\":%s,\"path\":[", p->incomplete ? "true" : "false");
@@ -497,8 +493,7 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 	for (uint32_t i = 0; i < ntools; i++) {
 		fputs(i ? ",{\"tool\":" : "{\"tool\":", o);
 		tza_json_cstr(o, tools[i].tool);
-		fputs(",\"seconds\":", o);
-		tza_json_secs(o, (int64_t)tools[i].ns);
+		jsecs(o, "seconds", (int64_t)tools[i].ns);
 		fputc('}', o);
 	}
 	fputs("]}\n", o);
