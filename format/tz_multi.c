@@ -60,8 +60,12 @@ static void mdamage(tz_multi *m, uint64_t off, const char *what)
 		merr(m, TZ_ERR_CORRUPT, off, "%s", what);
 }
 
-static int add_member(tz_multi *m, const struct tz_bhdr *h, uint64_t off, uint64_t len,
-		      const uint8_t *payload_ok)
+static void member_ids(tz_multi *m, struct tz_member *me, uint64_t block_off);
+
+/* A member at off, len bytes, named by MEMBER block h (at block_off; a plain
+ * trace: h made from its own header, payload_ok NULL). */
+static int add_member(tz_multi *m, const struct tz_bhdr *h, uint64_t block_off, uint64_t off,
+		      uint64_t len, const uint8_t *payload_ok)
 {
 	if (m->n == TZ_MULTI_MAX)
 		return merr(m, TZ_ERR_LIMIT, off, "more than %d members", TZ_MULTI_MAX);
@@ -82,6 +86,8 @@ static int add_member(tz_multi *m, const struct tz_bhdr *h, uint64_t off, uint64
 	memcpy(o->m.boot_id, h->ext + 24, 16);
 	o->m.flags = tz_le32(h->ext + 40);
 	o->m.dup_of = -1;
+	if (m->container)
+		member_ids(m, &o->m, block_off);
 	if (payload_ok) {
 		struct tz_kv *kv = NULL;
 		size_t nkv = 0;
@@ -106,6 +112,29 @@ static int add_member(tz_multi *m, const struct tz_bhdr *h, uint64_t off, uint64
 		}
 	m->n++;
 	return 0;
+}
+
+/* FORMAT.md [X2]: the member's own header decides its uuid and boot id.
+ * When its header checks (magic, header_size, checksum), copies in the
+ * MEMBER block that differ from it are damage, and the header's are used;
+ * a member whose header does not check keeps the copies (it fails when it
+ * is opened). */
+static void member_ids(tz_multi *m, struct tz_member *me, uint64_t block_off)
+{
+	const uint8_t *d = me->data;
+	if (me->len < TZ_HDR_SIZE || memcmp(d, TZ_MAGIC, TZ_MAGIC_LEN))
+		return;
+	uint32_t hs = tz_le32(d + 12);
+	if (hs < TZ_HDR_SIZE || hs > TZ_HDR_MAX || hs % 8 || hs > me->len ||
+	    tz_hash(d, hs - 8) != tz_le64(d + hs - 8))
+		return;
+	if (!memcmp(me->uuid, d + 40, 16) && !memcmp(me->boot_id, d + 56, 16))
+		return;
+	mdamage(m, block_off,
+		"MEMBER block: its uuid or boot id differs from the member's own header "
+		"(the header's are used)");
+	memcpy(me->uuid, d + 40, 16);
+	memcpy(me->boot_id, d + 56, 16);
 }
 
 /* A MEMBER block's payload, trusted when its checksum matches and it is
@@ -171,6 +200,25 @@ static void container_meta(tz_multi *m, uint64_t pos, const struct tz_bhdr *h)
 	tz_kv_free(kv, nkv);
 }
 
+/* FORMAT.md [X4]: a walk without damage that found another number of
+ * MEMBER blocks than the merge metadata's `members` says (a strict decimal)
+ * lost members whole: a container cut at a member's end. */
+static void count_check(tz_multi *m)
+{
+	const char *v = tz_multi_meta_get(m, "members");
+	if (m->damage || !v || !*v || strlen(v) > 9 || v[strspn(v, "0123456789")])
+		return;
+	unsigned long want = strtoul(v, NULL, 10);
+	if (want != m->n) {
+		char what[160];
+		snprintf(what, sizeof(what),
+			 "the merge metadata says %lu members, the file holds %zu (cut at a "
+			 "member's end?)",
+			 want, m->n);
+		mdamage(m, m->len, what);
+	}
+}
+
 /* FORMAT.md [X1]: walk the container's blocks from the header; a MEMBER
  * block is followed by member_len bytes of member; other valid blocks are
  * skipped by length (METADATA read); damage resynchronises on the next
@@ -200,8 +248,8 @@ static int walk(tz_multi *m)
 			continue;
 		}
 		uint64_t off = pos + bs, want = tz_le64(h.ext), have = m->len - off;
-		int rc =
-		    add_member(m, &h, off, want < have ? want : have, member_payload(m, pos, &h));
+		int rc = add_member(m, &h, pos, off, want < have ? want : have,
+				    member_payload(m, pos, &h));
 		if (rc)
 			return rc;
 		if (want > have) {
@@ -211,6 +259,7 @@ static int walk(tz_multi *m)
 		}
 		pos = off + want;
 	}
+	count_check(m);
 	for (size_t i = 0; i < m->n; i++) {
 		m->mem[i].m.source = m->mem[i].source ? m->mem[i].source : "";
 		m->mem[i].m.hostname = m->mem[i].hostname ? m->mem[i].hostname : "";
@@ -251,7 +300,7 @@ static int members(tz_multi *m, int rc, char *hostname)
 		memcpy(ext + 24, m->data + 56, 16);
 	}
 	struct tz_bhdr self = {.ext = ext};
-	if ((rc = add_member(m, &self, 0, m->len, NULL))) {
+	if ((rc = add_member(m, &self, 0, 0, m->len, NULL))) {
 		free(hostname);
 		return rc;
 	}

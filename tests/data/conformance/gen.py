@@ -1429,6 +1429,28 @@ def _():
                   (m0, 'copy-of-n0.tz', 'node0')])
 
 
+@corpus('multi-uuid-copy')
+def _():
+    """[X2] the second MEMBER block's uuid copy names the first member's
+    recording (header checksum fixed): the member's own header decides, the
+    copy is damage, and the member is read (no false duplicate)"""
+    m0, m1 = host_trace(0), host_trace(1)
+    ext = struct.pack('<Q16s16sII', len(m1), m0[40:56], m1[56:72], 0, 0)
+    names = meta_payload([('source', 'n1.tz'), ('hostname', 'node1')])
+    data = multi([(m0, 'n0.tz', 'node0')],
+                 meta=[('merged_by', 'gen.py'), ('members', '2')])
+    return data + block(MEMBER, 3, names, ext) + m1
+
+
+@corpus('multi-cut-boundary')
+def _():
+    """[X4] the file ends exactly after its first member: the walk finds no
+    damaged block, but the merge metadata says 2 members: one damaged region"""
+    m0 = host_trace(0)
+    data = multi([(m0, 'n0.tz', 'node0'), (host_trace(1), 'n1.tz', 'node1')])
+    return data[:data.find(m0) + len(m0)]
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for name, fn in sorted(CORPUS.items()):
