@@ -541,7 +541,8 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 			goto out;
 		}
 	}
-	qsort(u, n, sizeof(*u), cmp_rs_name);
+	if (n)
+		qsort(u, n, sizeof(*u), cmp_rs_name);
 	for (uint32_t i = 0; i < n; i++) {
 		u[i].flags = 0;
 		suggest(&u[i], h);
@@ -571,7 +572,8 @@ static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n
 		return;
 	}
 	if (host)
-		fprintf(f, "%zu hosts: each rule's tasks on every host together\n", nhosts);
+		fprintf(f, "%zu host%s: each rule's tasks on every host together\n", nhosts,
+			tza_plural(nhosts));
 	text_out(f, rs, n);
 	if (busy > BUSY_WARN) {
 		fprintf(f, "warning: the host");

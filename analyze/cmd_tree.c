@@ -452,6 +452,7 @@ static int tree_hosts(struct tree_args *a, char **args, int nargs, uint32_t *sho
 	struct tza_fleet fl;
 	int ret = TZA_EXIT_FAIL;
 	int64_t *w0 = NULL, r0 = 0;
+	uint32_t sections = 0;
 	if (tza_fleet_expand("tree", args, nargs, &fl) || tza_fleet_check("tree", &fl, 0))
 		goto out;
 	tza_fleet_note_overlaps("tree", &fl);
@@ -474,7 +475,14 @@ static int tree_hosts(struct tree_args *a, char **args, int nargs, uint32_t *sho
 		if (!r || tza_load_reader(fl.h[i].name, 0, &r, &m) < 0)
 			goto out;
 		const char *hn = tz_reader_meta_get(r, "hostname");
-		printf("%s== host ", i ? "\n" : "");
+		uint32_t has = !a->pid_set;
+		for (uint32_t k = 0; !has && k < m->nprocs; k++)
+			has = m->procs[k]->pid == a->pid;
+		if (!has) { /* --pid: a host without that pid has no section */
+			tza_unload(r, m);
+			continue;
+		}
+		printf("%s== host ", *shown || sections++ ? "\n" : "");
 		tza_safe_puts(stdout, hn && *hn ? hn : fl.h[i].me->hostname);
 		fputs(" (", stdout);
 		tza_safe_puts(stdout, fl.h[i].name);

@@ -115,7 +115,7 @@ static int proc_rows(struct cpart *pt, const struct tza_model *m,
 }
 
 /* The tasks on m's task path, as rows. */
-static int task_rows(struct cpart *pt, const struct tza_model *m, enum tza_by by)
+static int task_rows(struct cpart *pt, const struct tza_model *m)
 {
 	struct tza_task_path tp;
 	if (tza_task_path(tza_tasks_of(m), &tp) < 0)
@@ -127,7 +127,7 @@ static int task_rows(struct cpart *pt, const struct tza_model *m, enum tza_by by
 	for (uint32_t i = 0; i < tp.n; i++) {
 		const struct tza_task *k = tp.steps[i].task;
 		struct crow *w = &pt->rows[pt->nrows++];
-		w->key = dup_or_empty(by == TZA_BY_RULE ? k->name : k->key);
+		w->key = dup_or_empty(k->key);
 		w->id = dup_or_empty(k->id);
 		w->kind = dup_or_empty(tza_task_kind_name(k->kind));
 		w->rule = dup_or_empty(k->name);
@@ -183,10 +183,11 @@ static int one_part(struct chain *u, size_t i)
 	pt->w1 = wall(pt, cr.end_ns);
 	pt->has_root = 1;
 	pt->root_pid = cr.root->pid;
-	pt->root_key = dup_or_empty(tza_proc_key(cr.root, u->by));
+	/* the root is named by its tool: in a task path it is no task's member */
+	pt->root_key = dup_or_empty(tza_proc_key(cr.root, u->tasks ? TZA_BY_TOOL : u->by));
 	if (!pt->root_key)
 		goto oom;
-	if (u->tasks ? task_rows(pt, m, u->by) : proc_rows(pt, m, &cr, u->by))
+	if (u->tasks ? task_rows(pt, m) : proc_rows(pt, m, &cr, u->by))
 		goto oom;
 	if (!u->tasks) {
 		pt->tools = calloc(cr.ntools ? cr.ntools : 1, sizeof(*pt->tools));
@@ -297,7 +298,7 @@ static void text_rows(FILE *o, const struct chain *u, const struct cpart *p)
 				secs(w->w1 - u->r0), tza_fmt_dur(b1, sizeof(b1), w->on_ns),
 				i ? tza_fmt_dur(b2, sizeof(b2), w->wait_ns) : "-",
 				w->edge < 3 && edge_names[w->edge] ? edge_names[w->edge] : "-",
-				tza_safe_str(sk, sizeof(sk), w->key));
+				tza_safe_str(sk, sizeof(sk), u->by == TZA_BY_RULE ? w->rule : w->key));
 		}
 		if (!p->nrows)
 			fprintf(o, "  (no tasks on this host)\n");
@@ -336,8 +337,8 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		waits += i == u->first ? 0 : u->p[i].wait_ns;
 	}
 	int64_t before = u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0;
-	fprintf(o, "run makespan %s over %zu host%s, from %s (the first recorded command's "
-		   "start) to the last one's end\n",
+	fprintf(o, "run makespan %s over %zu host%s, from %s (the first host's root start: "
+		   "its recorded command, docs: critical-path) to the last one's end\n",
 		tza_fmt_dur(b1, sizeof(b1), mk), u->f.n, tza_plural(u->f.n),
 		tza_fmt_utc(u->r0, t0, sizeof(t0)));
 	fprintf(o, "across hosts by time adjacency: the traces hold no dependency between "

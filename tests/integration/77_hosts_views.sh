@@ -51,9 +51,13 @@ part node3 c.tz 0.1
 for f in a b c d; do "$A" critical-path --json $f.tz >$f.json || fail "critical-path $f.tz"; done
 "$A" critical-path --json --by task --task '^(sort|wc)( |$)' a.tz b.tz c.tz d.tz >tasks.json ||
 	fail "critical-path --by task over hosts"
+"$A" critical-path --json --by rule --task '^(sort|wc)( |$)' a.tz b.tz c.tz d.tz >rules.json ||
+	fail "critical-path --by rule over hosts"
 for f in a b c; do
 	"$A" critical-path --json --by task --task '^(sort|wc)( |$)' $f.tz >task-$f.json ||
 		fail "critical-path --by task $f.tz"
+	"$A" critical-path --json --by rule --task '^(sort|wc)( |$)' $f.tz >rule-$f.json ||
+		fail "critical-path --by rule $f.tz"
 done
 
 python3 - <<'PY' || fail "critical path across hosts"
@@ -121,6 +125,14 @@ for p in t["parts"]:
     assert len(own["path"]) >= 1, (p["host"], own)
     assert [(x["task"], x["id"], x["pid"], x["wall_s"], x["wait_s"], x["edge"]) for x in p["path"]] == \
            [(x["task"], x["id"], x["pid"], x["wall_s"], x["wait_s"], x["edge"]) for x in own["path"]], p["host"]
+# --by rule: the same rows, named as the host's own --by rule names them
+r = json.load(open("rules.json"))
+assert r["by"] == "rule"
+for p in r["parts"]:
+    own = json.load(open("rule-%s.json" % host_file[p["host"]]))
+    assert [(x["task"], x["rule"], x["id"]) for x in p["path"]] == \
+           [(x["task"], x["rule"], x["id"]) for x in own["path"]], p["host"]
+    assert p["root"] == "dash", p["root"]  # the root by its tool, not "(none)"
 PY
 
 # text: the chain, the parts, and the statement of how hosts were chained
