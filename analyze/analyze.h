@@ -51,6 +51,10 @@ void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * and returns NULL. The caller frees with tz_reader_free().
  */
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts);
+/* Is path a multi-host trace (FORMAT.md 18)? 1: yes, opened into *mt (the
+ * caller frees it); 0: no (*mt NULL); -1: it is one that cannot be opened,
+ * after one line (file and offset). */
+int tza_open_container(const char *path, const struct tz_reader_opts *opts, tz_multi **mt);
 
 /*
  * Output files (docs/tracer-analyze.md, FILES WRITTEN): a trace's copy or

@@ -20,7 +20,8 @@ static const char info_synopsis[] =
 	"id), metadata, the schema (event types with their fields and units), chunk\n"
 	"and event counts, the time range in wall-clock time, sizes and compression\n"
 	"ratio, dropped events, the recorder's drop counters per slot (metadata\n"
-	"drops_*) and damaged blocks.\n\n";
+	"drops_*) and damaged blocks. A multi-host trace ('merge'): the container, then\n"
+	"each member's info, named RUN.tz[i].\n\n";
 
 static const char info_epilog[] =
 	"\nExit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
@@ -341,14 +342,15 @@ int cmd_info(int argc, char **argv)
 		return rc;
 	if (scanned)
 		ro.flags |= TZ_R_SCAN;
-	tz_multi *mt = NULL;
-	if (tza_fleet_is_container(argv[optind]) && tz_multi_open(&mt, argv[optind], &ro) == 0 &&
-	    tz_multi_is_container(mt)) {
+	tz_multi *mt;
+	int c = tza_open_container(argv[optind], &ro, &mt);
+	if (c < 0)
+		return TZA_EXIT_FAIL;
+	if (c) {
 		int bad = multi(mt, argv[optind], as_json, &ro);
 		tz_multi_free(mt);
 		return bad ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 	}
-	tz_multi_free(mt);
 	tz_reader *r = tza_open(argv[optind], &ro);
 	if (!r)
 		return TZA_EXIT_FAIL;

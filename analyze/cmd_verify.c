@@ -14,7 +14,9 @@ static const char verify_synopsis[] =
 	"Check a .tz trace completely: the file header, every block header and payload\n"
 	"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
 	"Each bad block is named on stderr with its offset:\n"
-	"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n\n";
+	"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n"
+	"A multi-host trace ('merge'): its own structure, then every member as a file\n"
+	"of its own, named RUN.tz[i].\n\n";
 
 static const char verify_epilog[] =
 	"\nExit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
@@ -148,14 +150,15 @@ int cmd_verify(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	const char *path = argv[optind];
-	tz_multi *mt = NULL;
-	if (tza_fleet_is_container(path) && tz_multi_open(&mt, path, NULL) == 0 &&
-	    tz_multi_is_container(mt)) {
+	tz_multi *mt;
+	int c = tza_open_container(path, NULL, &mt);
+	if (c < 0)
+		return TZA_EXIT_FAIL;
+	if (c) {
 		int bad = verify_multi(mt, path, verbose);
 		tz_multi_free(mt);
 		return bad ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 	}
-	tz_multi_free(mt);
 	tz_reader *r = tza_open(path, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;

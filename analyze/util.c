@@ -147,6 +147,29 @@ static int open_member(const char *path, const struct tz_reader_opts *opts, tz_r
 	return 1;
 }
 
+int tza_open_container(const char *path, const struct tz_reader_opts *opts, tz_multi **mt)
+{
+	*mt = NULL;
+	if (!tza_fleet_is_container(path))
+		return 0;
+	int rc = tz_multi_open(mt, path, opts);
+	if (rc < 0) {
+		const char *em = tz_multi_errmsg(*mt);
+		if (em && *em)
+			tza_err("%s", em);
+		else
+			tza_err("'%s': %s", path, tz_strerror(rc));
+		tz_multi_free(*mt);
+		*mt = NULL;
+		return -1;
+	}
+	if (tz_multi_is_container(*mt))
+		return 1;
+	tz_multi_free(*mt);
+	*mt = NULL;
+	return 0;
+}
+
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 {
 	tz_reader *r = NULL;

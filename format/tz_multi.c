@@ -68,7 +68,7 @@ static int add_member(tz_multi *m, const struct tz_bhdr *h, uint64_t block_off, 
 		      uint64_t len, const uint8_t *payload_ok)
 {
 	if (m->n == TZ_MULTI_MAX)
-		return merr(m, TZ_ERR_LIMIT, off, "more than %d members", TZ_MULTI_MAX);
+		return merr(m, TZ_ERR_LIMIT, block_off, "more than %d members", TZ_MULTI_MAX);
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? m->cap * 2 : 8;
 		struct mem_own *nv = realloc(m->mem, nc * sizeof(*nv));
