@@ -16,7 +16,7 @@
 
 static const char idle_synopsis[] =
 	"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
-	"                           [-n N] [--all] [--json] FILE\n"
+	"                           [-n N] [--all] [--json] FILE...\n"
 	"\n"
 	"List the stretches where the machine used under PCT% of its cores for at least\n"
 	"DUR, and the recorded processes alive during each (who the run was waiting on).\n"
@@ -24,9 +24,15 @@ static const char idle_synopsis[] =
 
 static const char idle_epilog[] =
 	"\n"
+	"Several traces (files, a directory of .tz files, a merge) are one run on\n"
+	"several hosts: one line per host, its idle time as a share of the run's span\n"
+	"(the run outside its trace counted apart: not recorded), then each host's own\n"
+	"idle (docs/tracer-analyze.md, MANY HOSTS).\n"
+	"\n"
 	"Examples:\n"
 	"  tracer-analyze idle trace.tz\n"
-	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n";
+	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n"
+	"  tracer-analyze idle node1.tz node2.tz node3.tz\n";
 
 static const struct tza_cmd_spec idle_spec = {
     .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 0};
