@@ -206,7 +206,6 @@ uint32_t tza_idle_alive(const struct tza_model *m, const struct tza_idle_stretch
 	return nw;
 }
 
-
 /* --threshold PCT into the double *o->dest: in (0, 100] */
 static int opt_threshold(const struct tza_option *o, const char *arg)
 {

@@ -23,8 +23,8 @@
 struct ihost {
 	char *hostname; /* owned */
 	const char *trace;
-	int64_t w0, w1;	   /* its trace's first and last event, wall-clock ns */
-	uint64_t idle_ns;  /* its stretches of at least --min-duration */
+	int64_t w0, w1;	    /* its trace's first and last event, wall-clock ns */
+	uint64_t idle_ns;   /* its stretches of at least --min-duration */
 	uint64_t judged_ns; /* the window idle judged (host samples or the trace) */
 	enum tza_idle_basis basis;
 	char *out; /* its own idle output (owned) */
@@ -103,17 +103,19 @@ static void text(FILE *f, const struct irun *u, const struct tza_idle_opts *o)
 		tza_fmt_utc(u->w1, b, sizeof(b)), tza_fmt_dur(d1, sizeof(d1), (uint64_t)span));
 	fputs("clocks        ", f);
 	tza_safe_puts(f, u->note);
-	fprintf(f, "\nidle          under %g%% of each host's CPUs for at least %s, each host "
-		   "judged as idle of its trace alone; the run outside a host's trace is not "
-		   "recorded (idle or unknown), counted apart\n\n",
+	fprintf(f,
+		"\nidle          under %g%% of each host's CPUs for at least %s, each host "
+		"judged as idle of its trace alone; the run outside a host's trace is not "
+		"recorded (idle or unknown), counted apart\n\n",
 		o->threshold, tza_fmt_dur(d1, sizeof(d1), o->min_ns));
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct ihost *h = &u->h[i];
-		fprintf(f, "%s idle %.1f%% of the run (%s of %s); %.1f%% of the run outside its trace\n",
-			tza_safe_str(sk, sizeof(sk), h->hostname), 100 * share(h->idle_ns, span),
-			tza_fmt_dur(d1, sizeof(d1), h->idle_ns),
-			tza_fmt_dur(d2, sizeof(d2), (uint64_t)span),
-			100 * share(outside(u, h), span));
+		fprintf(
+		    f,
+		    "%s idle %.1f%% of the run (%s of %s); %.1f%% of the run outside its trace\n",
+		    tza_safe_str(sk, sizeof(sk), h->hostname), 100 * share(h->idle_ns, span),
+		    tza_fmt_dur(d1, sizeof(d1), h->idle_ns),
+		    tza_fmt_dur(d2, sizeof(d2), (uint64_t)span), 100 * share(outside(u, h), span));
 	}
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct ihost *h = &u->h[i];
@@ -187,29 +189,26 @@ static void json(FILE *f, const struct irun *u, const struct tza_idle_opts *o)
 int tza_idle_hosts(FILE *f, char **args, int n, const struct tza_idle_opts *o)
 {
 	struct irun u = {0};
-	static const uint8_t zero[16];
 	int rc = TZA_EXIT_FAIL;
-	if (tza_fleet_expand("idle", args, n, &u.f) || tza_fleet_check("idle", &u.f, 0))
+	if (tza_fleet_open("idle", args, n, &u.f))
 		goto out;
-	tza_fleet_note_overlaps("idle", &u.f);
 	u.h = calloc(u.f.n ? u.f.n : 1, sizeof(*u.h));
 	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
 	if (!u.h || !u.clk) {
 		tza_err("out of memory");
 		goto out;
 	}
-	int one_clock = u.f.n > 0 && memcmp(u.f.h[0].me->boot_id, zero, 16);
 	for (size_t i = 0; i < u.f.n; i++) {
 		if ((rc = one_host(&u, i, o)) != TZA_EXIT_OK)
 			goto out;
 		rc = TZA_EXIT_FAIL;
-		one_clock &= !memcmp(u.f.h[i].me->boot_id, u.f.h[0].me->boot_id, 16);
 		if (!i || u.h[i].w0 < u.w0)
 			u.w0 = u.h[i].w0;
 		if (!i || u.h[i].w1 > u.w1)
 			u.w1 = u.h[i].w1;
 	}
-	tza_clock_note(u.clk, u.f.n, one_clock, u.note, sizeof(u.note), &u.bound_us);
+	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), u.note, sizeof(u.note),
+		       &u.bound_us);
 	if (o->json)
 		json(f, &u, o);
 	else

@@ -144,7 +144,7 @@ int plot_nm_get_or_add(struct plot_namemap *nm, const char *key, int val)
 }
 /* ---------------------------------------------------------------- tools */
 
-static int cmp_tool(const void *a, const void *b)
+int plot_cmp_tool(const void *a, const void *b)
 {
 	const struct plot_tool *x = a, *y = b;
 	if (x->cpu_s != y->cpu_s)
@@ -181,7 +181,7 @@ int plot_rank_tools(struct plot_ctx *c)
 	}
 	for (size_t j = 0; j < c->ntools; j++)
 		c->tools[j].first = (int)j; /* index before ranking */
-	qsort(c->tools, c->ntools, sizeof(*c->tools), cmp_tool);
+	qsort(c->tools, c->ntools, sizeof(*c->tools), plot_cmp_tool);
 	int *moved = malloc(sizeof(int) * (c->ntools ? c->ntools : 1));
 	if (!moved) {
 		plot_nm_free(&nm);

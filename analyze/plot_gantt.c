@@ -380,8 +380,8 @@ out:
 	return rc;
 }
 
-int plot_gantt_band(struct plot_ctx *c, const struct plot_gantt_layout *g, double px,
-		    double xmax, struct plot_band_out *b)
+int plot_gantt_band(struct plot_ctx *c, const struct plot_gantt_layout *g, double px, double xmax,
+		    struct plot_band_out *b)
 {
 	struct plot_bar *sorted = malloc(sizeof(*sorted) * (g->n ? g->n : 1));
 	if (!sorted)

@@ -82,16 +82,6 @@ static struct plot_tool *run_tool(struct hplot *u, const char *name)
 	return t;
 }
 
-static int cmp_run_tool(const void *a, const void *b)
-{
-	const struct plot_tool *x = a, *y = b;
-	if (x->cpu_s != y->cpu_s)
-		return x->cpu_s < y->cpu_s ? 1 : -1;
-	if (x->wall_s != y->wall_s)
-		return x->wall_s < y->wall_s ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
 /* The heading row's label of band b. */
 static void heading(char *buf, size_t n, const struct hband *b, int64_t r0)
 {
@@ -99,84 +89,57 @@ static void heading(char *buf, size_t n, const struct hband *b, int64_t r0)
 		 (double)(b->rt0 - r0) / 1e9);
 }
 
-/* Pass 1, host i: its wall-clock range, its tools into the run's, its
- * band's size. 0, or -1 after one line. */
-static int measure(struct hplot *u, size_t i, const struct tza_plot_opts *o)
+/* Pass 1 (bo NULL), host i of c's model: its wall-clock range, its tools
+ * into the run's, its band's size. 0, or -1 after one line. */
+static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
+		   const struct plot_gantt_layout *g)
 {
 	struct hband *b = &u->b[i];
-	tz_reader *r;
-	struct tza_model *m;
-	struct plot_ctx c = {0};
-	struct plot_gantt_layout g = {0};
-	int rc = -1;
-	if (load_host(u, i, &r, &m) < 0)
-		return -1;
-	const char *hn = tz_reader_meta_get(r, "hostname");
-	b->trace = u->f.h[i].name;
-	b->hostname = strdup(hn && *hn ? hn : u->f.h[i].me->hostname);
-	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)
-		goto oom;
 	u->clk[i].hostname = b->hostname;
 	tza_host_clock_read(r, &u->clk[i]);
-	if (tz_reader_realtime(r, c.t0, &b->rt0)) {
+	if (tz_reader_realtime(r, c->t0, &b->rt0)) {
 		tza_err("plot: '%s': no clock anchor: its times cannot be put beside the other "
 			"hosts'",
 			b->trace);
-		goto out;
+		return -1;
 	}
-	b->rt1 = b->rt0 + (int64_t)(c.t1 - c.t0);
-	b->nrows = g.nrows;
-	b->nprocs = g.n;
-	b->incomplete = m->incomplete;
-	for (size_t t = 0; t < c.ntools; t++) {
-		struct plot_tool *rt = run_tool(u, c.tools[t].name);
-		if (!rt)
-			goto oom;
-		rt->cpu_s += c.tools[t].cpu_s;
-		rt->wall_s += c.tools[t].wall_s;
+	b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
+	b->nrows = g->nrows;
+	b->nprocs = g->n;
+	b->incomplete = c->m->incomplete;
+	for (size_t t = 0; t < c->ntools; t++) {
+		struct plot_tool *rt = run_tool(u, c->tools[t].name);
+		if (!rt) {
+			tza_err("plot: out of memory");
+			return -1;
+		}
+		rt->cpu_s += c->tools[t].cpu_s;
+		rt->wall_s += c->tools[t].wall_s;
 	}
-	for (int k = 0; k < g.nrows; k++) {
-		size_t l = strlen(g.rows[k].label) + (g.per_proc ? 0 : 6);
+	for (int k = 0; k < g->nrows; k++) {
+		size_t l = strlen(g->rows[k].label) + (g->per_proc ? 0 : 6);
 		if (l > u->maxlab)
 			u->maxlab = l > 63 ? 63 : l;
 	}
-	rc = 0;
-	goto out;
-oom:
-	tza_err("plot: out of memory");
-out:
-	plot_gantt_layout_free(&g);
-	plot_ctx_free(&c);
-	tza_unload(r, m);
-	return rc;
+	return 0;
 }
 
-/* Pass 2, host i: its band drawn into bo (run's colours, rows from its
- * heading, x from the run's start). 0, or -1 after one line. */
-static int draw(struct hplot *u, size_t i, struct tza_plot_opts *o, double px, double xmax,
-		struct plot_band_out *bo)
+/* Pass 2, host i of c's model: its band drawn into bo (the run's colours,
+ * rows from its heading, x from the run's start). 0, or -1 after one line. */
+static int draw(struct hplot *u, size_t i, struct plot_ctx *c, const struct plot_gantt_layout *g,
+		double px, double xmax, struct plot_band_out *bo)
 {
-	struct hband *b = &u->b[i];
-	tz_reader *r;
-	struct tza_model *m;
-	struct plot_ctx c = {0};
-	struct plot_gantt_layout g = {0};
-	int rc = -1;
-	if (load_host(u, i, &r, &m) < 0)
-		return -1;
-	o->rt0_ns = b->rt0; /* --time wall: this host's own wall clock */
-	if (plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)
-		goto oom;
-	if (g.nrows != b->nrows) { /* the same trace read twice */
+	const struct hband *b = &u->b[i];
+	if (g->nrows != b->nrows) { /* the same trace read twice */
 		tza_err("plot: '%s': changed while it was read", b->trace);
-		goto out;
+		return -1;
 	}
-	c.xoff = (double)(b->rt0 - u->r0) / 1e9;
-	c.row0 = b->row0 + 1;
-	c.span_s = (double)(u->r1 - u->r0) / 1e9; /* labels: long against the run */
-	for (size_t t = 0; t < c.ntools; t++) {
-		const struct plot_tool *rt = run_tool(u, c.tools[t].name);
-		c.tools[t].color = rt ? rt->color : -1;
+	c->xoff = (double)(b->rt0 - u->r0) / 1e9;
+	c->row0 = b->row0 + 1;
+	c->span_s = (double)(u->r1 - u->r0) / 1e9; /* labels: long against the run */
+	for (size_t t = 0; t < c->ntools; t++) {
+		const struct plot_tool *rt = run_tool(u, c->tools[t].name);
+		c->tools[t].color = rt ? rt->color : -1;
 	}
 	char h[600];
 	heading(h, sizeof(h), b, u->r0);
@@ -191,13 +154,36 @@ static int draw(struct hplot *u, size_t i, struct tza_plot_opts *o, double px, d
 			"set arrow from graph 0, first %.1f to graph 1, first %.1f nohead "
 			"lc rgb '#888888' back\n",
 			b->row0 - 0.5, b->row0 - 0.5);
-	if (plot_gantt_band(&c, &g, px, xmax, bo) < 0)
-		goto oom;
-	rc = 0;
-	goto out;
-oom:
-	tza_err("plot: out of memory");
-out:
+	if (plot_gantt_band(c, g, px, xmax, bo) < 0) {
+		tza_err("plot: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Host i read into its model and laid out, then measured (pass 1: bo NULL)
+ * or drawn into bo. 0, or -1 after one line. */
+static int one_band(struct hplot *u, size_t i, struct tza_plot_opts *o, double px, double xmax,
+		    struct plot_band_out *bo)
+{
+	struct hband *b = &u->b[i];
+	tz_reader *r;
+	struct tza_model *m;
+	struct plot_ctx c = {0};
+	struct plot_gantt_layout g = {0};
+	int rc = -1;
+	if (load_host(u, i, &r, &m) < 0)
+		return -1;
+	if (!bo) {
+		const char *hn = tz_reader_meta_get(r, "hostname");
+		b->trace = u->f.h[i].name;
+		b->hostname = strdup(hn && *hn ? hn : u->f.h[i].me->hostname);
+	}
+	o->rt0_ns = bo ? b->rt0 : INT64_MIN; /* --time wall: this host's own clock */
+	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)
+		tza_err("plot: out of memory");
+	else
+		rc = bo ? draw(u, i, &c, &g, px, xmax, bo) : measure(u, i, r, &c, &g);
 	plot_gantt_layout_free(&g);
 	plot_ctx_free(&c);
 	tza_unload(r, m);
@@ -234,11 +220,10 @@ static int parts_close(struct parts *p)
 }
 
 /* The whole script from the parts. */
-static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct parts *p,
-		     unsigned w, double plot_px, const char *note)
+static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct parts *p, unsigned w,
+		     double plot_px, const char *note)
 {
-	unsigned h = o->height ? o->height
-			       : 170 + 16 * (unsigned)(u->nrows < 12 ? 12 : u->nrows);
+	unsigned h = o->height ? o->height : 170 + 16 * (unsigned)(u->nrows < 12 ? 12 : u->nrows);
 	if (h > 4000)
 		h = 4000;
 	uint32_t nprocs = 0;
@@ -317,22 +302,17 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	struct hplot u = {0};
 	struct parts p = {0};
 	struct tza_plot_opts o = *opts;
-	static const uint8_t zero[16];
 	int rc = -1;
 	o.from_ns = o.to_ns = 0;
-	o.rt0_ns = INT64_MIN;
-	if (tza_fleet_expand("plot", args, n, &u.f) || tza_fleet_check("plot", &u.f, 0))
+	if (tza_fleet_open("plot", args, n, &u.f))
 		goto out;
-	tza_fleet_note_overlaps("plot", &u.f);
 	u.b = calloc(u.f.n ? u.f.n : 1, sizeof(*u.b));
 	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
 	if (!u.b || !u.clk)
 		goto oom;
-	int one_clock = u.f.n > 0 && memcmp(u.f.h[0].me->boot_id, zero, 16);
 	for (size_t i = 0; i < u.f.n; i++) {
-		if (measure(&u, i, &o) < 0)
+		if (one_band(&u, i, &o, 0, 0, NULL) < 0)
 			goto out;
-		one_clock &= !memcmp(u.f.h[i].me->boot_id, u.f.h[0].me->boot_id, 16);
 		struct hband *b = &u.b[i];
 		if (!i || b->rt0 < u.r0)
 			u.r0 = b->rt0;
@@ -343,9 +323,9 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	}
 	char note[1024];
 	int64_t bound_us;
-	tza_clock_note(u.clk, u.f.n, one_clock, note, sizeof(note), &bound_us);
+	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), note, sizeof(note), &bound_us);
 	/* the run's colours: its tools ranked as plot ranks one trace's */
-	qsort(u.tools, u.ntools, sizeof(*u.tools), cmp_run_tool);
+	qsort(u.tools, u.ntools, sizeof(*u.tools), plot_cmp_tool);
 	for (size_t t = 0; t < u.ntools; t++)
 		u.tools[t].color = t < PLOT_NCOLORS ? (int)t : -1;
 	for (size_t i = 0; i < u.f.n; i++) {
@@ -367,7 +347,7 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	if (parts_open(&p) < 0)
 		goto oom;
 	for (size_t i = 0; i < u.f.n; i++)
-		if (draw(&u, i, &o, px, xmax, &p.bo) < 0)
+		if (one_band(&u, i, &o, px, xmax, &p.bo) < 0)
 			goto out;
 	if (parts_close(&p) < 0)
 		goto oom;

@@ -134,6 +134,9 @@ int plot_nm_get_or_add(struct plot_namemap *nm, const char *key, int val);
  * (the caller frees tools and proc_tool). Returns 0, or -1 out of memory.
  */
 int plot_rank_tools(struct plot_ctx *c);
+/* qsort order of struct plot_tool: CPU time, then wall time (both most
+ * first), then name. */
+int plot_cmp_tool(const void *a, const void *b);
 
 /* The colour of tools[t]: its palette entry, or PLOT_OTHER_COLOR. */
 const char *plot_tool_color(const struct plot_ctx *c, int t);
@@ -219,11 +222,11 @@ void plot_gantt_cmd(FILE *f, const struct plot_ctx *c, int nfail, int nrun, int 
 /* Where one host's band of a gantt over several hosts goes: each stream
  * gets lines of one part of the script (plot_hosts.c assembles them). */
 struct plot_band_out {
-	FILE *ytics;  /* ", \"LABEL\" ROW" per row (c->row0 + row) */
-	FILE *bars;   /* $BARS lines */
-	FILE *labels; /* `set label` lines */
-	FILE *fail;   /* $FAIL lines */
-	FILE *lost;   /* $LOST lines */
+	FILE *ytics;		/* ", \"LABEL\" ROW" per row (c->row0 + row) */
+	FILE *bars;		/* $BARS lines */
+	FILE *labels;		/* `set label` lines */
+	FILE *fail;		/* $FAIL lines */
+	FILE *lost;		/* $LOST lines */
 	int nfail, nlost, nrun; /* counts, added to */
 };
 
@@ -232,8 +235,8 @@ struct plot_band_out {
  * run) into b's streams as plot_gantt draws one trace: px is one pixel and
  * xmax the plot's right edge, in x units. 0, or -1 out of memory.
  */
-int plot_gantt_band(struct plot_ctx *c, const struct plot_gantt_layout *g, double px,
-		    double xmax, struct plot_band_out *b);
+int plot_gantt_band(struct plot_ctx *c, const struct plot_gantt_layout *g, double px, double xmax,
+		    struct plot_band_out *b);
 
 /* ---------------------------------------------------------------- series */
 
