@@ -6,11 +6,12 @@
  * run's time axis, one tool colouring for the whole run.
  *
  * Each host's times are put on the wall clock with one offset (its anchor at
- * its first event, as summary's start_offset_s), so its own durations stay
- * exact; the run starts at the earliest host's first event. Hosts are read
- * one at a time, twice: first for the tools' ranking across hosts (the
- * colours) and the bands' sizes, then to draw each band; the script's parts
- * are gathered in memory streams and written at the end.
+ * its trace start, where export's start_s is 0; summary's start_offset_s is
+ * of the recorders' windows, close to it), so its own durations stay exact;
+ * the run starts at the earliest host's trace start. Hosts are read one at a
+ * time, twice: first for the tools' ranking across hosts (the colours) and
+ * the bands' sizes, then to draw each band; the script's parts are gathered
+ * in memory streams and written at the end.
  */
 #include <stdlib.h>
 #include <string.h>
