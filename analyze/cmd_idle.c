@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "idle.h"
 #include "json.h"
 #include "options.h"
@@ -15,7 +16,7 @@
 
 static const char idle_synopsis[] =
 	"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
-	"                           [-n N] [--all] [--json] FILE\n"
+	"                           [-n N] [--all] [--json] FILE...\n"
 	"\n"
 	"List the stretches where the machine used under PCT% of its cores for at least\n"
 	"DUR, and the recorded processes alive during each (who the run was waiting on).\n"
@@ -23,12 +24,18 @@ static const char idle_synopsis[] =
 
 static const char idle_epilog[] =
 	"\n"
+	"Several traces (files, a directory of .tz files, a merge) are one run on\n"
+	"several hosts: one line per host, its idle time as a share of the run's span\n"
+	"(the run outside its trace counted apart: not recorded), then each host's own\n"
+	"idle (docs/tracer-analyze.md, MANY HOSTS).\n"
+	"\n"
 	"Examples:\n"
 	"  tracer-analyze idle trace.tz\n"
-	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n";
+	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n"
+	"  tracer-analyze idle node1.tz node2.tz node3.tz\n";
 
 static const struct tza_cmd_spec idle_spec = {
-    .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 1};
+    .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 0};
 
 /* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
 static int parse_dur(const char *s, uint64_t *ns)
@@ -199,14 +206,6 @@ uint32_t tza_idle_alive(const struct tza_model *m, const struct tza_idle_stretch
 	return nw;
 }
 
-/* idle's options (cmd_idle) */
-struct idle_opts {
-	double threshold; /* percent */
-	uint64_t min_ns, limit;
-	int json, all;
-	int basis; /* -1: by the trace's mode, else enum tza_idle_basis */
-};
-
 /* --threshold PCT into the double *o->dest: in (0, 100] */
 static int opt_threshold(const struct tza_option *o, const char *arg)
 {
@@ -233,13 +232,12 @@ static int opt_min_duration(const struct tza_option *o, const char *arg)
 /* --basis words, by enum tza_idle_basis */
 static const char *const basis_words[] = {"host", "procs", NULL};
 
-/* Parse argv into o and load its one FILE (argv[optind]) with host samples
- * into *r, *m; returns -1 to go on, else the exit code */
-static int idle_load(int argc, char **argv, struct idle_opts *o, tz_reader **r,
-		     struct tza_model **m)
+/* Parse argv into o; returns -1 to go on (the traces: argv[optind..]),
+ * else the exit code */
+static int idle_parse(int argc, char **argv, struct tza_idle_opts *o)
 {
 	*o =
-	    (struct idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10, .basis = -1};
+	    (struct tza_idle_opts){.threshold = 25, .min_ns = 10000000000ull, .limit = 10, .basis = -1};
 	const struct tza_option opts[] = {
 		OPT_CALL('t', "threshold", "PCT", opt_threshold, &o->threshold,
 			 "busy share of all cores under which a moment is idle\n"
@@ -259,7 +257,7 @@ static int idle_load(int argc, char **argv, struct idle_opts *o, tz_reader **r,
 		OPT_FLAG('j', "json", &o->json, "one JSON object (keys: docs/tracer-analyze.md)"),
 		OPT_END_TRACE,
 	};
-	return tza_cmd_load(&idle_spec, opts, argc, argv, TZA_MB_SAMPLES, r, m);
+	return tza_options_parse(&idle_spec, opts, argc, argv);
 }
 
 /* One stretch as a JSON object (the "stretches" array's element k) */
@@ -329,8 +327,9 @@ static void stretch_text(FILE *f, const struct tza_model *m, const struct tza_id
 
 /* The whole output: head, the stretches of at least o->min_ns, the total.
  * w: room for m->nprocs entries. */
-static void idle_print(FILE *f, const char *path, const struct tza_model *m,
-		       const struct tza_idle *id, const struct idle_opts *o, struct tza_idle_who *w)
+static uint64_t idle_print(FILE *f, const char *path, const struct tza_model *m,
+			   const struct tza_idle *id, const struct tza_idle_opts *o,
+			   struct tza_idle_who *w)
 {
 	char b1[40], b2[40];
 	uint64_t idle_ns = 0;
@@ -376,24 +375,20 @@ static void idle_print(FILE *f, const char *path, const struct tza_model *m,
 			tza_fmt_dur(b2, sizeof(b2), span),
 			span ? 100.0 * (double)idle_ns / (double)span : 0);
 	}
+	return idle_ns;
 }
 
-int cmd_idle(int argc, char **argv)
+int tza_idle_trace(FILE *f, const char *path, tz_reader *r, const struct tza_model *m,
+		   const struct tza_idle_opts *opts, uint64_t *idle_ns, uint64_t *span_a,
+		   uint64_t *span_b, enum tza_idle_basis *basis)
 {
-	struct idle_opts o;
-	tz_reader *r;
-	struct tza_model *m;
+	struct tza_idle_opts o = *opts;
 	struct tza_machine mi;
-	int rc = idle_load(argc, argv, &o, &r, &m);
-	if (rc >= 0)
-		return rc;
-	const char *path = argv[optind];
 	tza_machine_get(r, &mi);
 	if (o.basis == TZA_IDLE_HOST && m->nhost < 2) {
 		tza_err("'%s': --basis host: the trace has no host samples (recorded with "
 			"--sample-interval 0, or by an older recorder); use --basis procs",
 			path);
-		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
 	/* whose machine: a whole-machine recording is judged by the host, a
@@ -409,12 +404,37 @@ int cmd_idle(int argc, char **argv)
 	    !(w = calloc(m->nprocs ? m->nprocs : 1, sizeof(*w)))) {
 		tza_err("out of memory");
 		tza_idle_free(&id);
-		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
-	idle_print(stdout, path, m, &id, &o, w);
+	uint64_t t = idle_print(f, path, m, &id, &o, w);
+	if (idle_ns)
+		*idle_ns = t;
+	if (span_a)
+		*span_a = id.span_a;
+	if (span_b)
+		*span_b = id.span_b;
+	if (basis)
+		*basis = id.basis;
 	free(w);
 	tza_idle_free(&id);
+	return TZA_EXIT_OK;
+}
+
+int cmd_idle(int argc, char **argv)
+{
+	struct tza_idle_opts o;
+	tz_reader *r;
+	struct tza_model *m;
+	int rc = idle_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind))
+		return tza_idle_hosts(stdout, argv + optind, argc - optind, &o);
+	if (!tza_one_file("idle", argc, argv))
+		return TZA_EXIT_USAGE;
+	if (tza_load_ex(argv[optind], TZA_MB_SAMPLES, &r, &m) < 0)
+		return TZA_EXIT_FAIL;
+	rc = tza_idle_trace(stdout, argv[optind], r, m, &o, NULL, NULL, NULL, NULL);
 	tza_unload(r, m);
-	return tza_stdout_done();
+	return rc == TZA_EXIT_OK ? tza_stdout_done() : rc;
 }

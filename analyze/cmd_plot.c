@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "fleet.h"
 #include "model.h"
 #include "options.h"
 #include "plot.h"
@@ -14,7 +15,8 @@
 #include "task.h"
 
 static const char plot_synopsis[] =
-	"usage: tracer-analyze plot [OPTIONS] FILE\n\n"
+	"usage: tracer-analyze plot [OPTIONS] FILE\n"
+	"       tracer-analyze plot [OPTIONS] FILE... (several hosts: the gantt only)\n\n"
 	"Draw a trace (or a bundle holding one) with gnuplot (Debian: gnuplot-nox).\n\n";
 
 static const char plot_epilog[] =
@@ -28,10 +30,16 @@ static const char plot_epilog[] =
 	"held over it. Every such plot says which. A process whose exit event was lost\n"
 	"(exit lost: not alive when the recorder stopped) ends at its last event: its\n"
 	"gantt bar is marked there with an open circle; cpu/mem/io stop there too.\n\n"
+	"Several traces (files, a directory of .tz files, a merge) are one run on\n"
+	"several hosts: the gantt draws one band per host (a heading row, then its\n"
+	"rows as for its trace alone) on the run's time axis (seconds from the\n"
+	"earliest host's first event, or --time wall), tools coloured across hosts.\n"
+	"cpu/mem/io and --from/--to read one trace (plot 'RUN.tz[i]' for one host).\n\n"
 	"Examples:\n"
 	"  tracer-analyze plot run.tz -o timeline.png\n"
 	"  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
-	"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n";
+	"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n"
+	"  tracer-analyze plot node1.tz node2.tz node3.tz -o run.png\n";
 
 static const struct tza_cmd_spec plot_spec = {
     .name = "plot", .synopsis = plot_synopsis, .epilog = plot_epilog, .col = 25, .nfiles = 0};
@@ -57,6 +65,8 @@ struct plot_args {
 	const char *from, *to; /* --from, --to as given, or NULL */
 	const char *script;    /* --script PATH ("-": stdout), or NULL */
 	const char *path;      /* the trace */
+	char **paths;	       /* several host traces (hosts), else NULL */
+	int npaths;
 	int force;
 };
 
@@ -152,7 +162,19 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 	if (rc >= 0)
 		return rc;
 	a->o.max_rows = (unsigned)rows;
-	if (optind != argc - 1) {
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
+		a->paths = argv + optind;
+		a->npaths = argc - optind;
+		static const char *const kinds[] = {"gantt", "cpu", "mem", "io"};
+		if (a->o.kind != TZA_PLOT_GANTT || a->from || a->to) {
+			tza_err("plot: %s%s%s one trace: over several hosts plot draws the gantt of "
+				"whole traces (plot one host's file, or 'RUN.tz[i]')",
+				a->o.kind != TZA_PLOT_GANTT ? "--kind " : "--from and --to read",
+				a->o.kind != TZA_PLOT_GANTT ? kinds[a->o.kind] : "",
+				a->o.kind != TZA_PLOT_GANTT ? " reads" : "");
+			return TZA_EXIT_USAGE;
+		}
+	} else if (optind != argc - 1) {
 		tza_err("plot: expected exactly one FILE (see 'tracer-analyze plot --help')");
 		return TZA_EXIT_USAGE;
 	}
@@ -242,12 +264,37 @@ static int put_out(const struct plot_args *a, const char *buf, size_t len)
 	return TZA_EXIT_OK;
 }
 
+/* The gantt of several hosts (tza_plot_hosts_script). Returns the exit
+ * code. */
+static int plot_hosts(struct plot_args *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = TZA_EXIT_FAIL;
+	FILE *mf = open_memstream(&buf, &len);
+	if (!mf) {
+		tza_err("plot: out of memory");
+		return rc;
+	}
+	int err = tza_plot_hosts_script(mf, a->paths, a->npaths, &a->o);
+	if (fclose(mf)) {
+		if (!err)
+			tza_err("plot: out of memory");
+	} else if (!err) {
+		rc = put_out(a, buf, len);
+	}
+	free(buf);
+	return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_args a = {.o = {.kind = TZA_PLOT_GANTT, .by = TZA_BY_COMMAND}};
 	int rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
+	if (a.paths)
+		return plot_hosts(&a);
 	tz_reader *r = tza_open(a.path, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;

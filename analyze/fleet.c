@@ -284,3 +284,22 @@ void tza_fleet_free(struct tza_fleet *f)
 	free(f->h);
 	memset(f, 0, sizeof(*f));
 }
+
+int tza_fleet_open(const char *cmd, char **args, int n, struct tza_fleet *f)
+{
+	if (tza_fleet_expand(cmd, args, n, f) || tza_fleet_check(cmd, f, 0))
+		return -1;
+	tza_fleet_note_overlaps(cmd, f);
+	return 0;
+}
+
+int tza_fleet_one_clock(const struct tza_fleet *f)
+{
+	static const uint8_t zero[16];
+	if (!f->n || !memcmp(f->h[0].me->boot_id, zero, 16))
+		return 0;
+	for (size_t i = 1; i < f->n; i++)
+		if (memcmp(f->h[i].me->boot_id, f->h[0].me->boot_id, 16))
+			return 0;
+	return 1;
+}

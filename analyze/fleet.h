@@ -54,6 +54,12 @@ int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify);
 /* Name, on stderr, host traces of one host (equal non-zero boot id) whose
  * event times overlap (after tza_fleet_check). */
 void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f);
+/* tza_fleet_expand, tza_fleet_check (no verify) and
+ * tza_fleet_note_overlaps: a command's opening over several hosts. 0, or -1
+ * after one line (free f either way). */
+int tza_fleet_open(const char *cmd, char **args, int n, struct tza_fleet *f);
+/* Do all host traces share one clock (one non-zero boot id)? 1 yes, 0 no. */
+int tza_fleet_one_clock(const struct tza_fleet *f);
 /* Open host i's reader (tz_reader_free it); NULL after one line. */
 tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i);
 /* Is path a multi-host trace (its header's MULTI bit; nothing printed, the

@@ -8,6 +8,7 @@
 #define TZA_IDLE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "report.h"
 
@@ -64,5 +65,37 @@ void tza_idle_free(struct tza_idle *x);
  */
 uint32_t tza_idle_alive(const struct tza_model *m, const struct tza_idle_stretch *x, int all,
 			struct tza_idle_who *w);
+
+/* idle's options (cmd_idle.c) */
+struct tza_idle_opts {
+	double threshold;	/* percent of the cores, (0, 100] */
+	uint64_t min_ns, limit; /* shortest stretch shown (ns); processes listed */
+	int json, all;
+	int basis; /* -1: by the trace's mode, else enum tza_idle_basis */
+};
+
+/*
+ * `idle` of one trace (r, m: its model with TZA_MB_SAMPLES; path names it)
+ * to f, text or JSON as o says; the basis chosen (o->basis -1: host for a
+ * whole-machine trace with host samples, else procs). *idle_ns gets the
+ * stretches' total shown (those of at least o->min_ns), *span_a and *span_b
+ * the window judged (CLOCK_BOOTTIME ns), *basis the basis used; each may be
+ * NULL. Returns TZA_EXIT_OK, or TZA_EXIT_FAIL after one line (--basis host
+ * without host samples; out of memory).
+ */
+int tza_idle_trace(FILE *f, const char *path, tz_reader *r, const struct tza_model *m,
+		   const struct tza_idle_opts *o, uint64_t *idle_ns, uint64_t *span_a,
+		   uint64_t *span_b, enum tza_idle_basis *basis);
+
+/*
+ * `idle` of a run recorded on several hosts (idle_hosts.c; the host traces
+ * args[0..n): fleet.h): the run's span (the earliest host's first event to
+ * the latest one's last, by wall clock), one line per host (its idle time
+ * over the run's span; the time outside its trace counted apart: not
+ * recorded), then each host's own idle (tza_idle_trace) after a line naming
+ * it. o->json: {"multi_host":true,"run":{...},"hosts":[...]}. Returns the
+ * exit code (messages printed).
+ */
+int tza_idle_hosts(FILE *f, char **args, int n, const struct tza_idle_opts *o);
 
 #endif

@@ -144,7 +144,7 @@ int plot_nm_get_or_add(struct plot_namemap *nm, const char *key, int val)
 }
 /* ---------------------------------------------------------------- tools */
 
-static int cmp_tool(const void *a, const void *b)
+int plot_cmp_tool(const void *a, const void *b)
 {
 	const struct plot_tool *x = a, *y = b;
 	if (x->cpu_s != y->cpu_s)
@@ -181,7 +181,7 @@ int plot_rank_tools(struct plot_ctx *c)
 	}
 	for (size_t j = 0; j < c->ntools; j++)
 		c->tools[j].first = (int)j; /* index before ranking */
-	qsort(c->tools, c->ntools, sizeof(*c->tools), cmp_tool);
+	qsort(c->tools, c->ntools, sizeof(*c->tools), plot_cmp_tool);
 	int *moved = malloc(sizeof(int) * (c->ntools ? c->ntools : 1));
 	if (!moved) {
 		plot_nm_free(&nm);
@@ -265,10 +265,8 @@ void plot_fmt_dur(char *buf, size_t n, double s)
  * the w pixels the row labels and a key at the right take: the title is
  * centred over the plot area between them, and wrapped to fit there.
  */
-void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h, const char *kind_title,
-		   const char *note, double xpad, unsigned left_px, unsigned right_px)
+void plot_terminal(FILE *f, const struct tza_plot_opts *o, unsigned w, unsigned h)
 {
-	const struct tza_plot_opts *o = c->o;
 	if (o->fmt == TZA_PLOT_PNG)
 		fprintf(f, "set terminal pngcairo size %u,%u noenhanced font 'DejaVu Sans,9'\n", w, h);
 	else if (o->fmt == TZA_PLOT_SVG)
@@ -279,14 +277,60 @@ void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h, cons
 	fputs("set output ", f);
 	plot_gp_str(f, o->out, 4096);
 	fputc('\n', f);
+}
 
-	char date[64] = "unknown date", dur[32];
-	if (o->rt0_ns != INT64_MIN) {
-		time_t t = (time_t)(o->rt0_ns / 1000000000LL);
+void plot_fmt_date(char *buf, size_t n, int64_t rt_ns)
+{
+	snprintf(buf, n, "unknown date");
+	if (rt_ns != INT64_MIN) {
+		time_t t = (time_t)(rt_ns / 1000000000LL);
 		struct tm tm;
 		gmtime_r(&t, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
 	}
+}
+
+void plot_title(FILE *f, const char *title, const char *note, unsigned w, unsigned left_px,
+		unsigned right_px)
+{
+	/* centred over the plot area, not the picture; about 8 px a character
+	 * at font 11 (PDF: more room at font 7) */
+	double mid = ((double)left_px + (double)w - (double)right_px) / 2;
+	double half = mid < (double)w - mid ? mid : (double)w - mid;
+	size_t width = half > 170 ? (size_t)((2 * half - 20) / 8) : 40;
+	fputs("set title ", f);
+	gp_str_wrapped(f, title, 1024, width);
+	if (note) {
+		fputs(" . \"\\n\" . ", f);
+		gp_str_wrapped(f, note, 1024, width);
+	}
+	fputs(" font ',11'\n", f);
+}
+
+void plot_xaxis(FILE *f, const struct tza_plot_opts *o, double x0, double x1, double xpad,
+		double span_s)
+{
+	fputs("set border 3\nset tics nomirror out\nset grid xtics lc rgb '#dddddd' lt 1\n", f);
+	if (x1 <= x0)
+		x1 = x0 + 1;
+	fprintf(f, "set xrange [%.6f:%.6f]\n", x0, x1 + (x1 - x0) * xpad);
+	if (o->wall && o->rt0_ns != INT64_MIN) {
+		fputs(span_s > 3 * 86400 ? "set format x '%m-%d %H:%M' timedate\n"
+					 : "set format x '%H:%M:%S' timedate\n",
+		      f);
+		fputs("set xlabel 'wall-clock time (UTC)'\n", f);
+	} else {
+		fputs("set xlabel 'seconds from start'\n", f);
+	}
+}
+
+void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h, const char *kind_title,
+		 const char *note, double xpad, unsigned left_px, unsigned right_px)
+{
+	const struct tza_plot_opts *o = c->o;
+	plot_terminal(f, o, w, h);
+	char date[64], dur[32];
+	plot_fmt_date(date, sizeof(date), o->rt0_ns);
 	plot_fmt_dur(dur, sizeof(dur), c->span_s);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < c->m->nprocs; i++)
@@ -296,31 +340,8 @@ void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h, cons
 		 o->what ? "'" : "", o->what ? o->what : "", o->what ? "'" : "",
 		 o->host ? o->host : "unknown host", date, dur, n, n == 1 ? "" : "es",
 		 c->m->incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
-	/* centred over the plot area, not the picture; about 8 px a character
-	 * at font 11 (PDF: more room at font 7) */
-	double mid = ((double)left_px + (double)w - (double)right_px) / 2;
-	double half = mid < (double)w - mid ? mid : (double)w - mid;
-	size_t width = half > 170 ? (size_t)((2 * half - 20) / 8) : 40;
-	fputs("set title ", f);
-	gp_str_wrapped(f, title, sizeof(title), width);
-	if (note) {
-		fputs(" . \"\\n\" . ", f);
-		gp_str_wrapped(f, note, 1024, width);
-	}
-	fputs(" font ',11'\n", f);
-	fputs("set border 3\nset tics nomirror out\nset grid xtics lc rgb '#dddddd' lt 1\n", f);
-	double x0 = plot_x(c, c->t0), x1 = plot_x(c, c->t1);
-	if (x1 <= x0)
-		x1 = x0 + 1;
-	fprintf(f, "set xrange [%.6f:%.6f]\n", x0, x1 + (x1 - x0) * xpad);
-	if (o->wall && o->rt0_ns != INT64_MIN) {
-		fputs(c->span_s > 3 * 86400 ? "set format x '%m-%d %H:%M' timedate\n"
-					     : "set format x '%H:%M:%S' timedate\n",
-		      f);
-		fputs("set xlabel 'wall-clock time (UTC)'\n", f);
-	} else {
-		fputs("set xlabel 'seconds from start'\n", f);
-	}
+	plot_title(f, title, note, w, left_px, right_px);
+	plot_xaxis(f, o, plot_x(c, c->t0), plot_x(c, c->t1), xpad, c->span_s);
 }
 
 int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o)

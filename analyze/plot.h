@@ -63,6 +63,19 @@ int tza_plot_fmt_of(const char *path);
 int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o);
 
 /*
+ * Write the gantt script of a run recorded on several hosts to f: the host
+ * traces args[0..n) (fleet.h: files, directories, multi-host traces'
+ * members), one band per host (a heading row "== host NAME (TRACE), +S.SSSs
+ * ==", then its rows as tza_plot_script makes them for that trace alone), x
+ * from the run's start (the earliest host's first event, by wall clock; each
+ * host placed with one offset: its anchor at its first event), or wall clock
+ * with o->wall; tools coloured across hosts (ranked by their CPU time over
+ * all hosts). o->kind must be gantt; o->from_ns/to_ns are ignored. Hosts are
+ * read one at a time (twice). Returns 0, or -1 after one line on stderr.
+ */
+int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opts *o);
+
+/*
  * Run gnuplot (the binary named by $TRACER_GNUPLOT, else `gnuplot` found in
  * PATH) with script[0..len) on its standard input. Returns 0 when gnuplot
  * exited 0; else prints one line (gnuplot missing: names the Debian package

@@ -35,11 +35,31 @@ static int cmp_bar(const void *a, const void *b)
 /* ---------------------------------------------------------------- drawing */
 
 /* The y position of bar b's lane: its middle (mid), else its bottom. */
-static double lane_y(const struct plot_gantt_layout *g, const struct plot_bar *b, double mid)
+static double lane_y(const struct plot_ctx *c, const struct plot_gantt_layout *g,
+		     const struct plot_bar *b, double mid)
 {
 	const struct plot_row *r = &g->rows[b->row];
 	double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
-	return b->row - 0.4 + (b->lane + mid) * hgt;
+	return c->row0 + b->row - 0.4 + (b->lane + mid) * hgt;
+}
+
+/* The row labels of g as gnuplot ytics entries (rows from c->row0), each
+ * but the first (first: 1) after ", ". */
+static void gantt_ytics(FILE *f, const struct plot_ctx *c, const struct plot_gantt_layout *g,
+			int first)
+{
+	for (int r = 0; r < g->nrows; r++) {
+		const struct plot_row *row = &g->rows[r];
+		char buf[320];
+		if (g->per_proc || row->count <= 1 || row->label == g->labels[g->n]) /* "other" */
+			snprintf(buf, sizeof(buf), "%s", row->label);
+		else
+			snprintf(buf, sizeof(buf), "%s  x%u", row->label, row->count);
+		if (r || !first)
+			fputs(", ", f);
+		plot_gp_str(f, buf, 60);
+		fprintf(f, " %d", c->row0 + r);
+	}
 }
 
 /* Title, x axis and the row labels (y axis) of a w-pixel picture. Returns
@@ -69,18 +89,7 @@ static size_t gantt_axes(FILE *f, const struct plot_ctx *c, const struct plot_ga
 	/* y axis: rows top to bottom */
 	fprintf(f, "set yrange [%f:%f]\n", nrows - 0.4, -0.6); /* first row on top */
 	fputs("set ytics scale 0 font ',8' (", f);
-	for (int r = 0; r < nrows; r++) {
-		const struct plot_row *row = &g->rows[r];
-		char buf[320];
-		if (per_proc || row->count <= 1 || row->label == g->labels[g->n]) /* "other" */
-			snprintf(buf, sizeof(buf), "%s", row->label);
-		else
-			snprintf(buf, sizeof(buf), "%s  x%u", row->label, row->count);
-		if (r)
-			fputs(", ", f);
-		plot_gp_str(f, buf, 60);
-		fprintf(f, " %d", r);
-	}
+	gantt_ytics(f, c, g, 1);
 	fputs(")\n", f);
 	fputs("set style fill solid 1.0 noborder\n", f);
 	return maxlab;
@@ -93,8 +102,7 @@ static size_t gantt_axes(FILE *f, const struct plot_ctx *c, const struct plot_ga
  * cut at 30 bytes, the failure and exit-lost entries), the sample and
  * the gaps, about 7.5 px a character at font 8.
  */
-static void gantt_key(FILE *f, const struct plot_ctx *c, const struct plot_gantt_layout *g,
-		      double plot_px)
+void plot_gantt_key(FILE *f, const struct plot_ctx *c, int any_lost, double plot_px)
 {
 	size_t keylen = strlen("non-zero exit or signal (") + 5;
 	for (int t = 0; t < c->ncolored; t++) {
@@ -103,19 +111,15 @@ static void gantt_key(FILE *f, const struct plot_ctx *c, const struct plot_gantt
 		if (l > keylen)
 			keylen = l;
 	}
-	if (keylen < strlen("exit lost: ends at its last event (") + 5)
-		for (uint32_t i = 0; i < g->n; i++)
-			if (plot_p_lost(c, c->m->procs[g->bars[i].proc])) {
-				keylen = strlen("exit lost: ends at its last event (") + 5;
-				break;
-			}
+	if (any_lost && keylen < strlen("exit lost: ends at its last event (") + 5)
+		keylen = strlen("exit lost: ends at its last event (") + 5;
 	unsigned keycols = (unsigned)(plot_px / (7.5 * (double)(keylen + 8)));
 	fprintf(f, "set key outside below horizontal font ',8' maxcols %u\n",
 		keycols ? keycols : 1);
 }
 
 /*
- * $BARS: the bars sorted[0..n) (by row, lane and start; their x0, x1 set
+ * $BARS's lines: the bars sorted[0..n) (by row, lane and start; their x0, x1 set
  * here as drawn), px: one pixel in x units. Back-to-back bars of one lane
  * never merge: each ends a pixel before the next one starts, and a bar that
  * touches the one before it takes the other shade of its colour
@@ -129,7 +133,6 @@ static void gantt_boxes(FILE *f, const struct plot_ctx *c, const struct plot_gan
 {
 	struct tza_model *m = c->m;
 	uint32_t n = g->n;
-	fputs("$BARS << EOD\n", f);
 	int shaded = 0;	    /* the last bar drawn in this lane took the other shade */
 	double lane_end = 0; /* where it ended (undrawn: its process's end) */
 	for (uint32_t i = 0; i < n;) {
@@ -170,13 +173,12 @@ static void gantt_boxes(FILE *f, const struct plot_ctx *c, const struct plot_gan
 			sorted[k].x1 = x1;
 		}
 		double hgt = 0.8 / (r->nlanes ? r->nlanes : 1);
-		double y0 = sorted[i].row - 0.4 + sorted[i].lane * hgt;
+		double y0 = c->row0 + sorted[i].row - 0.4 + sorted[i].lane * hgt;
 		double y1 = y0 + hgt * (r->nlanes > 1 ? 0.85 : 1.0);
 		fprintf(f, "%.6f %.6f %.4f %.4f %lu\n", x0, x1, y0, y1,
 			shaded ? shade_of(rgb) : rgb);
 		i = j;
 	}
-	fputs("EOD\n", f);
 }
 
 /* The room (x units) right of sorted[i]'s end before the next bar of its
@@ -201,14 +203,14 @@ static double label_room(const struct plot_bar *sorted, const uint32_t *row_at, 
  * text is taller than a lane) and the plot's right edge: cut to fit
  * ("..."), left out when fewer than 8 characters fit. About 6 px a
  * character at font 7, plus the label's offset (past the failure or
- * exit-lost marker when the bar has one). 0, or -1 out of memory.
+ * exit-lost marker when the bar has one). xmax: the plot's right edge (x
+ * units). 0, or -1 out of memory.
  */
 static int gantt_labels(FILE *f, const struct plot_ctx *c, const struct plot_gantt_layout *g,
-			const struct plot_bar *sorted, double px)
+			const struct plot_bar *sorted, double px, double xmax)
 {
 	uint32_t n = g->n;
 	double thresh = c->span_s * (g->per_proc ? 0.03 : 0.06);
-	double xmax = plot_x(c, c->t1) + c->span_s * PLOT_XPAD_GANTT;
 	int nlab = 0;
 	/* sorted[row_at[r] .. row_at[r + 1]) are row r's bars */
 	uint32_t *row_at = calloc((size_t)g->nrows + 1, sizeof(*row_at));
@@ -234,7 +236,7 @@ static int gantt_labels(FILE *f, const struct plot_ctx *c, const struct plot_gan
 			double fit = (room - xe) / px / 6.0 - (marked ? 2.2 : 1);
 			if (fit < 8)
 				continue;
-			double y = lane_y(g, &sorted[i], 0.5);
+			double y = lane_y(c, g, &sorted[i], 0.5);
 			char txt[160], ds[32];
 			plot_fmt_dur(ds, sizeof(ds), d);
 			const char *why = plot_p_failed(p)	 ? "  (failed)"
@@ -258,25 +260,38 @@ struct gantt_marks {
 	int nfail, nrun, nlost;
 };
 
-/* $FAIL (crosses at the failed bars' ends) and, when there are some, $LOST
- * (circles at the exit-lost bars' last events). */
-static struct gantt_marks gantt_markers(FILE *f, const struct plot_ctx *c,
-					const struct plot_gantt_layout *g)
+/* The lines of $FAIL (crosses at the failed bars' ends; into fail) and of
+ * $LOST (circles at the exit-lost bars' last events; into lost, which may
+ * be NULL when there are none: k->nlost says), counted into *k. */
+static void gantt_mark_rows(FILE *fail, FILE *lost, const struct plot_ctx *c,
+			    const struct plot_gantt_layout *g, struct gantt_marks *k)
 {
-	struct gantt_marks k = {0};
-	fputs("$FAIL << EOD\n", f);
 	for (uint32_t i = 0; i < g->n; i++) {
 		struct tza_proc *p = c->m->procs[g->bars[i].proc];
 		if (plot_p_failed(p)) {
-			fprintf(f, "%.6f %.4f\n", plot_x(c, plot_p_end(c, p)),
-				lane_y(g, &g->bars[i], 0.5));
-			k.nfail++;
+			k->nfail++;
+			if (fail)
+				fprintf(fail, "%.6f %.4f\n", plot_x(c, plot_p_end(c, p)),
+					lane_y(c, g, &g->bars[i], 0.5));
 		}
-		if (plot_p_lost(c, p))
-			k.nlost++;
-		else
-			k.nrun += (p->flags & TZA_P_NO_EXIT) != 0;
+		if (plot_p_lost(c, p)) {
+			k->nlost++;
+			if (lost)
+				fprintf(lost, "%.6f %.4f\n", plot_x(c, plot_p_end(c, p)),
+					lane_y(c, g, &g->bars[i], 0.5));
+		} else {
+			k->nrun += (p->flags & TZA_P_NO_EXIT) != 0;
+		}
 	}
+}
+
+/* $FAIL and, when there are some, $LOST (gantt_mark_rows). */
+static struct gantt_marks gantt_markers(FILE *f, const struct plot_ctx *c,
+					const struct plot_gantt_layout *g)
+{
+	struct gantt_marks k = {0}, none = {0};
+	fputs("$FAIL << EOD\n", f);
+	gantt_mark_rows(f, NULL, c, g, &k);
 	fputs("EOD\n", f);
 	if (!k.nfail) /* an empty datablock is an error in gnuplot */
 		fputs("$FAIL << EOD\nNaN NaN\nEOD\n", f);
@@ -284,20 +299,16 @@ static struct gantt_marks gantt_markers(FILE *f, const struct plot_ctx *c,
 	 * there are some, so other scripts stay as they were) */
 	if (k.nlost) {
 		fputs("$LOST << EOD\n", f);
-		for (uint32_t i = 0; i < g->n; i++) {
-			struct tza_proc *p = c->m->procs[g->bars[i].proc];
-			if (plot_p_lost(c, p))
-				fprintf(f, "%.6f %.4f\n", plot_x(c, plot_p_end(c, p)),
-					lane_y(g, &g->bars[i], 0.5));
-		}
+		gantt_mark_rows(NULL, f, c, g, &none);
 		fputs("EOD\n", f);
 	}
 	return k;
 }
 
 /* The plot command: bars, the key's tools, the markers; then comments. */
-static void gantt_plot_cmd(FILE *f, const struct plot_ctx *c, struct gantt_marks k)
+void plot_gantt_cmd(FILE *f, const struct plot_ctx *c, int nfail, int nrun, int nlost)
 {
+	struct gantt_marks k = {.nfail = nfail, .nrun = nrun, .nlost = nlost};
 	fputs("plot $BARS using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable notitle", f);
 	for (int t = 0; t < c->ncolored; t++) {
 		fputs(", keyentry with boxes lc rgb '", f);
@@ -340,7 +351,10 @@ int plot_gantt(FILE *f, struct plot_ctx *c)
 	if (plot_px < 200)
 		plot_px = 200;
 	double px = c->span_s * (1 + PLOT_XPAD_GANTT) / plot_px;
-	gantt_key(f, c, &g, plot_px);
+	int any_lost = 0;
+	for (uint32_t i = 0; i < g.n && !any_lost; i++)
+		any_lost = plot_p_lost(c, c->m->procs[g.bars[i].proc]);
+	plot_gantt_key(f, c, any_lost, plot_px);
 
 	sorted = malloc(sizeof(*sorted) * (g.n ? g.n : 1));
 	if (!sorted)
@@ -350,15 +364,41 @@ int plot_gantt(FILE *f, struct plot_ctx *c)
 		sorted[i].start = plot_p_start(c, c->m->procs[g.bars[i].proc]);
 	}
 	qsort(sorted, g.n, sizeof(*sorted), cmp_bar);
+	fputs("$BARS << EOD\n", f);
 	gantt_boxes(f, c, &g, sorted, px);
-	if (gantt_labels(f, c, &g, sorted, px) < 0)
+	fputs("EOD\n", f);
+	if (gantt_labels(f, c, &g, sorted, px, plot_x(c, c->t1) + c->span_s * PLOT_XPAD_GANTT) < 0)
 		goto out;
-	gantt_plot_cmd(f, c, gantt_markers(f, c, &g));
+	struct gantt_marks k = gantt_markers(f, c, &g);
+	plot_gantt_cmd(f, c, k.nfail, k.nrun, k.nlost);
 	rc = 0;
 out:
 	if (rc)
 		tza_err("plot: out of memory");
 	free(sorted);
 	plot_gantt_layout_free(&g);
+	return rc;
+}
+
+int plot_gantt_band(struct plot_ctx *c, const struct plot_gantt_layout *g, double px, double xmax,
+		    struct plot_band_out *b)
+{
+	struct plot_bar *sorted = malloc(sizeof(*sorted) * (g->n ? g->n : 1));
+	if (!sorted)
+		return -1;
+	for (uint32_t i = 0; i < g->n; i++) {
+		sorted[i] = g->bars[i];
+		sorted[i].start = plot_p_start(c, c->m->procs[g->bars[i].proc]);
+	}
+	qsort(sorted, g->n, sizeof(*sorted), cmp_bar);
+	gantt_ytics(b->ytics, c, g, 0);
+	gantt_boxes(b->bars, c, g, sorted, px);
+	int rc = gantt_labels(b->labels, c, g, sorted, px, xmax);
+	struct gantt_marks k = {0};
+	gantt_mark_rows(b->fail, b->lost, c, g, &k);
+	b->nfail += k.nfail;
+	b->nlost += k.nlost;
+	b->nrun += k.nrun;
+	free(sorted);
 	return rc;
 }

@@ -57,6 +57,9 @@ struct plot_ctx {
 	size_t ntools;
 	int *proc_tool; /* owned: per process index, its tools[] index */
 	int ncolored;	/* tools[0..ncolored) have a palette colour */
+	double xoff;	/* seconds added to every relative x (a host's start in
+			   a run over several hosts, plot_hosts.c); 0 otherwise */
+	int row0;	/* gantt: the first row of this host's band; 0 otherwise */
 };
 
 /* The start of p, clipped to the window start. */
@@ -109,7 +112,7 @@ static inline double plot_x(const struct plot_ctx *c, uint64_t ns)
 	double rel = (double)(ns - c->t0) / 1e9;
 	if (c->o->wall && c->o->rt0_ns != INT64_MIN)
 		return (double)c->o->rt0_ns / 1e9 + rel;
-	return rel;
+	return c->xoff + rel;
 }
 
 /* String -> index map (open addressing, FNV-1a): groups by name in O(1).
@@ -131,6 +134,9 @@ int plot_nm_get_or_add(struct plot_namemap *nm, const char *key, int val);
  * (the caller frees tools and proc_tool). Returns 0, or -1 out of memory.
  */
 int plot_rank_tools(struct plot_ctx *c);
+/* qsort order of struct plot_tool: CPU time, then wall time (both most
+ * first), then name. */
+int plot_cmp_tool(const void *a, const void *b);
 
 /* The colour of tools[t]: its palette entry, or PLOT_OTHER_COLOR. */
 const char *plot_tool_color(const struct plot_ctx *c, int t);
@@ -150,6 +156,18 @@ void plot_fmt_dur(char *buf, size_t n, double s);
  */
 void plot_header(FILE *f, const struct plot_ctx *c, unsigned w, unsigned h, const char *kind_title,
 		 const char *note, double xpad, unsigned left_px, unsigned right_px);
+
+/* The parts of plot_header, for a picture of several hosts (plot_hosts.c):
+ * the terminal and output; rt_ns as "2026-12-01 22:24:05 UTC" ("unknown
+ * date" for INT64_MIN); the title (title then note, each wrapped, centred
+ * over the plot area; title cut at 1024 bytes); the border, grid and x axis
+ * [x0, x1] plus xpad of it (wall-clock format with o->wall). */
+void plot_terminal(FILE *f, const struct tza_plot_opts *o, unsigned w, unsigned h);
+void plot_fmt_date(char *buf, size_t n, int64_t rt_ns);
+void plot_title(FILE *f, const char *title, const char *note, unsigned w, unsigned left_px,
+		unsigned right_px);
+void plot_xaxis(FILE *f, const struct tza_plot_opts *o, double x0, double x1, double xpad,
+		double span_s);
 
 /* ---------------------------------------------------------------- gantt */
 
@@ -194,6 +212,31 @@ void plot_gantt_layout_free(struct plot_gantt_layout *g);
 /* The whole gantt script after the first line. 0, or -1 out of memory
  * (message printed). */
 int plot_gantt(FILE *f, struct plot_ctx *c);
+
+/* The key (below the plot: as many columns as fit plot_px pixels; any_lost:
+ * an exit-lost entry is drawn) and the plot command with the failure and
+ * exit-lost entries and counts, of c's tools (their colour, name). */
+void plot_gantt_key(FILE *f, const struct plot_ctx *c, int any_lost, double plot_px);
+void plot_gantt_cmd(FILE *f, const struct plot_ctx *c, int nfail, int nrun, int nlost);
+
+/* Where one host's band of a gantt over several hosts goes: each stream
+ * gets lines of one part of the script (plot_hosts.c assembles them). */
+struct plot_band_out {
+	FILE *ytics;		/* ", \"LABEL\" ROW" per row (c->row0 + row) */
+	FILE *bars;		/* $BARS lines */
+	FILE *labels;		/* `set label` lines */
+	FILE *fail;		/* $FAIL lines */
+	FILE *lost;		/* $LOST lines */
+	int nfail, nlost, nrun; /* counts, added to */
+};
+
+/*
+ * Draw layout g of c (a host's model; c->row0 and c->xoff place it in the
+ * run) into b's streams as plot_gantt draws one trace: px is one pixel and
+ * xmax the plot's right edge, in x units. 0, or -1 out of memory.
+ */
+int plot_gantt_band(struct plot_ctx *c, const struct plot_gantt_layout *g, double px, double xmax,
+		    struct plot_band_out *b);
 
 /* ---------------------------------------------------------------- series */
 

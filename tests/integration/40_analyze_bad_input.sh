@@ -93,7 +93,7 @@ expect 0 "cat --partial of a header-only file" "$A" cat --partial "$tmp/header-o
 
 # usage errors: exit 2 with a message
 expect 2 "no file" "$A" summary
-expect 2 "two files" "$A" tree "$good" "$good"
+expect 2 "two files" "$A" cat "$good" "$good"
 expect 2 "unknown option" "$A" top --bogus "$good"
 expect 2 "bad --by" "$A" top --by comm "$good"
 expect 2 "bad --sort" "$A" top --sort nonsense "$good"

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * plot_hosts.c - `tracer-analyze plot` (gantt) of a run recorded on several
+ * hosts (fleet.h; docs/tracer-analyze.md "MANY HOSTS"): one band per host,
+ * its rows as plot of that trace alone makes them (plot_layout.c), on the
+ * run's time axis, one tool colouring for the whole run.
+ *
+ * Each host's times are put on the wall clock with one offset (its anchor at
+ * its trace start, where export's start_s is 0; summary's start_offset_s is
+ * of the recorders' windows, close to it), so its own durations stay exact;
+ * the run starts at the earliest host's trace start. Hosts are read one at a
+ * time, twice: first for the tools' ranking across hosts (the colours) and
+ * the bands' sizes, then to draw each band; the script's parts are gathered
+ * in memory streams and written at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "fleet.h"
+#include "fleet_clock.h"
+#include "plot_int.h"
+#include "report.h"
+#include "task.h"
+
+/* One host's band. */
+struct hband {
+	char *hostname; /* owned */
+	const char *trace;
+	int64_t rt0, rt1; /* wall clock at its first and last event, ns */
+	int row0;	  /* its heading's row; its rows follow */
+	int nrows;
+	uint32_t nprocs; /* processes drawn */
+	int incomplete;
+};
+
+struct hplot {
+	struct tza_fleet f;
+	struct hband *b;
+	struct tza_host_clock *clk;
+	struct plot_tool *tools; /* across hosts, names owned; ranked after pass 1 */
+	size_t ntools, captools;
+	int64_t r0, r1; /* the run: first first event, last last event (wall ns) */
+	size_t maxlab;	/* the longest row label (characters, capped at 63) */
+	int nrows;	/* every band's heading and rows */
+};
+
+/* Host i's model into *r, *m (tasks too when --task was given). 0, or -1
+ * after one line. */
+static int load_host(struct hplot *u, size_t i, tz_reader **r, struct tza_model **m)
+{
+	*m = NULL;
+	*r = tza_fleet_reader(&u->f, i);
+	if (!*r || tza_load_reader(u->f.h[i].name, 0, r, m) < 0)
+		return -1;
+	if (tza_task_wanted() && tza_tasks_for(*m) < 0) {
+		tza_unload(*r, *m);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run's tool named name (added with nothing counted when new); NULL
+ * when out of memory. Tens of tools a host: a linear search. */
+static struct plot_tool *run_tool(struct hplot *u, const char *name)
+{
+	for (size_t t = 0; t < u->ntools; t++)
+		if (!strcmp(u->tools[t].name, name))
+			return &u->tools[t];
+	if (u->ntools == u->captools) {
+		size_t cap = u->captools ? 2 * u->captools : 64;
+		struct plot_tool *nt = realloc(u->tools, cap * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		u->tools = nt;
+		u->captools = cap;
+	}
+	struct plot_tool *t = &u->tools[u->ntools];
+	*t = (struct plot_tool){.name = strdup(name), .first = (int)u->ntools, .color = -1};
+	if (!t->name)
+		return NULL;
+	u->ntools++;
+	return t;
+}
+
+/* The heading row's label of band b. */
+static void heading(char *buf, size_t n, const struct hband *b, int64_t r0)
+{
+	snprintf(buf, n, "== host %s (%s), +%.3fs ==", b->hostname, b->trace,
+		 (double)(b->rt0 - r0) / 1e9);
+}
+
+/* Pass 1 (bo NULL), host i of c's model: its wall-clock range, its tools
+ * into the run's, its band's size. 0, or -1 after one line. */
+static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
+		   const struct plot_gantt_layout *g)
+{
+	struct hband *b = &u->b[i];
+	u->clk[i].hostname = b->hostname;
+	tza_host_clock_read(r, &u->clk[i]);
+	if (tz_reader_realtime(r, c->t0, &b->rt0)) {
+		tza_err("plot: '%s': no clock anchor: its times cannot be put beside the other "
+			"hosts'",
+			b->trace);
+		return -1;
+	}
+	b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
+	b->nrows = g->nrows;
+	b->nprocs = g->n;
+	b->incomplete = c->m->incomplete;
+	for (size_t t = 0; t < c->ntools; t++) {
+		struct plot_tool *rt = run_tool(u, c->tools[t].name);
+		if (!rt) {
+			tza_err("plot: out of memory");
+			return -1;
+		}
+		rt->cpu_s += c->tools[t].cpu_s;
+		rt->wall_s += c->tools[t].wall_s;
+	}
+	for (int k = 0; k < g->nrows; k++) {
+		size_t l = strlen(g->rows[k].label) + (g->per_proc ? 0 : 6);
+		if (l > u->maxlab)
+			u->maxlab = l > 63 ? 63 : l;
+	}
+	return 0;
+}
+
+/* Pass 2, host i of c's model: its band drawn into bo (the run's colours,
+ * rows from its heading, x from the run's start). 0, or -1 after one line. */
+static int draw(struct hplot *u, size_t i, struct plot_ctx *c, const struct plot_gantt_layout *g,
+		double px, double xmax, struct plot_band_out *bo)
+{
+	const struct hband *b = &u->b[i];
+	if (g->nrows != b->nrows) { /* the same trace read twice */
+		tza_err("plot: '%s': changed while it was read", b->trace);
+		return -1;
+	}
+	c->xoff = (double)(b->rt0 - u->r0) / 1e9;
+	c->row0 = b->row0 + 1;
+	c->span_s = (double)(u->r1 - u->r0) / 1e9; /* labels: long against the run */
+	for (size_t t = 0; t < c->ntools; t++) {
+		const struct plot_tool *rt = run_tool(u, c->tools[t].name);
+		c->tools[t].color = rt ? rt->color : -1;
+	}
+	char h[600];
+	heading(h, sizeof(h), b, u->r0);
+	fputs(", ", bo->ytics);
+	plot_gp_str(bo->ytics, h, 120);
+	fprintf(bo->ytics, " %d", b->row0);
+	fputs("# host ", bo->bars);
+	plot_gp_str(bo->bars, b->hostname, 200);
+	fputc('\n', bo->bars);
+	if (b->row0)
+		fprintf(bo->labels,
+			"set arrow from graph 0, first %.1f to graph 1, first %.1f nohead "
+			"lc rgb '#888888' back\n",
+			b->row0 - 0.5, b->row0 - 0.5);
+	if (plot_gantt_band(c, g, px, xmax, bo) < 0) {
+		tza_err("plot: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Host i read into its model and laid out, then measured (pass 1: bo NULL)
+ * or drawn into bo. 0, or -1 after one line. */
+static int one_band(struct hplot *u, size_t i, struct tza_plot_opts *o, double px, double xmax,
+		    struct plot_band_out *bo)
+{
+	struct hband *b = &u->b[i];
+	tz_reader *r;
+	struct tza_model *m;
+	struct plot_ctx c = {0};
+	struct plot_gantt_layout g = {0};
+	int rc = -1;
+	if (load_host(u, i, &r, &m) < 0)
+		return -1;
+	if (!bo) {
+		const char *hn = tz_reader_meta_get(r, "hostname");
+		b->trace = u->f.h[i].name;
+		b->hostname = strdup(hn && *hn ? hn : u->f.h[i].me->hostname);
+	}
+	o->rt0_ns = bo ? b->rt0 : INT64_MIN; /* --time wall: this host's own clock */
+	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)
+		tza_err("plot: out of memory");
+	else
+		rc = bo ? draw(u, i, &c, &g, px, xmax, bo) : measure(u, i, r, &c, &g);
+	plot_gantt_layout_free(&g);
+	plot_ctx_free(&c);
+	tza_unload(r, m);
+	return rc;
+}
+
+/* The script's parts, as memory streams. */
+struct parts {
+	char *buf[5];
+	size_t len[5];
+	struct plot_band_out bo;
+};
+
+static int parts_open(struct parts *p)
+{
+	FILE **fp[5] = {&p->bo.ytics, &p->bo.bars, &p->bo.labels, &p->bo.fail, &p->bo.lost};
+	for (int k = 0; k < 5; k++)
+		if (!(*fp[k] = open_memstream(&p->buf[k], &p->len[k])))
+			return -1;
+	return 0;
+}
+
+/* Close the streams (the buffers stay); -1 when one failed. */
+static int parts_close(struct parts *p)
+{
+	FILE **fp[5] = {&p->bo.ytics, &p->bo.bars, &p->bo.labels, &p->bo.fail, &p->bo.lost};
+	int rc = 0;
+	for (int k = 0; k < 5; k++) {
+		if (*fp[k] && fclose(*fp[k]))
+			rc = -1;
+		*fp[k] = NULL;
+	}
+	return rc;
+}
+
+/* The whole script from the parts. */
+static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct parts *p, unsigned w,
+		     double plot_px, const char *note)
+{
+	unsigned h = o->height ? o->height : 170 + 16 * (unsigned)(u->nrows < 12 ? 12 : u->nrows);
+	if (h > 4000)
+		h = 4000;
+	uint32_t nprocs = 0;
+	int incomplete = 0;
+	char names[400] = "", date[64], dur[32], title[1024];
+	for (size_t i = 0; i < u->f.n; i++) {
+		nprocs += u->b[i].nprocs;
+		incomplete |= u->b[i].incomplete;
+		size_t l = strlen(names);
+		if (l < sizeof(names) - 1)
+			snprintf(names + l, sizeof(names) - l, "%s%s", i ? ", " : "",
+				 u->b[i].hostname);
+	}
+	plot_fmt_date(date, sizeof(date), u->r0);
+	plot_fmt_dur(dur, sizeof(dur), (double)(u->r1 - u->r0) / 1e9);
+	snprintf(title, sizeof(title), "timeline: run over %zu hosts (%s), %s, %s, %u process%s%s",
+		 u->f.n, names, date, dur, nprocs, nprocs == 1 ? "" : "es",
+		 incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
+	fputs("# tracer-analyze plot: gnuplot script with inline data\n", f);
+	fputs("# clocks: ", f);
+	for (const char *s = note; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	fputc('\n', f);
+	plot_terminal(f, o, w, h);
+	plot_title(f, title,
+		   "one band per host (its rows as in plot of its trace alone), from the run's "
+		   "start (its first event on any host); hosts aligned by wall clock; colour = "
+		   "tool across hosts",
+		   w, (unsigned)(6 * u->maxlab + 50), 10);
+	o->rt0_ns = u->r0;
+	double span = (double)(u->r1 - u->r0) / 1e9;
+	double x0 = o->wall ? (double)u->r0 / 1e9 : 0;
+	plot_xaxis(f, o, x0, x0 + span, PLOT_XPAD_GANTT, span);
+	fprintf(f, "set yrange [%f:%f]\n", u->nrows - 0.4, -0.6);
+	fputs("set ytics scale 0 font ',8' (", f);
+	/* the ytics part starts ", " */
+	fwrite(p->buf[0] + 2, 1, p->len[0] > 2 ? p->len[0] - 2 : 0, f);
+	fputs(")\n", f);
+	fputs("set style fill solid 1.0 noborder\n", f);
+	struct plot_ctx gc = {.tools = u->tools,
+			      .ntools = u->ntools,
+			      .ncolored = u->ntools < PLOT_NCOLORS ? (int)u->ntools : PLOT_NCOLORS};
+	plot_gantt_key(f, &gc, p->bo.nlost > 0, plot_px);
+	fputs("$BARS << EOD\n", f);
+	fwrite(p->buf[1], 1, p->len[1], f);
+	if (!nprocs) /* an empty datablock is an error in gnuplot */
+		fputs("NaN NaN NaN NaN 0\n", f);
+	fputs("EOD\n", f);
+	fwrite(p->buf[2], 1, p->len[2], f);
+	fputs("$FAIL << EOD\n", f);
+	fwrite(p->buf[3], 1, p->len[3], f);
+	fputs(p->bo.nfail ? "EOD\n" : "NaN NaN\nEOD\n", f);
+	if (p->bo.nlost) {
+		fputs("$LOST << EOD\n", f);
+		fwrite(p->buf[4], 1, p->len[4], f);
+		fputs("EOD\n", f);
+	}
+	plot_gantt_cmd(f, &gc, p->bo.nfail, p->bo.nrun, p->bo.nlost);
+	fputs("unset output\n", f);
+}
+
+static void hplot_free(struct hplot *u)
+{
+	for (size_t i = 0; u->b && i < u->f.n; i++)
+		free(u->b[i].hostname);
+	for (size_t t = 0; t < u->ntools; t++)
+		free((char *)u->tools[t].name);
+	free(u->tools);
+	free(u->b);
+	free(u->clk);
+	tza_fleet_free(&u->f);
+}
+
+int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opts *opts)
+{
+	struct hplot u = {0};
+	struct parts p = {0};
+	struct tza_plot_opts o = *opts;
+	int rc = -1;
+	o.from_ns = o.to_ns = 0;
+	if (tza_fleet_open("plot", args, n, &u.f))
+		goto out;
+	u.b = calloc(u.f.n ? u.f.n : 1, sizeof(*u.b));
+	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
+	if (!u.b || !u.clk)
+		goto oom;
+	for (size_t i = 0; i < u.f.n; i++) {
+		if (one_band(&u, i, &o, 0, 0, NULL) < 0)
+			goto out;
+		struct hband *b = &u.b[i];
+		if (!i || b->rt0 < u.r0)
+			u.r0 = b->rt0;
+		if (!i || b->rt1 > u.r1)
+			u.r1 = b->rt1;
+		b->row0 = u.nrows;
+		u.nrows += 1 + b->nrows;
+	}
+	char note[1024];
+	int64_t bound_us;
+	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), note, sizeof(note), &bound_us);
+	/* the run's colours: its tools ranked as plot ranks one trace's */
+	qsort(u.tools, u.ntools, sizeof(*u.tools), plot_cmp_tool);
+	for (size_t t = 0; t < u.ntools; t++)
+		u.tools[t].color = t < PLOT_NCOLORS ? (int)t : -1;
+	for (size_t i = 0; i < u.f.n; i++) {
+		char h[600];
+		heading(h, sizeof(h), &u.b[i], u.r0);
+		size_t l = strlen(h);
+		if (l > u.maxlab)
+			u.maxlab = l > 63 ? 63 : l;
+	}
+	unsigned w = o.width ? o.width : 1400;
+	double plot_px = (double)w - 6.0 * (double)u.maxlab - 60;
+	if (plot_px < 200)
+		plot_px = 200;
+	double span = (double)(u.r1 - u.r0) / 1e9;
+	if (span <= 0)
+		span = 1;
+	double px = span * (1 + PLOT_XPAD_GANTT) / plot_px;
+	double xmax = (o.wall ? (double)u.r0 / 1e9 : 0) + span * (1 + PLOT_XPAD_GANTT);
+	if (parts_open(&p) < 0)
+		goto oom;
+	for (size_t i = 0; i < u.f.n; i++)
+		if (one_band(&u, i, &o, px, xmax, &p.bo) < 0)
+			goto out;
+	if (parts_close(&p) < 0)
+		goto oom;
+	assemble(f, &u, &o, &p, w, plot_px, note);
+	rc = 0;
+	goto out;
+oom:
+	tza_err("plot: out of memory");
+out:
+	parts_close(&p);
+	for (int k = 0; k < 5; k++)
+		free(p.buf[k]);
+	hplot_free(&u);
+	return rc;
+}
