@@ -510,10 +510,8 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 	double h = (double)o->pct / 100.0, busy = -1;
 	char *busy_host = NULL;
 	int rc = TZA_EXIT_FAIL;
-	if (tza_fleet_expand("rightsize", args, nargs, &fl) ||
-	    tza_fleet_check("rightsize", &fl, 0))
+	if (tza_fleet_open("rightsize", args, nargs, &fl))
 		goto out;
-	tza_fleet_note_overlaps("rightsize", &fl);
 	for (size_t i = 0; i < fl.n; i++) {
 		tz_reader *r = tza_fleet_reader(&fl, i);
 		struct tza_model *m = NULL;

@@ -273,9 +273,8 @@ static int top_hosts(FILE *f, char **args, int nargs, enum tza_by by, int json, 
 	uint32_t n = 0;
 	int rc = -1, incomplete = 0;
 	char **hosts = NULL;
-	if (tza_fleet_expand("top", args, nargs, &fl) || tza_fleet_check("top", &fl, 0))
+	if (tza_fleet_open("top", args, nargs, &fl))
 		goto out;
-	tza_fleet_note_overlaps("top", &fl);
 	if (!(hosts = calloc(fl.n ? fl.n : 1, sizeof(*hosts))))
 		goto out;
 	for (size_t i = 0; i < fl.n; i++) {

@@ -453,9 +453,8 @@ static int tree_hosts(struct tree_args *a, char **args, int nargs, uint32_t *sho
 	int ret = TZA_EXIT_FAIL;
 	int64_t *w0 = NULL, r0 = 0;
 	uint32_t sections = 0;
-	if (tza_fleet_expand("tree", args, nargs, &fl) || tza_fleet_check("tree", &fl, 0))
+	if (tza_fleet_open("tree", args, nargs, &fl))
 		goto out;
-	tza_fleet_note_overlaps("tree", &fl);
 	if (!(w0 = calloc(fl.n ? fl.n : 1, sizeof(*w0)))) {
 		tza_err("out of memory");
 		goto out;

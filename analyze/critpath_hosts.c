@@ -525,28 +525,23 @@ static void chain_free(struct chain *u)
 int tza_critpath_hosts(FILE *o, char **args, int n, enum tza_by by, int json_out)
 {
 	struct chain u = {.by = by, .tasks = by == TZA_BY_TASK || by == TZA_BY_RULE};
-	static const uint8_t zero[16];
 	int rc = TZA_EXIT_FAIL;
 	struct tza_crit_tool *tools = NULL;
 	uint32_t ntools = 0;
-	if (tza_fleet_expand("critical-path", args, n, &u.f) ||
-	    tza_fleet_check("critical-path", &u.f, 0))
+	if (tza_fleet_open("critical-path", args, n, &u.f))
 		goto out;
-	tza_fleet_note_overlaps("critical-path", &u.f);
 	u.p = calloc(u.f.n ? u.f.n : 1, sizeof(*u.p));
 	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
 	if (!u.p || !u.clk) {
 		tza_err("out of memory");
 		goto out;
 	}
-	int one_clock = u.f.n > 0 && memcmp(u.f.h[0].me->boot_id, zero, 16);
 	for (size_t i = 0; i < u.f.n; i++) {
 		if (one_part(&u, i))
 			goto out;
-		one_clock &= !memcmp(u.f.h[i].me->boot_id, u.f.h[0].me->boot_id, 16);
 	}
 	int64_t bound_us;
-	tza_clock_note(u.clk, u.f.n, one_clock, u.note, sizeof(u.note), &bound_us);
+	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), u.note, sizeof(u.note), &bound_us);
 	u.bound_ns = bound_us < 0 ? -1 : bound_us * 1000;
 	link_parts(&u);
 	if (tools_sum(&u, &tools, &ntools) < 0) {

@@ -405,10 +405,8 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 {
 	struct run u = {.by = by};
 	int rc = TZA_EXIT_FAIL;
-	static const uint8_t zero[16];
-	if (tza_fleet_expand("summary", args, n, &u.f) || tza_fleet_check("summary", &u.f, 0))
+	if (tza_fleet_open("summary", args, n, &u.f))
 		goto out;
-	tza_fleet_note_overlaps("summary", &u.f);
 	u.h = calloc(u.f.n, sizeof(*u.h));
 	u.clk = calloc(u.f.n, sizeof(*u.clk));
 	u.ids = calloc(u.f.n, sizeof(*u.ids));
@@ -419,11 +417,10 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 		tza_err("out of memory");
 		goto out;
 	}
-	u.one_clock = u.f.n > 0 && memcmp(u.f.h[0].me->boot_id, zero, 16);
+	u.one_clock = tza_fleet_one_clock(&u.f);
 	for (size_t i = 0; i < u.f.n; i++) {
 		if (one_host(&u, i, limit, json))
 			goto out;
-		u.one_clock &= !memcmp(u.f.h[i].me->boot_id, u.f.h[0].me->boot_id, 16);
 	}
 	qsort(u.g, u.ng, sizeof(*u.g), cmp_group);
 	if (json) {
