@@ -329,7 +329,10 @@ void tza_fleet_seen_seal(struct tza_fleet_seen *s, size_t host)
 int tza_fleet_seen_before(const struct tza_fleet_seen *s, const struct tza_fleet *f, size_t host,
 			  uint32_t pid, uint64_t start_ns)
 {
+	static const uint8_t zero[16];
 	const uint64_t key[2] = {start_ns, pid};
+	if (!memcmp(f->h[host].me->boot_id, zero, 16))
+		return 0; /* no boot id: nothing says two traces are one machine */
 	for (size_t k = 0; k < host; k++) {
 		if (memcmp(f->h[k].me->boot_id, f->h[host].me->boot_id, 16) || !s->ids[k])
 			continue;

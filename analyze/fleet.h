@@ -88,7 +88,8 @@ int tza_fleet_seen_add(struct tza_fleet_seen *s, size_t host, uint32_t pid, uint
 /* Sort host's processes: it is done (before asking for a later host). */
 void tza_fleet_seen_seal(struct tza_fleet_seen *s, size_t host);
 /* 1 when an earlier host trace of f with host's boot id holds (pid,
- * start_ns), else 0. */
+ * start_ns), else 0 (always 0 for an all-zero boot id: not recorded, so
+ * nothing says two traces are one machine; as tza_fleet_note_overlaps). */
 int tza_fleet_seen_before(const struct tza_fleet_seen *s, const struct tza_fleet *f, size_t host,
 			  uint32_t pid, uint64_t start_ns);
 void tza_fleet_seen_free(struct tza_fleet_seen *s);
