@@ -37,7 +37,8 @@ static int push(struct zout *c, const char *p, size_t n, int end)
 		size_t left;
 		do {
 			ZSTD_outBuffer out = {c->buf, sizeof(c->buf), 0};
-			left = ZSTD_compressStream2(c->zc, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+			left = ZSTD_compressStream2(c->zc, &out, &in,
+						    end ? ZSTD_e_end : ZSTD_e_continue);
 			if (ZSTD_isError(left) || put(c, out.pos))
 				return c->bad = -1;
 		} while (end ? left != 0 : in.pos < in.size);
@@ -107,7 +108,8 @@ FILE *tza_zout_open(FILE *raw, enum tza_z z)
 	int ok;
 	if (z == TZA_Z_ZSTD) {
 		c->zc = ZSTD_createCCtx();
-		ok = c->zc && !ZSTD_isError(ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, 3)) &&
+		ok = c->zc &&
+		     !ZSTD_isError(ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, 3)) &&
 		     !ZSTD_isError(ZSTD_CCtx_setParameter(c->zc, ZSTD_c_checksumFlag, 1));
 		if (!ok)
 			ZSTD_freeCCtx(c->zc);
@@ -115,9 +117,9 @@ FILE *tza_zout_open(FILE *raw, enum tza_z z)
 		/* windowBits 15 + 16: a gzip header and trailer, not zlib's */
 		ok = deflateInit2(&c->gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
 	}
-	FILE *f = ok ? fopencookie(c, "w", (cookie_io_functions_t){.write = zwrite,
-								    .close = zclose})
-		     : NULL;
+	FILE *f =
+	    ok ? fopencookie(c, "w", (cookie_io_functions_t){.write = zwrite, .close = zclose})
+	       : NULL;
 	if (!f) {
 		if (ok && z == TZA_Z_ZSTD)
 			ZSTD_freeCCtx(c->zc);
