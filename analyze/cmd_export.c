@@ -13,17 +13,22 @@
 #include "bpf/events.h"
 #include "dropslot.h"
 #include "export.h"
+#include "fleet.h"
 #include "json.h"
 #include "options.h"
 #include "report.h"
 #include "task.h"
 #include "textsafe.h"
+#include "zout.h"
 
 static const char export_synopsis[] =
 	"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
-	"                             [--samples | --tasks | --host] [-o OUT [--force]] FILE\n"
+	"                             [--samples | --tasks | --host] [--fleet] [--compress ALG]\n"
+	"                             [-o OUT [--force]] FILE...\n"
 	"\n"
-	"Write every process of FILE, ordered by start time:\n"
+	"Write every process of FILE, ordered by start time (several FILEs, a\n"
+	"directory of .tz files or a merge: every host's rows in one stream, host by\n"
+	"host, with the fleet columns; a process two traces of one host hold, once):\n"
 	"  jsonl   one JSON object per process (keys: docs/tracer-analyze.md)\n"
 	"  csv,tsv one row per process, units in the column names (start_s, start_utc,\n"
 	"          realtime_ms, peak_rss_kib, utime_s; byte counters in bytes), Nextflow\n"
@@ -41,7 +46,9 @@ static const char export_epilog[] =
 	"Examples:\n"
 	"  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n"
 	"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
-	"  tracer-analyze export --format chrome -o trace.json trace.tz\n";
+	"  tracer-analyze export --format chrome -o trace.json trace.tz\n"
+	"  tracer-analyze export --format jsonl -o run.jsonl.zst node1.tz node2.tz\n"
+	"  tracer-analyze export --format csv --tasks -o tasks.csv.gz run.tz   # a merge\n";
 
 static const struct tza_cmd_spec export_spec = {
     .name = "export", .synopsis = export_synopsis, .epilog = export_epilog, .col = 21, .nfiles = 0};
@@ -50,6 +57,10 @@ static int64_t rel(const struct tza_model *m, uint64_t ns)
 {
 	return (int64_t)(ns - m->t0_ns);
 }
+
+/* ,"K_utc":..,"K_epoch_ns":.. (below, with the tasks table's cells) */
+static void x_time_json(struct tza_line *l, const struct tza_xfleet *x, const char *utc_key,
+			const char *ns_key, int has, uint64_t boot_ns);
 
 /*
  * jsonl and csv/tsv build each process's line in memory (struct tza_line,
@@ -84,7 +95,7 @@ static void line_tf(struct tza_line *l, int b)
 
 /* "oom_killed", "killed_by" and, with --samples, "samples" */
 static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
-			    int samples)
+			    int samples, const struct tza_xfleet *x)
 {
 	int ended = !(p->flags & TZA_P_NO_EXIT);
 	kv_tf(l, "\"oom_killed\":", p->res->oom_killed);
@@ -107,6 +118,8 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		kv_tf(l, "\"kernel\":", p->res->killer_kernel);
 		kv_cstr(l, "\"cause\":", tza_signal_cause(p));
 		kv_secs(l, "\"t_s\":", rel(m, p->res->kill_ns));
+		if (x)
+			x_time_json(l, x, "t_utc", "t_epoch_ns", 1, p->res->kill_ns);
 		tza_line_putc(l, '}');
 	} else {
 		lit(l, ",\"killed_by\":null");
@@ -121,6 +134,8 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		else
 			lit(l, "{\"t_s\":");
 		tza_line_json_secs(l, rel(m, s->ts_ns));
+		if (x)
+			x_time_json(l, x, "t_utc", "t_epoch_ns", 1, s->ts_ns);
 		kv_secs(l, "\"utime_s\":", (int64_t)s->utime_ns);
 		kv_secs(l, "\"stime_s\":", (int64_t)s->stime_ns);
 		kv_u64(l, "\"rss_kib\":", s->rss_kib);
@@ -161,7 +176,8 @@ static void jsonl_cgroup(struct tza_line *l, struct tza_model *m, uint32_t hier,
 }
 
 /* one element of "execs": the image p->execs[i] */
-static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc *p, uint32_t i)
+static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc *p, uint32_t i,
+		       const struct tza_xfleet *x)
 {
 	const struct tza_exec *e = &p->execs[i];
 	/* an image from a state block (a snapshot) knows no gid, egid, cwd or
@@ -172,6 +188,8 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	else
 		lit(l, "{\"t_s\":");
 	tza_line_json_secs(l, rel(m, e->ts_ns));
+	if (x)
+		x_time_json(l, x, "t_utc", "t_epoch_ns", 1, e->ts_ns);
 	kv_cstr(l, "\"exe\":", e->exe);
 	lit(l, ",\"argv\":");
 	tza_line_json_argv(l, e->argv, e->argv_len);
@@ -292,24 +310,33 @@ static void jsonl_end(struct tza_line *l, struct tza_proc *p)
 }
 
 static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc *p,
-		       enum tza_by by, int samples)
+		       enum tza_by by, int samples, const struct tza_xfleet *x)
 {
 	const struct tza_exec *img = tza_proc_image(p);
 	const struct tza_exec *inh = tza_proc_image_inherited(p);
 	int ended = !(p->flags & TZA_P_NO_EXIT);
 
-	lit(l, "{\"id\":");
+	if (x) {
+		tza_line_put(l, x->pre.p, x->pre.n);
+		lit(l, ",\"id\":");
+	} else {
+		lit(l, "{\"id\":");
+	}
 	char idb[TZA_ID_MAX];
 	tza_line_json_cstr(l, tza_proc_id(p, idb));
 	kv_cstr(l, "\"parent_id\":", p->parent ? tza_proc_id(p->parent, idb) : NULL);
 	kv_u64(l, "\"pid\":", p->pid);
 	kv_u64(l, "\"ppid\":", p->ppid);
 	kv_secs(l, "\"start_s\":", rel(m, p->start_ns));
+	if (x)
+		x_time_json(l, x, "start_utc", "start_epoch_ns", 1, p->start_ns);
 	lit(l, ",\"end_s\":");
 	if (ended)
 		tza_line_json_secs(l, rel(m, p->end_ns));
 	else
 		lit(l, "null");
+	if (x)
+		x_time_json(l, x, "end_utc", "end_epoch_ns", ended, p->end_ns);
 	lit(l, ",\"realtime_s\":");
 	if (ended)
 		tza_line_json_secs(l, (int64_t)(p->end_ns - p->start_ns));
@@ -324,9 +351,11 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	lit(l, ",\"comm\":");
 	tza_line_json_str(l, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	kv_cstr(l, "\"tool\":", tza_proc_key(p, by));
+	if (x)
+		key_u64(l, "\"task_id\":", p->task ? p->task->index + 1 : 0, p->task != NULL);
 	lit(l, ",\"execs\":[");
 	for (uint32_t i = 0; i < p->nexecs; i++) {
-		jsonl_exec(l, m, p, i);
+		jsonl_exec(l, m, p, i, x);
 	}
 	lit(l, "],\"failed_execs\":[");
 	for (uint32_t i = 0; i < p->nfailed; i++) {
@@ -335,6 +364,8 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		else
 			lit(l, "{\"t_s\":");
 		tza_line_json_secs(l, rel(m, p->failed[i].ts_ns));
+		if (x)
+			x_time_json(l, x, "t_utc", "t_epoch_ns", 1, p->failed[i].ts_ns);
 		kv_cstr(l, "\"filename\":", p->failed[i].filename);
 		lit(l, ",\"errno\":");
 		tza_line_i64(l, p->failed[i].err);
@@ -353,7 +384,7 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	kv_u64(l, "\"ns_pid\":", p->ns_pid);
 	kv_tf(l, "\"argv_truncated\":", p->flags & TZA_P_ARGV_TRUNCATED);
 	key_u64(l, "\"exit_ppid\":", p->exit_ppid, ended && p->exit_ppid);
-	jsonl_over_time(l, m, p, samples);
+	jsonl_over_time(l, m, p, samples, x);
 	kv_tf(l, "\"reparented\":", p->flags & TZA_P_REPARENTED);
 	kv_tf(l, "\"no_fork\":", p->flags & TZA_P_NO_FORK);
 	kv_tf(l, "\"orphan\":", p->flags & TZA_P_ORPHAN);
@@ -436,9 +467,15 @@ static void sv_utc(struct tza_line *l, struct tza_model *m, uint64_t boot_ns, in
 	       tsv);
 }
 
+/* the columns --fleet adds at the end of a process row (csv/tsv) */
+static const char *const sv_fleet_cols[] = {"start_epoch_ns", "complete_epoch_ns", "task_id", NULL};
+
+static void sv_fleet_tail(struct tza_line *l, const struct tza_xfleet *x, struct tza_proc *p,
+			  int ended, char sep);
+
 /* cl: scratch line for the command line */
 static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m,
-		    struct tza_proc *p, enum tza_by by, int tsv)
+		    struct tza_proc *p, enum tza_by by, int tsv, const struct tza_xfleet *x)
 {
 	char sep = tsv ? '\t' : ',';
 	const struct tza_exec *inh = tza_proc_image_inherited(p);
@@ -447,6 +484,10 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	if (inh)
 		tza_line_text_argv(cl, inh->argv, inh->argv_len);
 	char idb[TZA_ID_MAX];
+	if (x) {
+		tza_line_put(l, x->pre.p, x->pre.n);
+		tza_line_putc(l, sep);
+	}
 	sv_str(l, tza_proc_id(p, idb), tsv);
 	tza_line_putc(l, sep);
 	sv_str(l, p->parent ? tza_proc_id(p->parent, idb) : "", tsv);
@@ -478,6 +519,7 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 		tza_line_u64(l, p->nfailed + p->nfailed_omitted);
 		tza_line_putc(l, sep);
 		line_tf(l, p->flags & TZA_P_PRE_EXISTING);
+		sv_fleet_tail(l, x, p, ended, sep);
 		tza_line_putc(l, '\n');
 		return;
 	}
@@ -513,6 +555,7 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	tza_line_u64(l, p->nfailed + p->nfailed_omitted);
 	tza_line_putc(l, sep);
 	line_tf(l, p->flags & TZA_P_PRE_EXISTING);
+	sv_fleet_tail(l, x, p, ended, sep);
 	tza_line_putc(l, '\n');
 }
 
@@ -575,6 +618,59 @@ static int epoch_ms(struct tza_model *m, uint64_t boot_ns, int64_t *ms)
 	return 1;
 }
 
+/* The absolute forms of a time column, two cells: UTC ISO-8601 with ns and
+ * epoch ns (tza_realtime); null/empty when !has or the trace has no clock
+ * anchor. header: their names. */
+static void x_time(struct cells *c, const struct tza_xfleet *x, const char *utc_key,
+		   const char *ns_key, int has, uint64_t boot_ns, int header)
+{
+	char b[48];
+	int64_t rt = 0;
+	if (header) {
+		cell_str(c, "", utc_key);
+		cell_str(c, "", ns_key);
+		return;
+	}
+	has = has && tza_realtime(x->r, boot_ns, &rt) == 0;
+	const char *utc = has ? tza_fmt_utc(rt, b, sizeof(b)) : NULL;
+	cell_str(c, utc_key, utc && *utc ? utc : NULL);
+	cell_i64(c, ns_key, has, rt);
+}
+
+static void x_time_json(struct tza_line *l, const struct tza_xfleet *x, const char *utc_key,
+			const char *ns_key, int has, uint64_t boot_ns)
+{
+	struct cells c = {l, 0, 1};
+	x_time(&c, x, utc_key, ns_key, has, boot_ns, 0);
+}
+
+/* The three cells that say where a row comes from (header: their names). */
+static void x_ids(struct cells *c, const struct tza_xfleet *x, int header)
+{
+	static const char *const name[3] = {"host", "boot_id", "trace_uuid"};
+	const char *v[3] = {x->host, *x->boot_id ? x->boot_id : NULL,
+			    *x->trace_uuid ? x->trace_uuid : NULL};
+	for (int i = 0; i < 3; i++)
+		if (header)
+			cell_str(c, "", name[i]);
+		else
+			cell_str(c, name[i], v[i]);
+}
+
+static void sv_fleet_tail(struct tza_line *l, const struct tza_xfleet *x, struct tza_proc *p,
+			  int ended, char sep)
+{
+	if (!x)
+		return;
+	struct cells c = {l, sep == '\t' ? 2 : 1, 1};
+	int64_t rt = 0;
+	int has = tza_realtime(x->r, p->start_ns, &rt) == 0;
+	cell_i64(&c, "", has, rt);
+	has = ended && tza_realtime(x->r, p->end_ns, &rt) == 0;
+	cell_i64(&c, "", has, rt);
+	cell_i64(&c, "", p->task != NULL, p->task ? p->task->index + 1 : 0);
+}
+
 /* A workflow record's epoch seconds worth printing: after 1970, before the
  * year 5000 (TZA_WF_TIME_MAX); a record's 1e300 is not a time. */
 static int wf_time_ok(double s)
@@ -585,10 +681,12 @@ static int wf_time_ok(double s)
 /* One task's row (header = 1: the names only, csv/tsv). Columns and units:
  * docs/tracer-analyze.md "export --tasks". */
 static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_task *t, int kind,
-		     int header)
+		     int header, const struct tza_xfleet *x)
 {
 	static const struct tza_task none;
 	struct cells c = {l, kind, 0};
+	if (x)
+		x_ids(&c, x, header);
 	if (!t)
 		t = &none; /* the header: names only */
 	int ended = !t->running;
@@ -646,6 +744,10 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	S("wf_status", t->status);
 	N("wf_start", wf_time_ok(t->wf_start_s), t->wf_start_s, 3);
 	N("wf_end", wf_time_ok(t->wf_end_s), t->wf_end_s, 3);
+	if (x) {
+		x_time(&c, x, "start_utc", "start_epoch_ns", 1, t->start_ns, header);
+		x_time(&c, x, "complete_utc", "complete_epoch_ns", ended, t->end_ns, header);
+	}
 #undef S
 #undef I
 #undef N
@@ -659,10 +761,12 @@ struct export_opts {
 	const char *outp; /* -o, or NULL: standard output */
 	enum tza_by by;
 	int kind; /* 0 jsonl, 1 csv, 2 tsv, 3 chrome */
-	int samples, force, tasks, host;
+	int samples, force, tasks, host, fleet;
+	int compress; /* enum tza_z; -1: by OUT's name */
 };
 
-/* --tasks: a flag into the int *o->dest that also asks for tasks (task.h) */
+/* --tasks, --fleet: a flag into the int *o->dest that also asks for tasks
+ * (task.h: the rows, or the processes' task_id) */
 static int opt_tasks(const struct tza_option *o, const char *arg)
 {
 	(void)arg;
@@ -673,12 +777,14 @@ static int opt_tasks(const struct tza_option *o, const char *arg)
 
 /* --format's words, by export_opts.kind */
 static const char *const format_words[] = {"jsonl", "csv", "tsv", "chrome", NULL};
+/* --compress's words, by enum tza_z */
+static const char *const compress_words[] = {"none", "zstd", "gzip", NULL};
 
 /* Parse argv into o. Returns -1 when done (error printed) with *rc the exit
- * code (TZA_EXIT_OK after --help), else 0: argv[optind] is the one FILE. */
+ * code (TZA_EXIT_OK after --help), else 0: argv[optind..] are the traces. */
 static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 {
-	*o = (struct export_opts){.by = TZA_BY_TOOL, .kind = -1};
+	*o = (struct export_opts){.by = TZA_BY_TOOL, .kind = -1, .compress = -1};
 	const struct tza_option opts[] = {
 		OPT_ENUM('f', "format", "FMT", &o->kind, format_words,
 			 "output format (required)"),
@@ -696,9 +802,18 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 			 "every recorded field in its unit: cpu_*_ns, mem_*_kib,\n"
 			 "psi_*_us, disk_/net_*_bytes, load*_milli...), instead\n"
 			 "of one per process"),
+		OPT_CALL(0, "fleet", NULL, opt_tasks, &o->fleet,
+			 "csv/tsv/jsonl: add the fleet columns that join rows of\n"
+			 "many hosts and runs: host, boot_id, trace_uuid first,\n"
+			 "each time also as *_utc and *_epoch_ns, processes' task_id\n"
+			 "(always on with several traces)"),
 		OPT_STRING('o', "output", "OUT", &o->outp,
 			   "write to OUT instead of standard output (mode 0600: it\n"
-			   "copies argv; 0666 less the umask for a redacted trace)"),
+			   "copies argv; 0666 less the umask for a redacted trace);\n"
+			   "OUT ending in .zst or .gz is compressed (zstd, gzip)"),
+		OPT_ENUM(0, "compress", "ALG", &o->compress, compress_words,
+			 "none, zstd or gzip, whatever OUT's name (also to\n"
+			 "standard output)"),
 		OPT_FLAG(0, "force", &o->force, "replace OUT if it exists (-f is --format)"),
 		OPT_FLAG(0, "samples", &o->samples,
 			 "jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
@@ -713,14 +828,25 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		tza_err("export: --format is required (csv, tsv, jsonl or chrome)");
 		return -1;
 	}
-	if (!tza_one_file("export", argc, argv))
+	if (optind >= argc) {
+		tza_one_file("export", argc, argv);
 		return -1;
+	}
+	if (o->kind == 3 && tza_fleet_wanted(argv + optind, argc - optind)) {
+		tza_err("export: --format chrome writes one host's trace, not several "
+			"(csv, tsv and jsonl take several)");
+		return -1;
+	}
 	if (o->tasks && (o->kind == 3 || o->samples)) {
 		tza_err("export: --tasks writes csv, tsv or jsonl, without --samples");
 		return -1;
 	}
 	if (o->host && (o->kind == 3 || o->samples || o->tasks)) {
 		tza_err("export: --host writes csv, tsv or jsonl, without --samples or --tasks");
+		return -1;
+	}
+	if (o->fleet && o->kind == 3) {
+		tza_err("export: --fleet writes csv, tsv or jsonl");
 		return -1;
 	}
 	if (o->samples && o->kind != 0) {
@@ -730,43 +856,99 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 	return 0;
 }
 
-/* Write the rows o asks for (tasks, or processes as jsonl, chrome or
- * csv/tsv) to f. Returns nonzero when a line could not be built or
- * written. */
-static int export_rows(FILE *f, struct tza_model *m, const struct export_opts *o)
+/* The fleet columns of trace r (host: its hostname, "" or NULL unknown) for
+ * format kind. 0, or -1 out of memory (free x->pre either way). */
+static int xfleet_init(struct tza_xfleet *x, tz_reader *r, const char *host,
+		       const uint8_t uuid[16], const uint8_t boot[16], int kind)
+{
+	static const uint8_t zero[16];
+	memset(x, 0, sizeof(*x));
+	x->r = r;
+	x->host = host && *host ? host : NULL;
+	if (memcmp(boot, zero, 16))
+		tza_fleet_hex16(x->boot_id, boot);
+	if (memcmp(uuid, zero, 16))
+		tza_fleet_hex16(x->trace_uuid, uuid);
+	x->head = kind == 2 ? "host\tboot_id\ttrace_uuid" : "host,boot_id,trace_uuid";
+	struct cells c = {&x->pre, kind, 0};
+	x_ids(&c, x, 0);
+	return x->pre.err ? -1 : 0;
+}
+
+/* Several host traces written as one stream (export_hosts). */
+struct xhosts {
+	struct tza_fleet fl;
+	struct tza_fleet_seen seen; /* processes written, per host */
+	size_t i;		    /* the host being written */
+};
+
+/* p was written already, from an earlier trace of its host */
+static int written(const struct xhosts *h, const struct tza_proc *p)
+{
+	return h && tza_fleet_seen_before(&h->seen, &h->fl, h->i, p->pid, p->start_ns);
+}
+
+/* Write the rows o asks for (tasks, host samples, or processes as jsonl,
+ * chrome or csv/tsv) of m to f, with x's fleet columns (NULL: none). Over
+ * several hosts (h): the table's header only before the first host's rows,
+ * and no process (or task of a root) an earlier trace of its host wrote.
+ * head: the --host header so far. Returns 0, 1 when a line could not be
+ * built or written, 2 after one line on stderr (name: the trace). */
+static int export_rows(FILE *f, struct tza_model *m, const struct export_opts *o,
+		       const struct tza_xfleet *x, const struct xhosts *h, struct tza_line *head,
+		       const char *name)
 {
 	struct tza_line line = {0}, cl = {0};
-	int lost = 0, kind = o->kind;
+	int lost = 0, kind = o->kind, first = !h || !h->i;
 	const struct tza_tasks *ts = o->tasks ? tza_tasks_of(m) : NULL;
 	if (o->host) {
-		lost |= tza_export_host(f, m, kind);
+		int rc = tza_export_host(f, m, kind, x, head);
+		if (rc == -2) {
+			tza_err("export: '%s': its host samples have other fields than the first "
+				"host's (export --host them one by one, or as jsonl)",
+				name);
+			return 2;
+		}
+		lost |= rc < 0;
 	} else if (ts) {
-		if (kind)
-			task_row(&line, m, NULL, kind, 1);
+		if (kind && first)
+			task_row(&line, m, NULL, kind, 1, x);
 		for (uint32_t i = 0; i < ts->n; i++) {
 			const struct tza_task *t = &ts->tasks[i];
+			if (t->root && written(h, t->root))
+				continue;
 			if ((t->wf_start_s && !wf_time_ok(t->wf_start_s)) ||
 			    (t->wf_end_s && !wf_time_ok(t->wf_end_s)))
 				fprintf(stderr, "note: task_id %u: its workflow record's start/end "
 						"time is out of range (not 1970 to 5000): left empty\n",
 					i + 1);
-			task_row(&line, m, t, kind, 0);
+			task_row(&line, m, t, kind, 0, x);
 			lost |= tza_line_write(&line, f);
 		}
 		lost |= tza_line_write(&line, f);
 	} else if (kind == 0) {
 		for (uint32_t i = 0; i < m->nprocs; i++) {
-			jsonl_proc(&line, m, m->procs[i], o->by, o->samples);
+			if (written(h, m->procs[i]))
+				continue;
+			jsonl_proc(&line, m, m->procs[i], o->by, o->samples, x);
 			lost |= tza_line_write(&line, f);
 		}
 	} else if (kind == 3) {
 		tza_export_chrome(f, m, o->by);
 	} else {
-		for (int i = 0; sv_cols[i]; i++)
-			fprintf(f, "%s%s", i ? (kind == 2 ? "\t" : ",") : "", sv_cols[i]);
-		fputc('\n', f);
+		if (first) {
+			if (x)
+				fprintf(f, "%s%s", x->head, kind == 2 ? "\t" : ",");
+			for (int i = 0; sv_cols[i]; i++)
+				fprintf(f, "%s%s", i ? (kind == 2 ? "\t" : ",") : "", sv_cols[i]);
+			for (int i = 0; x && sv_fleet_cols[i]; i++)
+				fprintf(f, "%s%s", kind == 2 ? "\t" : ",", sv_fleet_cols[i]);
+			fputc('\n', f);
+		}
 		for (uint32_t i = 0; i < m->nprocs; i++) {
-			sv_proc(&line, &cl, m, m->procs[i], o->by, kind == 2);
+			if (written(h, m->procs[i]))
+				continue;
+			sv_proc(&line, &cl, m, m->procs[i], o->by, kind == 2, x);
 			lost |= tza_line_write(&line, f) | cl.err;
 		}
 	}
@@ -775,47 +957,162 @@ static int export_rows(FILE *f, struct tza_model *m, const struct export_opts *o
 	return lost;
 }
 
+/* What the recorder lost is said beside the rows (name: the trace). */
+static void drops_note(const char *name, const struct tza_model *m)
+{
+	uint64_t dl = tza_drops_lost(m->drops);
+	if (!dl)
+		return;
+	fprintf(stderr, "tracer-analyze: '%s': %llu event%s dropped by the recorder (", name,
+		(unsigned long long)dl, tza_plural(dl));
+	tza_drops_list(stderr, m->drops);
+	fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
+		m->incomplete ? ", tree incomplete" : "");
+}
+
+/* The output o names, compressed as it asks: a fresh OUT of mode (never
+ * the old inode, never through a symlink) or standard output; NULL after
+ * one line. */
+static FILE *open_out(const struct export_opts *o, unsigned mode)
+{
+	FILE *raw = stdout;
+	if (o->outp && !(raw = tza_create_out(o->outp, o->force, mode, "w", "--force")))
+		return NULL;
+	FILE *f = tza_zout_open(raw, o->compress >= 0 ? (enum tza_z)o->compress
+						      : tza_z_of_name(o->outp));
+	if (!f) {
+		tza_err("out of memory");
+		if (raw != stdout) {
+			fclose(raw);
+			unlink(o->outp);
+		}
+	}
+	return f;
+}
+
+/* Close f (flush standard output); bad: a write failed already. Returns
+ * TZA_EXIT_OK, or TZA_EXIT_FAIL after "write failed". */
+static int close_out(FILE *f, const struct export_opts *o, int bad)
+{
+	bad |= ferror(f);
+	if (f != stdout)
+		bad |= fclose(f) != 0;
+	else
+		bad |= fflush(f) != 0;
+	if (!bad)
+		return TZA_EXIT_OK;
+	tza_err("'%s': write failed", o->outp ? o->outp : "standard output");
+	return TZA_EXIT_FAIL;
+}
+
+/* chrome draws the samples as counter tracks; tasks' combined peaks sum them */
+static uint32_t load_flags(const struct export_opts *o)
+{
+	return o->samples || o->kind == 3 || o->tasks ? TZA_MB_SAMPLES : 0;
+}
+
+/* export of several host traces (fleet.h) as one stream, host by host,
+ * every row with its fleet columns. A failed export removes OUT. */
+static int export_hosts(char **args, int n, const struct export_opts *o)
+{
+	struct xhosts h = {0};
+	struct tza_line head = {0};
+	FILE *f = NULL;
+	int bad = 0, failed = 1, created = 0;
+	unsigned mode = TZA_MODE_UMASK;
+	if (tza_fleet_expand("export", args, n, &h.fl) || tza_fleet_check("export", &h.fl, 0))
+		goto out;
+	tza_fleet_note_overlaps("export", &h.fl);
+	if (tza_fleet_seen_init(&h.seen, h.fl.n)) {
+		tza_err("out of memory");
+		goto out;
+	}
+	/* 0600 unless every trace was redacted: the rows copy argv */
+	for (size_t i = 0; i < h.fl.n; i++) {
+		tz_reader *r = tza_fleet_reader(&h.fl, i);
+		if (!r)
+			goto out;
+		if (tza_argv_mode(r) != TZA_MODE_UMASK)
+			mode = TZA_MODE_PRIVATE;
+		tz_reader_free(r);
+	}
+	if (!(f = open_out(o, mode)))
+		goto out;
+	created = o->outp != NULL;
+	for (h.i = 0; h.i < h.fl.n; h.i++) {
+		const struct tza_hostsrc *hs = &h.fl.h[h.i];
+		tz_reader *r = tza_fleet_reader(&h.fl, h.i);
+		struct tza_model *m = NULL;
+		if (!r || tza_load_reader(hs->name, load_flags(o), &r, &m) < 0)
+			goto out;
+		const char *hn = tz_reader_meta_get(r, "hostname");
+		struct tza_xfleet x;
+		int rc = xfleet_init(&x, r, hn && *hn ? hn : hs->me->hostname, hs->me->uuid,
+				     hs->me->boot_id, o->kind);
+		drops_note(hs->name, m);
+		rc = rc ? 1 : export_rows(f, m, o, &x, &h, &head, hs->name);
+		for (uint32_t k = 0; k < m->nprocs && rc != 2; k++)
+			if (tza_fleet_seen_add(&h.seen, h.i, m->procs[k]->pid, m->procs[k]->start_ns))
+				rc = 1;
+		tza_fleet_seen_seal(&h.seen, h.i);
+		tza_line_free(&x.pre);
+		tza_unload(r, m);
+		if (rc == 2)
+			goto out;
+		bad |= rc;
+	}
+	failed = close_out(f, o, bad) != TZA_EXIT_OK;
+	f = NULL;
+out:
+	if (f && f != stdout)
+		fclose(f);
+	if (failed && created)
+		unlink(o->outp);
+	tza_line_free(&head);
+	tza_fleet_seen_free(&h.seen);
+	tza_fleet_free(&h.fl);
+	return failed ? TZA_EXIT_FAIL : TZA_EXIT_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
 	int rc;
 	if (export_options(argc, argv, &o, &rc) < 0)
 		return rc;
+	if (tza_fleet_wanted(argv + optind, argc - optind)) {
+		tza_task_want(); /* the processes' task_id */
+		o.fleet = 1;
+		return export_hosts(argv + optind, argc - optind, &o);
+	}
 	tz_reader *r;
 	struct tza_model *m;
-	/* chrome draws the samples as counter tracks; tasks' combined peaks sum them */
-	if (tza_load_ex(argv[optind], o.samples || o.kind == 3 || o.tasks ? TZA_MB_SAMPLES : 0, &r,
-			&m) < 0)
+	if (tza_load_ex(argv[optind], load_flags(&o), &r, &m) < 0)
 		return TZA_EXIT_FAIL;
-	FILE *f = stdout;
-	if (o.outp) {
-		/* a fresh file (never the old inode, never through a symlink):
-		 * 0600, as it copies argv, unless the trace was redacted */
-		f = tza_create_out(o.outp, o.force, tza_argv_mode(r), "w", "--force");
-		if (!f) {
+	struct tza_xfleet x = {0};
+	if (o.fleet) {
+		const struct tz_info *in = tz_reader_info(r);
+		if (xfleet_init(&x, r, tz_reader_meta_get(r, "hostname"), in->uuid, in->boot_id,
+				o.kind)) {
+			tza_line_free(&x.pre);
 			tza_unload(r, m);
+			tza_err("out of memory");
 			return TZA_EXIT_FAIL;
 		}
 	}
-	/* the rows are processes: what the recorder lost is said beside them */
-	uint64_t dl = tza_drops_lost(m->drops);
-	if (dl) {
-		fprintf(stderr, "tracer-analyze: '%s': %llu event%s dropped by the recorder (",
-			argv[optind], (unsigned long long)dl, tza_plural(dl));
-		tza_drops_list(stderr, m->drops);
-		fprintf(stderr, ")%s: see 'tracer-analyze summary'\n",
-			m->incomplete ? ", tree incomplete" : "");
-	}
-	int bad = export_rows(f, m, &o);
-	bad |= ferror(f);
-	if (f != stdout)
-		bad |= fclose(f) != 0;
-	else
-		bad |= fflush(f) != 0;
-	tza_unload(r, m);
-	if (bad) {
-		tza_err("'%s': write failed", o.outp ? o.outp : "standard output");
+	/* a fresh file: 0600, as it copies argv, unless the trace was redacted */
+	FILE *f = open_out(&o, tza_argv_mode(r));
+	if (!f) {
+		tza_line_free(&x.pre);
+		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
-	return TZA_EXIT_OK;
+	drops_note(argv[optind], m);
+	struct tza_line head = {0};
+	int bad = export_rows(f, m, &o, o.fleet ? &x : NULL, NULL, &head, argv[optind]);
+	rc = close_out(f, &o, bad != 0);
+	tza_line_free(&head);
+	tza_line_free(&x.pre);
+	tza_unload(r, m);
+	return rc;
 }

@@ -9,7 +9,29 @@
 
 #include <stdio.h>
 
+#include "json.h"
 #include "model.h"
+
+/*
+ * The fleet columns of one host trace's rows (export --fleet, and every
+ * export over several hosts; docs/tracer-analyze.md "Fleet columns"): the
+ * host, boot and recording a row comes from, so rows of many runs join, and
+ * with r the absolute forms of its times. Writers take NULL for none.
+ */
+struct tza_xfleet {
+	const char *host;		  /* hostname: metadata "hostname", else the
+					     multi-host member's; NULL unknown */
+	char boot_id[33], trace_uuid[33]; /* 32 lowercase hex (header / MEMBER
+					     block); "" when all zero */
+	tz_reader *r;			  /* the trace: CLOCK_BOOTTIME to epoch ns
+					     (tza_realtime, its clock anchors) */
+	struct tza_line pre;		  /* the row's first cells rendered for the
+					     format: jsonl `{"host":..,"boot_id":..,
+					     "trace_uuid":..` (no comma after),
+					     csv/tsv `host,boot_id,trace_uuid` (no
+					     separator after); owned */
+	const char *head;		  /* csv/tsv: the header's first names */
+};
 
 /*
  * Write the whole Chrome trace-event JSON of m to f: "otherData" (generator,
@@ -43,7 +65,14 @@ void tza_export_chrome(FILE *f, struct tza_model *m, enum tza_by by);
  * raw host samples). Returns 0, or -1 when writing to f failed or memory ran
  * out (the caller names the file); a damaged chunk is skipped as every
  * reader skips it (the model's load said so already).
+ * With x, each row starts with x->pre (the header with x->head) and
+ * `t_epoch_ns` (epoch ns, null/empty without a clock anchor) follows
+ * `t_utc`. head (csv/tsv): empty, the header is rendered into it and
+ * written; else it holds an earlier host's header and this trace's must be
+ * the same, or -2 is returned before any row (its host samples have other
+ * fields: the columns would not line up).
  */
-int tza_export_host(FILE *f, struct tza_model *m, int kind);
+int tza_export_host(FILE *f, struct tza_model *m, int kind, const struct tza_xfleet *x,
+		    struct tza_line *head);
 
 #endif

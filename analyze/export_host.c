@@ -49,11 +49,20 @@ static struct tz_blob text_of(const struct tz_event *ev, const struct tz_field *
 	return b;
 }
 
-static void header(struct tza_line *l, const struct tz_event_type *t, char sep)
+static void header(struct tza_line *l, const struct tz_event_type *t, char sep,
+		   const struct tza_xfleet *x)
 {
+	if (x) {
+		tza_line_puts(l, x->head);
+		tza_line_putc(l, sep);
+	}
 	tza_line_lit(l, "t_s");
 	tza_line_putc(l, sep);
 	tza_line_lit(l, "t_utc");
+	if (x) {
+		tza_line_putc(l, sep);
+		tza_line_lit(l, "t_epoch_ns");
+	}
 	for (uint16_t i = 0; t && i < t->nfields; i++) {
 		tza_line_putc(l, sep);
 		tza_line_puts(l, t->fields[i].name);
@@ -61,7 +70,8 @@ static void header(struct tza_line *l, const struct tz_event_type *t, char sep)
 	tza_line_putc(l, '\n');
 }
 
-static void row(struct tza_line *l, struct tza_model *m, const struct tz_event *ev, int kind)
+static void row(struct tza_line *l, struct tza_model *m, const struct tz_event *ev, int kind,
+		const struct tza_xfleet *x)
 {
 	const struct tz_event_type *t = ev->type;
 	char sep = kind == 2 ? '\t' : ',', b[48];
@@ -69,17 +79,29 @@ static void row(struct tza_line *l, struct tza_model *m, const struct tz_event *
 	const char *utc = tza_realtime(m->reader, ev->ts_ns, &rt) < 0
 				  ? NULL
 				  : tza_fmt_utc(rt, b, sizeof(b));
+	if (x)
+		tza_line_put(l, x->pre.p, x->pre.n);
 	if (kind == 0) {
-		tza_line_lit(l, "{\"t_s\":");
+		tza_line_puts(l, x ? ",\"t_s\":" : "{\"t_s\":");
 		tza_line_json_secs(l, (int64_t)(ev->ts_ns - m->t0_ns));
 		tza_line_lit(l, ",\"t_utc\":");
 		tza_line_json_cstr(l, utc);
+		if (x)
+			tza_line_lit(l, ",\"t_epoch_ns\":");
 	} else {
+		if (x)
+			tza_line_putc(l, sep);
 		tza_line_fixed(l, (double)(int64_t)(ev->ts_ns - m->t0_ns) / 1e9, 9);
 		tza_line_putc(l, sep);
 		if (utc)
 			tza_line_puts(l, utc);
+		if (x)
+			tza_line_putc(l, sep);
 	}
+	if (x && utc)
+		tza_line_i64(l, rt);
+	else if (x && kind == 0)
+		tza_line_lit(l, "null");
 	for (uint16_t i = 0; i < t->nfields; i++) {
 		const struct tz_field *f = &t->fields[i];
 		if (kind == 0) {
@@ -107,15 +129,25 @@ static void row(struct tza_line *l, struct tza_model *m, const struct tz_event *
 	tza_line_putc(l, '\n');
 }
 
-int tza_export_host(FILE *f, struct tza_model *m, int kind)
+int tza_export_host(FILE *f, struct tza_model *m, int kind, const struct tza_xfleet *x,
+		    struct tza_line *head)
 {
 	tz_reader *r = m->reader;
 	const struct tz_event_type *t = host_type(r);
 	struct tza_line l = {0};
 	int bad = 0;
 	if (kind) {
-		header(&l, t, kind == 2 ? '\t' : ',');
-		bad |= tza_line_write(&l, f);
+		header(&l, t, kind == 2 ? '\t' : ',', x);
+		/* a trace without host samples has no rows to misalign */
+		if (t && head->n && (head->n != l.n || memcmp(head->p, l.p, l.n))) {
+			tza_line_free(&l);
+			return -2;
+		}
+		if (!head->n) {
+			tza_line_put(head, l.p, l.n);
+			bad |= tza_line_write(&l, f) || head->err;
+		}
+		l.n = 0;
 	}
 	if (t && tz_reader_iter(r, 0, UINT64_MAX, 0) == 0) {
 		const struct tz_event *ev;
@@ -123,7 +155,7 @@ int tza_export_host(FILE *f, struct tza_model *m, int kind)
 		while ((rc = tz_reader_next(r, &ev)) > 0) {
 			if (ev->type != t)
 				continue;
-			row(&l, m, ev, kind);
+			row(&l, m, ev, kind, x);
 			bad |= tza_line_write(&l, f);
 		}
 		bad |= rc < 0;

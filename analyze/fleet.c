@@ -59,7 +59,7 @@ static int list_dir(const char *cmd, struct tza_fleet *f, const char *dir, size_
 	return 0;
 }
 
-static void hex16(char out[33], const uint8_t *b)
+void tza_fleet_hex16(char out[33], const uint8_t *b)
 {
 	for (int i = 0; i < 16; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
@@ -80,7 +80,7 @@ static int add_host(const char *cmd, struct tza_fleet *f, const char *path, tz_m
 		if (memcmp(f->h[k].me->uuid, me->uuid, 16))
 			continue;
 		char u[33];
-		hex16(u, me->uuid);
+		tza_fleet_hex16(u, me->uuid);
 		tza_err("%s: note: '%s' is the same recording as '%s' (uuid %s): %s once", cmd,
 			name, f->h[k].name, u, strcmp(cmd, "merge") ? "read" : "merged");
 		return 0;
@@ -302,4 +302,73 @@ int tza_fleet_one_clock(const struct tza_fleet *f)
 		if (memcmp(f->h[i].me->boot_id, f->h[0].me->boot_id, 16))
 			return 0;
 	return 1;
+}
+
+int tza_fleet_seen_init(struct tza_fleet_seen *s, size_t nhosts)
+{
+	memset(s, 0, sizeof(*s));
+	s->ids = calloc(nhosts ? nhosts : 1, sizeof(*s->ids));
+	s->nids = calloc(nhosts ? nhosts : 1, sizeof(*s->nids));
+	s->cap = calloc(nhosts ? nhosts : 1, sizeof(*s->cap));
+	s->n = nhosts;
+	return s->ids && s->nids && s->cap ? 0 : -1;
+}
+
+int tza_fleet_seen_add(struct tza_fleet_seen *s, size_t host, uint32_t pid, uint64_t start_ns)
+{
+	if (s->nids[host] == s->cap[host]) {
+		size_t nc = s->cap[host] ? 2 * s->cap[host] : 256;
+		uint64_t *nv = realloc(s->ids[host], 2 * sizeof(uint64_t) * nc);
+		if (!nv)
+			return -1;
+		s->ids[host] = nv;
+		s->cap[host] = nc;
+	}
+	uint64_t *e = &s->ids[host][2 * s->nids[host]++];
+	e[0] = start_ns;
+	e[1] = pid;
+	return 0;
+}
+
+/* (start, pid) pairs in order */
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+void tza_fleet_seen_seal(struct tza_fleet_seen *s, size_t host)
+{
+	if (s->ids[host])
+		qsort(s->ids[host], s->nids[host], 2 * sizeof(uint64_t), cmp_pair);
+}
+
+int tza_fleet_seen_before(const struct tza_fleet_seen *s, const struct tza_fleet *f, size_t host,
+			  uint32_t pid, uint64_t start_ns)
+{
+	static const uint8_t zero[16];
+	const uint64_t key[2] = {start_ns, pid};
+	if (!memcmp(f->h[host].me->boot_id, zero, 16))
+		return 0; /* no boot id: nothing says two traces are one machine */
+	for (size_t k = 0; k < host; k++) {
+		if (memcmp(f->h[k].me->boot_id, f->h[host].me->boot_id, 16) || !s->ids[k])
+			continue;
+		const uint64_t *hit = bsearch(key, s->ids[k], s->nids[k], 2 * sizeof(uint64_t),
+					      cmp_pair);
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
+void tza_fleet_seen_free(struct tza_fleet_seen *s)
+{
+	for (size_t i = 0; s->ids && i < s->n; i++)
+		free(s->ids[i]);
+	free(s->ids);
+	free(s->nids);
+	free(s->cap);
+	memset(s, 0, sizeof(*s));
 }

@@ -69,5 +69,35 @@ int tza_fleet_is_container(const char *path);
  * directory, or a multi-host trace)? */
 int tza_fleet_wanted(char **args, int n);
 void tza_fleet_free(struct tza_fleet *f);
+/* 16 bytes (a uuid, a boot id) as 32 lowercase hex digits and a NUL. */
+void tza_fleet_hex16(char out[33], const uint8_t *b);
+
+/*
+ * The processes already read from earlier host traces, so that a process
+ * seen by two traces of one host (equal boot id: overlapping recordings)
+ * counts once (FORMAT.md [X3]: identity is boot id, pid, start time).
+ * Read the hosts in order: for host i, ask tza_fleet_seen_before for each
+ * process (it looks at hosts 0..i-1 of the same boot id), add every one of
+ * i's processes (also those seen before), then seal i. Memory: 16 bytes per
+ * process.
+ */
+struct tza_fleet_seen {
+	uint64_t **ids;	  /* per host: (start ns, pid) pairs, sorted once sealed */
+	size_t *nids, *cap;
+	size_t n;	  /* hosts */
+};
+/* For nhosts host traces. Returns 0, or -1 when out of memory (nothing
+ * printed; free s either way). */
+int tza_fleet_seen_init(struct tza_fleet_seen *s, size_t nhosts);
+/* Add host's process (pid, CLOCK_BOOTTIME start ns). 0, or -1 out of memory. */
+int tza_fleet_seen_add(struct tza_fleet_seen *s, size_t host, uint32_t pid, uint64_t start_ns);
+/* Sort host's processes: it is done (before asking for a later host). */
+void tza_fleet_seen_seal(struct tza_fleet_seen *s, size_t host);
+/* 1 when an earlier host trace of f with host's boot id holds (pid,
+ * start_ns), else 0 (always 0 for an all-zero boot id: not recorded, so
+ * nothing says two traces are one machine; as tza_fleet_note_overlaps). */
+int tza_fleet_seen_before(const struct tza_fleet_seen *s, const struct tza_fleet *f, size_t host,
+			  uint32_t pid, uint64_t start_ns);
+void tza_fleet_seen_free(struct tza_fleet_seen *s);
 
 #endif

@@ -43,10 +43,9 @@ struct run {
 	size_t ng, gcap;
 	struct hline *h;
 	struct tza_host_clock *clk; /* [f.n]: each host's clock state */
-	/* (tgid, start) of every process counted so far, per host: a later
-	 * trace of the same boot id skips those (sorted per host) */
-	uint64_t **ids;
-	size_t *nids;
+	/* every process counted so far, per host: a later trace of the
+	 * same boot id skips those */
+	struct tza_fleet_seen seen;
 	uint64_t procs, dups, execs, failed_execs, nonzero, signaled, cpu_ns;
 	int64_t wall0, wall1;
 	int one_clock; /* every host has the same non-zero boot id */
@@ -76,57 +75,17 @@ static struct hgroup *group(struct run *u, const char *key)
 	return g;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* (tgid, start) as one sortable key: start ns (< 2^52 ns = 52 days of
- * uptime would overflow; so hash-free: two words, compared as a pair) */
-static int seen_before(const struct run *u, size_t host, uint32_t pid, uint64_t start)
-{
-	uint64_t key[2] = {start, pid};
-	for (size_t k = 0; k < host; k++) {
-		if (memcmp(u->f.h[k].me->boot_id, u->f.h[host].me->boot_id, 16) || !u->ids[k])
-			continue;
-		size_t lo = 0, hi = u->nids[k];
-		while (lo < hi) { /* pairs sorted by (start, pid) */
-			size_t mid = (lo + hi) / 2;
-			const uint64_t *e = &u->ids[k][2 * mid];
-			int c = e[0] != key[0] ? (e[0] < key[0] ? -1 : 1)
-					       : (e[1] != key[1] ? (e[1] < key[1] ? -1 : 1) : 0);
-			if (!c)
-				return 1;
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-	return 0;
-}
-
-static int cmp_pair(const void *a, const void *b)
-{
-	int c = cmp_u64(a, b);
-	return c ? c : cmp_u64((const uint64_t *)a + 1, (const uint64_t *)b + 1);
-}
-
 /* Count host i's processes into the run (skipping ones an earlier trace of
  * its host counted) and keep its ids for the later ones. */
 static int count_host(struct run *u, size_t i, struct tza_summary *s)
 {
 	const struct tza_model *m = s->m;
 	struct hline *hl = &u->h[i];
-	u->ids[i] = malloc(2 * sizeof(uint64_t) * (m->nprocs ? m->nprocs : 1));
-	if (!u->ids[i])
-		return -1;
 	for (uint32_t k = 0; k < m->nprocs; k++) {
 		struct tza_proc *p = m->procs[k];
-		u->ids[i][2 * k] = p->start_ns;
-		u->ids[i][2 * k + 1] = p->pid;
-		if (seen_before(u, i, p->pid, p->start_ns)) {
+		if (tza_fleet_seen_add(&u->seen, i, p->pid, p->start_ns))
+			return -1;
+		if (tza_fleet_seen_before(&u->seen, &u->f, i, p->pid, p->start_ns)) {
 			hl->dups++;
 			continue;
 		}
@@ -150,8 +109,7 @@ static int count_host(struct run *u, size_t i, struct tza_summary *s)
 		u->nonzero += !(p->flags & TZA_P_NO_EXIT) && p->exit_code > 0;
 		u->signaled += !(p->flags & TZA_P_NO_EXIT) && p->signal > 0;
 	}
-	u->nids[i] = m->nprocs;
-	qsort(u->ids[i], m->nprocs, 2 * sizeof(uint64_t), cmp_pair);
+	tza_fleet_seen_seal(&u->seen, i);
 	u->procs += hl->procs;
 	u->dups += hl->dups;
 	u->cpu_ns += hl->cpu_ns;
@@ -388,14 +346,12 @@ static void run_free(struct run *u)
 		free(u->g[i].key);
 	for (size_t i = 0; u->h && i < u->f.n; i++) {
 		free((char *)u->h[i].hostname);
-		free(u->ids[i]);
 		free(u->outs[i]);
 	}
 	free(u->g);
 	free(u->h);
 	free(u->clk);
-	free(u->ids);
-	free(u->nids);
+	tza_fleet_seen_free(&u->seen);
 	free(u->outs);
 	free(u->outlen);
 	tza_fleet_free(&u->f);
@@ -409,11 +365,9 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 		goto out;
 	u.h = calloc(u.f.n, sizeof(*u.h));
 	u.clk = calloc(u.f.n, sizeof(*u.clk));
-	u.ids = calloc(u.f.n, sizeof(*u.ids));
-	u.nids = calloc(u.f.n, sizeof(*u.nids));
 	u.outs = calloc(u.f.n, sizeof(*u.outs));
 	u.outlen = calloc(u.f.n, sizeof(*u.outlen));
-	if (!u.h || !u.clk || !u.ids || !u.nids || !u.outs || !u.outlen) {
+	if (!u.h || !u.clk || !u.outs || !u.outlen || tza_fleet_seen_init(&u.seen, u.f.n)) {
 		tza_err("out of memory");
 		goto out;
 	}

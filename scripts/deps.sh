@@ -3,15 +3,20 @@
 # Install, with apt-get, only the Debian packages tracer needs that are missing.
 # Usage: scripts/deps.sh [--demo] [--test]
 #   --demo adds the sample pipeline's tools; --test what tests run: the browser the HTML
-#   report's tests open it in (chromium, driven by node), snakemake, and yamllint,
-#   shellcheck and python3-yaml for the many-host recipes' test
+#   report's tests open it in (chromium, driven by node), snakemake, and for the
+#   many-host recipes' test yamllint, shellcheck and python3-yaml; npm (unless the
+#   nodejs installed has its own) for the fleet test's DuckDB package
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev libcmocka-dev
       gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3 libjson-c-dev)
 for a in "$@"; do
 	case $a in
 	--demo) pkgs+=(bwa samtools bcftools bowtie2-examples) ;;
-	--test) pkgs+=(chromium nodejs snakemake yamllint shellcheck python3-yaml) ;;
+	--test)
+		pkgs+=(chromium nodejs snakemake yamllint shellcheck python3-yaml)
+		# NodeSource's nodejs carries npm; Debian's needs its npm package
+		command -v npm >/dev/null || pkgs+=(npm)
+		;;
 	*) echo "deps: unknown option '$a' (--demo, --test)" >&2; exit 2 ;;
 	esac
 done

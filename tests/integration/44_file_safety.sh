@@ -112,18 +112,20 @@ for f in "" -f; do
 	run 1 "$A" bundle $f --no-plots "$S" -o ff.tgz
 	one_line "^tracer-analyze: 'ff.tgz': not a regular file$"
 done
-# a directory as input, to every reading subcommand; summary, top and tree
-# read a directory's .tz files as the hosts of one run (MANY HOSTS): none is
-# one line
-for c in summary top tree info verify cat recover slice bundle; do
+# a directory as input, to every reading subcommand; the commands that read
+# several hosts read a directory's .tz files as the hosts of one run (MANY
+# HOSTS): none is one line
+for c in summary top export tree critical-path rightsize idle plot info verify cat recover slice bundle; do
 	case $c in
 	recover | slice) args=(plaindir out.tz) ;;
 	bundle) args=(plaindir -o out.tgz) ;;
+	export) args=(--format jsonl plaindir) ;;
 	*) args=(plaindir) ;;
 	esac
 	run 1 "$A" $c "${args[@]}"
 	case $c in
-	summary | top | tree) one_line "^tracer-analyze: $c: 'plaindir': no .tz file in the directory$" ;;
+	summary | top | export | tree | critical-path | rightsize | idle | plot)
+		one_line "^tracer-analyze: $c: 'plaindir': no .tz file in the directory$" ;;
 	*) one_line "^tracer-analyze: 'plaindir' is a directory, not a trace or bundle$" ;;
 	esac
 done
