@@ -51,6 +51,10 @@ void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * and returns NULL. The caller frees with tz_reader_free().
  */
 tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts);
+/* "RUN.tz[i]" where no file has that name: RUN.tz (malloc'd; the caller
+ * frees it) and *i; else NULL. Whether RUN.tz is a multi-host trace is not
+ * checked. */
+char *tza_member_name(const char *path, size_t *i);
 /* Is path a multi-host trace (FORMAT.md 18)? 1: yes, opened into *mt (the
  * caller frees it); 0: no (*mt NULL); -1: it is one that cannot be opened,
  * after one line (file and offset). */

@@ -256,7 +256,8 @@ static int top_once(FILE *f, const char *path, enum tza_by by, int json, uint64_
 		*info = *tz_reader_info(r);
 	int rc = trace_rows(r, m, by, NULL, NULL, &rows, &n);
 	if (!rc) {
-		qsort(rows, n, sizeof(*rows), cmp_row);
+		if (n)
+			qsort(rows, n, sizeof(*rows), cmp_row);
 		print_rows(f, rows, n, by, json, limit, m->incomplete);
 	}
 	free(rows);
@@ -290,7 +291,8 @@ static int top_hosts(FILE *f, char **args, int nargs, enum tza_by by, int json, 
 		if (bad)
 			goto out;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_row);
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_row);
 	print_rows(f, rows, n, by, json, limit, incomplete);
 	rc = 0;
 out:

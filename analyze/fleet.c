@@ -105,6 +105,22 @@ static int add_host(const char *cmd, struct tza_fleet *f, const char *path, tz_m
 static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 {
 	tz_multi *mt = NULL;
+	size_t member = SIZE_MAX; /* RUN.tz[i]: member i alone */
+	char *base = tza_member_name(path, &member);
+	if (base && tza_fleet_is_container(base)) {
+		char **nv = realloc(f->names, (f->nnames + 1) * sizeof(*nv));
+		if (!nv) {
+			free(base);
+			tza_err("out of memory");
+			return -1;
+		}
+		f->names = nv;
+		f->names[f->nnames++] = base; /* owned by the fleet, as directory entries */
+		path = base;
+	} else {
+		free(base);
+		member = SIZE_MAX;
+	}
 	if (tza_refuse_dir(path, "a trace"))
 		return -1;
 	int rc = tz_multi_open(&mt, path, NULL);
@@ -132,8 +148,17 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 			tz_multi_damage(mt) > 1 ? "s" : "", cmd);
 		return -1;
 	}
+	if (tz_multi_is_container(mt) && !tz_multi_count(mt)) {
+		tza_err("%s: '%s': a multi-host trace that holds no member trace", cmd, path);
+		return -1;
+	}
+	if (member != SIZE_MAX && member >= tz_multi_count(mt)) {
+		tza_err("%s: '%s[%zu]': '%s' holds %zu member traces (0 to %zu)", cmd, path,
+			member, path, tz_multi_count(mt), tz_multi_count(mt) - 1);
+		return -1;
+	}
 	for (size_t i = 0; i < tz_multi_count(mt); i++)
-		if (add_host(cmd, f, path, mt, i))
+		if ((member == SIZE_MAX || i == member) && add_host(cmd, f, path, mt, i))
 			return -1;
 	return 0;
 }
@@ -218,12 +243,26 @@ static int check_one(const char *cmd, struct tza_hostsrc *h, tz_reader *r, int v
 
 int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify)
 {
+	size_t kept = 0;
 	for (size_t i = 0; i < f->n; i++) {
 		tz_reader *r = tza_fleet_reader(f, i);
+		if (!r && tza_partial() && f->h[i].mt && tz_multi_is_container(f->h[i].mt)) {
+			/* --partial: a member that cannot even be opened is left out,
+			 * the others are read (FORMAT.md [X1]) */
+			tza_err("%s: note: '%s' left out (--partial): it cannot be read", cmd,
+				f->h[i].name);
+			continue;
+		}
 		int rc = r ? check_one(cmd, &f->h[i], r, verify) : -1;
 		tz_reader_free(r);
 		if (rc)
 			return -1;
+		f->h[kept++] = f->h[i];
+	}
+	f->n = kept;
+	if (!kept) {
+		tza_err("%s: no host trace left to read", cmd);
+		return -1;
 	}
 	return 0;
 }

@@ -326,7 +326,8 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	int64_t bound_us;
 	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), note, sizeof(note), &bound_us);
 	/* the run's colours: its tools ranked as plot ranks one trace's */
-	qsort(u.tools, u.ntools, sizeof(*u.tools), plot_cmp_tool);
+	if (u.ntools)
+		qsort(u.tools, u.ntools, sizeof(*u.tools), plot_cmp_tool);
 	for (size_t t = 0; t < u.ntools; t++)
 		u.tools[t].color = t < PLOT_NCOLORS ? (int)t : -1;
 	for (size_t i = 0; i < u.f.n; i++) {

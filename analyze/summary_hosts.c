@@ -104,7 +104,11 @@ static int count_host(struct run *u, size_t i, struct tza_summary *s)
 		}
 		hl->procs++;
 		hl->cpu_ns += cpu;
-		u->execs += p->nexecs + p->nexecs_omitted;
+		/* exec events, as each host's own summary counts them: an image
+		 * rebuilt from a snapshot or state block (always the first kept)
+		 * was no exec in the trace */
+		u->execs += p->nexecs + p->nexecs_omitted -
+			    (p->nexecs && (p->execs[0].flags & TZA_EXEC_FROM_STATE));
 		u->failed_execs += p->nfailed + p->nfailed_omitted;
 		u->nonzero += !(p->flags & TZA_P_NO_EXIT) && p->exit_code > 0;
 		u->signaled += !(p->flags & TZA_P_NO_EXIT) && p->signal > 0;
@@ -376,7 +380,8 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 		if (one_host(&u, i, limit, json))
 			goto out;
 	}
-	qsort(u.g, u.ng, sizeof(*u.g), cmp_group);
+	if (u.ng)
+		qsort(u.g, u.ng, sizeof(*u.g), cmp_group);
 	if (json) {
 		run_json(o, &u, limit);
 		for (size_t i = 0; i < u.f.n; i++) {

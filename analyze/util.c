@@ -107,43 +107,51 @@ int tza_run_to_fd(int (*fn)(int, char **), char **av, int fd)
  * member i's reader into *r (messages name "RUN.tz[i]"; the container stays
  * open until exit). 1 when path is such a name (*rc: its open's result,
  * or 1 when there is no member i, after one line), 0 when it is not. */
+char *tza_member_name(const char *path, size_t *i)
+{
+	size_t len = strlen(path), k;
+	struct stat st;
+	if (len < 4 || path[len - 1] != ']' || stat(path, &st) == 0)
+		return NULL;
+	for (k = len - 1; k > 0 && path[k - 1] >= '0' && path[k - 1] <= '9'; k--)
+		;
+	if (k < 2 || k == len - 1 || path[k - 1] != '[' || len - 1 - k > 6)
+		return NULL;
+	char *base = strndup(path, k - 1);
+	if (base)
+		*i = strtoul(path + k, NULL, 10);
+	return base;
+}
+
 static int open_member(const char *path, const struct tz_reader_opts *opts, tz_reader **r,
 		       int *rc)
 {
 	static tz_multi *held[16]; /* a command opens one or two traces */
 	static size_t nheld;
-	size_t len = strlen(path), k;
-	struct stat st;
-	if (len < 4 || path[len - 1] != ']' || nheld == sizeof(held) / sizeof(held[0]) ||
-	    stat(path, &st) == 0)
+	size_t i = 0;
+	if (nheld == sizeof(held) / sizeof(held[0]))
 		return 0;
-	for (k = len - 1; k > 0 && path[k - 1] >= '0' && path[k - 1] <= '9'; k--)
-		;
-	if (k < 2 || k == len - 1 || path[k - 1] != '[' || len - 1 - k > 6)
-		return 0;
-	char base[4096];
-	if (k - 1 >= sizeof(base))
-		return 0;
-	memcpy(base, path, k - 1);
-	base[k - 1] = 0;
-	unsigned long i = strtoul(path + k, NULL, 10);
+	char *base = tza_member_name(path, &i);
 	tz_multi *mt = NULL;
-	if (!tza_fleet_is_container(base) || tz_multi_open(&mt, base, opts) < 0 ||
+	if (!base || !tza_fleet_is_container(base) || tz_multi_open(&mt, base, opts) < 0 ||
 	    !tz_multi_is_container(mt)) {
 		tz_multi_free(mt);
+		free(base);
 		return 0;
 	}
 	if (i >= tz_multi_count(mt)) {
 		tza_err("'%s': '%s' holds %zu member traces (0 to %zu): 'tracer-analyze info' "
 			"lists them",
-			path, base, tz_multi_count(mt), tz_multi_count(mt) - 1);
+			path, base, tz_multi_count(mt), tz_multi_count(mt) ? tz_multi_count(mt) - 1 : 0);
 		tz_multi_free(mt);
+		free(base);
 		*rc = 1;
 		*r = NULL;
 		return 1;
 	}
 	*rc = tz_multi_reader(mt, i, r);
 	held[nheld++] = mt;
+	free(base);
 	return 1;
 }
 

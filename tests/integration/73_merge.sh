@@ -122,4 +122,38 @@ cmp -s m1.json b1.json || fail "rightsize of member 1 differs from rightsize b.t
 rc=0; "$A" rightsize 'run.tz[3]' >/dev/null 2>s.err || rc=$?
 [ $rc = 1 ] && grep -q "^tracer-analyze: 'run.tz\[3\]': 'run.tz' holds 3 member traces (0 to 2)" s.err ||
 	fail "member 3 of 3: rc $rc $(cat s.err)"
+# members named RUN.tz[i] among several arguments: those members alone
+"$A" summary --json 'run.tz[0]' 'run.tz[2]' >m02.json || fail "summary of two members"
+"$A" summary --json a.tz c.tz >ac.json
+python3 -c '
+import json
+x, y = json.load(open("m02.json")), json.load(open("ac.json"))
+assert [h["hostname"] for h in x["run"]["per_host"]] == ["node1", "node3"], x["run"]["per_host"]
+assert x["run"]["processes"] == y["run"]["processes"] and x["run"]["cpu_s"] == y["run"]["cpu_s"]
+' || fail "members named among several arguments"
+rc=0; "$A" summary a.tz 'run.tz[3]' >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && grep -q "^tracer-analyze: summary: 'run.tz\[3\]': 'run.tz' holds 3 member traces (0 to 2)$" s.err ||
+	fail "member 3 of 3 among several: rc $rc $(cat s.err)"
+# a merge cut exactly at a member's end: damage (FORMAT.md [X4]), not fewer hosts
+m1end=$("$A" info --json run.tz | python3 -c 'import json,sys; m=json.load(sys.stdin)["members"][0]; print(m["offset"] + m["bytes"])')
+head -c "$m1end" run.tz >cutb.tz
+rc=0; "$A" verify cutb.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && grep -q "the merge metadata says 3 members, the file holds 1" s.err || fail "verify of a merge cut at a member's end: rc $rc $(cat s.err)"
+rc=0; "$A" summary cutb.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] || fail "summary of a merge cut at a member's end: rc $rc"
+"$A" --partial summary --json cutb.tz >cutb.json 2>/dev/null || fail "--partial summary of the cut merge"
+python3 -c 'import json; assert json.load(open("cutb.json"))["run"]["hosts"] == 1' || fail "--partial: the member that remains"
+# a merge with no member at all is refused
+head -c "$("$A" info --json run.tz | python3 -c 'import json,sys; print(json.load(sys.stdin)["members"][0]["offset"] - 80)')" run.tz >nomem.tz
+rc=0; "$A" --partial summary nomem.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && grep -q "a multi-host trace that holds no member trace" s.err || fail "empty merge: rc $rc $(cat s.err)"
+# --partial leaves out a member that cannot be opened (its magic broken) and reads the others
+cp run.tz bad0.tz
+off=$("$A" info --json run.tz | python3 -c 'import json,sys; print(json.load(sys.stdin)["members"][0]["offset"])')
+printf 'X' | dd of=bad0.tz bs=1 seek="$off" conv=notrunc 2>/dev/null
+"$A" --partial summary --json bad0.tz >bad0.json 2>s.err || fail "--partial over an unreadable member: $(cat s.err)"
+grep -q "note: 'bad0.tz\[0\]' left out (--partial): it cannot be read" s.err || fail "left-out note: $(cat s.err)"
+python3 -c '
+import json; d = json.load(open("bad0.json"))
+assert [h["hostname"] for h in d["run"]["per_host"]] == ["node2", "node3"], d["run"]["per_host"]' || fail "--partial: the other members"
 echo "ok: 3 hosts merged byte for byte; duplicates once; damaged/cut refused, --partial marked; flat; directory"
