@@ -26,40 +26,6 @@
 #include "analyze/report.h"
 #include "analyze/dropslot.h"
 
-/* The state of a test run with fx_setup/fx_teardown (FX_TEST): its synthetic
- * trace, the model built from it (build_model) and a clean exit's values
- * (all zero) for s_exit/s_proc. The teardown frees what the test built. */
-struct fx {
-	struct synth s;
-	struct built b;
-	struct exit_vals v;
-	char start[32]; /* fx_meta_start's value */
-};
-
-static int fx_setup(void **st)
-{
-	*st = calloc(1, sizeof(struct fx));
-	return *st ? 0 : -1;
-}
-
-static int fx_teardown(void **st)
-{
-	struct fx *f = *st;
-	unbuild(&f->b);
-	synth_free(&f->s);
-	free(f);
-	return 0;
-}
-
-/* Free what the test built so far and start again from an empty trace (the
- * next case of the same test). */
-static void fx_reset(struct fx *f)
-{
-	unbuild(&f->b);
-	memset(&f->b, 0, sizeof(f->b));
-	synth_free(&f->s);
-}
-
 /* The recording's start (metadata start_boottime_ns), boot-clock ns; the
  * value's text is kept in f (synth_meta keeps the pointer). */
 static void fx_meta_start(struct fx *f, uint64_t ns)
@@ -67,8 +33,6 @@ static void fx_meta_start(struct fx *f, uint64_t ns)
 	snprintf(f->start, sizeof(f->start), "%llu", (unsigned long long)ns);
 	synth_meta(&f->s, "start_boottime_ns", f->start);
 }
-
-#define FX_TEST(t) cmocka_unit_test_setup_teardown(t, fx_setup, fx_teardown)
 
 static void test_pipeline_tree(void **st)
 {
