@@ -106,11 +106,9 @@ size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len)
 
 void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 {
-	uint32_t i = 0;
 	size_t out = 0;
-	while (i < len) {
-		const uint8_t *e = memchr(argv + i, 0, len - i);
-		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+	for (uint32_t i = 0, n; i < len; i += n + 1) {
+		n = tza_argv_arglen(argv + i, len - i);
 		if (i) {
 			fputc(' ', f);
 			out++;
@@ -129,7 +127,6 @@ void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 			return;
 		}
 		out += tza_text_arg(f, argv + i, n);
-		i += n + 1;
 	}
 }
 
@@ -199,14 +196,11 @@ static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
 
 void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
 {
-	uint32_t i = 0;
-	while (i < len) {
-		const uint8_t *e = memchr(argv + i, 0, len - i);
-		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+	for (uint32_t i = 0, n; i < len; i += n + 1) {
+		n = tza_argv_arglen(argv + i, len - i);
 		if (i)
 			tza_line_putc(l, ' ');
 		line_text_arg(l, argv + i, n);
-		i += n + 1;
 	}
 }
 
