@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "json.h"
 #include "report.h"
 
@@ -45,18 +46,7 @@ const char *tza_fmt_bytes(char *buf, size_t size, uint64_t b)
 	return buf;
 }
 
-const char *tza_fmt_count(char *buf, size_t size, uint64_t n)
-{
-	char t[32];
-	int len = snprintf(t, sizeof(t), "%llu", (unsigned long long)n), o = 0;
-	for (int i = 0; i < len && (size_t)o + 2 < size; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = t[i];
-	}
-	buf[o] = 0;
-	return buf;
-}
+const char *tza_fmt_count(char *buf, size_t size, uint64_t n) { return numfmt_count(buf, size, n); }
 
 double tza_secs(uint64_t ns)
 {
