@@ -97,6 +97,14 @@ static inline void fx_reset(struct fx *f)
 	synth_free(&f->s);
 }
 
+/* Build f's trace (records as pushed) into f->b with TZA_MB_* flags
+ * (build_model); returns the model, f's like the rest. */
+static inline struct tza_model *fx_build(struct fx *f, uint32_t mb_flags)
+{
+	build_model(&f->s, NULL, mb_flags, &f->b);
+	return f->b.m;
+}
+
 #define FX_TEST(t) cmocka_unit_test_setup_teardown(t, fx_setup, fx_teardown)
 
 #endif

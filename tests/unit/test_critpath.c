@@ -60,7 +60,7 @@ static void test_pipe_loaded(void **st)
 	s_proc(&f->s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
 	       "samtools|sort|-o|x.bam", "samtools", (struct exit_vals){.utime = 525 * MS});
 	s_exit(&f->s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
-	build_model(&f->s, NULL, TZA_MB_SAMPLES, &f->b);
+	fx_build(f, TZA_MB_SAMPLES);
 	assert_int_equal(critpath_sum(f->b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
 	assert_string_equal(c.by_tool[0].tool, "bwa mem");
 	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
@@ -94,7 +94,7 @@ static void test_pipe_helper(void **st)
 	s_proc(&f->s, 21, 24, T0 + 11 * MS, T0 + 1000 * MS, "/usr/bin/grep", "grep|y", "grep",
 	       (struct exit_vals){.utime = 50 * MS});
 	s_exit(&f->s, T0 + 2100 * MS, 20, T0, 1, "snakemake", (struct exit_vals){0});
-	build_model(&f->s, NULL, TZA_MB_SAMPLES, &f->b);
+	fx_build(f, TZA_MB_SAMPLES);
 	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	for (uint32_t i = 0; i < c.npath; i++)
 		if (!strcmp(tza_proc_key(c.path[i], TZA_BY_TOOL), "cbc"))
@@ -173,7 +173,7 @@ static void test_sleeper_not_serial(void **st)
 	s_proc(&f->s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
 	       (struct exit_vals){.utime = MS});
 	s_exit(&f->s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
-	build_model(&f->s, NULL, TZA_MB_SAMPLES, &f->b);
+	fx_build(f, TZA_MB_SAMPLES);
 	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	assert_string_equal(c.by_tool[0].tool, "sleep");
 	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);

@@ -38,8 +38,7 @@ static void test_pipeline_tree(void **st)
 {
 	struct fx *f = *st;
 	scen_pipeline(&f->s);
-	build_model(&f->s, NULL, 0, &f->b);
-	struct tza_model *m = f->b.m;
+	struct tza_model *m = fx_build(f, 0);
 	assert_int_equal(m->nprocs, 9);
 	assert_int_equal(m->nroots, 1);
 	assert_false(m->incomplete);
@@ -71,7 +70,7 @@ static void test_critical_path(void **st)
 	struct fx *f = *st;
 	struct tza_crit c;
 	scen_pipeline(&f->s);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_int_equal(critpath_sum(f->b.m, TZA_BY_TOOL, &c), 8 * SEC_NS);
 	assert_string_equal(c.by_tool[0].tool, "serial_step");
 	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
@@ -100,7 +99,7 @@ static void test_top_flags(void **st)
 	struct tza_group *g;
 	uint32_t ng;
 	scen_pipeline(&f->s);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	tza_machine_get(f->b.r, &mi);
 	assert_int_equal(mi.ncpus, 8);
 	assert_int_equal(mi.mem_kib, 16777216);
@@ -141,7 +140,7 @@ static void test_critical_path_pipe(void **st)
 	s_proc(&f->s, 20, 23, T0 + 3 * MS, T0 + 10400 * MS, "/usr/bin/sleep", "sleep|10", "sleep",
 	       (struct exit_vals){0});
 	s_exit(&f->s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_int_equal(critpath_sum(f->b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
 	/* sort's own time (2 ms, 10.5 s] goes to bwa while bwa ran: (2 ms, 10 s] */
 	assert_string_equal(c.by_tool[0].tool, "bwa mem");
@@ -235,7 +234,7 @@ static void test_pid_reuse(void **st)
 	s_proc(&f->s, 10, 200, T0 + 3 * MS, T0 + 9 * MS, "/usr/bin/b", "b", "b", f->v);
 	s_proc(&f->s, 200, 201, T0 + 4 * MS, T0 + 5 * MS, "/usr/bin/c", "c", "c", f->v);
 	s_exit(&f->s, T0 + 10 * MS, 10, T0, 1, "bash", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *a1 = by_pid(f->b.m, 200, 0), *a2 = by_pid(f->b.m, 200, 1);
 	assert_non_null(a1);
 	assert_non_null(a2);
@@ -261,7 +260,7 @@ static void test_reparented_orphan(void **st)
 	s_exec(&f->s, T0 + 2 * MS, 301, T0 + MS, 300, "/usr/bin/sleep", NULL, "sleep|5", "sleep");
 	s_exit(&f->s, T0 + 3 * MS, 300, T0, 1, "sh", f->v);
 	s_exit(&f->s, T0 + 5 * SEC_NS, 301, T0 + MS, 1, "sleep", f->v); /* reparented to init */
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *o = by_pid(f->b.m, 301, 0);
 	assert_non_null(o->parent);
 	assert_int_equal(o->parent->pid, 300);
@@ -289,7 +288,7 @@ static void test_c09_exec_chain(void **st)
 	s_exec_fail(&f->s, T0 + 40, 400, ENOENT, "/nx3/sleep");
 	s_exec(&f->s, T0 + 50, 400, T0, 1, "/usr/bin/sleep", NULL, "sleep|0", "sleep");
 	s_exit(&f->s, T0 + MS, 400, T0, 1, "sleep", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_int_equal(f->b.m->nprocs, 1);
 	struct tza_proc *p = f->b.m->procs[0];
 	assert_int_equal(p->nexecs, 2);
@@ -315,7 +314,7 @@ static void test_c01_c02(void **st)
 	s_proc(&f->s, 1, 503, T0, T0 + MS, "/opt/x", "x", "x",
 	       (struct exit_vals){.sig = 11, .core = 1});
 	s_proc(&f->s, 1, 504, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 259});
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_int_equal(f->b.m->nprocs, 5);
 	struct tza_proc *t = by_pid(f->b.m, 500, 0);
 	assert_int_equal(t->threads, 51);
@@ -359,7 +358,7 @@ static void test_c10_c11(void **st)
 	s_fork(&f->s, T0, 1, 605);
 	s_exec(&f->s, T0 + 10, 605, T0, 1, "/opt/burner", NULL, "burner", "burner");
 	s_exit(&f->s, T0 + SEC_NS, 605, T0, 1, "renamed", v1);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *r = by_pid(f->b.m, 600, 0);
 	assert_string_equal(r->execs[0].script, "./run.sh");
 	assert_string_equal(r->execs[0].exe, "/usr/bin/dash");
@@ -401,7 +400,7 @@ static void test_comm_empty_keeps(void **st)
 	s_exec(&f->s, T0 + 10, 700, T0, 1, "/usr/bin/make", NULL, "make", "make");
 	s_exec(&f->s, T0 + 20, 700, T0, 1, "/usr/bin/sh", NULL, "sh|-c|true", "");
 	s_exit(&f->s, T0 + SEC_NS, 700, T0, 1, "", v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *p = by_pid(f->b.m, 700, 0);
 	assert_int_equal(p->nexecs, 2);
 	assert_string_equal(p->comm, "make");
@@ -425,7 +424,7 @@ static void test_c14_pre_existing(void **st)
 	s_state(&f->s, T0 + SEC_NS, 700, born, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING,
 		"sh");
 	s_state(&f->s, T0 + SEC_NS, 1000, T0 + MS, 700, "/usr/bin/true", "/bin/true", 0, "true");
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_int_equal(f->b.m->nprocs, 201);
 	assert_int_equal(f->b.m->nroots, 1);
 	struct tza_proc *sh = f->b.m->roots[0];
@@ -452,7 +451,7 @@ static void test_state_argv_truncated(void **st)
 		EV_STATE_ARGV_TRUNCATED, "python3");
 	s_state(&f->s, T0 + SEC_NS, 720, T0 - SEC_NS, 700, "/usr/bin/python3", "python3|-c|y",
 		EV_STATE_PRE_EXISTING | EV_STATE_ARGV_TRUNCATED, "python3");
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *p = by_pid(f->b.m, 710, 0), *q = by_pid(f->b.m, 720, 0);
 	assert_non_null(p);
 	assert_non_null(q);
@@ -480,7 +479,7 @@ static void test_exited_during_attach(void **st)
 	       f->v); /* exited during attach */
 	s_fork(&f->s, T0 + 200 * MS, 700, 701);
 	s_exit(&f->s, T0 + 300 * MS, 701, T0 + 200 * MS, 700, "sh", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *p = by_pid(f->b.m, 820, 0);
 	assert_true(p->flags & TZA_P_PRE_EXISTING);
 	assert_false(p->flags & (TZA_P_NO_FORK | TZA_P_ORPHAN));
@@ -491,7 +490,7 @@ static void test_exited_during_attach(void **st)
 
 	/* the same with a process started after the recording's start */
 	s_exit(&f->s, T0 + 400 * MS, 830, T0 + 150 * MS, 600, "lost", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_true(by_pid(f->b.m, 820, 0)->flags & TZA_P_PRE_EXISTING);
 	p = by_pid(f->b.m, 830, 0);
 	assert_true(p->flags & TZA_P_NO_FORK);
@@ -525,7 +524,7 @@ static void test_pre_existing_from_start(void **st)
 	s_fork(&f->s, t_start + SEC_NS, 1, 900);
 	struct exit_vals x = {.utime = 3 * SEC_NS};
 	s_exit(&f->s, t_start + 5 * SEC_NS, 900, t_start + SEC_NS, 1, "job", x);
-	build_model(&f->s, NULL, TZA_MB_SAMPLES, &f->b);
+	fx_build(f, TZA_MB_SAMPLES);
 	struct tza_proc *p = by_pid(f->b.m, 700, 0);
 	assert_true(p->flags & TZA_P_PRE_EXISTING);
 	assert_true(p->flags & TZA_P_CLIPPED);
@@ -572,7 +571,7 @@ static void test_exit_lost(void **st)
 	s_exit(&f->s, T0 + 5 * MS, 720, T0 + 4 * MS, 700, "bash", f->v);
 	s_fork(&f->s, T0 + 600 * SEC_NS, 1, 730); /* the trace ends much later */
 	s_exit(&f->s, T0 + 601 * SEC_NS, 730, T0 + 600 * SEC_NS, 1, "x", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *run = by_pid(f->b.m, 700, 0), *lost = by_pid(f->b.m, 710, 0);
 	assert_true(run->flags & TZA_P_NO_EXIT);
 	assert_false(run->flags & TZA_P_EXIT_LOST);
@@ -605,14 +604,14 @@ static void test_exit_lost(void **st)
 
 	/* a slice of it: no exit lost */
 	synth_meta(&f->s, "slice_of", "orig.tz");
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_false(by_pid(f->b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
 	assert_int_equal(f->b.m->exit_lost, 0);
 	fx_reset(f);
 
 	/* without the list (older recorders, recovered files): running */
 	s_fork(&f->s, T0, 1, 710);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_false(by_pid(f->b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
 	assert_true(by_pid(f->b.m, 710, 0)->flags & TZA_P_NO_EXIT);
 }
@@ -631,7 +630,7 @@ static void test_exited_before(void **st)
 	s_state(&f->s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "",
 		EV_STATE_PRE_EXISTING | EV_STATE_EXITED, "python3");
 	s_fork(&f->s, T0 + 2 * SEC_NS, 600, 602);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *z = by_pid(f->b.m, 601, 0);
 	assert_true(z->flags & TZA_P_EXITED_BEFORE);
 	assert_true(z->flags & TZA_P_PRE_EXISTING);
@@ -647,7 +646,7 @@ static void test_exited_before(void **st)
 	s_state(&f->s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "", EV_STATE_PRE_EXISTING,
 		"python3");
 	s_fork(&f->s, T0 + 2 * SEC_NS, 600, 602);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_false(by_pid(f->b.m, 601, 0)->flags & TZA_P_EXITED_BEFORE);
 	assert_int_equal(f->b.m->exit_lost, 1);
 	assert_true(f->b.m->incomplete);
@@ -663,7 +662,7 @@ static void test_command_not_orphan(void **st)
 	s_state(&f->s, T0, 700, T0 - SEC_NS, 500, "/usr/bin/dash", "sh|-c|x", 0, "sh");
 	s_exit(&f->s, T0 + 2 * MS, 710, T0 + MS, 600, "lost", f->v); /* no fork */
 	s_exit(&f->s, T0 + 3 * MS, 700, T0 - SEC_NS, 500, "sh", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_true(f->b.m->incomplete);
 	assert_false(by_pid(f->b.m, 700, 0)->flags & TZA_P_ORPHAN);
 	assert_true(by_pid(f->b.m, 710, 0)->flags & TZA_P_ORPHAN);
@@ -681,7 +680,7 @@ static void test_c08_drops(void **st)
 	s_exit(&f->s, T0 + 3 * MS, 801, T0 + MS, 799, "true", f->v);
 	s_drops(&f->s, T0 + 4 * MS, 3, 0, 1);
 	s_exit(&f->s, T0 + 5 * MS, 800, T0, 50, "bash", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_true(f->b.m->incomplete);
 	assert_int_equal(f->b.m->drops[EV_DROP_FORK], 3);
 	assert_int_equal(f->b.m->drops[EV_DROP_EXIT], 1);
@@ -708,7 +707,7 @@ static void test_inherited_image(void **st)
 	s_fork(&f->s, T0 + 4 * MS, 950, 952); /* forked by python: python's image */
 	s_exit(&f->s, T0 + 5 * MS, 952, T0 + 4 * MS, 950, "python3", f->v);
 	s_exit(&f->s, T0 + 6 * MS, 950, T0, 1, "python3", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_string_equal(tza_proc_key(by_pid(f->b.m, 950, 0), TZA_BY_TOOL), "x.py");
 	assert_string_equal(tza_proc_key(by_pid(f->b.m, 951, 0), TZA_BY_TOOL), "python3");
 	assert_string_equal(tza_proc_key(by_pid(f->b.m, 951, 0), TZA_BY_EXE), "/usr/bin/bash");
@@ -898,7 +897,7 @@ static void test_exit_exe_deleted(void **st)
 	s_exit(&f->s, T0 + 5 * MS, 402, T0 + 4 * MS, 400, "bash", vd);
 	s_exit(&f->s, T0 + 9 * MS, 401, T0 + MS, 400, "mysleep", vd);
 	s_exit(&f->s, T0 + 10 * MS, 400, T0, 1, "bash", f->v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *p = by_pid(f->b.m, 401, 0), *sub = by_pid(f->b.m, 402, 0);
 	assert_true(p->flags & TZA_P_EXE_DELETED);
 	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
@@ -916,7 +915,7 @@ static void test_exit_exe_deleted(void **st)
 		s_exec(&f->s, T0 + 10 + i, 410, T0, 1, exe, NULL, "step", "step");
 	}
 	s_exit(&f->s, T0 + 2000, 410, T0, 1, "step", vd);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	p = by_pid(f->b.m, 410, 0);
 	assert_string_equal(tza_proc_image(p)->exe, "/bin/step199");
 	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
@@ -945,7 +944,7 @@ static void test_release(void **st)
 	/* 503: still running (a release without an exit is not applied) */
 	s_release(&f->s, T0 + 24 * MS, 503, T0 + 3 * MS, 300 * MS, 10 * MS, 4, 5);
 	s_exit(&f->s, T0 + 30 * MS, 500, T0, 1, "sh", v);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *a = by_pid(f->b.m, 501, 0), *bb = by_pid(f->b.m, 502, 0),
 			*c = by_pid(f->b.m, 503, 0);
 	assert_int_equal(a->utime_ns, 101 * MS);
@@ -983,7 +982,7 @@ static void test_parent_cycle(void **st)
 	s_state(&f->s, T0, 901, T0 - SEC_NS, 900, "/b", "b", 0, "b");
 	s_state(&f->s, T0, 902, T0 - SEC_NS, 902, "/c", "c", 0, "c");
 	s_fork(&f->s, T0 + 1, 903, 903);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	assert_int_equal(f->b.m->nprocs, 4);
 	assert_true(f->b.m->nroots >= 2);
 	for (uint32_t i = 0; i < f->b.m->nprocs; i++) {
@@ -1075,7 +1074,7 @@ static void test_running_sampled(void **st)
 	s_sample_cpu(&f->s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
 	s_proc(&f->s, 1, 202, T0 + 4 * SEC_NS, T0 + 5 * SEC_NS, "/bin/c", "c", "c",
 	       (struct exit_vals){0});
-	build_model(&f->s, NULL, TZA_MB_SAMPLES, &f->b);
+	fx_build(f, TZA_MB_SAMPLES);
 	struct tza_proc *a = NULL, *r = NULL;
 	for (uint32_t i = 0; i < f->b.m->nprocs; i++) {
 		if (f->b.m->procs[i]->pid == 200)
@@ -1311,7 +1310,7 @@ static void test_issue17_fields(void **st)
 	push_attach(&f->s, T0 + 30, "/home/run/dir/.snakemake/metadata/YQ==", bin, sizeof(bin),
 		    EV_ATTACH_TRUNCATED);
 	push_attach(&f->s, T0 + 30, "", "x", 1, 0); /* nameless: ignored */
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	struct tza_proc *p = by_pid(f->b.m, 500, 0);
 	assert_non_null(p);
 	assert_int_equal(p->nexecs, 1);
@@ -1346,7 +1345,7 @@ static void test_issue17_fields(void **st)
 	/* a trace without them: NULL, 0 and empty tables */
 	s_fork(&f->s, T0, 1, 600);
 	s_exec(&f->s, T0 + 10, 600, T0, 1, "/usr/bin/true", NULL, "true", "true");
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	p = by_pid(f->b.m, 600, 0);
 	assert_null(p->execs[0].cwd);
 	assert_null(p->execs[0].env);
@@ -1364,7 +1363,7 @@ static void test_bind_every_field(void **st)
 	struct fx *f = *st;
 	struct fields fl;
 	s_fork(&f->s, T0, 1, 500);
-	build_model(&f->s, NULL, 0, &f->b);
+	fx_build(f, 0);
 	model_bind_fields(f->b.r, &fl);
 	const struct tz_field *const *v = (const struct tz_field *const *)&fl;
 	size_t d0 = offsetof(struct fields, d) / sizeof(*v), d1 = d0 + EV_DROP_SLOTS;

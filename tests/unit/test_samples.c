@@ -129,8 +129,7 @@ static void t_samples_kept(void **st)
 {
 	struct fx *f = *st;
 	scenario(&f->s);
-	build_model(&f->s, NULL, TZA_MB_SAMPLES, &f->b);
-	struct tza_model *m = f->b.m;
+	struct tza_model *m = fx_build(f, TZA_MB_SAMPLES);
 	assert_int_equal(m->unknown_events, 0);
 	assert_int_equal(m->nsamples, 4); /* the stray one is counted, not attached */
 	assert_int_equal(m->nhost_samples, 4);
@@ -163,8 +162,7 @@ static void t_samples_not_kept(void **st)
 {
 	struct fx *f = *st;
 	scenario(&f->s);
-	build_model(&f->s, NULL, 0, &f->b);
-	struct tza_model *m = f->b.m;
+	struct tza_model *m = fx_build(f, 0);
 	struct tza_proc *p = by_pid(m, 11, 0);
 	assert_int_equal(p->res->nsamples, 0);
 	assert_null(p->res->samples);
@@ -179,8 +177,7 @@ static void t_oom_and_signals(void **st)
 {
 	struct fx *f = *st;
 	scenario(&f->s);
-	build_model(&f->s, NULL, 0, &f->b);
-	struct tza_model *m = f->b.m;
+	struct tza_model *m = fx_build(f, 0);
 	assert_int_equal(m->noom_kills, 1);
 	/* killed by another recorded process: the sender named */
 	struct tza_proc *w = by_pid(m, 11, 0);
@@ -255,8 +252,7 @@ static void t_signal_causes(void **state)
 		s_exit(s, t + MS, pid, st, 10, "w", (struct exit_vals){.sig = c[i].sig});
 	}
 	s_exit(s, T0 + SEC_NS, 10, T0, 1, "sh", (struct exit_vals){0});
-	build_model(s, NULL, 0, &f->b);
-	struct tza_model *m = f->b.m;
+	struct tza_model *m = fx_build(f, 0);
 	for (int i = 0; i < n; i++) {
 		struct tza_proc *p = by_pid(m, 20 + (uint32_t)i, 0);
 		assert_non_null(p);
