@@ -64,7 +64,7 @@ $(O)/libtz.a: $(FORMAT_OBJ)
 
 # ---------------------------------------------------------------- common/
 # libc-only code both binaries share (common/redact.c: secret patterns;
-# common/hmap.c: the u64 -> u64 hash table)
+# common/hmap.c: the u64 -> u64 hash table; common/numfmt.c: "1,234,567")
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(O)/%.o)
 

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "json.h"
 #include "report.h"
 
@@ -45,18 +46,7 @@ const char *tza_fmt_bytes(char *buf, size_t size, uint64_t b)
 	return buf;
 }
 
-const char *tza_fmt_count(char *buf, size_t size, uint64_t n)
-{
-	char t[32];
-	int len = snprintf(t, sizeof(t), "%llu", (unsigned long long)n), o = 0;
-	for (int i = 0; i < len && (size_t)o + 2 < size; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = t[i];
-	}
-	buf[o] = 0;
-	return buf;
-}
+const char *tza_fmt_count(char *buf, size_t size, uint64_t n) { return numfmt_count(buf, size, n); }
 
 double tza_secs(uint64_t ns)
 {
@@ -106,11 +96,9 @@ size_t tza_text_arg(FILE *f, const uint8_t *s, size_t len)
 
 void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 {
-	uint32_t i = 0;
 	size_t out = 0;
-	while (i < len) {
-		const uint8_t *e = memchr(argv + i, 0, len - i);
-		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+	for (uint32_t i = 0, n; i < len; i += n + 1) {
+		n = tza_argv_arglen(argv + i, len - i);
 		if (i) {
 			fputc(' ', f);
 			out++;
@@ -129,7 +117,6 @@ void tza_text_argv(FILE *f, const uint8_t *argv, uint32_t len, size_t max)
 			return;
 		}
 		out += tza_text_arg(f, argv + i, n);
-		i += n + 1;
 	}
 }
 
@@ -199,14 +186,11 @@ static void line_text_arg(struct tza_line *l, const uint8_t *s, size_t len)
 
 void tza_line_text_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
 {
-	uint32_t i = 0;
-	while (i < len) {
-		const uint8_t *e = memchr(argv + i, 0, len - i);
-		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+	for (uint32_t i = 0, n; i < len; i += n + 1) {
+		n = tza_argv_arglen(argv + i, len - i);
 		if (i)
 			tza_line_putc(l, ' ');
 		line_text_arg(l, argv + i, n);
-		i += n + 1;
 	}
 }
 

@@ -110,17 +110,12 @@ void tza_json_cstr(FILE *f, const char *s)
 
 void tza_json_argv(FILE *f, const uint8_t *argv, uint32_t len)
 {
-	uint32_t i = 0;
-	int first = 1;
 	fputc('[', f);
-	while (i < len) {
-		const uint8_t *e = memchr(argv + i, 0, len - i);
-		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
-		if (!first)
+	for (uint32_t i = 0, n; i < len; i += n + 1) {
+		n = tza_argv_arglen(argv + i, len - i);
+		if (i)
 			fputc(',', f);
-		first = 0;
 		tza_json_str(f, argv + i, n);
-		i += n + 1;
 	}
 	fputc(']', f);
 }
@@ -494,15 +489,12 @@ void tza_line_json_cstr(struct tza_line *l, const char *s)
 
 void tza_line_json_argv(struct tza_line *l, const uint8_t *argv, uint32_t len)
 {
-	uint32_t i = 0;
 	tza_line_putc(l, '[');
-	while (i < len) {
-		const uint8_t *e = memchr(argv + i, 0, len - i);
-		uint32_t n = e ? (uint32_t)(e - (argv + i)) : len - i;
+	for (uint32_t i = 0, n; i < len; i += n + 1) {
+		n = tza_argv_arglen(argv + i, len - i);
 		if (i)
 			tza_line_putc(l, ',');
 		tza_line_json_str(l, argv + i, n);
-		i += n + 1;
 	}
 	tza_line_putc(l, ']');
 }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Write buf[0..len) as a quoted JSON string (rules above). */
 void tza_json_str(FILE *f, const void *buf, size_t len);
@@ -34,6 +35,14 @@ void tza_json_cstr(FILE *f, const char *s);
  * a JSON array of strings. An empty argument is "" and kept.
  */
 void tza_json_argv(FILE *f, const uint8_t *argv, uint32_t len);
+/* The length of the argument at p in argv bytes (above), left bytes from p
+ * to the end: up to its NUL, or all that is left when it was cut. The next
+ * argument starts n + 1 bytes on. */
+static inline uint32_t tza_argv_arglen(const uint8_t *p, uint32_t left)
+{
+	const uint8_t *e = memchr(p, 0, left);
+	return e ? (uint32_t)(e - p) : left;
+}
 /* A number of seconds from ns, with 9 decimals, trailing zeros trimmed. */
 void tza_json_secs(FILE *f, int64_t ns);
 /* A finite double: integers plainly, else up to 6 decimals ("0" for NaN/inf). */

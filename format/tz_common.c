@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +94,59 @@ int tz_create_file_mode(const char *path, int overwrite, unsigned mode)
 	return fd;
 }
 
+int tz_map_file(const char *path, struct tz_map *out, char *why, size_t cap)
+{
+	struct stat st;
+	const char *step = "cannot open";
+	*out = (struct tz_map){.fd = -1};
+	out->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (out->fd < 0)
+		goto fail;
+	step = "cannot stat";
+	if (fstat(out->fd, &st))
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, cap, "not a regular file");
+		tz_map_close(out);
+		errno = EINVAL;
+		return TZ_ERR_IO;
+	}
+	step = "cannot open";
+	int fl = fcntl(out->fd, F_GETFL);
+	if (fl < 0 || fcntl(out->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		goto fail;
+	/* a writer holds LOCK_EX while it writes (tz_writer_open): a shared
+	 * lock refused means the file is still being written */
+	if (flock(out->fd, LOCK_SH | LOCK_NB) == 0)
+		flock(out->fd, LOCK_UN);
+	else if (errno == EWOULDBLOCK)
+		out->writer_locked = 1;
+	out->len = (size_t)st.st_size;
+	if (out->len) {
+		step = "cannot map";
+		void *m = mmap(NULL, out->len, PROT_READ, MAP_PRIVATE, out->fd, 0);
+		if (m == MAP_FAILED)
+			goto fail;
+		out->map = m;
+	}
+	return 0;
+fail:
+	snprintf(why, cap, "%s: %s", step, strerror(errno));
+	int e = errno;
+	tz_map_close(out);
+	errno = e;
+	return TZ_ERR_IO;
+}
+
+void tz_map_close(struct tz_map *m)
+{
+	if (m->map)
+		munmap(m->map, m->len);
+	if (m->fd >= 0)
+		close(m->fd);
+	*m = (struct tz_map){.fd = -1};
+}
+
 uint64_t tz_hash(const void *p, size_t len) { return XXH3_64bits(p, len); }
 
 void tz_clock_pair(uint64_t *boot_ns, int64_t *real_ns)
@@ -108,6 +164,14 @@ void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const 
 		snprintf(out, cap, "'%s': offset %llu: %s", name, (unsigned long long)off, detail);
 	else
 		snprintf(out, cap, "'%s': %s", name, detail);
+}
+
+void tz_errmsg_vset(char *out, size_t cap, const char *name, uint64_t off, const char *fmt,
+		    va_list ap)
+{
+	char d[400];
+	vsnprintf(d, sizeof(d), fmt, ap);
+	tz_errmsg_set(out, cap, name, off, d);
 }
 
 /* ---------------------------------------------------------------- blocks */

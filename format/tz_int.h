@@ -9,6 +9,7 @@
 #ifndef TZ_INT_H
 #define TZ_INT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -244,6 +245,30 @@ int tz_meta_decode(const uint8_t *p, size_t len, struct tz_kv **kv, size_t *n, c
 /* A handle's message into out (cap bytes): "'name': offset N: detail", or
  * "'name': detail" when off is UINT64_MAX (STYLE.md: one voice). */
 void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const char *detail);
+/* The same with the detail formatted from fmt and ap (printf(3); a detail
+ * longer than 399 bytes is cut). */
+void tz_errmsg_vset(char *out, size_t cap, const char *name, uint64_t off, const char *fmt,
+		    va_list ap);
+
+/* A file mapped whole for reading (tz_map_file). fd and map are owned:
+ * tz_map_close() releases them. */
+struct tz_map {
+	int fd;		   /* open read-only, or -1 */
+	void *map;	   /* mmap(2) of the whole file; NULL when len is 0 */
+	size_t len;	   /* bytes: st_size at open */
+	int writer_locked; /* a writer held the file's flock (LOCK_EX) at open */
+};
+
+/* Open path read-only (a FIFO or tty does not block: O_NONBLOCK until it is
+ * known to be a regular file), check it is a regular file, note whether a
+ * writer holds its lock, and map all of it. Returns 0 with *out filled, or
+ * TZ_ERR_IO with *out closed (fd -1, map NULL) and the reason in why (cap
+ * bytes), e.g. "cannot open: No such file or directory" or "not a regular
+ * file"; errno holds the cause. */
+int tz_map_file(const char *path, struct tz_map *out, char *why, size_t cap);
+
+/* Unmap and close what tz_map_file() opened; m is left closed. */
+void tz_map_close(struct tz_map *m);
 
 /* A random RFC 4122 version-4 UUID (/dev/urandom; the clocks and pid if it
  * cannot be read). */

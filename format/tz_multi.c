@@ -7,13 +7,11 @@
  * copies the members after a header and a METADATA block.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tz_int.h"
@@ -44,12 +42,10 @@ struct tz_multi {
 
 static int merr(tz_multi *m, int code, uint64_t off, const char *fmt, ...)
 {
-	char d[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(d, sizeof(d), fmt, ap);
+	tz_errmsg_vset(m->errmsg, sizeof(m->errmsg), m->path, off, fmt, ap);
 	va_end(ap);
-	tz_errmsg_set(m->errmsg, sizeof(m->errmsg), m->path, off, d);
 	return code;
 }
 
@@ -338,20 +334,22 @@ int tz_multi_open(tz_multi **out, const char *path, const struct tz_reader_opts 
 	if (rc && rc != TZ_ERR_MULTI)
 		return rc;
 
-	struct stat st;
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (m->fd < 0 || fstat(m->fd, &st)) {
+	/* a member's bytes are read from the map: a file without any (the
+	 * reader refused it above) is not a container either */
+	struct tz_map f;
+	char why[256];
+	int bad = tz_map_file(path, &f, why, sizeof(why));
+	if (!bad && !f.map)
+		snprintf(why, sizeof(why), "cannot map: the file is empty");
+	if (bad || !f.map) {
+		tz_map_close(&f);
 		free(host);
-		return merr(m, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
+		return merr(m, TZ_ERR_IO, UINT64_MAX, "%s", why);
 	}
-	m->len = (size_t)st.st_size;
-	m->map = m->len ? mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, m->fd, 0) : NULL;
-	if (m->map == MAP_FAILED || !m->map) {
-		m->map = NULL;
-		free(host);
-		return merr(m, TZ_ERR_IO, UINT64_MAX, "cannot map: %s", strerror(errno));
-	}
-	m->data = m->map;
+	m->fd = f.fd;
+	m->map = f.map;
+	m->len = f.len;
+	m->data = f.map;
 	return members(m, rc, host);
 }
 

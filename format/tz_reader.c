@@ -2,13 +2,10 @@
 /* tz_reader.c - the .tz reader: open, header, metadata, types and clocks
  * (the block list is tz_scan.c's, iteration tz_iter.c's). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -16,12 +13,10 @@
 
 int rd_err(tz_reader *r, int code, uint64_t off, const char *fmt, ...)
 {
-	char d[320];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(d, sizeof(d), fmt, ap);
+	tz_errmsg_vset(r->errmsg, sizeof(r->errmsg), r->name, off, fmt, ap);
 	va_end(ap);
-	tz_errmsg_set(r->errmsg, sizeof(r->errmsg), r->name, off, d);
 	return code;
 }
 
@@ -345,7 +340,6 @@ int tz_reader_open_mem(tz_reader **out, const void *buf, size_t len, const char 
 
 int tz_reader_open(tz_reader **out, const char *path, const struct tz_reader_opts *opts)
 {
-	struct stat st;
 	if (!out || !path)
 		return TZ_ERR_INVAL;
 	*out = NULL;
@@ -353,31 +347,15 @@ int tz_reader_open(tz_reader **out, const char *path, const struct tz_reader_opt
 	if (!r)
 		return TZ_ERR_NOMEM;
 	*out = r;
-	/* O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer */
-	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (r->fd < 0)
-		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
-	if (fstat(r->fd, &st))
-		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot stat: %s", strerror(errno));
-	CHECK(S_ISREG(st.st_mode), TZ_ERR_IO, UINT64_MAX, "not a regular file");
-	int fl = fcntl(r->fd, F_GETFL);
-	if (fl < 0 || fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "cannot open: %s", strerror(errno));
-	/* a writer holds LOCK_EX while it writes (tz_writer_open): a shared
-	 * lock refused means the file is still being written */
-	if (flock(r->fd, LOCK_SH | LOCK_NB) == 0)
-		flock(r->fd, LOCK_UN);
-	else if (errno == EWOULDBLOCK)
-		r->writer_locked = 1;
-	r->len = (size_t)st.st_size;
-	if (r->len) {
-		void *m = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, r->fd, 0);
-		CHECK(m != MAP_FAILED, TZ_ERR_IO, UINT64_MAX, "cannot map: %s", strerror(errno));
-		r->map = m;
-		r->data = m;
-	} else {
-		r->data = (const uint8_t *)"";
-	}
+	struct tz_map f;
+	char why[256];
+	if (tz_map_file(path, &f, why, sizeof(why)))
+		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "%s", why);
+	r->fd = f.fd;
+	r->map = f.map;
+	r->len = f.len;
+	r->writer_locked = f.writer_locked;
+	r->data = f.map ? f.map : (const uint8_t *)"";
 	return ropen(r);
 }
 

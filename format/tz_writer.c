@@ -14,14 +14,12 @@
 
 void wr_set_err(tz_writer *w, int err, uint64_t off, const char *fmt, ...)
 {
-	char detail[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
 	if (w->threaded) /* the compression thread reports here too */
 		pthread_mutex_lock(&w->mu);
-	tz_errmsg_set(w->errmsg, sizeof(w->errmsg), w->name, off, detail);
+	tz_errmsg_vset(w->errmsg, sizeof(w->errmsg), w->name, off, fmt, ap);
+	va_end(ap);
 	if (!w->err)
 		w->err = err;
 	if (w->threaded)

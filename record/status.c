@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/numfmt.h"
 #include "status.h"
 
 #define PROG "tracer-record"
@@ -21,19 +22,6 @@ void rec_status_init(struct rec_status *s, int fd, enum rec_progress p, uint64_t
 		s->mode = REC_STATUS_TTY;
 	else
 		s->mode = p == REC_PROGRESS_ON ? REC_STATUS_LINES : REC_STATUS_OFF;
-}
-
-/* 1234567 -> "1,234,567" */
-static void count(char *b, size_t n, uint64_t v)
-{
-	char d[32];
-	int len = snprintf(d, sizeof(d), "%llu", (unsigned long long)v), o = 0;
-	for (int i = 0; i < len && (size_t)o + 2 < n; i++) {
-		if (i && (len - i) % 3 == 0)
-			b[o++] = ',';
-		b[o++] = d[i];
-	}
-	b[o] = 0;
 }
 
 static void size(char *b, size_t n, uint64_t v)
@@ -61,12 +49,13 @@ size_t rec_status_format(char *buf, size_t n, const struct rec_status_facts *f, 
 			 (unsigned long long)(el % 60));
 	else
 		snprintf(t, sizeof(t), "%llus", (unsigned long long)el);
-	count(seen, sizeof(seen), f->procs_seen);
-	count(live, sizeof(live), f->procs_live);
-	count(rate, sizeof(rate), dt_ns ? (uint64_t)((double)dev * 1e9 / (double)dt_ns + 0.5) : 0);
-	count(drops, sizeof(drops), f->drops);
+	numfmt_count(seen, sizeof(seen), f->procs_seen);
+	numfmt_count(live, sizeof(live), f->procs_live);
+	numfmt_count(rate, sizeof(rate),
+		     dt_ns ? (uint64_t)((double)dev * 1e9 / (double)dt_ns + 0.5) : 0);
+	numfmt_count(drops, sizeof(drops), f->drops);
 	size(sz, sizeof(sz), f->file_bytes);
-	count(ch, sizeof(ch), f->chunks);
+	numfmt_count(ch, sizeof(ch), f->chunks);
 	int len = snprintf(buf, n, PROG ": %s  procs %s seen, %s live  %s ev/s  drops %s  %s  chunks %s",
 			   t, seen, live, rate, drops, sz, ch);
 	if (len < 0)

@@ -63,4 +63,48 @@ static inline uint64_t critpath_sum(struct tza_model *m, enum tza_by by, struct 
 	return c->makespan_ns;
 }
 
+/* The state of a test run with fx_setup/fx_teardown (FX_TEST): its synthetic
+ * trace, the model built from it (build_model) and a clean exit's values
+ * (all zero) for s_exit/s_proc. The teardown frees what the test built. */
+struct fx {
+	struct synth s;
+	struct built b;
+	struct exit_vals v;
+	char start[32]; /* a metadata value's text the test keeps here */
+};
+
+static inline int fx_setup(void **st)
+{
+	*st = calloc(1, sizeof(struct fx));
+	return *st ? 0 : -1;
+}
+
+static inline int fx_teardown(void **st)
+{
+	struct fx *f = *st;
+	unbuild(&f->b);
+	synth_free(&f->s);
+	free(f);
+	return 0;
+}
+
+/* Free what the test built so far and start again from an empty trace (the
+ * next case of the same test). */
+static inline void fx_reset(struct fx *f)
+{
+	unbuild(&f->b);
+	memset(&f->b, 0, sizeof(f->b));
+	synth_free(&f->s);
+}
+
+/* Build f's trace (records as pushed) into f->b with TZA_MB_* flags
+ * (build_model); returns the model, f's like the rest. */
+static inline struct tza_model *fx_build(struct fx *f, uint32_t mb_flags)
+{
+	build_model(&f->s, NULL, mb_flags, &f->b);
+	return f->b.m;
+}
+
+#define FX_TEST(t) cmocka_unit_test_setup_teardown(t, fx_setup, fx_teardown)
+
 #endif

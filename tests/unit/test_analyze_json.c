@@ -11,18 +11,16 @@
 
 #include <cmocka.h>
 
-#include "xorshift.h"
 #include "analyze/json.h"
 #include "analyze/report.h"
+#include "helper.h"
+#include "xorshift.h"
 
 static char *str_of(const void *b, size_t n)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	tza_json_str(f, b, n);
-	fclose(f);
-	return out;
+	struct memout m;
+	tza_json_str(memout_open(&m), b, n);
+	return memout_close(&m);
 }
 
 static void expect(const char *in, size_t n, const char *want)
@@ -69,28 +67,20 @@ static void test_argv(void **state)
 	(void)state;
 	/* C05 argv: ["printf", "a b", "", "x\ny", "\xff\xfe", "\x01", "end"] */
 	static const char av[] = "printf\0a b\0\0x\ny\0\xff\xfe\0\x01\0end";
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	tza_json_argv(f, (const uint8_t *)av, sizeof(av));
-	fclose(f);
-	assert_string_equal(out,
-			    "[\"printf\",\"a b\",\"\",\"x\\ny\",\"\\udcff\\udcfe\",\"\\u0001\",\"end\"]");
-	free(out);
+	struct memout m;
+	tza_json_argv(memout_open(&m), (const uint8_t *)av, sizeof(av));
+	memout_expect(&m,
+		      "[\"printf\",\"a b\",\"\",\"x\\ny\",\"\\udcff\\udcfe\",\"\\u0001\",\"end\"]");
 	/* cut without a final NUL: the partial argument is kept */
-	f = open_memstream(&out, &len);
-	tza_json_argv(f, (const uint8_t *)"ab\0c", 4);
-	fclose(f);
-	assert_string_equal(out, "[\"ab\",\"c\"]");
-	free(out);
+	tza_json_argv(memout_open(&m), (const uint8_t *)"ab\0c", 4);
+	memout_expect(&m, "[\"ab\",\"c\"]");
 }
 
 static void test_numbers(void **state)
 {
 	(void)state;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
+	struct memout m;
+	FILE *f = memout_open(&m);
 	tza_json_secs(f, 1500000000);
 	fputc(' ', f);
 	tza_json_secs(f, 0);
@@ -102,43 +92,31 @@ static void test_numbers(void **state)
 	tza_json_num(f, 12.5);
 	fputc(' ', f);
 	tza_json_num(f, 3);
-	fclose(f);
-	assert_string_equal(out, "1.5 0 0.000000123 -2 12.5 3");
-	free(out);
+	memout_expect(&m, "1.5 0 0.000000123 -2 12.5 3");
 }
 
 static void test_text_quoting(void **state)
 {
 	(void)state;
 	static const char av[] = "printf\0a b\0\0x\ny\0\xff\xfe\0\x01\0it's\0end";
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	tza_text_argv(f, (const uint8_t *)av, sizeof(av), 0);
-	fclose(f);
-	assert_string_equal(out, "printf 'a b' '' $'x\\ny' $'\\xff\\xfe' $'\\x01' $'it\\'s' end");
-	free(out);
+	struct memout m;
+	tza_text_argv(memout_open(&m), (const uint8_t *)av, sizeof(av), 0);
+	memout_expect(&m, "printf 'a b' '' $'x\\ny' $'\\xff\\xfe' $'\\x01' $'it\\'s' end");
 }
 
 static void test_text_shortening(void **state)
 {
 	(void)state;
 	static const char av[] = "sh\0-c\0for i in 1 2 3; do /bin/true $i; done\0x";
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	tza_text_argv(f, (const uint8_t *)av, sizeof(av), 20);
-	fclose(f);
+	struct memout m;
+	tza_text_argv(memout_open(&m), (const uint8_t *)av, sizeof(av), 20);
 	/* as much of the long word as fits, then "..." */
-	assert_string_equal(out, "sh -c 'for i in 1 2 3'...");
-	free(out);
+	memout_expect(&m, "sh -c 'for i in 1 2 3'...");
 	/* never cut inside a UTF-8 character */
 	static const char u[] = "echo\0\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
-	f = open_memstream(&out, &len);
-	tza_text_argv(f, (const uint8_t *)u, sizeof(u), 14); /* room 9: cut back to 8 */
-	fclose(f);
-	assert_string_equal(out, "echo '\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9'...");
-	free(out);
+	tza_text_argv(memout_open(&m), (const uint8_t *)u, sizeof(u),
+		      14); /* room 9: cut back to 8 */
+	memout_expect(&m, "echo '\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9'...");
 }
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;

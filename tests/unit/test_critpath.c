@@ -48,33 +48,29 @@ static const struct tza_group *group(const struct tza_group *g, uint32_t n, cons
  * sort, but bwa sets the pace */
 static void test_pipe_loaded(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct tza_crit c;
 	struct tza_group *g;
 	uint32_t ng;
-	synth_meta(&s, "cpus", "2");
-	s_fork(&s, T0, 1, 20);
-	s_exec(&s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
-	s_proc(&s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq", "bwa",
-	       (struct exit_vals){.utime = 4 * SEC_NS});
-	s_proc(&s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
+	synth_meta(&f->s, "cpus", "2");
+	s_fork(&f->s, T0, 1, 20);
+	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
+	s_proc(&f->s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq",
+	       "bwa", (struct exit_vals){.utime = 4 * SEC_NS});
+	s_proc(&f->s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
 	       "samtools|sort|-o|x.bam", "samtools", (struct exit_vals){.utime = 525 * MS});
-	s_exit(&s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
-	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
-	assert_int_equal(critpath_sum(b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
+	s_exit(&f->s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
+	fx_build(f, TZA_MB_SAMPLES);
+	assert_int_equal(critpath_sum(f->b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
 	assert_string_equal(c.by_tool[0].tool, "bwa mem");
 	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
 	assert_string_equal(c.by_tool[2].tool, "samtools sort");
 	assert_int_equal(c.by_tool[2].ns, 500 * MS);
-	assert_int_equal(tza_groups(b.m, TZA_BY_COMMAND, &c, &b.mi, &g, &ng), 0);
+	assert_int_equal(tza_groups(f->b.m, TZA_BY_COMMAND, &c, &f->b.mi, &g, &ng), 0);
 	/* sort: 0.05 cores, 0.5 s on the path: no serial bottleneck */
 	assert_int_equal(group(g, ng, "samtools sort")->flags, 0);
 	free(g);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* an orchestrator (Snakemake) forks a shell job (2 s, mostly waiting) and,
@@ -83,24 +79,23 @@ static void test_pipe_loaded(void **st)
  * pipeline (zcat | grep, forked together, living together) is joined */
 static void test_pipe_helper(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct tza_crit c;
-	synth_meta(&s, "cpus", "2");
-	s_fork(&s, T0, 1, 20);
-	s_exec(&s, T0 + 10, 20, T0, 1, "/usr/bin/python3", NULL, "python3|/usr/bin/snakemake", "snakemake");
-	s_proc(&s, 20, 21, T0 + MS, T0 + 2001 * MS, "/usr/bin/bash", "bash|-c|zcat x | grep y; sleep 1",
-	       "bash", (struct exit_vals){.utime = 10 * MS});
-	s_proc(&s, 20, 22, T0 + 6 * MS, T0 + 106 * MS, "/usr/bin/cbc", "cbc|x.mps", "cbc",
+	synth_meta(&f->s, "cpus", "2");
+	s_fork(&f->s, T0, 1, 20);
+	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/python3", NULL, "python3|/usr/bin/snakemake",
+	       "snakemake");
+	s_proc(&f->s, 20, 21, T0 + MS, T0 + 2001 * MS, "/usr/bin/bash",
+	       "bash|-c|zcat x | grep y; sleep 1", "bash", (struct exit_vals){.utime = 10 * MS});
+	s_proc(&f->s, 20, 22, T0 + 6 * MS, T0 + 106 * MS, "/usr/bin/cbc", "cbc|x.mps", "cbc",
 	       (struct exit_vals){.utime = 100 * MS});
-	s_proc(&s, 21, 23, T0 + 10 * MS, T0 + 900 * MS, "/usr/bin/gzip", "gzip|-cd|x", "gzip",
+	s_proc(&f->s, 21, 23, T0 + 10 * MS, T0 + 900 * MS, "/usr/bin/gzip", "gzip|-cd|x", "gzip",
 	       (struct exit_vals){.utime = 800 * MS});
-	s_proc(&s, 21, 24, T0 + 11 * MS, T0 + 1000 * MS, "/usr/bin/grep", "grep|y", "grep",
+	s_proc(&f->s, 21, 24, T0 + 11 * MS, T0 + 1000 * MS, "/usr/bin/grep", "grep|y", "grep",
 	       (struct exit_vals){.utime = 50 * MS});
-	s_exit(&s, T0 + 2100 * MS, 20, T0, 1, "snakemake", (struct exit_vals){0});
-	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	s_exit(&f->s, T0 + 2100 * MS, 20, T0, 1, "snakemake", (struct exit_vals){0});
+	fx_build(f, TZA_MB_SAMPLES);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	for (uint32_t i = 0; i < c.npath; i++)
 		if (!strcmp(tza_proc_key(c.path[i], TZA_BY_TOOL), "cbc"))
 			fail_msg("the solver is on the path: %llu ns",
@@ -110,8 +105,6 @@ static void test_pipe_helper(void **st)
 		gz |= !strcmp(tza_proc_key(c.path[i], TZA_BY_TOOL), "gzip");
 	assert_true(gz); /* the real pipeline's busy stage is joined */
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* one 1-core step of 6 s in a 7 s run on 8 CPUs: the traced processes use
@@ -170,37 +163,33 @@ static void test_serial_host_samples(void **st)
  * compute: no serial_bottleneck */
 static void test_sleeper_not_serial(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct tza_crit c;
 	struct tza_group *g;
 	uint32_t ng;
-	synth_meta(&s, "cpus", "8");
-	s_fork(&s, T0, 1, 40);
-	s_exec(&s, T0 + 10, 40, T0, 1, "/usr/bin/bash", NULL, "bash|wait.sh", "bash");
-	s_proc(&s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
+	synth_meta(&f->s, "cpus", "8");
+	s_fork(&f->s, T0, 1, 40);
+	s_exec(&f->s, T0 + 10, 40, T0, 1, "/usr/bin/bash", NULL, "bash|wait.sh", "bash");
+	s_proc(&f->s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
 	       (struct exit_vals){.utime = MS});
-	s_exit(&s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
-	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	s_exit(&f->s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
+	fx_build(f, TZA_MB_SAMPLES);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	assert_string_equal(c.by_tool[0].tool, "sleep");
 	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &b.mi, &g, &ng), 0);
+	assert_int_equal(tza_groups(f->b.m, TZA_BY_TOOL, &c, &f->b.mi, &g, &ng), 0);
 	assert_int_equal(group(g, ng, "sleep")->flags, 0);
 	free(g);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipe_loaded),
-		cmocka_unit_test(test_pipe_helper),
-		cmocka_unit_test(test_serial_host_samples),
-		cmocka_unit_test(test_sleeper_not_serial),
+	    FX_TEST(test_pipe_loaded),
+	    FX_TEST(test_pipe_helper),
+	    cmocka_unit_test(test_serial_host_samples),
+	    FX_TEST(test_sleeper_not_serial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

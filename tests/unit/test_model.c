@@ -26,14 +26,19 @@
 #include "analyze/report.h"
 #include "analyze/dropslot.h"
 
+/* The recording's start (metadata start_boottime_ns), boot-clock ns; the
+ * value's text is kept in f (synth_meta keeps the pointer). */
+static void fx_meta_start(struct fx *f, uint64_t ns)
+{
+	snprintf(f->start, sizeof(f->start), "%llu", (unsigned long long)ns);
+	synth_meta(&f->s, "start_boottime_ns", f->start);
+}
+
 static void test_pipeline_tree(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	scen_pipeline(&s);
-	build_model(&s, NULL, 0, &b);
-	struct tza_model *m = b.m;
+	struct fx *f = *st;
+	scen_pipeline(&f->s);
+	struct tza_model *m = fx_build(f, 0);
 	assert_int_equal(m->nprocs, 9);
 	assert_int_equal(m->nroots, 1);
 	assert_false(m->incomplete);
@@ -58,19 +63,15 @@ static void test_pipeline_tree(void **st)
 	assert_null(tza_model_find(m, "103"));
 	assert_null(tza_model_find(m, "x"));
 	assert_int_equal(by_pid(m, 103, 0)->end_ns - by_pid(m, 103, 0)->start_ns, 5 * SEC_NS);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 static void test_critical_path(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct tza_crit c;
-	scen_pipeline(&s);
-	build_model(&s, NULL, 0, &b);
-	assert_int_equal(critpath_sum(b.m, TZA_BY_TOOL, &c), 8 * SEC_NS);
+	scen_pipeline(&f->s);
+	fx_build(f, 0);
+	assert_int_equal(critpath_sum(f->b.m, TZA_BY_TOOL, &c), 8 * SEC_NS);
 	assert_string_equal(c.by_tool[0].tool, "serial_step");
 	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
 	assert_string_equal(c.by_tool[1].tool, "samtools");
@@ -88,26 +89,22 @@ static void test_critical_path(void **st)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(c.path[i]->pid, want[i]);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 static void test_top_flags(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct tza_crit c;
 	struct tza_machine mi;
 	struct tza_group *g;
 	uint32_t ng;
-	scen_pipeline(&s);
-	build_model(&s, NULL, 0, &b);
-	tza_machine_get(b.r, &mi);
+	scen_pipeline(&f->s);
+	fx_build(f, 0);
+	tza_machine_get(f->b.r, &mi);
 	assert_int_equal(mi.ncpus, 8);
 	assert_int_equal(mi.mem_kib, 16777216);
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(tza_groups(f->b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
 	assert_int_equal(ng, 6);
 	/* sorted by CPU: serial_step 5 s, par_step 4 x 1 s, samtools 1.4 s, ... */
 	assert_string_equal(g[0].key, "serial_step");
@@ -126,29 +123,25 @@ static void test_top_flags(void **st)
 	assert_int_equal(g[2].rchar, 300000000);
 	free(g);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* `bwa mem | samtools sort`: the shell waits for sort, bwa sets the pace */
 static void test_critical_path_pipe(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct tza_crit c;
-	s_fork(&s, T0, 1, 20);
-	s_exec(&s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
-	s_proc(&s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq", "bwa",
-	       (struct exit_vals){.utime = 18 * SEC_NS});
-	s_proc(&s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
+	s_fork(&f->s, T0, 1, 20);
+	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
+	s_proc(&f->s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq",
+	       "bwa", (struct exit_vals){.utime = 18 * SEC_NS});
+	s_proc(&f->s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
 	       "samtools|sort|-o|x.bam", "samtools", (struct exit_vals){.utime = SEC_NS});
 	/* a background job forked at the same time but idle is no partner */
-	s_proc(&s, 20, 23, T0 + 3 * MS, T0 + 10400 * MS, "/usr/bin/sleep", "sleep|10", "sleep",
+	s_proc(&f->s, 20, 23, T0 + 3 * MS, T0 + 10400 * MS, "/usr/bin/sleep", "sleep|10", "sleep",
 	       (struct exit_vals){0});
-	s_exit(&s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
-	build_model(&s, NULL, 0, &b);
-	assert_int_equal(critpath_sum(b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
+	s_exit(&f->s, T0 + 11 * SEC_NS, 20, T0, 1, "bash", (struct exit_vals){0});
+	fx_build(f, 0);
+	assert_int_equal(critpath_sum(f->b.m, TZA_BY_COMMAND, &c), 11 * SEC_NS);
 	/* sort's own time (2 ms, 10.5 s] goes to bwa while bwa ran: (2 ms, 10 s] */
 	assert_string_equal(c.by_tool[0].tool, "bwa mem");
 	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
@@ -159,8 +152,6 @@ static void test_critical_path_pipe(void **st)
 	assert_int_equal(c.npath, 3); /* bash, bwa, samtools; not sleep */
 	assert_int_equal(c.path[1]->pid, 21);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* C07: the same events in a shuffled order give the identical model */
@@ -236,18 +227,15 @@ static void test_c07_shuffled(void **st)
 
 static void test_pid_reuse(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	s_fork(&s, T0, 1, 10);
-	s_exec(&s, T0 + 1, 10, T0, 1, "/usr/bin/bash", NULL, "bash|x.sh", "bash");
-	s_proc(&s, 10, 200, T0 + MS, T0 + 2 * MS, "/usr/bin/a", "a", "a", v);
-	s_proc(&s, 10, 200, T0 + 3 * MS, T0 + 9 * MS, "/usr/bin/b", "b", "b", v);
-	s_proc(&s, 200, 201, T0 + 4 * MS, T0 + 5 * MS, "/usr/bin/c", "c", "c", v);
-	s_exit(&s, T0 + 10 * MS, 10, T0, 1, "bash", v);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *a1 = by_pid(b.m, 200, 0), *a2 = by_pid(b.m, 200, 1);
+	struct fx *f = *st;
+	s_fork(&f->s, T0, 1, 10);
+	s_exec(&f->s, T0 + 1, 10, T0, 1, "/usr/bin/bash", NULL, "bash|x.sh", "bash");
+	s_proc(&f->s, 10, 200, T0 + MS, T0 + 2 * MS, "/usr/bin/a", "a", "a", f->v);
+	s_proc(&f->s, 10, 200, T0 + 3 * MS, T0 + 9 * MS, "/usr/bin/b", "b", "b", f->v);
+	s_proc(&f->s, 200, 201, T0 + 4 * MS, T0 + 5 * MS, "/usr/bin/c", "c", "c", f->v);
+	s_exit(&f->s, T0 + 10 * MS, 10, T0, 1, "bash", f->v);
+	fx_build(f, 0);
+	struct tza_proc *a1 = by_pid(f->b.m, 200, 0), *a2 = by_pid(f->b.m, 200, 1);
 	assert_non_null(a1);
 	assert_non_null(a2);
 	{
@@ -259,144 +247,130 @@ static void test_pid_reuse(void **st)
 	assert_int_equal(a1->nchildren, 0);
 	assert_int_equal(a2->nchildren, 1);
 	assert_int_equal(a2->first_child->pid, 201);
-	assert_int_equal(b.m->nprocs, 4);
-	assert_false(b.m->incomplete);
-	unbuild(&b);
-	synth_free(&s);
+	assert_int_equal(f->b.m->nprocs, 4);
+	assert_false(f->b.m->incomplete);
 }
 
 static void test_reparented_orphan(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	s_fork(&s, T0, 1, 300);
-	s_exec(&s, T0 + 1, 300, T0, 1, "/usr/bin/dash", NULL, "sh|-c|sleep 5 &", "sh");
-	s_fork(&s, T0 + MS, 300, 301);
-	s_exec(&s, T0 + 2 * MS, 301, T0 + MS, 300, "/usr/bin/sleep", NULL, "sleep|5", "sleep");
-	s_exit(&s, T0 + 3 * MS, 300, T0, 1, "sh", v);
-	s_exit(&s, T0 + 5 * SEC_NS, 301, T0 + MS, 1, "sleep", v); /* reparented to init */
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *o = by_pid(b.m, 301, 0);
+	struct fx *f = *st;
+	s_fork(&f->s, T0, 1, 300);
+	s_exec(&f->s, T0 + 1, 300, T0, 1, "/usr/bin/dash", NULL, "sh|-c|sleep 5 &", "sh");
+	s_fork(&f->s, T0 + MS, 300, 301);
+	s_exec(&f->s, T0 + 2 * MS, 301, T0 + MS, 300, "/usr/bin/sleep", NULL, "sleep|5", "sleep");
+	s_exit(&f->s, T0 + 3 * MS, 300, T0, 1, "sh", f->v);
+	s_exit(&f->s, T0 + 5 * SEC_NS, 301, T0 + MS, 1, "sleep", f->v); /* reparented to init */
+	fx_build(f, 0);
+	struct tza_proc *o = by_pid(f->b.m, 301, 0);
 	assert_non_null(o->parent);
 	assert_int_equal(o->parent->pid, 300);
 	assert_int_equal(o->ppid, 300);
 	assert_int_equal(o->exit_ppid, 1);
 	assert_true(o->flags & TZA_P_REPARENTED);
-	assert_false(by_pid(b.m, 300, 0)->flags & TZA_P_REPARENTED);
+	assert_false(by_pid(f->b.m, 300, 0)->flags & TZA_P_REPARENTED);
 	/* the critical path waits for the root only: the orphan is not on it */
 	struct tza_crit c;
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	assert_int_equal(c.makespan_ns, 3 * MS);
 	assert_int_equal(c.npath, 1);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* C09: env with failed PATH lookups, then sleep: two images, three failures */
 static void test_c09_exec_chain(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	s_fork(&s, T0, 1, 400);
-	s_exec(&s, T0 + 10, 400, T0, 1, "/usr/bin/env", NULL, "env|PATH=/nx1:/nx2:/nx3:/usr/bin|sleep|0",
-	       "env");
-	s_exec_fail(&s, T0 + 20, 400, ENOENT, "/nx1/sleep");
-	s_exec_fail(&s, T0 + 30, 400, ENOENT, "/nx2/sleep");
-	s_exec_fail(&s, T0 + 40, 400, ENOENT, "/nx3/sleep");
-	s_exec(&s, T0 + 50, 400, T0, 1, "/usr/bin/sleep", NULL, "sleep|0", "sleep");
-	s_exit(&s, T0 + MS, 400, T0, 1, "sleep", v);
-	build_model(&s, NULL, 0, &b);
-	assert_int_equal(b.m->nprocs, 1);
-	struct tza_proc *p = b.m->procs[0];
+	struct fx *f = *st;
+	s_fork(&f->s, T0, 1, 400);
+	s_exec(&f->s, T0 + 10, 400, T0, 1, "/usr/bin/env", NULL,
+	       "env|PATH=/nx1:/nx2:/nx3:/usr/bin|sleep|0", "env");
+	s_exec_fail(&f->s, T0 + 20, 400, ENOENT, "/nx1/sleep");
+	s_exec_fail(&f->s, T0 + 30, 400, ENOENT, "/nx2/sleep");
+	s_exec_fail(&f->s, T0 + 40, 400, ENOENT, "/nx3/sleep");
+	s_exec(&f->s, T0 + 50, 400, T0, 1, "/usr/bin/sleep", NULL, "sleep|0", "sleep");
+	s_exit(&f->s, T0 + MS, 400, T0, 1, "sleep", f->v);
+	fx_build(f, 0);
+	assert_int_equal(f->b.m->nprocs, 1);
+	struct tza_proc *p = f->b.m->procs[0];
 	assert_int_equal(p->nexecs, 2);
 	assert_string_equal(p->execs[0].exe, "/usr/bin/env");
 	assert_string_equal(p->execs[1].exe, "/usr/bin/sleep");
 	assert_int_equal(p->nfailed, 3);
 	assert_string_equal(p->failed[2].filename, "/nx3/sleep");
 	assert_int_equal(p->failed[2].err, ENOENT);
-	assert_int_equal(b.m->nexecs, 2);
-	assert_int_equal(b.m->nfailed_execs, 3);
+	assert_int_equal(f->b.m->nexecs, 2);
+	assert_int_equal(f->b.m->nfailed_execs, 3);
 	assert_string_equal(tza_proc_key(p, TZA_BY_TOOL), "sleep");
 	assert_string_equal(tza_proc_key(p, TZA_BY_EXE), "/usr/bin/sleep");
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* C01 threads folded; C02 exit status and signals */
 static void test_c01_c02(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	s_proc(&s, 1, 500, T0, T0 + MS, "/opt/threads", "threads|50", "threads",
+	struct fx *f = *st;
+	s_proc(&f->s, 1, 500, T0, T0 + MS, "/opt/threads", "threads|50", "threads",
 	       (struct exit_vals){.threads = 51});
-	s_proc(&s, 1, 501, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 77});
-	s_proc(&s, 1, 502, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.sig = 9});
-	s_proc(&s, 1, 503, T0, T0 + MS, "/opt/x", "x", "x",
+	s_proc(&f->s, 1, 501, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 77});
+	s_proc(&f->s, 1, 502, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.sig = 9});
+	s_proc(&f->s, 1, 503, T0, T0 + MS, "/opt/x", "x", "x",
 	       (struct exit_vals){.sig = 11, .core = 1});
-	s_proc(&s, 1, 504, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 259});
-	build_model(&s, NULL, 0, &b);
-	assert_int_equal(b.m->nprocs, 5);
-	struct tza_proc *t = by_pid(b.m, 500, 0);
+	s_proc(&f->s, 1, 504, T0, T0 + MS, "/opt/x", "x", "x", (struct exit_vals){.code = 259});
+	fx_build(f, 0);
+	assert_int_equal(f->b.m->nprocs, 5);
+	struct tza_proc *t = by_pid(f->b.m, 500, 0);
 	assert_int_equal(t->threads, 51);
 	assert_int_equal(t->nchildren, 0);
-	assert_int_equal(by_pid(b.m, 501, 0)->exit_code, 77);
-	assert_int_equal(by_pid(b.m, 501, 0)->signal, 0);
-	assert_int_equal(by_pid(b.m, 502, 0)->signal, 9);
-	assert_int_equal(by_pid(b.m, 502, 0)->exit_code, -1);
-	assert_false(by_pid(b.m, 502, 0)->core_dumped);
-	assert_int_equal(by_pid(b.m, 503, 0)->signal, 11);
-	assert_true(by_pid(b.m, 503, 0)->core_dumped);
-	assert_int_equal(by_pid(b.m, 504, 0)->exit_code, 3);
-	assert_true(tza_proc_failed(by_pid(b.m, 502, 0)));
+	assert_int_equal(by_pid(f->b.m, 501, 0)->exit_code, 77);
+	assert_int_equal(by_pid(f->b.m, 501, 0)->signal, 0);
+	assert_int_equal(by_pid(f->b.m, 502, 0)->signal, 9);
+	assert_int_equal(by_pid(f->b.m, 502, 0)->exit_code, -1);
+	assert_false(by_pid(f->b.m, 502, 0)->core_dumped);
+	assert_int_equal(by_pid(f->b.m, 503, 0)->signal, 11);
+	assert_true(by_pid(f->b.m, 503, 0)->core_dumped);
+	assert_int_equal(by_pid(f->b.m, 504, 0)->exit_code, 3);
+	assert_true(tza_proc_failed(by_pid(f->b.m, 502, 0)));
 	assert_false(tza_proc_failed(t));
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* C10 shebang scripts grouped by script; C11 comm is not an identity */
 static void test_c10_c11(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct exit_vals v1 = {.utime = SEC_NS}, v2 = {.utime = 2 * SEC_NS};
-	s_fork(&s, T0, 1, 600);
-	s_exec(&s, T0 + 10, 600, T0, 1, "/usr/bin/dash", "./run.sh", "/bin/sh|./run.sh|a|b", "run.sh");
-	s_exit(&s, T0 + SEC_NS, 600, T0, 1, "run.sh", v1);
-	s_fork(&s, T0, 1, 601);
-	s_exec(&s, T0 + 10, 601, T0, 1, "/usr/bin/dash", "./other.sh", "/bin/sh|./other.sh", "other.sh");
-	s_exit(&s, T0 + SEC_NS, 601, T0, 1, "other.sh", v1);
+	s_fork(&f->s, T0, 1, 600);
+	s_exec(&f->s, T0 + 10, 600, T0, 1, "/usr/bin/dash", "./run.sh", "/bin/sh|./run.sh|a|b",
+	       "run.sh");
+	s_exit(&f->s, T0 + SEC_NS, 600, T0, 1, "run.sh", v1);
+	s_fork(&f->s, T0, 1, 601);
+	s_exec(&f->s, T0 + 10, 601, T0, 1, "/usr/bin/dash", "./other.sh", "/bin/sh|./other.sh",
+	       "other.sh");
+	s_exit(&f->s, T0 + SEC_NS, 601, T0, 1, "other.sh", v1);
 	/* #!/usr/bin/env python3: env (script flag) then python3 */
-	s_fork(&s, T0, 1, 602);
-	s_exec(&s, T0 + 10, 602, T0, 1, "/usr/bin/env", "./p.py", "/usr/bin/env|python3|./p.py", "p.py");
-	s_exec(&s, T0 + 20, 602, T0, 1, "/usr/bin/python3.11", NULL, "python3|./p.py", "python3");
-	s_exit(&s, T0 + SEC_NS, 602, T0, 1, "python3", v1);
-	s_proc(&s, 1, 603, T0, T0 + SEC_NS, "/opt/cross/x86_64-linux-gnu-as", "as", "x86_64-linux-gn",
-	       v1);
-	s_proc(&s, 1, 604, T0, T0 + 2 * SEC_NS, "/opt/cross/x86_64-linux-gnu-ld", "ld",
+	s_fork(&f->s, T0, 1, 602);
+	s_exec(&f->s, T0 + 10, 602, T0, 1, "/usr/bin/env", "./p.py", "/usr/bin/env|python3|./p.py",
+	       "p.py");
+	s_exec(&f->s, T0 + 20, 602, T0, 1, "/usr/bin/python3.11", NULL, "python3|./p.py",
+	       "python3");
+	s_exit(&f->s, T0 + SEC_NS, 602, T0, 1, "python3", v1);
+	s_proc(&f->s, 1, 603, T0, T0 + SEC_NS, "/opt/cross/x86_64-linux-gnu-as", "as",
+	       "x86_64-linux-gn", v1);
+	s_proc(&f->s, 1, 604, T0, T0 + 2 * SEC_NS, "/opt/cross/x86_64-linux-gnu-ld", "ld",
 	       "x86_64-linux-gn", v2);
-	s_fork(&s, T0, 1, 605);
-	s_exec(&s, T0 + 10, 605, T0, 1, "/opt/burner", NULL, "burner", "burner");
-	s_exit(&s, T0 + SEC_NS, 605, T0, 1, "renamed", v1);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *r = by_pid(b.m, 600, 0);
+	s_fork(&f->s, T0, 1, 605);
+	s_exec(&f->s, T0 + 10, 605, T0, 1, "/opt/burner", NULL, "burner", "burner");
+	s_exit(&f->s, T0 + SEC_NS, 605, T0, 1, "renamed", v1);
+	fx_build(f, 0);
+	struct tza_proc *r = by_pid(f->b.m, 600, 0);
 	assert_string_equal(r->execs[0].script, "./run.sh");
 	assert_string_equal(r->execs[0].exe, "/usr/bin/dash");
 	assert_string_equal(tza_proc_key(r, TZA_BY_TOOL), "run.sh");
-	assert_string_equal(tza_proc_key(by_pid(b.m, 601, 0), TZA_BY_TOOL), "other.sh");
-	assert_string_equal(tza_proc_key(by_pid(b.m, 602, 0), TZA_BY_TOOL), "p.py");
+	assert_string_equal(tza_proc_key(by_pid(f->b.m, 601, 0), TZA_BY_TOOL), "other.sh");
+	assert_string_equal(tza_proc_key(by_pid(f->b.m, 602, 0), TZA_BY_TOOL), "p.py");
 	struct tza_crit c;
 	struct tza_machine mi = {2, 0};
 	struct tza_group *g;
 	uint32_t ng;
-	assert_int_equal(tza_critpath(b.m, TZA_BY_EXE, &c), 0);
-	assert_int_equal(tza_groups(b.m, TZA_BY_EXE, &c, &mi, &g, &ng), 0);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_EXE, &c), 0);
+	assert_int_equal(tza_groups(f->b.m, TZA_BY_EXE, &c, &mi, &g, &ng), 0);
 	int seen = 0;
 	for (uint32_t i = 0; i < ng; i++) {
 		if (!strcmp(g[i].key, "/opt/cross/x86_64-linux-gnu-as")) {
@@ -411,56 +385,49 @@ static void test_c10_c11(void **st)
 	assert_int_equal(seen, 2);
 	free(g);
 	tza_crit_free(&c);
-	struct tza_proc *ren = by_pid(b.m, 605, 0);
+	struct tza_proc *ren = by_pid(f->b.m, 605, 0);
 	assert_string_equal(ren->comm, "renamed");
 	assert_string_equal(ren->execs[0].comm, "burner");
 	assert_string_equal(tza_proc_key(ren, TZA_BY_TOOL), "burner");
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* docs/EVENTS.md [E14]: an exec or exit with an empty comm keeps the known one */
 static void test_comm_empty_keeps(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct exit_vals v = {.utime = SEC_NS};
-	s_fork(&s, T0, 1, 700);
-	s_exec(&s, T0 + 10, 700, T0, 1, "/usr/bin/make", NULL, "make", "make");
-	s_exec(&s, T0 + 20, 700, T0, 1, "/usr/bin/sh", NULL, "sh|-c|true", "");
-	s_exit(&s, T0 + SEC_NS, 700, T0, 1, "", v);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *p = by_pid(b.m, 700, 0);
+	s_fork(&f->s, T0, 1, 700);
+	s_exec(&f->s, T0 + 10, 700, T0, 1, "/usr/bin/make", NULL, "make", "make");
+	s_exec(&f->s, T0 + 20, 700, T0, 1, "/usr/bin/sh", NULL, "sh|-c|true", "");
+	s_exit(&f->s, T0 + SEC_NS, 700, T0, 1, "", v);
+	fx_build(f, 0);
+	struct tza_proc *p = by_pid(f->b.m, 700, 0);
 	assert_int_equal(p->nexecs, 2);
 	assert_string_equal(p->comm, "make");
 	assert_string_equal(p->execs[1].comm, "");
 	assert_string_equal(p->execs[1].exe, "/usr/bin/sh");
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* C14: a pre-existing shell from the snapshot, its 200 children under it once */
 static void test_c14_pre_existing(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
+	struct fx *f = *st;
 	uint64_t born = T0 - 5 * SEC_NS;
-	s_state(&s, T0, 700, born, 1, "/usr/bin/dash",
-		"sh|-c|sleep 2; for i in $(seq 200); do /bin/true; done", EV_STATE_PRE_EXISTING, "sh");
+	s_state(&f->s, T0, 700, born, 1, "/usr/bin/dash",
+		"sh|-c|sleep 2; for i in $(seq 200); do /bin/true; done", EV_STATE_PRE_EXISTING,
+		"sh");
 	for (uint32_t i = 0; i < 200; i++)
-		s_proc(&s, 700, 1000 + i, T0 + (i + 1) * MS, T0 + (i + 1) * MS + 500000, "/usr/bin/true",
-		       "/bin/true", "true", v);
+		s_proc(&f->s, 700, 1000 + i, T0 + (i + 1) * MS, T0 + (i + 1) * MS + 500000,
+		       "/usr/bin/true", "/bin/true", "true", f->v);
 	/* a late state block repeats the living shell: no duplicate; and one
 	 * written before the writer saw a child's exit does not revive it */
-	s_state(&s, T0 + SEC_NS, 700, born, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING, "sh");
-	s_state(&s, T0 + SEC_NS, 1000, T0 + MS, 700, "/usr/bin/true", "/bin/true", 0, "true");
-	build_model(&s, NULL, 0, &b);
-	assert_int_equal(b.m->nprocs, 201);
-	assert_int_equal(b.m->nroots, 1);
-	struct tza_proc *sh = b.m->roots[0];
+	s_state(&f->s, T0 + SEC_NS, 700, born, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING,
+		"sh");
+	s_state(&f->s, T0 + SEC_NS, 1000, T0 + MS, 700, "/usr/bin/true", "/bin/true", 0, "true");
+	fx_build(f, 0);
+	assert_int_equal(f->b.m->nprocs, 201);
+	assert_int_equal(f->b.m->nroots, 1);
+	struct tza_proc *sh = f->b.m->roots[0];
 	assert_int_equal(sh->pid, 700);
 	assert_true(sh->flags & TZA_P_PRE_EXISTING);
 	assert_true(sh->flags & TZA_P_NO_EXIT);
@@ -470,26 +437,22 @@ static void test_c14_pre_existing(void **st)
 	/* pre-existing is not "argv cut" (EV_EXEC_ARGV_TRUNCATED shares its bit) */
 	assert_false(sh->flags & TZA_P_ARGV_TRUNCATED);
 	assert_false(sh->execs[0].flags & EV_EXEC_ARGV_TRUNCATED);
-	assert_false(b.m->incomplete);
-	assert_int_equal(b.m->orphans, 0);
-	unbuild(&b);
-	synth_free(&s);
+	assert_false(f->b.m->incomplete);
+	assert_int_equal(f->b.m->orphans, 0);
 }
 
 /* A process known only from a state block (ring mode) whose argv was cut is
  * not pre-existing; a pre-existing one whose argv was cut has both flags. */
 static void test_state_argv_truncated(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	s_state(&s, T0, 700, T0 - SEC_NS, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING, "sh");
-	s_state(&s, T0 + SEC_NS, 710, T0 + 10 * MS, 700, "/usr/bin/python3", "python3|-c|x",
+	struct fx *f = *st;
+	s_state(&f->s, T0, 700, T0 - SEC_NS, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING, "sh");
+	s_state(&f->s, T0 + SEC_NS, 710, T0 + 10 * MS, 700, "/usr/bin/python3", "python3|-c|x",
 		EV_STATE_ARGV_TRUNCATED, "python3");
-	s_state(&s, T0 + SEC_NS, 720, T0 - SEC_NS, 700, "/usr/bin/python3", "python3|-c|y",
+	s_state(&f->s, T0 + SEC_NS, 720, T0 - SEC_NS, 700, "/usr/bin/python3", "python3|-c|y",
 		EV_STATE_PRE_EXISTING | EV_STATE_ARGV_TRUNCATED, "python3");
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *p = by_pid(b.m, 710, 0), *q = by_pid(b.m, 720, 0);
+	fx_build(f, 0);
+	struct tza_proc *p = by_pid(f->b.m, 710, 0), *q = by_pid(f->b.m, 720, 0);
 	assert_non_null(p);
 	assert_non_null(q);
 	assert_false(p->flags & TZA_P_PRE_EXISTING);
@@ -498,9 +461,7 @@ static void test_state_argv_truncated(void **st)
 	assert_true(p->execs[0].flags & EV_EXEC_ARGV_TRUNCATED);
 	assert_true(q->flags & TZA_P_PRE_EXISTING);
 	assert_true(q->flags & TZA_P_ARGV_TRUNCATED);
-	assert_false(by_pid(b.m, 700, 0)->flags & TZA_P_ARGV_TRUNCATED);
-	unbuild(&b);
-	synth_free(&s);
+	assert_false(by_pid(f->b.m, 700, 0)->flags & TZA_P_ARGV_TRUNCATED);
 }
 
 /* fault 7: a process that started before the recording (metadata
@@ -508,40 +469,34 @@ static void test_state_argv_truncated(void **st)
  * not incomplete data; one started after it without a fork still is */
 static void test_exited_during_attach(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	char start[32];
-	snprintf(start, sizeof(start), "%llu", (unsigned long long)(T0 + 100 * MS));
-	synth_meta(&s, "start_boottime_ns", start);
+	struct fx *f = *st;
+	fx_meta_start(f, T0 + 100 * MS);
 	/* the first event precedes the recorder's start: the start is the
 	 * metadata's, not the first event's */
-	s_state(&s, T0, 700, T0 - 9 * SEC_NS, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING,
+	s_state(&f->s, T0, 700, T0 - 9 * SEC_NS, 1, "/usr/bin/dash", "sh", EV_STATE_PRE_EXISTING,
 		"sh");
-	s_exit(&s, T0 + 80 * MS, 820, T0 + 60 * MS, 600, "cron", v); /* exited during attach */
-	s_fork(&s, T0 + 200 * MS, 700, 701);
-	s_exit(&s, T0 + 300 * MS, 701, T0 + 200 * MS, 700, "sh", v);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *p = by_pid(b.m, 820, 0);
+	s_exit(&f->s, T0 + 80 * MS, 820, T0 + 60 * MS, 600, "cron",
+	       f->v); /* exited during attach */
+	s_fork(&f->s, T0 + 200 * MS, 700, 701);
+	s_exit(&f->s, T0 + 300 * MS, 701, T0 + 200 * MS, 700, "sh", f->v);
+	fx_build(f, 0);
+	struct tza_proc *p = by_pid(f->b.m, 820, 0);
 	assert_true(p->flags & TZA_P_PRE_EXISTING);
 	assert_false(p->flags & (TZA_P_NO_FORK | TZA_P_ORPHAN));
-	assert_false(b.m->incomplete);
-	assert_int_equal(b.m->no_fork, 0);
-	assert_int_equal(b.m->orphans, 0);
-	unbuild(&b);
+	assert_false(f->b.m->incomplete);
+	assert_int_equal(f->b.m->no_fork, 0);
+	assert_int_equal(f->b.m->orphans, 0);
+	unbuild(&f->b);
 
 	/* the same with a process started after the recording's start */
-	s_exit(&s, T0 + 400 * MS, 830, T0 + 150 * MS, 600, "lost", v);
-	build_model(&s, NULL, 0, &b);
-	assert_true(by_pid(b.m, 820, 0)->flags & TZA_P_PRE_EXISTING);
-	p = by_pid(b.m, 830, 0);
+	s_exit(&f->s, T0 + 400 * MS, 830, T0 + 150 * MS, 600, "lost", f->v);
+	fx_build(f, 0);
+	assert_true(by_pid(f->b.m, 820, 0)->flags & TZA_P_PRE_EXISTING);
+	p = by_pid(f->b.m, 830, 0);
 	assert_true(p->flags & TZA_P_NO_FORK);
 	assert_false(p->flags & TZA_P_PRE_EXISTING);
-	assert_true(b.m->incomplete);
-	assert_int_equal(b.m->no_fork, 1);
-	unbuild(&b);
-	synth_free(&s);
+	assert_true(f->b.m->incomplete);
+	assert_int_equal(f->b.m->no_fork, 1);
 }
 
 /* issue 23: a pre-existing process's counters count from the recording's
@@ -551,34 +506,26 @@ static void test_exited_during_attach(void **st)
  * untouched, and a model built with TZA_MB_LIFETIME keeps whole-life totals */
 static void test_pre_existing_from_start(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	char start[32];
+	struct fx *f = *st;
 	uint64_t t_start = T0 + 10 * SEC_NS; /* the recording's start */
-	snprintf(start, sizeof(start), "%llu", (unsigned long long)t_start);
-	synth_meta(&s, "start_boottime_ns", start);
+	fx_meta_start(f, t_start);
 	/* 700: 3 h of CPU before the recording; sampled at its first pass,
 	 * then 2 s more by its exit */
-	s_state(&s, t_start, 700, T0, 1, "/usr/bin/burn", "burn", EV_STATE_PRE_EXISTING, "burn");
-	s_state(&s, t_start, 800, T0, 1, "/usr/bin/idle", "idle", EV_STATE_PRE_EXISTING, "idle");
-	s_sample_cpu(&s, t_start + 50 * MS, 700, T0, 10800 * SEC_NS, 100);
-	s_sample_cpu(&s, t_start + SEC_NS, 700, T0, 10801 * SEC_NS, 100);
+	s_state(&f->s, t_start, 700, T0, 1, "/usr/bin/burn", "burn", EV_STATE_PRE_EXISTING, "burn");
+	s_state(&f->s, t_start, 800, T0, 1, "/usr/bin/idle", "idle", EV_STATE_PRE_EXISTING, "idle");
+	s_sample_cpu(&f->s, t_start + 50 * MS, 700, T0, 10800 * SEC_NS, 100);
+	s_sample_cpu(&f->s, t_start + SEC_NS, 700, T0, 10801 * SEC_NS, 100);
 	struct exit_vals v = {.utime = 10802 * SEC_NS, .rchar = 5000};
-	s_exit(&s, t_start + 2 * SEC_NS, 700, T0, 1, "burn", v);
+	s_exit(&f->s, t_start + 2 * SEC_NS, 700, T0, 1, "burn", v);
 	/* 800: no sample; alive 10 s before the start and 10 s after: half */
 	struct exit_vals w = {.utime = 4 * SEC_NS, .stime = 2 * SEC_NS, .wchar = 1000};
-	s_exit(&s, t_start + 10 * SEC_NS, 800, T0, 1, "idle", w);
+	s_exit(&f->s, t_start + 10 * SEC_NS, 800, T0, 1, "idle", w);
 	/* 900: started in the recording */
-	s_fork(&s, t_start + SEC_NS, 1, 900);
+	s_fork(&f->s, t_start + SEC_NS, 1, 900);
 	struct exit_vals x = {.utime = 3 * SEC_NS};
-	s_exit(&s, t_start + 5 * SEC_NS, 900, t_start + SEC_NS, 1, "job", x);
-	size_t len = 0;
-	memset(&b, 0, sizeof(b));
-	b.buf = synth_file(&s, NULL, &len);
-	assert_int_equal(tz_reader_open_mem(&b.r, b.buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b.m), 0);
-	struct tza_proc *p = by_pid(b.m, 700, 0);
+	s_exit(&f->s, t_start + 5 * SEC_NS, 900, t_start + SEC_NS, 1, "job", x);
+	fx_build(f, TZA_MB_SAMPLES);
+	struct tza_proc *p = by_pid(f->b.m, 700, 0);
 	assert_true(p->flags & TZA_P_PRE_EXISTING);
 	assert_true(p->flags & TZA_P_CLIPPED);
 	assert_int_equal(p->charge_ns, t_start + 50 * MS);
@@ -590,24 +537,22 @@ static void test_pre_existing_from_start(void **st)
 	assert_int_equal(tza_proc_cpu_in(p, t_start, t_start + 2 * SEC_NS), 2 * SEC_NS);
 	/* samples carry no syscall count: pro-rata over its life */
 	assert_true(p->syscr < 10);
-	p = by_pid(b.m, 800, 0);
+	p = by_pid(f->b.m, 800, 0);
 	assert_true(p->flags & TZA_P_CLIPPED);
 	assert_int_equal(p->charge_ns, t_start);
 	assert_int_equal(p->utime_ns, 2 * SEC_NS);
 	assert_int_equal(p->stime_ns, SEC_NS);
 	assert_int_equal(p->wchar, 500);
-	p = by_pid(b.m, 900, 0);
+	p = by_pid(f->b.m, 900, 0);
 	assert_false(p->flags & (TZA_P_CLIPPED | TZA_P_PRE_EXISTING));
 	assert_int_equal(p->utime_ns, 3 * SEC_NS);
 	assert_int_equal(p->charge_ns, p->start_ns);
-	tza_model_free(b.m);
-	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_LIFETIME, &b.m), 0);
-	p = by_pid(b.m, 700, 0);
+	tza_model_free(f->b.m);
+	assert_int_equal(tza_model_build_ex(f->b.r, 0, UINT64_MAX, TZA_MB_LIFETIME, &f->b.m), 0);
+	p = by_pid(f->b.m, 700, 0);
 	assert_false(p->flags & TZA_P_CLIPPED);
 	assert_int_equal(p->utime_ns, 10802 * SEC_NS);
-	assert_int_equal(by_pid(b.m, 800, 0)->utime_ns, 4 * SEC_NS);
-	unbuild(&b);
-	synth_free(&s);
+	assert_int_equal(by_pid(f->b.m, 800, 0)->utime_ns, 4 * SEC_NS);
 }
 
 /* fault 6: with the recorder's alive_at_stop list, a process without an
@@ -616,37 +561,34 @@ static void test_pre_existing_from_start(void **st)
  * slice the list says nothing */
 static void test_exit_lost(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	synth_meta(&s, "alive_at_stop", "700 9999");
-	s_fork(&s, T0, 1, 700);
-	s_exec(&s, T0 + MS, 700, T0, 1, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
-	s_fork(&s, T0 + 2 * MS, 700, 710); /* its exit is lost */
-	s_exec(&s, T0 + 3 * MS, 710, T0 + 2 * MS, 700, "/usr/bin/true", NULL, "true", "true");
-	s_fork(&s, T0 + 4 * MS, 700, 720);
-	s_exit(&s, T0 + 5 * MS, 720, T0 + 4 * MS, 700, "bash", v);
-	s_fork(&s, T0 + 600 * SEC_NS, 1, 730); /* the trace ends much later */
-	s_exit(&s, T0 + 601 * SEC_NS, 730, T0 + 600 * SEC_NS, 1, "x", v);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *run = by_pid(b.m, 700, 0), *lost = by_pid(b.m, 710, 0);
+	struct fx *f = *st;
+	synth_meta(&f->s, "alive_at_stop", "700 9999");
+	s_fork(&f->s, T0, 1, 700);
+	s_exec(&f->s, T0 + MS, 700, T0, 1, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
+	s_fork(&f->s, T0 + 2 * MS, 700, 710); /* its exit is lost */
+	s_exec(&f->s, T0 + 3 * MS, 710, T0 + 2 * MS, 700, "/usr/bin/true", NULL, "true", "true");
+	s_fork(&f->s, T0 + 4 * MS, 700, 720);
+	s_exit(&f->s, T0 + 5 * MS, 720, T0 + 4 * MS, 700, "bash", f->v);
+	s_fork(&f->s, T0 + 600 * SEC_NS, 1, 730); /* the trace ends much later */
+	s_exit(&f->s, T0 + 601 * SEC_NS, 730, T0 + 600 * SEC_NS, 1, "x", f->v);
+	fx_build(f, 0);
+	struct tza_proc *run = by_pid(f->b.m, 700, 0), *lost = by_pid(f->b.m, 710, 0);
 	assert_true(run->flags & TZA_P_NO_EXIT);
 	assert_false(run->flags & TZA_P_EXIT_LOST);
 	assert_true(lost->flags & TZA_P_NO_EXIT);
 	assert_true(lost->flags & TZA_P_EXIT_LOST);
 	assert_int_equal(lost->end_ns, T0 + 3 * MS);
-	assert_int_equal(tza_proc_end(b.m, lost), T0 + 3 * MS);
-	assert_int_equal(tza_proc_end(b.m, run), T0 + 601 * SEC_NS);
-	assert_false(by_pid(b.m, 720, 0)->flags & TZA_P_EXIT_LOST);
-	assert_int_equal(b.m->exit_lost, 1);
-	assert_true(b.m->incomplete);
+	assert_int_equal(tza_proc_end(f->b.m, lost), T0 + 3 * MS);
+	assert_int_equal(tza_proc_end(f->b.m, run), T0 + 601 * SEC_NS);
+	assert_false(by_pid(f->b.m, 720, 0)->flags & TZA_P_EXIT_LOST);
+	assert_int_equal(f->b.m->exit_lost, 1);
+	assert_true(f->b.m->incomplete);
 	struct tza_crit c;
 	struct tza_machine mi = {.ncpus = 2};
 	struct tza_group *g;
 	uint32_t ng;
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(tza_groups(f->b.m, TZA_BY_TOOL, &c, &mi, &g, &ng), 0);
 	int seen = 0;
 	for (uint32_t i = 0; i < ng; i++)
 		if (!strcmp(g[i].key, "true")) {
@@ -658,24 +600,20 @@ static void test_exit_lost(void **st)
 	assert_int_equal(c.proc_ns[lost->index], 0); /* never on the critical path */
 	free(g);
 	tza_crit_free(&c);
-	unbuild(&b);
+	unbuild(&f->b);
 
 	/* a slice of it: no exit lost */
-	synth_meta(&s, "slice_of", "orig.tz");
-	build_model(&s, NULL, 0, &b);
-	assert_false(by_pid(b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
-	assert_int_equal(b.m->exit_lost, 0);
-	unbuild(&b);
-	synth_free(&s);
+	synth_meta(&f->s, "slice_of", "orig.tz");
+	fx_build(f, 0);
+	assert_false(by_pid(f->b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
+	assert_int_equal(f->b.m->exit_lost, 0);
+	fx_reset(f);
 
 	/* without the list (older recorders, recovered files): running */
-	memset(&s, 0, sizeof(s));
-	s_fork(&s, T0, 1, 710);
-	build_model(&s, NULL, 0, &b);
-	assert_false(by_pid(b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
-	assert_true(by_pid(b.m, 710, 0)->flags & TZA_P_NO_EXIT);
-	unbuild(&b);
-	synth_free(&s);
+	s_fork(&f->s, T0, 1, 710);
+	fx_build(f, 0);
+	assert_false(by_pid(f->b.m, 710, 0)->flags & TZA_P_EXIT_LOST);
+	assert_true(by_pid(f->b.m, 710, 0)->flags & TZA_P_NO_EXIT);
 }
 
 /* issue 23: a zombie in the start-up snapshot (EV_STATE_EXITED) exited
@@ -684,42 +622,34 @@ static void test_exit_lost(void **st)
  * reads as an exit lost, as before */
 static void test_exited_before(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	char start[32];
-	snprintf(start, sizeof(start), "%llu", (unsigned long long)(T0 + 100 * MS));
-	synth_meta(&s, "start_boottime_ns", start);
-	synth_meta(&s, "alive_at_stop", "600 602");
-	s_state(&s, T0 + 100 * MS, 600, T0 - 9 * SEC_NS, 1, "/usr/bin/python3", "python3",
+	struct fx *f = *st;
+	fx_meta_start(f, T0 + 100 * MS);
+	synth_meta(&f->s, "alive_at_stop", "600 602");
+	s_state(&f->s, T0 + 100 * MS, 600, T0 - 9 * SEC_NS, 1, "/usr/bin/python3", "python3",
 		EV_STATE_PRE_EXISTING, "python3");
-	s_state(&s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "",
+	s_state(&f->s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "",
 		EV_STATE_PRE_EXISTING | EV_STATE_EXITED, "python3");
-	s_fork(&s, T0 + 2 * SEC_NS, 600, 602);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *z = by_pid(b.m, 601, 0);
+	s_fork(&f->s, T0 + 2 * SEC_NS, 600, 602);
+	fx_build(f, 0);
+	struct tza_proc *z = by_pid(f->b.m, 601, 0);
 	assert_true(z->flags & TZA_P_EXITED_BEFORE);
 	assert_true(z->flags & TZA_P_PRE_EXISTING);
-	assert_int_equal(b.m->exited_before, 1);
-	assert_int_equal(b.m->exit_lost, 0);
-	assert_false(b.m->incomplete);
-	assert_int_equal(tza_proc_end(b.m, z), T0 + 100 * MS); /* not the trace's end */
-	unbuild(&b);
-	synth_free(&s);
+	assert_int_equal(f->b.m->exited_before, 1);
+	assert_int_equal(f->b.m->exit_lost, 0);
+	assert_false(f->b.m->incomplete);
+	assert_int_equal(tza_proc_end(f->b.m, z), T0 + 100 * MS); /* not the trace's end */
+	fx_reset(f);
 
 	/* the same zombie from an older recorder (no flag), reaped meanwhile */
-	memset(&s, 0, sizeof(s));
-	synth_meta(&s, "start_boottime_ns", start);
-	synth_meta(&s, "alive_at_stop", "600 602");
-	s_state(&s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "", EV_STATE_PRE_EXISTING,
+	fx_meta_start(f, T0 + 100 * MS);
+	synth_meta(&f->s, "alive_at_stop", "600 602");
+	s_state(&f->s, T0 + 100 * MS, 601, T0 - 8 * SEC_NS, 600, "", "", EV_STATE_PRE_EXISTING,
 		"python3");
-	s_fork(&s, T0 + 2 * SEC_NS, 600, 602);
-	build_model(&s, NULL, 0, &b);
-	assert_false(by_pid(b.m, 601, 0)->flags & TZA_P_EXITED_BEFORE);
-	assert_int_equal(b.m->exit_lost, 1);
-	assert_true(b.m->incomplete);
-	unbuild(&b);
-	synth_free(&s);
+	s_fork(&f->s, T0 + 2 * SEC_NS, 600, 602);
+	fx_build(f, 0);
+	assert_false(by_pid(f->b.m, 601, 0)->flags & TZA_P_EXITED_BEFORE);
+	assert_int_equal(f->b.m->exit_lost, 1);
+	assert_true(f->b.m->incomplete);
 }
 
 /* issue 23: the recorded command (parent: metadata recorder_pid) is never an
@@ -727,75 +657,63 @@ static void test_exited_before(void **st)
  * root with an unknown parent still is */
 static void test_command_not_orphan(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	synth_meta(&s, "recorder_pid", "500");
-	s_state(&s, T0, 700, T0 - SEC_NS, 500, "/usr/bin/dash", "sh|-c|x", 0, "sh");
-	s_exit(&s, T0 + 2 * MS, 710, T0 + MS, 600, "lost", v); /* no fork */
-	s_exit(&s, T0 + 3 * MS, 700, T0 - SEC_NS, 500, "sh", v);
-	build_model(&s, NULL, 0, &b);
-	assert_true(b.m->incomplete);
-	assert_false(by_pid(b.m, 700, 0)->flags & TZA_P_ORPHAN);
-	assert_true(by_pid(b.m, 710, 0)->flags & TZA_P_ORPHAN);
-	assert_int_equal(b.m->orphans, 1);
-	unbuild(&b);
-	synth_free(&s);
+	struct fx *f = *st;
+	synth_meta(&f->s, "recorder_pid", "500");
+	s_state(&f->s, T0, 700, T0 - SEC_NS, 500, "/usr/bin/dash", "sh|-c|x", 0, "sh");
+	s_exit(&f->s, T0 + 2 * MS, 710, T0 + MS, 600, "lost", f->v); /* no fork */
+	s_exit(&f->s, T0 + 3 * MS, 700, T0 - SEC_NS, 500, "sh", f->v);
+	fx_build(f, 0);
+	assert_true(f->b.m->incomplete);
+	assert_false(by_pid(f->b.m, 700, 0)->flags & TZA_P_ORPHAN);
+	assert_true(by_pid(f->b.m, 710, 0)->flags & TZA_P_ORPHAN);
+	assert_int_equal(f->b.m->orphans, 1);
 }
 
 /* C08: drops make the model incomplete and name orphaned pids */
 static void test_c08_drops(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	s_fork(&s, T0, 50, 800);
-	s_exec(&s, T0 + 1, 800, T0, 50, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
+	struct fx *f = *st;
+	s_fork(&f->s, T0, 50, 800);
+	s_exec(&f->s, T0 + 1, 800, T0, 50, "/usr/bin/bash", NULL, "bash|job.sh", "bash");
 	/* 801's fork was dropped: first seen at its exec; its parent 799 unknown */
-	s_exec(&s, T0 + 2 * MS, 801, T0 + MS, 799, "/usr/bin/true", NULL, "true", "true");
-	s_exit(&s, T0 + 3 * MS, 801, T0 + MS, 799, "true", v);
-	s_drops(&s, T0 + 4 * MS, 3, 0, 1);
-	s_exit(&s, T0 + 5 * MS, 800, T0, 50, "bash", v);
-	build_model(&s, NULL, 0, &b);
-	assert_true(b.m->incomplete);
-	assert_int_equal(b.m->drops[EV_DROP_FORK], 3);
-	assert_int_equal(b.m->drops[EV_DROP_EXIT], 1);
-	assert_int_equal(b.m->orphans, 1);
-	struct tza_proc *o = by_pid(b.m, 801, 0);
+	s_exec(&f->s, T0 + 2 * MS, 801, T0 + MS, 799, "/usr/bin/true", NULL, "true", "true");
+	s_exit(&f->s, T0 + 3 * MS, 801, T0 + MS, 799, "true", f->v);
+	s_drops(&f->s, T0 + 4 * MS, 3, 0, 1);
+	s_exit(&f->s, T0 + 5 * MS, 800, T0, 50, "bash", f->v);
+	fx_build(f, 0);
+	assert_true(f->b.m->incomplete);
+	assert_int_equal(f->b.m->drops[EV_DROP_FORK], 3);
+	assert_int_equal(f->b.m->drops[EV_DROP_EXIT], 1);
+	assert_int_equal(f->b.m->orphans, 1);
+	struct tza_proc *o = by_pid(f->b.m, 801, 0);
 	assert_true(o->flags & TZA_P_ORPHAN);
 	assert_true(o->flags & TZA_P_NO_FORK);
-	assert_false(by_pid(b.m, 800, 0)->flags & TZA_P_ORPHAN);
-	assert_int_equal(b.m->no_fork, 1);
-	unbuild(&b);
-	synth_free(&s);
+	assert_false(by_pid(f->b.m, 800, 0)->flags & TZA_P_ORPHAN);
+	assert_int_equal(f->b.m->no_fork, 1);
 }
 
 /* a subshell forked before its parent exec'd onward runs the parent's image
  * of that time, not the parent's final image */
 static void test_inherited_image(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0};
-	s_fork(&s, T0, 1, 950);
-	s_exec(&s, T0 + 10, 950, T0, 1, "/usr/bin/bash", NULL, "bash|/shims/python3|x.py", "bash");
-	s_fork(&s, T0 + MS, 950, 951); /* $(...) subshell of the shim: no exec */
-	s_exit(&s, T0 + 2 * MS, 951, T0 + MS, 950, "bash", v);
-	s_exec(&s, T0 + 3 * MS, 950, T0, 1, "/usr/bin/python3.11", NULL, "python3|x.py", "python3");
-	s_fork(&s, T0 + 4 * MS, 950, 952); /* forked by python: python's image */
-	s_exit(&s, T0 + 5 * MS, 952, T0 + 4 * MS, 950, "python3", v);
-	s_exit(&s, T0 + 6 * MS, 950, T0, 1, "python3", v);
-	build_model(&s, NULL, 0, &b);
-	assert_string_equal(tza_proc_key(by_pid(b.m, 950, 0), TZA_BY_TOOL), "x.py");
-	assert_string_equal(tza_proc_key(by_pid(b.m, 951, 0), TZA_BY_TOOL), "python3");
-	assert_string_equal(tza_proc_key(by_pid(b.m, 951, 0), TZA_BY_EXE), "/usr/bin/bash");
-	assert_string_equal(tza_proc_key(by_pid(b.m, 952, 0), TZA_BY_EXE), "/usr/bin/python3.11");
-	assert_null(tza_proc_image(by_pid(b.m, 951, 0)));
-	unbuild(&b);
-	synth_free(&s);
+	struct fx *f = *st;
+	s_fork(&f->s, T0, 1, 950);
+	s_exec(&f->s, T0 + 10, 950, T0, 1, "/usr/bin/bash", NULL, "bash|/shims/python3|x.py",
+	       "bash");
+	s_fork(&f->s, T0 + MS, 950, 951); /* $(...) subshell of the shim: no exec */
+	s_exit(&f->s, T0 + 2 * MS, 951, T0 + MS, 950, "bash", f->v);
+	s_exec(&f->s, T0 + 3 * MS, 950, T0, 1, "/usr/bin/python3.11", NULL, "python3|x.py",
+	       "python3");
+	s_fork(&f->s, T0 + 4 * MS, 950, 952); /* forked by python: python's image */
+	s_exit(&f->s, T0 + 5 * MS, 952, T0 + 4 * MS, 950, "python3", f->v);
+	s_exit(&f->s, T0 + 6 * MS, 950, T0, 1, "python3", f->v);
+	fx_build(f, 0);
+	assert_string_equal(tza_proc_key(by_pid(f->b.m, 950, 0), TZA_BY_TOOL), "x.py");
+	assert_string_equal(tza_proc_key(by_pid(f->b.m, 951, 0), TZA_BY_TOOL), "python3");
+	assert_string_equal(tza_proc_key(by_pid(f->b.m, 951, 0), TZA_BY_EXE), "/usr/bin/bash");
+	assert_string_equal(tza_proc_key(by_pid(f->b.m, 952, 0), TZA_BY_EXE),
+			    "/usr/bin/python3.11");
+	assert_null(tza_proc_image(by_pid(f->b.m, 951, 0)));
 }
 
 /* exec chains are named by their first image not passed through
@@ -968,74 +886,67 @@ static void test_failed_exec_cap(void **st)
  * without touching its parent's image */
 static void test_exit_exe_deleted(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct exit_vals v = {0}, vd = {.flags = EV_EXIT_EXE_DELETED};
-	s_fork(&s, T0, 1, 400);
-	s_exec(&s, T0 + 10, 400, T0, 1, "/usr/bin/bash", NULL, "bash|x.sh", "bash");
-	s_fork(&s, T0 + MS, 400, 401);
-	s_exec(&s, T0 + 2 * MS, 401, T0 + MS, 400, "/usr/bin/env", NULL, "env|mysleep|2", "env");
-	s_exec(&s, T0 + 3 * MS, 401, T0 + MS, 400, "/tmp/mysleep", NULL, "mysleep|2", "mysleep");
-	s_fork(&s, T0 + 4 * MS, 400, 402); /* subshell, exits after a deletion */
-	s_exit(&s, T0 + 5 * MS, 402, T0 + 4 * MS, 400, "bash", vd);
-	s_exit(&s, T0 + 9 * MS, 401, T0 + MS, 400, "mysleep", vd);
-	s_exit(&s, T0 + 10 * MS, 400, T0, 1, "bash", v);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *p = by_pid(b.m, 401, 0), *sub = by_pid(b.m, 402, 0);
+	struct fx *f = *st;
+	struct exit_vals vd = {.flags = EV_EXIT_EXE_DELETED};
+	s_fork(&f->s, T0, 1, 400);
+	s_exec(&f->s, T0 + 10, 400, T0, 1, "/usr/bin/bash", NULL, "bash|x.sh", "bash");
+	s_fork(&f->s, T0 + MS, 400, 401);
+	s_exec(&f->s, T0 + 2 * MS, 401, T0 + MS, 400, "/usr/bin/env", NULL, "env|mysleep|2", "env");
+	s_exec(&f->s, T0 + 3 * MS, 401, T0 + MS, 400, "/tmp/mysleep", NULL, "mysleep|2", "mysleep");
+	s_fork(&f->s, T0 + 4 * MS, 400, 402); /* subshell, exits after a deletion */
+	s_exit(&f->s, T0 + 5 * MS, 402, T0 + 4 * MS, 400, "bash", vd);
+	s_exit(&f->s, T0 + 9 * MS, 401, T0 + MS, 400, "mysleep", vd);
+	s_exit(&f->s, T0 + 10 * MS, 400, T0, 1, "bash", f->v);
+	fx_build(f, 0);
+	struct tza_proc *p = by_pid(f->b.m, 401, 0), *sub = by_pid(f->b.m, 402, 0);
 	assert_true(p->flags & TZA_P_EXE_DELETED);
 	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
 	assert_false(p->execs[0].flags & EV_EXEC_EXE_DELETED);
 	assert_true(sub->flags & TZA_P_EXE_DELETED);
-	assert_false(by_pid(b.m, 400, 0)->flags & TZA_P_EXE_DELETED);
-	assert_false(tza_proc_image(by_pid(b.m, 400, 0))->flags & EV_EXEC_EXE_DELETED);
-	unbuild(&b);
-	synth_free(&s);
+	assert_false(by_pid(f->b.m, 400, 0)->flags & TZA_P_EXE_DELETED);
+	assert_false(tza_proc_image(by_pid(f->b.m, 400, 0))->flags & EV_EXEC_EXE_DELETED);
+	char exe[64];
+	fx_reset(f);
 
 	/* capped images: the flag lands on the newest, wherever the ring is */
-	char exe[64];
-	memset(&s, 0, sizeof(s));
-	s_fork(&s, T0, 1, 410);
+	s_fork(&f->s, T0, 1, 410);
 	for (uint32_t i = 0; i < 200; i++) {
 		snprintf(exe, sizeof(exe), "/bin/step%u", i);
-		s_exec(&s, T0 + 10 + i, 410, T0, 1, exe, NULL, "step", "step");
+		s_exec(&f->s, T0 + 10 + i, 410, T0, 1, exe, NULL, "step", "step");
 	}
-	s_exit(&s, T0 + 2000, 410, T0, 1, "step", vd);
-	build_model(&s, NULL, 0, &b);
-	p = by_pid(b.m, 410, 0);
+	s_exit(&f->s, T0 + 2000, 410, T0, 1, "step", vd);
+	fx_build(f, 0);
+	p = by_pid(f->b.m, 410, 0);
 	assert_string_equal(tza_proc_image(p)->exe, "/bin/step199");
 	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
 	for (uint32_t i = 0; i + 1 < p->nexecs; i++)
 		assert_false(p->execs[i].flags & EV_EXEC_EXE_DELETED);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* EV_RELEASE: the final figures replace the exit's, for that instance only,
  * never lower, once */
 static void test_release(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	struct exit_vals v = {.utime = 100 * MS, .stime = 10 * MS};
-	s_fork(&s, T0, 1, 500);
-	s_fork(&s, T0 + MS, 500, 501);
-	s_fork(&s, T0 + 2 * MS, 500, 502);
-	s_fork(&s, T0 + 3 * MS, 500, 503);
-	s_exit(&s, T0 + 10 * MS, 501, T0 + MS, 500, "a", v);
-	s_exit(&s, T0 + 11 * MS, 502, T0 + 2 * MS, 500, "b", v);
+	s_fork(&f->s, T0, 1, 500);
+	s_fork(&f->s, T0 + MS, 500, 501);
+	s_fork(&f->s, T0 + 2 * MS, 500, 502);
+	s_fork(&f->s, T0 + 3 * MS, 500, 503);
+	s_exit(&f->s, T0 + 10 * MS, 501, T0 + MS, 500, "a", v);
+	s_exit(&f->s, T0 + 11 * MS, 502, T0 + 2 * MS, 500, "b", v);
 	/* 501: its release, then a second one (ignored) */
-	s_release(&s, T0 + 20 * MS, 501, T0 + MS, 101 * MS, 14 * MS, 4, 5);
-	s_release(&s, T0 + 21 * MS, 501, T0 + MS, 200 * MS, 14 * MS, 4, 5);
+	s_release(&f->s, T0 + 20 * MS, 501, T0 + MS, 101 * MS, 14 * MS, 4, 5);
+	s_release(&f->s, T0 + 21 * MS, 501, T0 + MS, 200 * MS, 14 * MS, 4, 5);
 	/* 502: lower than its exit (not its release), then another start */
-	s_release(&s, T0 + 22 * MS, 502, T0 + 2 * MS, 50 * MS, 10 * MS, 4, 5);
-	s_release(&s, T0 + 23 * MS, 502, T0 + 9 * MS, 300 * MS, 10 * MS, 4, 5);
+	s_release(&f->s, T0 + 22 * MS, 502, T0 + 2 * MS, 50 * MS, 10 * MS, 4, 5);
+	s_release(&f->s, T0 + 23 * MS, 502, T0 + 9 * MS, 300 * MS, 10 * MS, 4, 5);
 	/* 503: still running (a release without an exit is not applied) */
-	s_release(&s, T0 + 24 * MS, 503, T0 + 3 * MS, 300 * MS, 10 * MS, 4, 5);
-	s_exit(&s, T0 + 30 * MS, 500, T0, 1, "sh", v);
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *a = by_pid(b.m, 501, 0), *bb = by_pid(b.m, 502, 0), *c = by_pid(b.m, 503, 0);
+	s_release(&f->s, T0 + 24 * MS, 503, T0 + 3 * MS, 300 * MS, 10 * MS, 4, 5);
+	s_exit(&f->s, T0 + 30 * MS, 500, T0, 1, "sh", v);
+	fx_build(f, 0);
+	struct tza_proc *a = by_pid(f->b.m, 501, 0), *bb = by_pid(f->b.m, 502, 0),
+			*c = by_pid(f->b.m, 503, 0);
 	assert_int_equal(a->utime_ns, 101 * MS);
 	assert_int_equal(a->stime_ns, 14 * MS);
 	assert_int_equal(a->nvcsw, 4);
@@ -1045,15 +956,15 @@ static void test_release(void **st)
 	assert_int_equal(bb->nvcsw, 3);
 	assert_false(bb->flags & TZA_P_RELEASED);
 	assert_false(c->flags & TZA_P_RELEASED);
-	assert_false(by_pid(b.m, 500, 0)->flags & TZA_P_RELEASED);
+	assert_false(by_pid(f->b.m, 500, 0)->flags & TZA_P_RELEASED);
 	/* 107.5 ms of final CPU in a 9 ms life: one thread, at most 1 core */
 	struct tza_crit cr;
 	struct tza_machine mi;
 	struct tza_group *g;
 	uint32_t ng, found = 0;
-	tza_machine_get(b.r, &mi);
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &cr), 0);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &cr, &mi, &g, &ng), 0);
+	tza_machine_get(f->b.r, &mi);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &cr), 0);
+	assert_int_equal(tza_groups(f->b.m, TZA_BY_TOOL, &cr, &mi, &g, &ng), 0);
 	for (uint32_t i = 0; i < ng; i++) {
 		assert_true(g[i].max_cores <= 1.0); /* every process has one thread */
 		found += g[i].max_cores == 1.0;	    /* 501 among them, capped */
@@ -1061,33 +972,27 @@ static void test_release(void **st)
 	assert_true(found >= 1);
 	free(g);
 	tza_crit_free(&cr);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* crafted parent cycle and self-parent: the model is built, no loop */
 static void test_parent_cycle(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	s_state(&s, T0, 900, T0 - SEC_NS, 901, "/a", "a", 0, "a");
-	s_state(&s, T0, 901, T0 - SEC_NS, 900, "/b", "b", 0, "b");
-	s_state(&s, T0, 902, T0 - SEC_NS, 902, "/c", "c", 0, "c");
-	s_fork(&s, T0 + 1, 903, 903);
-	build_model(&s, NULL, 0, &b);
-	assert_int_equal(b.m->nprocs, 4);
-	assert_true(b.m->nroots >= 2);
-	for (uint32_t i = 0; i < b.m->nprocs; i++) {
+	struct fx *f = *st;
+	s_state(&f->s, T0, 900, T0 - SEC_NS, 901, "/a", "a", 0, "a");
+	s_state(&f->s, T0, 901, T0 - SEC_NS, 900, "/b", "b", 0, "b");
+	s_state(&f->s, T0, 902, T0 - SEC_NS, 902, "/c", "c", 0, "c");
+	s_fork(&f->s, T0 + 1, 903, 903);
+	fx_build(f, 0);
+	assert_int_equal(f->b.m->nprocs, 4);
+	assert_true(f->b.m->nroots >= 2);
+	for (uint32_t i = 0; i < f->b.m->nprocs; i++) {
 		uint32_t n = 0;
-		for (struct tza_proc *p = b.m->procs[i]; p; p = p->parent)
-			assert_true(++n <= b.m->nprocs);
+		for (struct tza_proc *p = f->b.m->procs[i]; p; p = p->parent)
+			assert_true(++n <= f->b.m->nprocs);
 	}
 	struct tza_crit c;
-	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
+	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	tza_crit_free(&c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* random events over a small pid space (crafted traces): the model is built,
@@ -1157,32 +1062,25 @@ static void test_random_events(void **st)
 
 /* Issue 15 points 8 and 10: a process still running at the end is counted
  * up to its last sample; the recorded processes' peak memory together. */
-static void test_running_sampled(void **state)
+static void test_running_sampled(void **st)
 {
-	(void)state;
-	struct synth s = {0};
-	struct built b;
-	s_proc(&s, 1, 200, T0, T0 + 4 * SEC_NS, "/bin/a", "a", "a",
+	struct fx *f = *st;
+	s_proc(&f->s, 1, 200, T0, T0 + 4 * SEC_NS, "/bin/a", "a", "a",
 	       (struct exit_vals){.utime = 3 * SEC_NS, .rss_kib = 1000});
-	s_sample_cpu(&s, T0 + SEC_NS, 200, T0, SEC_NS / 2, 100);
-	s_sample_cpu(&s, T0 + 2 * SEC_NS, 200, T0, 3 * SEC_NS / 2, 300);
-	s_fork(&s, T0 + 3 * SEC_NS / 2, 1, 201);
-	s_sample_cpu(&s, T0 + 2 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS / 5, 500);
-	s_sample_cpu(&s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
-	s_proc(&s, 1, 202, T0 + 4 * SEC_NS, T0 + 5 * SEC_NS, "/bin/c", "c", "c",
+	s_sample_cpu(&f->s, T0 + SEC_NS, 200, T0, SEC_NS / 2, 100);
+	s_sample_cpu(&f->s, T0 + 2 * SEC_NS, 200, T0, 3 * SEC_NS / 2, 300);
+	s_fork(&f->s, T0 + 3 * SEC_NS / 2, 1, 201);
+	s_sample_cpu(&f->s, T0 + 2 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS / 5, 500);
+	s_sample_cpu(&f->s, T0 + 3 * SEC_NS, 201, T0 + 3 * SEC_NS / 2, SEC_NS, 200);
+	s_proc(&f->s, 1, 202, T0 + 4 * SEC_NS, T0 + 5 * SEC_NS, "/bin/c", "c", "c",
 	       (struct exit_vals){0});
-	size_t len = 0;
-	memset(&b, 0, sizeof(b));
-	b.buf = synth_file(&s, NULL, &len);
-	assert_non_null(b.buf);
-	assert_int_equal(tz_reader_open_mem(&b.r, b.buf, len, "synth.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(b.r, 0, UINT64_MAX, TZA_MB_SAMPLES, &b.m), 0);
+	fx_build(f, TZA_MB_SAMPLES);
 	struct tza_proc *a = NULL, *r = NULL;
-	for (uint32_t i = 0; i < b.m->nprocs; i++) {
-		if (b.m->procs[i]->pid == 200)
-			a = b.m->procs[i];
-		if (b.m->procs[i]->pid == 201)
-			r = b.m->procs[i];
+	for (uint32_t i = 0; i < f->b.m->nprocs; i++) {
+		if (f->b.m->procs[i]->pid == 200)
+			a = f->b.m->procs[i];
+		if (f->b.m->procs[i]->pid == 201)
+			r = f->b.m->procs[i];
 	}
 	assert_non_null(a);
 	assert_non_null(r);
@@ -1197,13 +1095,9 @@ static void test_running_sampled(void **state)
 	assert_true(fabs(tza_proc_cpu_in(a, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS) - 1.5e9) < 1);
 	/* peak together: a's 300 + r's 500 KiB at 2 s */
 	uint64_t kib, t;
-	assert_int_equal(tza_procs_peak_rss(b.m, &kib, &t), 0);
+	assert_int_equal(tza_procs_peak_rss(f->b.m, &kib, &t), 0);
 	assert_int_equal(kib, 800);
 	assert_int_equal(t, T0 + 2 * SEC_NS);
-	tza_model_free(b.m);
-	tz_reader_free(b.r);
-	free(b.buf);
-	synth_free(&s);
 }
 
 static int write_file(const char *dir, const char *name, struct synth *s)
@@ -1403,23 +1297,21 @@ static void push_attach(struct synth *s, uint64_t ts, const char *name, const vo
 
 static void test_issue17_fields(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
+	struct fx *f = *st;
 	static const char env[] = "SLURM_JOB_ID=42\0NXF_TASK_WORKDIR=/w/ab/cd\0";
 	static const uint8_t bin[] = {'{', 0, 0xff, '\n', '}'};
-	s_fork(&s, T0, 1, 500);
-	push_exec17(&s, T0 + 10, 500, "/home/run/dir", env, sizeof(env) - 1, 7, 77);
-	push_cgroup(&s, T0 + 10, TZA_CG_V2, 7, "/", 0);
-	push_cgroup(&s, T0 + 10, TZA_CG_V1_MEMORY, 77, "/slurm/uid_0/job_42/step_0", 1 << 20);
-	push_cgroup(&s, T0 + 11, TZA_CG_V1_MEMORY, 77, "/later", 5); /* ignored */
-	push_cgroup(&s, T0 + 12, TZA_CG_V1_MEMORY, 3, "/a", 0);
-	s_exit(&s, T0 + 20, 500, T0, 1, "make", (struct exit_vals){0});
-	push_attach(&s, T0 + 30, "/home/run/dir/.snakemake/metadata/YQ==", bin, sizeof(bin),
+	s_fork(&f->s, T0, 1, 500);
+	push_exec17(&f->s, T0 + 10, 500, "/home/run/dir", env, sizeof(env) - 1, 7, 77);
+	push_cgroup(&f->s, T0 + 10, TZA_CG_V2, 7, "/", 0);
+	push_cgroup(&f->s, T0 + 10, TZA_CG_V1_MEMORY, 77, "/slurm/uid_0/job_42/step_0", 1 << 20);
+	push_cgroup(&f->s, T0 + 11, TZA_CG_V1_MEMORY, 77, "/later", 5); /* ignored */
+	push_cgroup(&f->s, T0 + 12, TZA_CG_V1_MEMORY, 3, "/a", 0);
+	s_exit(&f->s, T0 + 20, 500, T0, 1, "make", (struct exit_vals){0});
+	push_attach(&f->s, T0 + 30, "/home/run/dir/.snakemake/metadata/YQ==", bin, sizeof(bin),
 		    EV_ATTACH_TRUNCATED);
-	push_attach(&s, T0 + 30, "", "x", 1, 0); /* nameless: ignored */
-	build_model(&s, NULL, 0, &b);
-	struct tza_proc *p = by_pid(b.m, 500, 0);
+	push_attach(&f->s, T0 + 30, "", "x", 1, 0); /* nameless: ignored */
+	fx_build(f, 0);
+	struct tza_proc *p = by_pid(f->b.m, 500, 0);
 	assert_non_null(p);
 	assert_int_equal(p->nexecs, 1);
 	const struct tza_exec *e = &p->execs[0];
@@ -1430,42 +1322,37 @@ static void test_issue17_fields(void **st)
 	assert_int_equal(e->env_len, sizeof(env) - 1);
 	assert_memory_equal(e->env, env, sizeof(env) - 1);
 	assert_int_equal(e->memcg_id, 77);
-	const struct tza_cgroup *c = tza_model_cgroup(b.m, TZA_CG_V1_MEMORY, e->memcg_id);
+	const struct tza_cgroup *c = tza_model_cgroup(f->b.m, TZA_CG_V1_MEMORY, e->memcg_id);
 	assert_non_null(c);
 	assert_string_equal(c->path, "/slurm/uid_0/job_42/step_0");
 	assert_int_equal(c->mem_limit_bytes, 1 << 20);
-	c = tza_model_cgroup(b.m, TZA_CG_V2, 7);
+	c = tza_model_cgroup(f->b.m, TZA_CG_V2, 7);
 	assert_non_null(c);
 	assert_string_equal(c->path, "/");
-	assert_null(tza_model_cgroup(b.m, TZA_CG_V2, 77));
-	assert_null(tza_model_cgroup(b.m, TZA_CG_V1_CPU, 7));
+	assert_null(tza_model_cgroup(f->b.m, TZA_CG_V2, 77));
+	assert_null(tza_model_cgroup(f->b.m, TZA_CG_V1_CPU, 7));
 	const struct tza_cgroup *all;
-	assert_int_equal(tza_model_cgroups(b.m, &all), 3);
+	assert_int_equal(tza_model_cgroups(f->b.m, &all), 3);
 	assert_int_equal(all[1].id, 3); /* ordered by (hier, id) */
 	const struct tza_attachment *a;
-	assert_int_equal(tza_model_attachments(b.m, &a), 1);
+	assert_int_equal(tza_model_attachments(f->b.m, &a), 1);
 	assert_string_equal(a[0].name, "/home/run/dir/.snakemake/metadata/YQ==");
 	assert_int_equal(a[0].len, sizeof(bin));
 	assert_memory_equal(a[0].data, bin, sizeof(bin));
 	assert_int_equal(a[0].flags, TZA_ATT_TRUNCATED);
 	assert_int_equal(a[0].mtime_ns, 1796000000000000000ULL);
-	unbuild(&b);
-	synth_free(&s);
-
+	fx_reset(f);
 	/* a trace without them: NULL, 0 and empty tables */
-	struct synth s2 = {0};
-	s_fork(&s2, T0, 1, 600);
-	s_exec(&s2, T0 + 10, 600, T0, 1, "/usr/bin/true", NULL, "true", "true");
-	build_model(&s2, NULL, 0, &b);
-	p = by_pid(b.m, 600, 0);
+	s_fork(&f->s, T0, 1, 600);
+	s_exec(&f->s, T0 + 10, 600, T0, 1, "/usr/bin/true", NULL, "true", "true");
+	fx_build(f, 0);
+	p = by_pid(f->b.m, 600, 0);
 	assert_null(p->execs[0].cwd);
 	assert_null(p->execs[0].env);
 	assert_int_equal(p->execs[0].memcg_id, 0);
-	assert_int_equal(tza_model_cgroups(b.m, &all), 0);
-	assert_int_equal(tza_model_attachments(b.m, &a), 0);
-	assert_null(tza_model_cgroup(b.m, TZA_CG_V2, 0));
-	unbuild(&b);
-	synth_free(&s2);
+	assert_int_equal(tza_model_cgroups(f->b.m, &all), 0);
+	assert_int_equal(tza_model_attachments(f->b.m, &a), 0);
+	assert_null(tza_model_cgroup(f->b.m, TZA_CG_V2, 0));
 }
 
 /* model_schema.c's binding table against the recorder's own schema: every
@@ -1473,14 +1360,12 @@ static void test_issue17_fields(void **st)
  * the table reads NULL), and the exit type is the recorder's layout. */
 static void test_bind_every_field(void **st)
 {
-	(void)st;
-	struct synth s = {0};
-	struct built b;
-	struct fields f;
-	s_fork(&s, T0, 1, 500);
-	build_model(&s, NULL, 0, &b);
-	model_bind_fields(b.r, &f);
-	const struct tz_field *const *v = (const struct tz_field *const *)&f;
+	struct fx *f = *st;
+	struct fields fl;
+	s_fork(&f->s, T0, 1, 500);
+	fx_build(f, 0);
+	model_bind_fields(f->b.r, &fl);
+	const struct tz_field *const *v = (const struct tz_field *const *)&fl;
 	size_t d0 = offsetof(struct fields, d) / sizeof(*v), d1 = d0 + EV_DROP_SLOTS;
 	for (size_t i = 0; i < offsetof(struct fields, e_native) / sizeof(*v); i++) {
 		if (i >= d0 && i < d1)
@@ -1489,13 +1374,11 @@ static void test_bind_every_field(void **st)
 			fail_msg("struct fields member %zu (pointer index) is not bound", i);
 	}
 	for (int i = 0; i < TZA_NDROP_SLOTS; i++)
-		assert_non_null(f.d[tza_drop_slots[i].slot]);
-	assert_int_equal(f.e_native, 1);
-	assert_string_equal(f.x_memcg->name, "memcg_id");
-	assert_string_equal(f.e_code->name, "exit_code");
-	assert_string_equal(f.g_comm->name, "sender_comm");
-	unbuild(&b);
-	synth_free(&s);
+		assert_non_null(fl.d[tza_drop_slots[i].slot]);
+	assert_int_equal(fl.e_native, 1);
+	assert_string_equal(fl.x_memcg->name, "memcg_id");
+	assert_string_equal(fl.e_code->name, "exit_code");
+	assert_string_equal(fl.g_comm->name, "sender_comm");
 }
 
 int main(int argc, char **argv)
@@ -1503,26 +1386,36 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--write"))
 		return write_all(argv[2]);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipeline_tree),	 cmocka_unit_test(test_critical_path),
-		cmocka_unit_test(test_top_flags),	 cmocka_unit_test(test_c07_shuffled),
-		cmocka_unit_test(test_critical_path_pipe),
-		cmocka_unit_test(test_pid_reuse),	 cmocka_unit_test(test_reparented_orphan),
-		cmocka_unit_test(test_c09_exec_chain),	 cmocka_unit_test(test_c01_c02),
-		cmocka_unit_test(test_state_argv_truncated),
-		cmocka_unit_test(test_c10_c11),
-		cmocka_unit_test(test_comm_empty_keeps),		 cmocka_unit_test(test_c14_pre_existing),
-		cmocka_unit_test(test_c08_drops),	 cmocka_unit_test(test_parent_cycle),
-		cmocka_unit_test(test_inherited_image), cmocka_unit_test(test_exec_chain_names),
-		cmocka_unit_test(test_deep_chain_linear),
-		cmocka_unit_test(test_failed_exec_cap), cmocka_unit_test(test_exit_exe_deleted),
-		cmocka_unit_test(test_exited_during_attach), cmocka_unit_test(test_exit_lost),
-		cmocka_unit_test(test_exited_before),
-		cmocka_unit_test(test_command_not_orphan),
-		cmocka_unit_test(test_running_sampled),	 cmocka_unit_test(test_random_events),
-		cmocka_unit_test(test_release),
-		cmocka_unit_test(test_pre_existing_from_start),
-		cmocka_unit_test(test_issue17_fields),
-		cmocka_unit_test(test_bind_every_field),
+	    FX_TEST(test_pipeline_tree),
+	    FX_TEST(test_critical_path),
+	    FX_TEST(test_top_flags),
+	    cmocka_unit_test(test_c07_shuffled),
+	    FX_TEST(test_critical_path_pipe),
+	    FX_TEST(test_pid_reuse),
+	    FX_TEST(test_reparented_orphan),
+	    FX_TEST(test_c09_exec_chain),
+	    FX_TEST(test_c01_c02),
+	    FX_TEST(test_state_argv_truncated),
+	    FX_TEST(test_c10_c11),
+	    FX_TEST(test_comm_empty_keeps),
+	    FX_TEST(test_c14_pre_existing),
+	    FX_TEST(test_c08_drops),
+	    FX_TEST(test_parent_cycle),
+	    FX_TEST(test_inherited_image),
+	    cmocka_unit_test(test_exec_chain_names),
+	    cmocka_unit_test(test_deep_chain_linear),
+	    cmocka_unit_test(test_failed_exec_cap),
+	    FX_TEST(test_exit_exe_deleted),
+	    FX_TEST(test_exited_during_attach),
+	    FX_TEST(test_exit_lost),
+	    FX_TEST(test_exited_before),
+	    FX_TEST(test_command_not_orphan),
+	    FX_TEST(test_running_sampled),
+	    cmocka_unit_test(test_random_events),
+	    FX_TEST(test_release),
+	    FX_TEST(test_pre_existing_from_start),
+	    FX_TEST(test_issue17_fields),
+	    FX_TEST(test_bind_every_field),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -247,49 +247,71 @@ static uint8_t *cut_payload(const uint8_t *buf, size_t *len, uint64_t off, uint6
 	return out;
 }
 
+/* The file every test starts from (make_file) and its chunks, written by
+ * wfile_setup and freed by wfile_teardown: the cmocka state of each test. */
+struct wfile {
+	struct wset s;
+	size_t len;
+	uint8_t *buf;
+	struct chunks l;
+};
+
+static int wfile_setup(void **st)
+{
+	struct wfile *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -1;
+	*st = w;
+	w->buf = make_file(&w->s, &w->len);
+	list_chunks(w->buf, w->len, &w->l);
+	return 0;
+}
+
+static int wfile_teardown(void **st)
+{
+	struct wfile *w = *st;
+	free(w->buf);
+	free(w->s.ev);
+	free(w);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- tests */
 
 /* A good file read twice, restarted half way, and through windows. */
 static void t_restart(void **st)
 {
-	(void)st;
-	struct wset s = {0};
-	size_t len;
-	void *buf = make_file(&s, &len);
-	struct chunks l;
-	list_chunks(buf, len, &l);
-	assert_int_equal(l.n, NCHUNK);
+	struct wfile *w = *st;
+	assert_int_equal(w->l.n, NCHUNK);
 	for (size_t c = 0; c < NCHUNK; c++)
-		assert_int_equal(l.events[c], chunk_events[c]);
+		assert_int_equal(w->l.events[c], chunk_events[c]);
 	for (int scan = 0; scan < 2; scan++) {
 		struct tz_reader_opts ro = {.flags = scan ? TZ_R_SCAN : 0};
 		tz_reader *r;
-		assert_int_equal(tz_reader_open_mem(&r, buf, len, "rs", &ro), 0);
-		assert_int_equal(expect(r, &s, 0, UINT64_MAX, NULL, NULL, 0), s.n);
+		assert_int_equal(tz_reader_open_mem(&r, w->buf, w->len, "rs", &ro), 0);
+		assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, NULL, NULL, 0), w->s.n);
 		assert_int_equal(tz_reader_chunks_decoded(r), NCHUNK);
-		assert_int_equal(expect(r, &s, 0, UINT64_MAX, NULL, NULL, 0), s.n);
+		assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, NULL, NULL, 0), w->s.n);
 		assert_int_equal(tz_reader_chunks_decoded(r), 2 * NCHUNK);
 		/* restart in the middle of the large chunk, then read all */
 		const struct tz_event *e;
 		assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, 0), 0);
 		for (size_t i = 0; i < 1000; i++) {
 			assert_int_equal(tz_reader_next(r, &e), 1);
-			assert_true(same(&s.ev[i], e));
+			assert_true(same(&w->s.ev[i], e));
 		}
-		assert_int_equal(expect(r, &s, 0, UINT64_MAX, NULL, NULL, 0), s.n);
+		assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, NULL, NULL, 0), w->s.n);
 		/* a window inside chunk 6: 10 of its 300 events kept */
-		uint64_t from = s.ev[3300].ts, to = s.ev[3309].ts;
-		assert_int_equal(expect(r, &s, from, to, NULL, NULL, 0), 10);
+		uint64_t from = w->s.ev[3300].ts, to = w->s.ev[3309].ts;
+		assert_int_equal(expect(r, &w->s, from, to, NULL, NULL, 0), 10);
 		/* a window over chunks 4..9 after the small one */
-		from = l.min_ts[4] + 1000;
-		to = l.max_ts[9] - 1000;
-		assert_int_equal(expect(r, &s, from, to, NULL, NULL, 0), (to - from) / 1000 + 1);
-		assert_int_equal(expect(r, &s, 0, UINT64_MAX, NULL, NULL, 0), s.n);
+		from = w->l.min_ts[4] + 1000;
+		to = w->l.max_ts[9] - 1000;
+		assert_int_equal(expect(r, &w->s, from, to, NULL, NULL, 0), (to - from) / 1000 + 1);
+		assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, NULL, NULL, 0), w->s.n);
 		assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
 		tz_reader_free(r);
 	}
-	free(buf);
-	free(s.ev);
 }
 
 /*
@@ -300,54 +322,47 @@ static void t_restart(void **st)
  */
 static void t_damaged_between(void **st)
 {
-	(void)st;
-	struct wset s = {0};
-	size_t len;
-	uint8_t *buf = make_file(&s, &len);
-	struct chunks l;
-	list_chunks(buf, len, &l);
-	assert_int_equal(l.n, NCHUNK);
+	struct wfile *w = *st;
+	assert_int_equal(w->l.n, NCHUNK);
 	/* chunk 4 and 8 hold 2500 events, 5 and 9 follow them */
 	static const size_t bad[] = {1, 4, 6, 8, 12};
 	uint64_t lo[5], hi[5];
 	size_t lost = 0;
 	for (size_t k = 0; k < 5; k++) {
-		lo[k] = l.min_ts[bad[k]];
-		hi[k] = l.max_ts[bad[k]];
+		lo[k] = w->l.min_ts[bad[k]];
+		hi[k] = w->l.max_ts[bad[k]];
 		lost += chunk_events[bad[k]];
 	}
-	buf[l.off[1] + l.size[1] - 5] ^= 0x10; /* payload checksum */
-	patch_ext(buf, l.off[4], max_ts_early);
-	patch_ext(buf, l.off[6], events_short);
-	patch_ext(buf, l.off[8], events_long);
+	w->buf[w->l.off[1] + w->l.size[1] - 5] ^= 0x10; /* payload checksum */
+	patch_ext(w->buf, w->l.off[4], max_ts_early);
+	patch_ext(w->buf, w->l.off[6], events_short);
+	patch_ext(w->buf, w->l.off[8], events_long);
 	/* last: it changes the size of the block, offsets above stay valid */
-	uint8_t *f = cut_payload(buf, &len, l.off[12], l.size[12], 1);
+	uint8_t *f = cut_payload(w->buf, &w->len, w->l.off[12], w->l.size[12], 1);
 	/* the index no longer matches: read by scanning */
 	struct tz_reader_opts ro = {.flags = TZ_R_SCAN};
 	tz_reader *r;
-	assert_int_equal(tz_reader_open_mem(&r, f, len, "bad", &ro), 0);
+	assert_int_equal(tz_reader_open_mem(&r, f, w->len, "bad", &ro), 0);
 	assert_int_equal(tz_reader_info(r)->chunks, NCHUNK);
-	assert_int_equal(expect(r, &s, 0, UINT64_MAX, lo, hi, 5), s.n - lost);
+	assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, lo, hi, 5), w->s.n - lost);
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 5);
 	assert_int_equal(tz_reader_chunks_decoded(r), NCHUNK - 1); /* checksum: not decoded */
 	/* again: the damaged ones are known and not decoded again */
-	assert_int_equal(expect(r, &s, 0, UINT64_MAX, lo, hi, 5), s.n - lost);
+	assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, lo, hi, 5), w->s.n - lost);
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 5);
 	assert_int_equal(tz_reader_chunks_decoded(r), 2 * (NCHUNK - 1) - 4);
 	tz_reader_free(r);
 	/* a fresh reader meets them in a window starting in chunk 5 */
-	assert_int_equal(tz_reader_open_mem(&r, f, len, "bad", &ro), 0);
-	uint64_t from = l.min_ts[5], to = UINT64_MAX;
+	assert_int_equal(tz_reader_open_mem(&r, f, w->len, "bad", &ro), 0);
+	uint64_t from = w->l.min_ts[5], to = UINT64_MAX;
 	size_t want = 0;
 	for (size_t c = 5; c < NCHUNK; c++)
 		if (c != 6 && c != 8 && c != 12)
 			want += chunk_events[c];
-	assert_int_equal(expect(r, &s, from, to, lo, hi, 5), want);
+	assert_int_equal(expect(r, &w->s, from, to, lo, hi, 5), want);
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 3);
 	tz_reader_free(r);
 	free(f);
-	free(buf);
-	free(s.ev);
 }
 
 /*
@@ -359,59 +374,52 @@ static void t_damaged_between(void **st)
  */
 static void t_duplicate(void **st)
 {
-	(void)st;
-	struct wset s = {0};
-	size_t len;
-	uint8_t *buf = make_file(&s, &len);
-	struct chunks l;
-	list_chunks(buf, len, &l);
+	struct wfile *w = *st;
 	/* the index block starts where the last chunk ends (no state blocks) */
-	size_t body = (size_t)(l.off[NCHUNK - 1] + l.size[NCHUNK - 1]);
-	size_t c = 2, dl = (size_t)l.size[c];
+	size_t body = (size_t)(w->l.off[NCHUNK - 1] + w->l.size[NCHUNK - 1]);
+	size_t c = 2, dl = (size_t)w->l.size[c];
 	uint8_t *d = malloc(body + dl);
 	assert_non_null(d);
-	memcpy(d, buf, (size_t)(l.off[c] + dl));
-	memcpy(d + l.off[c] + dl, buf + l.off[c], body - (size_t)l.off[c]);
+	memcpy(d, w->buf, (size_t)(w->l.off[c] + dl));
+	memcpy(d + w->l.off[c] + dl, w->buf + w->l.off[c], body - (size_t)w->l.off[c]);
 	tz_reader *r;
 	assert_int_equal(tz_reader_open_mem(&r, d, body + dl, "dup", NULL), 0);
 	const struct tz_info *in = tz_reader_info(r);
 	assert_int_equal(in->duplicate_blocks, 1);
 	assert_int_equal(in->corrupt_blocks, 1);
 	assert_int_equal(in->chunks, NCHUNK);
-	assert_int_equal(in->events, s.n);
-	assert_int_equal(expect(r, &s, 0, UINT64_MAX, NULL, NULL, 0), s.n);
+	assert_int_equal(in->events, w->s.n);
+	assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, NULL, NULL, 0), w->s.n);
 	assert_int_equal(tz_reader_verify(r, NULL, NULL), 1);
 	assert_non_null(strstr(tz_reader_errmsg(r), "same seq"));
 	tz_reader_free(r);
 
 	/* inflate chunk 2 by the size of chunk 3: chunk 3 is still read */
-	memcpy(d, buf, body);
+	memcpy(d, w->buf, body);
 	struct tz_bhdr h;
-	assert_int_equal(tz_bhdr_decode(d + l.off[c], body - l.off[c], &h), 0);
+	assert_int_equal(tz_bhdr_decode(d + w->l.off[c], body - w->l.off[c], &h), 0);
 	uint8_t ext[TZ_CHUNK_EXT];
 	memcpy(ext, h.ext, sizeof(ext));
-	h.payload_len += (uint32_t)l.size[c + 1];
-	tz_bhdr_encode(d + l.off[c], &h, ext);
+	h.payload_len += (uint32_t)w->l.size[c + 1];
+	tz_bhdr_encode(d + w->l.off[c], &h, ext);
 	assert_int_equal(tz_reader_open_mem(&r, d, body, "inflated", NULL), 0);
 	in = tz_reader_info(r);
 	assert_int_equal(in->corrupt_blocks, 1);
 	assert_int_equal(in->chunks, NCHUNK - 1);
-	assert_int_equal(in->events, s.n - chunk_events[c]);
-	uint64_t lo[1] = {l.min_ts[c]}, hi[1] = {l.max_ts[c]};
-	assert_int_equal(expect(r, &s, 0, UINT64_MAX, lo, hi, 1), s.n - chunk_events[c]);
+	assert_int_equal(in->events, w->s.n - chunk_events[c]);
+	uint64_t lo[1] = {w->l.min_ts[c]}, hi[1] = {w->l.max_ts[c]};
+	assert_int_equal(expect(r, &w->s, 0, UINT64_MAX, lo, hi, 1), w->s.n - chunk_events[c]);
 	assert_int_equal(tz_reader_verify(r, NULL, NULL), 1);
 	tz_reader_free(r);
 	free(d);
-	free(buf);
-	free(s.ev);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(t_restart),
-	    cmocka_unit_test(t_damaged_between),
-	    cmocka_unit_test(t_duplicate),
+	    cmocka_unit_test_setup_teardown(t_restart, wfile_setup, wfile_teardown),
+	    cmocka_unit_test_setup_teardown(t_damaged_between, wfile_setup, wfile_teardown),
+	    cmocka_unit_test_setup_teardown(t_duplicate, wfile_setup, wfile_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

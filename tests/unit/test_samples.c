@@ -15,6 +15,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
 #include "analyze/model.h"
 #include "analyze_synth.h"
+#include "synth_model.h"
 
 static void s_sample(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t cpu,
 		     uint64_t anon, uint64_t file, uint64_t rb, uint32_t threads)
@@ -124,33 +125,11 @@ static void scenario(struct synth *s)
 	s_exit(s, T0 + 10 * SEC_NS, 10, T0, 1, "sh", z);
 }
 
-static struct tza_proc *by_pid(struct tza_model *m, uint32_t pid)
+static void t_samples_kept(void **st)
 {
-	for (uint32_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i]->pid == pid)
-			return m->procs[i];
-	return NULL;
-}
-
-static struct tza_model *load(struct synth *s, uint32_t flags, void **buf, tz_reader **r)
-{
-	size_t len = 0;
-	struct tza_model *m = NULL;
-	*buf = synth_file(s, NULL, &len);
-	assert_non_null(*buf);
-	assert_int_equal(tz_reader_open_mem(r, *buf, len, "samples.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(*r, 0, UINT64_MAX, flags, &m), 0);
-	return m;
-}
-
-static void t_samples_kept(void **state)
-{
-	(void)state;
-	struct synth s = {0};
-	void *buf;
-	tz_reader *r;
-	scenario(&s);
-	struct tza_model *m = load(&s, TZA_MB_SAMPLES, &buf, &r);
+	struct fx *f = *st;
+	scenario(&f->s);
+	struct tza_model *m = fx_build(f, TZA_MB_SAMPLES);
 	assert_int_equal(m->unknown_events, 0);
 	assert_int_equal(m->nsamples, 4); /* the stray one is counted, not attached */
 	assert_int_equal(m->nhost_samples, 4);
@@ -162,7 +141,7 @@ static void t_samples_kept(void **state)
 	assert_int_equal(m->host[1].total_ns, 2 * SEC_NS);
 	assert_int_equal(m->host[3].ncpus, 2);
 	assert_int_equal(m->host[3].load1_milli, 1500);
-	struct tza_proc *p = by_pid(m, 11);
+	struct tza_proc *p = by_pid(m, 11, 0);
 	assert_non_null(p);
 	assert_int_equal(p->res->nsamples, 3);
 	assert_int_equal(p->res->nsamples_seen, 3);
@@ -176,22 +155,15 @@ static void t_samples_kept(void **state)
 	assert_int_equal(p->res->samples[2].wchar, 7);
 	assert_int_equal(p->res->samples[2].write_bytes, 3);
 	assert_int_equal(p->res->peak_sample_rss_kib, 205004);
-	assert_int_equal(by_pid(m, 10)->res->nsamples, 0);
-	tza_model_free(m);
-	tz_reader_free(r);
-	free(buf);
-	synth_free(&s);
+	assert_int_equal(by_pid(m, 10, 0)->res->nsamples, 0);
 }
 
-static void t_samples_not_kept(void **state)
+static void t_samples_not_kept(void **st)
 {
-	(void)state;
-	struct synth s = {0};
-	void *buf;
-	tz_reader *r;
-	scenario(&s);
-	struct tza_model *m = load(&s, 0, &buf, &r);
-	struct tza_proc *p = by_pid(m, 11);
+	struct fx *f = *st;
+	scenario(&f->s);
+	struct tza_model *m = fx_build(f, 0);
+	struct tza_proc *p = by_pid(m, 11, 0);
 	assert_int_equal(p->res->nsamples, 0);
 	assert_null(p->res->samples);
 	assert_int_equal(p->res->nsamples_seen, 3);
@@ -199,23 +171,16 @@ static void t_samples_not_kept(void **state)
 	assert_null(m->host);
 	assert_int_equal(m->nhost_samples, 4);
 	assert_int_equal(m->host_peak_mem_used_kib, 250000);
-	tza_model_free(m);
-	tz_reader_free(r);
-	free(buf);
-	synth_free(&s);
 }
 
-static void t_oom_and_signals(void **state)
+static void t_oom_and_signals(void **st)
 {
-	(void)state;
-	struct synth s = {0};
-	void *buf;
-	tz_reader *r;
-	scenario(&s);
-	struct tza_model *m = load(&s, 0, &buf, &r);
+	struct fx *f = *st;
+	scenario(&f->s);
+	struct tza_model *m = fx_build(f, 0);
 	assert_int_equal(m->noom_kills, 1);
 	/* killed by another recorded process: the sender named */
-	struct tza_proc *w = by_pid(m, 11);
+	struct tza_proc *w = by_pid(m, 11, 0);
 	assert_int_equal(w->signal, 15);
 	assert_int_equal(w->res->killer_signal, 15);
 	assert_int_equal(w->res->killer_pid, 12);
@@ -226,7 +191,7 @@ static void t_oom_and_signals(void **state)
 	assert_int_equal(w->res->oom_killed, 0);
 	assert_string_equal(tza_signal_cause(w), "kill");
 	/* OOM: victim, rss, memcg; killed by the kernel's SIGKILL */
-	struct tza_proc *h = by_pid(m, 13);
+	struct tza_proc *h = by_pid(m, 13, 0);
 	assert_int_equal(h->res->oom_killed, 1);
 	assert_int_equal(h->res->oom_ns, T0 + 5 * SEC_NS);
 	assert_int_equal(h->res->oom_rss_kib, 65100);
@@ -235,23 +200,18 @@ static void t_oom_and_signals(void **state)
 	assert_int_equal(h->res->killer_kernel, 1);
 	assert_string_equal(tza_signal_cause(h), "oom");
 	/* a signal that did not end the process names nobody */
-	struct tza_proc *t = by_pid(m, 14);
+	struct tza_proc *t = by_pid(m, 14, 0);
 	assert_int_equal(t->exit_code, 3);
 	assert_int_equal(t->res->killer_signal, 0);
 	assert_null(tza_signal_cause(t));
-	assert_int_equal(by_pid(m, 10)->res->killer_signal, 0);
-	assert_int_equal(by_pid(m, 12)->res->oom_killed, 0);
-	tza_model_free(m);
-	tz_reader_free(r);
-	free(buf);
-	synth_free(&s);
+	assert_int_equal(by_pid(m, 10, 0)->res->killer_signal, 0);
+	assert_int_equal(by_pid(m, 12, 0)->res->oom_killed, 0);
 }
 
 /* Each signal cause from the si_code and flags the recorder writes: one
  * process per case, killed by its own signal (pid 20 + i, sender itself). */
 static void t_signal_causes(void **state)
 {
-	(void)state;
 	static const struct {
 		int sig, code;
 		uint32_t flags;
@@ -273,15 +233,14 @@ static void t_signal_causes(void **state)
 	    {10, -60, 0, "other"},
 	};
 	const int n = (int)(sizeof(c) / sizeof(c[0]));
-	struct synth s = {0};
-	void *buf;
-	tz_reader *r;
-	s_fork(&s, T0, 1, 10);
+	struct fx *f = *state;
+	struct synth *s = &f->s;
+	s_fork(s, T0, 1, 10);
 	for (int i = 0; i < n; i++) {
 		uint32_t pid = 20 + (uint32_t)i;
 		uint64_t st = T0 + (uint64_t)(i + 1) * MS, t = st + 100 * MS;
 		struct ev_signal e;
-		s_fork(&s, st, 10, pid);
+		s_fork(s, st, 10, pid);
 		memset(&e, 0, sizeof(e));
 		e.hdr = (struct ev_hdr){sizeof(e), EV_SIGNAL, 0, t};
 		e.target_start_ns = e.sender_start_ns = st;
@@ -289,21 +248,17 @@ static void t_signal_causes(void **state)
 		e.sig = c[i].sig;
 		e.code = c[i].code;
 		e.flags = c[i].flags;
-		synth_push(&s, &e, sizeof(e));
-		s_exit(&s, t + MS, pid, st, 10, "w", (struct exit_vals){.sig = c[i].sig});
+		synth_push(s, &e, sizeof(e));
+		s_exit(s, t + MS, pid, st, 10, "w", (struct exit_vals){.sig = c[i].sig});
 	}
-	s_exit(&s, T0 + SEC_NS, 10, T0, 1, "sh", (struct exit_vals){0});
-	struct tza_model *m = load(&s, 0, &buf, &r);
+	s_exit(s, T0 + SEC_NS, 10, T0, 1, "sh", (struct exit_vals){0});
+	struct tza_model *m = fx_build(f, 0);
 	for (int i = 0; i < n; i++) {
-		struct tza_proc *p = by_pid(m, 20 + (uint32_t)i);
+		struct tza_proc *p = by_pid(m, 20 + (uint32_t)i, 0);
 		assert_non_null(p);
 		assert_int_equal(p->res->killer_kernel, (c[i].flags & EV_SIGNAL_KERNEL) != 0);
 		assert_string_equal(tza_signal_cause(p), c[i].cause);
 	}
-	tza_model_free(m);
-	tz_reader_free(r);
-	free(buf);
-	synth_free(&s);
 }
 
 /* A trace whose schema predates issue 6 (types 1..6 only) reads as before. */
@@ -391,10 +346,8 @@ static void t_schema(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(t_samples_kept),	 cmocka_unit_test(t_samples_not_kept),
-	    cmocka_unit_test(t_oom_and_signals), cmocka_unit_test(t_signal_causes),
-	    cmocka_unit_test(t_old_schema),
-	    cmocka_unit_test(t_schema),
+	    FX_TEST(t_samples_kept),  FX_TEST(t_samples_not_kept),    FX_TEST(t_oom_and_signals),
+	    FX_TEST(t_signal_causes), cmocka_unit_test(t_old_schema), cmocka_unit_test(t_schema),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

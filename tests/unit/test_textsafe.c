@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/json.h"
 #include "analyze/textsafe.h"
 
@@ -100,13 +102,9 @@ static void test_all_bytes(void **state)
 static void test_quoted(void **state)
 {
 	(void)state;
-	char *b = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&b, &n);
-	tza_safe_quoted(f, "a\"b\\c\x1b", 6);
-	fclose(f);
-	assert_string_equal(b, "\"a\\\"b\\\\c\\e\"");
-	free(b);
+	struct memout m;
+	tza_safe_quoted(memout_open(&m), "a\"b\\c\x1b", 6);
+	memout_expect(&m, "\"a\\\"b\\\\c\\e\"");
 }
 
 static void test_str_and_cols(void **state)

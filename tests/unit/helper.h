@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * helper.h - small helpers shared by the cmocka unit tests. Header-only;
+ * include after <cmocka.h>: every step is asserted.
+ */
+#ifndef TEST_HELPER_H
+#define TEST_HELPER_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* What a writer printed, caught in memory: memout_open() gives the FILE to
+ * write to; memout_expect() (or memout_close()) ends it. buf is owned by
+ * the struct until memout_close() hands it over. */
+struct memout {
+	char *buf;  /* the text written, NUL-terminated once closed */
+	size_t len; /* bytes written, once closed */
+	FILE *f;    /* open_memstream(3) over buf */
+};
+
+/* Start catching output in m; returns the FILE to write to. */
+static inline FILE *memout_open(struct memout *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+	return m->f;
+}
+
+/* Close m's FILE; returns the text written (the caller's to free). */
+static inline char *memout_close(struct memout *m)
+{
+	fclose(m->f);
+	m->f = NULL;
+	return m->buf;
+}
+
+/* Close m, assert the text written is want, free it. */
+static inline void memout_expect(struct memout *m, const char *want)
+{
+	char *got = memout_close(m);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+#endif /* TEST_HELPER_H */
