@@ -240,6 +240,7 @@ int rec_bpf_setup(struct rec *r)
 		r->ncpus = 1;
 	use_tp = pick_syscall_source(r);
 	r->sampler = sample_new((uint64_t)(r->o.sample_interval * 1e9 + 0.5));
+	rec_timing("sampler made");
 	if (open_object(r, use_tp, true))
 		return -1;
 	rec_timing("object opened");

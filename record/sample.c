@@ -149,6 +149,14 @@ void sample_configure(struct sampler *sm, struct tracer_bpf *skel, bool on)
 	bpf_program__set_autoload(skel->progs.on_mark_victim, on && sm && sm->have_oom);
 	bpf_program__set_autoload(skel->progs.on_signal_generate, on && sm && sm->have_sig);
 	bpf_program__set_autoload(skel->progs.sample_tasks, iter);
+	/* test-only: make the sampler's programs fail to load (the verifier
+	 * rejects them as socket filters), for the recording without them
+	 * (docs/tracer-record.md) */
+	if (on && getenv("TRACER_RECORD_TEST_SAMPLER_FAIL")) {
+		bpf_program__set_type(skel->progs.on_mark_victim, BPF_PROG_TYPE_SOCKET_FILTER);
+		bpf_program__set_type(skel->progs.on_signal_generate, BPF_PROG_TYPE_SOCKET_FILTER);
+		bpf_program__set_type(skel->progs.sample_tasks, BPF_PROG_TYPE_SOCKET_FILTER);
+	}
 	/* only the iterator uses it */
 	bpf_map__set_autocreate(skel->maps.sample_last, iter);
 	bpf_map__set_max_entries(skel->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
