@@ -154,8 +154,9 @@ static int prepare(struct rec *r)
  * it loads the BPF object and frees it after. That parse runs in a heap that
  * asks for transparent huge pages (a 2 MB fault instead of 512 small ones
  * where THP is "madvise"; a parse then took a median 40 ms of CPU instead
- * of 98; the whole start-up 143 ms instead of 232 with one object, under a
- * load of 8), kept rather than unmapped and faulted in again when freed.
+ * of 98; with one object, 143 ms of CPU up to COMMAND's release instead of
+ * 232 under a load of 8), kept rather than unmapped and faulted in again
+ * when freed.
  * Given back once the recording runs (setup_heap(0)).
  */
 #define SETUP_HEAP (32u << 20)
