@@ -4,7 +4,8 @@
 # instructions, and from COMMAND's exit to the recorder's exit (its file
 # sealed), and the CPU time the whole run took (user + system: the BPF
 # verifier's work is system time of the recorder). Median of N interleaved
-# rounds per recorder (docs/PERFORMANCE.md "Start-up and stop").
+# rounds per recorder (docs/PERFORMANCE.md "Start-up and stop"), then the
+# load average before and after the rounds.
 #
 # usage: bench/startup.sh [-n N] [--recorders LIST] [--rows]
 #   -n N          rounds (default 9)
@@ -12,7 +13,7 @@
 #                 the floor: its own exec and dynamic loading); tracer-base
 #                 on request: the tracer-record named by $TRACER_BASE (another
 #                 build, e.g. of main: before and after in one run)
-#   --rows        print only the table rows, no header
+#   --rows        print only the table rows, no header (and no load line)
 #
 # Environment: O=build dir of tracer (default build-bench; must hold
 # tracer-record), or TRACER_RECORD=path. Must run as root. The clock is
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
 	-n) n=${2:?}; shift 2 ;;
 	--recorders) recorders=${2:?}; shift 2 ;;
 	--rows) rows=1; shift ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench/startup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -78,9 +79,11 @@ one() {
 		>>"$tmp/$r.txt"
 }
 
+load0=$(cut -d' ' -f1 /proc/loadavg)
 for ((i = 0; i < n; i++)); do
 	for r in "${recs[@]}"; do one "$r"; done
 done
+load1=$(cut -d' ' -f1 /proc/loadavg)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
@@ -101,3 +104,6 @@ for r in "${recs[@]}"; do
 	[ "$r" = perf ] && name="perf record"
 	echo "| $name | $s ($sr) | $e ($er) | $c | $n |"
 done
+# wall times stretch with the machine's load: say what it was
+[ "$rows" = 0 ] && echo "Load average (1 min) $load0 before the rounds, $load1 after, on $(nproc) CPUs."
+exit 0

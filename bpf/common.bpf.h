@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * common.bpf.h - helpers every BPF object of the recorder uses alike
+ * common.bpf.h - helpers all the recorder's BPF programs use alike
  * (tracer.bpf.c, sample.bpf.c): the drop counters, the tracked-process
  * check and the record header. Includes maps.bpf.h (the shared maps) and
  * needs vmlinux.h, bpf_helpers.h, events.h and tracer.h before it.

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * maps.bpf.h - the maps tracer.bpf.c and sample.bpf.c share. Both objects
- * declare them alike; user space loads tracer.bpf.o first and makes the
- * sampler reuse its map fds (bpf_map__reuse_fd), so sizes set at run time
- * (ring buffer, tracked-pid map and its type) come from tracer.bpf.o.
+ * maps.bpf.h - the maps tracer.bpf.c and sample.bpf.c (included in place
+ * by tracer.bpf.c: one object) both use; sizes set at run time (ring
+ * buffer, tracked-pid map and its type) by record/bpfsetup.c.
  * BPF side only.
  */
 #ifndef TRACER_MAPS_BPF_H

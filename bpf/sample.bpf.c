@@ -5,27 +5,18 @@
  * (tp_btf/mark_victim) and fatal signals (tp_btf/signal_generate).
  * Layout: bpf/events.h (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL).
  *
- * This object shares four maps with tracer.bpf.c (user space passes their
- * fds with bpf_map__reuse_fd before load): `rb` (one ring buffer, so OOM
- * kills and signals are ordered with exits), `tracked` (the same filter),
- * `drops` (the same counters) and `thread_claims` (threads whose I/O their
- * process already counted).
+ * Included in place at the end of tracer.bpf.c, not an object of its own:
+ * one object is one parse of the kernel's BTF and one set of CO-RE
+ * candidate searches at start-up instead of two (docs/PERFORMANCE.md).
+ * So it uses tracer.bpf.c's maps `rb` (one ring buffer: OOM kills and
+ * signals are ordered with exits), `tracked` (the same filter), `drops`
+ * (the same counters) and `thread_claims` (threads whose I/O their process
+ * already counted), and its read-only filter_on (false: -a, every process)
+ * and page_kib (page size in KiB). User space turns these programs' autoload
+ * off when they are not wanted (record/sample.c).
  */
-#include "vmlinux.h"
-#include <bpf/bpf_core_read.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-
-#include "events.h"
-#include "tracer.h"
-#include "common.bpf.h" /* shared maps, drop_count, tracked_live, ev_hdr_fill */
-#include "cputime.bpf.h"
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load (rodata). */
-const volatile bool filter_on = true;		 /* false: -a, every process */
-const volatile __u32 page_kib = 4;		 /* page size in KiB */
 const volatile __u64 min_age_ns = 1000000000ull; /* sample processes older than this */
 
 /* Set by user space before the first pass (bss): CLOCK_BOOTTIME ns when

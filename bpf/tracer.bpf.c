@@ -9,7 +9,9 @@
  * ring-buffer write and map update bumps a per-CPU counter (`drops`).
  *
  * Included in place: common.bpf.h (maps, drop accounting), cputime.bpf.h,
- * path.bpf.h (names and paths), exit.bpf.h (what handle_exit reads).
+ * path.bpf.h (names and paths), exit.bpf.h (what handle_exit reads), and at
+ * the end sample.bpf.c (the sampler, OOM kill and signal programs: one
+ * object, one parse of the kernel's BTF at start-up).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -90,7 +92,7 @@ static const __u32 zero;
  * drop_count(slot), and: a full ring wakes no one (nothing was submitted),
  * so the next record this CPU writes looks at the fill level (rb_flags).
  * (Marked before counting: the same code size as one function body.)
- * Only this object's records are submitted with rb_flags; sample.bpf.c's
+ * Only this file's records are submitted with rb_flags; sample.bpf.c's
  * use the ring's default wake-up and count their drops alone.
  */
 static __always_inline void drop(__u32 slot)
@@ -838,3 +840,5 @@ int snap_tasks(struct bpf_iter__task *ctx)
 	}
 	return 0;
 }
+
+#include "sample.bpf.c"

@@ -210,9 +210,24 @@ static void timing_verified(struct bpf_object *obj)
 	}
 }
 
+/* Open and configure the object; the sampler's programs load with it when
+ * with_sampler. 0, or -1 after a line. */
+static int open_object(struct rec *r, int use_tp, bool with_sampler)
+{
+	struct tracer_bpf *s = tracer_bpf__open();
+
+	if (!s) {
+		rec_err("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	r->skel = s;
+	configure(r, s, use_tp);
+	sample_configure(r->sampler, s, with_sampler);
+	return 0;
+}
+
 int rec_bpf_setup(struct rec *r)
 {
-	struct tracer_bpf *s;
 	int use_tp, rc;
 
 	if (check_host())
@@ -224,15 +239,27 @@ int rec_bpf_setup(struct rec *r)
 	if (r->ncpus <= 0)
 		r->ncpus = 1;
 	use_tp = pick_syscall_source(r);
-	s = tracer_bpf__open();
-	if (!s) {
-		rec_err("cannot open the BPF object: %s", strerror(errno));
+	r->sampler = sample_new((uint64_t)(r->o.sample_interval * 1e9 + 0.5));
+	rec_timing("sampler made");
+	if (open_object(r, use_tp, true))
 		return -1;
-	}
-	r->skel = s;
-	configure(r, s, use_tp);
 	rec_timing("object opened");
-	rc = tracer_bpf__load(s);
+	rc = tracer_bpf__load(r->skel);
+	if (rc && rc != -EPERM && errno != EPERM && r->sampler) {
+		/* The sampler's programs may be what failed: the recording goes on
+		 * without them when the rest loads alone (a second open and load,
+		 * on this failure only). */
+		int err = rc;
+		tracer_bpf__destroy(r->skel);
+		r->skel = NULL;
+		if (open_object(r, use_tp, false))
+			return -1;
+		rc = tracer_bpf__load(r->skel);
+		if (!rc)
+			rec_err("warning: no samples, OOM kills or signals: cannot load their BPF "
+				"programs: %s (-vv shows the verifier log)",
+				strerror(-err));
+	}
 	if (rc) {
 		if (rc == -EPERM || errno == EPERM)
 			rec_err("loading BPF programs needs root (or CAP_BPF, CAP_PERFMON and "
@@ -244,15 +271,11 @@ int rec_bpf_setup(struct rec *r)
 		return -1;
 	}
 	rec_timing("programs loaded");
-	timing_verified(s->obj);
-	if (attach_all(r, s, use_tp))
+	timing_verified(r->skel->obj);
+	if (attach_all(r, r->skel, use_tp))
 		return -1;
 	rec_timing("programs attached");
-	r->sampler =
-	    sample_load(s, r->o.mode != MODE_ALL, (uint64_t)(r->o.sample_interval * 1e9 + 0.5));
-	rec_timing("sampler loaded");
-	timing_verified(sample_object(r->sampler));
-	r->rb = ring_buffer__new(bpf_map__fd(s->maps.rb), rec_on_event, r, NULL);
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), rec_on_event, r, NULL);
 	if (!r->rb) {
 		rec_err("cannot map the BPF ring buffer: %s", strerror(errno));
 		return -1;
@@ -305,7 +328,8 @@ int rec_track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
 	return track_how(r, tgid, threads, flags, BPF_ANY);
 }
 
-/* Stop recording: the programs detached, the maps and ring freed. */
+/* Stop recording: the programs detached, the maps and ring freed (the
+ * sampler's links before the object its programs belong to). */
 void rec_bpf_teardown(struct rec *r)
 {
 	sample_stop(r->sampler);

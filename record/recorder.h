@@ -154,10 +154,14 @@ int rec_timing_on(void);
 /* ------------------------------------------------------------ bpfsetup.c */
 
 /*
- * Check BTF and capabilities, open the BPF object, size and configure it
- * from r->o and the host (CPUs, pid_max, the cgroup layout in r->cg), load,
- * attach (later events first), load the sampler and map the ring buffer
- * with rec_on_event as its callback. Returns 0, or -1 after one line; what
+ * Check BTF and capabilities, make the sampler (r->sampler), open the BPF
+ * object (the recorder's and the sampler's programs: one object, one parse
+ * of the kernel's BTF), size and configure it from r->o and the host (CPUs,
+ * pid_max, the cgroup layout in r->cg), load, attach the recorder's
+ * programs (later events first; sample_start() attaches the sampler's) and
+ * map the ring buffer with rec_on_event as its callback. When the load
+ * fails, it is tried once more without the sampler's programs (a warning:
+ * no samples, OOM kills or signals). Returns 0, or -1 after one line; what
  * was made is left in r for rec_bpf_teardown().
  */
 int rec_bpf_setup(struct rec *r);

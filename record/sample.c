@@ -16,7 +16,6 @@
 #include "bpf/tracer.h"
 #include "record.h"
 #include "sample.h"
-#include "sample.skel.h"
 #include "schema.h"
 #include "tracer.skel.h"
 
@@ -27,7 +26,8 @@ struct last {
 };
 
 struct sampler {
-	struct sample_bpf *skel;
+	struct tracer_bpf *skel; /* the recorder's (not owned); its programs
+				  * sample_tasks, on_mark_victim, on_signal_generate */
 	struct bpf_link *links[3];
 	int nlinks;
 	struct bpf_link *iter;
@@ -127,13 +127,11 @@ out:
 		close(fd);
 }
 
-struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns)
+struct sampler *sample_new(uint64_t interval_ns)
 {
 	struct sampler *sm = calloc(1, sizeof(*sm));
 	static const char *const tps[2] = {"mark_victim", "signal_generate"};
 	int have[2];
-	struct sample_bpf *s;
-	int rc;
 
 	if (!sm)
 		return NULL;
@@ -141,42 +139,32 @@ struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t in
 	sm->interval_ns = interval_ns;
 	sm->have_oom = have[0];
 	sm->have_sig = have[1];
-	s = sample_bpf__open();
-	if (!s) {
-		serr("warning: no samples, OOM kills or signals: cannot open their BPF object: %s",
-		     strerror(errno));
-		return sm;
-	}
-	sm->skel = s;
-	s->rodata->filter_on = filter_on;
-	s->rodata->page_kib = (uint32_t)(sysconf(_SC_PAGESIZE) / 1024);
-	s->rodata->min_age_ns = interval_ns;
-	bpf_map__set_max_entries(s->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
-	bpf_program__set_autoload(s->progs.on_mark_victim, sm->have_oom);
-	bpf_program__set_autoload(s->progs.on_signal_generate, sm->have_sig);
-	bpf_program__set_autoload(s->progs.sample_tasks, interval_ns > 0);
-	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(skel->maps.rb)) ||
-	    bpf_map__reuse_fd(s->maps.tracked, bpf_map__fd(skel->maps.tracked)) ||
-	    bpf_map__reuse_fd(s->maps.drops, bpf_map__fd(skel->maps.drops)) ||
-	    bpf_map__reuse_fd(s->maps.thread_claims, bpf_map__fd(skel->maps.thread_claims))) {
-		serr("warning: no samples, OOM kills or signals: cannot share the recorder's maps: %s",
-		     strerror(errno));
-		return sm;
-	}
-	rc = sample_bpf__load(s);
-	if (rc) {
-		serr("warning: no samples, OOM kills or signals: cannot load their BPF programs: %s "
-		     "(-vv shows the verifier log)",
-		     strerror(-rc));
-		return sm;
-	}
-	sm->loaded = 1;
 	return sm;
 }
 
-struct bpf_object *sample_object(const struct sampler *sm)
+void sample_configure(struct sampler *sm, struct tracer_bpf *skel, bool on)
 {
-	return sm && sm->loaded ? sm->skel->obj : NULL;
+	bool iter = on && sm && sm->interval_ns > 0;
+
+	bpf_program__set_autoload(skel->progs.on_mark_victim, on && sm && sm->have_oom);
+	bpf_program__set_autoload(skel->progs.on_signal_generate, on && sm && sm->have_sig);
+	bpf_program__set_autoload(skel->progs.sample_tasks, iter);
+	/* test-only: make the sampler's programs fail to load (the verifier
+	 * rejects them as socket filters), for the recording without them
+	 * (docs/tracer-record.md) */
+	if (on && getenv("TRACER_RECORD_TEST_SAMPLER_FAIL")) {
+		bpf_program__set_type(skel->progs.on_mark_victim, BPF_PROG_TYPE_SOCKET_FILTER);
+		bpf_program__set_type(skel->progs.on_signal_generate, BPF_PROG_TYPE_SOCKET_FILTER);
+		bpf_program__set_type(skel->progs.sample_tasks, BPF_PROG_TYPE_SOCKET_FILTER);
+	}
+	/* only the iterator uses it */
+	bpf_map__set_autocreate(skel->maps.sample_last, iter);
+	bpf_map__set_max_entries(skel->maps.sample_last, bpf_map__max_entries(skel->maps.tracked));
+	if (sm) {
+		skel->rodata->min_age_ns = sm->interval_ns;
+		sm->skel = skel;
+		sm->loaded = on;
+	}
 }
 
 int sample_start(struct sampler *sm, tz_writer *w, int verbose)
@@ -188,7 +176,7 @@ int sample_start(struct sampler *sm, tz_writer *w, int verbose)
 		return -1;
 	}
 	if (sm->loaded) {
-		struct sample_bpf *s = sm->skel;
+		struct tracer_bpf *s = sm->skel;
 
 		oom = sm->have_oom &&
 		      attach(sm, s->progs.on_mark_victim, "OOM (oom:mark_victim)") == 0;
@@ -388,9 +376,7 @@ void sample_stop(struct sampler *sm)
 	host_sample_free(sm->host);
 	for (int i = 0; i < sm->nlinks; i++)
 		bpf_link__destroy(sm->links[i]);
-	/* sm->skel may be set while loading failed: destroy frees it either way */
 	bpf_link__destroy(sm->iter);
-	sample_bpf__destroy(sm->skel);
 	uint64_t v;
 	for (size_t pos = 0; hmap_next(&sm->last, &pos, NULL, &v);)
 		free((struct last *)(uintptr_t)v);

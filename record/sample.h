@@ -4,18 +4,18 @@
  * iter/task program of bpf/sample.bpf.c, host samples from /proc, OOM kills
  * and fatal signals (tracepoints of the same object, written into the
  * recorder's own ring buffer). A sampler is an opaque handle (struct
- * sampler, record/sample.c) that owns its BPF object, links, buffers and
- * /proc files; no state lives outside it. Every function takes NULL (the
+ * sampler, record/sample.c) that owns its BPF links, buffers and /proc
+ * files; its programs and the map sample_last live in the recorder's BPF
+ * object (tracer.bpf.c includes sample.bpf.c), which it does not own. Every function takes NULL (the
  * handle's allocation failed): sampling is then off, and sample_start
  * says "out of memory".
  *
  * Order of calls (record/bpfsetup.c, record/main.c, record/drain.c):
- * sample_load() once the main skeleton is
- * loaded and before its ring buffer is mapped in user space (so the
- * second load of the kernel's BTF does not add to a peak RSS that already
- * holds the mapping); sample_start() once the writer is open, before any
- * recorded process starts; sample_poll() from the drain loop;
- * sample_stop() after the loop.
+ * sample_new() and sample_configure() once the recorder's skeleton (whose
+ * object holds the sampler's programs, bpf/sample.bpf.c) is opened and
+ * configured, before it is loaded; sample_start() once the writer is open,
+ * before any recorded process starts; sample_poll() from the drain loop;
+ * sample_stop() after the loop, before the skeleton is destroyed.
  */
 #ifndef TRACER_SAMPLE_H
 #define TRACER_SAMPLE_H
@@ -37,18 +37,22 @@ struct host_sampler;
 #define SAMPLE_INTERVAL_MAX 3600.0
 
 /*
- * Open bpf/sample.bpf.c sharing the ring buffer, the tracked map and the
- * drop counters of skel (loaded), and load it (nothing attached yet).
- * filter_on: false in -a mode (every process); interval_ns 0: no samples.
- * Returns the new sampler (the caller frees it with sample_stop), or NULL
- * when out of memory. A load failure is a warning on stderr: the handle is
- * returned and the recording goes on without per-process samples, OOM
- * kills and signals.
+ * A new sampler taking samples every interval_ns (0: none, OOM kills and
+ * signals only), or NULL when out of memory. Looks in the string section of
+ * /sys/kernel/btf/vmlinux for the tp_btf tracepoints oom:mark_victim and
+ * signal:signal_generate (a kernel without one cannot load its program).
  */
-struct sampler *sample_load(struct tracer_bpf *skel, bool filter_on, uint64_t interval_ns);
-/* The sampler's loaded BPF object (owned by sm), or NULL when it did not
- * load; for TRACER_RECORD_TIMING's per-program lines. */
-struct bpf_object *sample_object(const struct sampler *sm);
+struct sampler *sample_new(uint64_t interval_ns);
+/*
+ * Before skel is loaded: with on, the sampler's programs that this kernel
+ * and interval_ns allow load with it (autoload), else none does; sizes the
+ * iterator's sample_last map as skel's tracked map (set that first) and
+ * sets its min_age_ns rodata. sm records skel (not owned: it must outlive
+ * sm) and, with on, that the programs are loaded (the caller configures
+ * again with on false when the load failed and is retried). sm NULL: the
+ * programs are off.
+ */
+void sample_configure(struct sampler *sm, struct tracer_bpf *skel, bool on);
 
 /*
  * Attach the OOM and signal programs and the sampler iterator (a missing
@@ -74,8 +78,9 @@ int sample_poll(struct sampler *sm, tz_writer *w, uint64_t now_ns, int force);
  */
 uint64_t sample_next_ns(const struct sampler *sm);
 
-/* Detach and free everything, sm itself too (safe when sample_start failed
- * or never ran; NULL is fine). */
+/* Detach and free everything sm owns (its links, buffers, /proc files), sm
+ * itself too, not the skeleton (safe when sample_start failed or never
+ * ran; NULL is fine). */
 void sample_stop(struct sampler *sm);
 /* Make (*ut, *st) (ns) no less than the previous pair (put, pst), keeping
  * their sum, as kernel/sched/cputime.c cputime_adjust does; a sum below the

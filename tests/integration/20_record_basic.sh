@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tracer-record basics: N /bin/true runs all present with argv, the recorder's
 # exit status is the command's (exit code, 128+signal), a 3-level pipeline
-# tree with exact parents, bad usage and bad output paths.
+# tree with exact parents, bad usage and bad output paths; the sampler's
+# programs failing to load leave the rest recording.
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
@@ -102,6 +103,33 @@ grep -q "use -f" err.txt || fail "message: $(cat err.txt)"
 [ "$(cat exists.tz)" = keep ] || fail "existing output was modified"
 record -f -o exists.tz -- true || fail "-f did not overwrite"
 "$A" verify exists.tz >/dev/null || fail "overwritten trace does not verify"
+
+# --- the sampler's programs (one BPF object with the recorder's) fail to
+# load (test-only TRACER_RECORD_TEST_SAMPLER_FAIL): one warning, the object
+# loads again without them, and fork/exec/exit are recorded as always
+rc=0
+TRACER_RECORD_TEST_SAMPLER_FAIL=1 timeout -k 5 "$REC_TIMEOUT" "$R" -o nosampler.tz -- \
+	sh -c '/bin/true x; exit 6' 2>err.txt || rc=$?
+[ $rc = 6 ] || fail "sampler load failure: exit $rc, want 6 (the command's): $(cat err.txt)"
+[ "$(wc -l <err.txt)" = 1 ] || fail "sampler load failure: not one line: $(cat err.txt)"
+grep -q "^tracer-record: warning: no samples, OOM kills or signals: cannot load their BPF programs" \
+	err.txt || fail "sampler load failure message: $(cat err.txt)"
+"$A" info nosampler.tz >info.txt || fail "info of the trace without the sampler"
+for k in "oom_source unavailable" "signal_source unavailable" "process_samples none"; do
+	grep -Eq "^ *${k% *} +${k#* }\$" info.txt || fail "no '$k' in: $(grep source info.txt)"
+done
+export_jsonl nosampler.tz nosampler.jsonl
+pycheck nosampler.jsonl "
+sh = one([p for p in procs if p['argv'][:2] == ['sh', '-c']], 'sh')
+check(sh['exit_code'] == 6, 'sh exit code %r' % sh['exit_code'])
+t = one(by_exe('/usr/bin/true'), 'true')
+check(t['argv'] == ['/bin/true', 'x'] and t['exit_code'] == 0, 'true %r %r' % (t['argv'], t['exit_code']))
+check(t['parent_id'] == sh['id'], 'parent of true')
+"
+# the same object without the fault: the sampler's programs load and attach
+record -f -o nosampler.tz -- true || fail "recording with the sampler"
+"$A" info nosampler.tz >info.txt || fail "info of the trace with the sampler"
+grep -Eq "^ *process_samples +iter/task\$" info.txt || fail "no samples: $(grep -E 'source|samples' info.txt)"
 
 # --- unwritable output: exit 1, nothing left behind
 rc=0; "$R" -o /nonexistent-dir/x.tz -- true 2>err.txt || rc=$?
