@@ -52,7 +52,10 @@ bg_track $rp
 # killed once it has sealed a chunk of COMMAND's events (a loaded machine
 # may take seconds to start it)
 for _ in $(seq 600); do
-	[ -s wpid ] && timeout 10 "$A" --partial cat --type exec k.tz 2>/dev/null | grep -q ' exec ' && break
+	# (into a file: grep -q ending the pipe early would make cat's SIGPIPE
+	# fail the pipeline under pipefail once the output passes 64 KiB)
+	[ -s wpid ] && { timeout 10 "$A" --partial cat --type exec k.tz >kcat.out 2>/dev/null || true; } &&
+		grep -q ' exec ' kcat.out && break
 	sleep 0.1
 done
 kill -9 $rp || fail "the recorder ended before it was killed"
