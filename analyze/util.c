@@ -103,10 +103,7 @@ int tza_run_to_fd(int (*fn)(int, char **), char **av, int fd)
 	return rc;
 }
 
-/* "RUN.tz[i]" where no file has that name and RUN.tz is a multi-host trace:
- * member i's reader into *r (messages name "RUN.tz[i]"; the container stays
- * open until exit). 1 when path is such a name (*rc: its open's result,
- * or 1 when there is no member i, after one line), 0 when it is not. */
+/* analyze.h */
 char *tza_member_name(const char *path, size_t *i)
 {
 	size_t len = strlen(path), k;
@@ -123,6 +120,11 @@ char *tza_member_name(const char *path, size_t *i)
 	return base;
 }
 
+/* "RUN.tz[i]" where no file has that name and RUN.tz is a multi-host trace:
+ * member i's reader into *r (messages name "RUN.tz[i]"; the container stays
+ * open until exit, as a bundle's memory does). 1 when path is such a name
+ * (*rc: its open's result, or 1 when there is no member i, after one line),
+ * 0 when it is not. */
 static int open_member(const char *path, const struct tz_reader_opts *opts, tz_reader **r,
 		       int *rc)
 {
