@@ -1041,13 +1041,13 @@ static int export_hosts(char **args, int n, const struct export_opts *o)
 	created = o->outp != NULL;
 	for (h.i = 0; h.i < h.fl.n; h.i++) {
 		const struct tza_hostsrc *hs = &h.fl.h[h.i];
-		tz_reader *r = tza_fleet_reader(&h.fl, h.i);
-		struct tza_model *m = NULL;
-		if (!r || tza_load_reader(hs->name, load_flags(o), &r, &m) < 0)
+		tz_reader *r;
+		struct tza_model *m;
+		const char *hn;
+		if (tza_fleet_load(&h.fl, h.i, load_flags(o), &r, &m, &hn) < 0)
 			goto out;
-		const char *hn = tz_reader_meta_get(r, "hostname");
 		struct tza_xfleet x;
-		int rc = xfleet_init(&x, r, hn && *hn ? hn : hs->me->hostname, hs->me->uuid,
+		int rc = xfleet_init(&x, r, hn, hs->me->uuid,
 				     hs->me->boot_id, o->kind);
 		drops_note(hs->name, m);
 		rc = rc ? 1 : export_rows(f, m, o, &x, &h, &head, hs->name);

@@ -513,9 +513,10 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 	if (tza_fleet_open("rightsize", args, nargs, &fl))
 		goto out;
 	for (size_t i = 0; i < fl.n; i++) {
-		tz_reader *r = tza_fleet_reader(&fl, i);
-		struct tza_model *m = NULL;
-		if (!r || tza_load_reader(fl.h[i].name, TZA_MB_SAMPLES, &r, &m) < 0)
+		tz_reader *r;
+		struct tza_model *m;
+		const char *hn;
+		if (tza_fleet_load(&fl, i, TZA_MB_SAMPLES, &r, &m, &hn) < 0)
 			goto out;
 		const struct tza_tasks *ts = tza_tasks_of(m);
 		struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
@@ -527,9 +528,8 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 		kinds |= k;
 		double b = ts ? tasks_busy(m, ts) : -1;
 		if (b > busy) {
-			const char *hn = tz_reader_meta_get(r, "hostname");
 			free(busy_host);
-			busy_host = strdup(hn && *hn ? hn : fl.h[i].me->hostname);
+			busy_host = strdup(hn);
 			busy = busy_host ? b : -1;
 		}
 		free(rs);

@@ -279,12 +279,12 @@ static int top_hosts(FILE *f, char **args, int nargs, enum tza_by by, int json, 
 	if (!(hosts = calloc(fl.n ? fl.n : 1, sizeof(*hosts))))
 		goto out;
 	for (size_t i = 0; i < fl.n; i++) {
-		tz_reader *r = tza_fleet_reader(&fl, i);
-		struct tza_model *m = NULL;
-		if (!r || tza_load_reader(fl.h[i].name, TZA_MB_SAMPLES, &r, &m) < 0)
+		tz_reader *r;
+		struct tza_model *m;
+		const char *hn;
+		if (tza_fleet_load(&fl, i, TZA_MB_SAMPLES, &r, &m, &hn) < 0)
 			goto out;
-		const char *hn = tz_reader_meta_get(r, "hostname");
-		hosts[i] = strdup(hn && *hn ? hn : fl.h[i].me->hostname);
+		hosts[i] = strdup(hn);
 		incomplete |= m->incomplete;
 		int bad = !hosts[i] || trace_rows(r, m, by, hosts[i], fl.h[i].name, &rows, &n);
 		tza_unload(r, m);

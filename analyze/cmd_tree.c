@@ -469,11 +469,11 @@ static int tree_hosts(struct tree_args *a, char **args, int nargs, uint32_t *sho
 		tz_reader_free(r);
 	}
 	for (size_t i = 0; i < fl.n; i++) {
-		tz_reader *r = tza_fleet_reader(&fl, i);
-		struct tza_model *m = NULL;
-		if (!r || tza_load_reader(fl.h[i].name, 0, &r, &m) < 0)
+		tz_reader *r;
+		struct tza_model *m;
+		const char *hn;
+		if (tza_fleet_load(&fl, i, 0, &r, &m, &hn) < 0)
 			goto out;
-		const char *hn = tz_reader_meta_get(r, "hostname");
 		uint32_t has = !a->pid_set;
 		for (uint32_t k = 0; !has && k < m->nprocs; k++)
 			has = m->procs[k]->pid == a->pid;

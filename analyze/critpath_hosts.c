@@ -155,13 +155,13 @@ static int one_part(struct chain *u, size_t i)
 	struct tza_crit cr = {0};
 	const char *name = u->f.h[i].name;
 	int rc = -1;
-	tz_reader *r = tza_fleet_reader(&u->f, i);
+	tz_reader *r;
+	const char *hn;
 	pt->trace = name;
 	pt->next = -2;
-	if (!r || tza_load_reader(name, 0, &r, &m) < 0)
+	if (tza_fleet_load(&u->f, i, 0, &r, &m, &hn) < 0)
 		return -1;
-	const char *hn = tz_reader_meta_get(r, "hostname");
-	pt->hostname = strdup(hn && *hn ? hn : u->f.h[i].me->hostname);
+	pt->hostname = strdup(hn);
 	if (!pt->hostname || tza_critpath(m, u->by, &cr) < 0)
 		goto oom;
 	u->clk[i].hostname = pt->hostname;

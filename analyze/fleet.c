@@ -324,6 +324,23 @@ void tza_fleet_free(struct tza_fleet *f)
 	memset(f, 0, sizeof(*f));
 }
 
+const char *tza_fleet_hostname(const struct tza_fleet *f, size_t i, tz_reader *r)
+{
+	const char *hn = r ? tz_reader_meta_get(r, "hostname") : NULL;
+	return hn && *hn ? hn : f->h[i].me->hostname;
+}
+
+int tza_fleet_load(const struct tza_fleet *f, size_t i, uint32_t flags, tz_reader **r,
+		   struct tza_model **m, const char **hostname)
+{
+	*m = NULL;
+	*r = tza_fleet_reader(f, i);
+	if (!*r || tza_load_reader(f->h[i].name, flags, r, m) < 0)
+		return -1;
+	*hostname = tza_fleet_hostname(f, i, *r);
+	return 0;
+}
+
 int tza_fleet_open(const char *cmd, char **args, int n, struct tza_fleet *f)
 {
 	if (tza_fleet_expand(cmd, args, n, f) || tza_fleet_check(cmd, f, 0))

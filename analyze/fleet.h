@@ -14,6 +14,8 @@
 
 #include "tz.h"
 
+struct tza_model;
+
 /* One host trace: a file, or member i of a multi-host trace. */
 struct tza_hostsrc {
 	char name[4200];	    /* for messages: "PATH" or "PATH[i]" */
@@ -62,6 +64,15 @@ int tza_fleet_open(const char *cmd, char **args, int n, struct tza_fleet *f);
 int tza_fleet_one_clock(const struct tza_fleet *f);
 /* Open host i's reader (tz_reader_free it); NULL after one line. */
 tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i);
+/* Host i's name: its metadata hostname, else the member's (borrowed from r,
+ * host i's reader, or the fleet). */
+const char *tza_fleet_hostname(const struct tza_fleet *f, size_t i, tz_reader *r);
+/* Host i read as one trace is (tza_load_reader: the --partial checks,
+ * flags TZA_MB_*, tasks when wanted) into *r and *m, and its name
+ * (tza_fleet_hostname, valid until tza_unload(*r, *m)) into *hostname. 0, or
+ * -1 after one line with nothing to free. */
+int tza_fleet_load(const struct tza_fleet *f, size_t i, uint32_t flags, tz_reader **r,
+		   struct tza_model **m, const char **hostname);
 /* Is path a multi-host trace (its header's MULTI bit; nothing printed, the
  * file not checked further)? */
 int tza_fleet_is_container(const char *path);

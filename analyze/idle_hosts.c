@@ -44,15 +44,15 @@ struct irun {
 static int one_host(struct irun *u, size_t i, const struct tza_idle_opts *o)
 {
 	struct ihost *h = &u->h[i];
-	struct tza_model *m = NULL;
-	tz_reader *r = tza_fleet_reader(&u->f, i);
+	struct tza_model *m;
+	tz_reader *r;
+	const char *hn;
 	h->trace = u->f.h[i].name;
-	if (!r || tza_load_reader(h->trace, TZA_MB_SAMPLES, &r, &m) < 0)
+	if (tza_fleet_load(&u->f, i, TZA_MB_SAMPLES, &r, &m, &hn) < 0)
 		return TZA_EXIT_FAIL;
 	int rc = TZA_EXIT_FAIL;
-	const char *hn = tz_reader_meta_get(r, "hostname");
 	FILE *f = NULL;
-	if (!(h->hostname = strdup(hn && *hn ? hn : u->f.h[i].me->hostname)) ||
+	if (!(h->hostname = strdup(hn)) ||
 	    !(f = open_memstream(&h->out, &h->outlen))) {
 		tza_err("out of memory");
 		goto out;

@@ -49,15 +49,8 @@ struct hplot {
  * after one line. */
 static int load_host(struct hplot *u, size_t i, tz_reader **r, struct tza_model **m)
 {
-	*m = NULL;
-	*r = tza_fleet_reader(&u->f, i);
-	if (!*r || tza_load_reader(u->f.h[i].name, 0, r, m) < 0)
-		return -1;
-	if (tza_task_wanted() && tza_tasks_for(*m) < 0) {
-		tza_unload(*r, *m);
-		return -1;
-	}
-	return 0;
+	const char *hn;
+	return tza_fleet_load(&u->f, i, 0, r, m, &hn);
 }
 
 /* The run's tool named name (added with nothing counted when new); NULL
@@ -176,9 +169,8 @@ static int one_band(struct hplot *u, size_t i, struct tza_plot_opts *o, double p
 	if (load_host(u, i, &r, &m) < 0)
 		return -1;
 	if (!bo) {
-		const char *hn = tz_reader_meta_get(r, "hostname");
 		b->trace = u->f.h[i].name;
-		b->hostname = strdup(hn && *hn ? hn : u->f.h[i].me->hostname);
+		b->hostname = strdup(tza_fleet_hostname(&u->f, i, r));
 	}
 	o->rt0_ns = bo ? b->rt0 : INT64_MIN; /* --time wall: this host's own clock */
 	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)

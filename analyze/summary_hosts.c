@@ -29,7 +29,7 @@ struct hgroup {
 /* One host's line in the run's table. */
 struct hline {
 	const char *name, *hostname; /* borrowed from the fleet */
-	char boot[40];
+	char boot[33];
 	int64_t wall0, wall1; /* its window in wall-clock ns; 0: unknown */
 	uint64_t procs, dups, cpu_ns;
 	double util; /* its summary's utilisation, < 0 unknown */
@@ -130,11 +130,8 @@ static int one_host(struct run *u, size_t i, uint64_t limit, int json)
 	if (!r || tza_summary_compute_r(u->f.h[i].name, r, u->by, limit, !json, &s) != TZA_EXIT_OK)
 		return -1;
 	hl->name = u->f.h[i].name;
-	const char *hn = tz_reader_meta_get(s.r, "hostname");
-	hl->hostname = hn && *hn ? hn : u->f.h[i].me->hostname;
-	hl->hostname = strdup(hl->hostname); /* the reader goes */
-	for (int k = 0; k < 16; k++)
-		snprintf(hl->boot + 2 * k, 3, "%02x", u->f.h[i].me->boot_id[k]);
+	hl->hostname = strdup(tza_fleet_hostname(&u->f, i, s.r)); /* the reader goes */
+	tza_fleet_hex16(hl->boot, u->f.h[i].me->boot_id);
 	hl->util = s.util;
 	hl->cpus = s.mi.ncpus;
 	u->clk[i].hostname = hl->hostname;
