@@ -49,6 +49,8 @@ struct cand {
 	uint32_t kind;
 	const char *name, *id; /* may be NULL until joined */
 	const char *shellcmd;  /* Snakemake local job */
+	const char *childcmd;  /* Snakemake cluster job: its first child shell's
+				  CMD, to join its metadata record */
 	const char *script;    /* its script: rule's NAME (tmpXXXX.NAME) */
 	const char *jobid;     /* Snakemake log's */
 	const char *workdir;   /* Nextflow */

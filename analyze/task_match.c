@@ -328,6 +328,10 @@ static int match_workflow(struct build *b, struct tza_proc *p)
 		struct cand *c = &b->c[k];
 		c->name = task_keep(b->st, rule);
 		c->tag = wc ? task_keep(b->st, wc) : NULL;
+		/* the job's shell (snakemake runs it as a local job's): the
+		 * command that joins the job with its metadata record */
+		for (struct tza_proc *q = p->first_child; q && !c->childcmd; q = q->next_sibling)
+			c->childcmd = snakemake_shellcmd(q);
 		if ((a = smk_opt(e, "--attempt", NULL)))
 			c->attempt = (uint32_t)strtoul(a, NULL, 10);
 		uint32_t at;

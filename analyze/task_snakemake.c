@@ -168,7 +168,7 @@ static int cmp_pair(const void *a, const void *b)
 	return strcmp(x->output, y->output);
 }
 
-/* Name the Snakemake local jobs from the embedded metadata records: every
+/* Name the Snakemake jobs (local ones, and cluster jobs by their child shell) from the embedded metadata records: every
  * possible (job, record) pair, nearest first, each job and record once; a
  * job with several outputs has one record per output (same rule, shellcmd
  * and starttime): its first output names it, the others are used with it */
@@ -191,9 +191,10 @@ void task_join_snakemake(struct build *b)
 	}
 	for (uint32_t i = 0; i < b->nc; i++) {
 		struct cand *c = &b->c[i];
-		if (c->kind != TZA_TASK_SNAKEMAKE || !c->shellcmd)
+		const char *sc = c->shellcmd ? c->shellcmd : c->childcmd;
+		if (c->kind != TZA_TASK_SNAKEMAKE || !sc)
 			continue;
-		char *cmd = task_trim_dup(c->shellcmd, strlen(c->shellcmd));
+		char *cmd = task_trim_dup(sc, strlen(sc));
 		if (!cmd)
 			goto oom;
 		c->script = smk_script(b, cmd);

@@ -237,6 +237,57 @@ static void test_snakemake_cluster(void **st)
 	tza_tasks_free(t);
 }
 
+/* A cluster job (snakemake --target-jobs on a node) joins its metadata
+ * record by its child shell's command: named and identified by the record,
+ * with its inputs and outputs (the data edges across hosts); its attempt
+ * stays the one its argv gives */
+static void test_snakemake_cluster_record(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	struct tza_proc *w = hp(&h, NULL, "/bin/sh", "sh|worker.sh", 500, 95000, 10);
+	struct tza_proc *js = hp(&h, w, "/bin/sh", "sh|jobscript.sh", 900, 9100, 5);
+	struct tza_proc *j = hp(&h, js, "/usr/bin/python3.11",
+				"python3|-m|snakemake|--snakefile|S|--target-jobs|branch:b=x|"
+				"--attempt|2|--nocolor",
+				1000, 9000, 40);
+	struct tza_proc *sh = hp(&h, j, "/usr/bin/bash",
+				 "/usr/bin/bash|-c|set -euo pipefail;  sleep 6; cat src.txt > b/x.txt",
+				 2000, 8000, 10);
+	hp(&h, sh, "/usr/bin/cat", "cat|src.txt", 7000, 7900, 5);
+	static const struct tza_attachment att[] = {
+		/* b/x.txt in base64 */
+		ATT("/w/.snakemake/metadata/Yi94LnR4dA==",
+		    "{\"rule\": \"branch\", \"shellcmd\": \"sleep 6; cat src.txt > b/x.txt\", "
+		    "\"input\": [\"src.txt\"]}"),
+	};
+	struct tza_task_input in = {.att = att, .natt = 1};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_ptr_equal(t->tasks[0].root, j);
+	assert_int_equal(t->tasks[0].kind, TZA_TASK_SNAKEMAKE);
+	assert_string_equal(t->tasks[0].name, "branch");
+	assert_string_equal(t->tasks[0].id, "b/x.txt");
+	assert_string_equal(t->tasks[0].tag, "b=x");
+	assert_int_equal(t->tasks[0].attempt, 2);
+	assert_true(t->tasks[0].wf_io);
+	assert_int_equal(t->tasks[0].wf_ninputs, 1);
+	assert_string_equal(t->tasks[0].wf_inputs[0], "src.txt");
+	assert_int_equal(t->tasks[0].wf_noutputs, 1);
+	assert_string_equal(t->tasks[0].wf_outputs[0], "b/x.txt");
+	tza_tasks_free(t);
+
+	/* without the record: named by its argv as before, no data edges */
+	in.natt = 0;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_string_equal(t->tasks[0].name, "branch");
+	assert_false(t->tasks[0].wf_io);
+	tza_tasks_free(t);
+}
+
 static void test_nextflow(void **st)
 {
 	(void)st;
@@ -952,6 +1003,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snakemake_local), cmocka_unit_test(test_snakemake_cluster),
+		cmocka_unit_test(test_snakemake_cluster_record),
 		cmocka_unit_test(test_nextflow),	cmocka_unit_test(test_generic_and_child),
 		cmocka_unit_test(test_cgroups),		cmocka_unit_test(test_combined_peak),
 		cmocka_unit_test(test_task_path),
