@@ -36,7 +36,10 @@ static const char critpath_synopsis[] =
 	"\n"
 	"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
 	"own path, chained across hosts by time adjacency (the part that ended last\n"
-	"before a host's part started comes before it); docs: MANY HOSTS.\n"
+	"before a host's part started comes before it). --by task|rule: one chain\n"
+	"over every host's tasks: by the workflow's records on any host (data), on\n"
+	"one host by time and process tree, else into a task without records by\n"
+	"time alone from another host (adjacent); docs: MANY HOSTS.\n"
 	"\n";
 
 static const char critpath_epilog[] =
@@ -54,16 +57,6 @@ static const struct tza_cmd_spec critical_path_spec = {.name = "critical-path",
 
 static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
 					[TZA_EDGE_TIME] = "time"};
-
-/* A signed duration: "-" and tza_fmt_dur of its magnitude */
-static const char *fmt_sdur(char *b, size_t n, int64_t ns)
-{
-	if (ns >= 0)
-		return tza_fmt_dur(b, n, (uint64_t)ns);
-	b[0] = '-';
-	tza_fmt_dur(b + 1, n - 1, (uint64_t)-ns);
-	return b;
-}
 
 /* --by task|rule: the path of tasks (task.h tza_task_path) over the run's
  * span from c (the root's). 0, or -1 out of memory. */
@@ -160,9 +153,9 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 		}
 		fprintf(f, "\nmakespan %s = %s before the first task + %s in tasks + %s waiting "
 			   "+ %s after the last\n",
-			tza_fmt_dur(b1, sizeof(b1), c->makespan_ns), fmt_sdur(b2, sizeof(b2), before),
+			tza_fmt_dur(b1, sizeof(b1), c->makespan_ns), tza_fmt_sdur(b2, sizeof(b2), before),
 			tza_fmt_dur(b3, sizeof(b3), tp.wall_ns), tza_fmt_dur(b4, sizeof(b4), tp.wait_ns),
-			fmt_sdur(b5, sizeof(b5), after));
+			tza_fmt_sdur(b5, sizeof(b5), after));
 	}
 	tza_task_path_free(&tp);
 	return 0;

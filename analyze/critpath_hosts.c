@@ -2,12 +2,13 @@
 /*
  * critpath_hosts.c - `tracer-analyze critical-path` over a run recorded on
  * several hosts (fleet.h; docs/tracer-analyze.md "MANY HOSTS"): each host's
- * own critical path (its recorded command, critpath.c; with --by task|rule
- * its path of tasks, taskpath.c), chained across hosts by time adjacency.
+ * own critical path (its recorded command, critpath.c), chained across
+ * hosts by time adjacency. With --by task|rule the hosts' tasks are copied
+ * out instead, for one path of tasks over every host (taskpath_hosts.h:
+ * the workflow's records link tasks across hosts).
  *
- * A trace holds no dependency between hosts (a workflow manager's records
- * name files, not the node that wrote them), so the chain is by time and
- * says so: it ends at the host whose command ended last; before a host's
+ * The process tree holds no dependency between hosts, so the chain of
+ * processes is by time and says so: it ends at the host whose command ended last; before a host's
  * part comes the part of another host that ended last at or before it
  * started (within the clocks' bound, fleet_clock.h). Hosts that ran beside
  * one on the chain did not hold the run back and are not on it. In wall-
@@ -28,20 +29,17 @@
 #include "json.h"
 #include "report.h"
 #include "task.h"
+#include "taskpath_hosts.h"
 #include "textsafe.h"
 
-/* One step of a host's own path: a process (on_ns: its share of the path)
- * or, --by task|rule, a task (on_ns: its wall). Times: wall-clock ns. */
+/* One step of a host's own path: a process (on_ns: its share of the
+ * path). Times: wall-clock ns. */
 struct crow {
-	char *key;	 /* group key (tool ...), task key or rule */
-	char *id;	 /* process id "PID.START" or task id */
-	char *kind;	 /* task adapter (tasks only) */
-	char *rule;	 /* task name (tasks only) */
-	uint32_t pid;	 /* its (root's) pid on its host */
+	char *key;	 /* group key (tool ...) */
+	char *id;	 /* process id "PID.START" */
+	uint32_t pid;	 /* its pid on its host */
 	int64_t w0, w1;	 /* start, end */
 	uint64_t on_ns;	 /* on the path */
-	uint64_t wait_ns; /* tasks: its start minus its predecessor's end */
-	uint32_t edge;	 /* tasks: enum tza_task_edge */
 	int fold;	 /* process text: joins the row before it (a run of one
 			    tool under one parent, as critical-path prints) */
 };
@@ -70,6 +68,7 @@ struct chain {
 	struct tza_host_clock *clk;
 	enum tza_by by;
 	int tasks;	     /* --by task|rule */
+	struct tza_htasks tl; /* --by task|rule: every host's tasks */
 	int first;	     /* the chain's first part, -1 none */
 	int64_t r0, r1;	     /* the run: first root start, last root end */
 	int64_t bound_ns;    /* the clocks' bound, ns (0 one host; -1 unknown) */
@@ -114,38 +113,6 @@ static int proc_rows(struct cpart *pt, const struct tza_model *m,
 	return 0;
 }
 
-/* The tasks on m's task path, as rows. */
-static int task_rows(struct cpart *pt, const struct tza_model *m)
-{
-	struct tza_task_path tp;
-	if (tza_task_path(tza_tasks_of(m), &tp) < 0)
-		return -1;
-	int rc = -1;
-	pt->rows = calloc(tp.n ? tp.n : 1, sizeof(*pt->rows));
-	if (!pt->rows)
-		goto out;
-	for (uint32_t i = 0; i < tp.n; i++) {
-		const struct tza_task *k = tp.steps[i].task;
-		struct crow *w = &pt->rows[pt->nrows++];
-		w->key = dup_or_empty(k->key);
-		w->id = dup_or_empty(k->id);
-		w->kind = dup_or_empty(tza_task_kind_name(k->kind));
-		w->rule = dup_or_empty(k->name);
-		if (!w->key || !w->id || !w->kind || !w->rule)
-			goto out;
-		w->pid = k->root->pid;
-		w->w0 = wall(pt, k->start_ns);
-		w->w1 = wall(pt, k->end_ns);
-		w->on_ns = k->end_ns - k->start_ns;
-		w->wait_ns = tp.steps[i].wait_ns;
-		w->edge = tp.steps[i].edge;
-	}
-	rc = 0;
-out:
-	tza_task_path_free(&tp);
-	return rc;
-}
-
 /* Host i's part: load, compute its path, copy out, unload. 0, or -1 after
  * one line. */
 static int one_part(struct chain *u, size_t i)
@@ -187,7 +154,8 @@ static int one_part(struct chain *u, size_t i)
 	pt->root_key = dup_or_empty(tza_proc_key(cr.root, u->tasks ? TZA_BY_TOOL : u->by));
 	if (!pt->root_key)
 		goto oom;
-	if (u->tasks ? task_rows(pt, m) : proc_rows(pt, m, &cr, u->by))
+	if (u->tasks ? tza_htasks_add(&u->tl, (uint32_t)i, pt->off_ns, m)
+		     : proc_rows(pt, m, &cr, u->by))
 		goto oom;
 	if (!u->tasks) {
 		pt->tools = calloc(cr.ntools ? cr.ntools : 1, sizeof(*pt->tools));
@@ -283,27 +251,9 @@ static double secs(int64_t ns)
 	return (double)ns / 1e9;
 }
 
-static const char *const edge_names[] = {[TZA_EDGE_NONE] = "-", [TZA_EDGE_DATA] = "data",
-					 [TZA_EDGE_TIME] = "time"};
-
 static void text_rows(FILE *o, const struct chain *u, const struct cpart *p)
 {
-	char b1[32], b2[32], sk[TZA_SAFE_BUF];
-	if (u->tasks) {
-		fprintf(o, "  %10s %10s %10s %10s %5s  %s\n", "START", "END", "WALL", "WAIT",
-			"EDGE", u->by == TZA_BY_RULE ? "RULE" : "TASK");
-		for (uint32_t i = 0; i < p->nrows; i++) {
-			const struct crow *w = &p->rows[i];
-			fprintf(o, "  %10.3f %10.3f %10s %10s %5s  %s\n", secs(w->w0 - u->r0),
-				secs(w->w1 - u->r0), tza_fmt_dur(b1, sizeof(b1), w->on_ns),
-				i ? tza_fmt_dur(b2, sizeof(b2), w->wait_ns) : "-",
-				w->edge < 3 && edge_names[w->edge] ? edge_names[w->edge] : "-",
-				tza_safe_str(sk, sizeof(sk), u->by == TZA_BY_RULE ? w->rule : w->key));
-		}
-		if (!p->nrows)
-			fprintf(o, "  (no tasks on this host)\n");
-		return;
-	}
+	char b1[32], sk[TZA_SAFE_BUF];
 	fprintf(o, "  %10s %10s %10s %8s  %s\n", "START", "END", "ON PATH", "PID", "TOOL");
 	for (uint32_t i = 0; i < p->nrows;) {
 		const struct crow *w = &p->rows[i];
@@ -354,9 +304,7 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		const struct cpart *p = &u->p[i];
 		char w[32] = "-";
 		if (i != u->first)
-			snprintf(w, sizeof(w), "%s%s", p->wait_ns < 0 ? "-" : "",
-				 tza_fmt_dur(b2, sizeof(b2),
-					     (uint64_t)(p->wait_ns < 0 ? -p->wait_ns : p->wait_ns)));
+			tza_fmt_sdur(w, sizeof(w), p->wait_ns);
 		fprintf(o, "  %10.3f %10.3f %10s %10s  %-20.20s ", secs(p->w0 - u->r0),
 			secs(p->w1 - u->r0), tza_fmt_dur(b1, sizeof(b1), (uint64_t)(p->w1 - p->w0)),
 			w, tza_safe_str(sk, sizeof(sk), p->hostname));
@@ -383,8 +331,6 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		tza_fmt_dur(b1, sizeof(b1), mk), tza_fmt_dur(b2, sizeof(b2), (uint64_t)before),
 		tza_fmt_dur(b3, sizeof(b3), (uint64_t)parts), nparts, tza_plural((uint64_t)nparts),
 		tza_fmt_dur(t0, sizeof(t0), (uint64_t)(waits < 0 ? 0 : waits)));
-	if (u->tasks)
-		return;
 	fprintf(o, "\nattribution (sums to the makespan):\n");
 	for (uint32_t i = 0; i < ntools; i++)
 		fprintf(o, "  %10s %5.1f%%  %s\n", tza_fmt_dur(b1, sizeof(b1), tools[i].ns),
@@ -407,37 +353,13 @@ static void json_rows(FILE *o, const struct chain *u, const struct cpart *p)
 {
 	for (uint32_t i = 0; i < p->nrows; i++) {
 		const struct crow *w = &p->rows[i];
-		fputs(i ? ",{" : "{", o);
-		if (u->tasks) {
-			fputs("\"task\":", o);
-			tza_json_cstr(o, w->key);
-			fputs(",\"rule\":", o);
-			tza_json_cstr(o, w->rule);
-			fputs(",\"kind\":", o);
-			tza_json_cstr(o, w->kind);
-			fputs(",\"id\":", o);
-		} else {
-			fputs("\"id\":", o);
-		}
+		fputs(i ? ",{\"id\":" : "{\"id\":", o);
 		tza_json_cstr(o, w->id);
-		fprintf(o, ",\"pid\":%u", w->pid);
-		if (!u->tasks) {
-			fputs(",\"tool\":", o);
-			tza_json_cstr(o, w->key);
-		}
+		fprintf(o, ",\"pid\":%u,\"tool\":", w->pid);
+		tza_json_cstr(o, w->key);
 		jsecs(o, "start_s", w->w0 - u->r0);
 		jsecs(o, "end_s", w->w1 - u->r0);
-		if (u->tasks) {
-			jsecs(o, "wall_s", (int64_t)w->on_ns);
-			jsecs(o, "wait_s", (int64_t)w->wait_ns);
-			fputs(",\"edge\":", o);
-			if (i && w->edge && w->edge < 3)
-				tza_json_cstr(o, edge_names[w->edge]);
-			else
-				fputs("null", o);
-		} else {
-			jsecs(o, "critical_s", (int64_t)w->on_ns);
-		}
+		jsecs(o, "critical_s", (int64_t)w->on_ns);
 		fputc('}', o);
 	}
 }
@@ -445,28 +367,15 @@ static void json_rows(FILE *o, const struct chain *u, const struct cpart *p)
 static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *tools,
 		 uint32_t ntools)
 {
-	char t[64];
 	int64_t waits = 0;
 	for (int i = u->first; i >= 0; i = u->p[i].next)
 		waits += i == u->first ? 0 : u->p[i].wait_ns;
-	fputs("{\"multi_host\":true,\"order\":\"time_adjacency\",\"start\":", o);
-	if (u->first >= 0)
-		tza_json_cstr(o, tza_fmt_utc(u->r0, t, sizeof(t)));
-	else
-		fputs("null", o);
-	jsecs(o, "makespan_s", u->r1 - u->r0);
-	fputs(",\"clock\":{\"bound_s\":", o);
-	if (u->bound_ns >= 0)
-		tza_json_secs(o, u->bound_ns);
-	else
-		fputs("null", o);
-	fputs(",\"note\":", o);
-	tza_json_cstr(o, u->note);
-	fputs("},\"before_first_s\":", o);
+	tza_clock_json_head(o, "time_adjacency", u->first >= 0, u->r0, u->r1, u->bound_ns, u->note);
+	fputs(",\"before_first_s\":", o);
 	tza_json_secs(o, u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0);
 	jsecs(o, "wait_s", waits);
 	fputs(",\"by\":", o);
-	tza_json_cstr(o, u->tasks ? (u->by == TZA_BY_RULE ? "rule" : "task") : "process");
+	fputs("\"process\"", o);
 	fputs(",\"parts\":[", o);
 	for (int i = u->first, k = 0; i >= 0; i = u->p[i].next, k++) {
 		const struct cpart *p = &u->p[i];
@@ -500,6 +409,30 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 	fputs("]}\n", o);
 }
 
+/* --by task|rule: one path over every host's tasks (taskpath_hosts.h) */
+static int task_path(FILE *o, struct chain *u, int json_out)
+{
+	const char **names = calloc(u->f.n ? u->f.n : 1, sizeof(*names));
+	const char **traces = calloc(u->f.n ? u->f.n : 1, sizeof(*traces));
+	int rc = TZA_EXIT_FAIL;
+	if (!names || !traces) {
+		tza_err("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < u->f.n; i++) {
+		names[i] = u->p[i].hostname;
+		traces[i] = u->p[i].trace;
+	}
+	struct tza_hosts_run run = {.hostname = names, .trace = traces, .nhosts = u->f.n,
+				    .r0 = u->r0, .r1 = u->r1, .bound_ns = u->bound_ns,
+				    .note = u->note, .by = u->by};
+	rc = tza_taskpath_hosts(o, &u->tl, &run, json_out);
+out:
+	free(names);
+	free(traces);
+	return rc;
+}
+
 static void chain_free(struct chain *u)
 {
 	for (size_t i = 0; u->p && i < u->f.n; i++) {
@@ -507,8 +440,6 @@ static void chain_free(struct chain *u)
 		for (uint32_t k = 0; k < p->nrows; k++) {
 			free(p->rows[k].key);
 			free(p->rows[k].id);
-			free(p->rows[k].kind);
-			free(p->rows[k].rule);
 		}
 		for (uint32_t k = 0; k < p->ntools; k++)
 			free((char *)p->tools[k].tool);
@@ -519,6 +450,7 @@ static void chain_free(struct chain *u)
 	}
 	free(u->p);
 	free(u->clk);
+	tza_htasks_free(&u->tl);
 	tza_fleet_free(&u->f);
 }
 
@@ -544,6 +476,10 @@ int tza_critpath_hosts(FILE *o, char **args, int n, enum tza_by by, int json_out
 	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), u.note, sizeof(u.note), &bound_us);
 	u.bound_ns = bound_us < 0 ? -1 : bound_us * 1000;
 	link_parts(&u);
+	if (u.tasks) {
+		rc = task_path(o, &u, json_out);
+		goto out;
+	}
 	if (tools_sum(&u, &tools, &ntools) < 0) {
 		tza_err("out of memory");
 		goto out;

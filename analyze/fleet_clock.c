@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "fleet_clock.h"
+#include "json.h"
+#include "report.h"
 
 void tza_host_clock_read(tz_reader *r, struct tza_host_clock *c)
 {
@@ -70,4 +72,27 @@ void tza_clock_note(const struct tza_host_clock *c, size_t n, int one_clock, cha
 					unsync ? "; " : "");
 		names(buf, len, off, c, n, -1);
 	}
+}
+
+void tza_clock_json_head(FILE *o, const char *order, int have_start, int64_t r0, int64_t r1,
+			 int64_t bound_ns, const char *note)
+{
+	char t[64];
+	fputs("{\"multi_host\":true,\"order\":", o);
+	tza_json_cstr(o, order);
+	fputs(",\"start\":", o);
+	if (have_start)
+		tza_json_cstr(o, tza_fmt_utc(r0, t, sizeof(t)));
+	else
+		fputs("null", o);
+	fputs(",\"makespan_s\":", o);
+	tza_json_secs(o, r1 - r0);
+	fputs(",\"clock\":{\"bound_s\":", o);
+	if (bound_ns >= 0)
+		tza_json_secs(o, bound_ns);
+	else
+		fputs("null", o);
+	fputs(",\"note\":", o);
+	tza_json_cstr(o, note);
+	fputc('}', o);
 }

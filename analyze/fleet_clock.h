@@ -10,6 +10,7 @@
 #define TZA_FLEET_CLOCK_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "tz.h"
@@ -37,5 +38,11 @@ void tza_host_clock_read(tz_reader *r, struct tza_host_clock *c);
  */
 void tza_clock_note(const struct tza_host_clock *c, size_t n, int one_clock, char *buf,
 		    size_t len, int64_t *bound_us);
+
+/* The opening of a cross-host JSON object: {"multi_host":true,"order":ORDER,
+ * "start":ISO of r0 (null when !have_start),"makespan_s":r1-r0,"clock":
+ * {"bound_s" (null when bound_ns < 0),"note"} -- the object left open. */
+void tza_clock_json_head(FILE *o, const char *order, int have_start, int64_t r0, int64_t r1,
+			 int64_t bound_ns, const char *note);
 
 #endif

@@ -29,6 +29,15 @@ const char *tza_fmt_dur(char *buf, size_t size, uint64_t ns)
 	return buf;
 }
 
+const char *tza_fmt_sdur(char *buf, size_t size, int64_t ns)
+{
+	if (ns >= 0)
+		return tza_fmt_dur(buf, size, (uint64_t)ns);
+	buf[0] = '-';
+	tza_fmt_dur(buf + 1, size - 1, -(uint64_t)ns);
+	return buf;
+}
+
 const char *tza_fmt_bytes(char *buf, size_t size, uint64_t b)
 {
 	static const char *const u[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -302,6 +302,8 @@ static inline const char *tza_plural(uint64_t n)
 
 /* "1h02m03s", "3m05s", "12.345s", "45.2ms", "120us" into buf. */
 const char *tza_fmt_dur(char *buf, size_t size, uint64_t ns);
+/* The same for a signed duration ("-3us"); size at least 2. */
+const char *tza_fmt_sdur(char *buf, size_t size, int64_t ns);
 /* "1.2 GiB", "512 B" */
 const char *tza_fmt_bytes(char *buf, size_t size, uint64_t bytes);
 /* "12,345" */

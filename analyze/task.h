@@ -175,6 +175,8 @@ enum tza_task_edge {
 	TZA_EDGE_NONE = 0, /* the first step */
 	TZA_EDGE_DATA,	   /* it read a file the predecessor wrote (workflow records) */
 	TZA_EDGE_TIME,	   /* by time and the process tree (no records for one of them) */
+	TZA_EDGE_ADJACENT, /* across hosts, by time alone (no records for the later) */
+	TZA_EDGE_N
 };
 
 struct tza_task_step {
@@ -214,6 +216,43 @@ struct tza_task_path {
 int tza_task_path(const struct tza_tasks *t, struct tza_task_path *out);
 /* Free p's steps and zero *p (p itself is the caller's). */
 void tza_task_path_free(struct tza_task_path *p);
+
+/*
+ * The path-of-tasks solver behind tza_task_path, for any set of tasks on
+ * one clock (taskpath_hosts.c: the tasks of several hosts on the wall
+ * clock). Nodes are given in start order (start_ns ascending); an edge goes
+ * from an earlier node to a later one only, so the DAG is acyclic. For each
+ * pair a < b:
+ *   - both io: a data edge when one of b's inputs is one of a's outputs;
+ *     link(ctx, a, b, 1) says TZA_EDGE_DATA (kept) or TZA_EDGE_NONE (the
+ *     writer ended too late: counted in `late`);
+ *   - else link(ctx, a, b, 0) gives the edge's kind or TZA_EDGE_NONE.
+ * The chain chosen, the end task and the ties are tza_task_path's (above).
+ */
+struct tza_tp_node {
+	int64_t start_ns, end_ns;	     /* end >= start */
+	const char *const *in, *const *out; /* workflow inputs, outputs (io) */
+	uint32_t nin, nout;
+	uint32_t io;			     /* the workflow's records name its files */
+};
+typedef uint32_t (*tza_tp_link)(const void *ctx, uint32_t a, uint32_t b, int data);
+struct tza_tp_step {
+	uint32_t node;	 /* index into the nodes */
+	uint32_t edge;	 /* enum tza_task_edge from its predecessor */
+	int64_t wait_ns; /* its start minus its predecessor's end (0 first;
+			    negative only when link allows it) */
+};
+struct tza_tp {
+	struct tza_tp_step *steps; /* first to last (malloc'd) */
+	uint32_t n;
+	int64_t wall_ns, wait_ns;  /* sums over the steps */
+	uint32_t edges[TZA_EDGE_N]; /* edges of the DAG by kind */
+	uint32_t late;		    /* data edges link refused */
+};
+/* Solve over v[0..n): 0, or -1 out of memory (*out zeroed). Free with
+ * free(out->steps). */
+int tza_tp_solve(const struct tza_tp_node *v, uint32_t n, tza_tp_link link, const void *ctx,
+		 struct tza_tp *out);
 
 /* Print the notes (records ignored) to f, one "note: ..." line each. */
 void tza_tasks_notes(FILE *f, const struct tza_tasks *t);

@@ -14,7 +14,8 @@
 #     took (date +%s%N) at its start and end: times are on the hosts' wall
 #     clocks, not on one trace's;
 #   - the attribution plus the time between hosts sums to the makespan;
-#   - --by task: each part's rows equal the host's own task path;
+#   - --by task: one path over every host's tasks, the longest chain by
+#     the recorded task times (by time on a host and across hosts);
 #   - rightsize over hosts folds the hosts' rows by rule (sums, largest);
 #   - files and their merge give the same result; tree over the hosts is
 #     each host's own tree after a line naming it.
@@ -53,12 +54,8 @@ for f in a b c d; do "$A" critical-path --json $f.tz >$f.json || fail "critical-
 	fail "critical-path --by task over hosts"
 "$A" critical-path --json --by rule --task '^(sort|wc)( |$)' a.tz b.tz c.tz d.tz >rules.json ||
 	fail "critical-path --by rule over hosts"
-for f in a b c; do
-	"$A" critical-path --json --by task --task '^(sort|wc)( |$)' $f.tz >task-$f.json ||
-		fail "critical-path --by task $f.tz"
-	"$A" critical-path --json --by rule --task '^(sort|wc)( |$)' $f.tz >rule-$f.json ||
-		fail "critical-path --by rule $f.tz"
-done
+"$A" export --tasks --format jsonl --fleet --task '^(sort|wc)( |$)' a.tz b.tz c.tz d.tz >tasks.jsonl 2>/dev/null ||
+	fail "export --tasks over hosts"
 
 python3 - <<'PY' || fail "critical path across hosts"
 import json
@@ -116,23 +113,47 @@ assert a1 < b0 and b1 < c0
 # ... and node4 ran beside node2
 d0, d1 = wall("node4")
 assert d0 < b0 < d1 < b1, (d0, b0, d1, b1)
-# --by task: each part's rows are its host's own task path
+# --by task: one path over every host's tasks. These have no workflow
+# records: on a host the edges are by time and the process tree (every task
+# is a child of its host's shell), between hosts by time alone ("adjacent");
+# the path is the longest chain (sum of walls) into the task that ended
+# last, computed here from the recorded task times (export --tasks --fleet)
 t = json.load(open("tasks.json"))
-assert t["by"] == "task"
-assert [p["host"] for p in t["parts"]] == ["node1", "node2", "node3"], t["parts"]
-for p in t["parts"]:
-    own = json.load(open("task-%s.json" % host_file[p["host"]]))
-    assert len(own["path"]) >= 1, (p["host"], own)
-    assert [(x["task"], x["id"], x["pid"], x["wall_s"], x["wait_s"], x["edge"]) for x in p["path"]] == \
-           [(x["task"], x["id"], x["pid"], x["wall_s"], x["wait_s"], x["edge"]) for x in own["path"]], p["host"]
-# --by rule: the same rows, named as the host's own --by rule names them
+assert t["by"] == "task" and t["order"] == "task_edges", (t["by"], t["order"])
+ts = sorted((json.loads(l) for l in open("tasks.jsonl")), key=lambda k: (k["start_epoch_ns"], k["host"]))
+best, pred = {}, {}
+for i, b in enumerate(ts):
+    best[i], pred[i] = b["complete_epoch_ns"] - b["start_epoch_ns"], None
+    for j in range(i):
+        if ts[j]["complete_epoch_ns"] <= b["start_epoch_ns"]:
+            v = best[j] + b["complete_epoch_ns"] - b["start_epoch_ns"]
+            if v > best[i]:
+                best[i], pred[i] = v, j
+last = max(range(len(ts)), key=lambda i: (ts[i]["complete_epoch_ns"], best[i]))
+chain = []
+while last is not None:
+    chain.append((ts[last]["host"], ts[last]["key"], ts[last]["id"]))
+    last = pred[last]
+chain.reverse()
+got = [(x["host"], x["task"], x["id"]) for x in t["path"]]
+assert got == chain, (got, chain)
+assert {h for h, _, _ in chain} == {"node1", "node2", "node3"}, chain
+for p, x in zip(t["path"], t["path"][1:]):
+    assert x["edge"] == ("time" if x["host"] == p["host"] else "adjacent"), (p, x)
+    assert abs(x["wait_s"] - (x["start_s"] - p["end_s"])) < 3 * NS and x["wait_s"] >= 0, x
+assert t["edges"]["data"] == 0 and t["edges"]["adjacent"] > 0, t["edges"]
+assert t["off_path"] == ["node4"], t["off_path"]
+tot = t["before_first_s"] + t["wall_s"] + t["wait_s"] + t["after_last_s"]
+assert abs(tot - t["makespan_s"]) < 5 * NS, (tot, t["makespan_s"])
+# each step is the recorded task, with its recorded wall
+for x in t["path"]:
+    k = [k for k in ts if k["host"] == x["host"] and k["id"] == x["id"]]
+    assert len(k) == 1 and abs(x["wall_s"] * 1e9 - (k[0]["complete_epoch_ns"] - k[0]["start_epoch_ns"])) < 2000, (x, k)
+# --by rule: the same chain, named by rule
 r = json.load(open("rules.json"))
 assert r["by"] == "rule"
-for p in r["parts"]:
-    own = json.load(open("rule-%s.json" % host_file[p["host"]]))
-    assert [(x["task"], x["rule"], x["id"]) for x in p["path"]] == \
-           [(x["task"], x["rule"], x["id"]) for x in own["path"]], p["host"]
-    assert p["root"] == "dash", p["root"]  # the root by its tool, not "(none)"
+assert [(x["host"], x["task"], x["rule"]) for x in r["path"]] == \
+       [(x["host"], x["task"], x["rule"]) for x in t["path"]], r["path"]
 PY
 
 # text: the chain, the parts, and the statement of how hosts were chained

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Issue 21: critical-path --by task|rule across hosts follows the workflow's
+# records. A real Snakemake run in cluster mode (--cluster): the head runs
+# snakemake; each job is handed to one of two "nodes" (UTS namespaces with
+# their own hostnames on this machine, each with its own tracer-record
+# around a worker that runs the jobs it is given: simulated hosts, one boot
+# id, so the clock bound is 0). The jobs are placed so that the DAG
+#   src (node1) -> branch x (node2, sleep 3), branch y (node1) -> join (node1)
+# crosses hosts twice. Each node's recorder embeds .snakemake/metadata (the
+# workflow's directory is shared), so each cluster job is joined with its
+# record (inputs, outputs). Checked against what the traces and Snakemake
+# wrote, nothing against durations:
+#   - every job is a task named by its rule and its output;
+#   - the path over the three traces is exactly src, branch x, join on
+#     node1, node2, node1, each step after the first a "data" edge, and
+#     equals the longest chain computed here from the Snakefile's DAG and
+#     the recorded task times (export --tasks --fleet, on the wall clock);
+#   - waits are each step's start minus its predecessor's end;
+#     before_first + walls + waits + after_last = makespan (ns printed);
+#   - the head is named off the path; --by rule is the same chain; the
+#     merge of the three traces gives the same path; the text states how
+#     the edges were chosen.
+. "$(dirname "$0")/lib.sh"
+need_root
+cd "$T"
+unset TRACER_ANALYZE_PARTIAL
+command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
+command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mkdir wf spool1 spool2
+cat >wf/Snakefile <<'SMK'
+B = {"x": 3, "y": 1}
+rule all:
+    input: "joined.txt"
+rule src:
+    output: "src.txt"
+    shell: "sleep 1; echo src > {output}"
+rule branch:
+    input: "src.txt"
+    output: "b/{b}.txt"
+    params: s=lambda w: B[w.b]
+    shell: "sleep {params.s}; cat {input} > {output}"
+rule join:
+    input: expand("b/{b}.txt", b=B)
+    output: "joined.txt"
+    shell: "sleep 1; cat {input} > {output}"
+SMK
+# snakemake --cluster CMD: CMD JOBSCRIPT hands the job to a node's spool
+# (branch x to node2, every other job to node1) and prints a job id
+cat >submit.sh <<SUBMIT
+#!/bin/sh
+n=\$(date +%s%N)
+d=$T/spool1
+grep -q 'branch:b=x' "\$1" && d=$T/spool2
+cp "\$1" "\$d/.j\$n" && mv "\$d/.j\$n" "\$d/j\$n" && echo "\$n"
+SUBMIT
+# a node: run the jobs of its spool one at a time until told to stop
+cat >worker.sh <<WORKER
+#!/bin/sh
+cd $T/wf || exit 1
+while [ ! -e $T/stop ]; do
+	for j in $T/spool\$1/j*; do
+		[ -e "\$j" ] || continue
+		mv "\$j" "$T/spool\$1/run-\${j##*/}" && sh "$T/spool\$1/run-\${j##*/}"
+	done
+	sleep 0.1
+done
+WORKER
+chmod +x submit.sh worker.sh
+for k in 1 2; do
+	timeout -k 5 300 unshare -u sh -c 'hostname "$0" && exec "$@"' node$k "$R" --no-progress \
+		-o node$k.tz -- "$T/worker.sh" $k >node$k.log 2>&1 &
+	bg_track $!
+	echo $! >node$k.pid
+done
+(cd wf && timeout -k 5 240 unshare -u sh -c 'hostname "$0" && exec "$@"' head "$R" --no-progress \
+	-o "$T/head.tz" -- snakemake -j 2 -q --cluster "$T/submit.sh" --latency-wait 10) >head.log 2>&1 ||
+	{ touch stop; fail "the workflow on the head: $(tail -5 head.log)"; }
+touch stop
+for k in 1 2; do wait "$(cat node$k.pid)" || fail "node$k's recording: $(tail -5 node$k.log)"; done
+[ -s wf/joined.txt ] || fail "the workflow did not run"
+
+# what ran where: every trace's tasks
+"$A" export --tasks --format jsonl --fleet head.tz node1.tz node2.tz >tasks.jsonl 2>/dev/null ||
+	fail "export --tasks --fleet"
+for by in task rule; do
+	"$A" critical-path --by $by --json head.tz node1.tz node2.tz >cp-$by.json 2>/dev/null ||
+		fail "critical-path --by $by over hosts"
+done
+"$A" merge -o run.tz head.tz node1.tz node2.tz || fail merge
+"$A" critical-path --by task --json run.tz >cp-merged.json 2>/dev/null || fail "critical-path of the merge"
+"$A" critical-path --by task head.tz node1.tz node2.tz >cp.txt 2>/dev/null || fail "critical-path text"
+
+python3 - <<'PY' || fail "task path across hosts"
+import calendar, json, time
+NS = 1e-9
+tasks = [json.loads(l) for l in open("tasks.jsonl")]
+jobs = [t for t in tasks if t["kind"] == "snakemake"]
+got = sorted((t["host"], t["name"], t["id"]) for t in jobs)
+want = sorted([("node1", "src", "src.txt"), ("node2", "branch", "b/x.txt"),
+               ("node1", "branch", "b/y.txt"), ("node1", "join", "joined.txt")])
+assert got == want, ("jobs", got)
+# the longest chain (sum of walls) by the Snakefile's DAG over the recorded
+# times (wall-clock ns), into the job that ended last
+dag = {("src", "branch"), ("branch", "join")}
+for t in jobs:
+    t["s"], t["e"] = t["start_epoch_ns"], t["complete_epoch_ns"]
+ts = sorted(jobs, key=lambda t: (t["s"], t["host"]))
+best, pred = {}, {}
+for i, b in enumerate(ts):
+    best[i], pred[i] = b["e"] - b["s"], None
+    for j in range(i):
+        a = ts[j]
+        if a["e"] <= b["s"] and (a["name"], b["name"]) in dag:
+            v = best[j] + b["e"] - b["s"]
+            if v > best[i]:
+                best[i], pred[i] = v, j
+last = max(range(len(ts)), key=lambda i: (ts[i]["e"], best[i]))
+chain = []
+while last is not None:
+    chain.append((ts[last]["host"], ts[last]["key"]))
+    last = pred[last]
+chain.reverse()
+assert [k.split()[0] for h, k in chain] == ["src", "branch", "join"], chain
+cp = json.load(open("cp-task.json"))
+assert cp["multi_host"] is True and cp["order"] == "task_edges" and cp["by"] == "task", cp["order"]
+path = cp["path"]
+assert [(s["host"], s["task"]) for s in path] == chain, ([(s["host"], s["task"]) for s in path], chain)
+assert [s["host"] for s in path] == ["node1", "node2", "node1"], path
+assert path[1]["id"] == "b/x.txt", path[1]
+assert path[0]["edge"] is None and all(s["edge"] == "data" for s in path[1:]), [s["edge"] for s in path]
+# src -> x, src -> y, x -> join, y -> join; two of them between hosts
+assert cp["edges"]["data"] == 4 and cp["edges"]["data_between_hosts"] == 2, cp["edges"]
+assert cp["edges"]["late"] == 0, cp["edges"]
+assert cp["off_path"] == ["head"], cp["off_path"]
+assert cp["clock"]["bound_s"] == 0, cp["clock"]
+def iso_ns(s):  # "2026-12-02T00:55:01.263814434Z" -> epoch ns
+    sec = calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S"))
+    return sec * 10**9 + int((s[20:-1] + "000000000")[:9])
+r0 = iso_ns(cp["start"])
+for s in path:  # the recorded job, on the run's wall-clock axis
+    t = [t for t in jobs if t["host"] == s["host"] and t["key"] == s["task"]][0]
+    assert abs(r0 + s["start_s"] * 1e9 - t["s"]) < 2000, (s, t["s"])
+    assert abs(r0 + s["end_s"] * 1e9 - t["e"]) < 2000, (s, t["e"])
+    assert s["id"] == t["id"] and s["rule"] == t["name"], (s, t)
+for p, s in zip(path, path[1:]):
+    assert abs(s["wait_s"] - (s["start_s"] - p["end_s"])) < 3 * NS and s["wait_s"] >= 0, s
+tot = cp["before_first_s"] + cp["wall_s"] + cp["wait_s"] + cp["after_last_s"]
+assert abs(tot - cp["makespan_s"]) < 5 * NS, (tot, cp["makespan_s"])
+assert abs(sum(s["wall_s"] for s in path) - cp["wall_s"]) < 5 * NS
+assert cp["before_first_s"] >= 0 and cp["after_last_s"] >= 0
+# --by rule: the same chain; the merge: the same path, its members named
+r = json.load(open("cp-rule.json"))
+assert r["by"] == "rule" and [(s["host"], s["task"], s["rule"]) for s in r["path"]] == \
+       [(s["host"], s["task"], s["rule"]) for s in path], r["path"]
+m = json.load(open("cp-merged.json"))
+strip = lambda p: [{k: v for k, v in s.items() if k != "trace"} for s in p]
+assert strip(m["path"]) == strip(path), (m["path"], path)
+assert [s["trace"] for s in m["path"]] == ["run.tz[1]", "run.tz[2]", "run.tz[1]"], m["path"]
+assert m["makespan_s"] == cp["makespan_s"] and m["edges"] == cp["edges"]
+PY
+grep -q "^edges: a task follows one whose output it read (the workflow's records, on any host: data)" cp.txt ||
+	fail "no statement of the edges: $(head -3 cp.txt)"
+grep -q '^  off the path: head (head.tz): no task on the path$' cp.txt || fail "head not off the path: $(cat cp.txt)"
+grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9.]+m?s +[0-9.]+[mu]?s +data  node2 +branch b=x$' cp.txt ||
+	fail "no data step on node2: $(cat cp.txt)"
+echo "ok: a Snakemake cluster run on 2 nodes: the task path follows the records across hosts (node1 -> node2 -> node1)"
