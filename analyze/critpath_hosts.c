@@ -69,6 +69,7 @@ struct chain {
 	enum tza_by by;
 	int tasks;	     /* --by task|rule */
 	struct tza_htasks tl; /* --by task|rule: every host's tasks */
+	struct tza_fleet_seen seen; /* --by task|rule: processes of earlier hosts */
 	int first;	     /* the chain's first part, -1 none */
 	int64_t r0, r1;	     /* the run: first root start, last root end */
 	int64_t bound_ns;    /* the clocks' bound, ns (0 one host; -1 unknown) */
@@ -113,6 +114,29 @@ static int proc_rows(struct cpart *pt, const struct tza_model *m,
 	return 0;
 }
 
+/* Host i's tasks into u->tl, but those an earlier trace of its host (same
+ * boot id, overlapping) already gave: a task is counted once. 0 or -1. */
+static int host_tasks(struct chain *u, size_t i, struct tza_model *m)
+{
+	const struct tza_tasks *t = tza_tasks_of(m);
+	uint8_t *skip = calloc(t && t->n ? t->n : 1, 1);
+	int rc = -1;
+	if (!skip)
+		return -1;
+	for (uint32_t k = 0; t && k < t->n; k++) {
+		const struct tza_proc *p = t->tasks[k].root;
+		skip[k] = (uint8_t)tza_fleet_seen_before(&u->seen, &u->f, i, p->pid, p->start_ns);
+	}
+	for (uint32_t k = 0; k < m->nprocs; k++)
+		if (tza_fleet_seen_add(&u->seen, i, m->procs[k]->pid, m->procs[k]->start_ns))
+			goto out;
+	tza_fleet_seen_seal(&u->seen, i);
+	rc = tza_htasks_add(&u->tl, (uint32_t)i, u->p[i].off_ns, m, skip);
+out:
+	free(skip);
+	return rc;
+}
+
 /* Host i's part: load, compute its path, copy out, unload. 0, or -1 after
  * one line. */
 static int one_part(struct chain *u, size_t i)
@@ -154,8 +178,7 @@ static int one_part(struct chain *u, size_t i)
 	pt->root_key = dup_or_empty(tza_proc_key(cr.root, u->tasks ? TZA_BY_TOOL : u->by));
 	if (!pt->root_key)
 		goto oom;
-	if (u->tasks ? tza_htasks_add(&u->tl, (uint32_t)i, pt->off_ns, m)
-		     : proc_rows(pt, m, &cr, u->by))
+	if (u->tasks ? host_tasks(u, i, m) : proc_rows(pt, m, &cr, u->by))
 		goto oom;
 	if (!u->tasks) {
 		pt->tools = calloc(cr.ntools ? cr.ntools : 1, sizeof(*pt->tools));
@@ -451,6 +474,7 @@ static void chain_free(struct chain *u)
 	free(u->p);
 	free(u->clk);
 	tza_htasks_free(&u->tl);
+	tza_fleet_seen_free(&u->seen);
 	tza_fleet_free(&u->f);
 }
 
@@ -464,7 +488,7 @@ int tza_critpath_hosts(FILE *o, char **args, int n, enum tza_by by, int json_out
 		goto out;
 	u.p = calloc(u.f.n ? u.f.n : 1, sizeof(*u.p));
 	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
-	if (!u.p || !u.clk) {
+	if (!u.p || !u.clk || (u.tasks && tza_fleet_seen_init(&u.seen, u.f.n))) {
 		tza_err("out of memory");
 		goto out;
 	}

@@ -53,10 +53,13 @@ static int htask_copy(struct tza_htask *h, uint32_t host, int64_t off, const str
 	return dupv(&h->in, k->wf_inputs, h->nin) || dupv(&h->out, k->wf_outputs, h->nout) ? -1 : 0;
 }
 
-int tza_htasks_add(struct tza_htasks *l, uint32_t host, int64_t off_ns, struct tza_model *m)
+int tza_htasks_add(struct tza_htasks *l, uint32_t host, int64_t off_ns, struct tza_model *m,
+		   const uint8_t *skip)
 {
 	const struct tza_tasks *t = tza_tasks_of(m);
 	for (uint32_t i = 0; t && i < t->n; i++) {
+		if (skip && skip[i])
+			continue;
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 64;
 			struct tza_htask *v = realloc(l->t, cap * sizeof(*v));

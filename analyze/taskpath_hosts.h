@@ -42,9 +42,12 @@ struct tza_htasks {
 	size_t n, cap;
 };
 
-/* Append every task of m (host `host`, wall = boot + off_ns). 0, or -1 out
- * of memory (what was added stays, for tza_htasks_free). */
-int tza_htasks_add(struct tza_htasks *l, uint32_t host, int64_t off_ns, struct tza_model *m);
+/* Append every task of m (host `host`, wall = boot + off_ns) but those
+ * whose skip[task index] is set (skip NULL: none; a task an earlier trace of
+ * the same host holds). 0, or -1 out of memory (what was added stays, for
+ * tza_htasks_free). */
+int tza_htasks_add(struct tza_htasks *l, uint32_t host, int64_t off_ns, struct tza_model *m,
+		   const uint8_t *skip);
 void tza_htasks_free(struct tza_htasks *l);
 
 /* The run the path is printed for (every pointer borrowed). */

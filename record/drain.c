@@ -19,7 +19,8 @@
 #include "sample.h"
 #include "tracer.skel.h"
 
-/* Processes whose exit event was lost (drops): forget the ones now gone. */
+/* Processes whose exit event was lost (drops, or -p: exited between the
+ * snapshot and their tracking): forget the ones now gone. */
 void rec_sweep_dead(struct rec *r)
 {
 	size_t pos = 0;
@@ -228,7 +229,10 @@ int rec_run(struct rec *r)
 			last_tick = now;
 			rec_write_drops(r, 0);
 			rec_note_write_error(r, tz_writer_flush(r->w, 0));
-			if (r->drops[EV_DROP_EXIT] || r->drops[EV_DROP_MAP_FULL] || r->child_reaped)
+			/* -p: a process the start-up snapshot found may have
+			 * exited before it was tracked (no exit event comes) */
+			if (r->drops[EV_DROP_EXIT] || r->drops[EV_DROP_MAP_FULL] || r->child_reaped ||
+			    r->o.mode == MODE_PID)
 				rec_sweep_dead(r);
 		}
 		rec_note_write_error(r, sample_poll(r->sampler, r->w, now, 0));

@@ -20,7 +20,10 @@
 #     before_first + walls + waits + after_last = makespan (ns printed);
 #   - the head is named off the path; --by rule is the same chain; the
 #     merge of the three traces gives the same path; the text states how
-#     the edges were chosen.
+#     the edges were chosen;
+#   - a second recording of node1 (-p on its worker: the same processes)
+#     adds no task: a task two traces of one host hold is counted once,
+#     whichever is named first.
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
@@ -74,11 +77,24 @@ for k in 1 2; do
 	bg_track $!
 	echo $! >node$k.pid
 done
+# node1 recorded twice: -p on its worker, in a namespace of the same name
+w=
+for _ in $(seq 100); do
+	w=$(pgrep -f "^/bin/sh $T/worker.sh 1\$" | head -1 || true)
+	[ -n "$w" ] && break
+	sleep 0.1
+done
+[ -n "$w" ] || fail "node1's worker did not start: $(cat node1.log)"
+timeout -k 5 300 unshare -u sh -c 'hostname "$0" && exec "$@"' node1 "$R" --no-progress \
+	-o node1p.tz -p "$w" >node1p.log 2>&1 &
+bg_track $!
+echo $! >node1p.pid
+for _ in $(seq 100); do [ -s node1p.tz ] && break; sleep 0.1; done
 (cd wf && timeout -k 5 240 unshare -u sh -c 'hostname "$0" && exec "$@"' head "$R" --no-progress \
 	-o "$T/head.tz" -- snakemake -j 2 -q --cluster "$T/submit.sh" --latency-wait 10) >head.log 2>&1 ||
 	{ touch stop; fail "the workflow on the head: $(tail -5 head.log)"; }
 touch stop
-for k in 1 2; do wait "$(cat node$k.pid)" || fail "node$k's recording: $(tail -5 node$k.log)"; done
+for k in 1 2 1p; do wait "$(cat node$k.pid)" || fail "node$k's recording: $(tail -5 node$k.log)"; done
 [ -s wf/joined.txt ] || fail "the workflow did not run"
 
 # what ran where: every trace's tasks
@@ -91,6 +107,13 @@ done
 "$A" merge -o run.tz head.tz node1.tz node2.tz || fail merge
 "$A" critical-path --by task --json run.tz >cp-merged.json 2>/dev/null || fail "critical-path of the merge"
 "$A" critical-path --by task head.tz node1.tz node2.tz >cp.txt 2>/dev/null || fail "critical-path text"
+"$A" critical-path --by task --json head.tz node1.tz node2.tz node1p.tz >cp-twice.json 2>twice.err ||
+	fail "critical-path with node1 twice"
+grep -q "'node1.tz' and 'node1p.tz' were recorded on one host (same boot id) at overlapping times" twice.err ||
+	fail "the overlap is not named: $(cat twice.err)"
+"$A" critical-path --by task --json node1p.tz head.tz node1.tz node2.tz >cp-twice1.json 2>/dev/null ||
+	fail "critical-path with node1 twice, the copy first"
+"$A" export --tasks --format jsonl node1p.tz >tasks-1p.jsonl 2>/dev/null || fail "export --tasks node1p.tz"
 
 python3 - <<'PY' || fail "task path across hosts"
 import calendar, json, time
@@ -159,6 +182,20 @@ strip = lambda p: [{k: v for k, v in s.items() if k != "trace"} for s in p]
 assert strip(m["path"]) == strip(path), (m["path"], path)
 assert [s["trace"] for s in m["path"]] == ["run.tz[1]", "run.tz[2]", "run.tz[1]"], m["path"]
 assert m["makespan_s"] == cp["makespan_s"] and m["edges"] == cp["edges"]
+# node1 twice: its jobs are in both traces, yet each task counts once
+dup = [json.loads(l) for l in open("tasks-1p.jsonl")]
+assert sorted(t["key"] for t in dup if t["kind"] == "snakemake") == \
+       sorted(t["key"] for t in jobs if t["host"] == "node1"), dup
+for name, first in (("cp-twice.json", "node1.tz"), ("cp-twice1.json", "node1p.tz")):
+    w = json.load(open(name))
+    # (each trace's wall clock is its own anchors', a few ns apart; a
+    # task's end is its last member's as each recorder saw it: us apart)
+    assert [(s["host"], s["task"]) for s in w["path"]] == [(s["host"], s["task"]) for s in path], \
+           (name, w["path"])
+    assert all(abs(a["start_s"] - b["start_s"]) < 1e-6 and abs(a["end_s"] - b["end_s"]) < 1e-4
+               for a, b in zip(w["path"], path)), (name, w["path"])
+    assert [s["trace"] for s in w["path"] if s["host"] == "node1"] == [first, first], (name, w["path"])
+    assert w["edges"] == cp["edges"], (name, w["edges"], cp["edges"])
 PY
 grep -q "^edges: a task follows one whose output it read (the workflow's records, on any host: data)" cp.txt ||
 	fail "no statement of the edges: $(head -3 cp.txt)"
