@@ -121,7 +121,7 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 	} else if (!c->root) {
 		fprintf(f, "no processes in the trace: no critical path\n");
 	} else {
-		char b1[32], b2[32], b3[32], b4[32], b5[32];
+		char b1[32], b2[32], b3[32], b4[32], b5[32], sk[TZA_SAFE_BUF];
 		fprintf(f, "makespan %s (root pid %u)%s\n\n",
 			tza_fmt_dur(b1, sizeof(b1), c->makespan_ns), c->root->pid,
 			m->incomplete ? "  [tree incomplete: see summary]" : "");
@@ -148,7 +148,8 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 					i ? tza_fmt_dur(b2, sizeof(b2), s->wait_ns) : "-",
 					100.0 * (double)w / ms,
 					edge_name[s->edge] ? edge_name[s->edge] : "-",
-					by == TZA_BY_RULE ? k->name : k->key);
+					tza_safe_str(sk, sizeof(sk),
+						     by == TZA_BY_RULE ? k->name : k->key));
 			}
 		}
 		fprintf(f, "\nmakespan %s = %s before the first task + %s in tasks + %s waiting "

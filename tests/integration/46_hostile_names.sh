@@ -5,7 +5,8 @@
 # C1 control (U+009B CSI) is run under the recorder; every text output of
 # every subcommand is scanned for control bytes (any byte < 0x20 but the
 # newline, and the tab in tsv; DEL; C1 in UTF-8), and the name shows in its
-# escaped form (docs/tracer-analyze.md, UNTRUSTED TEXT). plot's gnuplot
+# escaped form (docs/tracer-analyze.md, UNTRUSTED TEXT), also as a task's
+# name in critical-path --by task|rule. plot's gnuplot
 # script holds it as one string with its quotes escaped.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -47,6 +48,8 @@ out recover.txt recover h.tz r.tz
 # tasks named by the name (--task: one per outermost process matching)
 out rstask.txt rightsize --task 'zz.*' h.tz
 out toptask.txt top -n 0 --by task --task 'zz.*' h.tz
+out crittask.txt critical-path --by task --task 'zz.*' h.tz
+out critrule.txt critical-path --by rule --task 'zz.*' h.tz
 out gantt.txt plot --script gantt.gp -o g.png h.tz
 out cpu.txt plot --script cpu.gp -k cpu -o c.png h.tz
 
@@ -75,6 +78,10 @@ for fn in ('summary.txt', 'tree.txt', 'treefull.txt', 'top.txt', 'topcmd.txt', '
 arg = b'arg\\e]0;pwned\\a'
 if b'...' not in open('toptask.txt', 'rb').read() or arg + b' ' not in open('toptask.txt', 'rb').read():
     bad.append('toptask.txt: no %r' % arg)
+# the task path names the task (its whole key) escaped
+for fn in ('crittask.txt', 'critrule.txt'):
+    if esc + b' ' + arg not in open(fn, 'rb').read():
+        bad.append('%s: no %r' % (fn, esc + b' ' + arg))
 # rightsize: the table and the Nextflow block (a Groovy '...' string of
 # the safe form); the Snakemake block takes identifiers only: left out
 rs = open('rstask.txt', 'rb').read()
