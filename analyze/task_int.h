@@ -32,6 +32,8 @@ struct smk_rec {
 	const char **input; /* the record's "input" list (store), NULL: none */
 	uint32_t ninput;
 	double start, end;
+	int64_t job_hash; /* Snakemake's job_hash: the same in each output's record */
+	int has_hash;
 	int used, sib; /* sib: scratch, another output of the job being joined */
 };
 

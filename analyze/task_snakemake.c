@@ -99,6 +99,11 @@ static int smk_parse(struct build *b, const struct tza_attachment *a, const char
 				r->input[r->ninput++] = task_keep(b->st, strdup(json_object_get_string(v)));
 		}
 	}
+	json_object *jh;
+	if (json_object_object_get_ex(o, "job_hash", &jh) && json_object_is_type(jh, json_type_int)) {
+		r->job_hash = json_object_get_int64(jh);
+		r->has_hash = 1;
+	}
 	r->start = json_object_object_get_ex(o, "starttime", &st) ? json_object_get_double(st) : 0;
 	r->end = json_object_object_get_ex(o, "endtime", &en) ? json_object_get_double(en) : 0;
 bad:
@@ -171,7 +176,8 @@ static int cmp_pair(const void *a, const void *b)
 /* Name the Snakemake jobs (local ones, and cluster jobs by their child shell) from the embedded metadata records: every
  * possible (job, record) pair, nearest first, each job and record once; a
  * job with several outputs has one record per output (same rule, shellcmd
- * and starttime): its first output names it, the others are used with it */
+ * and job_hash, else starttime): its smallest output names it, the others
+ * are used with it */
 void task_join_snakemake(struct build *b)
 {
 	const struct tza_task_input *in = b->in;
@@ -226,29 +232,37 @@ void task_join_snakemake(struct build *b)
 		struct smk_rec *hit = &b->smk[pr[i].r];
 		if (c->rec || hit->used)
 			continue;
+		/* the job's other records: the same job_hash (Snakemake writes
+		 * each output's own starttime, ms apart), else without one the
+		 * same starttime; always the same rule and shellcmd */
 		uint32_t n = 0;
+		const struct smk_rec *first = hit; /* the smallest output */
 		for (uint32_t r = 0; r < nr; r++) {
 			struct smk_rec *o = &b->smk[r];
+			int same_job = o->has_hash && hit->has_hash ? o->job_hash == hit->job_hash
+								    : hit->start > 0 && o->start == hit->start;
 			if ((o->sib = o == hit ||
-				      (hit->start > 0 && !o->used && o->start == hit->start &&
-				       !strcmp(o->rule, hit->rule) &&
+				      (!o->used && same_job && !strcmp(o->rule, hit->rule) &&
 				       (o->cmd && hit->cmd ? !strcmp(o->cmd, hit->cmd)
-							   : o->cmd == hit->cmd))))
+							   : o->cmd == hit->cmd)))) {
 				n++;
+				if (strcmp(o->output, first->output) < 0)
+					first = o;
+			}
 		}
-		/* the job's outputs: its first, then the others in record order */
+		/* the job's outputs: its smallest, then the others in record order */
 		c->outputs = (const char **)task_keep(b->st, calloc(n + 1, sizeof(*c->outputs)));
 		if (c->outputs)
-			c->outputs[c->noutputs++] = hit->output;
+			c->outputs[c->noutputs++] = first->output;
 		for (uint32_t r = 0; r < nr; r++) {
 			struct smk_rec *o = &b->smk[r];
-			if (o->sib && o != hit && c->outputs)
+			if (o->sib && o != first && c->outputs)
 				c->outputs[c->noutputs++] = o->output;
 			if (o->sib)
 				o->used = 1;
 		}
 		c->name = hit->rule;
-		c->id = hit->output;
+		c->id = first->output;
 		c->rec = hit;
 	}
 	free(pr);

@@ -288,6 +288,43 @@ static void test_snakemake_cluster_record(void **st)
 	tza_tasks_free(t);
 }
 
+/* Snakemake writes each output's record with its own starttime (ms
+ * apart): a job's records are grouped by job_hash, and the smallest output
+ * is its id whichever record is nearest in time */
+static void test_snakemake_job_hash(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	struct tza_proc *smk = hp(&h, NULL, "/usr/bin/python3.11",
+				  "/usr/bin/python3|/usr/bin/snakemake|-j|1", 1000, 90000, 50);
+	hp(&h, smk, "/usr/bin/bash", "/usr/bin/bash|-c|set -euo pipefail;  touch m1 m2 m3", 2000,
+	   5000, 10);
+	static const struct tza_attachment att[] = {
+		/* m3, m1, m2 in base64; m3's record is the nearest to nothing in
+		 * particular: without a clock all tie on the job */
+		ATT("/w/.snakemake/metadata/bTM=",
+		    "{\"rule\": \"m\", \"shellcmd\": \"touch m1 m2 m3\", \"job_hash\": 77, "
+		    "\"input\": [\"in\"], \"starttime\": 1796131401.001}"),
+		ATT("/w/.snakemake/metadata/bTE=",
+		    "{\"rule\": \"m\", \"shellcmd\": \"touch m1 m2 m3\", \"job_hash\": 77, "
+		    "\"input\": [\"in\"], \"starttime\": 1796131401.003}"),
+		ATT("/w/.snakemake/metadata/bTI=",
+		    "{\"rule\": \"m\", \"shellcmd\": \"touch m1 m2 m3\", \"job_hash\": 77, "
+		    "\"input\": [\"in\"], \"starttime\": 1796131401.002}"),
+	};
+	struct tza_task_input in = {.att = att, .natt = 3};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_string_equal(t->tasks[0].id, "m1");
+	assert_true(t->tasks[0].wf_io);
+	assert_int_equal(t->tasks[0].wf_noutputs, 3);
+	assert_string_equal(t->tasks[0].wf_outputs[0], "m1");
+	assert_int_equal(t->nnotes, 0);
+	tza_tasks_free(t);
+}
+
 static void test_nextflow(void **st)
 {
 	(void)st;
@@ -1004,6 +1041,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snakemake_local), cmocka_unit_test(test_snakemake_cluster),
 		cmocka_unit_test(test_snakemake_cluster_record),
+		cmocka_unit_test(test_snakemake_job_hash),
 		cmocka_unit_test(test_nextflow),	cmocka_unit_test(test_generic_and_child),
 		cmocka_unit_test(test_cgroups),		cmocka_unit_test(test_combined_peak),
 		cmocka_unit_test(test_task_path),
