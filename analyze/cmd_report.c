@@ -9,6 +9,11 @@
  * columns in binary (report_cols.h), gzip-compressed in base64
  * (docs/plots-and-bundles.md, Data), and
  * draws everything in the browser, so its numbers are those of the commands.
+ * Several traces (fleet.h: files, a directory, a merge) are one run over
+ * several hosts: the same commands over them, each host's place on the
+ * run's axis and the tools' colours from plot's first pass over the hosts
+ * (tza_plot_hosts_json), report_version 5; the script's parts for that are
+ * between HOSTS markers, left out of one trace's page (tza_report_put_js).
  */
 #include <errno.h>
 #include <getopt.h> /* optind */
@@ -21,6 +26,7 @@
 #include <zlib.h>
 
 #include "analyze.h"
+#include "fleet.h"
 #include "options.h"
 #include "plot.h"
 #include "report.h"
@@ -30,7 +36,7 @@
 
 static const char report_synopsis[] =
 	"usage: tracer-analyze report [-o OUT.html] [-f] [--by task|rule|job|container]\n"
-	"                             [--task REGEX] FILE\n\n"
+	"                             [--task REGEX] FILE...\n\n"
 	"Write one HTML file that any current browser opens offline (no network:\n"
 	"styles, script and data are inside it): the run's header with drops and\n"
 	"damage, summary, top tools, critical path, failures, idle stretches, an\n"
@@ -43,7 +49,12 @@ static const char report_synopsis[] =
 	"16.4 or newer).\n\n"
 	"With --by (or --task) the page also has a Tasks section: one row per task\n"
 	"(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
-	"group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n";
+	"group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
+	"Several traces (files, a directory of .tz files, a merge) are one run over\n"
+	"several hosts: the page shows the run and each host (the commands' output\n"
+	"over the hosts), the critical path chained across hosts by time\n"
+	"adjacency, each host's idle share, and a timeline with one band per host\n"
+	"on the run's wall-clock axis (docs/tracer-analyze.md, MANY HOSTS).\n\n";
 
 static const char report_epilog[] =
 	"\nThe page holds every command line: it is created mode 0600, or 0666 less\n"
@@ -53,7 +64,9 @@ static const char report_epilog[] =
 	"  tracer-analyze report run.tz                 # writes report.html\n"
 	"  tracer-analyze report -o run.html -f run.tz\n"
 	"  tracer-analyze report -o r.html report.tar.gz\n"
-	"  tracer-analyze report --by rule -o run.html snakemake-run.tz\n";
+	"  tracer-analyze report --by rule -o run.html snakemake-run.tz\n"
+	"  tracer-analyze report -o run.html node1.tz node2.tz node3.tz\n"
+	"  tracer-analyze report -o run.html traces/   # or the merge: run.tz\n";
 
 static const struct tza_cmd_spec report_spec = {
     .name = "report", .synopsis = report_synopsis, .epilog = report_epilog, .col = 22};
@@ -240,10 +253,14 @@ enum { O_SUMMARY, O_TOP, O_CRIT, O_IDLE, O_PROCS, O_TASKS, O_GROUPS, NOUT };
 struct report_job {
 	const char *outp, *by, *regex;
 	int force;
-	char *in;	   /* the trace */
-	unsigned mode;	   /* OUT's mode: tza_argv_mode of the trace */
+	char **in;	   /* the trace, or the host traces (fleet.h) */
+	int nin;
+	int hosts;	   /* a run over several hosts (tza_fleet_wanted) */
+	unsigned mode;	   /* OUT's mode: tza_argv_mode of the trace(s) */
 	char *colors;	   /* the tools' colours as JSON (tza_plot_colors_json) */
 	size_t ncolors;
+	char *bands;	   /* over hosts: each host's place (tza_plot_hosts_json) */
+	size_t nbands;
 	struct out o[NOUT]; /* each part's captured output */
 	int nout;	   /* parts run: O_TASKS without --by, else NOUT */
 	char *gz;	   /* the page's data, gzipped */
@@ -296,13 +313,15 @@ static int report_options(int argc, char **argv, struct report_job *j, int *rc)
 	if (*rc >= 0)
 		return -1;
 	*rc = TZA_EXIT_USAGE;
-	if (optind != argc - 1) {
+	j->hosts = optind < argc && tza_fleet_wanted(argv + optind, argc - optind);
+	if (!j->hosts && optind != argc - 1) {
 		tza_err("report: expected one FILE (see 'tracer-analyze report --help')");
 		return -1;
 	}
 	if (j->regex && !j->by)
 		j->by = "task";
-	j->in = argv[optind];
+	j->in = argv + optind;
+	j->nin = argc - optind;
 	return 0;
 }
 
@@ -323,12 +342,23 @@ static int report_out_free(const struct report_job *j)
 	return 0;
 }
 
-/* The trace's mode and the tools' colours (one load of its own). */
+/* The trace's mode and the tools' colours (one load of its own); over
+ * hosts also each host's place on the run's axis (plot's first pass). */
 static int report_colors(struct report_job *j)
 {
+	if (j->hosts) {
+		FILE *cf = open_memstream(&j->colors, &j->ncolors);
+		FILE *hf = cf ? open_memstream(&j->bands, &j->nbands) : NULL;
+		int crc = hf ? tza_plot_hosts_json(cf, hf, j->in, j->nin, &j->mode) : -2;
+		if ((cf && fclose(cf)) | (hf && fclose(hf)))
+			crc = -2;
+		if (crc == -2)
+			tza_err("report: out of memory");
+		return crc < 0 ? -1 : 0;
+	}
 	tz_reader *r;
 	struct tza_model *m;
-	if (tza_load(j->in, &r, &m) < 0)
+	if (tza_load(j->in[0], &r, &m) < 0)
 		return -1;
 	j->mode = tza_argv_mode(r);
 	FILE *cf = open_memstream(&j->colors, &j->ncolors);
@@ -364,21 +394,28 @@ static int report_parts(struct report_job *j)
 	int (*const fns[NOUT])(int, char **) = {cmd_summary, cmd_top,	 cmd_critical_path, cmd_idle,
 						cmd_export,  cmd_export, cmd_top};
 	j->nout = j->by ? NOUT : O_TASKS;
+	char **av = malloc(((size_t)j->nin + 10) * sizeof(*av));
+	if (!av) {
+		tza_err("report: out of memory");
+		return TZA_EXIT_FAIL;
+	}
 	for (int i = 0; i < j->nout; i++) {
-		char *av[10];
 		int k = 0;
 		for (; avs[i][k]; k++)
 			av[k] = (char *)avs[i][k];
-		av[k++] = j->in;
+		for (int a = 0; a < j->nin; a++)
+			av[k++] = j->in[a];
 		av[k] = NULL;
 		/* stderr of the first run only: the drop warnings and task
 		 * notes once (every run after it says the same) */
 		int hr = capture(fns[i], av, &j->o[i], i == O_SUMMARY);
 		if (hr != 0) {
 			tza_err("report: '%s' failed: no report written", avs[i][0]);
+			free(av);
 			return hr > 0 ? hr : TZA_EXIT_FAIL;
 		}
 	}
+	free(av);
 	return 0;
 }
 
@@ -400,15 +437,20 @@ static int report_pack(struct report_job *j)
 		tza_err("report: out of memory");
 		return -1;
 	}
-	fprintf(bf, "{\"report_version\":4,\"analyzer\":\"%s\",\"colors\":", TRACER_VERSION);
+	fprintf(bf, "{\"report_version\":%d,\"analyzer\":\"%s\",\"colors\":", j->hosts ? 5 : 4,
+		TRACER_VERSION);
 	tza_put_json_lt(bf, j->colors, j->ncolors);
+	if (j->hosts) { /* report_version 5: the run's hosts */
+		fputs(",\n\"multi_host\":true,\"hosts\":", bf);
+		tza_put_json_lt(bf, j->bands, j->nbands);
+	}
 	if (j->by)
 		fprintf(bf, ",\n\"by\":\"%s\"", j->by);
 	int brc = 0;
 	for (int i = 0; i < j->nout && !brc; i++) {
 		fprintf(bf, ",\n\"%s\":", keys[i]);
 		if (i == O_PROCS)
-			brc = tza_report_procs(bf, &bin, j->o[i].p, j->o[i].len);
+			brc = tza_report_procs(bf, &bin, j->o[i].p, j->o[i].len, j->hosts);
 		else if (i == O_TASKS)
 			put_jsonl_array(bf, &j->o[i]);
 		else
@@ -438,7 +480,7 @@ static int report_write(const struct report_job *j)
 	s = put_until(f, s, "DATA");
 	put_base64(f, j->gz, j->ngz);
 	s = put_until(f, s, "JS");
-	fwrite(report_js, 1, report_js_len, f);
+	tza_report_put_js(f, (const char *)report_js, report_js_len, j->hosts);
 	if (s)
 		fputs(s, f);
 	if (ferror(f) | fclose(f)) {
@@ -462,6 +504,7 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < NOUT; i++)
 		free(j.o[i].p);
 	free(j.colors);
+	free(j.bands);
 	free(j.gz);
 	return rc;
 }

@@ -74,6 +74,20 @@ int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o)
  * read one at a time (twice). Returns 0, or -1 after one line on stderr.
  */
 int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opts *o);
+/*
+ * For the report over several hosts (cmd_report.c): what plot of args[0..n)
+ * (as tza_plot_hosts_script takes them) colours and where it puts each host,
+ * from the same first pass over the hosts. To colors: the tools' colours
+ * across hosts in tza_plot_colors_json's form. To hosts: one JSON array, an
+ * object per host trace in the order given, {"hostname", "trace" (its name,
+ * "run.tz[1]" for a member), "trace_uuid" (32 hex digits, export's
+ * trace_uuid), "offset_s" (its first event after the run's start, seconds,
+ * wall clock: the x where plot starts its band, export's start_s 0 there),
+ * "span_s" (its first to last event)}. *mode: TZA_MODE_UMASK when every
+ * trace was redacted, else TZA_MODE_PRIVATE (tza_argv_mode). Reads every
+ * host once. Returns 0, or -1 after one line on stderr.
+ */
+int tza_plot_hosts_json(FILE *colors, FILE *hosts, char **args, int n, unsigned *mode);
 
 /*
  * Run gnuplot (the binary named by $TRACER_GNUPLOT, else `gnuplot` found in

@@ -13,12 +13,14 @@
  * the bands' sizes, then to draw each band; the script's parts are gathered
  * in memory streams and written at the end.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 #include "fleet.h"
 #include "fleet_clock.h"
+#include "json.h"
 #include "plot_int.h"
 #include "report.h"
 #include "task.h"
@@ -32,6 +34,7 @@ struct hband {
 	int nrows;
 	uint32_t nprocs; /* processes drawn */
 	int incomplete;
+	unsigned mode; /* tza_argv_mode of its trace */
 };
 
 struct hplot {
@@ -43,6 +46,7 @@ struct hplot {
 	int64_t r0, r1; /* the run: first first event, last last event (wall ns) */
 	size_t maxlab;	/* the longest row label (characters, capped at 63) */
 	int nrows;	/* every band's heading and rows */
+	const char *cmd; /* the command, in messages: "plot" or "report" */
 };
 
 /* Host i's model into *r, *m (tasks too when --task was given). 0, or -1
@@ -92,9 +96,9 @@ static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
 	u->clk[i].hostname = b->hostname;
 	tza_host_clock_read(r, &u->clk[i]);
 	if (tz_reader_realtime(r, c->t0, &b->rt0)) {
-		tza_err("plot: '%s': no clock anchor: its times cannot be put beside the other "
+		tza_err("%s: '%s': no clock anchor: its times cannot be put beside the other "
 			"hosts'",
-			b->trace);
+			u->cmd, b->trace);
 		return -1;
 	}
 	b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
@@ -104,7 +108,7 @@ static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
 	for (size_t t = 0; t < c->ntools; t++) {
 		struct plot_tool *rt = run_tool(u, c->tools[t].name);
 		if (!rt) {
-			tza_err("plot: out of memory");
+			tza_err("%s: out of memory", u->cmd);
 			return -1;
 		}
 		rt->cpu_s += c->tools[t].cpu_s;
@@ -125,7 +129,7 @@ static int draw(struct hplot *u, size_t i, struct plot_ctx *c, const struct plot
 {
 	const struct hband *b = &u->b[i];
 	if (g->nrows != b->nrows) { /* the same trace read twice */
-		tza_err("plot: '%s': changed while it was read", b->trace);
+		tza_err("%s: '%s': changed while it was read", u->cmd, b->trace);
 		return -1;
 	}
 	c->xoff = (double)(b->rt0 - u->r0) / 1e9;
@@ -171,10 +175,11 @@ static int one_band(struct hplot *u, size_t i, struct tza_plot_opts *o, double p
 	if (!bo) {
 		b->trace = u->f.h[i].name;
 		b->hostname = strdup(tza_fleet_hostname(&u->f, i, r));
+		b->mode = tza_argv_mode(r);
 	}
 	o->rt0_ns = bo ? b->rt0 : INT64_MIN; /* --time wall: this host's own clock */
 	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)
-		tza_err("plot: out of memory");
+		tza_err("%s: out of memory", u->cmd);
 	else
 		rc = bo ? draw(u, i, &c, &g, px, xmax, bo) : measure(u, i, r, &c, &g);
 	plot_gantt_layout_free(&g);
@@ -290,6 +295,81 @@ static void hplot_free(struct hplot *u)
 	tza_fleet_free(&u->f);
 }
 
+/* Pass 1 over every host of args[0..n) (cmd names the command in
+ * messages): the bands' ranges and sizes, the run's range, its tools ranked
+ * and coloured. 0, or -1 after one line. */
+static int measure_all(struct hplot *u, char **args, int n, struct tza_plot_opts *o,
+		       const char *cmd)
+{
+	u->cmd = cmd;
+	if (tza_fleet_open(cmd, args, n, &u->f))
+		return -1;
+	u->b = calloc(u->f.n ? u->f.n : 1, sizeof(*u->b));
+	u->clk = calloc(u->f.n ? u->f.n : 1, sizeof(*u->clk));
+	if (!u->b || !u->clk) {
+		tza_err("%s: out of memory", cmd);
+		return -1;
+	}
+	for (size_t i = 0; i < u->f.n; i++) {
+		if (one_band(u, i, o, 0, 0, NULL) < 0)
+			return -1;
+		struct hband *b = &u->b[i];
+		if (!i || b->rt0 < u->r0)
+			u->r0 = b->rt0;
+		if (!i || b->rt1 > u->r1)
+			u->r1 = b->rt1;
+		b->row0 = u->nrows;
+		u->nrows += 1 + b->nrows;
+	}
+	/* the run's colours: its tools ranked as plot ranks one trace's */
+	if (u->ntools)
+		qsort(u->tools, u->ntools, sizeof(*u->tools), plot_cmp_tool);
+	for (size_t t = 0; t < u->ntools; t++)
+		u->tools[t].color = t < PLOT_NCOLORS ? (int)t : -1;
+	return 0;
+}
+
+int tza_plot_hosts_json(FILE *colors, FILE *hosts, char **args, int n, unsigned *mode)
+{
+	struct hplot u = {0};
+	struct tza_plot_opts o = {0};
+	int rc = -1;
+	*mode = TZA_MODE_UMASK;
+	if (measure_all(&u, args, n, &o, "report") < 0)
+		goto out;
+	fputs("{\"other\":\"" PLOT_OTHER_COLOR "\",\"fail\":\"" PLOT_FAIL_COLOR "\",\"tools\":{",
+	      colors);
+	for (size_t t = 0; t < u.ntools && u.tools[t].color >= 0; t++) {
+		if (t)
+			fputc(',', colors);
+		tza_json_cstr(colors, u.tools[t].name);
+		fprintf(colors, ":\"%s\"", plot_palette[u.tools[t].color]);
+	}
+	fputs("}}", colors);
+	fputc('[', hosts);
+	for (size_t i = 0; i < u.f.n; i++) {
+		const struct hband *b = &u.b[i];
+		char uuid[33];
+		tza_fleet_hex16(uuid, u.f.h[i].me->uuid);
+		fprintf(hosts, "%s{\"hostname\":", i ? ",\n" : "");
+		tza_json_cstr(hosts, b->hostname);
+		fputs(",\"trace\":", hosts);
+		tza_json_cstr(hosts, b->trace);
+		int64_t off = b->rt0 - u.r0, span = b->rt1 - b->rt0; /* both >= 0 */
+		fprintf(hosts,
+			",\"trace_uuid\":\"%s\",\"offset_s\":%" PRId64 ".%09" PRId64
+			",\"span_s\":%" PRId64 ".%09" PRId64 "}",
+			uuid, off / 1000000000, off % 1000000000, span / 1000000000, span % 1000000000);
+		if (b->mode != TZA_MODE_UMASK)
+			*mode = TZA_MODE_PRIVATE;
+	}
+	fputc(']', hosts);
+	rc = 0;
+out:
+	hplot_free(&u);
+	return rc;
+}
+
 int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opts *opts)
 {
 	struct hplot u = {0};
@@ -297,31 +377,11 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	struct tza_plot_opts o = *opts;
 	int rc = -1;
 	o.from_ns = o.to_ns = 0;
-	if (tza_fleet_open("plot", args, n, &u.f))
+	if (measure_all(&u, args, n, &o, "plot") < 0)
 		goto out;
-	u.b = calloc(u.f.n ? u.f.n : 1, sizeof(*u.b));
-	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
-	if (!u.b || !u.clk)
-		goto oom;
-	for (size_t i = 0; i < u.f.n; i++) {
-		if (one_band(&u, i, &o, 0, 0, NULL) < 0)
-			goto out;
-		struct hband *b = &u.b[i];
-		if (!i || b->rt0 < u.r0)
-			u.r0 = b->rt0;
-		if (!i || b->rt1 > u.r1)
-			u.r1 = b->rt1;
-		b->row0 = u.nrows;
-		u.nrows += 1 + b->nrows;
-	}
 	char note[1024];
 	int64_t bound_us;
 	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), note, sizeof(note), &bound_us);
-	/* the run's colours: its tools ranked as plot ranks one trace's */
-	if (u.ntools)
-		qsort(u.tools, u.ntools, sizeof(*u.tools), plot_cmp_tool);
-	for (size_t t = 0; t < u.ntools; t++)
-		u.tools[t].color = t < PLOT_NCOLORS ? (int)t : -1;
 	for (size_t i = 0; i < u.f.n; i++) {
 		char h[600];
 		heading(h, sizeof(h), &u.b[i], u.r0);

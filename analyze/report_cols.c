@@ -22,6 +22,26 @@ void tza_put_json_lt(FILE *f, const char *s, size_t n)
 	}
 }
 
+void tza_report_put_js(FILE *f, const char *js, size_t n, int hosts)
+{
+	static const char open[] = "/*HOSTS{*/", close[] = "/*}HOSTS*/";
+	const char *s = js, *end = js + n;
+	while (!hosts && s < end) {
+		const char *a = memmem(s, (size_t)(end - s), open, sizeof(open) - 1);
+		const char *b = a ? memmem(a, (size_t)(end - a), close, sizeof(close) - 1) : NULL;
+		if (!b)
+			break;
+		b += sizeof(close) - 1;
+		if (b < end && *b == '\n') /* a part on lines of its own: the lines */
+			b++;
+		while (a > s && (a[-1] == '\t' || a[-1] == ' '))
+			a--;
+		fwrite(s, 1, (size_t)(a - s), f);
+		s = b;
+	}
+	fwrite(s, 1, (size_t)(end - s), f);
+}
+
 /* ------------------------------------------------------------ buffer */
 
 static int bb_room(struct tza_bbuf *b, size_t n)
@@ -86,8 +106,10 @@ static const struct {
 	{"utime_s", NUM},      {"stime_s", NUM},      {"peak_rss_kib", NUM}, {"read_bytes", NUM},
 	{"write_bytes", NUM},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", INDEX},
 	{"exit_lost", SHARED},
+	/* a run over several hosts only (after NCOL_ONE): each row's host */
+	{"host", INDEX},       {"trace_uuid", INDEX},
 };
-enum { NCOL = sizeof(proc_cols) / sizeof(proc_cols[0]) };
+enum { NCOL = sizeof(proc_cols) / sizeof(proc_cols[0]), NCOL_ONE = NCOL - 2 };
 
 /* A value's JSON text in export's output. */
 struct span {
@@ -667,7 +689,7 @@ static long split_proc(const char *s, size_t n, struct span *val, char **sh, siz
 	return (long)shlen;
 }
 
-int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t len)
+int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t len, int hosts)
 {
 	struct span *v[NCOL] = {0}, row[NCOL];
 	struct dict dict[NCOL] = {0}, shared = {0}; /* LISTS and INDEX: distinct values */
@@ -716,7 +738,7 @@ int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t le
 	fprintf(f, "{\"count\":%zu,\"columns\":{", n);
 	for (int c = 0, first = 1; c < NCOL; c++) {
 		int how = proc_cols[c].how, r = 1;
-		if (how == SHARED)
+		if (how == SHARED || (!hosts && c >= NCOL_ONE))
 			continue;
 		fprintf(f, "%s\n\"%s\":", first ? "" : ",", proc_cols[c].key);
 		first = 0;

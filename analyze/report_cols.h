@@ -48,8 +48,22 @@ void tza_put_json_lt(FILE *f, const char *s, size_t n);
  * to f, with their arrays appended to bin (8-byte aligned; offsets in the
  * JSON are from bin's start). Only the keys the page uses are kept. The
  * output depends on the input only (the same bytes for the same trace).
+ * With hosts (a run over several hosts: export's rows with its fleet
+ * columns) the columns "host" and "trace_uuid" are kept too, as indexes into
+ * their distinct values (report_version 5); without it they are not written.
  * Returns 0, or -1 out of memory (f and bin then hold a partial value).
  */
-int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t n);
+int tza_report_procs(FILE *f, struct tza_bbuf *bin, const char *jsonl, size_t n, int hosts);
+
+/*
+ * The page's script js[0..n) to f: whole with hosts (a run over several
+ * hosts); else without its parts for several hosts, each between the
+ * comments "/" "*HOSTS{*" "/" and "/" "*}HOSTS*" "/": from the blanks before
+ * the first marker to the newline after the second (a part on lines of its
+ * own leaves no line behind), so one trace's page is byte for byte what it
+ * was before those parts were written. An opening marker without its
+ * closing one, and what follows it, is kept.
+ */
+void tza_report_put_js(FILE *f, const char *js, size_t n, int hosts);
 
 #endif

@@ -129,11 +129,77 @@
 		}
 		/* the rows first, while the heap is small (fewer of them copied by
 		 * the collections the columns' allocations bring) */
+		/*HOSTS{*/
+		/* a run over several hosts (report_version 5): start_s and end_s
+		 * on the run's axis (export's, from the host's first event, plus
+		 * its offset_s in D.hosts, found by trace_uuid); hi: that index */
+		if (D.multi_host) {
+			var hix = null, def0 = def;
+			var hostOf = function (i) {
+				if (!hix) {
+					var tu = pc.columns.trace_uuid, ix = array(tu, "index"), byU = {};
+					D.hosts.forEach(function (h, k) { byU[h.trace_uuid] = k; });
+					var m = tu.values.map(function (u) { return byU[u] === undefined ? 0 : byU[u]; });
+					hix = new Int32Array(n);
+					for (var j = 0; j < n; j++) hix[j] = m[ix[j]];
+				}
+				return hix[i];
+			};
+			def = function (k, get) {
+				if (k === "start_s" || k === "end_s") {
+					var g = get;
+					get = function () { var v = g.call(this); return v === null ? null : v + D.hosts[hostOf(this.i)].offset_s; };
+				}
+				def0(k, get);
+			};
+			def0("hi", function () { return hostOf(this.i); });
+		}
+		/*}HOSTS*/
 		for (var i = 0; i < n; i++) out[i] = new Proc(i);
 		Object.keys(pc.columns).forEach(function (k) { column(k, pc.columns[k]); });
 		return out;
 	}
 	var S = D.summary, P = procRows(D.processes), C = D.colors;
+	/*HOSTS{*/
+	var HM = D.multi_host ? hostsRun() : null;
+	if (HM) S = HM.S;
+	/* over several hosts: the run (summary --json's "run", each host's own
+	 * summary in "hosts") as the one summary the page's header, cards and
+	 * charts read; HM.R the run, HM.H the hosts' own summaries */
+	function hostsRun() {
+		var R = D.summary.run, H = D.summary.hosts, sum = function (f) {
+			return H.reduce(function (a, h) { return a + (f(h) || 0); }, 0);
+		};
+		var names = D.hosts.map(function (h) { return h.hostname; }), kern = {};
+		H.forEach(function (h) { kern[(h.host || {}).kernel] = 1; });
+		var cpus = sum(function (h) { return (h.host || {}).cpus; }), span = R.makespan_s || 0;
+		var any = function (k) { return H.some(function (h) { return h[k]; }); };
+		var cp = D.critical_path || {};
+		return {R: R, H: H, S: {
+			recorder: {traced: "run over " + R.hosts + " hosts (" + names.join(", ") + ")"},
+			host: {hostname: names.join(", "), kernel: Object.keys(kern).length === 1 ? Object.keys(kern)[0] : null,
+				cpus: cpus, memory_kib: sum(function (h) { return (h.host || {}).memory_kib; })},
+			start: R.start, end: R.end, duration_s: span,
+			counts: {processes: R.processes, execs: R.execs, nonzero_exits: R.nonzero_exits, signaled: R.signaled,
+				running: sum(function (h) { return (h.counts || {}).running; })},
+			cpu: {cpu_s: R.cpu_s, utilisation: cpus && span ? R.cpu_s / (cpus * span) : 0, basis: "every host's CPUs over the run"},
+			drops: {total: sum(function (h) { return (h.drops || {}).total; })},
+			corrupt_blocks: sum(function (h) { return h.corrupt_blocks; }),
+			exit_lost: sum(function (h) { return h.exit_lost; }),
+			incomplete: any("incomplete"), unfinished: any("unfinished"), live: any("live"), ring_wrapped: any("ring_wrapped"),
+			overwritten_s: Math.max.apply(null, H.map(function (h) { return h.overwritten_s || 0; })),
+			oom_kills: [].concat.apply([], H.map(function (h) { return h.oom_kills || []; })),
+			critical_path: {makespan_s: cp.makespan_s, by_tool: cp.by_tool},
+			file: D.hosts.map(function (h) { return h.trace; }).join("', '")}};
+	}
+	/* a column head first in table t (made by table()), cells from
+	 * v(row index) */
+	function addCol(t, head, v) {
+		var th = el("th", "", head);
+		t.querySelector("thead tr").insertBefore(th, t.querySelector("thead th"));
+		t.querySelectorAll("tbody tr").forEach(function (tr, i) { tr.insertBefore(el("td", "", v(i)), tr.firstChild); });
+	}
+	/*}HOSTS*/
 	mark("rows");
 	var SIG = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
 		7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
@@ -264,6 +330,21 @@
 	if (cnt.running) card("running", num(cnt.running), "still running at the end", cnt.running);
 	if (S.oom_kills && S.oom_kills.length) card("oom", num(S.oom_kills.length), "OOM kills", S.oom_kills.length);
 
+	/*HOSTS{*/
+	if (HM) {
+		var hsec = $("summary"), hp = el("p", "meta", "Clocks: " + (HM.R.clock || {}).note);
+		hp.id = "hosts-clock";
+		hsec.appendChild(hp);
+		var ht = table(["host", "trace", "processes", "CPU", "util (own trace)", "start", "active", "run%", "CPUs"],
+			HM.R.per_host.map(function (h, k) {
+				return [h.hostname, h.trace, num(h.processes), dur(h.cpu_s), (100 * (h.utilization || 0)).toFixed(1) + " %",
+					"+" + dur(h.start_offset_s), (100 * (h.active_share || 0)).toFixed(1) + " %",
+					(100 * (h.run_utilization || 0)).toFixed(1) + " %", (HM.H[k].host || {}).cpus];
+			}), [0, 0, 1, 1, 1, 1, 1, 1, 1]);
+		ht.id = "hosts-table";
+		hsec.appendChild(ht);
+	}
+	/*}HOSTS*/
 	mark("tasks");
 	/* ------------------------------------------------------------ tasks (issue 17: grouping by task/rule) */
 	/* report --by KEY: "tasks" = export --tasks jsonl rows, "task_groups" =
@@ -303,6 +384,13 @@
 		document.querySelector('#toc a[data-for="tasks"]').remove();
 	}
 
+	/*HOSTS{*/
+	if (HM && D.by && tasks) { /* the host of each group (top --by) and task (export --tasks) */
+		var ktabs = kb.querySelectorAll("table"), kti = 0, kg = D.task_groups || [];
+		if (kg.length) addCol(ktabs[kti++], "host", function (i) { return kg[i].host; });
+		if (tasks.length) addCol(ktabs[kti], "host", function (i) { return tasks[i].host; });
+	}
+	/*}HOSTS*/
 	mark("top");
 	/* ------------------------------------------------------------ top tools */
 	var top = D.top || [];
@@ -312,6 +400,9 @@
 				bytes(g.read_bytes), bytes(g.write_bytes), dur(g.critical_s), g.flags.join(", ")];
 		}), [0, 1, 1, 1, 1, 1, 1, 1, 1, 0]);
 	tt.id = "tools-table";
+	/*HOSTS{*/
+	if (HM) addCol(tt, "host", function (i) { return top[i].host; });
+	/*}HOSTS*/
 	$("tools-body").appendChild(tt);
 	if (top.length > 50) $("tools-body").appendChild(el("p", "hint", (top.length - 50) + " more tools (tracer-analyze top -n 0)"));
 
@@ -323,6 +414,11 @@
 	cpt.textContent = (cp.by_tool || []).map(function (t) { return t.tool + " " + dur(t.seconds); }).join(", ");
 	cpl.appendChild(cpt); cpb.appendChild(cpl);
 	var chain = (D.critical_path && D.critical_path.path) || [];
+	/*HOSTS{*/
+	if (HM) chain = [].concat.apply([], (D.critical_path.parts || []).map(function (pt) {
+		return pt.path.map(function (c) { return Object.assign({host: pt.host}, c); });
+	}));
+	/*}HOSTS*/
 	var byIdMap = null;
 	function byId(id) { /* the process of an id, or undefined; the index is built on first use */
 		if (!byIdMap) { byIdMap = new Map(); P.forEach(function (p) { byIdMap.set(p.id, p); }); }
@@ -340,6 +436,27 @@
 		return [c.pid, toolCell(c.tool), dur(c.start_s), dur(c.end_s), dur(c.critical_s), p ? cmdline(p) : ""];
 	}), [1, 0, 1, 1, 1, 0]));
 	cpb.appendChild(det);
+	/*HOSTS{*/
+	if (HM) {
+		var X = D.critical_path, parts = X.parts || [];
+		addCol(det.querySelector("table"), "host", function (i) { return chain[i].host; });
+		var xp = el("p", "", "Over " + HM.R.hosts + " hosts, each host's own critical path, chained " +
+			(X.order === "time_adjacency" ? "by time adjacency" : X.order) +
+			" (a trace holds no dependency between hosts): before a host's part comes the part that ended last at or before it started. " +
+			"Times from the first part's start (" + X.start + "). Clocks: " + (X.clock || {}).note + ". " +
+			"Makespan " + dur(X.makespan_s) + " = " + dur(X.before_first_s) + " before the first part + " +
+			dur(parts.reduce(function (a, q) { return a + q.makespan_s; }, 0)) + " in " + parts.length + " parts + " +
+			dur(X.wait_s) + " waiting between hosts." + ((X.off_path || []).length ? " Off the path: " + X.off_path.join(", ") + "." : ""));
+		xp.id = "critical-hosts";
+		var xt = table(["host", "trace", "start", "end", "part", "wait before", "root"], parts.map(function (q) {
+			return [q.host, q.trace, dur(q.start_s), dur(q.end_s), dur(q.makespan_s), dur(q.wait_s),
+				q.root_pid + " " + q.root + (q.incomplete ? " (incomplete)" : "")];
+		}), [0, 0, 1, 1, 1, 1, 0]);
+		xt.id = "critical-parts";
+		cpb.insertBefore(xt, cpb.firstChild);
+		cpb.insertBefore(xp, xt);
+	}
+	/*}HOSTS*/
 
 	mark("failures");
 	/* ------------------------------------------------------------ failures */
@@ -354,6 +471,9 @@
 		if (fl.length > 500) fb.appendChild(el("p", "hint", (fl.length - 500) + " more in the process table (status: failed)"));
 	}
 	(S.oom_kills || []).forEach(function (o) { fb.appendChild(el("p", "bad", "OOM kill: " + JSON.stringify(o))); });
+	/*HOSTS{*/
+	if (HM && fl.length) addCol(fb.querySelector("table"), "host", function (i) { return fl[i].host; });
+	/*}HOSTS*/
 
 	mark("idle");
 	/* ------------------------------------------------------------ idle */
@@ -369,6 +489,22 @@
 			(s.processes || []).map(function (q) { return (q.tool || q.comm || "") + " " + q.pid; }).join(", ")];
 	}), [1, 1, 1, 1, 0]));
 
+	/*HOSTS{*/
+	if (HM) {
+		var IR = D.idle.run;
+		ib.textContent = "";
+		ib.appendChild(el("p", "", "Each host's idle stretches (at least " + dur(IR.min_duration_s) + " under " + IR.threshold_pct +
+			"% of its CPUs busy, as idle of its trace alone finds them) as a share of the run's " + dur(IR.span_s) +
+			"; the run's time outside a host's trace was not recorded there: it is given apart, never counted as idle."));
+		var it = table(["host", "trace", "basis", "from", "idle", "idle share", "stretches", "outside its trace"],
+			IR.per_host.map(function (h, k) {
+				return [h.hostname, h.trace, h.basis, "+" + dur(h.start_offset_s), dur(h.idle_s), (100 * h.idle_share).toFixed(1) + " %",
+					num(((D.idle.hosts[k] || {}).stretches || []).length), (100 * h.outside_share).toFixed(1) + " %"];
+			}), [0, 0, 0, 1, 1, 1, 1, 1]);
+		it.id = "idle-hosts";
+		ib.appendChild(it);
+	}
+	/*}HOSTS*/
 	mark("timeline");
 	/* ------------------------------------------------------------ timeline */
 	var T1 = Math.max(S.duration_s || 0, 1e-3);
@@ -391,6 +527,35 @@
 	gH = Math.max(y + 4, 60);
 	gc.style.height = gH + "px";
 	} /* layout */
+	/*HOSTS{*/
+	/* over several hosts: one band per host in D.hosts' order, a heading
+	 * then its rows by tool (as one trace's), on the run's axis */
+	var HB = 16;
+	if (HM) layout = function () {
+		var by = {};
+		HM.bands = D.hosts.map(function (h) { return {h: h, rows: [], n: 0}; });
+		P.slice().sort(function (a, b) { return a.start_s - b.start_s; }).forEach(function (p) {
+			var b = HM.bands[p.hi], k = p.hi + "\u0000" + p.tool, r = by[k];
+			if (!r) { r = by[k] = {tool: p.tool, lanes: [], laneEnd: []}; b.rows.push(r); }
+			var l = 0, e = r.laneEnd, best = 0;
+			for (l = 0; l < e.length && e[l] > p.start_s; l++) if (e[l] < e[best]) best = l;
+			if (l === e.length && l >= 6) l = best;
+			if (l === e.length) { e.push(0); r.lanes.push([]); }
+			e[l] = Math.max(e[l], pend(p));
+			r.lanes[l].push(p);
+			b.n++;
+		});
+		var y = AX;
+		HM.bands.forEach(function (b) {
+			b.y = y; y += HB;
+			b.rows.forEach(function (r) { r.y = y; r.h = r.lanes.length * LH; y += r.h + GAP; rows.push(r); });
+		});
+		gH = Math.max(y + 4, 60);
+		gc.style.height = gH + "px";
+	};
+	if (HM) document.querySelector("#timeline .hint").textContent = "One band per host (its rows by tool), on the run's time axis from its " +
+		"first event on any host; hosts aligned by wall clock (" + (HM.R.clock || {}).note + "). Wheel or +/\u2212: zoom, drag: pan, hover: the process, double-click: reset.";
+	/*}HOSTS*/
 	var LH = 9, GAP = 6, LW = 150, AX = 22;
 	var gc = $("gantt"), gx = gc.getContext("2d"), tip = $("tip");
 	var v0 = 0, v1 = T1;
@@ -479,6 +644,12 @@
 		tip.style.top = (ev.clientY - b2.top + 14) + "px";
 	});
 	gc.addEventListener("mouseleave", function () { tip.hidden = true; drag = null; });
+	/*HOSTS{*/
+	if (HM) gc.addEventListener("mousemove", function (ev) { /* after the tip's own: its host first */
+		var p = drag || tip.hidden ? null : hit(ev);
+		if (p) tip.textContent = "host " + p.host + "  " + tip.textContent;
+	});
+	/*}HOSTS*/
 	gc.addEventListener("mousedown", function (ev) { drag = {x: ev.clientX, v0: v0, v1: v1}; gc.style.cursor = "grabbing"; });
 	window.addEventListener("mouseup", function () { drag = null; gc.style.cursor = "grab"; });
 	function clampView() {
@@ -497,6 +668,23 @@
 		zoom(ev.deltaY < 0 ? 0.8 : 1.25, at);
 	}, {passive: false});
 	gc.addEventListener("dblclick", function () { v0 = 0; v1 = T1; drawGantt(); });
+	/*HOSTS{*/
+	if (HM) {
+		var drawRows = drawGantt;
+		drawGantt = function () {
+			drawRows();
+			var w = gc.clientWidth || 1200;
+			gx.font = "bold 12px sans-serif";
+			HM.bands.forEach(function (b, k) {
+				gx.fillStyle = "#888888";
+				if (k) gx.fillRect(0, b.y - 3, w, 1);
+				gx.fillStyle = "#1d1d1f";
+				gx.fillText("host " + b.h.hostname + " (" + b.h.trace + "), +" + dur(b.h.offset_s) + ", " + num(b.n) + " processes", 4, b.y + 11);
+			});
+			gx.font = "12px sans-serif";
+		};
+	}
+	/*}HOSTS*/
 	gc.tabIndex = 0;
 	gc.addEventListener("keydown", function (ev) {
 		if (ev.key === "+" || ev.key === "=") zoom(0.8, (v0 + v1) / 2);
@@ -530,6 +718,12 @@
 	function bin() { /* after data-ready (draw, below) */
 	P.forEach(function (p) {
 		var si = sidx[p.tool] !== undefined ? sidx[p.tool] : sidx["\u0000other"], e = pend(p), sm = p.samples || [];
+		/*HOSTS{*/
+		if (HM && sm.length) {
+			var so = D.hosts[p.hi].offset_s;
+			sm = sm.map(function (s) { return Object.assign({}, s, {t_s: s.t_s + so}); });
+		}
+		/*}HOSTS*/
 		var pts = [{t: p.start_s, c: 0, r: 0, w: 0}];
 		sm.forEach(function (s) { pts.push({t: s.t_s, c: s.utime_s + s.stime_s, r: s.read_bytes, w: s.write_bytes, rss: s.rss_kib}); });
 		if (p.end_s !== null) pts.push({t: p.end_s, c: cpu(p), r: p.read_bytes || 0, w: p.write_bytes || 0});
@@ -643,6 +837,14 @@
 		{k: "io", t: "I/O", v: function (p) { return (p.read_bytes || 0) + (p.write_bytes || 0); }, f: bytes, n: 1},
 		{k: "status", t: "status", v: status},
 		{k: "cmd", t: "command", v: cmdline}];
+	/*HOSTS{*/
+	if (HM) {
+		cols.push({k: "host", t: "host", v: function (p) { return p.host; }});
+		var gst = document.createElement("style");
+		gst.textContent = ".vhead, .vrow { grid-template-columns: 80px 80px 130px 80px 80px 90px 80px 90px 1fr 110px; }";
+		document.head.appendChild(gst);
+	}
+	/*}HOSTS*/
 	var ph = $("phead"), pb = $("pbody"), psp = $("pspace"), RH = 24;
 	var view = P.map(function (p, i) { return i; }), sortCol = 1, sortAsc = true, pool = [];
 	var searchText = null;
@@ -815,6 +1017,15 @@
 		firstPid: function () { return view.length ? P[view[0]].pid : null; },
 		window: function () { return [v0, v1]; } /* the timeline's view, seconds */
 	};
+	/*HOSTS{*/
+	/* the timeline's bands once drawn: [{host, trace, y, rows, processes}] */
+	if (HM) window.tracerReport.bands = function () {
+		return (HM.bands || []).map(function (b) {
+			return {host: b.h.hostname, trace: b.h.trace, y: b.y, rows: b.rows.length, processes: b.n,
+				tools: b.rows.map(function (r) { return r.tool; })};
+		});
+	};
+	/*}HOSTS*/
 	/* data-ready: the header, summary, tables and the sorted process table
 	 * are there; then, each in its own task so the page answers between
 	 * them, the timeline, the charts over time and the tree; data-drawn

@@ -19,6 +19,8 @@
  * hover: the tooltip's text, or null), then zoom in there with the wheel and
  * hover again (hover_zoomed); window_before/window_after: the timeline's
  * view [from, to] in seconds around the wheel.
+ * --eval EXPR: the value of the expression EXPR in the page once drawn (result
+ * eval; for a test's own questions, e.g. window.tracerReport.bands()).
  * (--full: the whole page; --at Y|ID: 1400x1000 pixels from Y, or from the
  * element ID, down; else the
  * first 1400x1000 pixels)
@@ -38,13 +40,14 @@ if (args.length < 2) {
 	process.exit(2);
 }
 const report = path.resolve(args[0]), shot = args[1];
-let sortCol = null, timeout = 60, full = false, at = null, interact = false;
+let sortCol = null, timeout = 60, full = false, at = null, interact = false, evalExpr = null;
 for (let i = 2; i < args.length; i++) {
 	if (args[i] === "--sort") sortCol = args[++i];
 	else if (args[i] === "--timeout") timeout = Number(args[++i]);
 	else if (args[i] === "--full") full = true;
 	else if (args[i] === "--interact") interact = true;
 	else if (args[i] === "--at") at = args[++i];
+	else if (args[i] === "--eval") evalExpr = args[++i];
 }
 const url = "file://" + report;
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tracer-cdp."));
@@ -172,6 +175,7 @@ async function pageMs(what, t0) {
 			timings: document.body.getAttribute("data-timings"),
 			title: document.title };
 	})()`);
+	if (evalExpr !== null) result.eval = await evaluate(evalExpr);
 	if (sortCol) {
 		result.sort_ms = await evaluate(`window.tracerReport.sort(${JSON.stringify(sortCol)}, false)`);
 		result.sorted_first_pid = await evaluate("window.tracerReport.firstPid()");

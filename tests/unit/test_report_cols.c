@@ -15,16 +15,21 @@
 #include "analyze/report_cols.h"
 
 /* The "processes" JSON of jsonl, its binary part in *bin. */
-static char *procs(const char *jsonl, struct tza_bbuf *bin)
+static char *procs_h(const char *jsonl, struct tza_bbuf *bin, int hosts)
 {
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	memset(bin, 0, sizeof(*bin));
-	assert_int_equal(tza_report_procs(f, bin, jsonl, strlen(jsonl)), 0);
+	assert_int_equal(tza_report_procs(f, bin, jsonl, strlen(jsonl), hosts), 0);
 	fclose(f);
 	assert_int_equal(bin->len % 8, 0);
 	return out;
+}
+
+static char *procs(const char *jsonl, struct tza_bbuf *bin)
+{
+	return procs_h(jsonl, bin, 0);
 }
 
 /* the number after "KEY": in s */
@@ -210,6 +215,52 @@ static void rising_values_as_differences(void **state)
 	free(b.p);
 }
 
+/* the host columns: kept over several hosts only, as indexes into their
+ * distinct values in order of first sight */
+static void host_columns_over_hosts_only(void **state)
+{
+	(void)state;
+	static const char rows[] = "{\"host\":\"n2\",\"trace_uuid\":\"bb\",\"pid\":1}\n"
+				   "{\"host\":\"n1\",\"trace_uuid\":\"aa\",\"pid\":2}\n"
+				   "{\"host\":\"n2\",\"trace_uuid\":\"bb\",\"pid\":3}\n";
+	struct tza_bbuf b;
+	char *j = procs_h(rows, &b, 0);
+	assert_null(strstr(j, "\"host\""));
+	assert_null(strstr(j, "\"trace_uuid\""));
+	free(j);
+	free(b.p);
+	j = procs_h(rows, &b, 1);
+	const char *h = strstr(j, "\"host\":{\"type\":\"index\",\"values\":[\"n2\",\"n1\"],");
+	assert_non_null(h);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(elem(&b, h, "index", i), i == 1);
+	assert_non_null(strstr(j, "\"trace_uuid\":{\"type\":\"index\",\"values\":[\"bb\",\"aa\"],"));
+	assert_null(strstr(j, "\"shared\":{\"type\":\"index\",\"values\":[{\"host\""));
+	free(j);
+	free(b.p);
+}
+
+/* the script for one trace: the HOSTS parts and their lines left out */
+static void script_without_host_parts(void **state)
+{
+	(void)state;
+	static const char js[] = "a();\n\t/*HOSTS{*/\n\tif (HM) x();\n\t/*}HOSTS*/\nb();\n"
+				 "c(); /*HOSTS{*/y();/*}HOSTS*/ d();\n"
+				 "/*HOSTS{*/ open only\n";
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	tza_report_put_js(f, js, sizeof(js) - 1, 0);
+	fclose(f);
+	assert_string_equal(out, "a();\nb();\nc(); d();\n/*HOSTS{*/ open only\n");
+	free(out);
+	f = open_memstream(&out, &len);
+	tza_report_put_js(f, js, sizeof(js) - 1, 1);
+	fclose(f);
+	assert_string_equal(out, js);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +270,8 @@ int main(void)
 		cmocka_unit_test(argv_lists_in_utf16_units),
 		cmocka_unit_test(argv_lone_surrogate_as_index),
 		cmocka_unit_test(rising_values_as_differences),
+		cmocka_unit_test(host_columns_over_hosts_only),
+		cmocka_unit_test(script_without_host_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
