@@ -44,4 +44,14 @@ static inline void memout_expect(struct memout *m, const char *want)
 	free(got);
 }
 
+/* A test file's main(): runs the cmocka test cases given (cmocka_unit_test(...),
+ * FX_TEST(...), ...) as one group with group_setup and group_teardown (NULL
+ * for none); exits 0 when every case passes, else the number that failed. */
+#define TEST_MAIN(group_setup, group_teardown, ...)                                                \
+	int main(void)                                                                             \
+	{                                                                                          \
+		const struct CMUnitTest tests_[] = {__VA_ARGS__};                                  \
+		return cmocka_run_group_tests(tests_, group_setup, group_teardown);                \
+	}
+
 #endif /* TEST_HELPER_H */

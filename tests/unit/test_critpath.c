@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
 #include "analyze_synth.h"
@@ -183,13 +185,5 @@ static void test_sleeper_not_serial(void **st)
 	tza_crit_free(&c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    FX_TEST(test_pipe_loaded),
-	    FX_TEST(test_pipe_helper),
-	    cmocka_unit_test(test_serial_host_samples),
-	    FX_TEST(test_sleeper_not_serial),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, FX_TEST(test_pipe_loaded), FX_TEST(test_pipe_helper),
+	  cmocka_unit_test(test_serial_host_samples), FX_TEST(test_sleeper_not_serial))

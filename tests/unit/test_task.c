@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/model.h"
 #include "analyze/report.h"
 #include "analyze/task.h"
@@ -948,18 +950,10 @@ static void test_group_failed(void **st)
 	tza_tasks_free(t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snakemake_local), cmocka_unit_test(test_snakemake_cluster),
-		cmocka_unit_test(test_nextflow),	cmocka_unit_test(test_generic_and_child),
-		cmocka_unit_test(test_cgroups),		cmocka_unit_test(test_combined_peak),
-		cmocka_unit_test(test_task_path),
-		cmocka_unit_test(test_snakemake_same_cmd),
-		cmocka_unit_test(test_snakemake_failed_retry),
-		cmocka_unit_test(test_snakemake_script_cluster),
-		cmocka_unit_test(test_unrecorded_images),
-		cmocka_unit_test(test_group_failed),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_snakemake_local),
+	  cmocka_unit_test(test_snakemake_cluster), cmocka_unit_test(test_nextflow),
+	  cmocka_unit_test(test_generic_and_child), cmocka_unit_test(test_cgroups),
+	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path),
+	  cmocka_unit_test(test_snakemake_same_cmd), cmocka_unit_test(test_snakemake_failed_retry),
+	  cmocka_unit_test(test_snakemake_script_cluster), cmocka_unit_test(test_unrecorded_images),
+	  cmocka_unit_test(test_group_failed))
