@@ -23,17 +23,9 @@
 #include "analyze/report.h"
 
 /* a host sample at ts: busy and idle CPU ns since boot over all CPUs */
-static void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint32_t ncpus)
+static void host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint32_t ncpus)
 {
-	struct ev_host_sample e;
-	memset(&e, 0, sizeof(e));
-	e.hdr = (struct ev_hdr){sizeof(e), EV_HOST_SAMPLE, 0, ts};
-	e.cpu_user_ns = busy;
-	e.cpu_idle_ns = idle;
-	e.mem_total_kib = 16777216;
-	e.mem_used_kib = 1048576;
-	e.ncpus = ncpus;
-	synth_push(s, &e, sizeof(e));
+	s_host(s, ts, busy, idle, 16777216, 1048576, 0, ncpus, 0);
 }
 
 static const struct tza_group *group(const struct tza_group *g, uint32_t n, const char *key)
@@ -122,7 +114,7 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	synth_meta(&s, "cpus", "8");
 	uint64_t busy0 = 100 * SEC_NS, idle0 = 700 * SEC_NS;
 	if (with_host)
-		s_host(&s, T0 - 500 * MS, busy0, idle0, 8);
+		host(&s, T0 - 500 * MS, busy0, idle0, 8);
 	s_fork(&s, T0, 1, 30);
 	s_exec(&s, T0 + 10, 30, T0, 1, "/usr/bin/bash", NULL, "bash|run.sh", "bash");
 	s_proc(&s, 30, 31, T0 + 500 * MS, T0 + 6500 * MS, "/usr/bin/step", "step", "step",
@@ -130,7 +122,7 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	/* 8 s of samples: all 8 CPUs busy, or only the step's one */
 	uint64_t b8 = host_busy ? 64 * SEC_NS : 8 * SEC_NS;
 	if (with_host)
-		s_host(&s, T0 + 7500 * MS, busy0 + b8, idle0 + 64 * SEC_NS - b8, 8);
+		host(&s, T0 + 7500 * MS, busy0 + b8, idle0 + 64 * SEC_NS - b8, 8);
 	s_exit(&s, T0 + 7 * SEC_NS, 30, T0, 1, "bash", (struct exit_vals){0});
 	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
 	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
