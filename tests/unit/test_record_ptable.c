@@ -68,18 +68,35 @@ static size_t mk_exit(void *buf, uint32_t tgid, uint64_t start)
 	return sizeof(*e);
 }
 
+/* A fresh process table in *state for each test that wants one. */
+static int table_setup(void **state)
+{
+	struct ptable *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	assert_int_equal(ptable_init(t), 0);
+	*state = t;
+	return 0;
+}
+
+static int table_teardown(void **state)
+{
+	ptable_free(*state);
+	free(*state);
+	return 0;
+}
+
+#define TABLE_TEST(t) cmocka_unit_test_setup_teardown(t, table_setup, table_teardown)
+
 static void test_fork_exec_exit(void **state)
 {
-	struct ptable t;
+	struct ptable *t = *state;
 	char buf[1024];
 	struct pt_proc *p;
 
-	(void)state;
-	assert_int_equal(ptable_init(&t), 0);
-	assert_int_equal(ptable_apply(&t, buf, mk_exec(buf, 10, 100, "/bin/sh", "sh\0-c\0", 6)), 0);
-	assert_int_equal(ptable_apply(&t, buf, mk_fork(buf, 10, 10, 11, 200)), 0);
-	assert_int_equal(t.count, 2);
-	p = ptable_get(&t, 11);
+	assert_int_equal(ptable_apply(t, buf, mk_exec(buf, 10, 100, "/bin/sh", "sh\0-c\0", 6)), 0);
+	assert_int_equal(ptable_apply(t, buf, mk_fork(buf, 10, 10, 11, 200)), 0);
+	assert_int_equal(t->count, 2);
+	p = ptable_get(t, 11);
 	assert_non_null(p);
 	/* a forked child carries its caller's image until it execs */
 	assert_int_equal(p->exe_len, 7);
@@ -87,59 +104,52 @@ static void test_fork_exec_exit(void **state)
 	assert_int_equal(p->argv_len, 6);
 	assert_int_equal(p->ppid, 10);
 	assert_int_equal(p->start_ns, 200);
-	assert_int_equal(ptable_apply(&t, buf, mk_exec(buf, 11, 200, "/bin/true", "true\0x\0", 7)),
+	assert_int_equal(ptable_apply(t, buf, mk_exec(buf, 11, 200, "/bin/true", "true\0x\0", 7)),
 			 0);
-	assert_memory_equal(ptable_get(&t, 11)->argv, "true\0x\0", 7);
-	assert_int_equal(ptable_get(&t, 11)->uid, 1000);
+	assert_memory_equal(ptable_get(t, 11)->argv, "true\0x\0", 7);
+	assert_int_equal(ptable_get(t, 11)->uid, 1000);
 	/* an exit with another start time is another process: ignored */
-	assert_int_equal(ptable_apply(&t, buf, mk_exit(buf, 11, 999)), 0);
-	assert_int_equal(t.count, 2);
-	assert_int_equal(ptable_apply(&t, buf, mk_exit(buf, 11, 200)), 0);
-	assert_null(ptable_get(&t, 11));
-	assert_int_equal(t.count, 1);
-	ptable_free(&t);
+	assert_int_equal(ptable_apply(t, buf, mk_exit(buf, 11, 999)), 0);
+	assert_int_equal(t->count, 2);
+	assert_int_equal(ptable_apply(t, buf, mk_exit(buf, 11, 200)), 0);
+	assert_null(ptable_get(t, 11));
+	assert_int_equal(t->count, 1);
 }
 
 static void test_clone_parent_and_reuse(void **state)
 {
-	struct ptable t;
+	struct ptable *t = *state;
 	char buf[1024];
 
-	(void)state;
-	assert_int_equal(ptable_init(&t), 0);
-	ptable_apply(&t, buf, mk_exec(buf, 20, 1, "/a", "a\0", 2));
+	ptable_apply(t, buf, mk_exec(buf, 20, 1, "/a", "a\0", 2));
 	/* CLONE_PARENT: the image is the caller's, the parent is the real one */
-	ptable_apply(&t, buf, mk_fork(buf, 5, 20, 21, 2));
-	assert_int_equal(ptable_get(&t, 21)->ppid, 5);
-	assert_memory_equal(ptable_get(&t, 21)->exe, "/a", 2);
+	ptable_apply(t, buf, mk_fork(buf, 5, 20, 21, 2));
+	assert_int_equal(ptable_get(t, 21)->ppid, 5);
+	assert_memory_equal(ptable_get(t, 21)->exe, "/a", 2);
 	/* a reused tgid with a new start time replaces the stale entry */
-	ptable_apply(&t, buf, mk_exec(buf, 21, 3, "/b", "b\0", 2));
-	assert_int_equal(ptable_get(&t, 21)->start_ns, 3);
-	assert_int_equal(t.count, 2);
+	ptable_apply(t, buf, mk_exec(buf, 21, 3, "/b", "b\0", 2));
+	assert_int_equal(ptable_get(t, 21)->start_ns, 3);
+	assert_int_equal(t->count, 2);
 	/* malformed records are refused */
 	struct ev_exec *e = (void *)buf;
 	mk_exec(buf, 22, 4, "/c", "c\0", 2);
 	e->argv_len = 5000;
-	assert_int_equal(ptable_apply(&t, buf, e->hdr.size), -1);
-	ptable_free(&t);
+	assert_int_equal(ptable_apply(t, buf, e->hdr.size), -1);
 }
 
 static void test_grow(void **state)
 {
-	struct ptable t;
+	struct ptable *t = *state;
 	char buf[256];
 
-	(void)state;
-	assert_int_equal(ptable_init(&t), 0);
 	for (uint32_t i = 1; i <= 5000; i++)
-		assert_int_equal(ptable_apply(&t, buf, mk_fork(buf, 1, 1, i + 1, i)), 0);
-	assert_int_equal(t.count, 5000);
+		assert_int_equal(ptable_apply(t, buf, mk_fork(buf, 1, 1, i + 1, i)), 0);
+	assert_int_equal(t->count, 5000);
 	for (uint32_t i = 1; i <= 5000; i++)
-		assert_non_null(ptable_get(&t, i + 1));
+		assert_non_null(ptable_get(t, i + 1));
 	for (uint32_t i = 1; i <= 5000; i += 2)
-		ptable_del(&t, i + 1, 0);
-	assert_int_equal(t.count, 2500);
-	ptable_free(&t);
+		ptable_del(t, i + 1, 0);
+	assert_int_equal(t->count, 2500);
 }
 
 static void test_encode_state(void **state)
@@ -263,9 +273,9 @@ static void test_fmt_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fork_exec_exit),
-		cmocka_unit_test(test_clone_parent_and_reuse),
-		cmocka_unit_test(test_grow),
+		TABLE_TEST(test_fork_exec_exit),
+		TABLE_TEST(test_clone_parent_and_reuse),
+		TABLE_TEST(test_grow),
 		cmocka_unit_test(test_encode_state),
 		cmocka_unit_test(test_state_flags),
 		cmocka_unit_test(test_parse_size),
