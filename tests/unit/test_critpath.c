@@ -28,6 +28,16 @@ static void host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uin
 	s_host(s, ts, busy, idle, 16777216, 1048576, 0, ncpus, 0);
 }
 
+/* f's trace on a machine of cpus CPUs: pid forked by pid 1 at T0, exec of
+ * exe (argv "a|b", comm) 10 ns later */
+static void root_start(struct fx *f, const char *cpus, uint32_t pid, const char *exe,
+		       const char *argv, const char *comm)
+{
+	synth_meta(&f->s, "cpus", cpus);
+	s_fork(&f->s, T0, 1, pid);
+	s_exec(&f->s, T0 + 10, pid, T0, 1, exe, NULL, argv, comm);
+}
+
 static const struct tza_group *group(const struct tza_group *g, uint32_t n, const char *key)
 {
 	for (uint32_t i = 0; i < n; i++)
@@ -46,9 +56,7 @@ static void test_pipe_loaded(void **st)
 	struct tza_crit c;
 	struct tza_group *g;
 	uint32_t ng;
-	synth_meta(&f->s, "cpus", "2");
-	s_fork(&f->s, T0, 1, 20);
-	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
+	root_start(f, "2", 20, "/usr/bin/bash", "bash|align.sh", "bash");
 	s_proc(&f->s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq",
 	       "bwa", (struct exit_vals){.utime = 4 * SEC_NS});
 	s_proc(&f->s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
@@ -75,10 +83,7 @@ static void test_pipe_helper(void **st)
 {
 	struct fx *f = *st;
 	struct tza_crit c;
-	synth_meta(&f->s, "cpus", "2");
-	s_fork(&f->s, T0, 1, 20);
-	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/python3", NULL, "python3|/usr/bin/snakemake",
-	       "snakemake");
+	root_start(f, "2", 20, "/usr/bin/python3", "python3|/usr/bin/snakemake", "snakemake");
 	s_proc(&f->s, 20, 21, T0 + MS, T0 + 2001 * MS, "/usr/bin/bash",
 	       "bash|-c|zcat x | grep y; sleep 1", "bash", (struct exit_vals){.utime = 10 * MS});
 	s_proc(&f->s, 20, 22, T0 + 6 * MS, T0 + 106 * MS, "/usr/bin/cbc", "cbc|x.mps", "cbc",
@@ -161,9 +166,7 @@ static void test_sleeper_not_serial(void **st)
 	struct tza_crit c;
 	struct tza_group *g;
 	uint32_t ng;
-	synth_meta(&f->s, "cpus", "8");
-	s_fork(&f->s, T0, 1, 40);
-	s_exec(&f->s, T0 + 10, 40, T0, 1, "/usr/bin/bash", NULL, "bash|wait.sh", "bash");
+	root_start(f, "8", 40, "/usr/bin/bash", "bash|wait.sh", "bash");
 	s_proc(&f->s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
 	       (struct exit_vals){.utime = MS});
 	s_exit(&f->s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
