@@ -195,53 +195,57 @@ static void test_corpus_joined(void **state)
 
 /* -------------------------------------------------------------- the comm */
 
+/* exe (a path) and its 16-byte comm (comm's bytes, NUL-padded) masked
+ * together as an exec's are: returns what redact_strs does; the comm is then
+ * want_comm, the exe want_exe (NULL: not checked) */
+static unsigned exe_comm(struct redact *rd, const char *exe, const char *comm, const char *want_exe,
+			 const char *want_comm)
+{
+	char e[256], c[16] = {0};
+	assert_true(strlen(exe) < sizeof(e) && strlen(comm) < sizeof(c));
+	strcpy(e, exe);
+	strcpy(c, comm);
+	struct redact_str s[] = {{(uint8_t *)e, strlen(e), REDACT_PATH, 0},
+				 {(uint8_t *)c, 16, REDACT_COMM, 0}};
+	unsigned n = redact_strs(rd, s, 2);
+	if (want_exe)
+		assert_string_equal(e, want_exe);
+	assert_string_equal(c, want_comm);
+	return n;
+}
+
+/* a 16-byte comm masked alone (an exit's, a prctl name): returns what
+ * redact_strs does; the comm is then want */
+static unsigned comm_alone(struct redact *rd, const char *comm, const char *want)
+{
+	char c[16] = {0};
+	assert_true(strlen(comm) < sizeof(c));
+	strcpy(c, comm);
+	struct redact_str s = {(uint8_t *)c, 16, REDACT_COMM, 0};
+	unsigned n = redact_strs(rd, &s, 1);
+	assert_string_equal(c, want);
+	return n;
+}
+
 static void test_comm_from_exe(void **state)
 {
 	struct redact *rd = *state;
 
 	/* exe named like an AWS key: the 15-byte comm is cut from it */
-	char exe[] = "/tmp/x/AKIAIOSFODNN7EXAMPLE";
-	char comm[16] = "AKIAIOSFODNN7EX";
-	struct redact_str s[] = {{(uint8_t *)exe, strlen(exe), REDACT_PATH, 0},
-				 {(uint8_t *)comm, 16, REDACT_COMM, 0}};
-	assert_true(redact_strs(rd, s, 2) >= 2);
-	assert_string_equal(exe, "/tmp/x/********************");
-	assert_string_equal(comm, "***************");
-
+	assert_true(exe_comm(rd, "/tmp/x/AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EX",
+			     "/tmp/x/********************", "***************") >= 2);
 	/* the exit event: only the comm, masked as before */
-	char ex[16] = "AKIAIOSFODNN7EX";
-	struct redact_str x = {(uint8_t *)ex, 16, REDACT_COMM, 0};
-	assert_int_equal(redact_strs(rd, &x, 1), 1);
-	assert_string_equal(ex, "***************");
-
+	assert_int_equal(comm_alone(rd, "AKIAIOSFODNN7EX", "***************"), 1);
 	/* a key=value name keeps its key in the comm, as in the exe */
-	char exe2[] = "/bin/password=hunter2x";
-	char comm2[16] = "password=hunter";
-	struct redact_str s2[] = {{(uint8_t *)exe2, strlen(exe2), REDACT_PATH, 0},
-				  {(uint8_t *)comm2, 16, REDACT_COMM, 0}};
-	redact_strs(rd, s2, 2);
-	assert_string_equal(exe2, "/bin/password=********");
-	assert_string_equal(comm2, "password=******");
-
+	exe_comm(rd, "/bin/password=hunter2x", "password=hunter", "/bin/password=********",
+		 "password=******");
 	/* a comm that is not the beginning of the masked name stays */
-	char exe3[] = "/usr/bin/ghp_abcdefghijklmnopqrstuvwxyz";
-	char comm3[16] = "bash";
-	struct redact_str s3[] = {{(uint8_t *)exe3, strlen(exe3), REDACT_PATH, 0},
-				  {(uint8_t *)comm3, 16, REDACT_COMM, 0}};
-	redact_strs(rd, s3, 2);
-	assert_string_equal(comm3, "bash");
-
+	exe_comm(rd, "/usr/bin/ghp_abcdefghijklmnopqrstuvwxyz", "bash", NULL, "bash");
 	/* a full comm ending in a token's beginning, with nothing to derive it
 	 * from (prctl, an exit whose exec was not seen): masked there */
-	char c4[16] = "run-ghp_abcdefg";
-	struct redact_str s4 = {(uint8_t *)c4, 16, REDACT_COMM, 0};
-	redact_strs(rd, &s4, 1);
-	assert_string_equal(c4, "run-***********");
+	comm_alone(rd, "run-ghp_abcdefg", "run-***********");
 	/* a short comm is not cut: "ghp_ab" is not a token */
-	char c5[16] = "ghp_ab";
-	struct redact_str s5 = {(uint8_t *)c5, 16, REDACT_COMM, 0};
-	assert_int_equal(redact_strs(rd, &s5, 1), 0);
-	assert_string_equal(c5, "ghp_ab");
+	assert_int_equal(comm_alone(rd, "ghp_ab", "ghp_ab"), 0);
 }
 
 /* an argv cut at --argv-max may end in a token's beginning */
