@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "record/record.h"
 #include "record/schema.h"
 
@@ -69,21 +71,7 @@ static size_t mk_exit(void *buf, uint32_t tgid, uint64_t start)
 }
 
 /* A fresh process table in *state for each test that wants one. */
-static int table_setup(void **state)
-{
-	struct ptable *t = malloc(sizeof(*t));
-	assert_non_null(t);
-	assert_int_equal(ptable_init(t), 0);
-	*state = t;
-	return 0;
-}
-
-static int table_teardown(void **state)
-{
-	ptable_free(*state);
-	free(*state);
-	return 0;
-}
+HEAP_FIXTURE(table, struct ptable, ptable_init, ptable_free)
 
 #define TABLE_TEST(t) cmocka_unit_test_setup_teardown(t, table_setup, table_teardown)
 

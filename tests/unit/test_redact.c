@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper.h"
 #include "common/redact.h"
 
 /* ------------------------------------------------------------ the corpus */
@@ -105,21 +106,7 @@ static unsigned redact_rec(struct redact *rd, struct rec *r)
 
 /* An initialised engine with the built-in patterns in *state for each test
  * that wants one (REDACT_TEST); freed after it. */
-static int rd_setup(void **state)
-{
-	struct redact *rd = calloc(1, sizeof(*rd));
-	assert_non_null(rd);
-	assert_int_equal(redact_init(rd), 0);
-	*state = rd;
-	return 0;
-}
-
-static int rd_teardown(void **state)
-{
-	redact_free(*state);
-	free(*state);
-	return 0;
-}
+HEAP_FIXTURE(rd, struct redact, redact_init, redact_free)
 
 #define REDACT_TEST(t) cmocka_unit_test_setup_teardown(t, rd_setup, rd_teardown)
 
