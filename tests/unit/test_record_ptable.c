@@ -14,13 +14,21 @@
 #include "record/record.h"
 #include "record/schema.h"
 
+/* size zeroed bytes at buf under a header of type and that size */
+static void *mk_hdr(void *buf, uint32_t size, uint16_t type)
+{
+	struct ev_hdr *h = buf;
+
+	memset(buf, 0, size);
+	h->size = size;
+	h->type = type;
+	return buf;
+}
+
 static size_t mk_fork(void *buf, uint32_t parent, uint32_t caller, uint32_t child, uint64_t start)
 {
-	struct ev_fork *e = buf;
+	struct ev_fork *e = mk_hdr(buf, sizeof(struct ev_fork), EV_FORK);
 
-	memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_FORK;
 	e->parent_tgid = parent;
 	e->caller_tgid = caller;
 	e->caller_pid = caller;
@@ -33,11 +41,9 @@ static size_t mk_fork(void *buf, uint32_t parent, uint32_t caller, uint32_t chil
 static size_t mk_exec(void *buf, uint32_t tgid, uint64_t start, const char *exe, const char *argv,
 		      uint32_t argv_len)
 {
-	struct ev_exec *e = buf;
+	struct ev_exec *e = mk_hdr(buf, sizeof(struct ev_exec), EV_EXEC);
 	char *t = (char *)buf + sizeof(*e);
 
-	memset(e, 0, sizeof(*e));
-	e->hdr.type = EV_EXEC;
 	e->tgid = tgid;
 	e->start_ns = start;
 	e->uid = 1000;
@@ -60,11 +66,8 @@ static size_t mk_exec(void *buf, uint32_t tgid, uint64_t start, const char *exe,
 
 static size_t mk_exit(void *buf, uint32_t tgid, uint64_t start)
 {
-	struct ev_exit *e = buf;
+	struct ev_exit *e = mk_hdr(buf, sizeof(struct ev_exit), EV_EXIT);
 
-	memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_EXIT;
 	e->tgid = tgid;
 	e->start_ns = start;
 	return sizeof(*e);
