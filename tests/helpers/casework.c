@@ -141,18 +141,10 @@ static int do_rusage(void)
 static int do_hwm(size_t mib)
 {
 	char b[4096];
-	int fd;
-	ssize_t n;
 	const char *h;
 
 	touch(mib);
-	fd = open("/proc/self/status", O_RDONLY);
-	if (fd < 0)
-		die("open /proc/self/status");
-	n = read(fd, b, sizeof(b) - 1);
-	if (n <= 0)
-		die("read /proc/self/status");
-	b[n] = 0;
+	read_once("/proc/self/status", b, sizeof(b));
 	h = strstr(b, "VmHWM:");
 	if (!h)
 		die("no VmHWM");

@@ -9,11 +9,17 @@
  *                stdio flush, no atexit handlers, so a forked child that
  *                dies does not replay its parent's buffers)
  *   nap_ms(ms)   sleep ms milliseconds, resumed across signals
+ *   read_once(path, buf, size)
+ *                open path, read(2) it once (at most size - 1 bytes) into
+ *                buf, NUL-terminate, close; returns the bytes read (> 0);
+ *                dies with "open PATH" or "read PATH" (nothing or an error
+ *                read). One read: what a /proc/self file's counters see.
  */
 #ifndef TESTS_HELPER_H
 #define TESTS_HELPER_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +47,32 @@ static inline void nap_ms(long ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* die("VERB PATH") with the errno of the failure */
+static inline void die_path(const char *verb, const char *path)
+{
+	char what[300];
+	int e = errno;
+
+	snprintf(what, sizeof(what), "%s %s", verb, path);
+	errno = e;
+	die(what);
+}
+
+static inline ssize_t read_once(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		die_path("open", path);
+	n = read(fd, buf, size - 1);
+	if (n <= 0)
+		die_path("read", path);
+	buf[n] = 0;
+	close(fd);
+	return n;
 }
 
 #endif

@@ -158,20 +158,12 @@ static unsigned long long field(const char *s, const char *key)
 static void report(void)
 {
 	char b[1024], line[256];
-	int fd;
 	ssize_t n;
 	int len;
 
 	if (mlockall(MCL_CURRENT))
 		die("mlockall");
-	fd = open("/proc/self/io", O_RDONLY);
-	if (fd < 0)
-		die("open /proc/self/io");
-	n = read(fd, b, sizeof(b) - 1);
-	if (n <= 0)
-		die("read /proc/self/io");
-	b[n] = 0;
-	close(fd);
+	n = read_once("/proc/self/io", b, sizeof(b));
 	/* fixed width: the line's length is known before it is written */
 	len = snprintf(line, sizeof(line),
 		       "io %10d %20llu %20llu %20llu %20llu %20llu %20llu %20llu\n", getpid(),

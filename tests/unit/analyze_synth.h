@@ -225,6 +225,26 @@ static void s_sample_cpu(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t s
 	synth_push(s, &e, sizeof(e));
 }
 
+/* An EV_HOST_SAMPLE at ts: busy (as user) and idle CPU ns since boot over
+ * all CPUs; memory total, used and available KiB; online CPUs; load x 1000.
+ * Inline: not every includer uses it. */
+static inline void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle,
+			  uint64_t total_kib, uint64_t used_kib, uint64_t avail_kib, uint32_t ncpus,
+			  uint32_t load1_milli)
+{
+	struct ev_host_sample h;
+	memset(&h, 0, sizeof(h));
+	h.hdr = (struct ev_hdr){sizeof(h), EV_HOST_SAMPLE, 0, ts};
+	h.cpu_user_ns = busy;
+	h.cpu_idle_ns = idle;
+	h.mem_total_kib = total_kib;
+	h.mem_used_kib = used_kib;
+	h.mem_available_kib = avail_kib;
+	h.ncpus = ncpus;
+	h.load1_milli = load1_milli;
+	synth_push(s, &h, sizeof(h));
+}
+
 /* A whole process: fork, exec, exit (argv "a|b"); returns nothing. */
 static void s_proc(struct synth *s, uint32_t parent, uint32_t pid, uint64_t t_start, uint64_t t_end,
 		   const char *exe, const char *argv, const char *comm, struct exit_vals v)

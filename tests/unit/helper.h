@@ -44,4 +44,34 @@ static inline void memout_expect(struct memout *m, const char *want)
 	free(got);
 }
 
+/* Per-test fixture functions NAME_setup and NAME_teardown for
+ * cmocka_unit_test_setup_teardown: setup puts a zeroed, calloc'd TYPE in
+ * *state and asserts that INIT(it) returns 0; teardown calls FINI(it) and
+ * frees it, also after a failed test. */
+#define HEAP_FIXTURE(name, type, init, fini)                                                       \
+	static int name##_setup(void **state)                                                      \
+	{                                                                                          \
+		type *x_ = calloc(1, sizeof(*x_));                                                 \
+		assert_non_null(x_);                                                               \
+		assert_int_equal(init(x_), 0);                                                     \
+		*state = x_;                                                                       \
+		return 0;                                                                          \
+	}                                                                                          \
+	static int name##_teardown(void **state)                                                   \
+	{                                                                                          \
+		fini(*state);                                                                      \
+		free(*state);                                                                      \
+		return 0;                                                                          \
+	}
+
+/* A test file's main(): runs the cmocka test cases given (cmocka_unit_test(...),
+ * FX_TEST(...), ...) as one group with group_setup and group_teardown (NULL
+ * for none); exits 0 when every case passes, else the number that failed. */
+#define TEST_MAIN(group_setup, group_teardown, ...)                                                \
+	int main(void)                                                                             \
+	{                                                                                          \
+		const struct CMUnitTest tests_[] = {__VA_ARGS__};                                  \
+		return cmocka_run_group_tests(tests_, group_setup, group_teardown);                \
+	}
+
 #endif /* TEST_HELPER_H */

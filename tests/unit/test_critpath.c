@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
 #include "analyze_synth.h"
@@ -21,17 +23,19 @@
 #include "analyze/report.h"
 
 /* a host sample at ts: busy and idle CPU ns since boot over all CPUs */
-static void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint32_t ncpus)
+static void host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint32_t ncpus)
 {
-	struct ev_host_sample e;
-	memset(&e, 0, sizeof(e));
-	e.hdr = (struct ev_hdr){sizeof(e), EV_HOST_SAMPLE, 0, ts};
-	e.cpu_user_ns = busy;
-	e.cpu_idle_ns = idle;
-	e.mem_total_kib = 16777216;
-	e.mem_used_kib = 1048576;
-	e.ncpus = ncpus;
-	synth_push(s, &e, sizeof(e));
+	s_host(s, ts, busy, idle, 16777216, 1048576, 0, ncpus, 0);
+}
+
+/* f's trace on a machine of cpus CPUs: pid forked by pid 1 at T0, exec of
+ * exe (argv "a|b", comm) 10 ns later */
+static void root_start(struct fx *f, const char *cpus, uint32_t pid, const char *exe,
+		       const char *argv, const char *comm)
+{
+	synth_meta(&f->s, "cpus", cpus);
+	s_fork(&f->s, T0, 1, pid);
+	s_exec(&f->s, T0 + 10, pid, T0, 1, exe, NULL, argv, comm);
 }
 
 static const struct tza_group *group(const struct tza_group *g, uint32_t n, const char *key)
@@ -52,9 +56,7 @@ static void test_pipe_loaded(void **st)
 	struct tza_crit c;
 	struct tza_group *g;
 	uint32_t ng;
-	synth_meta(&f->s, "cpus", "2");
-	s_fork(&f->s, T0, 1, 20);
-	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/bash", NULL, "bash|align.sh", "bash");
+	root_start(f, "2", 20, "/usr/bin/bash", "bash|align.sh", "bash");
 	s_proc(&f->s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq",
 	       "bwa", (struct exit_vals){.utime = 4 * SEC_NS});
 	s_proc(&f->s, 20, 22, T0 + 2 * MS, T0 + 10500 * MS, "/usr/bin/samtools",
@@ -81,10 +83,7 @@ static void test_pipe_helper(void **st)
 {
 	struct fx *f = *st;
 	struct tza_crit c;
-	synth_meta(&f->s, "cpus", "2");
-	s_fork(&f->s, T0, 1, 20);
-	s_exec(&f->s, T0 + 10, 20, T0, 1, "/usr/bin/python3", NULL, "python3|/usr/bin/snakemake",
-	       "snakemake");
+	root_start(f, "2", 20, "/usr/bin/python3", "python3|/usr/bin/snakemake", "snakemake");
 	s_proc(&f->s, 20, 21, T0 + MS, T0 + 2001 * MS, "/usr/bin/bash",
 	       "bash|-c|zcat x | grep y; sleep 1", "bash", (struct exit_vals){.utime = 10 * MS});
 	s_proc(&f->s, 20, 22, T0 + 6 * MS, T0 + 106 * MS, "/usr/bin/cbc", "cbc|x.mps", "cbc",
@@ -120,7 +119,7 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	synth_meta(&s, "cpus", "8");
 	uint64_t busy0 = 100 * SEC_NS, idle0 = 700 * SEC_NS;
 	if (with_host)
-		s_host(&s, T0 - 500 * MS, busy0, idle0, 8);
+		host(&s, T0 - 500 * MS, busy0, idle0, 8);
 	s_fork(&s, T0, 1, 30);
 	s_exec(&s, T0 + 10, 30, T0, 1, "/usr/bin/bash", NULL, "bash|run.sh", "bash");
 	s_proc(&s, 30, 31, T0 + 500 * MS, T0 + 6500 * MS, "/usr/bin/step", "step", "step",
@@ -128,7 +127,7 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	/* 8 s of samples: all 8 CPUs busy, or only the step's one */
 	uint64_t b8 = host_busy ? 64 * SEC_NS : 8 * SEC_NS;
 	if (with_host)
-		s_host(&s, T0 + 7500 * MS, busy0 + b8, idle0 + 64 * SEC_NS - b8, 8);
+		host(&s, T0 + 7500 * MS, busy0 + b8, idle0 + 64 * SEC_NS - b8, 8);
 	s_exit(&s, T0 + 7 * SEC_NS, 30, T0, 1, "bash", (struct exit_vals){0});
 	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
 	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
@@ -167,9 +166,7 @@ static void test_sleeper_not_serial(void **st)
 	struct tza_crit c;
 	struct tza_group *g;
 	uint32_t ng;
-	synth_meta(&f->s, "cpus", "8");
-	s_fork(&f->s, T0, 1, 40);
-	s_exec(&f->s, T0 + 10, 40, T0, 1, "/usr/bin/bash", NULL, "bash|wait.sh", "bash");
+	root_start(f, "8", 40, "/usr/bin/bash", "bash|wait.sh", "bash");
 	s_proc(&f->s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
 	       (struct exit_vals){.utime = MS});
 	s_exit(&f->s, T0 + 6 * SEC_NS, 40, T0, 1, "bash", (struct exit_vals){0});
@@ -183,13 +180,5 @@ static void test_sleeper_not_serial(void **st)
 	tza_crit_free(&c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    FX_TEST(test_pipe_loaded),
-	    FX_TEST(test_pipe_helper),
-	    cmocka_unit_test(test_serial_host_samples),
-	    FX_TEST(test_sleeper_not_serial),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, FX_TEST(test_pipe_loaded), FX_TEST(test_pipe_helper),
+	  cmocka_unit_test(test_serial_host_samples), FX_TEST(test_sleeper_not_serial))

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/diff.h"
 
 #define S 1000000000ULL
@@ -76,11 +78,4 @@ static void test_one_side_empty(void **st)
 	free(rows);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rows),
-	    cmocka_unit_test(test_one_side_empty),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_rows), cmocka_unit_test(test_one_side_empty))

@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include <cmocka.h>
+
+#include "helper.h"
 #include <xxhash.h>
 
 #pragma GCC diagnostic push
@@ -286,12 +288,5 @@ static void test_model_same(void **st)
 	trace_free(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_events),
-		cmocka_unit_test(test_early_free),
-		cmocka_unit_test(test_model_same),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_same_events), cmocka_unit_test(test_early_free),
+	  cmocka_unit_test(test_model_same))

@@ -115,20 +115,44 @@ static char *run(int (*fn)(int, char **), char **av, int want_rc)
 	return slurp(path);
 }
 
-static void load(tz_reader **r, struct tza_model **m, void **buf)
+/* The trace (the file at trace) read into memory and built: a test's *state
+ * from loaded_setup, freed by loaded_teardown. */
+struct loaded {
+	void *buf;	     /* the file's bytes */
+	tz_reader *r;	     /* reads buf */
+	struct tza_model *m; /* built with samples */
+};
+
+static int loaded_setup(void **st)
 {
+	struct loaded *l = calloc(1, sizeof(*l));
+	assert_non_null(l);
 	FILE *f = fopen(trace, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
 	long len = ftell(f);
 	rewind(f);
-	*buf = malloc((size_t)len);
-	assert_int_equal(fread(*buf, 1, (size_t)len, f), (size_t)len);
+	l->buf = malloc((size_t)len);
+	assert_int_equal(fread(l->buf, 1, (size_t)len, f), (size_t)len);
 	fclose(f);
-	assert_int_equal(tz_reader_open_mem(r, *buf, (size_t)len, "lost.tz", NULL), 0);
-	assert_int_equal(tza_model_build_ex(*r, 0, UINT64_MAX, TZA_MB_SAMPLES, m), 0);
-	assert_int_equal((*m)->exit_lost, 2);
+	assert_int_equal(tz_reader_open_mem(&l->r, l->buf, (size_t)len, "lost.tz", NULL), 0);
+	assert_int_equal(tza_model_build_ex(l->r, 0, UINT64_MAX, TZA_MB_SAMPLES, &l->m), 0);
+	assert_int_equal(l->m->exit_lost, 2);
+	*st = l;
+	return 0;
 }
+
+static int loaded_teardown(void **st)
+{
+	struct loaded *l = *st;
+	tza_model_free(l->m);
+	tz_reader_free(l->r);
+	free(l->buf);
+	free(l);
+	return 0;
+}
+
+#define LOADED_TEST(t) cmocka_unit_test_setup_teardown(t, loaded_setup, loaded_teardown)
 
 /* to_ns: window end, CLOCK_BOOTTIME ns (0: the trace's end) */
 static char *script(tz_reader *r, struct tza_model *m, enum tza_plot_kind kind, uint64_t to_ns)
@@ -184,11 +208,9 @@ static double cell(const char *s, const char *name, int b, int k)
  * running server's bar goes to the end */
 static void test_plot_gantt(void **st)
 {
-	(void)st;
-	tz_reader *r;
-	struct tza_model *m;
-	void *buf;
-	load(&r, &m, &buf);
+	struct loaded *l = *st;
+	tz_reader *r = l->r;
+	struct tza_model *m = l->m;
 	char *c = script(r, m, TZA_PLOT_GANTT, 0);
 	assert_non_null(strstr(c, "\"100 job.sh\" 0, \"101 worker\" 1, \"103 lost\" 2, "
 				  "\"102 server\" 3)"));
@@ -218,20 +240,15 @@ static void test_plot_gantt(void **st)
 	assert_null(strstr(c, "exit lost"));
 	assert_non_null(strstr(c, "# 1 process still running at the end of the window\n"));
 	free(c);
-	tza_model_free(m);
-	tz_reader_free(r);
-	free(buf);
 }
 
 /* cpu and mem: the worker's sampled CPU and RSS stop at its last event; the
  * lost one without samples is counted apart from the running one */
 static void test_plot_series(void **st)
 {
-	(void)st;
-	tz_reader *r;
-	struct tza_model *m;
-	void *buf;
-	load(&r, &m, &buf);
+	struct loaded *l = *st;
+	tz_reader *r = l->r;
+	struct tza_model *m = l->m;
 	/* 400 bins of 50 ms: bin 60 is 3.00..3.05 s, bin 100 is 5.00..5.05 s */
 	char *c = script(r, m, TZA_PLOT_MEM, 0);
 	assert_float_equal(cell(c, "$S", 60, 0), 3.025, 1e-9);
@@ -246,9 +263,6 @@ static void test_plot_series(void **st)
 	assert_float_equal(cell(c, "$S", 80, -1), 0.0, 1e-9);
 	assert_non_null(strstr(c, "; 1 still running and 1 with a lost exit, not counted\""));
 	free(c);
-	tza_model_free(m);
-	tz_reader_free(r);
-	free(buf);
 }
 
 /* idle (procs basis: 0.75 cores from 2 to 4 s, nothing else): 0..2 s and
@@ -340,7 +354,7 @@ int main(int argc, char **argv)
 		return bad;
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plot_gantt), cmocka_unit_test(test_plot_series),
+		LOADED_TEST(test_plot_gantt), LOADED_TEST(test_plot_series),
 		cmocka_unit_test(test_idle), cmocka_unit_test(test_chrome),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

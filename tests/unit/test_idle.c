@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function" /* the shared scenarios */
 #include "analyze_synth.h"
@@ -124,12 +126,5 @@ static void test_empty_span(void **st)
 	unbuild(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_light_phase),
-	    cmocka_unit_test(test_threshold_low),
-	    cmocka_unit_test(test_empty_span),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_light_phase), cmocka_unit_test(test_threshold_low),
+	  cmocka_unit_test(test_empty_span))

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "tz.h"
 #include "tz_int.h"
 
@@ -280,12 +282,6 @@ static void test_ring_and_multi(void **state)
 	free(b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip),		 cmocka_unit_test(test_plain),
-	    cmocka_unit_test(test_damaged_member_block), cmocka_unit_test(test_cut),
-	    cmocka_unit_test(test_duplicate_and_nested), cmocka_unit_test(test_ring_and_multi),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TEST_MAIN(setup, teardown, cmocka_unit_test(test_round_trip), cmocka_unit_test(test_plain),
+	  cmocka_unit_test(test_damaged_member_block), cmocka_unit_test(test_cut),
+	  cmocka_unit_test(test_duplicate_and_nested), cmocka_unit_test(test_ring_and_multi))

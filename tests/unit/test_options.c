@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/analyze.h"
 #include "analyze/options.h"
 #include "analyze/report.h"
@@ -197,13 +199,5 @@ static void test_help(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_bad_command_lines),
-		cmocka_unit_test(test_help),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_values), cmocka_unit_test(test_ranges),
+	  cmocka_unit_test(test_bad_command_lines), cmocka_unit_test(test_help))

@@ -67,19 +67,17 @@ static double field(const char *r, int k)
  */
 static void test_series_exact(void **state)
 {
-	(void)state;
-	struct synth s = {0};
-	synth_meta(&s, "cpus", "8");
-	synth_meta(&s, "hostname", "synth");
-	struct exit_vals z = {0};
+	struct fx *f = *state;
+	synth_meta(&f->s, "cpus", "8");
+	synth_meta(&f->s, "hostname", "synth");
 	struct exit_vals w = {.utime = 3 * SEC_NS, .stime = SEC_NS, .rss_kib = 1048576,
 			      .rchar = 2ull << 30, .wchar = 1ull << 30};
-	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", z);
-	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker", "worker", w);
-	struct built b;
-	build_model(&s, NULL, 0, &b);
+	s_proc(&f->s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", f->v);
+	s_proc(&f->s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker",
+	       "worker", w);
+	fx_build(f, 0);
 
-	char *c = script(&b, TZA_PLOT_CPU, 0);
+	char *c = script(&f->b, TZA_PLOT_CPU, 0);
 	char *r = row(c, "$S", 120);
 	assert_true(field(r, 0) > 3.0 && field(r, 0) < 3.025);
 	assert_float_equal(field(r, -1), 2.0, 1e-9); /* 4 CPU-s over 2 s = 2 cores */
@@ -91,7 +89,7 @@ static void test_series_exact(void **state)
 	assert_non_null(strstr(c, "spread evenly"));
 	free(c);
 
-	c = script(&b, TZA_PLOT_MEM, 0);
+	c = script(&f->b, TZA_PLOT_MEM, 0);
 	r = row(c, "$S", 120);
 	/* worker's 1024 MiB plus the shell's 0 */
 	assert_float_equal(field(r, -1), 1024.0, 1e-6);
@@ -99,14 +97,14 @@ static void test_series_exact(void **state)
 	assert_non_null(strstr(c, "peak RSS held"));
 	free(c);
 
-	c = script(&b, TZA_PLOT_IO, 0);
+	c = script(&f->b, TZA_PLOT_IO, 0);
 	r = row(c, "$IO", 120);
 	assert_float_equal(field(r, 1), 1024.0, 1e-6); /* 2 GiB / 2 s = 1024 MiB/s read */
 	assert_float_equal(field(r, 2), 512.0, 1e-6);  /* 1 GiB / 2 s written */
 	free(r);
 	free(c);
 
-	c = script(&b, TZA_PLOT_GANTT, 0);
+	c = script(&f->b, TZA_PLOT_GANTT, 0);
 	assert_non_null(strstr(c, "one bar per process"));
 	assert_non_null(strstr(c, "\"100 sh\" 0, \"101 worker\" 1)"));
 	assert_non_null(strstr(c, "on synth,"));
@@ -116,8 +114,6 @@ static void test_series_exact(void **state)
 	assert_float_equal(field(r, 1), 4.0, 1e-6);
 	free(r);
 	free(c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /*
@@ -127,16 +123,14 @@ static void test_series_exact(void **state)
  */
 static void test_cpu_clamp(void **state)
 {
-	(void)state;
-	struct synth s = {0};
-	synth_meta(&s, "cpus", "2");
-	struct exit_vals z = {0};
+	struct fx *f = *state;
+	synth_meta(&f->s, "cpus", "2");
 	struct exit_vals w = {.utime = 8 * SEC_NS};
-	s_proc(&s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", z);
-	s_proc(&s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker", "worker", w);
-	struct built b;
-	build_model(&s, NULL, 0, &b);
-	char *c = script(&b, TZA_PLOT_CPU, 0);
+	s_proc(&f->s, 1, 100, T0, T0 + 10 * SEC_NS, "/bin/sh", "sh|-c|worker", "sh", f->v);
+	s_proc(&f->s, 100, 101, T0 + 2 * SEC_NS, T0 + 4 * SEC_NS, "/usr/bin/worker", "worker",
+	       "worker", w);
+	fx_build(f, 0);
+	char *c = script(&f->b, TZA_PLOT_CPU, 0);
 	for (int k = 0; k < 400; k++) {
 		char *r = row(c, "$S", k);
 		assert_true(field(r, -1) <= 2.0 + 1e-9);
@@ -146,25 +140,23 @@ static void test_cpu_clamp(void **state)
 	}
 	assert_non_null(strstr(c, "80 of 400 bins held to 2 CPUs (4 CPU-s spread there beyond the machine)"));
 	free(c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* 3000 short processes collapse into one row per tool; failures are marked. */
 static void test_gantt_many(void **state)
 {
-	(void)state;
-	struct synth s = {0};
-	struct exit_vals z = {0}, bad = {.code = 1};
-	s_proc(&s, 1, 100, T0, T0 + 20 * SEC_NS, "/bin/sh", "sh|run.sh", "sh", z);
+	struct fx *f = *state;
+	struct exit_vals bad = {.code = 1};
+	s_proc(&f->s, 1, 100, T0, T0 + 20 * SEC_NS, "/bin/sh", "sh|run.sh", "sh", f->v);
 	for (uint32_t i = 0; i < 3000; i++)
-		s_proc(&s, 100, 1000 + i, T0 + SEC_NS + i * 5 * MS, T0 + SEC_NS + i * 5 * MS + MS,
-		       "/bin/true", "true", "true", z);
-	s_proc(&s, 100, 5000, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false", bad);
-	s_proc(&s, 100, 5001, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false", bad);
-	struct built b;
-	build_model(&s, NULL, 0, &b);
-	char *c = script(&b, TZA_PLOT_GANTT, 0);
+		s_proc(&f->s, 100, 1000 + i, T0 + SEC_NS + i * 5 * MS,
+		       T0 + SEC_NS + i * 5 * MS + MS, "/bin/true", "true", "true", f->v);
+	s_proc(&f->s, 100, 5000, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false",
+	       bad);
+	s_proc(&f->s, 100, 5001, T0 + 18 * SEC_NS, T0 + 19 * SEC_NS, "/bin/false", "false", "false",
+	       bad);
+	fx_build(f, 0);
+	char *c = script(&f->b, TZA_PLOT_GANTT, 0);
 	assert_non_null(strstr(c, "one row per group"));
 	assert_non_null(strstr(c, "\"true  x3000\""));
 	assert_non_null(strstr(c, "\"false  x2\""));
@@ -183,46 +175,37 @@ static void test_gantt_many(void **state)
 	/* three rows: the script, true, false */
 	assert_non_null(strstr(c, "\"run.sh\" 0, \"true  x3000\" 1, \"false  x2\" 2)"));
 	free(c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* More groups than rows: the smallest share an "other" row. */
 static void test_gantt_other(void **state)
 {
-	(void)state;
-	struct synth s = {0};
-	struct exit_vals z = {0};
-	s_proc(&s, 1, 100, T0, T0 + 200 * SEC_NS, "/bin/sh", "sh", "sh", z);
+	struct fx *f = *state;
+	s_proc(&f->s, 1, 100, T0, T0 + 200 * SEC_NS, "/bin/sh", "sh", "sh", f->v);
 	for (uint32_t i = 0; i < 100; i++) {
 		char exe[64], argv[64];
 		snprintf(exe, sizeof(exe), "/usr/bin/tool%03u", i);
 		snprintf(argv, sizeof(argv), "tool%03u", i);
 		/* tool i runs i+1 seconds: the longest 9 keep their rows with --rows 10 */
-		s_proc(&s, 100, 200 + i, T0 + SEC_NS, T0 + (2 + i) * SEC_NS, exe, argv, "tool", z);
+		s_proc(&f->s, 100, 200 + i, T0 + SEC_NS, T0 + (2 + i) * SEC_NS, exe, argv, "tool",
+		       f->v);
 	}
-	struct built b;
-	build_model(&s, NULL, 0, &b);
-	char *c = script(&b, TZA_PLOT_GANTT, 10);
+	fx_build(f, 0);
+	char *c = script(&f->b, TZA_PLOT_GANTT, 10);
 	assert_non_null(strstr(c, "\"other (92 groups)\" 9)"));
 	assert_non_null(strstr(c, "\"tool099\""));
 	assert_null(strstr(c, "\"tool000\""));
 	free(c);
-	unbuild(&b);
-	synth_free(&s);
 }
 
 /* Quotes, backslashes and control bytes in names cannot break the script. */
 static void test_escaping(void **state)
 {
-	(void)state;
-	struct synth s = {0};
-	struct exit_vals z = {0};
-	s_proc(&s, 1, 100, T0, T0 + 2 * SEC_NS, "/bin/sh", "sh", "sh", z);
-	s_proc(&s, 100, 101, T0 + MS, T0 + SEC_NS, "/tmp/we\"ird\\x\x01y", "we\"ird", "w", z);
-	struct built b;
-	build_model(&s, NULL, 0, &b);
-	char *c = script(&b, TZA_PLOT_GANTT, 0);
+	struct fx *f = *state;
+	s_proc(&f->s, 1, 100, T0, T0 + 2 * SEC_NS, "/bin/sh", "sh", "sh", f->v);
+	s_proc(&f->s, 100, 101, T0 + MS, T0 + SEC_NS, "/tmp/we\"ird\\x\x01y", "we\"ird", "w", f->v);
+	fx_build(f, 0);
+	char *c = script(&f->b, TZA_PLOT_GANTT, 0);
 	/* the safe form (textsafe.h), then gnuplot's escapes */
 	assert_non_null(strstr(c, "\"101 we\\\"ird\\\\\\\\x\\\\x01y\""));
 	assert_null(strchr(c, '\x01'));
@@ -234,12 +217,12 @@ static void test_escaping(void **state)
 		snprintf(out, sizeof(out), "%s/e.png", dir);
 		struct tza_plot_opts o = {.kind = TZA_PLOT_GANTT, .by = TZA_BY_TOOL,
 					  .fmt = TZA_PLOT_PNG, .out = out};
-		tza_plot_facts(b.r, b.m, &o);
+		tza_plot_facts(f->b.r, f->b.m, &o);
 		char *buf = NULL;
 		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		assert_int_equal(tza_plot_script(f, b.m, &o), 0);
-		fclose(f);
+		FILE *mf = open_memstream(&buf, &len);
+		assert_int_equal(tza_plot_script(mf, f->b.m, &o), 0);
+		fclose(mf);
 		assert_int_equal(tza_plot_run(buf, len), 0);
 		FILE *p = fopen(out, "rb");
 		assert_non_null(p);
@@ -251,8 +234,6 @@ static void test_escaping(void **state)
 		unlink(out);
 		rmdir(dir);
 	}
-	unbuild(&b);
-	synth_free(&s);
 }
 
 static void test_fmt_of(void **state)
@@ -268,10 +249,8 @@ static void test_fmt_of(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_series_exact), cmocka_unit_test(test_cpu_clamp),
-		cmocka_unit_test(test_gantt_many),
-		cmocka_unit_test(test_gantt_other), cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_fmt_of),
+	    FX_TEST(test_series_exact), FX_TEST(test_cpu_clamp), FX_TEST(test_gantt_many),
+	    FX_TEST(test_gantt_other),	FX_TEST(test_escaping),	 cmocka_unit_test(test_fmt_of),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

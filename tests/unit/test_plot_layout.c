@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helper.h"
+
 #pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
 #include "analyze_synth.h"
 #include "synth_model.h"
@@ -279,12 +281,6 @@ static void test_io(void **state)
 	synth_free(&s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows_per_process), cmocka_unit_test(test_lanes),
-		cmocka_unit_test(test_fold_other),	 cmocka_unit_test(test_stack_cpu),
-		cmocka_unit_test(test_stack_mem),	 cmocka_unit_test(test_io),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_rows_per_process), cmocka_unit_test(test_lanes),
+	  cmocka_unit_test(test_fold_other), cmocka_unit_test(test_stack_cpu),
+	  cmocka_unit_test(test_stack_mem), cmocka_unit_test(test_io))

@@ -16,6 +16,7 @@
 #include "schema.h"
 #include "tz.h"
 #include "tz_int.h"
+#include "tz_same.h"
 
 /* One event as written, compared bit-exactly with what is read. */
 struct wev {
@@ -121,14 +122,8 @@ static void *make_file(struct wset *s, size_t *len)
 
 static int same(const struct wev *x, const struct tz_event *e)
 {
-	if (x->type != e->type_id || x->ts != e->ts_ns || x->fixed_len != e->fixed_len ||
-	    memcmp(x->fixed, e->fixed, x->fixed_len) || x->nblobs != e->nblobs)
-		return 0;
-	for (uint32_t i = 0; i < x->nblobs; i++)
-		if (x->blen[i] != e->blobs[i].len ||
-		    (x->blen[i] && memcmp(x->blob[i], e->blobs[i].data, x->blen[i])))
-			return 0;
-	return 1;
+	const void *blob[4] = {x->blob[0], x->blob[1], x->blob[2], x->blob[3]};
+	return tz_event_same(e, x->type, x->ts, x->fixed, x->fixed_len, x->nblobs, blob, x->blen);
 }
 
 /* The chunk blocks of a file, in file order. */

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "record/record.h"
 #include "record/schema.h"
 
@@ -388,13 +390,5 @@ static void test_attach(void **st)
 	att_free(&s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cgtable),
-		cmocka_unit_test(test_cgtable_state),
-		cmocka_unit_test(test_env_filter),
-		cmocka_unit_test(test_attach),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TEST_MAIN(setup, teardown, cmocka_unit_test(test_cgtable), cmocka_unit_test(test_cgtable_state),
+	  cmocka_unit_test(test_env_filter), cmocka_unit_test(test_attach))

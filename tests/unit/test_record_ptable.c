@@ -9,16 +9,26 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "record/record.h"
 #include "record/schema.h"
 
+/* size zeroed bytes at buf under a header of type and that size */
+static void *mk_hdr(void *buf, uint32_t size, uint16_t type)
+{
+	struct ev_hdr *h = buf;
+
+	memset(buf, 0, size);
+	h->size = size;
+	h->type = type;
+	return buf;
+}
+
 static size_t mk_fork(void *buf, uint32_t parent, uint32_t caller, uint32_t child, uint64_t start)
 {
-	struct ev_fork *e = buf;
+	struct ev_fork *e = mk_hdr(buf, sizeof(struct ev_fork), EV_FORK);
 
-	memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_FORK;
 	e->parent_tgid = parent;
 	e->caller_tgid = caller;
 	e->caller_pid = caller;
@@ -31,11 +41,9 @@ static size_t mk_fork(void *buf, uint32_t parent, uint32_t caller, uint32_t chil
 static size_t mk_exec(void *buf, uint32_t tgid, uint64_t start, const char *exe, const char *argv,
 		      uint32_t argv_len)
 {
-	struct ev_exec *e = buf;
+	struct ev_exec *e = mk_hdr(buf, sizeof(struct ev_exec), EV_EXEC);
 	char *t = (char *)buf + sizeof(*e);
 
-	memset(e, 0, sizeof(*e));
-	e->hdr.type = EV_EXEC;
 	e->tgid = tgid;
 	e->start_ns = start;
 	e->uid = 1000;
@@ -58,28 +66,28 @@ static size_t mk_exec(void *buf, uint32_t tgid, uint64_t start, const char *exe,
 
 static size_t mk_exit(void *buf, uint32_t tgid, uint64_t start)
 {
-	struct ev_exit *e = buf;
+	struct ev_exit *e = mk_hdr(buf, sizeof(struct ev_exit), EV_EXIT);
 
-	memset(e, 0, sizeof(*e));
-	e->hdr.size = sizeof(*e);
-	e->hdr.type = EV_EXIT;
 	e->tgid = tgid;
 	e->start_ns = start;
 	return sizeof(*e);
 }
 
+/* A fresh process table in *state for each test that wants one. */
+HEAP_FIXTURE(table, struct ptable, ptable_init, ptable_free)
+
+#define TABLE_TEST(t) cmocka_unit_test_setup_teardown(t, table_setup, table_teardown)
+
 static void test_fork_exec_exit(void **state)
 {
-	struct ptable t;
+	struct ptable *t = *state;
 	char buf[1024];
 	struct pt_proc *p;
 
-	(void)state;
-	assert_int_equal(ptable_init(&t), 0);
-	assert_int_equal(ptable_apply(&t, buf, mk_exec(buf, 10, 100, "/bin/sh", "sh\0-c\0", 6)), 0);
-	assert_int_equal(ptable_apply(&t, buf, mk_fork(buf, 10, 10, 11, 200)), 0);
-	assert_int_equal(t.count, 2);
-	p = ptable_get(&t, 11);
+	assert_int_equal(ptable_apply(t, buf, mk_exec(buf, 10, 100, "/bin/sh", "sh\0-c\0", 6)), 0);
+	assert_int_equal(ptable_apply(t, buf, mk_fork(buf, 10, 10, 11, 200)), 0);
+	assert_int_equal(t->count, 2);
+	p = ptable_get(t, 11);
 	assert_non_null(p);
 	/* a forked child carries its caller's image until it execs */
 	assert_int_equal(p->exe_len, 7);
@@ -87,59 +95,52 @@ static void test_fork_exec_exit(void **state)
 	assert_int_equal(p->argv_len, 6);
 	assert_int_equal(p->ppid, 10);
 	assert_int_equal(p->start_ns, 200);
-	assert_int_equal(ptable_apply(&t, buf, mk_exec(buf, 11, 200, "/bin/true", "true\0x\0", 7)),
+	assert_int_equal(ptable_apply(t, buf, mk_exec(buf, 11, 200, "/bin/true", "true\0x\0", 7)),
 			 0);
-	assert_memory_equal(ptable_get(&t, 11)->argv, "true\0x\0", 7);
-	assert_int_equal(ptable_get(&t, 11)->uid, 1000);
+	assert_memory_equal(ptable_get(t, 11)->argv, "true\0x\0", 7);
+	assert_int_equal(ptable_get(t, 11)->uid, 1000);
 	/* an exit with another start time is another process: ignored */
-	assert_int_equal(ptable_apply(&t, buf, mk_exit(buf, 11, 999)), 0);
-	assert_int_equal(t.count, 2);
-	assert_int_equal(ptable_apply(&t, buf, mk_exit(buf, 11, 200)), 0);
-	assert_null(ptable_get(&t, 11));
-	assert_int_equal(t.count, 1);
-	ptable_free(&t);
+	assert_int_equal(ptable_apply(t, buf, mk_exit(buf, 11, 999)), 0);
+	assert_int_equal(t->count, 2);
+	assert_int_equal(ptable_apply(t, buf, mk_exit(buf, 11, 200)), 0);
+	assert_null(ptable_get(t, 11));
+	assert_int_equal(t->count, 1);
 }
 
 static void test_clone_parent_and_reuse(void **state)
 {
-	struct ptable t;
+	struct ptable *t = *state;
 	char buf[1024];
 
-	(void)state;
-	assert_int_equal(ptable_init(&t), 0);
-	ptable_apply(&t, buf, mk_exec(buf, 20, 1, "/a", "a\0", 2));
+	ptable_apply(t, buf, mk_exec(buf, 20, 1, "/a", "a\0", 2));
 	/* CLONE_PARENT: the image is the caller's, the parent is the real one */
-	ptable_apply(&t, buf, mk_fork(buf, 5, 20, 21, 2));
-	assert_int_equal(ptable_get(&t, 21)->ppid, 5);
-	assert_memory_equal(ptable_get(&t, 21)->exe, "/a", 2);
+	ptable_apply(t, buf, mk_fork(buf, 5, 20, 21, 2));
+	assert_int_equal(ptable_get(t, 21)->ppid, 5);
+	assert_memory_equal(ptable_get(t, 21)->exe, "/a", 2);
 	/* a reused tgid with a new start time replaces the stale entry */
-	ptable_apply(&t, buf, mk_exec(buf, 21, 3, "/b", "b\0", 2));
-	assert_int_equal(ptable_get(&t, 21)->start_ns, 3);
-	assert_int_equal(t.count, 2);
+	ptable_apply(t, buf, mk_exec(buf, 21, 3, "/b", "b\0", 2));
+	assert_int_equal(ptable_get(t, 21)->start_ns, 3);
+	assert_int_equal(t->count, 2);
 	/* malformed records are refused */
 	struct ev_exec *e = (void *)buf;
 	mk_exec(buf, 22, 4, "/c", "c\0", 2);
 	e->argv_len = 5000;
-	assert_int_equal(ptable_apply(&t, buf, e->hdr.size), -1);
-	ptable_free(&t);
+	assert_int_equal(ptable_apply(t, buf, e->hdr.size), -1);
 }
 
 static void test_grow(void **state)
 {
-	struct ptable t;
+	struct ptable *t = *state;
 	char buf[256];
 
-	(void)state;
-	assert_int_equal(ptable_init(&t), 0);
 	for (uint32_t i = 1; i <= 5000; i++)
-		assert_int_equal(ptable_apply(&t, buf, mk_fork(buf, 1, 1, i + 1, i)), 0);
-	assert_int_equal(t.count, 5000);
+		assert_int_equal(ptable_apply(t, buf, mk_fork(buf, 1, 1, i + 1, i)), 0);
+	assert_int_equal(t->count, 5000);
 	for (uint32_t i = 1; i <= 5000; i++)
-		assert_non_null(ptable_get(&t, i + 1));
+		assert_non_null(ptable_get(t, i + 1));
 	for (uint32_t i = 1; i <= 5000; i += 2)
-		ptable_del(&t, i + 1, 0);
-	assert_int_equal(t.count, 2500);
-	ptable_free(&t);
+		ptable_del(t, i + 1, 0);
+	assert_int_equal(t->count, 2500);
 }
 
 static void test_encode_state(void **state)
@@ -263,9 +264,9 @@ static void test_fmt_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fork_exec_exit),
-		cmocka_unit_test(test_clone_parent_and_reuse),
-		cmocka_unit_test(test_grow),
+		TABLE_TEST(test_fork_exec_exit),
+		TABLE_TEST(test_clone_parent_and_reuse),
+		TABLE_TEST(test_grow),
 		cmocka_unit_test(test_encode_state),
 		cmocka_unit_test(test_state_flags),
 		cmocka_unit_test(test_parse_size),

@@ -37,6 +37,19 @@ static size_t mk_exec(void *buf, const char *path, const char *argv, uint32_t ar
 	return e->hdr.size;
 }
 
+/* A fixed-size record of type (size bytes at ev, zeroed by the caller) whose
+ * comm field holds in: rec_redact_event returns rc and leaves want there. */
+static void redact_comm(struct redact *rd, void *ev, uint32_t size, uint16_t type, char *comm,
+			const char *in, int rc, const char *want)
+{
+	struct ev_hdr *h = ev;
+	h->type = type;
+	h->size = size;
+	strcpy(comm, in);
+	assert_int_equal(rec_redact_event(rd, ev, size), rc);
+	assert_string_equal(comm, want);
+}
+
 static void test_exec_then_exit(void **state)
 {
 	(void)state;
@@ -65,25 +78,14 @@ static void test_exec_then_exit(void **state)
 
 	/* the exit, the signal sent by it and an OOM kill: their comm too */
 	struct ev_exit x = {0};
-	x.hdr.type = EV_EXIT;
-	x.hdr.size = sizeof(x);
-	strcpy(x.comm, "AKIAIOSFODNN7EX");
-	assert_int_equal(rec_redact_event(&rd, &x, sizeof(x)), 1);
-	assert_string_equal(x.comm, "***************");
+	redact_comm(&rd, &x, sizeof(x), EV_EXIT, x.comm, "AKIAIOSFODNN7EX", 1, "***************");
 	struct ev_signal s = {0};
-	s.hdr.type = EV_SIGNAL;
-	s.hdr.size = sizeof(s);
 	s.sig = 9;
-	strcpy(s.sender_comm, "AKIAIOSFODNN7EX");
-	assert_int_equal(rec_redact_event(&rd, &s, sizeof(s)), 1);
-	assert_string_equal(s.sender_comm, "***************");
+	redact_comm(&rd, &s, sizeof(s), EV_SIGNAL, s.sender_comm, "AKIAIOSFODNN7EX", 1,
+		    "***************");
 	assert_int_equal(s.sig, 9);
 	struct ev_oom_kill o = {0};
-	o.hdr.type = EV_OOM_KILL;
-	o.hdr.size = sizeof(o);
-	strcpy(o.comm, "bash");
-	assert_int_equal(rec_redact_event(&rd, &o, sizeof(o)), 0);
-	assert_string_equal(o.comm, "bash");
+	redact_comm(&rd, &o, sizeof(o), EV_OOM_KILL, o.comm, "bash", 0, "bash");
 
 	/* an argv cut at --argv-max (argv_len < argv_size) ending in a token's
 	 * beginning */

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "record/schema.h"
 
 static tz_writer *open_mem(void)
@@ -140,13 +142,6 @@ static void t_exec_schema_frozen(void **state)
 	assert_string_equal(got, want);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(t_malformed_is_its_own_code),
-	    cmocka_unit_test(t_malformed_records),
-	    cmocka_unit_test(t_split_exec_tail),
-	    cmocka_unit_test(t_exec_schema_frozen),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(t_malformed_is_its_own_code),
+	  cmocka_unit_test(t_malformed_records), cmocka_unit_test(t_split_exec_tail),
+	  cmocka_unit_test(t_exec_schema_frozen))

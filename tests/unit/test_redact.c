@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper.h"
 #include "common/redact.h"
 
 /* ------------------------------------------------------------ the corpus */
@@ -103,21 +104,25 @@ static unsigned redact_rec(struct redact *rd, struct rec *r)
 	return hits + redact_strs(rd, &x, 1);
 }
 
+/* An initialised engine with the built-in patterns in *state for each test
+ * that wants one (REDACT_TEST); freed after it. */
+HEAP_FIXTURE(rd, struct redact, redact_init, redact_free)
+
+#define REDACT_TEST(t) cmocka_unit_test_setup_teardown(t, rd_setup, rd_teardown)
+
 /* Every secret of the corpus vanishes from every string of its exec and
  * exit records (the comm too); every look-alike is left as it is. */
 static void test_corpus_records(void **state)
 {
-	(void)state;
-	struct redact rd = {0};
+	struct redact *rd = *state;
 	int ns = 0, nl = 0;
 
 	load_corpus();
-	assert_int_equal(redact_init(&rd), 0);
 	for (int i = 0; i < nlines; i++) {
 		struct rec r, o;
 		make_rec(&lines[i], &r);
 		o = r;
-		unsigned hits = redact_rec(&rd, &r);
+		unsigned hits = redact_rec(rd, &r);
 		if (lines[i].kind == 'S') {
 			ns++;
 			/* not vacuous: the record held it */
@@ -147,18 +152,15 @@ static void test_corpus_records(void **state)
 	}
 	assert_true(ns >= 50);
 	assert_true(nl >= 20);
-	redact_free(&rd);
 }
 
 /* The same argvs joined by spaces (sh -c '...', text files, the command
  * metadata): the in-string patterns alone catch every secret. */
 static void test_corpus_joined(void **state)
 {
-	(void)state;
-	struct redact rd = {0};
+	struct redact *rd = *state;
 
 	load_corpus();
-	assert_int_equal(redact_init(&rd), 0);
 	for (int i = 0; i < nlines; i++) {
 		char s[4096], o[4096];
 		size_t len = 0;
@@ -167,7 +169,7 @@ static void test_corpus_joined(void **state)
 						lines[i].arg[k]);
 		memcpy(o, s, len + 1);
 		int maybe = redact_maybe((const uint8_t *)s, len);
-		unsigned hits = redact_mask(&rd, s, len);
+		unsigned hits = redact_mask(rd, s, len);
 		if (lines[i].kind == 'S') {
 			if (leaks((const uint8_t *)s, len, lines[i].needle))
 				fail_msg("joined: secret '%s' survives in '%s'", lines[i].needle, s);
@@ -176,77 +178,74 @@ static void test_corpus_joined(void **state)
 			fail_msg("joined: look-alike masked: '%s' -> '%s'", o, s);
 		}
 	}
-	redact_free(&rd);
 }
 
 /* -------------------------------------------------------------- the comm */
 
+/* exe (a path) and its 16-byte comm (comm's bytes, NUL-padded) masked
+ * together as an exec's are: returns what redact_strs does; the comm is then
+ * want_comm, the exe want_exe (NULL: not checked) */
+static unsigned exe_comm(struct redact *rd, const char *exe, const char *comm, const char *want_exe,
+			 const char *want_comm)
+{
+	char e[256], c[16] = {0};
+	assert_true(strlen(exe) < sizeof(e) && strlen(comm) < sizeof(c));
+	strcpy(e, exe);
+	strcpy(c, comm);
+	struct redact_str s[] = {{(uint8_t *)e, strlen(e), REDACT_PATH, 0},
+				 {(uint8_t *)c, 16, REDACT_COMM, 0}};
+	unsigned n = redact_strs(rd, s, 2);
+	if (want_exe)
+		assert_string_equal(e, want_exe);
+	assert_string_equal(c, want_comm);
+	return n;
+}
+
+/* a 16-byte comm masked alone (an exit's, a prctl name): returns what
+ * redact_strs does; the comm is then want */
+static unsigned comm_alone(struct redact *rd, const char *comm, const char *want)
+{
+	char c[16] = {0};
+	assert_true(strlen(comm) < sizeof(c));
+	strcpy(c, comm);
+	struct redact_str s = {(uint8_t *)c, 16, REDACT_COMM, 0};
+	unsigned n = redact_strs(rd, &s, 1);
+	assert_string_equal(c, want);
+	return n;
+}
+
 static void test_comm_from_exe(void **state)
 {
-	(void)state;
-	struct redact rd = {0};
-	assert_int_equal(redact_init(&rd), 0);
+	struct redact *rd = *state;
 
 	/* exe named like an AWS key: the 15-byte comm is cut from it */
-	char exe[] = "/tmp/x/AKIAIOSFODNN7EXAMPLE";
-	char comm[16] = "AKIAIOSFODNN7EX";
-	struct redact_str s[] = {{(uint8_t *)exe, strlen(exe), REDACT_PATH, 0},
-				 {(uint8_t *)comm, 16, REDACT_COMM, 0}};
-	assert_true(redact_strs(&rd, s, 2) >= 2);
-	assert_string_equal(exe, "/tmp/x/********************");
-	assert_string_equal(comm, "***************");
-
+	assert_true(exe_comm(rd, "/tmp/x/AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EX",
+			     "/tmp/x/********************", "***************") >= 2);
 	/* the exit event: only the comm, masked as before */
-	char ex[16] = "AKIAIOSFODNN7EX";
-	struct redact_str x = {(uint8_t *)ex, 16, REDACT_COMM, 0};
-	assert_int_equal(redact_strs(&rd, &x, 1), 1);
-	assert_string_equal(ex, "***************");
-
+	assert_int_equal(comm_alone(rd, "AKIAIOSFODNN7EX", "***************"), 1);
 	/* a key=value name keeps its key in the comm, as in the exe */
-	char exe2[] = "/bin/password=hunter2x";
-	char comm2[16] = "password=hunter";
-	struct redact_str s2[] = {{(uint8_t *)exe2, strlen(exe2), REDACT_PATH, 0},
-				  {(uint8_t *)comm2, 16, REDACT_COMM, 0}};
-	redact_strs(&rd, s2, 2);
-	assert_string_equal(exe2, "/bin/password=********");
-	assert_string_equal(comm2, "password=******");
-
+	exe_comm(rd, "/bin/password=hunter2x", "password=hunter", "/bin/password=********",
+		 "password=******");
 	/* a comm that is not the beginning of the masked name stays */
-	char exe3[] = "/usr/bin/ghp_abcdefghijklmnopqrstuvwxyz";
-	char comm3[16] = "bash";
-	struct redact_str s3[] = {{(uint8_t *)exe3, strlen(exe3), REDACT_PATH, 0},
-				  {(uint8_t *)comm3, 16, REDACT_COMM, 0}};
-	redact_strs(&rd, s3, 2);
-	assert_string_equal(comm3, "bash");
-
+	exe_comm(rd, "/usr/bin/ghp_abcdefghijklmnopqrstuvwxyz", "bash", NULL, "bash");
 	/* a full comm ending in a token's beginning, with nothing to derive it
 	 * from (prctl, an exit whose exec was not seen): masked there */
-	char c4[16] = "run-ghp_abcdefg";
-	struct redact_str s4 = {(uint8_t *)c4, 16, REDACT_COMM, 0};
-	redact_strs(&rd, &s4, 1);
-	assert_string_equal(c4, "run-***********");
+	comm_alone(rd, "run-ghp_abcdefg", "run-***********");
 	/* a short comm is not cut: "ghp_ab" is not a token */
-	char c5[16] = "ghp_ab";
-	struct redact_str s5 = {(uint8_t *)c5, 16, REDACT_COMM, 0};
-	assert_int_equal(redact_strs(&rd, &s5, 1), 0);
-	assert_string_equal(c5, "ghp_ab");
-	redact_free(&rd);
+	assert_int_equal(comm_alone(rd, "ghp_ab", "ghp_ab"), 0);
 }
 
 /* an argv cut at --argv-max may end in a token's beginning */
 static void test_cut_argv(void **state)
 {
-	(void)state;
-	struct redact rd = {0};
-	assert_int_equal(redact_init(&rd), 0);
+	struct redact *rd = *state;
 	char a[] = "curl\0-d\0x=1 ghp_abcdefgh";
 	size_t n = sizeof(a) - 1;
 	struct redact_str s = {(uint8_t *)a, n, REDACT_ARGV, 0};
-	assert_int_equal(redact_strs(&rd, &s, 1), 0);
+	assert_int_equal(redact_strs(rd, &s, 1), 0);
 	s.cut = 1;
-	assert_int_equal(redact_strs(&rd, &s, 1), 1);
+	assert_int_equal(redact_strs(rd, &s, 1), 1);
 	assert_memory_equal(a, "curl\0-d\0x=1 ************", n);
-	redact_free(&rd);
 }
 
 /* ------------------------------------------------------ the argv rules */
@@ -317,45 +316,39 @@ static void test_password_programs(void **state)
 /* the same secrets joined in one string (sh -c '...', text members) */
 static void test_joined(void **state)
 {
-	(void)state;
+	struct redact *rd = *state;
 	char s[] = "/bin/echo --db-password hunter2 --client-secret s3cr3tval --private-key "
 		   "KEYDATA --access-token ATOK Authorization: Bearer abcdefghijk >/dev/null";
-	struct redact rd = {0};
-	assert_int_equal(redact_init(&rd), 0);
-	redact_mask(&rd, s, strlen(s));
+	redact_mask(rd, s, strlen(s));
 	assert_string_equal(s, "/bin/echo --db-password ******* --client-secret ********* "
 			       "--private-key ******* --access-token **** Authorization: Bearer "
 			       "*********** >/dev/null");
 	char t[] = "x Authorization: Bearer ab y";
-	redact_mask(&rd, t, strlen(t));
+	redact_mask(rd, t, strlen(t));
 	assert_string_equal(t, "x Authorization: Bearer ** y");
 	/* JSON, quoted and escaped values keep their quotes */
 	char j[] = "{\"password\": \"a b\", \"n\": 1} token='c d' {\\\"secret\\\":\\\"e\\\"}";
-	redact_mask(&rd, j, strlen(j));
+	redact_mask(rd, j, strlen(j));
 	assert_string_equal(j, "{\"password\": \"***\", \"n\": 1} token='***' "
 			       "{\\\"secret\\\":\\\"****");
-	redact_free(&rd);
 }
 
 /* a --redact-pattern: case-insensitive, its last matched group */
 static void test_added_pattern(void **state)
 {
-	(void)state;
-	struct redact rd = {0};
+	struct redact *rd = *state;
 	char why[128];
-	assert_int_equal(redact_init(&rd), 0);
-	assert_int_equal(redact_add(&rd, "project-([0-9]+)", why, sizeof(why)), 0);
-	assert_int_equal(redact_add(&rd, "(", why, sizeof(why)), -1);
+	assert_int_equal(redact_add(rd, "project-([0-9]+)", why, sizeof(why)), 0);
+	assert_int_equal(redact_add(rd, "(", why, sizeof(why)), -1);
 	assert_true(why[0] != 0);
 	char s[] = "PROJECT-4242 x";
-	assert_int_equal(redact_mask(&rd, s, strlen(s)), 1);
+	assert_int_equal(redact_mask(rd, s, strlen(s)), 1);
 	assert_string_equal(s, "PROJECT-**** x");
 	/* in a record too, though no prefilter word is there */
 	char a[] = "tool\0project-77";
 	struct redact_str st = {(uint8_t *)a, sizeof(a) - 1, REDACT_ARGV, 0};
-	assert_int_equal(redact_strs(&rd, &st, 1), 1);
+	assert_int_equal(redact_strs(rd, &st, 1), 1);
 	assert_memory_equal(a, "tool\0project-**", sizeof(a) - 1);
-	redact_free(&rd);
 }
 
 /* the state machine alone: a non-secret word after a flag is the secret */
@@ -410,7 +403,7 @@ static int maybe_ref(const uint8_t *p, size_t len)
  * pattern ignores case. Masked text is not a secret again. */
 static void test_maybe_superset(void **state)
 {
-	(void)state;
+	struct redact *rd = *state;
 	static const char *const smp[] = {
 		"GHP_abcdefghijklmnopqrstuvwxyz0123", "ghs_abcdefghijklmnopqrstuvwxyz0123",
 		"password=hunter2", "--token=abc123", "AKIAIOSFODNN7EXAMPLE",
@@ -418,11 +411,9 @@ static void test_maybe_superset(void **state)
 		"https://user:pw@host/x", "/home/alice/data", "/Users/bob/x",
 		"-----BEGIN RSA PRIVATE KEY-----", "api_key=zzz", "client_secret=q",
 	};
-	struct redact rd = {0};
 	uint8_t b[128], c[128];
 	uint32_t x = 777;
 	unsigned masked = 0;
-	assert_int_equal(redact_init(&rd), 0);
 	for (size_t k = 0; k < sizeof(smp) / sizeof(smp[0]); k++) {
 		size_t n = strlen(smp[k]);
 		for (int it = 0; it < 64; it++) {
@@ -432,7 +423,7 @@ static void test_maybe_superset(void **state)
 			}
 			memcpy(c, b, n);
 			c[n] = 0;
-			if (redact_mask_blob(&rd, c, n, 1)) {
+			if (redact_mask_blob(rd, c, n, 1)) {
 				masked++;
 				assert_int_equal(redact_maybe(b, n), 1);
 			}
@@ -444,7 +435,7 @@ static void test_maybe_superset(void **state)
 		for (int k = 0; k < lines[i].nargs; k++) {
 			size_t n = strlen(lines[i].arg[k]);
 			uint8_t *cp = (uint8_t *)strdup(lines[i].arg[k]);
-			if (redact_mask_blob(&rd, cp, n, 0))
+			if (redact_mask_blob(rd, cp, n, 0))
 				assert_int_equal(redact_maybe((const uint8_t *)lines[i].arg[k], n), 1);
 			free(cp);
 		}
@@ -454,10 +445,9 @@ static void test_maybe_superset(void **state)
 	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
 		size_t n = strlen(done[k]);
 		memcpy(c, done[k], n + 1);
-		assert_int_equal(redact_mask_blob(&rd, c, n, 1), 0);
+		assert_int_equal(redact_mask_blob(rd, c, n, 1), 0);
 		assert_memory_equal(c, done[k], n);
 	}
-	redact_free(&rd);
 }
 
 /* the same answer as the reference on words in every case, cut at every
@@ -497,18 +487,18 @@ static void test_maybe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_corpus_records),
-		cmocka_unit_test(test_corpus_joined),
-		cmocka_unit_test(test_comm_from_exe),
-		cmocka_unit_test(test_cut_argv),
+		REDACT_TEST(test_corpus_records),
+		REDACT_TEST(test_corpus_joined),
+		REDACT_TEST(test_comm_from_exe),
+		REDACT_TEST(test_cut_argv),
 		cmocka_unit_test(test_prefixed_option_names),
 		cmocka_unit_test(test_key_value_and_authorization),
 		cmocka_unit_test(test_password_programs),
-		cmocka_unit_test(test_joined),
-		cmocka_unit_test(test_added_pattern),
+		REDACT_TEST(test_joined),
+		REDACT_TEST(test_added_pattern),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_maybe),
-		cmocka_unit_test(test_maybe_superset),
+		REDACT_TEST(test_maybe_superset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,19 +38,10 @@ static void s_sample(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start
 	synth_push(s, &e, sizeof(e));
 }
 
-static void s_host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint64_t used)
+/* a host sample at ts: busy and idle CPU ns since boot, used of 1000000 KiB */
+static void host(struct synth *s, uint64_t ts, uint64_t busy, uint64_t idle, uint64_t used)
 {
-	struct ev_host_sample h;
-	memset(&h, 0, sizeof(h));
-	h.hdr = (struct ev_hdr){sizeof(h), EV_HOST_SAMPLE, 0, ts};
-	h.cpu_user_ns = busy;
-	h.cpu_idle_ns = idle;
-	h.mem_total_kib = 1000000;
-	h.mem_used_kib = used;
-	h.mem_available_kib = 1000000 - used;
-	h.ncpus = 2;
-	h.load1_milli = 1500;
-	synth_push(s, &h, sizeof(h));
+	s_host(s, ts, busy, idle, 1000000, used, 1000000 - used, 2, 1500);
 }
 
 static void s_oom(struct synth *s, uint64_t ts, uint32_t tgid, uint64_t start, uint64_t anon)
@@ -89,19 +80,19 @@ static void s_signal(struct synth *s, uint64_t ts, uint32_t target, uint64_t tst
 static void scenario(struct synth *s)
 {
 	struct exit_vals z = {0};
-	s_host(s, T0, 0, 0, 5000);
+	host(s, T0, 0, 0, 5000);
 	s_fork(s, T0, 1, 10);
 	s_exec(s, T0 + 1 * MS, 10, T0, 1, "/usr/bin/sh", NULL, "sh|run", "sh");
 	s_fork(s, T0 + 10 * MS, 10, 11);
 	s_exec(s, T0 + 11 * MS, 11, T0 + 10 * MS, 10, "/usr/bin/work", NULL, "work", "work");
 	s_sample(s, T0 + 1 * SEC_NS, 11, T0 + 10 * MS, 900 * MS, 1000, 200, 0, 1);
-	s_host(s, T0 + 1 * SEC_NS, 1 * SEC_NS, 1 * SEC_NS, 9000);
+	host(s, T0 + 1 * SEC_NS, 1 * SEC_NS, 1 * SEC_NS, 9000);
 	s_sample(s, T0 + 2 * SEC_NS, 11, T0 + 10 * MS, 1800 * MS, 204800, 200, 4096, 4);
-	s_host(s, T0 + 2 * SEC_NS, 3 * SEC_NS, 1 * SEC_NS, 250000);
+	host(s, T0 + 2 * SEC_NS, 3 * SEC_NS, 1 * SEC_NS, 250000);
 	s_sample(s, T0 + 3 * SEC_NS, 11, T0 + 10 * MS, 2700 * MS, 1000, 200, 8192, 4);
 	/* a sample of a pid that is not alive (start differs): ignored */
 	s_sample(s, T0 + 3 * SEC_NS, 11, T0 + 5 * MS, 1, 1, 1, 1, 1);
-	s_host(s, T0 + 3 * SEC_NS, 3 * SEC_NS + 100 * MS, 3 * SEC_NS - 100 * MS, 6000);
+	host(s, T0 + 3 * SEC_NS, 3 * SEC_NS + 100 * MS, 3 * SEC_NS - 100 * MS, 6000);
 	s_fork(s, T0 + 3500 * MS, 10, 12);
 	s_exec(s, T0 + 3510 * MS, 12, T0 + 3500 * MS, 10, "/usr/bin/kill", NULL, "kill|11", "kill");
 	s_signal(s, T0 + 3520 * MS, 11, T0 + 10 * MS, 12, T0 + 3500 * MS, 15, EV_SIGNAL_GROUP,

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/model.h"
 #include "analyze/report.h"
 #include "analyze/task.h"
@@ -48,6 +50,19 @@ static void hand_init(struct hand *h)
 	h->m.roots = h->roots;
 	h->m.t0_ns = 1000;
 	h->m.t1_ns = 100000;
+}
+
+/* argv "a|b|c" into dst (256 bytes) as the kernel's "a\0b\0c\0"; returns
+ * its length with the last NUL */
+static uint32_t split_argv(char dst[256], const char *argv)
+{
+	size_t n = strlen(argv);
+	assert_true(n < 256);
+	memcpy(dst, argv, n + 1);
+	for (size_t j = 0; j < n; j++)
+		if (dst[j] == '|')
+			dst[j] = 0;
+	return (uint32_t)n + 1;
 }
 
 /* Add a process under parent (NULL: a root) running argv "a|b|c" (NULL: no
@@ -79,13 +94,8 @@ static struct tza_proc *hp(struct hand *h, struct tza_proc *parent, const char *
 	}
 	if (argv) {
 		struct tza_exec *e = &h->e[i];
-		size_t n = strlen(argv);
-		memcpy(h->argv[i], argv, n + 1);
-		for (size_t j = 0; j < n; j++)
-			if (h->argv[i][j] == '|')
-				h->argv[i][j] = 0;
 		e->argv = (uint8_t *)h->argv[i];
-		e->argv_len = (uint32_t)n + 1;
+		e->argv_len = split_argv(h->argv[i], argv);
 		e->exe = (char *)exe;
 		e->ts_ns = start;
 		p->execs = e;
@@ -100,14 +110,11 @@ static void hexec(struct hand *h, struct tza_proc *p, const char *exe, const cha
 		  uint64_t ts)
 {
 	uint32_t i = p->index;
-	size_t n = strlen(argv);
-	memcpy(h->argv2[i], argv, n + 1);
-	for (size_t j = 0; j < n; j++)
-		if (h->argv2[i][j] == '|')
-			h->argv2[i][j] = 0;
 	h->ex[i][0] = h->e[i];
-	h->ex[i][1] = (struct tza_exec){.argv = (uint8_t *)h->argv2[i], .argv_len = (uint32_t)n + 1,
-					 .exe = (char *)exe, .ts_ns = ts};
+	h->ex[i][1] = (struct tza_exec){.argv = (uint8_t *)h->argv2[i],
+					.argv_len = split_argv(h->argv2[i], argv),
+					.exe = (char *)exe,
+					.ts_ns = ts};
 	p->execs = h->ex[i];
 	p->nexecs = 2;
 }
@@ -1036,20 +1043,11 @@ static void test_group_failed(void **st)
 	tza_tasks_free(t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snakemake_local), cmocka_unit_test(test_snakemake_cluster),
-		cmocka_unit_test(test_snakemake_cluster_record),
-		cmocka_unit_test(test_snakemake_job_hash),
-		cmocka_unit_test(test_nextflow),	cmocka_unit_test(test_generic_and_child),
-		cmocka_unit_test(test_cgroups),		cmocka_unit_test(test_combined_peak),
-		cmocka_unit_test(test_task_path),
-		cmocka_unit_test(test_snakemake_same_cmd),
-		cmocka_unit_test(test_snakemake_failed_retry),
-		cmocka_unit_test(test_snakemake_script_cluster),
-		cmocka_unit_test(test_unrecorded_images),
-		cmocka_unit_test(test_group_failed),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_snakemake_local),
+	  cmocka_unit_test(test_snakemake_cluster), cmocka_unit_test(test_snakemake_cluster_record),
+	  cmocka_unit_test(test_snakemake_job_hash), cmocka_unit_test(test_nextflow),
+	  cmocka_unit_test(test_generic_and_child), cmocka_unit_test(test_cgroups),
+	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path),
+	  cmocka_unit_test(test_snakemake_same_cmd), cmocka_unit_test(test_snakemake_failed_retry),
+	  cmocka_unit_test(test_snakemake_script_cluster), cmocka_unit_test(test_unrecorded_images),
+	  cmocka_unit_test(test_group_failed))

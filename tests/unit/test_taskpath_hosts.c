@@ -196,12 +196,5 @@ static void test_off_path(void **st)
 	tza_htasks_free(&l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_within_bound),
-	    cmocka_unit_test(test_exact_clocks),
-	    cmocka_unit_test(test_off_path),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_within_bound), cmocka_unit_test(test_exact_clocks),
+	  cmocka_unit_test(test_off_path))

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/tool.h"
 
 struct tcase {
@@ -182,11 +184,4 @@ static void test_truncated_argv(void **state)
 	free(cmd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rules),
-		cmocka_unit_test(test_truncated_argv),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_rules), cmocka_unit_test(test_truncated_argv))

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
+
 #include "analyze/zout.h"
 
 /* n bytes of text that compress, but not to nothing: lines with a counter */
@@ -152,13 +154,5 @@ static void test_names(void **state)
 	fclose(raw);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_write_error),
-		cmocka_unit_test(test_names),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_empty),
+	  cmocka_unit_test(test_write_error), cmocka_unit_test(test_names))
