@@ -381,10 +381,18 @@ static int match_cgroup(struct build *b, struct tza_proc *p)
 	return ret;
 }
 
-/* The recorded command: a root that was not there before the recording */
+/* The recorded command: a root that was not there before the recording,
+ * and not a workflow manager (Snakemake, Nextflow): when none of its jobs
+ * ran here (cluster mode: they ran on other nodes), its children are its
+ * own helpers (job submission, conda, cbc), no tasks */
 static int recorded_root(const struct tza_proc *p)
 {
-	return !p->parent && !(p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD | TZA_P_ORPHAN));
+	if (p->parent || (p->flags & (TZA_P_PRE_EXISTING | TZA_P_KTHREAD | TZA_P_ORPHAN)))
+		return 0;
+	const struct tza_exec *e = tza_proc_image(p);
+	return !is_snakemake(e) && !task_arg_named(e, "nextflow") &&
+	       !task_arg_named(e, "nextflow.cli.Launcher") &&
+	       !(arg(e, 0) && !strcmp(task_base(arg(e, 0)), "nextflow"));
 }
 
 /* Depth-first from the roots: the outermost match of the pass is a task

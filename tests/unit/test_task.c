@@ -332,6 +332,35 @@ static void test_snakemake_job_hash(void **st)
 	tza_tasks_free(t);
 }
 
+/* A workflow manager's head in cluster mode: its children submit jobs
+ * (they ran on other nodes); they are no tasks. A plain command's children
+ * are (the fallback). */
+static void test_manager_no_fallback(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	struct tza_proc *smk = hp(&h, NULL, "/usr/bin/python3.11",
+				  "/usr/bin/python3|/usr/bin/snakemake|--cluster|submit.sh", 1000,
+				  90000, 50);
+	hp(&h, smk, "/bin/sh", "/bin/sh|submit.sh|/w/.snakemake/tmp.x/job1.sh", 2000, 2100, 5);
+	hp(&h, smk, "/bin/sh", "/bin/sh|submit.sh|/w/.snakemake/tmp.x/job2.sh", 3000, 3100, 5);
+	struct tza_task_input in = {0};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 0);
+	tza_tasks_free(t);
+
+	static struct hand h2;
+	hand_init(&h2);
+	struct tza_proc *sh = hp(&h2, NULL, "/bin/sh", "/bin/sh|run.sh", 1000, 90000, 50);
+	hp(&h2, sh, "/usr/bin/sort", "sort|x", 2000, 2100, 5);
+	assert_int_equal(tza_tasks_build_in(&h2.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_int_equal(t->tasks[0].kind, TZA_TASK_CHILD);
+	tza_tasks_free(t);
+}
+
 static void test_nextflow(void **st)
 {
 	(void)st;
@@ -1045,7 +1074,8 @@ static void test_group_failed(void **st)
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_snakemake_local),
 	  cmocka_unit_test(test_snakemake_cluster), cmocka_unit_test(test_snakemake_cluster_record),
-	  cmocka_unit_test(test_snakemake_job_hash), cmocka_unit_test(test_nextflow),
+	  cmocka_unit_test(test_snakemake_job_hash), cmocka_unit_test(test_manager_no_fallback),
+	  cmocka_unit_test(test_nextflow),
 	  cmocka_unit_test(test_generic_and_child), cmocka_unit_test(test_cgroups),
 	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path),
 	  cmocka_unit_test(test_snakemake_same_cmd), cmocka_unit_test(test_snakemake_failed_retry),
