@@ -128,14 +128,16 @@ static const char *smk_script(struct build *b, const char *cmd)
 
 /* A job c (its life from..to, epoch s; have = the trace has a clock
  * anchor) and record r may be joined: r has c's exact (trimmed) shellcmd,
- * or for a script: job none; with a clock, r's starttime..endtime overlaps
+ * or for a script: job none, or with cmd NULL (a cluster job without a
+ * shell) r's rule is c's name; with a clock, r's starttime..endtime overlaps
  * c's life (1 s of slack: endtime is the output's mtime). 0 when not, else 1
  * and *d their distance: |start - starttime| + |end - endtime| (another
  * rule's script: 1e12 more), without a clock r's starttime. */
 static int smk_pair(const struct cand *c, const char *cmd, const struct smk_rec *r, int have,
 		    double from, double to, double *d)
 {
-	if (c->script ? r->cmd != NULL : !r->cmd || strcmp(r->cmd, cmd))
+	if (!cmd ? strcmp(r->rule, c->name)
+		 : c->script ? r->cmd != NULL : !r->cmd || strcmp(r->cmd, cmd))
 		return 0;
 	/* a time outside 1970..5000 (a damaged record: 1e300) is no time:
 	 * the record is joined by its command alone, after every timed one */
@@ -198,12 +200,15 @@ void task_join_snakemake(struct build *b)
 	for (uint32_t i = 0; i < b->nc; i++) {
 		struct cand *c = &b->c[i];
 		const char *sc = c->shellcmd ? c->shellcmd : c->childcmd;
-		if (c->kind != TZA_TASK_SNAKEMAKE || !sc)
+		/* a cluster job without a shell (run:, script:): by its rule
+		 * and time, so only with a clock anchor */
+		int by_rule = !sc && c->name && in->has_realtime;
+		if (c->kind != TZA_TASK_SNAKEMAKE || (!sc && !by_rule))
 			continue;
-		char *cmd = task_trim_dup(sc, strlen(sc));
-		if (!cmd)
+		char *cmd = sc ? task_trim_dup(sc, strlen(sc)) : NULL;
+		if (sc && !cmd)
 			goto oom;
-		c->script = smk_script(b, cmd);
+		c->script = cmd ? smk_script(b, cmd) : NULL;
 		double from = 0, to = 0, d;
 		if (in->has_realtime) {
 			from = ((double)c->root->start_ns + (double)in->realtime_off_ns) / 1e9;

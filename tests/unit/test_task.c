@@ -958,6 +958,52 @@ static void test_snakemake_script_cluster(void **st)
 	tza_tasks_free(t);
 }
 
+/* A cluster job without a shell (run:, script:) joins the record of its
+ * rule that overlaps its life (a clock anchor needed): not another rule's
+ * at the same time, nor its rule's other job's later */
+static void test_snakemake_cluster_run(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	h.m.t1_ns = 20 * S_NS;
+	struct tza_proc *w = hp(&h, NULL, "/bin/sh", "sh|worker.sh", 0, 20 * S_NS, 10);
+	struct tza_proc *cl = hp(&h, w, "/usr/bin/python3.11",
+				 "/usr/bin/python3.11|-m|snakemake|--target-jobs|r:i=1|--nocolor",
+				 3 * S_NS, 4 * S_NS, 10);
+	static const struct tza_attachment att[] = {
+		ATT("/w/.snakemake/metadata/eC50eHQ=", /* x.txt: another rule */
+		    "{\"rule\": \"x\", \"shellcmd\": null, \"starttime\": 1700000003.1, "
+		    "\"endtime\": 1700000003.9}"),
+		ATT("/w/.snakemake/metadata/cjIudHh0", /* r2.txt: r's job at 10 s */
+		    "{\"rule\": \"r\", \"shellcmd\": null, \"starttime\": 1700000010.1, "
+		    "\"endtime\": 1700000010.9}"),
+		ATT("/w/.snakemake/metadata/cjEudHh0", /* r1.txt */
+		    "{\"rule\": \"r\", \"shellcmd\": null, \"input\": [\"x.txt\"], "
+		    "\"starttime\": 1700000003.2, \"endtime\": 1700000003.8}"),
+	};
+	struct tza_task_input in = {.att = att, .natt = 3, .has_realtime = 1,
+				    .realtime_off_ns = 1700000000LL * (int64_t)S_NS};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_ptr_equal(t->tasks[0].root, cl);
+	assert_string_equal(t->tasks[0].name, "r");
+	assert_string_equal(t->tasks[0].id, "r1.txt");
+	assert_true(t->tasks[0].wf_io);
+	assert_int_equal(t->tasks[0].wf_ninputs, 1);
+	assert_string_equal(t->tasks[0].wf_inputs[0], "x.txt");
+	tza_tasks_free(t);
+
+	/* without a clock anchor: no time to join by, the job keeps its argv's name */
+	in.has_realtime = 0;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_false(t->tasks[0].wf_io);
+	assert_string_equal(t->tasks[0].name, "r");
+	tza_tasks_free(t);
+}
+
 /* Finding 10: a job without a record is named from its bash -c image (not
  * the command bash exec'd last); finding 11: SLURM_JOB_ID from the first
  * image that has it, --task over earlier images */
@@ -1075,6 +1121,7 @@ static void test_group_failed(void **st)
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_snakemake_local),
 	  cmocka_unit_test(test_snakemake_cluster), cmocka_unit_test(test_snakemake_cluster_record),
 	  cmocka_unit_test(test_snakemake_job_hash), cmocka_unit_test(test_manager_no_fallback),
+	  cmocka_unit_test(test_snakemake_cluster_run),
 	  cmocka_unit_test(test_nextflow),
 	  cmocka_unit_test(test_generic_and_child), cmocka_unit_test(test_cgroups),
 	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path),
