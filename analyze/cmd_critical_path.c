@@ -259,7 +259,10 @@ int cmd_critical_path(int argc, char **argv)
 			 "--by task|rule: {\"makespan_s\", \"by\", \"before_first_s\",\n"
 			 "\"after_last_s\", \"wall_s\", \"wait_s\", \"edges\", \"path\": [{\"task\",\n"
 			 "\"rule\", \"kind\", \"id\", \"pid\", \"start_s\", \"end_s\", \"wall_s\",\n"
-			 "\"wait_s\", \"edge\", \"share\"}...]} (docs: critical-path)"),
+			 "\"wait_s\", \"edge\", \"share\"}...]} (docs: critical-path)\n"
+			 "several hosts: {\"multi_host\", \"order\", \"start\", \"clock\", ...,\n"
+			 "\"parts\" (by process) or \"path\" with a \"host\" per step (--by\n"
+			 "task|rule), \"off_path\"} (docs: MANY HOSTS)"),
 		OPT_END_TRACE,
 	};
 	tz_reader *r;
