@@ -203,6 +203,7 @@ static int finish(struct build *b)
 			k->wf_outputs = c->outputs;
 			k->wf_noutputs = c->noutputs;
 			k->wf_io = c->outputs != NULL;
+			k->wf_dir = c->rec->dir;
 		}
 		if (c->kind == TZA_TASK_SLURM || c->kind == TZA_TASK_CONTAINER) {
 			k->job = c->job;

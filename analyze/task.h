@@ -81,6 +81,8 @@ struct tza_task {
 	const char *const *wf_inputs, *const *wf_outputs;
 	uint32_t wf_ninputs, wf_noutputs;
 	uint32_t wf_io;
+	const char *wf_dir;	/* the directory they are relative to (where
+				   .snakemake/ is, as the recorder embedded it) */
 	const char *hash;	/* Nextflow work dir hash "ab/cdef12..." */
 	const char *native_id;	/* trace.txt native_id */
 	const char *status;	/* trace.txt status (COMPLETED, FAILED...) */

@@ -29,6 +29,8 @@ struct smk_rec {
 			       NULL for script:/run: jobs */
 	const char *rule;   /* store */
 	const char *output; /* store */
+	const char *dir;    /* the workflow's directory: the record's path before
+			       /.snakemake/metadata/ (store) */
 	const char **input; /* the record's "input" list (store), NULL: none */
 	uint32_t ninput;
 	double start, end;

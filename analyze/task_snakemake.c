@@ -194,8 +194,10 @@ void task_join_snakemake(struct build *b)
 		const char *mt = a->name ? strstr(a->name, "/.snakemake/metadata/") : NULL;
 		if (!mt)
 			continue;
-		if (!smk_parse(b, a, mt + strlen("/.snakemake/metadata/"), &b->smk[nr]))
+		if (!smk_parse(b, a, mt + strlen("/.snakemake/metadata/"), &b->smk[nr])) {
+			b->smk[nr].dir = task_keepn(b->st, a->name, (size_t)(mt - a->name));
 			nr++;
+		}
 	}
 	for (uint32_t i = 0; i < b->nc; i++) {
 		struct cand *c = &b->c[i];

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* taskpath_hosts.c - the path of tasks across hosts (taskpath_hosts.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,17 +14,25 @@
 
 static char *dup0(const char *s) { return strdup(s ? s : ""); }
 
-/* n strings of v, copied (NULL when n is 0); -1 out of memory */
-static int dupv(char ***out, const char *const *v, uint32_t n)
+/* n paths of v, copied as absolute paths (a relative one under dir: the
+ * same name in two workflows' directories is two files; NULL when n is
+ * 0); -1 out of memory */
+static int dupv(char ***out, const char *const *v, uint32_t n, const char *dir)
 {
 	*out = NULL;
 	if (!n)
 		return 0;
 	if (!(*out = calloc(n, sizeof(**out))))
 		return -1;
-	for (uint32_t i = 0; i < n; i++)
-		if (!((*out)[i] = dup0(v[i])))
+	for (uint32_t i = 0; i < n; i++) {
+		const char *p = v[i] ? v[i] : "";
+		if (p[0] == '/' || !dir)
+			(*out)[i] = strdup(p);
+		else if (asprintf(&(*out)[i], "%s/%s", dir, p) < 0)
+			(*out)[i] = NULL;
+		if (!(*out)[i])
 			return -1;
+	}
 	return 0;
 }
 
@@ -50,7 +59,9 @@ static int htask_copy(struct tza_htask *h, uint32_t host, int64_t off, const str
 		return 0;
 	h->nin = k->wf_ninputs;
 	h->nout = k->wf_noutputs;
-	return dupv(&h->in, k->wf_inputs, h->nin) || dupv(&h->out, k->wf_outputs, h->nout) ? -1 : 0;
+	if (dupv(&h->in, k->wf_inputs, h->nin, k->wf_dir))
+		return -1;
+	return dupv(&h->out, k->wf_outputs, h->nout, k->wf_dir);
 }
 
 int tza_htasks_add(struct tza_htasks *l, uint32_t host, int64_t off_ns, struct tza_model *m,

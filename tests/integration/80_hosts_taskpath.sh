@@ -23,7 +23,10 @@
 #     the edges were chosen;
 #   - a second recording of node1 (-p on its worker: the same processes)
 #     adds no task: a task two traces of one host hold is counted once,
-#     whichever is named first.
+#     whichever is named first;
+#   - another workflow (its own directory) that wrote src.txt before, on a
+#     host "other", links to nothing: records name files by the workflow's
+#     directory.
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
@@ -71,6 +74,11 @@ while [ ! -e $T/stop ]; do
 done
 WORKER
 chmod +x submit.sh worker.sh
+# first, another workflow in its own directory that also writes src.txt
+mkdir wf2
+printf 'rule src:\n    output: "src.txt"\n    shell: "echo other > {output}"\n' >wf2/Snakefile
+(cd wf2 && timeout -k 5 240 unshare -u sh -c 'hostname "$0" && exec "$@"' other "$R" --no-progress \
+	-o "$T/other.tz" -- snakemake -j 1 -q) >other.log 2>&1 || fail "the other workflow: $(tail -5 other.log)"
 for k in 1 2; do
 	timeout -k 5 300 unshare -u sh -c 'hostname "$0" && exec "$@"' node$k "$R" --no-progress \
 		-o node$k.tz -- "$T/worker.sh" $k >node$k.log 2>&1 &
@@ -113,6 +121,9 @@ grep -q "'node1.tz' and 'node1p.tz' were recorded on one host (same boot id) at 
 	fail "the overlap is not named: $(cat twice.err)"
 "$A" critical-path --by task --json node1p.tz head.tz node1.tz node2.tz >cp-twice1.json 2>/dev/null ||
 	fail "critical-path with node1 twice, the copy first"
+"$A" critical-path --by task --json head.tz node1.tz node2.tz other.tz >cp-other.json 2>/dev/null ||
+	fail "critical-path with another workflow"
+"$A" export --tasks --format jsonl other.tz >tasks-other.jsonl 2>/dev/null || fail "export --tasks other.tz"
 "$A" export --tasks --format jsonl node1p.tz >tasks-1p.jsonl 2>/dev/null || fail "export --tasks node1p.tz"
 
 python3 - <<'PY' || fail "task path across hosts"
@@ -196,6 +207,13 @@ for name, first in (("cp-twice.json", "node1.tz"), ("cp-twice1.json", "node1p.tz
                for a, b in zip(w["path"], path)), (name, w["path"])
     assert [s["trace"] for s in w["path"] if s["host"] == "node1"] == [first, first], (name, w["path"])
     assert w["edges"] == cp["edges"], (name, w["edges"], cp["edges"])
+# another workflow's src.txt is another file: no edge, the same path
+o = [json.loads(l) for l in open("tasks-other.jsonl")]
+assert [(t["name"], t["id"]) for t in o if t["kind"] == "snakemake"] == [("src", "src.txt")], o
+w = json.load(open("cp-other.json"))
+assert [(s["host"], s["task"]) for s in w["path"]] == [(s["host"], s["task"]) for s in path], w["path"]
+assert w["edges"]["data"] == cp["edges"]["data"] and w["edges"]["data_between_hosts"] == 2, w["edges"]
+assert w["off_path"] == ["head", "other"], w["off_path"]
 PY
 grep -q "^edges: a task follows one whose output it read (the workflow's records, on any host: data)" cp.txt ||
 	fail "no statement of the edges: $(head -3 cp.txt)"
