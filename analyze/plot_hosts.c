@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "common/vec.h"
 #include "fleet.h"
 #include "fleet_clock.h"
 #include "plot_int.h"
@@ -60,14 +61,8 @@ static struct plot_tool *run_tool(struct hplot *u, const char *name)
 	for (size_t t = 0; t < u->ntools; t++)
 		if (!strcmp(u->tools[t].name, name))
 			return &u->tools[t];
-	if (u->ntools == u->captools) {
-		size_t cap = u->captools ? 2 * u->captools : 64;
-		struct plot_tool *nt = realloc(u->tools, cap * sizeof(*nt));
-		if (!nt)
-			return NULL;
-		u->tools = nt;
-		u->captools = cap;
-	}
+	if (VEC_ROOM(u->tools, u->ntools, u->captools, 64))
+		return NULL;
 	struct plot_tool *t = &u->tools[u->ntools];
 	*t = (struct plot_tool){.name = strdup(name), .first = (int)u->ntools, .color = -1};
 	if (!t->name)
