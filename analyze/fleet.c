@@ -127,11 +127,7 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 	}
 	f->open[f->nopen++] = mt;
 	if (rc < 0) {
-		const char *msg = tz_multi_errmsg(mt);
-		if (msg && *msg)
-			tza_err("%s", msg);
-		else
-			tza_err("'%s': %s", path, tz_strerror(rc));
+		tza_err_tz(tz_multi_errmsg(mt), path, rc);
 		return -1;
 	}
 	f->containers += tz_multi_is_container(mt);
@@ -181,11 +177,7 @@ tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i)
 	tz_reader *r = NULL;
 	int rc = tz_multi_reader(f->h[i].mt, f->h[i].i, &r);
 	if (rc < 0) {
-		const char *msg = r ? tz_reader_errmsg(r) : "";
-		if (msg && *msg)
-			tza_err("%s", msg);
-		else
-			tza_err("'%s': %s", f->h[i].name, tz_strerror(rc));
+		tza_err_tz(r ? tz_reader_errmsg(r) : NULL, f->h[i].name, rc);
 		tz_reader_free(r);
 		return NULL;
 	}
