@@ -84,14 +84,8 @@ static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
 		   const struct plot_gantt_layout *g)
 {
 	struct hband *b = &u->b[i];
-	u->clk[i].hostname = b->hostname;
-	tza_host_clock_read(r, &u->clk[i]);
-	if (tz_reader_realtime(r, c->t0, &b->rt0)) {
-		tza_err("plot: '%s': no clock anchor: its times cannot be put beside the other "
-			"hosts'",
-			b->trace);
+	if (tza_host_clock_anchor("plot", r, b->trace, b->hostname, c->t0, &u->clk[i], &b->rt0))
 		return -1;
-	}
 	b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
 	b->nrows = g->nrows;
 	b->nprocs = g->n;
