@@ -64,7 +64,8 @@ $(O)/libtz.a: $(FORMAT_OBJ)
 
 # ---------------------------------------------------------------- common/
 # libc-only code both binaries share (common/redact.c: secret patterns;
-# common/hmap.c: the u64 -> u64 hash table; common/numfmt.c: "1,234,567")
+# common/hmap.c: the u64 -> u64 hash table; common/numfmt.c: "1,234,567";
+# common/vec.c: VEC_ROOM, an array that grows by doubling)
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(O)/%.o)
 

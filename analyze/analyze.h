@@ -44,6 +44,10 @@ int cmd_rightsize(int argc, char **argv);
 
 /* Print "tracer-analyze: <formatted>" and a newline to stderr. */
 void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The line of a failed format/ call: the handle's detail msg (its errmsg,
+ * which names the file and offset) when it has one, else "'path': " and
+ * tz_strerror(rc). */
+void tza_err_tz(const char *msg, const char *path, int rc);
 
 /*
  * Open a trace for reading: a .tz file (or, once bundles exist, a bundle

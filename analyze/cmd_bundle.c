@@ -16,6 +16,7 @@
 #include "bpf/events.h"
 #include "bundle.h"
 #include "common/redact.h"
+#include "json.h"
 #include "options.h"
 #include "report.h"
 
@@ -23,34 +24,6 @@
 
 /* Redaction is common/redact.c's engine, the one tracer-record --redact
  * uses: secrets become runs of '*' of their own length, everywhere. */
-
-/* Growable byte buffer. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 256;
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		char *np = realloc(b->p, nc);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
 
 /* ---------------------------------------------------------------- the trace */
 
@@ -282,19 +255,19 @@ static int read_all(const char *path, char **buf, size_t *len)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return -1;
-	struct sbuf b = {0};
+	struct tza_line b = {0}; /* json.h: a growing buffer */
 	char tmp[65536];
 	size_t n;
 	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		sb_add(&b, tmp, n);
-	int err = ferror(f) || b.oom;
+		tza_line_put(&b, tmp, n);
+	int err = ferror(f) || b.err;
 	fclose(f);
 	if (err) {
-		free(b.p);
+		tza_line_free(&b);
 		return -1;
 	}
 	*buf = b.p ? b.p : strdup("");
-	*len = b.len;
+	*len = b.n;
 	return *buf ? 0 : -1;
 }
 

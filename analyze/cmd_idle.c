@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "fleet.h"
 #include "idle.h"
 #include "json.h"
@@ -92,14 +93,8 @@ static int add_idle(struct tza_idle *x, uint32_t *cap, uint64_t a, uint64_t b, d
 		x->v[x->nv - 1].total_ns += total;
 		return 0;
 	}
-	if (x->nv == *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 16;
-		struct tza_idle_stretch *nv = realloc(x->v, nc * sizeof(*nv));
-		if (!nv)
-			return -1;
-		x->v = nv;
-		*cap = nc;
-	}
+	if (VEC_ROOM(x->v, x->nv, *cap, 16))
+		return -1;
 	x->v[x->nv++] = (struct tza_idle_stretch){a, b, busy, total};
 	return 0;
 }

@@ -216,11 +216,7 @@ static int load(tz_reader *r, struct plot_args *a, struct tza_model **m)
 	int err = tza_model_read(path, r, 0, UINT64_MAX,
 				 a->o.kind == TZA_PLOT_GANTT ? 0 : TZA_MB_SAMPLES, m);
 	if (err < 0) {
-		const char *msg = tz_reader_errmsg(r);
-		if (msg && *msg)
-			tza_err("%s", msg);
-		else
-			tza_err("'%s': %s", path, tz_strerror(err));
+		tza_err_tz(tz_reader_errmsg(r), path, err);
 		return TZA_EXIT_FAIL;
 	}
 	if (tza_check_whole(r, path, 1) < 0)

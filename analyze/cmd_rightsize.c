@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "fleet.h"
 #include "json.h"
 #include "options.h"
@@ -463,14 +464,8 @@ static int fold_row(struct rs **u, uint32_t *n, uint32_t *cap, const struct rs *
 	while (j < *n && strcmp((*u)[j].name, x->name))
 		j++;
 	if (j == *n) {
-		if (*n == *cap) {
-			uint32_t nc = *cap ? 2 * *cap : 64;
-			struct rs *nv = realloc(*u, nc * sizeof(*nv));
-			if (!nv)
-				return -1;
-			*u = nv;
-			*cap = nc;
-		}
+		if (VEC_ROOM(*u, *n, *cap, 64))
+			return -1;
 		(*u)[j] = *x;
 		if (!((*u)[j].name = strdup(x->name)))
 			return -1;

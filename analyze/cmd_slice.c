@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpf/events.h"
+#include "common/vec.h"
 #include "dropslot.h"
 #include "options.h"
 #include "report.h"
@@ -112,14 +113,8 @@ static int cg_seen(uint64_t **k, size_t *n, size_t *cap, uint64_t key)
 	for (size_t i = 0; i < *n; i++)
 		if ((*k)[i] == key)
 			return 1;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		uint64_t *nk = realloc(*k, nc * sizeof(*nk));
-		if (!nk)
-			return -1;
-		*k = nk;
-		*cap = nc;
-	}
+	if (VEC_ROOM(*k, *n, *cap, 64))
+		return -1;
 	(*k)[(*n)++] = key;
 	return 0;
 }

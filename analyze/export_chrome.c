@@ -11,11 +11,6 @@
 #include "json.h"
 #include "report.h"
 
-static int64_t rel(const struct tza_model *m, uint64_t ns)
-{
-	return (int64_t)(ns - m->t0_ns);
-}
-
 static void us(FILE *f, int64_t ns)
 {
 	fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)((ns < 0 ? -ns : ns) % 1000));
@@ -63,10 +58,10 @@ static void chrome_counters(FILE *f, struct tza_model *m)
 		if (cores < 1e-9)
 			cores = 0;
 		fputs(",\n{\"ph\":\"C\",\"name\":\"processes running\",\"pid\":0,\"tid\":0,\"ts\":", f);
-		us(f, rel(m, t));
+		us(f, tza_xrel(m, t));
 		fprintf(f, ",\"args\":{\"processes\":%ld}}", running);
 		fputs(",\n{\"ph\":\"C\",\"name\":\"cpu cores (estimate)\",\"pid\":0,\"tid\":0,\"ts\":", f);
-		us(f, rel(m, t));
+		us(f, tza_xrel(m, t));
 		fputs(",\"args\":{\"cores\":", f);
 		tza_json_num(f, cores);
 		fputs("}}", f);
@@ -108,7 +103,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	fputs("{\"ph\":\"X\",\"cat\":\"process\",\"name\":", f);
 	tza_json_cstr(f, tool);
 	fputs(",\"ts\":", f);
-	us(f, rel(m, s));
+	us(f, tza_xrel(m, s));
 	fputs(",\"dur\":", f);
 	us(f, (int64_t)(e - s));
 	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"id\":", track, p->pid);
@@ -141,7 +136,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 		fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec\",\"name\":", f);
 		tza_json_cstr(f, x->exe ? x->exe : "exec");
 		fputs(",\"ts\":", f);
-		us(f, rel(m, x->ts_ns < s ? s : x->ts_ns));
+		us(f, tza_xrel(m, x->ts_ns < s ? s : x->ts_ns));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"argv\":", track, p->pid);
 		tza_json_argv(f, x->argv, x->argv_len);
 		fputs("}}", f);
@@ -150,7 +145,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	for (uint32_t k = 0; k < p->res->nsamples; k++) {
 		const struct tza_sample *x = &p->res->samples[k];
 		fputs(",\n{\"ph\":\"C\",\"name\":\"rss MiB\",\"ts\":", f);
-		us(f, rel(m, x->ts_ns));
+		us(f, tza_xrel(m, x->ts_ns));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss\":", track, p->pid);
 		tza_json_num(f, x->rss_kib / 1024.0);
 		fputs("}}", f);
@@ -159,7 +154,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 		fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"oom_kill\",\"name\":\"OOM kill\","
 		      "\"ts\":",
 		      f);
-		us(f, rel(m, p->res->oom_ns));
+		us(f, tza_xrel(m, p->res->oom_ns));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss_kib\":%llu}}", track, p->pid,
 			(unsigned long long)p->res->oom_rss_kib);
 	}
@@ -167,7 +162,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 		fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec_failed\",\"name\":", f);
 		tza_json_cstr(f, p->failed[k].filename ? p->failed[k].filename : "exec");
 		fputs(",\"ts\":", f);
-		us(f, rel(m, p->failed[k].ts_ns));
+		us(f, tza_xrel(m, p->failed[k].ts_ns));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"errno\":%d}}", track, p->pid,
 			p->failed[k].err);
 	}
@@ -184,13 +179,13 @@ static void chrome_host(FILE *f, struct tza_model *m, int first)
 		fputs(first ? "{" : ",\n{", f);
 		first = 0;
 		fputs("\"ph\":\"C\",\"name\":\"host cpu cores busy\",\"pid\":0,\"tid\":0,\"ts\":", f);
-		us(f, rel(m, a->ts_ns));
+		us(f, tza_xrel(m, a->ts_ns));
 		fputs(",\"args\":{\"cores\":", f);
 		tza_json_num(f, (double)(b->busy_ns - a->busy_ns) / (double)(b->ts_ns - a->ts_ns));
 		fputs("}},\n{\"ph\":\"C\",\"name\":\"host memory used MiB\",\"pid\":0,\"tid\":0,"
 		      "\"ts\":",
 		      f);
-		us(f, rel(m, b->ts_ns));
+		us(f, tza_xrel(m, b->ts_ns));
 		fputs(",\"args\":{\"used\":", f);
 		tza_json_num(f, b->mem_used_kib / 1024.0);
 		fputs("}}", f);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "common/vec.h"
 #include "fleet.h"
 #include "report.h"
 
@@ -36,11 +37,8 @@ static int list_dir(const char *cmd, struct tza_fleet *f, const char *dir, size_
 		size_t l = strlen(e->d_name);
 		if (l < 4 || strcmp(e->d_name + l - 3, ".tz") || e->d_name[0] == '.')
 			continue;
-		char **nv = realloc(f->names, (f->nnames + 1) * sizeof(*nv));
 		char *p = malloc(dl + l + 2);
-		if (nv)
-			f->names = nv;
-		if (!nv || !p) {
+		if (VEC_ROOM(f->names, f->nnames, f->capnames, 16) || !p) {
 			free(p);
 			closedir(d);
 			tza_err("out of memory");
@@ -108,13 +106,11 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 	size_t member = SIZE_MAX; /* RUN.tz[i]: member i alone */
 	char *base = tza_member_name(path, &member);
 	if (base && tza_fleet_is_container(base)) {
-		char **nv = realloc(f->names, (f->nnames + 1) * sizeof(*nv));
-		if (!nv) {
+		if (VEC_ROOM(f->names, f->nnames, f->capnames, 16)) {
 			free(base);
 			tza_err("out of memory");
 			return -1;
 		}
-		f->names = nv;
 		f->names[f->nnames++] = base; /* owned by the fleet, as directory entries */
 		path = base;
 	} else {
@@ -124,20 +120,14 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 	if (tza_refuse_dir(path, "a trace"))
 		return -1;
 	int rc = tz_multi_open(&mt, path, NULL);
-	tz_multi **nv = realloc(f->open, (f->nopen + 1) * sizeof(*nv));
-	if (!nv) {
+	if (VEC_ROOM(f->open, f->nopen, f->capopen, 16)) {
 		tz_multi_free(mt);
 		tza_err("out of memory");
 		return -1;
 	}
-	f->open = nv;
 	f->open[f->nopen++] = mt;
 	if (rc < 0) {
-		const char *msg = tz_multi_errmsg(mt);
-		if (msg && *msg)
-			tza_err("%s", msg);
-		else
-			tza_err("'%s': %s", path, tz_strerror(rc));
+		tza_err_tz(tz_multi_errmsg(mt), path, rc);
 		return -1;
 	}
 	f->containers += tz_multi_is_container(mt);
@@ -187,11 +177,7 @@ tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i)
 	tz_reader *r = NULL;
 	int rc = tz_multi_reader(f->h[i].mt, f->h[i].i, &r);
 	if (rc < 0) {
-		const char *msg = r ? tz_reader_errmsg(r) : "";
-		if (msg && *msg)
-			tza_err("%s", msg);
-		else
-			tza_err("'%s': %s", f->h[i].name, tz_strerror(rc));
+		tza_err_tz(r ? tz_reader_errmsg(r) : NULL, f->h[i].name, rc);
 		tz_reader_free(r);
 		return NULL;
 	}

@@ -32,9 +32,9 @@ struct tza_fleet {
 	struct tza_hostsrc *h; /* in command-line order, each uuid once */
 	size_t n;
 	tz_multi **open; /* every file opened, freed with the fleet */
-	size_t nopen;
+	size_t nopen, capopen;
 	char **names; /* directory entries' paths (owned) */
-	size_t nnames;
+	size_t nnames, capnames;
 	int containers; /* how many multi-host traces were among the inputs */
 };
 

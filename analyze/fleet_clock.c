@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "fleet_clock.h"
 #include "json.h"
 #include "report.h"
@@ -22,6 +23,19 @@ void tza_host_clock_read(tz_reader *r, struct tza_host_clock *c)
 }
 
 /* Append " NAME" for every host whose sync is want. */
+int tza_host_clock_anchor(const char *cmd, tz_reader *r, const char *trace, const char *hostname,
+			  uint64_t boot_ns, struct tza_host_clock *c, int64_t *rt)
+{
+	c->hostname = hostname;
+	tza_host_clock_read(r, c);
+	if (tz_reader_realtime(r, boot_ns, rt)) {
+		tza_err("%s: '%s': no clock anchor: its times cannot be put beside the other hosts'",
+			cmd, trace);
+		return -1;
+	}
+	return 0;
+}
+
 static size_t names(char *buf, size_t len, size_t off, const struct tza_host_clock *c, size_t n,
 		    int want)
 {

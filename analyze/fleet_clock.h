@@ -28,6 +28,13 @@ struct tza_host_clock {
  * that is not a strict decimal of at most 12 digits makes sync -1. */
 void tza_host_clock_read(tz_reader *r, struct tza_host_clock *c);
 
+/* Host trace r of a run (its name trace) on the run's time axis: its clock
+ * state into *c (tza_host_clock_read, c->hostname = hostname, borrowed) and
+ * in *rt its CLOCK_BOOTTIME boot_ns as epoch ns (its clock anchors). 0, or
+ * -1 after "CMD: 'TRACE': no clock anchor..." when it has none. */
+int tza_host_clock_anchor(const char *cmd, tz_reader *r, const char *trace, const char *hostname,
+			  uint64_t boot_ns, struct tza_host_clock *c, int64_t *rt);
+
 /*
  * The note on aligning n hosts by wall clock, into buf (size len, always
  * NUL-terminated), and *bound_us: 0 when one_clock (every trace has the same

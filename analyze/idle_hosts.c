@@ -57,14 +57,8 @@ static int one_host(struct irun *u, size_t i, const struct tza_idle_opts *o)
 		tza_err("out of memory");
 		goto out;
 	}
-	u->clk[i].hostname = h->hostname;
-	tza_host_clock_read(r, &u->clk[i]);
-	if (tz_reader_realtime(r, m->t0_ns, &h->w0)) {
-		tza_err("idle: '%s': no clock anchor: its times cannot be put beside the other "
-			"hosts'",
-			h->trace);
+	if (tza_host_clock_anchor("idle", r, h->trace, h->hostname, m->t0_ns, &u->clk[i], &h->w0))
 		goto out;
-	}
 	h->w1 = h->w0 + (int64_t)(m->t1_ns - m->t0_ns);
 	uint64_t a = 0, b = 0;
 	rc = tza_idle_trace(f, h->trace, r, m, o, &h->idle_ns, &a, &b, &h->basis);

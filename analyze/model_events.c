@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "model_int.h"
 
 /*
@@ -450,14 +451,8 @@ static int on_host_sample(struct builder *b, const struct tz_event *ev)
 	}
 	if (!(b->flags & TZA_MB_SAMPLES))
 		return 0;
-	if (m->nhost == b->host_cap) {
-		uint32_t nc = b->host_cap ? b->host_cap * 2 : 64;
-		struct tza_host_sample *nh = realloc(m->host, nc * sizeof(*nh));
-		if (!nh)
-			return -1;
-		m->host = nh;
-		b->host_cap = nc;
-	}
+	if (VEC_ROOM(m->host, m->nhost, b->host_cap, 64))
+		return -1;
 	struct tza_host_sample *h = &m->host[m->nhost++];
 	uint64_t idle = fu64(ev, f->h_idle) + fu64(ev, f->h_iow);
 	uint64_t busy = fu64(ev, f->h_user) + fu64(ev, f->h_nice) +
@@ -602,25 +597,12 @@ static void on_drops(struct builder *b, const struct tz_event *ev)
 			b->m->drops[i] = fu64(ev, b->f.d[i]);
 }
 
-static int grow(void **arr, uint32_t n, uint32_t *cap, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	uint32_t nc = *cap ? *cap * 2 : 16;
-	void *na = nc > *cap ? realloc(*arr, (size_t)nc * size) : NULL;
-	if (!na)
-		return -1;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
 static int on_cgroup(struct builder *b, const struct tz_event *ev)
 {
 	const struct fields *f = &b->f;
 	struct mint *mi = (struct mint *)b->m;
 	int ok = 1;
-	if (grow((void **)&mi->cg, mi->ncg, &mi->cgcap, sizeof(*mi->cg)) < 0)
+	if (VEC_ROOM(mi->cg, mi->ncg, mi->cgcap, 16) < 0)
 		return -1;
 	struct tza_cgroup *c = &mi->cg[mi->ncg];
 	memset(c, 0, sizeof(*c));
@@ -647,7 +629,7 @@ static int on_attach(struct builder *b, const struct tz_event *ev)
 	int ok = 1;
 	if (!nm.data || !nm.len)
 		return 0; /* nameless: nothing to name it by */
-	if (grow((void **)&mi->att, mi->natt, &mi->attcap, sizeof(*mi->att)) < 0)
+	if (VEC_ROOM(mi->att, mi->natt, mi->attcap, 16) < 0)
 		return -1;
 	struct tza_attachment *a = &mi->att[mi->natt];
 	memset(a, 0, sizeof(*a));

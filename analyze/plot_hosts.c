@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "common/vec.h"
 #include "fleet.h"
 #include "fleet_clock.h"
 #include "json.h"
@@ -64,14 +65,8 @@ static struct plot_tool *run_tool(struct hplot *u, const char *name)
 	for (size_t t = 0; t < u->ntools; t++)
 		if (!strcmp(u->tools[t].name, name))
 			return &u->tools[t];
-	if (u->ntools == u->captools) {
-		size_t cap = u->captools ? 2 * u->captools : 64;
-		struct plot_tool *nt = realloc(u->tools, cap * sizeof(*nt));
-		if (!nt)
-			return NULL;
-		u->tools = nt;
-		u->captools = cap;
-	}
+	if (VEC_ROOM(u->tools, u->ntools, u->captools, 64))
+		return NULL;
 	struct plot_tool *t = &u->tools[u->ntools];
 	*t = (struct plot_tool){.name = strdup(name), .first = (int)u->ntools, .color = -1};
 	if (!t->name)
@@ -93,14 +88,8 @@ static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
 		   const struct plot_gantt_layout *g)
 {
 	struct hband *b = &u->b[i];
-	u->clk[i].hostname = b->hostname;
-	tza_host_clock_read(r, &u->clk[i]);
-	if (tz_reader_realtime(r, c->t0, &b->rt0)) {
-		tza_err("%s: '%s': no clock anchor: its times cannot be put beside the other "
-			"hosts'",
-			u->cmd, b->trace);
+	if (tza_host_clock_anchor(u->cmd, r, b->trace, b->hostname, c->t0, &u->clk[i], &b->rt0))
 		return -1;
-	}
 	b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
 	b->nrows = g->nrows;
 	b->nprocs = g->n;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "fleet.h"
 #include "fleet_clock.h"
 #include "json.h"
@@ -58,14 +59,8 @@ static struct hgroup *group(struct run *u, const char *key)
 	for (size_t i = 0; i < u->ng; i++) /* a run has tens of groups, not millions */
 		if (!strcmp(u->g[i].key, key))
 			return &u->g[i];
-	if (u->ng == u->gcap) {
-		size_t nc = u->gcap ? 2 * u->gcap : 64;
-		struct hgroup *nv = realloc(u->g, nc * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		u->g = nv;
-		u->gcap = nc;
-	}
+	if (VEC_ROOM(u->g, u->ng, u->gcap, 64))
+		return NULL;
 	struct hgroup *g = &u->g[u->ng];
 	memset(g, 0, sizeof(*g));
 	g->key = strdup(key);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "common/vec.h"
 #include "report.h"
 #include "task_int.h"
 
@@ -21,16 +22,10 @@ char *task_keep(struct store *st, char *s)
 		st->oom = 1;
 		return NULL;
 	}
-	if (st->n == st->cap) {
-		size_t c = st->cap ? st->cap * 2 : 64;
-		char **v = realloc(st->s, c * sizeof(*v));
-		if (!v) {
-			free(s);
-			st->oom = 1;
-			return NULL;
-		}
-		st->s = v;
-		st->cap = c;
+	if (VEC_ROOM(st->s, st->n, st->cap, 64)) {
+		free(s);
+		st->oom = 1;
+		return NULL;
 	}
 	return st->s[st->n++] = s;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "common/vec.h"
 #include "report.h"
 #include "task_int.h"
 
@@ -245,14 +246,8 @@ void task_cg_ids(const struct tza_task_input *in, const struct tza_proc *p, char
 
 static int add_cand(struct build *b, struct tza_proc *p, uint32_t kind)
 {
-	if (b->nc == b->capc) {
-		uint32_t cap = b->capc ? b->capc * 2 : 64;
-		struct cand *v = realloc(b->c, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		b->c = v;
-		b->capc = cap;
-	}
+	if (VEC_ROOM(b->c, b->nc, b->capc, 64))
+		return -1;
 	b->c[b->nc] = (struct cand){.root = p, .kind = kind};
 	b->tix[p->index] = (int32_t)b->nc;
 	return (int)b->nc++;

@@ -28,6 +28,14 @@ void tza_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void tza_err_tz(const char *msg, const char *path, int rc)
+{
+	if (msg && *msg)
+		tza_err("%s", msg);
+	else
+		tza_err("'%s': %s", path, tz_strerror(rc));
+}
+
 void tza_err_exists(const char *path, const char *hint)
 {
 	tza_err("'%s': file exists (use %s to overwrite)", path, hint);
@@ -164,11 +172,7 @@ int tza_open_container(const char *path, const struct tz_reader_opts *opts, tz_m
 		return 0;
 	int rc = tz_multi_open(mt, path, opts);
 	if (rc < 0) {
-		const char *em = tz_multi_errmsg(*mt);
-		if (em && *em)
-			tza_err("%s", em);
-		else
-			tza_err("'%s': %s", path, tz_strerror(rc));
+		tza_err_tz(tz_multi_errmsg(*mt), path, rc);
 		tz_multi_free(*mt);
 		*mt = NULL;
 		return -1;
@@ -207,10 +211,8 @@ tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts)
 		if (rc == TZ_ERR_MULTI)
 			tza_err("%s; name one as '%s[0]' ('tracer-analyze info' lists them)", m,
 				path);
-		else if (m && *m)
-			tza_err("%s", m);
 		else
-			tza_err("'%s': %s", path, tz_strerror(rc));
+			tza_err_tz(m, path, rc);
 		tz_reader_free(r);
 		return NULL;
 	}

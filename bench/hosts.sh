@@ -11,18 +11,13 @@
 # Prints a markdown table: seconds and peak RSS (MiB) of merge, summary of
 # the merge, summary of the N files, and summary of the one big trace.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+name=hosts
+# shellcheck source=bench/synth.sh
+. "$(dirname "$0")/synth.sh"
 n=${1:-10}
 e=${2:-1000000}
-die() { echo "hosts: $*" >&2; exit 1; }
 [ -x /usr/bin/time ] || die "/usr/bin/time missing (GNU time: apt-get install time)"
-make -C "$root" -s O="$O" "$O/tracer-analyze" "$O/libtz.a" "$O/record/schema.o" >/dev/null || die "make failed"
-if [ -n "${WORK:-}" ]; then w=$WORK; mkdir -p "$w"; else w=$(mktemp -d /tmp/tracer-hosts.XXXXXX); trap 'rm -rf "$w"' EXIT; fi
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$root" -I"$root/format" "$here/tzsynth.c" "$O/record/schema.o" \
-	"$O/libtz.a" -lzstd -lxxhash -lpthread -o "$w/bench-tzsynth" || die "cannot build bench/tzsynth.c"
+synth_build tracer-hosts
 mkdir -p "$w/hosts"
 for i in $(seq 1 "$n"); do
 	"$w/bench-tzsynth" -o "$w/hosts/node$i.tz" -e "$e" -p $((e / 3)) -H "node$i" >/dev/null ||

@@ -13,18 +13,13 @@
 # or drawn) and the page's own timings (ms from its script's start).
 # and leaves the screenshot and the cdp result in $WORK when WORK is given.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$root/$O ;; esac
+name=report_browser
+# shellcheck source=bench/synth.sh
+. "$(dirname "$0")/synth.sh"
 procs=${1:-200000}
-die() { echo "report_browser: $*" >&2; exit 1; }
 command -v node >/dev/null || die "node missing (scripts/deps.sh --test)"
 command -v "${CHROMIUM:-chromium}" >/dev/null || die "chromium missing (scripts/deps.sh --test)"
-make -C "$root" -s O="$O" "$O/tracer-analyze" "$O/libtz.a" "$O/record/schema.o" >/dev/null || die "make failed"
-if [ -n "${WORK:-}" ]; then w=$WORK; mkdir -p "$w"; else w=$(mktemp -d /tmp/tracer-rb.XXXXXX); trap 'rm -rf "$w"' EXIT; fi
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$root" -I"$root/format" "$here/tzsynth.c" "$O/record/schema.o" \
-	"$O/libtz.a" -lzstd -lxxhash -lpthread -o "$w/bench-tzsynth" || die "cannot build bench/tzsynth.c"
+synth_build tracer-rb
 # 6 events a process (2 processes a task: 3 each) and a few drops records
 "$w/bench-tzsynth" -o "$w/big.tz" -e $((procs * 3 + 1000)) -p "$procs" >/dev/null || die "bench-tzsynth failed"
 t0=$(date +%s.%N)

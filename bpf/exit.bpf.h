@@ -151,29 +151,18 @@ static __always_inline __u64 add_task_counters(struct ev_exit *e, struct task_st
 	return BPF_CORE_READ(t, se.sum_exec_runtime);
 }
 
-/* io[] += the exiting task's own task->ioac: direct (BTF) loads */
-static __always_inline void add_self_ioac(__u64 *io, struct task_struct *t)
+/* io[] += a, the exiting task's own task->ioac or its signal->ioac (the
+ * threads already released, and every child wait4() reaped): direct (BTF)
+ * loads */
+static __always_inline void add_ioac_direct(__u64 *io, struct task_io_accounting *a)
 {
-	io[IO_RCHAR] += t->ioac.rchar;
-	io[IO_WCHAR] += t->ioac.wchar;
-	io[IO_SYSCR] += t->ioac.syscr;
-	io[IO_SYSCW] += t->ioac.syscw;
-	io[IO_READ_BYTES] += t->ioac.read_bytes;
-	io[IO_WRITE_BYTES] += t->ioac.write_bytes;
-	io[IO_CANCELLED_WRITE] += t->ioac.cancelled_write_bytes;
-}
-
-/* io[] += signal->ioac: the threads already released, and every child
- * wait4() reaped (direct loads) */
-static __always_inline void add_sig_ioac(__u64 *io, struct signal_struct *sig)
-{
-	io[IO_RCHAR] += sig->ioac.rchar;
-	io[IO_WCHAR] += sig->ioac.wchar;
-	io[IO_SYSCR] += sig->ioac.syscr;
-	io[IO_SYSCW] += sig->ioac.syscw;
-	io[IO_READ_BYTES] += sig->ioac.read_bytes;
-	io[IO_WRITE_BYTES] += sig->ioac.write_bytes;
-	io[IO_CANCELLED_WRITE] += sig->ioac.cancelled_write_bytes;
+	io[IO_RCHAR] += a->rchar;
+	io[IO_WCHAR] += a->wchar;
+	io[IO_SYSCR] += a->syscr;
+	io[IO_SYSCW] += a->syscw;
+	io[IO_READ_BYTES] += a->read_bytes;
+	io[IO_WRITE_BYTES] += a->write_bytes;
+	io[IO_CANCELLED_WRITE] += a->cancelled_write_bytes;
 }
 
 /* the same for another thread of the group */
@@ -313,7 +302,7 @@ static long thread_walk_step(__u32 i, void *arg)
 	if (c->pos == c->self + bpf_core_field_offset(struct task_struct, thread_node)) {
 		t = bpf_rdonly_cast((void *)c->self, bpf_core_type_id_kernel(struct task_struct));
 		c->rt += add_self_counters(c->e, t);
-		add_self_ioac(c->all, t);
+		add_ioac_direct(c->all, &t->ioac);
 		c->pos = (__u64)pos->next;
 		return 0;
 	}
@@ -388,7 +377,7 @@ static __always_inline void exit_io(struct ev_exit *e, struct tracked *tp,
 		*exits += tp->thread_exits;
 	} else {
 		e->flags |= EV_EXIT_IO_FALLBACK;
-		add_sig_ioac(all, sig);
+		add_ioac_direct(all, &sig->ioac);
 		for (i = 0; i < IO_N; i++)
 			own[i] = tp && all[i] > tp->io[i] ? all[i] - tp->io[i] : (tp ? 0 : all[i]);
 		if (tp)

@@ -605,7 +605,7 @@ int BPF_PROG(handle_exit, struct task_struct *tp_p, bool group_dead)
 			if (exact) {
 				/* signal->ioac plus the threads this exit
 				 * counted (all[]) */
-				add_sig_ioac(all, sig);
+				add_ioac_direct(all, &sig->ioac);
 			}
 			fallback_parent(p, pp, all);
 		}

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/vec.h"
 #include "record.h"
 #include "schema.h"
 
@@ -123,14 +124,8 @@ void cgt_free(struct cgtable *t)
 
 static int cache_add(struct cg_hier *h, uint64_t ino, const char *path)
 {
-	if (h->n == h->cap) {
-		size_t nc = h->cap ? h->cap * 2 : 64;
-		struct cg_ent *ne = realloc(h->ent, nc * sizeof(*ne));
-		if (!ne)
-			return -1;
-		h->ent = ne;
-		h->cap = nc;
-	}
+	if (VEC_ROOM(h->ent, h->n, h->cap, 64))
+		return -1;
 	char *p = strdup(path);
 	if (!p)
 		return -1;

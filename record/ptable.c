@@ -56,8 +56,10 @@ void ptable_del(struct ptable *t, uint32_t tgid, uint64_t start_ns)
 	t->count--;
 }
 
-/* Entry for tgid, created empty when absent (a reused tgid is reset). */
-static struct pt_proc *get_or_add(struct ptable *t, uint32_t tgid, uint64_t start_ns)
+/* Entry for tgid, created empty when absent (a reused tgid is reset), its
+ * parent ppid and ns_pid set. NULL when out of memory. */
+static struct pt_proc *get_or_add(struct ptable *t, uint32_t tgid, uint64_t start_ns,
+				  uint32_t ppid, uint32_t ns_pid)
 {
 	struct pt_proc *p = ptable_get(t, tgid);
 
@@ -65,18 +67,20 @@ static struct pt_proc *get_or_add(struct ptable *t, uint32_t tgid, uint64_t star
 		ptable_del(t, tgid, 0);
 		p = NULL;
 	}
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	uint64_t *v = p ? hmap_put(&t->procs, tgid, NULL) : NULL;
-	if (!v) {
-		free(p);
-		return NULL;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		uint64_t *v = p ? hmap_put(&t->procs, tgid, NULL) : NULL;
+		if (!v) {
+			free(p);
+			return NULL;
+		}
+		p->tgid = tgid;
+		p->start_ns = start_ns;
+		*v = (uintptr_t)p;
+		t->count++;
 	}
-	p->tgid = tgid;
-	p->start_ns = start_ns;
-	*v = (uintptr_t)p;
-	t->count++;
+	p->ppid = ppid;
+	p->ns_pid = ns_pid;
 	return p;
 }
 
@@ -140,11 +144,10 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 	case EV_FORK: {
 		const struct ev_fork *e = rec;
 		const struct pt_proc *par = ptable_get(t, e->caller_tgid);
-		p = get_or_add(t, e->child_tgid, e->child_start_ns);
+		p = get_or_add(t, e->child_tgid, e->child_start_ns, e->parent_tgid,
+			       e->child_ns_pid);
 		if (!p)
 			return -ENOMEM;
-		p->ppid = e->parent_tgid;
-		p->ns_pid = e->child_ns_pid;
 		if (par && par != p)
 			return set_image(p, par->uid, par->euid, par->argc, par->argv_size,
 					 par->flags & EV_STATE_ARGV_TRUNCATED, par->comm, par->exe,
@@ -153,11 +156,9 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 	}
 	case EV_EXEC: {
 		const struct ev_exec *e = rec;
-		p = get_or_add(t, e->tgid, e->start_ns);
+		p = get_or_add(t, e->tgid, e->start_ns, e->ppid, e->ns_pid);
 		if (!p)
 			return -ENOMEM;
-		p->ppid = e->ppid;
-		p->ns_pid = e->ns_pid;
 		return set_image(p, e->uid, e->euid, e->argc, e->argv_size,
 				 (p->flags & ~EV_STATE_ARGV_TRUNCATED) |
 					 ((e->flags & EV_EXEC_ARGV_TRUNCATED) ? EV_STATE_ARGV_TRUNCATED
@@ -171,11 +172,9 @@ int ptable_apply(struct ptable *t, const void *rec, size_t size)
 	}
 	case EV_PROC_STATE: {
 		const struct ev_proc_state *e = rec;
-		p = get_or_add(t, e->tgid, e->start_ns);
+		p = get_or_add(t, e->tgid, e->start_ns, e->ppid, e->ns_pid);
 		if (!p)
 			return -ENOMEM;
-		p->ppid = e->ppid;
-		p->ns_pid = e->ns_pid;
 		if (set_image(p, e->uid, e->euid, e->argc, e->argv_size, e->flags, e->comm,
 			      b[0].data, b[0].len, b[1].data, b[1].len))
 			return -ENOMEM;

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/tracer.h"
+#include "common/vec.h"
 #include "recorder.h"
 #include "tracer.skel.h"
 
@@ -50,14 +51,8 @@ static int snap_read(struct rec *r, struct snap *sn)
 	const size_t fixed = offsetof(struct snap_rec, exe);
 	while (off + fixed <= len) {
 		struct snap_rec *s;
-		if (sn->n == sn->cap) {
-			size_t nc = sn->cap ? sn->cap * 2 : 512;
-			struct snap_rec *nv = realloc(sn->v, nc * sizeof(*nv));
-			if (!nv)
-				break;
-			sn->v = nv;
-			sn->cap = nc;
-		}
+		if (VEC_ROOM(sn->v, sn->n, sn->cap, 512))
+			break;
 		s = &sn->v[sn->n];
 		memcpy(s, buf + off, fixed);
 		off += fixed;
