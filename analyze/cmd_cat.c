@@ -21,7 +21,8 @@ static const char cat_synopsis[] =
 	"\\t \\r \\e, other control and invalid UTF-8 bytes as \\xHH with exactly two hex\n"
 	"digits, C1 controls as \\u0080..\\u009f); argv is a list [\"arg0\", \"arg1\"];\n"
 	"a list that ends without its final NUL (cut by --argv-max) is followed by\n"
-	"'...'.\n\n";
+	"'...'. A multi-host trace (merge): each member's events in turn, after a\n"
+	"line '== RUN.tz[i]: host NAME =='.\n\n";
 
 static const char cat_epilog[] =
 	"\nEvery readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
@@ -235,6 +236,72 @@ static int cat_verdict(tz_reader *r, const char *path, int rc)
 	return ret;
 }
 
+/* One trace's events as o asks, then its verdict (cat_verdict); path names
+ * it in messages. */
+static int cat_one(tz_reader *r, const char *path, const struct cat_opts *o)
+{
+	uint64_t from = 0, to = UINT64_MAX;
+	if ((o->from_s && tza_parse_time(r, "--from", o->from_s, &from) < 0) ||
+	    (o->to_s && tza_parse_time(r, "--to", o->to_s, &to) < 0))
+		return TZA_EXIT_USAGE;
+	if (from > to) {
+		tza_err("cat: --from is after --to");
+		return TZA_EXIT_USAGE;
+	}
+	if (o->types && check_types(r, path, o->types) < 0)
+		return TZA_EXIT_USAGE;
+	uint64_t base = tz_reader_info(r)->first_ts_ns;
+	const struct tz_event *ev;
+	int rc = tz_reader_iter(r, from, to, o->state ? TZ_IT_STATE : 0);
+	while (rc == 0 && (rc = tz_reader_next(r, &ev)) == 1) {
+		rc = 0;
+		if (!o->types || in_list(o->types, ev->type->name))
+			print_event(stdout, ev, base, o->abs_ts);
+	}
+	return cat_verdict(r, path, rc);
+}
+
+/* A multi-host trace: each member's events after a line naming it (a
+ * member that repeats an earlier one's recording is named, not printed
+ * again). The worst exit of the members; a usage error stops at once. */
+static int cat_members(tz_multi *mt, const char *path, const struct cat_opts *o)
+{
+	int ret = TZA_EXIT_OK;
+	char sk[TZA_SAFE_BUF], sh[TZA_SAFE_BUF];
+	for (size_t i = 0; i < tz_multi_count(mt); i++) {
+		const struct tz_member *me = tz_multi_member(mt, i);
+		char name[4096];
+		snprintf(name, sizeof(name), "%s[%zu]", path, i);
+		printf("== %s: host %s ==\n", tza_safe_str(sk, sizeof(sk), name),
+		       me->hostname && *me->hostname ? tza_safe_str(sh, sizeof(sh), me->hostname)
+						     : "(unsaid)");
+		if (me->dup_of >= 0) {
+			printf("(the same recording as %s[%d]: printed once)\n",
+			       tza_safe_str(sk, sizeof(sk), path), me->dup_of);
+			continue;
+		}
+		tz_reader *r = NULL;
+		int rc = tz_multi_reader(mt, i, &r), one;
+		if (rc < 0) {
+			tza_err_tz(r ? tz_reader_errmsg(r) : NULL, name, rc);
+			one = TZA_EXIT_FAIL;
+		} else {
+			one = cat_one(r, name, o);
+		}
+		tz_reader_free(r);
+		if (one == TZA_EXIT_USAGE)
+			return one;
+		if (one != TZA_EXIT_OK)
+			ret = one;
+	}
+	if (tz_multi_damage(mt)) {
+		tza_err("%s", tz_multi_errmsg(mt));
+		if (!tza_partial())
+			ret = TZA_EXIT_FAIL;
+	}
+	return ret;
+}
+
 int cmd_cat(int argc, char **argv)
 {
 	struct cat_opts o;
@@ -242,34 +309,24 @@ int cmd_cat(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const char *path = argv[optind];
-	tz_reader *r = tza_open(path, NULL);
-	if (!r)
+	tz_multi *mt;
+	int ret;
+	switch (tza_open_container(path, NULL, &mt)) {
+	case 1:
+		ret = cat_members(mt, path, &o);
+		tz_multi_free(mt);
+		break;
+	case 0: {
+		tz_reader *r = tza_open(path, NULL);
+		if (!r)
+			return TZA_EXIT_FAIL;
+		ret = cat_one(r, path, &o);
+		tz_reader_free(r);
+		break;
+	}
+	default:
 		return TZA_EXIT_FAIL;
-	uint64_t from = 0, to = UINT64_MAX;
-	if ((o.from_s && tza_parse_time(r, "--from", o.from_s, &from) < 0) ||
-	    (o.to_s && tza_parse_time(r, "--to", o.to_s, &to) < 0)) {
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
 	}
-	if (from > to) {
-		tza_err("cat: --from is after --to");
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
-	}
-	if (o.types && check_types(r, path, o.types) < 0) {
-		tz_reader_free(r);
-		return TZA_EXIT_USAGE;
-	}
-	uint64_t base = tz_reader_info(r)->first_ts_ns;
-	const struct tz_event *ev;
-	rc = tz_reader_iter(r, from, to, o.state ? TZ_IT_STATE : 0);
-	while (rc == 0 && (rc = tz_reader_next(r, &ev)) == 1) {
-		rc = 0;
-		if (!o.types || in_list(o.types, ev->type->name))
-			print_event(stdout, ev, base, o.abs_ts);
-	}
-	int ret = cat_verdict(r, path, rc);
-	tz_reader_free(r);
 	if (fflush(stdout))
 		ret = TZA_EXIT_FAIL;
 	return ret;

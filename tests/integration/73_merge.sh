@@ -115,6 +115,19 @@ mkdir d && cp a.tz d/1.tz && cp c.tz d/2.tz && cp b.tz d/3.tz
 rc=0; "$A" slice --from 0 --to 1 run.tz s.tz >/dev/null 2>s.err || rc=$?
 [ $rc = 1 ] && [ "$(wc -l <s.err)" = 1 ] && grep -q "multi-host trace.*name one as 'run.tz\[0\]'" s.err ||
 	fail "slice of run.tz: rc $rc $(cat s.err)"
+# cat prints each member's events after a line naming it, exactly as cat of
+# the member (and of the file it was merged from) prints them
+"$A" cat run.tz >cat-run.txt || fail "cat run.tz"
+files=(a b c)
+for i in 0 1 2; do
+	echo "== run.tz[$i]: host node$((i + 1)) =="
+	"$A" cat "${files[$i]}.tz"
+done >cat-want.txt
+cmp -s cat-run.txt cat-want.txt || fail "cat run.tz differs from cat of its three files: $(diff cat-run.txt cat-want.txt | head -5)"
+"$A" cat --type exit 'run.tz[2]' >cat-m2.txt && "$A" cat --type exit c.tz | cmp -s - cat-m2.txt ||
+	fail "cat --type exit of member 2 differs from c.tz's"
+rc=0; "$A" cat --type nosuch run.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 2 ] && grep -q "'nosuch' is not an event type of 'run.tz\[0\]'" s.err || fail "cat --type nosuch: rc $rc $(cat s.err)"
 # ... and reads a member named RUN.tz[i] as the trace it was
 "$A" rightsize --json 'run.tz[1]' >m1.json || fail "rightsize run.tz[1]"
 "$A" rightsize --json b.tz >b1.json
