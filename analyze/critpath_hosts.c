@@ -299,6 +299,10 @@ static void text_rows(FILE *o, const struct chain *u, const struct cpart *p)
 	}
 }
 
+#define HOW_TIME                                                                           \
+	"across hosts by time adjacency: the traces hold no dependency between hosts, so a "  \
+	"host's part follows the part that ended last before it started"
+
 static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *tools,
 		 uint32_t ntools)
 {
@@ -310,17 +314,9 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		waits += i == u->first ? 0 : u->p[i].wait_ns;
 	}
 	int64_t before = u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0;
-	fprintf(o, "run makespan %s over %zu host%s, from %s (the first host's root start: "
-		   "its recorded command, docs: critical-path) to the last one's end\n",
-		tza_fmt_dur(b1, sizeof(b1), mk), u->f.n, tza_plural(u->f.n),
-		tza_fmt_utc(u->r0, t0, sizeof(t0)));
-	fprintf(o, "across hosts by time adjacency: the traces hold no dependency between "
-		   "hosts, so a host's part follows the part that ended last before it "
-		   "started%s\n",
-		u->bound_ns > 0 ? " (within the clocks' bound)" : "");
-	fputs("clocks: ", o);
-	tza_safe_puts(o, u->note);
-	fputs("\n\n", o);
+	tza_clock_text_head(o, u->f.n, u->r0, u->r1,
+			    u->bound_ns > 0 ? HOW_TIME " (within the clocks' bound)" : HOW_TIME,
+			    u->note);
 	fprintf(o, "  %10s %10s %10s %10s  %-20s %s\n", "START", "END", "PART", "WAIT", "HOST",
 		"ROOT");
 	for (int i = u->first; i >= 0; i = u->p[i].next) {

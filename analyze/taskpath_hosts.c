@@ -163,25 +163,20 @@ struct hp {
 
 static double secs(int64_t ns) { return (double)ns / 1e9; }
 
+#define HOW_EDGES                                                                          \
+	"edges: a task follows one whose output it read (the workflow's records, on any host: " \
+	"data), else on its host by time and the process tree (time), else a task without "   \
+	"records follows one on another host by time alone "
+
 static void text(FILE *o, const struct hp *h)
 {
 	const struct tza_hosts_run *u = h->run;
 	char b1[32], b2[32], b3[32], b4[32], b5[32], sk[TZA_SAFE_BUF];
 	const struct tza_tp *tp = &h->tp;
-	fprintf(o,
-		"run makespan %s over %zu host%s, from %s (the first host's root start: "
-		"its recorded command, docs: critical-path) to the last one's end\n",
-		tza_fmt_dur(b1, sizeof(b1), (uint64_t)(u->r1 - u->r0)), u->nhosts,
-		tza_plural(u->nhosts), tza_fmt_utc(u->r0, b2, sizeof(b2)));
-	fprintf(o,
-		"edges: a task follows one whose output it read (the workflow's records, on "
-		"any host: data), else on its host by time and the process tree (time), else "
-		"a task without records follows one on another host by time alone "
-		"(adjacent%s)\n",
-		u->bound_ns > 0 ? ", within the clocks' bound" : "");
-	fputs("clocks: ", o);
-	tza_safe_puts(o, u->note);
-	fputs("\n\n", o);
+	tza_clock_text_head(o, u->nhosts, u->r0, u->r1,
+			    u->bound_ns > 0 ? HOW_EDGES "(adjacent, within the clocks' bound)"
+					    : HOW_EDGES "(adjacent)",
+			    u->note);
 	if (!tp->n) {
 		fprintf(o, "no tasks in the traces: no task path\n");
 		return;
