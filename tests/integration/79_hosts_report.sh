@@ -17,7 +17,7 @@
 #     the colours are plot's over the same hosts (plot --script's bars);
 #   - one trace's page is still report_version 4 without host columns (its
 #     bytes against the earlier binary: tests/compare_analyze.sh, test 64's
-#     samples/pipeline.html);
+#     pinned page of samples/pipeline.tz);
 #   - in headless Chromium: no script error or request, the run's process
 #     count, one timeline band per host in order holding exactly that host's
 #     processes and tools, a row per host in the hosts table, the critical
