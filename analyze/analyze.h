@@ -112,6 +112,12 @@ int tza_run_to_fd(int (*fn)(int, char **), char **av, int fd);
  * Returns 0, or -1 (with a message naming opt) when malformed.
  */
 int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_ns);
+/*
+ * The same time without a trace: wall clock into *wall_ns (epoch ns,
+ * returns 1) or seconds from a start into *rel_ns (ns, returns 0); -1 with
+ * the same message as tza_parse_time when malformed.
+ */
+int tza_parse_when(const char *opt, const char *s, int64_t *wall_ns, uint64_t *rel_ns);
 
 /* Parse an unsigned integer in [min, max] for option opt; -1 + message on error. */
 int tza_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);

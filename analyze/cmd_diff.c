@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "fleet.h"
 #include "json.h"
 #include "options.h"
 #include "report.h"
@@ -18,6 +19,8 @@ static const char diff_synopsis[] =
 	"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
 	"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
 	"listed as \"only in A\" / \"only in B\".\n"
+	"A or B a run on several hosts (a multi-host trace or a directory of traces):\n"
+	"its groups summed over its hosts, its makespan on the wall clock.\n"
 	"\n";
 
 static const char diff_epilog[] =
@@ -166,18 +169,20 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 static const struct tza_group zero_group;
 
 /* The JSON object: the files, the makespans, the first show rows */
-static void diff_json(FILE *f, const char *pa, const char *pb, const struct side *A,
-		      const struct side *B, enum tza_by by, const struct tza_diff_row *rows,
-		      uint32_t show)
+static void diff_json(FILE *f, const struct tza_diff_head *h, enum tza_by by,
+		      const struct tza_diff_row *rows, uint32_t show)
 {
 	fputs("{\"a\":", f);
-	tza_json_cstr(f, pa);
+	tza_json_cstr(f, h->a);
 	fputs(",\"b\":", f);
-	tza_json_cstr(f, pb);
+	tza_json_cstr(f, h->b);
+	if (h->hosts_a || h->hosts_b)
+		fprintf(f, ",\"multi_host\":true,\"hosts_a\":%zu,\"hosts_b\":%zu", h->hosts_a,
+			h->hosts_b);
 	fputs(",\"makespan_a_s\":", f);
-	tza_json_secs(f, (int64_t)A->c.makespan_ns);
+	tza_json_secs(f, (int64_t)h->makespan_a_ns);
 	fputs(",\"makespan_b_s\":", f);
-	tza_json_secs(f, (int64_t)B->c.makespan_ns);
+	tza_json_secs(f, (int64_t)h->makespan_b_ns);
 	fputs(",\"groups\":[", f);
 	for (uint32_t k = 0; k < show; k++) {
 		const struct tza_group *a = rows[k].a ? rows[k].a : &zero_group;
@@ -240,15 +245,24 @@ static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by b
 			  : "");
 }
 
-/* The text table: the files with their makespans, the first show of nr rows */
-static void diff_text(FILE *f, const char *pa, const char *pb, const struct side *A,
-		      const struct side *B, enum tza_by by, const struct tza_diff_row *rows,
-		      uint32_t nr, uint32_t show)
+/* "A: FILE (makespan 1.2s)", or for a run on several hosts "A: FILE (3
+ * hosts, makespan 1.2s)" */
+static void diff_side(FILE *f, char ab, const char *path, size_t hosts, uint64_t makespan_ns)
 {
-	char x[2][32];
-	fprintf(f, "A: %s (makespan %s)\nB: %s (makespan %s)\n\n", pa,
-		tza_fmt_dur(x[0], 32, A->c.makespan_ns), pb,
-		tza_fmt_dur(x[1], 32, B->c.makespan_ns));
+	char x[32];
+	fprintf(f, "%c: %s (", ab, path);
+	if (hosts)
+		fprintf(f, "%zu host%s, ", hosts, hosts == 1 ? "" : "s");
+	fprintf(f, "makespan %s)\n", tza_fmt_dur(x, sizeof(x), makespan_ns));
+}
+
+/* The text table: the files with their makespans, the first show of nr rows */
+static void diff_text(FILE *f, const struct tza_diff_head *h, enum tza_by by,
+		      const struct tza_diff_row *rows, uint32_t nr, uint32_t show)
+{
+	diff_side(f, 'A', h->a, h->hosts_a, h->makespan_a_ns);
+	diff_side(f, 'B', h->b, h->hosts_b, h->makespan_b_ns);
+	fputc('\n', f);
 	int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
 	fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w, tza_by_header(by),
 		by >= TZA_BY_TASK ? "TASKS A/B" : "COUNT A/B", "WALL A/B", "RATIO", "CPU A/B",
@@ -259,6 +273,16 @@ static void diff_text(FILE *f, const char *pa, const char *pb, const struct side
 		fprintf(f, "... %u more (-n 0 shows all)\n", nr - show);
 }
 
+void tza_diff_print(FILE *f, const struct tza_diff_head *h, enum tza_by by, int json,
+		    const struct tza_diff_row *rows, uint32_t nr, uint64_t limit)
+{
+	uint32_t show = limit && limit < nr ? (uint32_t)limit : nr;
+	if (json)
+		diff_json(f, h, by, rows, show);
+	else
+		diff_text(f, h, by, rows, nr, show);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o;
@@ -266,6 +290,8 @@ int cmd_diff(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const char *pa = argv[optind], *pb = argv[optind + 1];
+	if (tza_fleet_wanted(argv + optind, 1) || tza_fleet_wanted(argv + optind + 1, 1))
+		return tza_diff_hosts(stdout, pa, pb, o.by, o.json, o.limit);
 	struct side A, B;
 	struct tza_diff_row *rows = NULL;
 	uint32_t nr = 0;
@@ -277,11 +303,11 @@ int cmd_diff(int argc, char **argv)
 		tza_err("out of memory");
 		goto out;
 	}
-	uint32_t show = o.limit && o.limit < nr ? (uint32_t)o.limit : nr;
-	if (o.json)
-		diff_json(stdout, pa, pb, &A, &B, o.by, rows, show);
-	else
-		diff_text(stdout, pa, pb, &A, &B, o.by, rows, nr, show);
+	struct tza_diff_head h = {.a = pa,
+				  .b = pb,
+				  .makespan_a_ns = A.c.makespan_ns,
+				  .makespan_b_ns = B.c.makespan_ns};
+	tza_diff_print(stdout, &h, o.by, o.json, rows, nr, o.limit);
 	rc = TZA_EXIT_OK;
 out:
 	free(rows);

@@ -40,16 +40,36 @@ static const char merge_epilog[] =
 static const struct tza_cmd_spec merge_spec = {
     .name = "merge", .synopsis = merge_synopsis, .epilog = merge_epilog, .col = 20};
 
-static int merge_write(const char *out, int force, const struct tza_fleet *f)
+int tza_merge_write(const char *cmd, const char *out, int force, const struct tz_merge_src *src, size_t n,
+		    const char *const *extra, size_t nextra)
 {
-	char n[32], when[32], err[1024];
+	char nb[32], when[32], err[1024];
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(n, sizeof(n), "%zu", f->n);
+	snprintf(nb, sizeof(nb), "%zu", n);
 	snprintf(when, sizeof(when), "%lld",
 		 (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec);
-	const char *meta[] = {
-	    "merged_by", "tracer-analyze " TRACER_VERSION, "merged_real_ns", when, "members", n};
+	const char *meta[6 + 2 * TZA_MERGE_EXTRA_MAX] = {
+	    "merged_by", "tracer-analyze " TRACER_VERSION, "merged_real_ns", when, "members", nb};
+	size_t nm = 3;
+	for (size_t k = 0; k < nextra && k < TZA_MERGE_EXTRA_MAX; k++, nm++) {
+		meta[2 * nm] = extra[2 * k];
+		meta[2 * nm + 1] = extra[2 * k + 1];
+	}
+	int rc = tz_multi_write(out, force, src, n, meta, nm, err, sizeof(err));
+	if (rc == TZ_ERR_EXISTS) {
+		tza_err_exists(out, "-f");
+		return -1;
+	}
+	if (rc < 0) {
+		tza_err("%s: %s", cmd, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int merge_write(const char *out, int force, const struct tza_fleet *f)
+{
 	struct tz_merge_src *src = calloc(f->n ? f->n : 1, sizeof(*src));
 	if (!src) {
 		tza_err("out of memory");
@@ -63,32 +83,22 @@ static int merge_write(const char *out, int force, const struct tza_fleet *f)
 		    .uuid = h->me->uuid,
 		    .boot_id = h->me->boot_id,
 		    .flags = h->me->flags | (h->partial ? TZ_MEMBER_PARTIAL : 0),
-		    .source =
-			tz_multi_is_container(h->mt) && !*h->me->source ? h->path : h->me->source,
+		    .source = tza_fleet_source(f, i),
 		    .hostname = h->me->hostname};
 	}
-	int rc = tz_multi_write(out, force, src, f->n, meta, 3, err, sizeof(err));
+	int rc = tza_merge_write("merge", out, force, src, f->n, NULL, 0);
 	free(src);
-	if (rc == TZ_ERR_EXISTS) {
-		tza_err_exists(out, "-f");
-		return -1;
-	}
-	if (rc < 0) {
-		tza_err("merge: %s", err);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
-/* Is OUT one of the inputs (the same file)? */
-static int out_is_input(const char *out, const struct tza_fleet *f)
+int tza_fleet_out_is_input(const char *cmd, const char *out, const struct tza_fleet *f)
 {
 	struct stat so, si;
 	if (stat(out, &so))
 		return 0;
 	for (size_t i = 0; i < f->n; i++)
 		if (!stat(f->h[i].path, &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-			tza_err("merge: '%s' is also a TRACE to merge: write to another file", out);
+			tza_err("%s: '%s' is also a TRACE to read: write to another file", cmd, out);
 			return 1;
 		}
 	return 0;
@@ -115,7 +125,7 @@ int cmd_merge(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	struct tza_fleet f;
 	if (!tza_fleet_expand("merge", argv + optind, argc - optind, &f) &&
-	    !out_is_input(out, &f) && !tza_fleet_check("merge", &f, 1)) {
+	    !tza_fleet_out_is_input("merge", out, &f) && !tza_fleet_check("merge", &f, 1)) {
 		tza_fleet_note_overlaps("merge", &f);
 		if (!merge_write(out, force, &f))
 			rc = TZA_EXIT_OK;

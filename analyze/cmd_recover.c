@@ -2,8 +2,12 @@
 /* cmd_recover.c - tracer-analyze recover: a clean linear file from a damaged or ring one. */
 #include <getopt.h> /* optind */
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h> /* setenv */
+#include <unistd.h> /* access */
 
 #include "analyze.h"
+#include "fleet.h"
 #include "options.h"
 #include "report.h"
 
@@ -12,7 +16,10 @@ static const char recover_synopsis[] =
 	"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
 	"blocks are left out (and named), a file cut short by a crash gets its index\n"
 	"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
-	"are copied byte for byte; metadata and schema are merged into one block each.\n\n";
+	"are copied byte for byte; metadata and schema are merged into one block each.\n"
+	"A multi-host trace (or a directory of traces): every member that can be\n"
+	"opened is recovered so, and OUT is a multi-host trace of them (a member\n"
+	"that cannot be opened, and damage between members, left out and named).\n\n";
 
 static const char recover_epilog[] =
 	"\nExit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n\n"
@@ -25,6 +32,86 @@ static const struct tza_cmd_spec recover_spec = {.name = "recover",
 						 .epilog = recover_epilog,
 						 .col = 16,
 						 .nfiles = 0};
+
+/* Recover the trace r (named in) into out_path, named out in messages; the
+ * losses on stderr, the result on stdout. 0, or -1 after one line. */
+static int recover_one(const char *in, tz_reader *r, const char *out_path, const char *out,
+		       int force)
+{
+	int rc = tz_recover(r, out_path, force);
+	if (rc < 0) {
+		if (rc == TZ_ERR_EXISTS)
+			tza_err_exists(out, "-f");
+		else
+			tza_err("%s", tz_reader_errmsg(r));
+		return -1;
+	}
+	const struct tz_info *i = tz_reader_info(r);
+	/* what was lost, said as what it is: a cut end apart from damage */
+	uint64_t damaged = i->corrupt_blocks - (i->torn_tail_bytes && i->corrupt_blocks ? 1 : 0);
+	if (damaged)
+		tza_err("'%s': %" PRIu64 " damaged block%s left out (last: %s)", in, damaged,
+			tza_plural(damaged), tz_reader_errmsg(r));
+	if (i->torn_tail_bytes) {
+		char cut[256];
+		tza_err("'%s': %s, left out", in, tza_cut_text(cut, sizeof(cut), i));
+	} else if (i->unfinished && !i->live) {
+		tza_err("'%s': unfinished (%s): what its recorder had not sealed is not in it", in,
+			i->ring ? "final metadata slot empty" : "no trailer");
+	}
+	printf("'%s': %d chunk%s, %" PRIu64 " event%s written to '%s'%s\n", in, rc, tza_plural(rc),
+	       i->events, tza_plural(i->events), out,
+	       i->corrupt_blocks || (i->unfinished && !i->live) ? " (the losses are in its metadata)"
+								 : "");
+	return 0;
+}
+
+/* tza_rewrite_fn: host i recovered into tmp */
+static int recover_host(void *ctx, const struct tza_fleet *f, size_t i, const char *tmp,
+			const char *label)
+{
+	(void)ctx;
+	tz_reader *r = tza_fleet_reader(f, i);
+	int rc = r ? recover_one(f->h[i].name, r, tmp, label, 1) : -1;
+	tz_reader_free(r);
+	return rc < 0 ? -1 : 1;
+}
+
+/* recover of a multi-host trace (or a directory of traces): every member
+ * that can be opened recovered, OUT a multi-host trace of them. Damage is
+ * what recover is for: the members are found as --partial finds them. */
+static int recover_hosts(const char *in, const char *out, int force)
+{
+	struct tza_fleet f;
+	char *args[1] = {(char *)in};
+	size_t kept = 0;
+	int rc = TZA_EXIT_FAIL;
+	if (!force && !access(out, F_OK)) {
+		tza_err_exists(out, "-f");
+		return TZA_EXIT_FAIL;
+	}
+	setenv("TRACER_ANALYZE_PARTIAL", "1", 1);
+	if (!tza_fleet_open("recover", args, 1, &f) && !tza_fleet_out_is_input("recover", out, &f)) {
+		uint64_t damage = f.n && tz_multi_is_container(f.h[0].mt) ? tz_multi_damage(f.h[0].mt) : 0;
+		const char *extra[2] = {"recovered_from", in};
+		struct tza_rewrite w = {.cmd = "recover",
+					.out = out,
+					.force = force,
+					.fn = recover_host,
+					.extra = extra,
+					.nextra = 1};
+		if (damage)
+			tza_err("'%s': %" PRIu64 " damaged region%s of the multi-host trace left out "
+				"(%s)",
+				in, damage, tza_plural(damage), tz_multi_errmsg(f.h[0].mt));
+		if (!tza_fleet_rewrite(&w, &f, &kept) && kept) {
+			printf("'%s': %zu member%s written to '%s'\n", in, kept, tza_plural(kept), out);
+			rc = TZA_EXIT_OK;
+		}
+	}
+	tza_fleet_free(&f);
+	return rc;
+}
 
 int cmd_recover(int argc, char **argv)
 {
@@ -43,37 +130,12 @@ int cmd_recover(int argc, char **argv)
 	const char *in = argv[optind], *out = argv[optind + 1];
 	if (tza_refuse_dir(out, "an output file"))
 		return TZA_EXIT_FAIL;
+	if (tza_fleet_wanted(argv + optind, 1))
+		return recover_hosts(in, out, force);
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)
 		return TZA_EXIT_FAIL;
-	uint64_t before = tz_reader_info(r)->corrupt_blocks;
-	int rc = tz_recover(r, out, force);
-	if (rc < 0) {
-		if (rc == TZ_ERR_EXISTS)
-			tza_err_exists(out, "-f");
-		else
-			tza_err("%s", tz_reader_errmsg(r));
-		tz_reader_free(r);
-		return TZA_EXIT_FAIL;
-	}
-	const struct tz_info *i = tz_reader_info(r);
-	/* what was lost, said as what it is: a cut end apart from damage */
-	uint64_t damaged = i->corrupt_blocks - (i->torn_tail_bytes && i->corrupt_blocks ? 1 : 0);
-	if (damaged)
-		tza_err("'%s': %" PRIu64 " damaged block%s left out (last: %s)", in, damaged,
-			tza_plural(damaged), tz_reader_errmsg(r));
-	if (i->torn_tail_bytes) {
-		char cut[256];
-		tza_err("'%s': %s, left out", in, tza_cut_text(cut, sizeof(cut), i));
-	} else if (i->unfinished && !i->live) {
-		tza_err("'%s': unfinished (%s): what its recorder had not sealed is not in it", in,
-			i->ring ? "final metadata slot empty" : "no trailer");
-	}
-	(void)before;
-	printf("'%s': %d chunk%s, %" PRIu64 " event%s written to '%s'%s\n", in, rc, tza_plural(rc),
-	       i->events, tza_plural(i->events), out,
-	       i->corrupt_blocks || (i->unfinished && !i->live) ? " (the losses are in its metadata)"
-								 : "");
+	ret = recover_one(in, r, out, out, force) < 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;
 	tz_reader_free(r);
-	return TZA_EXIT_OK;
+	return ret;
 }

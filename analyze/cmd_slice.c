@@ -14,8 +14,10 @@
 #include "bpf/events.h"
 #include "common/vec.h"
 #include "dropslot.h"
+#include "fleet.h"
 #include "options.h"
 #include "report.h"
+#include "slice.h"
 
 static const char slice_synopsis[] =
 	"usage: tracer-analyze slice --from T --to T [-f] IN OUT\n"
@@ -31,6 +33,9 @@ static const char slice_synopsis[] =
 	"had used by then.\n"
 	"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
 	"(2026-11-29T10:00:00, local; Z for UTC).\n"
+	"IN a multi-host trace or a directory of traces: OUT is a multi-host trace,\n"
+	"every host sliced over one wall-clock window (seconds from the run's first\n"
+	"event); a host with nothing in it is left out (docs: MANY HOSTS).\n"
 	"\n";
 
 static const char slice_epilog[] =
@@ -368,7 +373,9 @@ static int write_end_samples(tz_writer *w, const struct tz_event_type *t,
  * written. */
 struct slice_job {
 	const char *in, *out;
+	const char *label; /* OUT in the closing line (out unless a member) */
 	int force, allow_empty;
+	int quiet_empty; /* an empty window: TZA_SLICE_EMPTY, no message */
 	tz_reader *r;
 	const struct tz_info *info;
 	uint64_t from, to;	  /* the window, CLOCK_BOOTTIME ns, inclusive */
@@ -406,18 +413,27 @@ static int slice_options(int argc, char **argv, struct slice_job *j, const char 
 	return -1;
 }
 
-/* Open j->in, check it whole and set the window. Returns -1 to go on, else
- * the exit code (j->r is then freed by the caller). */
-static int slice_open(struct slice_job *j, const char *from_s, const char *to_s)
+/* Open j->in and check it whole, the window its first to last event.
+ * Returns -1 to go on, else the exit code (j->r is then freed by the
+ * caller). */
+static int slice_open_in(struct slice_job *j)
 {
-	if (tza_refuse_dir(j->out, "an output file"))
-		return TZA_EXIT_FAIL;
 	j->r = tza_open(j->in, NULL);
 	if (!j->r || tza_check_whole(j->r, j->in, 0) < 0)
 		return TZA_EXIT_FAIL;
 	j->info = tz_reader_info(j->r);
 	j->from = j->info->first_ts_ns;
 	j->to = j->info->last_ts_ns;
+	return -1;
+}
+
+/* slice_open_in, then the window of --from and --to. Returns -1 to go on,
+ * else the exit code (j->r is then freed by the caller). */
+static int slice_open(struct slice_job *j, const char *from_s, const char *to_s)
+{
+	int rc = slice_open_in(j);
+	if (rc >= 0)
+		return rc;
 	if ((from_s && tza_parse_time(j->r, "--from", from_s, &j->from) < 0) ||
 	    (to_s && tza_parse_time(j->r, "--to", to_s, &j->to) < 0))
 		return TZA_EXIT_USAGE;
@@ -550,6 +566,8 @@ static int slice_refuse_empty(const struct slice_job *j)
 {
 	if (j->nev || (j->nstate && j->from <= j->info->last_ts_ns) || j->allow_empty)
 		return 0;
+	if (j->quiet_empty)
+		return 1;
 	char a[40], b2[40];
 	tza_err("'%s': slice: nothing between --from %s and --to %s (no event, no process "
 		"alive); '%s' not written (--allow-empty writes it)",
@@ -584,8 +602,13 @@ static int slice_write(struct slice_job *j)
 		tza_err("%s", msg && *msg ? msg : tz_strerror(rc));
 		goto fail;
 	}
-	if (tza_check_whole(j->r, j->in, 1) < 0 || slice_refuse_empty(j))
+	if (tza_check_whole(j->r, j->in, 1) < 0)
 		goto fail;
+	if (slice_refuse_empty(j)) {
+		tz_writer_free(w);
+		unlink(j->out);
+		return j->quiet_empty ? TZA_SLICE_EMPTY : TZA_EXIT_FAIL;
+	}
 	const struct tz_event_type *smt = tz_reader_type_by_id(j->r, EV_SAMPLE);
 	uint64_t nend = 0;
 	if (smt && (rc = write_end_samples(w, smt, j->all, j->cv, j->nc, j->to, &nend)) < 0)
@@ -599,7 +622,7 @@ static int slice_write(struct slice_job *j)
 		return TZA_EXIT_FAIL;
 	}
 	fprintf(stderr, "tracer-analyze: '%s': %llu event%s, %llu process%s alive at the start%s\n",
-		j->out, (unsigned long long)j->nev, tza_plural(j->nev),
+		j->label ? j->label : j->out, (unsigned long long)j->nev, tza_plural(j->nev),
 		(unsigned long long)j->nstate, j->nstate == 1 ? "" : "es",
 		j->skipped ? " (events of unknown types skipped)" : "");
 	return TZA_EXIT_OK;
@@ -611,18 +634,48 @@ fail:
 	return TZA_EXIT_FAIL;
 }
 
+static void slice_free(struct slice_job *j)
+{
+	free(j->cv);
+	tza_model_free(j->all);
+	tza_model_free(j->pre);
+	tz_reader_free(j->r);
+}
+
+int tza_slice_write(const struct tza_slice_req *q)
+{
+	struct slice_job j = {.in = q->in,
+			      .out = q->out,
+			      .label = q->label,
+			      .force = q->force,
+			      .allow_empty = q->allow_empty,
+			      .quiet_empty = q->quiet_empty};
+	int ret = slice_open_in(&j);
+	if (ret < 0) {
+		if (q->have_from)
+			j.from = q->from;
+		if (q->have_to)
+			j.to = q->to;
+		ret = slice_models(&j) < 0 ? TZA_EXIT_FAIL : slice_write(&j);
+	}
+	slice_free(&j);
+	return ret;
+}
+
 int cmd_slice(int argc, char **argv)
 {
 	struct slice_job j = {0};
 	const char *from_s = NULL, *to_s = NULL;
 	int ret = slice_options(argc, argv, &j, &from_s, &to_s);
-	if (ret < 0)
-		ret = slice_open(&j, from_s, to_s);
+	if (ret >= 0)
+		return ret;
+	if (tza_refuse_dir(j.out, "an output file"))
+		return TZA_EXIT_FAIL;
+	if (tza_fleet_wanted((char **)&j.in, 1))
+		return tza_slice_hosts(j.in, j.out, j.force, j.allow_empty, from_s, to_s);
+	ret = slice_open(&j, from_s, to_s);
 	if (ret < 0)
 		ret = slice_models(&j) < 0 ? TZA_EXIT_FAIL : slice_write(&j);
-	free(j.cv);
-	tza_model_free(j.all);
-	tza_model_free(j.pre);
-	tz_reader_free(j.r);
+	slice_free(&j);
 	return ret;
 }

@@ -7,7 +7,9 @@
 #ifndef TZA_DIFF_H
 #define TZA_DIFF_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "report.h"
 
@@ -27,5 +29,31 @@ struct tza_diff_row {
  */
 int tza_diff_rows(struct tza_group *a, uint32_t na, struct tza_group *b, uint32_t nb,
 		  struct tza_diff_row **rows, uint32_t *nr);
+
+/* What diff prints above the rows: the two runs. */
+struct tza_diff_head {
+	const char *a, *b;		     /* the arguments, as given */
+	uint64_t makespan_a_ns, makespan_b_ns; /* each run's, ns (on several
+						 hosts: first root start to
+						 last root end, wall clock) */
+	size_t hosts_a, hosts_b; /* 0 and 0: two single traces (the output
+				    says no hosts); else each run's hosts */
+};
+
+/* Print the diff (text, or JSON when json) of rows[0..nr), the first limit
+ * (0: all) of them, to f. */
+void tza_diff_print(FILE *f, const struct tza_diff_head *h, enum tza_by by, int json,
+		    const struct tza_diff_row *rows, uint32_t nr, uint64_t limit);
+
+/*
+ * diff of two runs when either is a run on several hosts (a multi-host
+ * trace, a directory of traces; diff_hosts.c): each run's groups summed
+ * over its hosts (a process two overlapping traces of one host hold counted
+ * once; peak RSS the largest of one process), its makespan on the wall
+ * clock. Prints to o; returns the exit code (TZA_EXIT_OK, or TZA_EXIT_FAIL
+ * after one line).
+ */
+int tza_diff_hosts(FILE *o, const char *pa, const char *pb, enum tza_by by, int json,
+		   uint64_t limit);
 
 #endif

@@ -310,6 +310,12 @@ void tza_fleet_free(struct tza_fleet *f)
 	memset(f, 0, sizeof(*f));
 }
 
+const char *tza_fleet_source(const struct tza_fleet *f, size_t i)
+{
+	const struct tza_hostsrc *h = &f->h[i];
+	return tz_multi_is_container(h->mt) && !*h->me->source ? h->path : h->me->source;
+}
+
 const char *tza_fleet_hostname(const struct tza_fleet *f, size_t i, tz_reader *r)
 {
 	const char *hn = r ? tz_reader_meta_get(r, "hostname") : NULL;

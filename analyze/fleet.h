@@ -80,6 +80,50 @@ int tza_fleet_is_container(const char *path);
  * directory, or a multi-host trace)? */
 int tza_fleet_wanted(char **args, int n);
 void tza_fleet_free(struct tza_fleet *f);
+/* Host i's source as a merge names it (tz_merge_src.source): the member's
+ * own, else for a member of a multi-host trace the path it was given by
+ * (borrowed from f). */
+const char *tza_fleet_source(const struct tza_fleet *f, size_t i);
+
+/* Is out one of f's input files (same device and inode)? 1 after "CMD:
+ * 'OUT' is also a TRACE to read...", else 0. */
+int tza_fleet_out_is_input(const char *cmd, const char *out, const struct tza_fleet *f);
+
+/* At most this many extra metadata pairs for tza_merge_write. */
+#define TZA_MERGE_EXTRA_MAX 8
+/*
+ * Write the multi-host trace out from src[0..n) (tz_multi_write: refused
+ * when out exists unless force) with the merge metadata merged_by,
+ * merged_real_ns (now), members (n), then the nextra key/value pairs of
+ * extra (extra[2k], extra[2k+1]; at most TZA_MERGE_EXTRA_MAX). cmd names
+ * the command in messages. Returns 0, or -1 after one line.
+ */
+int tza_merge_write(const char *cmd, const char *out, int force, const struct tz_merge_src *src,
+		    size_t n, const char *const *extra, size_t nextra);
+
+/*
+ * A run on several hosts made anew host by host (fleet_rewrite.c): fn
+ * writes host i of f into the file tmp (a hidden file beside out, made
+ * empty for it; label names that host's part of out in messages,
+ * "OUT[k]") and returns 1 (keep it), 0 (leave the host out: fn said
+ * why) or -1 (fail: fn printed one line). The kept files become the
+ * members of the multi-host trace out, in f's order (tza_merge_write with
+ * extra). The hidden files are removed in every case.
+ */
+typedef int (*tza_rewrite_fn)(void *ctx, const struct tza_fleet *f, size_t i, const char *tmp,
+			      const char *label);
+struct tza_rewrite {
+	const char *cmd, *out; /* the command (messages, hidden names); OUT */
+	int force;	       /* replace out if it exists */
+	tza_rewrite_fn fn;
+	void *ctx;		  /* fn's */
+	const char *const *extra; /* merge metadata pairs (tza_merge_write) */
+	size_t nextra;
+};
+/* Returns 0 with *kept the members written (0: out not written, nothing
+ * printed), or -1 after one line (out not written). */
+int tza_fleet_rewrite(const struct tza_rewrite *w, const struct tza_fleet *f, size_t *kept);
+
 /* 16 bytes (a uuid, a boot id) as 32 lowercase hex digits and a NUL. */
 void tza_fleet_hex16(char out[33], const uint8_t *b);
 

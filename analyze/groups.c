@@ -256,6 +256,13 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		  const struct tza_machine *mi, struct tza_profile *prof,
 		  struct tza_group **out, uint32_t *nout)
 {
+	return tza_groups_skip(m, by, c, mi, prof, NULL, out, nout);
+}
+
+int tza_groups_skip(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
+		    const struct tza_machine *mi, struct tza_profile *prof, const uint8_t *skip,
+		    struct tza_group **out, uint32_t *nout)
+{
 	/* the machine's CPUs: host samples (when kept: TZA_MB_SAMPLES) say how
 	 * busy the whole machine was; without them, the traced processes' CPU
 	 * is all we know */
@@ -299,6 +306,8 @@ int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 	 * (the double sums depend on it) */
 	for (uint32_t i = 0; i < n; i++) {
 		struct tza_proc *p = m->procs[i];
+		if (skip && skip[i])
+			continue;
 		int64_t gi = group_of(&mp, &g, &ng, &gcap, tza_proc_key(p, by));
 		if (gi < 0)
 			goto fail;

@@ -226,6 +226,12 @@ struct tza_profile;
 int tza_groups_ex(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
 		  const struct tza_machine *mi, struct tza_profile *prof,
 		  struct tza_group **out, uint32_t *n);
+/* The same leaving out the processes i with skip[i] non-zero (skip:
+ * m->nprocs bytes by m->procs order, or NULL): a run on several hosts
+ * counts a process two overlapping traces of one host hold once. */
+int tza_groups_skip(struct tza_model *m, enum tza_by by, const struct tza_crit *c,
+		    const struct tza_machine *mi, struct tza_profile *prof, const uint8_t *skip,
+		    struct tza_group **out, uint32_t *n);
 /* Text tables: the width in characters of the key column for keys[0..n)
  * (at least 28, at most TZA_KEY_MAX), and one key printed in it, in its
  * safe form (textsafe.h: control bytes and invalid UTF-8 escaped; widths

@@ -287,10 +287,8 @@ static int parse_rel(const char *s, uint64_t *out)
 	return 0;
 }
 
-int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_ns)
+int tza_parse_when(const char *opt, const char *s, int64_t *wall_ns, uint64_t *rel_ns)
 {
-	const struct tz_info *in = tz_reader_info(r);
-	uint64_t rel;
 	if (s && strchr(s, 'T') && strchr(s, '-')) {
 		struct tm tm;
 		memset(&tm, 0, sizeof(tm));
@@ -310,8 +308,26 @@ int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_n
 		}
 		tm.tm_isdst = -1;
 		time_t t = utc ? timegm(&tm) : mktime(&tm);
-		int64_t want = (int64_t)t * 1000000000LL + (int64_t)(frac * 1e9L);
-		int64_t first_rt;
+		*wall_ns = (int64_t)t * 1000000000LL + (int64_t)(frac * 1e9L);
+		return 1;
+	}
+	if (!s || parse_rel(s, rel_ns) < 0) {
+		tza_err("%s: '%s' is not a time (try 90, 1m30s or 2026-11-29T10:00:00)", opt,
+			s ? s : "");
+		return -1;
+	}
+	return 0;
+}
+
+int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_ns)
+{
+	const struct tz_info *in = tz_reader_info(r);
+	uint64_t rel;
+	int64_t want, first_rt;
+	int k = tza_parse_when(opt, s, &want, &rel);
+	if (k < 0)
+		return -1;
+	if (k == 1) {
 		if (tz_reader_realtime(r, in->first_ts_ns, &first_rt) < 0) {
 			tza_err("%s: the trace has no clock anchor to convert wall-clock time", opt);
 			return -1;
@@ -319,11 +335,6 @@ int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_n
 		int64_t d = want - first_rt;
 		*out_ns = d <= 0 ? in->first_ts_ns : in->first_ts_ns + (uint64_t)d;
 		return 0;
-	}
-	if (!s || parse_rel(s, &rel) < 0) {
-		tza_err("%s: '%s' is not a time (try 90, 1m30s or 2026-11-29T10:00:00)", opt,
-			s ? s : "");
-		return -1;
 	}
 	*out_ns = in->first_ts_ns + rel;
 	return 0;
