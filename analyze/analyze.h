@@ -63,6 +63,15 @@ char *tza_member_name(const char *path, size_t *i);
  * caller frees it); 0: no (*mt NULL); -1: it is one that cannot be opened,
  * after one line (file and offset). */
 int tza_open_container(const char *path, const struct tz_reader_opts *opts, tz_multi **mt);
+/*
+ * path as a list of member traces (tz_multi_open): a trace file, or the
+ * trace inside a bundle (tza_bundle_trace: its memory lives until exit;
+ * messages name path). Returns what tz_multi_open returns, or
+ * TZA_OPEN_SAID when the bundle could not be read (one line printed, *mt
+ * NULL).
+ */
+#define TZA_OPEN_SAID (-1000)
+int tza_multi_open_path(const char *path, const struct tz_reader_opts *opts, tz_multi **mt);
 
 /*
  * Output files (docs/tracer-analyze.md, FILES WRITTEN): a trace's copy or

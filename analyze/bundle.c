@@ -56,7 +56,7 @@ struct cached {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	void *buf;
+	void *buf;   /* NULL: it failed (its message was printed then) */
 	size_t len;
 };
 static struct cached *cache;
@@ -468,6 +468,8 @@ int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char
 		struct cached *c = &cache[i];
 		if (c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
 		    c->mtime.tv_sec == st.st_mtim.tv_sec && c->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			if (!c->buf)
+				return -1; /* said the first time */
 			*buf = c->buf;
 			*len = c->len;
 			*member = c->member;
@@ -476,8 +478,13 @@ int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char
 	}
 	struct cached c = {.dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
 			   .mtime = st.st_mtim};
-	if (read_trace(path, NULL, 0, &c.buf, &c.len, &c.member) < 0)
-		return -1;
+	int failed = read_trace(path, NULL, 0, &c.buf, &c.len, &c.member) < 0;
+	if (failed) {
+		free(c.buf);
+		free(c.member);
+		c.buf = NULL;
+		c.member = NULL;
+	}
 	struct cached *nc = realloc(cache, (ncache + 1) * sizeof(*cache));
 	c.path = strdup(path);
 	if (!nc || !c.path) {
@@ -493,6 +500,8 @@ int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char
 		atexit(cache_free);
 	cache = nc;
 	cache[ncache++] = c;
+	if (failed)
+		return -1;
 	*buf = c.buf;
 	*len = c.len;
 	*member = c.member;

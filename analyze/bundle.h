@@ -44,7 +44,8 @@ int tza_bundle_sniff(const char *path);
  * with tz_reader_open_mem() on them stay valid), and a second call for the
  * same unchanged file returns the same copy. On failure prints one line
  * ("tracer-analyze: 'r.tar.gz': member '../x': path leaves the bundle") and
- * returns -1.
+ * returns -1; a later call for the same unchanged file returns -1 again
+ * without a second line.
  */
 int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char **member);
 

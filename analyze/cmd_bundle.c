@@ -17,6 +17,7 @@
 #include "bundle.h"
 #include "common/redact.h"
 #include "json.h"
+#include "fleet.h"
 #include "options.h"
 #include "report.h"
 
@@ -336,7 +337,9 @@ static const char bundle_synopsis[] =
 	"tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
 	"timeline.png/.svg, cpu.png, mem.png, io.png,\n"
 	"README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
-	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n";
+	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n"
+	"FILE a run on several hosts (a multi-host trace, a directory of traces): trace.tz\n"
+	"is the run's merge and the reports are over its hosts (docs: MANY HOSTS).\n\n";
 
 /* --help after the options: the default patterns are redact.h's */
 static void bundle_epilog(FILE *f)
@@ -406,6 +409,8 @@ struct bundle_job {
 	const char *extra[MAX_EXTRA]; /* --redact-pattern */
 	size_t nextra;
 	int redact, plots, force;
+	int hosts;	   /* FILE is a run on several hosts (a multi-host trace,
+			      a directory, a bundle of one): trace.tz is a merge */
 	struct redact *rd; /* compiled when redact */
 	char abs_in[PATH_MAX], abs_out[PATH_MAX];
 	char *dir; /* the work directory, or NULL */
@@ -516,12 +521,48 @@ static int bundle_paths(struct bundle_job *j)
 			return -1;
 		}
 	}
+	char *in[1] = {(char *)j->in};
+	if ((j->hosts = tza_fleet_wanted(in, 1))) {
+		struct tza_fleet f;
+		int rc = tza_fleet_open("bundle", in, 1, &f);
+		tza_fleet_free(&f);
+		return rc ? -1 : 0;
+	}
 	tz_reader *chk_r;
 	struct tza_model *chk_m;
 	if (tza_load(j->in, &chk_r, &chk_m) < 0)
 		return -1;
 	tza_unload(chk_r, chk_m);
 	return 0;
+}
+
+/* tza_rewrite_fn: host i of the run redacted into tmp */
+static int redact_host(void *ctx, const struct tza_fleet *f, size_t i, const char *tmp,
+		       const char *label)
+{
+	(void)label;
+	return rewrite_trace(f->h[i].name, tmp, ctx) < 0 ? -1 : 1;
+}
+
+/* trace.tz at path for a run on several hosts: every host redacted (as
+ * one trace is), or a directory's traces merged, into one multi-host
+ * trace. 0, or -1 (message printed). */
+static int bundle_hosts_trace(struct bundle_job *j, const char *path)
+{
+	struct tza_fleet f;
+	char *args[1] = {j->abs_in};
+	int rc = -1;
+	if (!tza_fleet_open("bundle", args, 1, &f)) {
+		size_t kept;
+		struct tza_rewrite w = {.cmd = "bundle", .out = path, .force = 1,
+					.fn = redact_host, .ctx = j->rd, .no_source = 1};
+		if (j->redact)
+			rc = tza_fleet_rewrite(&w, &f, &kept) < 0 || kept != f.n ? -1 : 0;
+		else
+			rc = tza_fleet_merge("bundle", path, 1, &f);
+	}
+	tza_fleet_free(&f);
+	return rc;
 }
 
 /* The trace as trace.tz in the work directory: a redacted rewrite, the
@@ -531,6 +572,8 @@ static int bundle_trace(struct bundle_job *j)
 {
 	char path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/trace.tz", j->dir);
+	if (j->hosts && (j->redact || !tza_fleet_is_container(j->abs_in)))
+		return bundle_hosts_trace(j, path);
 	if (j->redact)
 		return rewrite_trace(j->abs_in, path, j->rd);
 	if (tza_bundle_sniff(j->abs_in)) {

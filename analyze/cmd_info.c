@@ -299,7 +299,8 @@ static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_re
 		} else {
 			printf("\nmember %zu      %s, host %s, %" PRIu64 " bytes at offset %" PRIu64
 			       "%s%s",
-			       i, me->source, *me->hostname ? me->hostname : "(unsaid)", me->len,
+			       i, *me->source ? me->source : "(source unsaid)",
+			       *me->hostname ? me->hostname : "(unsaid)", me->len,
 			       me->off, me->flags & TZ_MEMBER_PARTIAL ? ", partial" : "",
 			       me->cut ? ", cut short" : "");
 			if (me->dup_of >= 0)

@@ -68,7 +68,7 @@ int tza_merge_write(const char *cmd, const char *out, int force, const struct tz
 	return 0;
 }
 
-static int merge_write(const char *out, int force, const struct tza_fleet *f)
+int tza_fleet_merge(const char *cmd, const char *out, int force, const struct tza_fleet *f)
 {
 	struct tz_merge_src *src = calloc(f->n ? f->n : 1, sizeof(*src));
 	if (!src) {
@@ -86,7 +86,7 @@ static int merge_write(const char *out, int force, const struct tza_fleet *f)
 		    .source = tza_fleet_source(f, i),
 		    .hostname = h->me->hostname};
 	}
-	int rc = tza_merge_write("merge", out, force, src, f->n, NULL, 0);
+	int rc = tza_merge_write(cmd, out, force, src, f->n, NULL, 0);
 	free(src);
 	return rc;
 }
@@ -127,7 +127,7 @@ int cmd_merge(int argc, char **argv)
 	if (!tza_fleet_expand("merge", argv + optind, argc - optind, &f) &&
 	    !tza_fleet_out_is_input("merge", out, &f) && !tza_fleet_check("merge", &f, 1)) {
 		tza_fleet_note_overlaps("merge", &f);
-		if (!merge_write(out, force, &f))
+		if (!tza_fleet_merge("merge", out, force, &f))
 			rc = TZA_EXIT_OK;
 	}
 	tza_fleet_free(&f);

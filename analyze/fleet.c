@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "bundle.h"
 #include "common/vec.h"
 #include "fleet.h"
 #include "report.h"
@@ -119,7 +120,7 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 	}
 	if (tza_refuse_dir(path, "a trace"))
 		return -1;
-	int rc = tz_multi_open(&mt, path, NULL);
+	int rc = tza_multi_open_path(path, NULL, &mt);
 	if (VEC_ROOM(f->open, f->nopen, f->capopen, 16)) {
 		tz_multi_free(mt);
 		tza_err("out of memory");
@@ -127,7 +128,8 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 	}
 	f->open[f->nopen++] = mt;
 	if (rc < 0) {
-		tza_err_tz(tz_multi_errmsg(mt), path, rc);
+		if (rc != TZA_OPEN_SAID)
+			tza_err_tz(tz_multi_errmsg(mt), path, rc);
 		return -1;
 	}
 	f->containers += tz_multi_is_container(mt);
@@ -270,6 +272,12 @@ void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f)
 		}
 }
 
+/* a .tz header (40 bytes) with incompat bit 1, MULTI (FORMAT.md 18) */
+static int is_multi_header(const uint8_t *h)
+{
+	return !memcmp(h, "\x89TZ1\r\n\x1a\n", 8) && (h[32] & 0x2);
+}
+
 int tza_fleet_is_container(const char *path)
 {
 	/* only the header's incompat bit decides the route (the whole file is
@@ -279,13 +287,21 @@ int tza_fleet_is_container(const char *path)
 	uint8_t h[40];
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	if (tza_bundle_sniff(path)) { /* the trace a bundle holds (read once, kept) */
+		const void *buf;
+		size_t len;
+		const char *member;
+		if (tza_bundle_trace(path, &buf, &len, &member) < 0 || len < sizeof(h))
+			return 0;
+		memcpy(h, buf, sizeof(h));
+		return is_multi_header(h);
+	}
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	ssize_t got = read(fd, h, sizeof(h));
 	close(fd);
-	return got == (ssize_t)sizeof(h) && !memcmp(h, "\x89TZ1\r\n\x1a\n", 8) &&
-	       (h[32] & 0x2); /* incompat bit 1, MULTI (FORMAT.md 18) */
+	return got == (ssize_t)sizeof(h) && is_multi_header(h);
 }
 
 int tza_fleet_wanted(char **args, int n)

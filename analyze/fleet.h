@@ -85,6 +85,10 @@ void tza_fleet_free(struct tza_fleet *f);
  * (borrowed from f). */
 const char *tza_fleet_source(const struct tza_fleet *f, size_t i);
 
+/* f's host traces as one multi-host trace out, each byte for byte (what
+ * `merge` writes; a partial one marked so). 0, or -1 after one line. */
+int tza_fleet_merge(const char *cmd, const char *out, int force, const struct tza_fleet *f);
+
 /* Is out one of f's input files (same device and inode)? 1 after "CMD:
  * 'OUT' is also a TRACE to read...", else 0. */
 int tza_fleet_out_is_input(const char *cmd, const char *out, const struct tza_fleet *f);
@@ -119,6 +123,8 @@ struct tza_rewrite {
 	void *ctx;		  /* fn's */
 	const char *const *extra; /* merge metadata pairs (tza_merge_write) */
 	size_t nextra;
+	int no_source; /* members without a source (a redacted bundle: the
+			  paths the traces came from are not said) */
 };
 /* Returns 0 with *kept the members written (0: out not written, nothing
  * printed), or -1 after one line (out not written). */

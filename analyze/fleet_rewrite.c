@@ -63,7 +63,7 @@ static int write_out(const struct tza_rewrite *w, const struct tza_fleet *f, str
 						 .len = me->len,
 						 .uuid = me->uuid,
 						 .boot_id = me->boot_id,
-						 .source = tza_fleet_source(f, i),
+						 .source = w->no_source ? NULL : tza_fleet_source(f, i),
 						 .hostname = f->h[i].me->hostname};
 	}
 	int rc = tza_merge_write(w->cmd, w->out, w->force, src, k, w->extra, w->nextra);

@@ -128,6 +128,20 @@ char *tza_member_name(const char *path, size_t *i)
 	return base;
 }
 
+int tza_multi_open_path(const char *path, const struct tz_reader_opts *opts, tz_multi **mt)
+{
+	*mt = NULL;
+	if (tza_bundle_sniff(path)) {
+		const void *buf;
+		size_t len;
+		const char *member;
+		if (tza_bundle_trace(path, &buf, &len, &member) < 0)
+			return TZA_OPEN_SAID;
+		return tz_multi_open_mem(mt, buf, len, path, opts);
+	}
+	return tz_multi_open(mt, path, opts);
+}
+
 /* "RUN.tz[i]" where no file has that name and RUN.tz is a multi-host trace:
  * member i's reader into *r (messages name "RUN.tz[i]"; the container stays
  * open until exit, as a bundle's memory does). 1 when path is such a name
@@ -143,7 +157,7 @@ static int open_member(const char *path, const struct tz_reader_opts *opts, tz_r
 		return 0;
 	char *base = tza_member_name(path, &i);
 	tz_multi *mt = NULL;
-	if (!base || !tza_fleet_is_container(base) || tz_multi_open(&mt, base, opts) < 0 ||
+	if (!base || !tza_fleet_is_container(base) || tza_multi_open_path(base, opts, &mt) < 0 ||
 	    !tz_multi_is_container(mt)) {
 		tz_multi_free(mt);
 		free(base);
@@ -170,9 +184,10 @@ int tza_open_container(const char *path, const struct tz_reader_opts *opts, tz_m
 	*mt = NULL;
 	if (!tza_fleet_is_container(path))
 		return 0;
-	int rc = tz_multi_open(mt, path, opts);
+	int rc = tza_multi_open_path(path, opts, mt);
 	if (rc < 0) {
-		tza_err_tz(tz_multi_errmsg(*mt), path, rc);
+		if (rc != TZA_OPEN_SAID)
+			tza_err_tz(tz_multi_errmsg(*mt), path, rc);
 		tz_multi_free(*mt);
 		*mt = NULL;
 		return -1;

@@ -124,7 +124,7 @@ for c in summary top export tree critical-path rightsize idle plot info verify c
 	esac
 	run 1 "$A" $c "${args[@]}"
 	case $c in
-	summary | top | export | tree | critical-path | rightsize | idle | plot | recover | slice)
+	summary | top | export | tree | critical-path | rightsize | idle | plot | recover | slice | bundle)
 		one_line "^tracer-analyze: $c: 'plaindir': no .tz file in the directory$" ;;
 	*) one_line "^tracer-analyze: 'plaindir' is a directory, not a trace or bundle$" ;;
 	esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Issue 21: slice and diff read a run on several hosts (a merge, a directory)
-# as they read one trace. Three "hosts" (UTS namespaces with their own
+# Issue 21: slice, diff and bundle read a run on several hosts (a merge, a
+# directory) as they read one trace. Three "hosts" (UTS namespaces with their own
 # hostnames; simulated: one machine, one boot id) record at the same time,
 # each starting a little after the other, so that a window cuts all three.
 #   - slice of the merge, whole: every host, each member what slice of that
@@ -18,7 +18,10 @@
 #     the sums of the hosts' exports; a merge against the directory of its
 #     files differs in nothing; a process held by two overlapping traces of
 #     one host (a whole-machine recording and a command inside it) counts
-#     once, as the union of their exports by (pid, start) says.
+#     once, as the union of their exports by (pid, start) says;
+#   - bundle of the run holds the merge byte for byte and the run's reports,
+#     reads in place as the run; --redact rewrites each member exactly as
+#     the redacted bundle of that host's own trace, without source paths.
 . "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
@@ -191,4 +194,29 @@ got_b = {r["tool"]: r["count_b"] for r in d["groups"] if r["count_b"]}
 assert got_a == dict(want_a), (got_a, want_a)
 assert got_b == dict(want_b), (got_b, want_b)
 PY
-echo "ok: slice of a merge = its hosts' slices over one wall-clock window; diff of runs on several hosts = the sums of their exports, overlaps once"
+# bundle of the run: trace.tz is the merge, the reports the run's; read in
+# place as the run; --redact rewrites every member as one trace's bundle does
+"$A" bundle --no-plots run.tz -o b.tgz 2>b.err || fail "bundle run.tz: $(cat b.err)"
+mkdir bx && tar xzf b.tgz -C bx || fail "tar of the bundle"
+cmp -s bx/b/trace.tz run.tz || fail "the bundle's trace.tz is not run.tz byte for byte"
+"$A" summary --json b.tgz >bs.json || fail "summary of the bundle"
+python3 - <<'PY' || fail "the bundle's summaries differ from the run's"
+import json
+a, b, c = json.load(open("run.json"))["run"], json.load(open("bs.json"))["run"], json.load(open("bx/b/summary.json"))["run"]
+for x in (b, c):
+    assert x["processes"] == a["processes"] and x["cpu_s"] == a["cpu_s"], (x["processes"], a["processes"])
+    assert [h["hostname"] for h in x["per_host"]] == ["node1", "node2", "node3"]
+PY
+cmp -s <("$A" tree 'b.tgz[1]') <("$A" tree h2.tz) || fail "tree of the bundle's member 1 differs from tree h2.tz"
+"$A" bundle --no-plots d -o bd.tgz 2>/dev/null || fail "bundle of a directory"
+[ "$("$A" info --json bd.tgz | python3 -c 'import json,sys; print(",".join("/".join(m["source"].split("/")[-2:]) for m in json.load(sys.stdin)["members"]))')" = d/h1.tz,d/h2.tz,d/h3.tz ] ||
+	fail "bundle of a directory: its trace is not the merge of d"
+"$A" bundle --no-plots --redact run.tz -o br.tgz 2>/dev/null || fail "bundle --redact run.tz"
+for n in 1 2 3; do
+	"$A" bundle --no-plots --redact "h$n.tz" -o "br$n.tgz" 2>/dev/null || fail "bundle --redact h$n.tz"
+	cmp -s <("$A" cat "br.tgz[$((n - 1))]") <("$A" cat "br$n.tgz") ||
+		fail "redacted member $((n - 1)) differs from the redacted bundle of h$n.tz"
+done
+[ "$("$A" info --json br.tgz | python3 -c 'import json,sys; print([m["source"] for m in json.load(sys.stdin)["members"]])')" = "['', '', '']" ] ||
+	fail "a redacted bundle keeps the members' source paths"
+echo "ok: slice of a merge = its hosts' slices over one wall-clock window; diff of runs on several hosts = the sums of their exports, overlaps once; bundle of a run = its merge and reports, redacted member by member"
