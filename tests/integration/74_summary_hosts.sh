@@ -125,16 +125,7 @@ sed -n '/^== host node2 (b.tz) ==$/,/^== host node3/p' files.txt | sed '1d;$d' |
 diff b.txt b-in-run.txt >&2 || fail "host node2's section differs from summary b.tz"
 
 # one host recorded twice at once: named, and a process in both counted once
-# (the -a recorder is stopped by SIGINT once the command's recording ended:
-# no time decides the overlap; -v says when it records)
-"$R" -a -v -o all.tz 2>all.err &
-rpid=$!
-bg_track "$rpid"
-for _ in $(seq 600); do grep -q "^tracer-record: recording to" all.err && break; sleep 0.1; done
-grep -q "^tracer-record: recording to" all.err || fail "the -a recorder did not start: $(cat all.err)"
-record -o cmd.tz -- sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null' || fail "recording inside -a"
-kill -INT "$rpid"
-wait "$rpid" || fail "the -a recorder: $(cat all.err)"
+record_overlap all.tz cmd.tz sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null'
 "$A" summary --json all.tz cmd.tz >ov.json 2>ov.err || fail "summary all cmd: $(cat ov.err)"
 grep -q "'all.tz' and 'cmd.tz' were recorded on one host (same boot id) at overlapping times" ov.err ||
 	fail "overlap not named: $(cat ov.err)"

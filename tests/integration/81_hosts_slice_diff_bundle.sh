@@ -165,14 +165,7 @@ PY
 grep -q "^A: run.tz (3 hosts, makespan " dw.txt && grep -q "^B: w.tz (3 hosts, makespan " dw.txt ||
 	fail "diff text head: $(head -2 dw.txt)"
 # two traces of one host at once: a process in both counts once
-"$R" -a -v -o whole.tz 2>whole.err &
-rpid=$!
-bg_track "$rpid"
-for _ in $(seq 600); do grep -q "^tracer-record: recording to" whole.err && break; sleep 0.1; done
-grep -q "^tracer-record: recording to" whole.err || fail "the -a recorder did not start: $(cat whole.err)"
-record -o cmd.tz -- sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null' || fail "recording inside -a"
-kill -INT "$rpid"
-wait "$rpid" || fail "the -a recorder: $(cat whole.err)"
+record_overlap whole.tz cmd.tz sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null'
 mkdir ov && cp whole.tz cmd.tz ov/
 "$A" diff --json -n 0 whole.tz ov >ov.json 2>ov.err || fail "diff whole ov: $(cat ov.err)"
 "$A" export --format jsonl whole.tz >whole.jsonl && "$A" export --format jsonl cmd.tz >cmd.jsonl ||

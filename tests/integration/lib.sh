@@ -175,3 +175,20 @@ cg_job() {
 	fi
 	[ -n "$memd$v2d" ] || { echo "skip: no cgroup hierarchy takes processes"; exit 77; }
 }
+
+# record_overlap ALL OUT COMMAND...: one host recorded twice at once, a
+# whole-machine (-a) recording ALL around the recording OUT of COMMAND (the
+# -a recorder is stopped by SIGINT once COMMAND's recording ended: no time
+# decides the overlap; -v says when it records). In $T.
+record_overlap() {
+	local all=$1 out=$2 rpid
+	shift 2
+	"$R" -a -v -o "$all" 2>"$T/$all.err" &
+	rpid=$!
+	bg_track "$rpid"
+	for _ in $(seq 600); do grep -q "^tracer-record: recording to" "$T/$all.err" && break; sleep 0.1; done
+	grep -q "^tracer-record: recording to" "$T/$all.err" || fail "the -a recorder did not start: $(cat "$T/$all.err")"
+	record -o "$out" -- "$@" || fail "recording inside -a"
+	kill -INT "$rpid"
+	wait "$rpid" || fail "the -a recorder: $(cat "$T/$all.err")"
+}
