@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* test_fleet.c - the processes already read from earlier host traces
- * (analyze/fleet.c, tza_fleet_seen): one process per (boot id, pid, start) */
+ * (analyze/fleet.c, tza_fleet_seen): one process per (boot id, pid, start);
+ * a run made anew host by host (analyze/fleet_rewrite.c) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,9 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 
 #include "analyze/fleet.h"
+#pragma GCC diagnostic ignored "-Wunused-function" /* the helpers this file does not use */
+#include "analyze_synth.h"
 
 /* hosts 0 and 2 are one boot (overlapping traces of one machine), 1 another,
  * 3 one whose boot id was not recorded (all zero), like 4 */
@@ -75,11 +83,147 @@ static void test_hex(void **state)
 	assert_string_equal(out, "0001abff10000000000000000000007e");
 }
 
+/* ---------------------------------------------------------- rewrite */
+
+static char dir[64];
+
+/* Three small traces h0.tz h1.tz h2.tz in a new directory, each one process
+ * (pid 100 + i). */
+static void write_hosts(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test_fleet.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		struct synth s = {0};
+		char path[128];
+		size_t len;
+		s_proc(&s, 1, 100 + (uint32_t)i, T0 + MS, T0 + 50 * MS, "/bin/true", "true", "true",
+		       (struct exit_vals){0});
+		void *buf = synth_file(&s, NULL, &len);
+		snprintf(path, sizeof(path), "%s/h%d.tz", dir, i);
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(buf, 1, len, f), len);
+		assert_int_equal(fclose(f), 0);
+		free(buf);
+		synth_free(&s);
+	}
+}
+
+/* entries of dir whose name starts with a dot but . and .. */
+static int hidden_files(void)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void remove_dir(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* fn: keep what the plan says for host i: 'k' a copy of its bytes, 'o' left
+ * out, 'f' failure (after writing part of the file, as a failing command may) */
+static int plan_fn(void *ctx, const struct tza_fleet *f, size_t i, const char *tmp,
+		   const char *label)
+{
+	const char *plan = ctx;
+	assert_non_null(strstr(label, "[")); /* "OUT[k]" */
+	FILE *o = fopen(tmp, "wb");
+	assert_non_null(o);
+	size_t len = plan[i] == 'k' ? f->h[i].me->len : 10;
+	assert_int_equal(fwrite(f->h[i].me->data, 1, len, o), len);
+	fclose(o);
+	return plan[i] == 'k' ? 1 : plan[i] == 'o' ? 0 : -1;
+}
+
+static int rewrite(const char *plan, const char *out, size_t *kept)
+{
+	struct tza_fleet f;
+	char *args[1] = {dir};
+	const char *extra[2] = {"test", "yes"};
+	struct tza_rewrite w = {.cmd = "test", .out = out, .fn = plan_fn, .ctx = (void *)plan,
+				.extra = extra, .nextra = 1};
+	assert_int_equal(tza_fleet_open("test", args, 1, &f), 0);
+	assert_int_equal(f.n, 3);
+	int rc = tza_fleet_rewrite(&w, &f, kept);
+	tza_fleet_free(&f);
+	return rc;
+}
+
+static void test_rewrite(void **state)
+{
+	(void)state;
+	char out[128];
+	size_t kept = 99;
+	write_hosts();
+	snprintf(out, sizeof(out), "%s/out.tz", dir);
+	/* host 1 left out: the other two, byte for byte, in order */
+	assert_int_equal(rewrite("kok", out, &kept), 0);
+	assert_int_equal(kept, 2);
+	assert_int_equal(hidden_files(), 0);
+	tz_multi *mt = NULL;
+	assert_int_equal(tz_multi_open(&mt, out, NULL), 0);
+	assert_true(tz_multi_is_container(mt));
+	assert_int_equal(tz_multi_count(mt), 2);
+	assert_string_equal(tz_multi_meta_get(mt, "test"), "yes");
+	assert_string_equal(tz_multi_meta_get(mt, "members"), "2");
+	for (int k = 0; k < 2; k++) {
+		char src[128];
+		snprintf(src, sizeof(src), "%s/h%d.tz", dir, 2 * k);
+		assert_string_equal(tz_multi_member(mt, (size_t)k)->source, src);
+	}
+	tz_multi_free(mt);
+	/* OUT exists: refused without force, kept as it was */
+	struct stat before, after;
+	assert_int_equal(stat(out, &before), 0);
+	assert_int_equal(rewrite("kkk", out, &kept), -1);
+	assert_int_equal(stat(out, &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino);
+	assert_int_equal(before.st_size, after.st_size);
+	assert_int_equal(hidden_files(), 0);
+	unlink(out);
+	/* a failure on host 1: nothing written, no hidden file left */
+	assert_int_equal(rewrite("kfk", out, &kept), -1);
+	assert_int_equal(access(out, F_OK), -1);
+	assert_int_equal(hidden_files(), 0);
+	/* every host left out: 0 kept, nothing written */
+	assert_int_equal(rewrite("ooo", out, &kept), 0);
+	assert_int_equal(kept, 0);
+	assert_int_equal(access(out, F_OK), -1);
+	assert_int_equal(hidden_files(), 0);
+}
+
+/* the directory goes also after a failed assertion */
+static int rewrite_teardown(void **state)
+{
+	(void)state;
+	remove_dir();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seen),
 		cmocka_unit_test(test_hex),
+		cmocka_unit_test_teardown(test_rewrite, rewrite_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
