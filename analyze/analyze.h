@@ -59,6 +59,10 @@ tz_reader *tza_open(const char *path, const struct tz_reader_opts *opts);
  * frees it) and *i; else NULL. Whether RUN.tz is a multi-host trace is not
  * checked. */
 char *tza_member_name(const char *path, size_t *i);
+/* Would writing out replace the file the trace in is read from (in itself,
+ * or for a member "RUN.tz[i]" its RUN.tz: same device and inode)? 1 after
+ * "CMD: 'OUT' is the file 'IN' is read from: write to another file", else 0. */
+int tza_refuse_out_is_in(const char *cmd, const char *out, const char *in);
 /* Is path a multi-host trace (FORMAT.md 18)? 1: yes, opened into *mt (the
  * caller frees it); 0: no (*mt NULL); -1: it is one that cannot be opened,
  * after one line (file and offset). */

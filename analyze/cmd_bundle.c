@@ -411,6 +411,7 @@ struct bundle_job {
 	int redact, plots, force;
 	int hosts;	   /* FILE is a run on several hosts (a multi-host trace,
 			      a directory, a bundle of one): trace.tz is a merge */
+	int hosts_said;	   /* the note on the pictures a run has not */
 	struct redact *rd; /* compiled when redact */
 	char abs_in[PATH_MAX], abs_out[PATH_MAX];
 	char *dir; /* the work directory, or NULL */
@@ -503,6 +504,16 @@ static int bundle_check(struct bundle_job *j)
  * nothing made if not). Returns 0 or -1 (message printed). */
 static int bundle_paths(struct bundle_job *j)
 {
+	size_t member;
+	char *base = tza_member_name(j->in, &member);
+	int is_member = base && tza_fleet_is_container(base);
+	free(base);
+	if (is_member) {
+		tza_err("bundle: '%s' is a member of a multi-host trace, not a file: bundle the "
+			"whole run, or that host's own trace",
+			j->in);
+		return -1;
+	}
 	if (!realpath(j->in, j->abs_in)) {
 		tza_err("'%s': %s", j->in, strerror(errno));
 		return -1;
@@ -550,7 +561,7 @@ static int redact_host(void *ctx, const struct tza_fleet *f, size_t i, const cha
 static int bundle_hosts_trace(struct bundle_job *j, const char *path)
 {
 	struct tza_fleet f;
-	char *args[1] = {j->abs_in};
+	char *args[1] = {(char *)j->in}; /* (sources as given, as merge keeps them) */
 	int rc = -1;
 	if (!tza_fleet_open("bundle", args, 1, &f)) {
 		size_t kept;
@@ -611,6 +622,14 @@ static int bundle_members(struct bundle_job *j)
 			j->left_out[j->nleft++] = mb->name;
 			continue;
 		}
+		/* plot --kind cpu/mem/io reads one trace: not a run's pictures */
+		if (mb->plot && j->hosts && strcmp(mb->args[1], "-o")) {
+			if (!j->hosts_said++)
+				tza_err("bundle: cpu.png, mem.png and io.png left out: over several "
+					"hosts plot draws the gantt only");
+			j->left_out[j->nleft++] = mb->name;
+			continue;
+		}
 		char *av[8];
 		int k = 0;
 		for (; mb->args[k]; k++)
@@ -662,10 +681,13 @@ static int bundle_readme(struct bundle_job *j)
 		   "place, for example\n\n"
 		   "  tracer-analyze summary THIS-ARCHIVE\n"
 		   "  tracer-analyze tree --depth 3 THIS-ARCHIVE\n"
-		   "  tracer-analyze plot --kind cpu THIS-ARCHIVE -o cpu.svg\n\n"
+		   "  tracer-analyze %s\n\n"
 		   "Files:\n"
-		   "  trace.tz       the trace itself (tracer .tz format; docs/FORMAT.md)\n",
-		TRACER_VERSION, date, in_name);
+		   "  trace.tz       the trace itself (tracer .tz format; docs/FORMAT.md)%s\n",
+		TRACER_VERSION, date, in_name,
+		j->hosts ? "plot THIS-ARCHIVE -o timeline.svg   # one band per host"
+			 : "plot --kind cpu THIS-ARCHIVE -o cpu.svg",
+		j->hosts ? ",\n                 a run on several hosts: each host's trace a member" : "");
 	for (size_t i = 1; i < j->nf; i++)
 		for (size_t k = 0; k < NMEMBERS; k++)
 			if (!strcmp(j->files[i].name, members[k].name))
@@ -675,10 +697,12 @@ static int bundle_readme(struct bundle_job *j)
 	      "                 Debian package xxhash)\n\n"
 	      "Open report.html in a web browser (it needs no network), the .png files in\n"
 	      "any image viewer, the .svg in a web browser,\n"
-	      "processes.csv in a spreadsheet (its columns follow Nextflow's trace report).\n"
-	      "cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
-	      "and bytes spread evenly over each process's life, peak RSS held over it).\n",
+	      "processes.csv in a spreadsheet (its columns follow Nextflow's trace report).\n",
 	      f);
+	if (!j->hosts)
+		fputs("cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
+		      "and bytes spread evenly over each process's life, peak RSS held over it).\n",
+		      f);
 	if (j->nleft) {
 		fputs("\nLeft out (the command failed or was not asked for):", f);
 		for (size_t i = 0; i < j->nleft; i++)

@@ -297,10 +297,11 @@ static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_re
 			else
 				fputs("null", stdout);
 		} else {
+			char src[TZA_SAFE_BUF], hn[TZA_SAFE_BUF];
 			printf("\nmember %zu      %s, host %s, %" PRIu64 " bytes at offset %" PRIu64
 			       "%s%s",
-			       i, *me->source ? me->source : "(source unsaid)",
-			       *me->hostname ? me->hostname : "(unsaid)", me->len,
+			       i, *me->source ? tza_safe_str(src, sizeof(src), me->source) : "(source unsaid)",
+			       *me->hostname ? tza_safe_str(hn, sizeof(hn), me->hostname) : "(unsaid)", me->len,
 			       me->off, me->flags & TZ_MEMBER_PARTIAL ? ", partial" : "",
 			       me->cut ? ", cut short" : "");
 			if (me->dup_of >= 0)

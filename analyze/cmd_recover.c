@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h> /* setenv */
-#include <unistd.h> /* access */
 
 #include "analyze.h"
 #include "fleet.h"
@@ -86,13 +85,10 @@ static int recover_hosts(const char *in, const char *out, int force)
 	char *args[1] = {(char *)in};
 	size_t kept = 0;
 	int rc = TZA_EXIT_FAIL;
-	if (!force && !access(out, F_OK)) {
-		tza_err_exists(out, "-f");
+	if (tza_rewrite_out_ok(out, force))
 		return TZA_EXIT_FAIL;
-	}
 	setenv("TRACER_ANALYZE_PARTIAL", "1", 1);
 	if (!tza_fleet_open("recover", args, 1, &f) && !tza_fleet_out_is_input("recover", out, &f)) {
-		uint64_t damage = f.n && tz_multi_is_container(f.h[0].mt) ? tz_multi_damage(f.h[0].mt) : 0;
 		const char *extra[2] = {"recovered_from", in};
 		struct tza_rewrite w = {.cmd = "recover",
 					.out = out,
@@ -100,10 +96,6 @@ static int recover_hosts(const char *in, const char *out, int force)
 					.fn = recover_host,
 					.extra = extra,
 					.nextra = 1};
-		if (damage)
-			tza_err("'%s': %" PRIu64 " damaged region%s of the multi-host trace left out "
-				"(%s)",
-				in, damage, tza_plural(damage), tz_multi_errmsg(f.h[0].mt));
 		if (!tza_fleet_rewrite(&w, &f, &kept) && kept) {
 			printf("'%s': %zu member%s written to '%s'\n", in, kept, tza_plural(kept), out);
 			rc = TZA_EXIT_OK;
@@ -129,6 +121,8 @@ int cmd_recover(int argc, char **argv)
 	}
 	const char *in = argv[optind], *out = argv[optind + 1];
 	if (tza_refuse_dir(out, "an output file"))
+		return TZA_EXIT_FAIL;
+	if (tza_refuse_out_is_in("recover", out, in))
 		return TZA_EXIT_FAIL;
 	if (tza_fleet_wanted(argv + optind, 1))
 		return recover_hosts(in, out, force);

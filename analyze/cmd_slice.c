@@ -20,7 +20,7 @@
 #include "slice.h"
 
 static const char slice_synopsis[] =
-	"usage: tracer-analyze slice --from T --to T [-f] IN OUT\n"
+	"usage: tracer-analyze slice [--from T] [--to T] [--allow-empty] [-f] IN OUT\n"
 	"\n"
 	"Write the events of IN between --from and --to (inclusive) into a new trace\n"
 	"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
@@ -670,6 +670,8 @@ int cmd_slice(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (tza_refuse_dir(j.out, "an output file"))
+		return TZA_EXIT_FAIL;
+	if (tza_refuse_out_is_in("slice", j.out, j.in))
 		return TZA_EXIT_FAIL;
 	if (tza_fleet_wanted((char **)&j.in, 1))
 		return tza_slice_hosts(j.in, j.out, j.force, j.allow_empty, from_s, to_s);

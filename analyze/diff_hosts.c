@@ -5,7 +5,8 @@
  * groups summed over its hosts, then compared as two single traces are
  * (diff.h). A process held by two overlapping traces of one host counts
  * once (FORMAT.md [X3]); a run's makespan is its first root start to its
- * last root end on the wall clock, as critical-path over hosts says it.
+ * last root end on the wall clock (on the one clock of traces that share a
+ * boot id), as critical-path over hosts says it.
  * docs/tracer-analyze.md, "MANY HOSTS".
  */
 #include <stdlib.h>
@@ -133,9 +134,11 @@ static int one_host(struct run *u, struct tza_fleet *f, size_t i, struct tza_fle
 	u->one_ns = c.makespan_ns;
 	if (c.root) {
 		struct tza_host_clock hc;
-		int64_t w0, w1;
-		if (tza_host_clock_anchor("diff", r, f->h[i].name, hn, c.start_ns, &hc, &w0) < 0 ||
-		    tza_host_clock_anchor("diff", r, f->h[i].name, hn, c.end_ns, &hc, &w1) < 0)
+		int64_t w0 = (int64_t)c.start_ns, w1 = (int64_t)c.end_ns;
+		/* one boot id: one clock, compared exactly; else by wall clock */
+		if (!tza_fleet_one_clock(f) &&
+		    (tza_host_clock_anchor("diff", r, f->h[i].name, hn, c.start_ns, &hc, &w0) < 0 ||
+		     tza_host_clock_anchor("diff", r, f->h[i].name, hn, c.end_ns, &hc, &w1) < 0))
 			goto out;
 		if (!u->have_span || w0 < u->r0)
 			u->r0 = w0;

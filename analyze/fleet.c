@@ -140,6 +140,11 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 			tz_multi_damage(mt) > 1 ? "s" : "", cmd);
 		return -1;
 	}
+	if (tz_multi_damage(mt)) /* --partial: read what remains, said so */
+		tza_err("%s: note: '%s': %" PRIu64 " damaged region%s of the multi-host trace "
+			"skipped (a member inside one is not read): %s",
+			cmd, path, tz_multi_damage(mt), tz_multi_damage(mt) > 1 ? "s" : "",
+			tz_multi_errmsg(mt));
 	if (tz_multi_is_container(mt) && !tz_multi_count(mt)) {
 		tza_err("%s: '%s': a multi-host trace that holds no member trace", cmd, path);
 		return -1;
@@ -258,6 +263,7 @@ int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify)
 void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f)
 {
 	static const uint8_t zero[16];
+	uint64_t more = 0, said = 0;
 	for (size_t a = 0; a < f->n; a++)
 		for (size_t b = a + 1; b < f->n; b++) {
 			const struct tza_hostsrc *x = &f->h[a], *y = &f->h[b];
@@ -266,10 +272,19 @@ void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f)
 				continue;
 			if (x->first_ns > y->last_ns || y->first_ns > x->last_ns)
 				continue;
+			if (said == TZA_OVERLAP_NOTES) { /* n traces make n^2 pairs */
+				more++;
+				continue;
+			}
+			said++;
 			tza_err("%s: note: '%s' and '%s' were recorded on one host (same boot "
 				"id) at overlapping times: a process in both is one process",
 				cmd, x->name, y->name);
 		}
+	if (more)
+		tza_err("%s: note: %" PRIu64 " more pair%s of traces of one host overlap in time "
+			"(a process in several is one process)",
+			cmd, more, more == 1 ? "" : "s");
 }
 
 /* a .tz header (40 bytes) with incompat bit 1, MULTI (FORMAT.md 18) */

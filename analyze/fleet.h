@@ -54,7 +54,9 @@ int tza_fleet_expand(const char *cmd, char **args, int n, struct tza_fleet *f);
  */
 int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify);
 /* Name, on stderr, host traces of one host (equal non-zero boot id) whose
- * event times overlap (after tza_fleet_check). */
+ * event times overlap (after tza_fleet_check): the first TZA_OVERLAP_NOTES
+ * pairs by name, then how many more. */
+#define TZA_OVERLAP_NOTES 3
 void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f);
 /* tza_fleet_expand, tza_fleet_check (no verify) and
  * tza_fleet_note_overlaps: a command's opening over several hosts. 0, or -1
@@ -112,7 +114,8 @@ int tza_merge_write(const char *cmd, const char *out, int force, const struct tz
  * "OUT[k]") and returns 1 (keep it), 0 (leave the host out: fn said
  * why) or -1 (fail: fn printed one line). The kept files become the
  * members of the multi-host trace out, in f's order (tza_merge_write with
- * extra). The hidden files are removed in every case.
+ * extra), each named by the hostname its new bytes hold. The hidden files
+ * are removed in every case (also on SIGINT and SIGTERM).
  */
 typedef int (*tza_rewrite_fn)(void *ctx, const struct tza_fleet *f, size_t i, const char *tmp,
 			      const char *label);
@@ -129,6 +132,10 @@ struct tza_rewrite {
 /* Returns 0 with *kept the members written (0: out not written, nothing
  * printed), or -1 after one line (out not written). */
 int tza_fleet_rewrite(const struct tza_rewrite *w, const struct tza_fleet *f, size_t *kept);
+/* Before any work: may out be written (a new path, or with force a regular
+ * file or symlink)? 0, or -1 after "'OUT': not a regular file" or "'OUT':
+ * file exists (use -f to overwrite)", as the single-trace writers say. */
+int tza_rewrite_out_ok(const char *out, int force);
 
 /* 16 bytes (a uuid, a boot id) as 32 lowercase hex digits and a NUL. */
 void tza_fleet_hex16(char out[33], const uint8_t *b);

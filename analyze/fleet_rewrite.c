@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -54,7 +55,7 @@ static int make_tmp(const char *cmd, const char *out, size_t i, struct part *p)
 		 slash ? slash + 1 : out, cmd, i);
 	int fd = mkstemp(p->tmp);
 	if (fd < 0) {
-		tza_err("%s: '%s': cannot make a file beside it: %m", cmd, out);
+		tza_err("'%s': cannot create: %m", out);
 		p->tmp[0] = 0;
 		return -1;
 	}
@@ -88,11 +89,29 @@ static int write_out(const struct tza_rewrite *w, const struct tza_fleet *f, str
 						 .uuid = me->uuid,
 						 .boot_id = me->boot_id,
 						 .source = w->no_source ? NULL : tza_fleet_source(f, i),
-						 .hostname = f->h[i].me->hostname};
+						 /* what the new bytes say (a redacted
+						    rewrite's masked one) */
+						 .hostname = me->hostname};
 	}
 	int rc = tza_merge_write(w->cmd, w->out, w->force, src, k, w->extra, w->nextra);
 	free(src);
 	return rc;
+}
+
+int tza_rewrite_out_ok(const char *out, int force)
+{
+	struct stat st;
+	if (lstat(out, &st))
+		return 0;
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		tza_err_not_file(out, "a trace");
+		return -1;
+	}
+	if (!force) {
+		tza_err_exists(out, "-f");
+		return -1;
+	}
+	return 0;
 }
 
 int tza_fleet_rewrite(const struct tza_rewrite *w, const struct tza_fleet *f, size_t *kept)

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h> /* access */
 
 #include "analyze.h"
 #include "fleet.h"
@@ -55,7 +54,10 @@ static int parse_end(const char *opt, const char *s, struct when *w)
  * run's start. */
 static int64_t wall_of(const struct job *j, const struct when *w)
 {
-	return w->kind == 1 ? w->wall_ns : j->run0 + (int64_t)w->rel_ns;
+	if (w->kind == 1)
+		return w->wall_ns;
+	/* far past any recording: no overflow */
+	return w->rel_ns > (uint64_t)(INT64_MAX - j->run0) ? INT64_MAX : j->run0 + (int64_t)w->rel_ns;
 }
 
 /* Each host's range and clock anchor, and the run's start. A host without
@@ -125,15 +127,15 @@ static int slice_host(void *ctx, const struct tza_fleet *f, size_t i, const char
 				  .quiet_empty = !j->allow_empty};
 	int w = host_window(j, i, &q);
 	if (w < 0) {
-		fprintf(stderr, "tracer-analyze: slice: '%s'%s%s: %s the window; left out\n",
+		tza_err("slice: '%s'%s%s: %s the window; left out",
 			f->h[i].name, *hn ? ", host " : "", hn,
 			w == -1 ? "begins after" : "ends before");
 		return 0;
 	}
 	int rc = tza_slice_write(&q);
 	if (rc == TZA_SLICE_EMPTY)
-		fprintf(stderr, "tracer-analyze: slice: '%s'%s%s: nothing in the window (no "
-				"event, no process alive); left out\n",
+		tza_err("slice: '%s'%s%s: nothing in the window (no event, no process alive); "
+			"left out",
 			f->h[i].name, *hn ? ", host " : "", hn);
 	return rc == TZA_EXIT_OK ? 1 : rc == TZA_SLICE_EMPTY ? 0 : -1;
 }
@@ -164,13 +166,13 @@ static int slice_all(struct job *j)
 	if (tza_fleet_rewrite(&w, &j->f, &kept) < 0)
 		return -1;
 	if (!kept) {
-		tza_err("'%s': slice: nothing in the window on any host; '%s' not written "
-			"(--allow-empty writes it)",
-			j->in, j->out);
+		tza_err("'%s': slice: nothing in the window on any host; '%s' not written%s", j->in,
+			j->out,
+			j->allow_empty ? " (every host's recording ends before it or begins after it)"
+				       : " (--allow-empty writes it)");
 		return -1;
 	}
-	fprintf(stderr, "tracer-analyze: '%s': %zu host%s of %zu\n", j->out, kept,
-		kept == 1 ? "" : "s", j->f.n);
+	tza_err("'%s': %zu host%s of %zu", j->out, kept, kept == 1 ? "" : "s", j->f.n);
 	return 0;
 }
 
@@ -198,10 +200,8 @@ int tza_slice_hosts(const char *in, const char *out, int force, int allow_empty,
 	struct job j = {.in = in, .out = out, .force = force, .allow_empty = allow_empty};
 	if (parse_end("--from", from_s, &j.from) < 0 || parse_end("--to", to_s, &j.to) < 0)
 		return TZA_EXIT_USAGE;
-	if (!force && !access(out, F_OK)) {
-		tza_err_exists(out, "-f");
+	if (tza_rewrite_out_ok(out, force))
 		return TZA_EXIT_FAIL;
-	}
 	int ret = TZA_EXIT_FAIL;
 	char *args[1] = {(char *)in};
 	if (tza_fleet_open("slice", args, 1, &j.f) || tza_fleet_out_is_input("slice", out, &j.f))

@@ -142,6 +142,19 @@ int tza_multi_open_path(const char *path, const struct tz_reader_opts *opts, tz_
 	return tz_multi_open(mt, path, opts);
 }
 
+int tza_refuse_out_is_in(const char *cmd, const char *out, const char *in)
+{
+	struct stat so, si;
+	size_t i;
+	char *base = tza_member_name(in, &i);
+	int same = !stat(out, &so) && !stat(base ? base : in, &si) && so.st_dev == si.st_dev &&
+		   so.st_ino == si.st_ino;
+	free(base);
+	if (same)
+		tza_err("%s: '%s' is the file '%s' is read from: write to another file", cmd, out, in);
+	return same;
+}
+
 /* "RUN.tz[i]" where no file has that name and RUN.tz is a multi-host trace:
  * member i's reader into *r (messages name "RUN.tz[i]"; the container stays
  * open until exit, as a bundle's memory does). 1 when path is such a name
@@ -265,9 +278,11 @@ static int parse_rel(const char *s, uint64_t *out)
 		return -1;
 	while (*p) {
 		char *end;
+		/* decimal digits and a point only: not "nan", "inf", hex or 1e3 */
+		size_t k = strspn(p, "0123456789.");
 		errno = 0;
-		long double v = strtold(p, &end);
-		if (end == p || errno || v < 0)
+		long double v = k ? strtold(p, &end) : 0;
+		if (!k || end != p + k || errno || v < 0)
 			return -1;
 		p = end;
 		long double mul = 1e9L;
@@ -323,6 +338,11 @@ int tza_parse_when(const char *opt, const char *s, int64_t *wall_ns, uint64_t *r
 		}
 		tm.tm_isdst = -1;
 		time_t t = utc ? timegm(&tm) : mktime(&tm);
+		/* epoch ns in an int64_t: 1677-09-21 to 2262-04-11 */
+		if (t <= INT64_MIN / 1000000000LL || t >= INT64_MAX / 1000000000LL) {
+			tza_err("%s: '%s' is out of range (years 1678 to 2262)", opt, s);
+			return -1;
+		}
 		*wall_ns = (int64_t)t * 1000000000LL + (int64_t)(frac * 1e9L);
 		return 1;
 	}

@@ -180,4 +180,13 @@ assert [h["hostname"] for h in d["run"]["per_host"]] == ["node2", "node3"], d["r
 grep -q "note: 'bad0.tz\[0\]' left out (--partial): it cannot be read" s.err || fail "recover's left-out note: $(cat s.err)"
 [ "$("$A" info --json rec-bad0.tz | python3 -c 'import json,sys; print(",".join(m["hostname"] for m in json.load(sys.stdin)["members"]))')" = node2,node3 ] ||
 	fail "recover of bad0.tz: not the two readable members"
+# damage in a MEMBER block: refused; --partial reads the other members and
+# says what it skipped
+cp run.tz badm.tz
+printf 'X' | dd of=badm.tz bs=1 seek="$((off - 100))" conv=notrunc 2>/dev/null
+rc=0; "$A" summary badm.tz >/dev/null 2>s.err || rc=$?
+[ $rc = 1 ] && grep -q "damaged region.*--partial" s.err || fail "damaged MEMBER block: rc $rc $(cat s.err)"
+"$A" --partial summary --json badm.tz >badm.json 2>s.err || fail "--partial over a damaged MEMBER block: $(cat s.err)"
+grep -q "^tracer-analyze: summary: note: 'badm.tz': 1 damaged region of the multi-host trace skipped" s.err ||
+	fail "--partial: the skipped region not said: $(cat s.err)"
 echo "ok: 3 hosts merged byte for byte; duplicates once; damaged/cut refused, --partial marked; flat; directory"

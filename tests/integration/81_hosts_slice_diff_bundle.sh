@@ -12,8 +12,8 @@
 #     converted independently here from the host's own first event
 #     (info --json first_wall/first_ts_ns); a host that begins after the
 #     window, or ends before it, is left out with a note; a window holding
-#     nothing on any host is refused;
-#     OUT is never an input;
+#     nothing on any host is refused; OUT is never the file read (a member's
+#     run included), nor a FIFO; malformed or out-of-range times are refused;
 #   - diff of two runs on several hosts: each group's processes and CPU are
 #     the sums of the hosts' exports; a merge against the directory of its
 #     files differs in nothing; a process held by two overlapping traces of
@@ -128,8 +128,23 @@ fi
 rc=0; "$A" slice --from 1h run.tz none.tz 2>none.err || rc=$?
 [ $rc = 1 ] && [ ! -e none.tz ] && grep -q "nothing in the window on any host" none.err || fail "empty window: rc $rc $(cat none.err)"
 cp run.tz keep.tz
-rc=0; "$A" slice -f run.tz run.tz 2>self.err || rc=$?
-[ $rc = 1 ] && cmp -s run.tz keep.tz && grep -q "is also a TRACE" self.err || fail "OUT = IN: rc $rc $(cat self.err)"
+for args in "run.tz run.tz" "run.tz[0] run.tz" "h1.tz h1.tz"; do
+	set -- $args
+	rc=0; "$A" slice -f "$1" "$2" 2>self.err || rc=$?
+	[ $rc = 1 ] && grep -qF "is the file '$1' is read from" self.err || fail "slice -f $1 $2: rc $rc $(cat self.err)"
+	rc=0; "$A" recover -f "$1" "$2" >/dev/null 2>self.err || rc=$?
+	[ $rc = 1 ] && grep -qF "is the file '$1' is read from" self.err || fail "recover -f $1 $2: rc $rc $(cat self.err)"
+done
+cmp -s run.tz keep.tz || fail "run.tz changed by a refused slice or recover"
+mkfifo ff.tz
+for c in slice recover; do
+	rc=0; timeout 20 "$A" $c -f run.tz ff.tz >/dev/null 2>ff.err || rc=$?
+	[ $rc = 1 ] && [ "$(cat ff.err)" = "tracer-analyze: 'ff.tz': not a regular file" ] || fail "$c to a FIFO: rc $rc $(cat ff.err)"
+done
+for t in nan inf 1e3 2300-01-01T00:00:00Z; do
+	rc=0; "$A" slice --from "$t" run.tz x.tz 2>bad.err || rc=$?
+	[ $rc = 2 ] && [ ! -e x.tz ] || fail "--from $t: rc $rc $(cat bad.err)"
+done
 rc=0; "$A" slice --from 2s --to 1s run.tz x.tz 2>bad.err || rc=$?
 [ $rc = 2 ] && grep -q "before --from" bad.err && [ ! -e x.tz ] || fail "--to before --from: rc $rc $(cat bad.err)"
 rc=0; "$A" slice run.tz all.tz 2>ex.err || rc=$?
@@ -212,4 +227,8 @@ for n in 1 2 3; do
 done
 [ "$("$A" info --json br.tgz | python3 -c 'import json,sys; print([m["source"] for m in json.load(sys.stdin)["members"]])')" = "['', '', '']" ] ||
 	fail "a redacted bundle keeps the members' source paths"
+# a hostname the patterns mask is masked in the MEMBER blocks too
+"$A" bundle --no-plots --redact-pattern 'node([0-9])' run.tz -o bh.tgz 2>/dev/null || fail "bundle --redact-pattern"
+[ "$("$A" info --json bh.tgz | python3 -c 'import json,sys; print(",".join(m["hostname"] for m in json.load(sys.stdin)["members"]))')" = "node*,node*,node*" ] ||
+	fail "a masked hostname is kept in the redacted bundle's members: $("$A" info bh.tgz | grep '^member')"
 echo "ok: slice of a merge = its hosts' slices over one wall-clock window; diff of runs on several hosts = the sums of their exports, overlaps once; bundle of a run = its merge and reports, redacted member by member"
