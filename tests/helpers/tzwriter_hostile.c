@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/ev_fill.h"
 #include "bpf/events.h"
 #include "schema.h"
 #include "tz.h"
@@ -26,16 +27,7 @@ static int fork_ev(tz_writer *w, uint64_t ts, uint32_t parent, uint32_t child, u
 {
 	struct ev_fork e;
 
-	memset(&e, 0, sizeof(e));
-	e.hdr.size = sizeof(e);
-	e.hdr.type = EV_FORK;
-	e.hdr.ts_ns = ts;
-	e.parent_tgid = parent;
-	e.caller_tgid = parent;
-	e.caller_pid = parent;
-	e.child_tgid = child;
-	e.child_start_ns = start;
-	e.child_ns_pid = child;
+	ev_fork_fill(&e, ts, parent, parent, child, start);
 	return tracer_event_write(w, &e, sizeof(e));
 }
 

@@ -27,22 +27,8 @@ cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mkwf() {
 	mkdir "$1"
-	cat > "$1/Snakefile" <<'SMK'
-B = {"x": 6, "y": 2, "z": 2}
-rule all:
-    input: "joined.txt", "solo.txt"
-rule src:
-    output: "src.txt"
-    shell: "sleep 1; echo src > {output}"
-rule branch:
-    input: "src.txt"
-    output: "b/{b}.txt"
-    params: s=lambda w: B[w.b]
-    shell: "sleep {params.s}; cat {input} > {output}"
-rule join:
-    input: expand("b/{b}.txt", b=B)
-    output: "joined.txt"
-    shell: "sleep 1; cat {input} > {output}"
+	snakefile_fan "$1/Snakefile" '{"x": 6, "y": 2, "z": 2}' '"joined.txt", "solo.txt"'
+	cat >> "$1/Snakefile" <<'SMK'
 rule solo:
     output: "solo.txt"
     priority: 50

@@ -17,10 +17,7 @@
 #   - recover of a merge is the recover of each member, as one merge; of a
 #     merge with a member that cannot be opened, the others, named.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+need_hosts
 
 host_record node1 a.tz sh -c 'seq 2000 | sort -rn >/dev/null; true'
 host_record node2 b.tz sh -c 'for i in 1 2 3; do ls / >/dev/null; done'

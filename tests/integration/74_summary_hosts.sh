@@ -15,10 +15,7 @@
 #     command recorded inside it) are named, and a process in both counts
 #     once: counted_once equals the (pid, start) pairs the two exports share.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+need_hosts
 
 host_record node1 a.tz sh -c 'seq 3000 | sort -rn >/dev/null; /bin/false; true'
 host_record node2 b.tz sh -c 'for i in 1 2 3; do ls / >/dev/null; done'

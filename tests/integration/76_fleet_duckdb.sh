@@ -17,10 +17,7 @@
 #     process once: the rows are summary's processes (counted_once left out).
 # Skips (77) only when node is missing or the npm registry cannot be reached.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+need_hosts
 command -v node >/dev/null && command -v npm >/dev/null ||
 	{ echo "SKIP: node/npm missing (scripts/deps.sh --test installs nodejs)"; exit 77; }
 

@@ -20,10 +20,7 @@
 #   - files and their merge give the same result; tree over the hosts is
 #     each host's own tree after a line naming it.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+need_hosts
 
 part() { # HOST OUT SLEEP: a part of the workload that notes its own wall clock
 	host_record "$1" "$2" sh -c 'date +%s%N >"$0.t0"; seq 20000 | sort -rn >/dev/null
@@ -57,8 +54,9 @@ for f in a b c d; do "$A" critical-path --json $f.tz >$f.json || fail "critical-
 "$A" export --tasks --format jsonl --fleet --task '^(sort|wc)( |$)' a.tz b.tz c.tz d.tz >tasks.jsonl 2>/dev/null ||
 	fail "export --tasks over hosts"
 
-python3 - <<'PY' || fail "critical path across hosts"
+PYTHONPATH=$TESTS_DIR/integration python3 - <<'PY' || fail "critical path across hosts"
 import json
+from task_chain import longest_chain
 NS = 1e-9
 host_file = {"node1": "a", "node2": "b", "node3": "c", "node4": "d"}
 def wall(name):  # the ns its shell read at its start and end
@@ -121,20 +119,8 @@ assert d0 < b0 < d1 < b1, (d0, b0, d1, b1)
 t = json.load(open("tasks.json"))
 assert t["by"] == "task" and t["order"] == "task_edges", (t["by"], t["order"])
 ts = sorted((json.loads(l) for l in open("tasks.jsonl")), key=lambda k: (k["start_epoch_ns"], k["host"]))
-best, pred = {}, {}
-for i, b in enumerate(ts):
-    best[i], pred[i] = b["complete_epoch_ns"] - b["start_epoch_ns"], None
-    for j in range(i):
-        if ts[j]["complete_epoch_ns"] <= b["start_epoch_ns"]:
-            v = best[j] + b["complete_epoch_ns"] - b["start_epoch_ns"]
-            if v > best[i]:
-                best[i], pred[i] = v, j
-last = max(range(len(ts)), key=lambda i: (ts[i]["complete_epoch_ns"], best[i]))
-chain = []
-while last is not None:
-    chain.append((ts[last]["host"], ts[last]["key"], ts[last]["id"]))
-    last = pred[last]
-chain.reverse()
+chain = [(k["host"], k["key"], k["id"])
+         for k in longest_chain(ts, lambda k: k["start_epoch_ns"], lambda k: k["complete_epoch_ns"])]
 got = [(x["host"], x["task"], x["id"]) for x in t["path"]]
 assert got == chain, (got, chain)
 assert {h for h, _, _ in chain} == {"node1", "node2", "node3"}, chain

@@ -23,11 +23,7 @@
 #     span_s is summary's makespan, outside_s = span_s - its trace's span;
 #     text: each host's section equals idle of its file alone.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
-command -v gnuplot >/dev/null || { echo "skip: gnuplot missing (scripts/deps.sh)"; exit 77; }
+need_hosts gnuplot
 
 host_record node1 a.tz sh -c 'seq 20000 | sort -rn >/dev/null; sleep 0.3'
 host_record node2 b.tz sh -c 'seq 3000 | wc -l >/dev/null; sh -c "exit 3"; sleep 0.2; true'

@@ -28,30 +28,10 @@
 #     host "other", links to nothing: records name files by the workflow's
 #     directory.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+need_hosts snakemake
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mkdir wf spool1 spool2
-cat >wf/Snakefile <<'SMK'
-B = {"x": 3, "y": 1}
-rule all:
-    input: "joined.txt"
-rule src:
-    output: "src.txt"
-    shell: "sleep 1; echo src > {output}"
-rule branch:
-    input: "src.txt"
-    output: "b/{b}.txt"
-    params: s=lambda w: B[w.b]
-    shell: "sleep {params.s}; cat {input} > {output}"
-rule join:
-    input: expand("b/{b}.txt", b=B)
-    output: "joined.txt"
-    shell: "sleep 1; cat {input} > {output}"
-SMK
+snakefile_fan wf/Snakefile '{"x": 3, "y": 1}' '"joined.txt"'
 # snakemake --cluster CMD: CMD JOBSCRIPT hands the job to a node's spool
 # (branch x to node2, every other job to node1) and prints a job id
 cat >submit.sh <<SUBMIT
@@ -126,8 +106,9 @@ grep -q "'node1.tz' and 'node1p.tz' were recorded on one host (same boot id) at 
 "$A" export --tasks --format jsonl other.tz >tasks-other.jsonl 2>/dev/null || fail "export --tasks other.tz"
 "$A" export --tasks --format jsonl node1p.tz >tasks-1p.jsonl 2>/dev/null || fail "export --tasks node1p.tz"
 
-python3 - <<'PY' || fail "task path across hosts"
+PYTHONPATH=$TESTS_DIR/integration python3 - <<'PY' || fail "task path across hosts"
 import calendar, json, time
+from task_chain import longest_chain
 NS = 1e-9
 tasks = [json.loads(l) for l in open("tasks.jsonl")]
 jobs = [t for t in tasks if t["kind"] == "snakemake"]
@@ -141,21 +122,9 @@ dag = {("src", "branch"), ("branch", "join")}
 for t in jobs:
     t["s"], t["e"] = t["start_epoch_ns"], t["complete_epoch_ns"]
 ts = sorted(jobs, key=lambda t: (t["s"], t["host"]))
-best, pred = {}, {}
-for i, b in enumerate(ts):
-    best[i], pred[i] = b["e"] - b["s"], None
-    for j in range(i):
-        a = ts[j]
-        if a["e"] <= b["s"] and (a["name"], b["name"]) in dag:
-            v = best[j] + b["e"] - b["s"]
-            if v > best[i]:
-                best[i], pred[i] = v, j
-last = max(range(len(ts)), key=lambda i: (ts[i]["e"], best[i]))
-chain = []
-while last is not None:
-    chain.append((ts[last]["host"], ts[last]["key"]))
-    last = pred[last]
-chain.reverse()
+chain = [(t["host"], t["key"])
+         for t in longest_chain(ts, lambda t: t["s"], lambda t: t["e"],
+                                lambda a, b: (a["name"], b["name"]) in dag)]
 assert [k.split()[0] for h, k in chain] == ["src", "branch", "join"], chain
 cp = json.load(open("cp-task.json"))
 assert cp["multi_host"] is True and cp["order"] == "task_edges" and cp["by"] == "task", cp["order"]

@@ -16,6 +16,12 @@
 #   host_record NAME OUT CMD...  tracer-record -o OUT -- CMD as host NAME (its own UTS
 #                         namespace and hostname: a "host" of a multi-host run on
 #                         this machine); fails the test when the recording fails
+#   need_hosts [CMD...]   need_root, then skip (77) unless unshare (for host_record)
+#                         and each CMD are on PATH; unsets TRACER_ANALYZE_PARTIAL
+#                         and enters $T
+#   snakefile_fan FILE B INPUTS  write a Snakefile: rule src, one branch job per key of
+#                         the Python dict B (sleeping its value), rule join over
+#                         them; rule all wants INPUTS (Python list items)
 #   fail MSG              print and exit 1
 #   cg_job REL            make cgroup REL (every level) on the v1 memory hierarchy
 #                         (limit 64M: $memd, $want_mem) and on v2 when it takes
@@ -76,6 +82,36 @@ host_record() {
 	timeout -k 5 "$REC_TIMEOUT" unshare -u sh -c 'hostname "$0" && exec "$@"' \
 		"$name" "$R" -o "$out" -- "$@" 2>"$T/rec.err" ||
 		{ cat "$T/rec.err" >&2; fail "recording $name"; }
+}
+
+need_hosts() {
+	need_root
+	local c
+	for c in unshare "$@"; do
+		command -v "$c" >/dev/null || { echo "skip: $c missing (scripts/deps.sh)"; exit 77; }
+	done
+	unset TRACER_ANALYZE_PARTIAL
+	cd "$T"
+}
+
+snakefile_fan() {
+	cat >"$1" <<SMK
+B = $2
+rule all:
+    input: $3
+rule src:
+    output: "src.txt"
+    shell: "sleep 1; echo src > {output}"
+rule branch:
+    input: "src.txt"
+    output: "b/{b}.txt"
+    params: s=lambda w: B[w.b]
+    shell: "sleep {params.s}; cat {input} > {output}"
+rule join:
+    input: expand("b/{b}.txt", b=B)
+    output: "joined.txt"
+    shell: "sleep 1; cat {input} > {output}"
+SMK
 }
 
 export_jsonl() {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bpf/events.h"
+#include "ev_fill.h"
 #include "record/schema.h"
 #include "tz.h"
 
@@ -67,12 +68,7 @@ static uint32_t synth_argv(const char *spec, char *out)
 static void s_fork(struct synth *s, uint64_t ts, uint32_t parent, uint32_t child)
 {
 	struct ev_fork e;
-	memset(&e, 0, sizeof(e));
-	e.hdr = (struct ev_hdr){sizeof(e), EV_FORK, 0, ts};
-	e.parent_tgid = e.caller_tgid = e.caller_pid = parent;
-	e.child_tgid = child;
-	e.child_start_ns = ts;
-	e.child_ns_pid = child;
+	ev_fork_fill(&e, ts, parent, parent, child, ts);
 	synth_push(s, &e, sizeof(e));
 }
 

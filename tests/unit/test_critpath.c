@@ -38,13 +38,22 @@ static void root_start(struct fx *f, const char *cpus, uint32_t pid, const char 
 	s_exec(&f->s, T0 + 10, pid, T0, 1, exe, NULL, argv, comm);
 }
 
-static const struct tza_group *group(const struct tza_group *g, uint32_t n, const char *key)
+/* The group of key among b's groups by `by` over the critical path c
+ * (tza_groups, asserted to succeed): a copy (its key is the model's). */
+static struct tza_group group_of(const struct built *b, enum tza_by by, const struct tza_crit *c,
+				 const char *key)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (!strcmp(g[i].key, key))
-			return &g[i];
+	struct tza_group *g, x = {0};
+	uint32_t ng;
+	assert_int_equal(tza_groups(b->m, by, c, &b->mi, &g, &ng), 0);
+	for (uint32_t i = 0; i < ng; i++)
+		if (!strcmp(g[i].key, key)) {
+			x = g[i];
+			free(g);
+			return x;
+		}
 	fail_msg("no group %s", key);
-	return NULL;
+	return x;
 }
 
 /* the demo on a loaded 2-CPU machine: bwa mem at 0.4 cores (under the old
@@ -54,8 +63,6 @@ static void test_pipe_loaded(void **st)
 {
 	struct fx *f = *st;
 	struct tza_crit c;
-	struct tza_group *g;
-	uint32_t ng;
 	root_start(f, "2", 20, "/usr/bin/bash", "bash|align.sh", "bash");
 	s_proc(&f->s, 20, 21, T0 + MS, T0 + 10 * SEC_NS, "/usr/bin/bwa", "bwa|mem|ref.fa|r.fq",
 	       "bwa", (struct exit_vals){.utime = 4 * SEC_NS});
@@ -68,10 +75,8 @@ static void test_pipe_loaded(void **st)
 	assert_int_equal(c.by_tool[0].ns, 10 * SEC_NS - 2 * MS);
 	assert_string_equal(c.by_tool[2].tool, "samtools sort");
 	assert_int_equal(c.by_tool[2].ns, 500 * MS);
-	assert_int_equal(tza_groups(f->b.m, TZA_BY_COMMAND, &c, &f->b.mi, &g, &ng), 0);
 	/* sort: 0.05 cores, 0.5 s on the path: no serial bottleneck */
-	assert_int_equal(group(g, ng, "samtools sort")->flags, 0);
-	free(g);
+	assert_int_equal(group_of(&f->b, TZA_BY_COMMAND, &c, "samtools sort").flags, 0);
 	tza_crit_free(&c);
 }
 
@@ -114,8 +119,6 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	struct synth s = {0};
 	struct built b;
 	struct tza_crit c;
-	struct tza_group *g;
-	uint32_t ng;
 	synth_meta(&s, "cpus", "8");
 	uint64_t busy0 = 100 * SEC_NS, idle0 = 700 * SEC_NS;
 	if (with_host)
@@ -131,12 +134,10 @@ static void serial_case(int host_busy, int with_host, uint32_t *flags, double *m
 	s_exit(&s, T0 + 7 * SEC_NS, 30, T0, 1, "bash", (struct exit_vals){0});
 	build_model(&s, NULL, TZA_MB_SAMPLES, &b);
 	assert_int_equal(tza_critpath(b.m, TZA_BY_TOOL, &c), 0);
-	assert_int_equal(tza_groups(b.m, TZA_BY_TOOL, &c, &b.mi, &g, &ng), 0);
-	const struct tza_group *x = group(g, ng, "step");
-	assert_int_equal(x->critical_ns, 6 * SEC_NS);
-	*flags = x->flags;
-	*machine = x->machine_cores;
-	free(g);
+	struct tza_group x = group_of(&b, TZA_BY_TOOL, &c, "step");
+	assert_int_equal(x.critical_ns, 6 * SEC_NS);
+	*flags = x.flags;
+	*machine = x.machine_cores;
 	tza_crit_free(&c);
 	unbuild(&b);
 	synth_free(&s);
@@ -164,8 +165,6 @@ static void test_sleeper_not_serial(void **st)
 {
 	struct fx *f = *st;
 	struct tza_crit c;
-	struct tza_group *g;
-	uint32_t ng;
 	root_start(f, "8", 40, "/usr/bin/bash", "bash|wait.sh", "bash");
 	s_proc(&f->s, 40, 41, T0 + 500 * MS, T0 + 5500 * MS, "/usr/bin/sleep", "sleep|5", "sleep",
 	       (struct exit_vals){.utime = MS});
@@ -174,9 +173,7 @@ static void test_sleeper_not_serial(void **st)
 	assert_int_equal(tza_critpath(f->b.m, TZA_BY_TOOL, &c), 0);
 	assert_string_equal(c.by_tool[0].tool, "sleep");
 	assert_int_equal(c.by_tool[0].ns, 5 * SEC_NS);
-	assert_int_equal(tza_groups(f->b.m, TZA_BY_TOOL, &c, &f->b.mi, &g, &ng), 0);
-	assert_int_equal(group(g, ng, "sleep")->flags, 0);
-	free(g);
+	assert_int_equal(group_of(&f->b, TZA_BY_TOOL, &c, "sleep").flags, 0);
 	tza_crit_free(&c);
 }
 

@@ -1000,41 +1000,38 @@ static void test_parent_cycle(void **st)
  * the critical path still sums to the makespan */
 static void test_random_events(void **st)
 {
-	(void)st;
+	struct fx *f = *st;
 	srand(12345);
 	for (int round = 0; round < 20; round++) {
-		struct synth s = {0};
-		struct built b;
 		for (int i = 0; i < 400; i++) {
 			uint32_t pid = 1 + (uint32_t)rand() % 12, pp = (uint32_t)rand() % 14;
 			uint64_t ts = T0 + (uint64_t)(rand() % 1000) * MS;
 			uint64_t start = T0 + (uint64_t)(rand() % 1000) * MS;
 			switch (rand() % 6) {
 			case 0:
-				s_fork(&s, ts, pp, pid);
+				s_fork(&f->s, ts, pp, pid);
 				break;
 			case 1:
-				s_exec(&s, ts, pid, rand() % 2 ? start : ts, pp, "/usr/bin/python3",
+				s_exec(&f->s, ts, pid, rand() % 2 ? start : ts, pp, "/usr/bin/python3",
 				       rand() % 2 ? "/x/s.py" : NULL, "python3|-m|mod|\xff", "py");
 				break;
 			case 2:
-				s_exec_fail(&s, ts, pid, ENOENT, "/nx");
+				s_exec_fail(&f->s, ts, pid, ENOENT, "/nx");
 				break;
 			case 3:
-				s_exit(&s, ts, pid, rand() % 2 ? start : 0, pp, "x",
+				s_exit(&f->s, ts, pid, rand() % 2 ? start : 0, pp, "x",
 				       (struct exit_vals){.utime = (uint64_t)(rand() % 1000) * MS,
 							  .sig = rand() % 3 ? 0 : 9});
 				break;
 			case 4:
-				s_state(&s, ts, pid, start, pp, "/bin/sh", "sh",
+				s_state(&f->s, ts, pid, start, pp, "/bin/sh", "sh",
 					rand() % 2 ? EV_STATE_PRE_EXISTING : 0, "sh");
 				break;
 			default:
-				s_drops(&s, ts, (uint64_t)(rand() % 3), 0, 0);
+				s_drops(&f->s, ts, (uint64_t)(rand() % 3), 0, 0);
 			}
 		}
-		build_model(&s, NULL, 0, &b);
-		struct tza_model *m = b.m;
+		struct tza_model *m = fx_build(f, 0);
 		for (uint32_t i = 0; i < m->nprocs; i++) {
 			uint32_t n = 0;
 			for (struct tza_proc *p = m->procs[i]; p; p = p->parent)
@@ -1053,8 +1050,7 @@ static void test_random_events(void **st)
 		assert_int_equal(tza_groups(m, TZA_BY_EXE, &c, &mi, &g, &ng), 0);
 		free(g);
 		tza_crit_free(&c);
-		unbuild(&b);
-		synth_free(&s);
+		fx_reset(f);
 	}
 }
 
@@ -1411,7 +1407,7 @@ int main(int argc, char **argv)
 	    FX_TEST(test_exited_before),
 	    FX_TEST(test_command_not_orphan),
 	    FX_TEST(test_running_sampled),
-	    cmocka_unit_test(test_random_events),
+	    FX_TEST(test_random_events),
 	    FX_TEST(test_release),
 	    FX_TEST(test_pre_existing_from_start),
 	    FX_TEST(test_issue17_fields),

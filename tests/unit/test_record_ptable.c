@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "ev_fill.h"
 #include "helper.h"
 
 #include "record/record.h"
@@ -27,15 +28,8 @@ static void *mk_hdr(void *buf, uint32_t size, uint16_t type)
 
 static size_t mk_fork(void *buf, uint32_t parent, uint32_t caller, uint32_t child, uint64_t start)
 {
-	struct ev_fork *e = mk_hdr(buf, sizeof(struct ev_fork), EV_FORK);
-
-	e->parent_tgid = parent;
-	e->caller_tgid = caller;
-	e->caller_pid = caller;
-	e->child_tgid = child;
-	e->child_start_ns = start;
-	e->child_ns_pid = child;
-	return sizeof(*e);
+	ev_fork_fill(buf, 0, parent, caller, child, start);
+	return sizeof(struct ev_fork);
 }
 
 static size_t mk_exec(void *buf, uint32_t tgid, uint64_t start, const char *exe, const char *argv,

@@ -124,21 +124,37 @@ static void step(json_object *path, size_t i, const char *task, const char *host
 	assert_string_equal(e ? json_object_get_string(e) : "-", edge);
 }
 
+/* the path is n steps, want[i] = {task, host, edge} as step() takes them */
+static void path_is(json_object *path, size_t n, const char *const want[][3])
+{
+	assert_int_equal(json_object_array_length(path), n);
+	for (size_t i = 0; i < n; i++)
+		step(path, i, want[i][0], want[i][1], want[i][2]);
+}
+
+/* the JSON of the two hosts' tasks() with this clock bound (ns) */
+static json_object *run_tasks(int64_t bound)
+{
+	struct tza_htasks l;
+	tasks(&l);
+	json_object *o = run_json(&l, bound);
+	tza_htasks_free(&l);
+	return o;
+}
+
 static void test_within_bound(void **st)
 {
 	(void)st;
-	struct tza_htasks l;
-	tasks(&l);
-	json_object *o = run_json(&l, 5);
+	json_object *o = run_tasks(5);
 	json_object *p = get(o, "path"), *e = get(o, "edges");
 	/* A -> B by data within the bound (wait -3 ns), B -> C by time alone
 	 * (C has no records; B on the other host), C -> E the same; D has
 	 * records naming no writer: no predecessor, not on the path */
-	assert_int_equal(json_object_array_length(p), 4);
-	step(p, 0, "A", "h0", "-");
-	step(p, 1, "B", "h1", "data");
-	step(p, 2, "C", "h0", "adjacent");
-	step(p, 3, "E", "h1", "adjacent");
+	static const char *const want[][3] = {{"A", "h0", "-"},
+					      {"B", "h1", "data"},
+					      {"C", "h0", "adjacent"},
+					      {"E", "h1", "adjacent"}};
+	path_is(p, 4, want);
 	assert_int_equal(ns(json_object_array_get_idx(p, 1), "wait_s"), -3);
 	assert_int_equal(json_object_get_int(get(e, "data")), 1);
 	assert_int_equal(json_object_get_int(get(e, "data_between_hosts")), 1);
@@ -153,22 +169,18 @@ static void test_within_bound(void **st)
 	assert_int_equal(json_object_array_length(get(o, "off_path")), 0);
 	assert_string_equal(json_object_get_string(get(o, "order")), "task_edges");
 	json_object_put(o);
-	tza_htasks_free(&l);
 }
 
 static void test_exact_clocks(void **st)
 {
 	(void)st;
-	struct tza_htasks l;
-	tasks(&l);
 	/* bound 0: A ended after B started, so that edge is late too; B then
 	 * starts the path: B -> C -> E (303 + 250 beats A -> C -> E) */
-	json_object *o = run_json(&l, 0);
+	json_object *o = run_tasks(0);
 	json_object *p = get(o, "path"), *e = get(o, "edges");
-	assert_int_equal(json_object_array_length(p), 3);
-	step(p, 0, "B", "h1", "-");
-	step(p, 1, "C", "h0", "adjacent");
-	step(p, 2, "E", "h1", "adjacent");
+	static const char *const want[][3] = {
+	    {"B", "h1", "-"}, {"C", "h0", "adjacent"}, {"E", "h1", "adjacent"}};
+	path_is(p, 3, want);
 	assert_int_equal(json_object_get_int(get(e, "data")), 0);
 	assert_int_equal(json_object_get_int(get(e, "late")), 2);
 	assert_int_equal(ns(o, "before_first_s"), 97);
@@ -177,7 +189,6 @@ static void test_exact_clocks(void **st)
 			     ns(o, "after_last_s"),
 			 1000);
 	json_object_put(o);
-	tza_htasks_free(&l);
 }
 
 /* one host with no task on the path is named off it */
