@@ -56,7 +56,7 @@ int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify);
 /* Name, on stderr, host traces of one host (equal non-zero boot id) whose
  * event times overlap (after tza_fleet_check): the first TZA_OVERLAP_NOTES
  * pairs by name, then how many more. */
-#define TZA_OVERLAP_NOTES 3
+#define TZA_OVERLAP_NOTES 10
 void tza_fleet_note_overlaps(const char *cmd, const struct tza_fleet *f);
 /* tza_fleet_expand, tza_fleet_check (no verify) and
  * tza_fleet_note_overlaps: a command's opening over several hosts. 0, or -1

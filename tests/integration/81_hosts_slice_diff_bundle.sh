@@ -23,10 +23,7 @@
 #     reads in place as the run; --redact rewrites each member exactly as
 #     the redacted bundle of that host's own trace, without source paths.
 . "$(dirname "$0")/lib.sh"
-need_root
-cd "$T"
-unset TRACER_ANALYZE_PARTIAL
-command -v unshare >/dev/null || { echo "skip: unshare missing"; exit 77; }
+need_hosts mkfifo tar
 
 # three recorders at once; each host's command waits for the go file, so the
 # three recordings overlap however slowly the recorders start
