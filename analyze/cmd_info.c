@@ -259,6 +259,35 @@ static void json(tz_reader *r, const char *path)
 	fputs("]}", f);
 }
 
+/* The merge metadata a slice or recover of a run adds (tza_merge_write's
+ * extra), each a line or a JSON member when present. */
+static const char *const run_keys[][2] = {{"slice_of", "slice of"},
+					  {"slice_from_real_ns", "slice from"},
+					  {"slice_to_real_ns", "slice to"},
+					  {"recovered_from", "recovery of"}};
+
+static void run_meta(tz_multi *mt, int as_json)
+{
+	char safe[TZA_SAFE_BUF];
+	for (size_t k = 0; k < sizeof(run_keys) / sizeof(run_keys[0]); k++) {
+		const char *v = tz_multi_meta_get(mt, run_keys[k][0]);
+		if (!v)
+			continue;
+		if (as_json) {
+			printf(",\"%s\":", run_keys[k][0]);
+			tza_json_cstr(stdout, v);
+		} else {
+			char *end, iso[40];
+			long long ns = strtoll(v, &end, 10);
+			/* the window's ends (epoch ns) as UTC, else as written */
+			if (strstr(run_keys[k][0], "_real_ns") && *v && !*end &&
+			    *tza_fmt_utc(ns, iso, sizeof(iso)))
+				v = iso;
+			printf("%-13s %s\n", run_keys[k][1], tza_safe_str(safe, sizeof(safe), v));
+		}
+	}
+}
+
 /* A multi-host trace (FORMAT.md 18): the container, then each member's info
  * as a plain trace's, named PATH[i]. Returns 1 when a member could not be
  * opened (named on stderr), 0 otherwise. */
@@ -271,12 +300,14 @@ static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_re
 		tza_json_cstr(stdout, path);
 		printf(",\"multi_host\":true,\"merged_by\":");
 		tza_json_cstr(stdout, by ? by : "");
+		run_meta(mt, 1);
 		printf(",\"container_damage\":%" PRIu64 ",\"members\":[", tz_multi_damage(mt));
 	} else {
 		printf("file          %s\n", path);
 		printf("format        multi-host trace of %zu member%s (FORMAT.md 18)%s%s\n",
 		       tz_multi_count(mt), tza_plural(tz_multi_count(mt)), by ? ", merged by " : "",
 		       by ? by : "");
+		run_meta(mt, 0);
 	}
 	for (size_t i = 0; i < tz_multi_count(mt); i++) {
 		const struct tz_member *me = tz_multi_member(mt, i);

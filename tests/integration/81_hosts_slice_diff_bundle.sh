@@ -93,6 +93,11 @@ print("EARLY_KEPT=%d" % first.index(run0))
 PY
 . ./win.sh
 "$A" slice --from "$FROM" --to "$TO" run.tz w.tz 2>w.err || fail "slice --from --to of the merge: $(cat w.err)"
+"$A" info --json w.tz | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["slice_of"] == "run.tz" and int(d["slice_to_real_ns"]) > int(d["slice_from_real_ns"]) > 0, d
+assert "recovered_from" not in d' || fail "info of the slice: its slice_of and window"
 [ "$("$A" info --json w.tz | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["members"]))')" = 3 ] ||
 	fail "the window misses a host: $(cat w.err)"
 for n in 1 2 3; do
