@@ -242,8 +242,8 @@ int tza_fleet_check(const char *cmd, struct tza_fleet *f, int verify)
 		if (!r && tza_partial() && f->h[i].mt && tz_multi_is_container(f->h[i].mt)) {
 			/* --partial: a member that cannot even be opened is left out,
 			 * the others are read (FORMAT.md [X1]) */
-			tza_err("%s: note: '%s' left out (--partial): it cannot be read", cmd,
-				f->h[i].name);
+			tza_err("%s: note: '%s' left out%s: it cannot be read", cmd, f->h[i].name,
+				strcmp(cmd, "recover") ? " (--partial)" : "");
 			continue;
 		}
 		int rc = r ? check_one(cmd, &f->h[i], r, verify) : -1;

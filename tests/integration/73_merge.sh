@@ -175,7 +175,7 @@ python3 -c '
 import json; d = json.load(open("bad0.json"))
 assert [h["hostname"] for h in d["run"]["per_host"]] == ["node2", "node3"], d["run"]["per_host"]' || fail "--partial: the other members"
 "$A" recover bad0.tz rec-bad0.tz >/dev/null 2>s.err || fail "recover over an unreadable member: $(cat s.err)"
-grep -q "note: 'bad0.tz\[0\]' left out (--partial): it cannot be read" s.err || fail "recover's left-out note: $(cat s.err)"
+grep -q "recover: note: 'bad0.tz\[0\]' left out: it cannot be read" s.err || fail "recover's left-out note: $(cat s.err)"
 [ "$("$A" info --json rec-bad0.tz | python3 -c 'import json,sys; print(",".join(m["hostname"] for m in json.load(sys.stdin)["members"]))')" = node2,node3 ] ||
 	fail "recover of bad0.tz: not the two readable members"
 # damage in a MEMBER block: refused; --partial reads the other members and
