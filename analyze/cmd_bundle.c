@@ -330,18 +330,10 @@ static void rm_tree(const char *dir)
 	rmdir(dir);
 }
 
-static const char bundle_synopsis[] =
-	"usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
-	"Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
-	"tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
-	"timeline.png/.svg, cpu.png, mem.png, io.png,\n"
-	"README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
-	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n";
-
-/* --help after the options: the default patterns are redact.h's */
-static void bundle_epilog(FILE *f)
+/* --help after the options, before the examples: the default patterns are redact.h's */
+static void bundle_notes(FILE *f)
 {
-	fputs("\nThe archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
+	fputs("The archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
 	      "0600, the text reports and report.html 0600 (0644 with --redact), pictures,\n"
 	      "README.txt and MANIFEST 0644 (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
 	      "Default patterns (POSIX extended; \"(@\" opens the secret part, the '@' is\n"
@@ -350,19 +342,26 @@ static void bundle_epilog(FILE *f)
 	      f);
 	redact_print_patterns(f, "  ");
 	fputs("A comm is masked where the executable name it was cut from is, and\n"
-	      "wherever an equal comm was masked before (exit events).\n\n"
-	      "Examples:\n"
-	      "  tracer-analyze bundle run.tz -o report.tar.gz\n"
-	      "  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
-	      "  tracer-analyze tree report.tar.gz\n",
+	      "wherever an equal comm was masked before (exit events).\n",
 	      f);
 }
 
-static const struct tza_cmd_spec bundle_spec = {.name = "bundle",
-						.synopsis = bundle_synopsis,
-						.col = 28,
-						.nfiles = 0,
-						.epilog_fn = bundle_epilog};
+static const struct tza_cmd_spec bundle_spec = {
+    .name = "bundle",
+    .synopsis =
+	"usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
+	"Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
+	"tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
+	"timeline.png/.svg, cpu.png, mem.png, io.png,\n"
+	"README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
+	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n\n",
+    .examples =
+	"  tracer-analyze bundle run.tz -o report.tar.gz\n"
+	"  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
+	"  tracer-analyze tree report.tar.gz\n",
+    .col = 28,
+    .notes_fn = bundle_notes,
+};
 
 struct member {
 	const char *name;

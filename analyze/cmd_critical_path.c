@@ -12,48 +12,41 @@
 #include "task.h"
 #include "textsafe.h"
 
-static const char critpath_synopsis[] =
-	"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE...\n"
-	"\n"
-	"The chain of processes that determined the makespan of the recorded command:\n"
-	"from the root's end, walk back through the child whose end released its\n"
-	"waiting parent (the latest-ending child), down into that child, and back up\n"
-	"to the parent at the child's start. Every nanosecond of the makespan is given\n"
-	"to exactly one process, so the per-tool attribution sums to the makespan.\n"
-	"Pipelines: a process's own time goes to a sibling forked within 20 ms of it\n"
-	"while that sibling ran, when the sibling lived beside it for at least half\n"
-	"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
-	"rate is at least twice the process's and at least a tenth of the trace's\n"
-	"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n"
-	"\n"
-	"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
-	"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
-	"records), else (no records) when A ended before B started and A's parent is\n"
-	"B's parent or its ancestor. The path ends at the task that ended last and\n"
-	"is the chain into it with the most task wall; each step's wait is its start\n"
-	"minus its predecessor's end. before first + walls + waits + after last\n"
-	"= the makespan, exactly.\n"
-	"\n"
-	"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
-	"own path, chained across hosts by time adjacency (the part that ended last\n"
-	"before a host's part started comes before it). --by task|rule: one chain\n"
-	"over every host's tasks: by the workflow's records on any host (data), on\n"
-	"one host by time and process tree, else into a task without records by\n"
-	"time alone from another host (adjacent); docs: MANY HOSTS.\n"
-	"\n";
-
-static const char critpath_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze critical-path trace.tz\n"
-	"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
-	"  tracer-analyze critical-path --by rule trace.tz\n";
-
-static const struct tza_cmd_spec critical_path_spec = {.name = "critical-path",
-						       .synopsis = critpath_synopsis,
-						       .epilog = critpath_epilog,
-						       .col = 17,
-						       .nfiles = 0};
+static const struct tza_cmd_spec critical_path_spec = {
+    .name = "critical-path",
+    .synopsis = "usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE...\n"
+		"\n"
+		"The chain of processes that determined the makespan of the recorded command:\n"
+		"from the root's end, walk back through the child whose end released its\n"
+		"waiting parent (the latest-ending child), down into that child, and back up\n"
+		"to the parent at the child's start. Every nanosecond of the makespan is given\n"
+		"to exactly one process, so the per-tool attribution sums to the makespan.\n"
+		"Pipelines: a process's own time goes to a sibling forked within 20 ms of it\n"
+		"while that sibling ran, when the sibling lived beside it for at least half\n"
+		"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
+		"rate is at least twice the process's and at least a tenth of the trace's\n"
+		"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n"
+		"\n"
+		"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
+		"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
+		"records), else (no records) when A ended before B started and A's parent is\n"
+		"B's parent or its ancestor. The path ends at the task that ended last and\n"
+		"is the chain into it with the most task wall; each step's wait is its start\n"
+		"minus its predecessor's end. before first + walls + waits + after last\n"
+		"= the makespan, exactly.\n"
+		"\n"
+		"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
+		"own path, chained across hosts by time adjacency (the part that ended last\n"
+		"before a host's part started comes before it). --by task|rule: one chain\n"
+		"over every host's tasks: by the workflow's records on any host (data), on\n"
+		"one host by time and process tree, else into a task without records by\n"
+		"time alone from another host (adjacent); docs: MANY HOSTS.\n"
+		"\n",
+    .examples = "  tracer-analyze critical-path trace.tz\n"
+		"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
+		"  tracer-analyze critical-path --by rule trace.tz\n",
+    .col = 17,
+};
 
 static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
 					[TZA_EDGE_TIME] = "time"};

@@ -15,28 +15,24 @@
 #include "report.h"
 #include "textsafe.h"
 
-static const char idle_synopsis[] =
+static const struct tza_cmd_spec idle_spec = {
+    .name = "idle",
+    .synopsis =
 	"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
 	"                           [-n N] [--all] [--json] FILE...\n"
 	"\n"
 	"List the stretches where the machine used under PCT% of its cores for at least\n"
 	"DUR, and the recorded processes alive during each (who the run was waiting on).\n"
-	"\n";
-
-static const char idle_epilog[] =
-	"\n"
-	"Several traces (files, a directory of .tz files, a merge) are one run on\n"
-	"several hosts: one line per host, its idle time as a share of the run's span\n"
-	"(the run outside its trace counted apart: not recorded), then each host's own\n"
-	"idle (docs/tracer-analyze.md, MANY HOSTS).\n"
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze idle trace.tz\n"
-	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n"
-	"  tracer-analyze idle node1.tz node2.tz node3.tz\n";
-
-static const struct tza_cmd_spec idle_spec = {
-    .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 0};
+	"\n",
+    .notes = "Several traces (files, a directory of .tz files, a merge) are one run on\n"
+	     "several hosts: one line per host, its idle time as a share of the run's span\n"
+	     "(the run outside its trace counted apart: not recorded), then each host's own\n"
+	     "idle (docs/tracer-analyze.md, MANY HOSTS).\n",
+    .examples = "  tracer-analyze idle trace.tz\n"
+		"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n"
+		"  tracer-analyze idle node1.tz node2.tz node3.tz\n",
+    .col = 26,
+};
 
 /* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
 static int parse_dur(const char *s, uint64_t *ns)

@@ -15,7 +15,9 @@
 #include "task.h"
 #include "textsafe.h"
 
-static const char rs_synopsis[] =
+static const struct tza_cmd_spec rightsize_spec = {
+    .name = "rightsize",
+    .synopsis =
 	"usage: tracer-analyze rightsize [--by rule|task] [--task REGEX] [--headroom PCT]\n"
 	"                                [--config nextflow|snakemake|both|none] [--json] FILE...\n"
 	"\n"
@@ -39,16 +41,11 @@ static const char rs_synopsis[] =
 	"host samples) from the first task's start to the last one's end.\n"
 	"Several FILEs, a directory or a merge (a run on several hosts): each rule's\n"
 	"tasks on every host together (docs: MANY HOSTS).\n"
-	"\n";
-
-static const char rs_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze rightsize trace.tz\n"
-	"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n";
-
-static const struct tza_cmd_spec rightsize_spec = {
-    .name = "rightsize", .synopsis = rs_synopsis, .epilog = rs_epilog, .col = 22, .nfiles = 0};
+	"\n",
+    .examples = "  tracer-analyze rightsize trace.tz\n"
+		"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n",
+    .col = 22,
+};
 
 /* One rule's figures */
 struct rs {

@@ -14,7 +14,9 @@
 #include "task.h"
 #include "textsafe.h"
 
-static const char summary_synopsis[] =
+static const struct tza_cmd_spec summary_spec = {
+    .name = "summary",
+    .synopsis =
 	"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE...\n"
 	"       tracer-analyze summary --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
 	"                              [-n N] FILE\n"
@@ -35,21 +37,13 @@ static const char summary_synopsis[] =
 	"'tracer-analyze merge'): the run first (hosts, wall-clock span, totals,\n"
 	"each host's share, the top tools across hosts), then each host's summary.\n"
 	"A process seen by two traces of one host (same boot id) counts once.\n"
-	"\n";
-
-static const char summary_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze summary trace.tz\n"
-	"  tracer-analyze summary --json trace.tz | jq .counts\n"
-	"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
-	"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n";
-
-static const struct tza_cmd_spec summary_spec = {.name = "summary",
-						 .synopsis = summary_synopsis,
-						 .epilog = summary_epilog,
-						 .col = 19,
-						 .nfiles = 0};
+	"\n",
+    .examples = "  tracer-analyze summary trace.tz\n"
+		"  tracer-analyze summary --json trace.tz | jq .counts\n"
+		"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
+		"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n",
+    .col = 19,
+};
 
 static const char *meta(tz_reader *r, const char *k)
 {
