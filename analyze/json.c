@@ -340,32 +340,23 @@ void tza_line_grow(struct tza_line *l, size_t more)
 void tza_line_puts(struct tza_line *l, const char *s)
 {
 	size_t n = strlen(s);
-	if (l->cap - l->n < n) {
-		tza_line_grow(l, n);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, n))
+		return;
 	memcpy(l->p + l->n, s, n);
 	l->n += n;
 }
 
 void tza_line_u64(struct tza_line *l, uint64_t v)
 {
-	if (l->cap - l->n < 20) {
-		tza_line_grow(l, 20);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 20))
+		return;
 	l->n += tza_fmt_u64(l->p + l->n, v);
 }
 
 void tza_line_i64(struct tza_line *l, int64_t v)
 {
-	if (l->cap - l->n < 21) {
-		tza_line_grow(l, 21);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 21))
+		return;
 	l->n += tza_fmt_i64(l->p + l->n, v);
 }
 
@@ -382,11 +373,8 @@ void tza_line_fixed(struct tza_line *l, double v, int decimals)
 
 void tza_line_json_secs(struct tza_line *l, int64_t ns)
 {
-	if (l->cap - l->n < 32) {
-		tza_line_grow(l, 32);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 32))
+		return;
 	l->n += secs_fmt(l->p + l->n, ns);
 }
 
@@ -407,11 +395,8 @@ void tza_line_json_str(struct tza_line *l, const void *buf, size_t len)
 	const uint8_t *s = buf;
 	size_t i = 0;
 	/* worst case 6 bytes out per byte in, and the quotes */
-	if (l->cap - l->n < 6 * len + 2) {
-		tza_line_grow(l, 6 * len + 2);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 6 * len + 2))
+		return;
 	char *o = l->p + l->n;
 	*o++ = '"';
 	while (i < len) {

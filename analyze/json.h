@@ -79,14 +79,20 @@ struct tza_line {
 
 /* Make room for `more` bytes (sets err when it cannot). */
 void tza_line_grow(struct tza_line *l, size_t more);
+/* Room for `more` bytes after the used ones: 0, or -1 when it could not be
+ * made (err set; the caller writes nothing). */
+static inline int tza_line_room(struct tza_line *l, size_t more)
+{
+	if (l->cap - l->n >= more)
+		return 0;
+	tza_line_grow(l, more);
+	return l->err ? -1 : 0;
+}
 
 static inline void tza_line_put(struct tza_line *l, const void *s, size_t n)
 {
-	if (l->cap - l->n < n) {
-		tza_line_grow(l, n);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, n))
+		return;
 	if (n) {
 		char *d = l->p + l->n;
 		for (size_t i = 0; i < n; i++) /* short pieces: no memcpy call */
@@ -96,11 +102,8 @@ static inline void tza_line_put(struct tza_line *l, const void *s, size_t n)
 }
 static inline void tza_line_putc(struct tza_line *l, char c)
 {
-	if (l->cap == l->n) {
-		tza_line_grow(l, 1);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 1))
+		return;
 	l->p[l->n++] = c;
 }
 /* A string literal (its size known at compile time). */
