@@ -48,9 +48,6 @@ static const struct tza_cmd_spec critical_path_spec = {
     .col = 17,
 };
 
-static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
-					[TZA_EDGE_TIME] = "time"};
-
 /* --by task|rule: the path of tasks (task.h tza_task_path) over the run's
  * span from c (the root's). 0, or -1 out of memory. */
 static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *c,
@@ -102,10 +99,7 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 			fputs(",\"wait_s\":", f);
 			tza_json_secs(f, (int64_t)s->wait_ns);
 			fputs(",\"edge\":", f);
-			if (edge_name[s->edge])
-				tza_json_cstr(f, edge_name[s->edge]);
-			else
-				fputs("null", f);
+			tza_json_cstr(f, tza_task_edge_name(s->edge, NULL));
 			fputs(",\"share\":", f);
 			tza_json_num(f, (double)(k->end_ns - k->start_ns) / ms);
 			fputc('}', f);
@@ -139,8 +133,7 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 					(double)(int64_t)(k->end_ns - m->t0_ns) / 1e9,
 					tza_fmt_dur(b1, sizeof(b1), w),
 					i ? tza_fmt_dur(b2, sizeof(b2), s->wait_ns) : "-",
-					100.0 * (double)w / ms,
-					edge_name[s->edge] ? edge_name[s->edge] : "-",
+					100.0 * (double)w / ms, tza_task_edge_name(s->edge, "-"),
 					tza_safe_str(sk, sizeof(sk),
 						     by == TZA_BY_RULE ? k->name : k->key));
 			}

@@ -145,11 +145,6 @@ static uint32_t link(const void *ctx, uint32_t ia, uint32_t ib, int data)
 	return TZA_EDGE_NONE;
 }
 
-static const char *const edge_name[TZA_EDGE_N] = {[TZA_EDGE_NONE] = NULL,
-						  [TZA_EDGE_DATA] = "data",
-						  [TZA_EDGE_TIME] = "time",
-						  [TZA_EDGE_ADJACENT] = "adjacent"};
-
 /* What the printers need */
 struct hp {
 	const struct tza_hosts_run *run;
@@ -200,7 +195,7 @@ static void text(FILE *o, const struct hp *h)
 		fprintf(o, "  %10.3f %10.3f %10s %10s %8s  %-20.20s ", secs(k->w0 - u->r0),
 			secs(k->w1 - u->r0), tza_fmt_dur(b1, sizeof(b1), (uint64_t)(k->w1 - k->w0)),
 			i ? tza_fmt_sdur(b2, sizeof(b2), s->wait_ns) : "-",
-			edge_name[s->edge] ? edge_name[s->edge] : "-",
+			tza_task_edge_name(s->edge, "-"),
 			tza_safe_str(sk, sizeof(sk), u->hostname[k->host]));
 		tza_safe_puts(o, u->by == TZA_BY_RULE ? k->rule : k->key);
 		fputc('\n', o);
@@ -265,10 +260,7 @@ static void json(FILE *o, const struct hp *h)
 		jsecs(o, "wall_s", k->w1 - k->w0);
 		jsecs(o, "wait_s", s->wait_ns);
 		fputs(",\"edge\":", o);
-		if (edge_name[s->edge])
-			tza_json_cstr(o, edge_name[s->edge]);
-		else
-			fputs("null", o);
+		tza_json_cstr(o, tza_task_edge_name(s->edge, NULL));
 		fputc('}', o);
 	}
 	fputs("],\"off_path\":[", o);
