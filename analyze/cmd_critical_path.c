@@ -69,14 +69,10 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 		fputs("{\"makespan_s\":", f);
 		tza_json_secs(f, (int64_t)c->makespan_ns);
 		fputs(by == TZA_BY_RULE ? ",\"by\":\"rule\"" : ",\"by\":\"task\"", f);
-		fputs(",\"before_first_s\":", f);
-		tza_json_secs(f, before);
-		fputs(",\"after_last_s\":", f);
-		tza_json_secs(f, after);
-		fputs(",\"wall_s\":", f);
-		tza_json_secs(f, (int64_t)tp.wall_ns);
-		fputs(",\"wait_s\":", f);
-		tza_json_secs(f, (int64_t)tp.wait_ns);
+		tza_json_key_secs(f, "before_first_s", before);
+		tza_json_key_secs(f, "after_last_s", after);
+		tza_json_key_secs(f, "wall_s", (int64_t)tp.wall_ns);
+		tza_json_key_secs(f, "wait_s", (int64_t)tp.wait_ns);
 		fprintf(f, ",\"edges\":{\"data\":%u,\"time\":%u,\"late\":%u},\"path\":[",
 			tp.data_edges, tp.time_edges, tp.late);
 		for (uint32_t i = 0; i < tp.n; i++) {
@@ -92,12 +88,9 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 			tza_json_cstr(f, k->id);
 			fprintf(f, ",\"pid\":%u,\"start_s\":", k->root->pid);
 			tza_json_secs(f, (int64_t)(k->start_ns - m->t0_ns));
-			fputs(",\"end_s\":", f);
-			tza_json_secs(f, (int64_t)(k->end_ns - m->t0_ns));
-			fputs(",\"wall_s\":", f);
-			tza_json_secs(f, (int64_t)(k->end_ns - k->start_ns));
-			fputs(",\"wait_s\":", f);
-			tza_json_secs(f, (int64_t)s->wait_ns);
+			tza_json_key_secs(f, "end_s", (int64_t)(k->end_ns - m->t0_ns));
+			tza_json_key_secs(f, "wall_s", (int64_t)(k->end_ns - k->start_ns));
+			tza_json_key_secs(f, "wait_s", (int64_t)s->wait_ns);
 			fputs(",\"edge\":", f);
 			tza_json_cstr(f, tza_task_edge_name(s->edge, NULL));
 			fputs(",\"share\":", f);
@@ -162,20 +155,16 @@ static void path_json(FILE *f, const struct tza_model *m, const struct tza_crit 
 		tza_json_cstr(f, tza_proc_id(p, idb));
 		fprintf(f, ",\"pid\":%u,\"tool\":", p->pid);
 		tza_json_cstr(f, tza_proc_key(p, by));
-		fputs(",\"start_s\":", f);
-		tza_json_secs(f, (int64_t)(p->start_ns - m->t0_ns));
-		fputs(",\"end_s\":", f);
-		tza_json_secs(f, (int64_t)(tza_proc_end(m, p) - m->t0_ns));
-		fputs(",\"critical_s\":", f);
-		tza_json_secs(f, (int64_t)cr.proc_ns[p->index]);
+		tza_json_key_secs(f, "start_s", (int64_t)(p->start_ns - m->t0_ns));
+		tza_json_key_secs(f, "end_s", (int64_t)(tza_proc_end(m, p) - m->t0_ns));
+		tza_json_key_secs(f, "critical_s", (int64_t)cr.proc_ns[p->index]);
 		fputc('}', f);
 	}
 	fputs("],\"by_tool\":[", f);
 	for (uint32_t i = 0; i < cr.ntools; i++) {
 		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
 		tza_json_cstr(f, cr.by_tool[i].tool);
-		fputs(",\"seconds\":", f);
-		tza_json_secs(f, (int64_t)cr.by_tool[i].ns);
+		tza_json_key_secs(f, "seconds", (int64_t)cr.by_tool[i].ns);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

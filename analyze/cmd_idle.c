@@ -260,10 +260,8 @@ static void stretch_json(FILE *f, const struct tza_model *m, const struct tza_id
 	double hb = id->basis ? tza_host_busy(m, x->a, x->b) : -1;
 	fputs(k ? ",{\"start_s\":" : "{\"start_s\":", f);
 	tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
-	fputs(",\"end_s\":", f);
-	tza_json_secs(f, (int64_t)(x->b - m->t0_ns));
-	fputs(",\"duration_s\":", f);
-	tza_json_secs(f, (int64_t)(x->b - x->a));
+	tza_json_key_secs(f, "end_s", (int64_t)(x->b - m->t0_ns));
+	tza_json_key_secs(f, "duration_s", (int64_t)(x->b - x->a));
 	fputs(",\"mean_cores\":", f);
 	tza_json_num(f, round(cores * 1000) / 1000);
 	fputs(",\"host_cores\":", f); /* the host beside the procs basis */
@@ -279,8 +277,7 @@ static void stretch_json(FILE *f, const struct tza_model *m, const struct tza_id
 		tza_json_cstr(f, tza_proc_id(p, idb));
 		fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
 		tza_json_cstr(f, tza_proc_key((struct tza_proc *)p, TZA_BY_TOOL));
-		fputs(",\"cpu_s\":", f);
-		tza_json_secs(f, (int64_t)w[i].cpu_ns);
+		tza_json_key_secs(f, "cpu_s", (int64_t)w[i].cpu_ns);
 		fprintf(f, ",\"whole\":%s}", w[i].whole ? "true" : "false");
 	}
 	fputs("]}", f);
@@ -330,8 +327,7 @@ static uint64_t idle_print(FILE *f, const char *path, const struct tza_model *m,
 		tza_json_cstr(f, path);
 		fputs(",\"threshold_pct\":", f);
 		tza_json_num(f, o->threshold);
-		fputs(",\"min_duration_s\":", f);
-		tza_json_secs(f, (int64_t)o->min_ns);
+		tza_json_key_secs(f, "min_duration_s", (int64_t)o->min_ns);
 		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[",
 			id->basis ? "procs" : "host", id->ncpus);
 	} else {
@@ -357,8 +353,7 @@ static uint64_t idle_print(FILE *f, const char *path, const struct tza_model *m,
 	if (o->json) {
 		fputs("],\"idle_s\":", f);
 		tza_json_secs(f, (int64_t)idle_ns);
-		fputs(",\"span_s\":", f);
-		tza_json_secs(f, (int64_t)span);
+		tza_json_key_secs(f, "span_s", (int64_t)span);
 		fputs("}\n", f);
 	} else {
 		fprintf(f, "%s%u stretch%s, %s idle of %s (%.1f%%)\n", shown ? "\n" : "", shown,

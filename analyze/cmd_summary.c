@@ -227,8 +227,7 @@ static void json_head(FILE *f, struct tza_summary *s)
 	tza_json_cstr(f, s->ws);
 	fputs(",\"end\":", f);
 	tza_json_cstr(f, s->we);
-	fputs(",\"duration_s\":", f);
-	tza_json_secs(f, (int64_t)s->duration);
+	tza_json_key_secs(f, "duration_s", (int64_t)s->duration);
 	fprintf(f,
 		",\"counts\":{\"events\":%llu,\"processes\":%u,\"pre_existing\":%llu,"
 		"\"execs\":%llu,\"failed_execs\":%llu,\"nonzero_exits\":%llu,"
@@ -375,8 +374,7 @@ static void json_tables(FILE *f, const struct tza_summary *s)
 		tza_json_cstr(f, x->key);
 		fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
 		tza_json_secs(f, (int64_t)x->wall_ns);
-		fputs(",\"cpu_s\":", f);
-		tza_json_secs(f, (int64_t)x->cpu_ns);
+		tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
 		fputs(",\"mean_cores\":", f);
 		tza_json_num(f, tza_group_cores(x));
 		fprintf(f,
@@ -392,8 +390,7 @@ static void json_tables(FILE *f, const struct tza_summary *s)
 	for (uint32_t i = 0; i < s->nc; i++) {
 		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
 		tza_json_cstr(f, s->cr.by_tool[i].tool);
-		fputs(",\"seconds\":", f);
-		tza_json_secs(f, (int64_t)s->cr.by_tool[i].ns);
+		tza_json_key_secs(f, "seconds", (int64_t)s->cr.by_tool[i].ns);
 		fputc('}', f);
 	}
 	fputs("]}}\n", f);

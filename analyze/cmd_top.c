@@ -119,8 +119,7 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	tza_json_cstr(f, x->key);
 	fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
 	tza_json_secs(f, (int64_t)x->wall_ns);
-	fputs(",\"cpu_s\":", f);
-	tza_json_secs(f, (int64_t)x->cpu_ns);
+	tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
 	fputs(",\"max_cores\":", f);
 	tza_json_num(f, x->max_cores);
 	fprintf(f,

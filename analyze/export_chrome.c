@@ -128,8 +128,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 		fprintf(f, ",\"signal\":%d", p->signal);
 	else
 		fprintf(f, ",\"exit_code\":%d", p->exit_code);
-	fputs(",\"cpu_s\":", f);
-	tza_json_secs(f, (int64_t)tza_proc_cpu(p));
+	tza_json_key_secs(f, "cpu_s", (int64_t)tza_proc_cpu(p));
 	fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)p->maxrss_kib);
 	for (uint32_t k = 0; k < p->nexecs; k++) {
 		const struct tza_exec *x = &p->execs[k];

@@ -266,6 +266,12 @@ void tza_json_secs(FILE *f, int64_t ns)
 	fwrite(b, 1, secs_fmt(b, ns), f);
 }
 
+void tza_json_key_secs(FILE *f, const char *key, int64_t ns)
+{
+	fprintf(f, ",\"%s\":", key);
+	tza_json_secs(f, ns);
+}
+
 /* tza_json_num's text into b (48 bytes); -1: ask snprintf */
 static int num_fmt(char *b, double v)
 {

@@ -45,6 +45,9 @@ static inline uint32_t tza_argv_arglen(const uint8_t *p, uint32_t left)
 }
 /* A number of seconds from ns, with 9 decimals, trailing zeros trimmed. */
 void tza_json_secs(FILE *f, int64_t ns);
+/* A member after an object's first: ,"key":SECONDS (tza_json_secs). key is
+ * written as it is (a name of ours, nothing to escape). */
+void tza_json_key_secs(FILE *f, const char *key, int64_t ns);
 /* A finite double: integers plainly, else up to 6 decimals ("0" for NaN/inf). */
 void tza_json_num(FILE *f, double v);
 

@@ -329,8 +329,7 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		fprintf(o, ",\"processes\":%" PRIu64 ",\"hosts\":%u,\"cpu_s\":", g->count,
 			g->hosts);
 		tza_json_secs(o, (int64_t)g->cpu_ns);
-		fputs(",\"wall_s\":", o);
-		tza_json_secs(o, (int64_t)g->wall_ns);
+		tza_json_key_secs(o, "wall_s", (int64_t)g->wall_ns);
 		fprintf(o, ",\"failed\":%" PRIu64 "}", g->failed);
 	}
 	fputs("]},\"hosts\":[", o);

@@ -217,23 +217,16 @@ static void text(FILE *o, const struct hp *h)
 		tza_fmt_sdur(b4, sizeof(b4), tp->wait_ns), tza_fmt_sdur(b5, sizeof(b5), h->after));
 }
 
-/* ,"key":SECONDS */
-static void jsecs(FILE *o, const char *key, int64_t ns)
-{
-	fprintf(o, ",\"%s\":", key);
-	tza_json_secs(o, ns);
-}
-
 static void json(FILE *o, const struct hp *h)
 {
 	const struct tza_hosts_run *u = h->run;
 	const struct tza_tp *tp = &h->tp;
 	tza_clock_json_head(o, "task_edges", u->r0 != 0, u->r0, u->r1, u->bound_ns, u->note);
 	fputs(u->by == TZA_BY_RULE ? ",\"by\":\"rule\"" : ",\"by\":\"task\"", o);
-	jsecs(o, "before_first_s", h->before);
-	jsecs(o, "after_last_s", h->after);
-	jsecs(o, "wall_s", tp->wall_ns);
-	jsecs(o, "wait_s", tp->wait_ns);
+	tza_json_key_secs(o, "before_first_s", h->before);
+	tza_json_key_secs(o, "after_last_s", h->after);
+	tza_json_key_secs(o, "wall_s", tp->wall_ns);
+	tza_json_key_secs(o, "wait_s", tp->wait_ns);
 	fprintf(o,
 		",\"edges\":{\"data\":%u,\"data_between_hosts\":%u,\"time\":%u,\"adjacent\":%u,"
 		"\"late\":%u},\"path\":[",
@@ -255,10 +248,10 @@ static void json(FILE *o, const struct hp *h)
 		fputs(",\"id\":", o);
 		tza_json_cstr(o, k->id);
 		fprintf(o, ",\"pid\":%u", k->pid);
-		jsecs(o, "start_s", k->w0 - u->r0);
-		jsecs(o, "end_s", k->w1 - u->r0);
-		jsecs(o, "wall_s", k->w1 - k->w0);
-		jsecs(o, "wait_s", s->wait_ns);
+		tza_json_key_secs(o, "start_s", k->w0 - u->r0);
+		tza_json_key_secs(o, "end_s", k->w1 - u->r0);
+		tza_json_key_secs(o, "wall_s", k->w1 - k->w0);
+		tza_json_key_secs(o, "wait_s", s->wait_ns);
 		fputs(",\"edge\":", o);
 		tza_json_cstr(o, tza_task_edge_name(s->edge, NULL));
 		fputc('}', o);
