@@ -80,21 +80,16 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 			const struct tza_task *k = s->task;
 			fputs(i ? ",{\"task\":" : "{\"task\":", f);
 			tza_json_cstr(f, k->key);
-			fputs(",\"rule\":", f);
-			tza_json_cstr(f, k->name);
-			fputs(",\"kind\":", f);
-			tza_json_cstr(f, tza_task_kind_name(k->kind));
-			fputs(",\"id\":", f);
-			tza_json_cstr(f, k->id);
+			tza_json_key_cstr(f, "rule", k->name);
+			tza_json_key_cstr(f, "kind", tza_task_kind_name(k->kind));
+			tza_json_key_cstr(f, "id", k->id);
 			fprintf(f, ",\"pid\":%u,\"start_s\":", k->root->pid);
 			tza_json_secs(f, (int64_t)(k->start_ns - m->t0_ns));
 			tza_json_key_secs(f, "end_s", (int64_t)(k->end_ns - m->t0_ns));
 			tza_json_key_secs(f, "wall_s", (int64_t)(k->end_ns - k->start_ns));
 			tza_json_key_secs(f, "wait_s", (int64_t)s->wait_ns);
-			fputs(",\"edge\":", f);
-			tza_json_cstr(f, tza_task_edge_name(s->edge, NULL));
-			fputs(",\"share\":", f);
-			tza_json_num(f, (double)(k->end_ns - k->start_ns) / ms);
+			tza_json_key_cstr(f, "edge", tza_task_edge_name(s->edge, NULL));
+			tza_json_key_num(f, "share", (double)(k->end_ns - k->start_ns) / ms);
 			fputc('}', f);
 		}
 		fputs("]}\n", f);

@@ -262,8 +262,7 @@ static void stretch_json(FILE *f, const struct tza_model *m, const struct tza_id
 	tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
 	tza_json_key_secs(f, "end_s", (int64_t)(x->b - m->t0_ns));
 	tza_json_key_secs(f, "duration_s", (int64_t)(x->b - x->a));
-	fputs(",\"mean_cores\":", f);
-	tza_json_num(f, round(cores * 1000) / 1000);
+	tza_json_key_num(f, "mean_cores", round(cores * 1000) / 1000);
 	fputs(",\"host_cores\":", f); /* the host beside the procs basis */
 	if (hb >= 0)
 		tza_json_num(f, round(hb * id->ncpus * 1000) / 1000);
@@ -325,8 +324,7 @@ static uint64_t idle_print(FILE *f, const char *path, const struct tza_model *m,
 	if (o->json) {
 		fprintf(f, "{\"file\":");
 		tza_json_cstr(f, path);
-		fputs(",\"threshold_pct\":", f);
-		tza_json_num(f, o->threshold);
+		tza_json_key_num(f, "threshold_pct", o->threshold);
 		tza_json_key_secs(f, "min_duration_s", (int64_t)o->min_ns);
 		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[",
 			id->basis ? "procs" : "host", id->ncpus);

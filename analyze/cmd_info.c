@@ -284,8 +284,7 @@ static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_re
 		if (as_json) {
 			printf("%s{\"member\":%zu,\"source\":", i ? "," : "", i);
 			tza_json_cstr(stdout, me->source);
-			fputs(",\"hostname\":", stdout);
-			tza_json_cstr(stdout, me->hostname);
+			tza_json_key_cstr(stdout, "hostname", me->hostname);
 			printf(",\"offset\":%" PRIu64 ",\"bytes\":%" PRIu64
 			       ",\"partial\":%s,\"cut\":%s,\"duplicate_of\":",
 			       me->off, me->len, me->flags & TZ_MEMBER_PARTIAL ? "true" : "false",

@@ -312,15 +312,12 @@ static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double b
 			tza_json_num(f, (double)x->req_time_ms / 1e3);
 		else
 			fputs("null", f);
-		fputs(",\"max_cores\":", f);
-		tza_json_num(f, x->max_cores);
-		fputs(",\"mean_cores\":", f);
-		tza_json_num(f, x->wall_s > 0 ? x->cpu_s / x->wall_s : 0);
+		tza_json_key_num(f, "max_cores", x->max_cores);
+		tza_json_key_num(f, "mean_cores", x->wall_s > 0 ? x->cpu_s / x->wall_s : 0);
 		fprintf(f, ",\"peak_rss_bytes\":%llu,\"max_wall_s\":",
 			(unsigned long long)x->peak_kib * 1024);
 		tza_json_num(f, x->max_wall_s);
-		fputs(",\"mean_wall_s\":", f);
-		tza_json_num(f, x->tasks ? x->wall_s / x->tasks : 0);
+		tza_json_key_num(f, "mean_wall_s", x->tasks ? x->wall_s / x->tasks : 0);
 		fprintf(f, ",\"suggest\":{\"cpus\":%u,\"memory_bytes\":%llu,\"time_s\":%llu},\"flags\":[",
 			x->sug_cpus, (unsigned long long)x->sug_mem, (unsigned long long)x->sug_time_s);
 		flags_out(f, x->flags, 1);

@@ -202,8 +202,7 @@ static void json_head(FILE *f, struct tza_summary *s)
 	tza_json_cstr(f, s->path);
 	fputs(",\"host\":{\"hostname\":", f);
 	tza_json_cstr(f, meta(r, "hostname"));
-	fputs(",\"kernel\":", f);
-	tza_json_cstr(f, meta(r, "kernel"));
+	tza_json_key_cstr(f, "kernel", meta(r, "kernel"));
 	if (s->mi.ncpus) /* null: unknown (absent or out of range) */
 		fprintf(f, ",\"cpus\":%u", s->mi.ncpus);
 	else
@@ -211,22 +210,17 @@ static void json_head(FILE *f, struct tza_summary *s)
 	fprintf(f, ",\"memory_kib\":%llu},\"recorder\":{\"version\":",
 		(unsigned long long)s->mi.mem_kib);
 	tza_json_cstr(f, meta(r, "recorder_version"));
-	fputs(",\"cmdline\":", f);
-	tza_json_cstr(f, meta(r, "recorder_cmdline"));
-	fputs(",\"command\":", f);
-	tza_json_cstr(f, meta(r, "command"));
-	fputs(",\"mode\":", f);
-	tza_json_cstr(f, meta(r, "mode"));
-	fputs(",\"traced\":", f);
-	tza_json_cstr(f, tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb)));
+	tza_json_key_cstr(f, "cmdline", meta(r, "recorder_cmdline"));
+	tza_json_key_cstr(f, "command", meta(r, "command"));
+	tza_json_key_cstr(f, "mode", meta(r, "mode"));
+	tza_json_key_cstr(f, "traced", tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb)));
 	fprintf(f, ",\"exec_failures\":%s,\"stop_reason\":", s->xf_recorded ? "true" : "false");
 	tza_json_cstr(f, meta(r, "stop_reason"));
 	const char *unw = meta(r, "events_unwritten");
 	fprintf(f, ",\"events_unwritten\":%s},\"start\":",
 		unw && *unw && strspn(unw, "0123456789") == strlen(unw) ? unw : "null");
 	tza_json_cstr(f, s->ws);
-	fputs(",\"end\":", f);
-	tza_json_cstr(f, s->we);
+	tza_json_key_cstr(f, "end", s->we);
 	tza_json_key_secs(f, "duration_s", (int64_t)s->duration);
 	fprintf(f,
 		",\"counts\":{\"events\":%llu,\"processes\":%u,\"pre_existing\":%llu,"
@@ -375,8 +369,7 @@ static void json_tables(FILE *f, const struct tza_summary *s)
 		fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
 		tza_json_secs(f, (int64_t)x->wall_ns);
 		tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
-		fputs(",\"mean_cores\":", f);
-		tza_json_num(f, tza_group_cores(x));
+		tza_json_key_num(f, "mean_cores", tza_group_cores(x));
 		fprintf(f,
 			",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
 			"\"rchar\":%llu,\"wchar\":%llu}",

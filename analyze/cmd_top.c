@@ -111,8 +111,7 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	if (row->host) {
 		fputs("\"host\":", f);
 		tza_json_cstr(f, row->host);
-		fputs(",\"trace\":", f);
-		tza_json_cstr(f, row->trace);
+		tza_json_key_cstr(f, "trace", row->trace);
 		fputc(',', f);
 	}
 	fputs("\"tool\":", f);
@@ -120,8 +119,7 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
 	tza_json_secs(f, (int64_t)x->wall_ns);
 	tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
-	fputs(",\"max_cores\":", f);
-	tza_json_num(f, x->max_cores);
+	tza_json_key_num(f, "max_cores", x->max_cores);
 	fprintf(f,
 		",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
 		"\"critical_s\":",

@@ -392,8 +392,7 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		const struct cpart *p = &u->p[i];
 		fputs(k ? ",{\"host\":" : "{\"host\":", o);
 		tza_json_cstr(o, p->hostname);
-		fputs(",\"trace\":", o);
-		tza_json_cstr(o, p->trace);
+		tza_json_key_cstr(o, "trace", p->trace);
 		tza_json_key_secs(o, "start_s", p->w0 - u->r0);
 		tza_json_key_secs(o, "end_s", p->w1 - u->r0);
 		tza_json_key_secs(o, "makespan_s", p->w1 - p->w0);

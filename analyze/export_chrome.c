@@ -109,10 +109,8 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"id\":", track, p->pid);
 	char idb[TZA_ID_MAX];
 	tza_json_cstr(f, tza_proc_id(p, idb));
-	fputs(",\"parent_id\":", f);
-	tza_json_cstr(f, p->parent ? tza_proc_id(p->parent, idb) : NULL);
-	fputs(",\"exe\":", f);
-	tza_json_cstr(f, inh ? inh->exe : NULL);
+	tza_json_key_cstr(f, "parent_id", p->parent ? tza_proc_id(p->parent, idb) : NULL);
+	tza_json_key_cstr(f, "exe", inh ? inh->exe : NULL);
 	fputs(",\"argv\":", f);
 	if (inh)
 		tza_json_argv(f, inh->argv, inh->argv_len);

@@ -106,8 +106,7 @@ void tza_clock_json_head(FILE *o, const char *order, int have_start, int64_t r0,
 		tza_json_secs(o, bound_ns);
 	else
 		fputs("null", o);
-	fputs(",\"note\":", o);
-	tza_json_cstr(o, note);
+	tza_json_key_cstr(o, "note", note);
 	fputc('}', o);
 }
 

@@ -266,12 +266,6 @@ void tza_json_secs(FILE *f, int64_t ns)
 	fwrite(b, 1, secs_fmt(b, ns), f);
 }
 
-void tza_json_key_secs(FILE *f, const char *key, int64_t ns)
-{
-	fprintf(f, ",\"%s\":", key);
-	tza_json_secs(f, ns);
-}
-
 /* tza_json_num's text into b (48 bytes); -1: ask snprintf */
 static int num_fmt(char *b, double v)
 {
@@ -316,6 +310,27 @@ void tza_json_num(FILE *f, double v)
 	}
 	num_slow(b, sizeof(b), v);
 	fputs(b, f);
+}
+
+/* ,"key": before a member's value */
+static void json_key(FILE *f, const char *key) { fprintf(f, ",\"%s\":", key); }
+
+void tza_json_key_secs(FILE *f, const char *key, int64_t ns)
+{
+	json_key(f, key);
+	tza_json_secs(f, ns);
+}
+
+void tza_json_key_num(FILE *f, const char *key, double v)
+{
+	json_key(f, key);
+	tza_json_num(f, v);
+}
+
+void tza_json_key_cstr(FILE *f, const char *key, const char *s)
+{
+	json_key(f, key);
+	tza_json_cstr(f, s);
 }
 
 /* ------------------------------------------------------------ lines */

@@ -48,6 +48,10 @@ void tza_json_secs(FILE *f, int64_t ns);
 /* A member after an object's first: ,"key":SECONDS (tza_json_secs). key is
  * written as it is (a name of ours, nothing to escape). */
 void tza_json_key_secs(FILE *f, const char *key, int64_t ns);
+/* Likewise ,"key":NUMBER (tza_json_num) and ,"key":STRING (tza_json_cstr:
+ * null for NULL). */
+void tza_json_key_num(FILE *f, const char *key, double v);
+void tza_json_key_cstr(FILE *f, const char *key, const char *s);
 /* A finite double: integers plainly, else up to 6 decimals ("0" for NaN/inf). */
 void tza_json_num(FILE *f, double v);
 

@@ -269,8 +269,7 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		tza_json_secs(o, bound * 1000);
 	else
 		fputs("null", o);
-	fputs(",\"note\":", o);
-	tza_json_cstr(o, note);
+	tza_json_key_cstr(o, "note", note);
 	fprintf(o,
 		"},\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"execs\":%" PRIu64
 		",\"failed_execs\":%" PRIu64 ",\"nonzero_exits\":%" PRIu64 ",\"signaled\":%" PRIu64
@@ -282,10 +281,8 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		const struct hline *h = &u->h[i];
 		fputs(i ? ",{\"hostname\":" : "{\"hostname\":", o);
 		tza_json_cstr(o, h->hostname);
-		fputs(",\"trace\":", o);
-		tza_json_cstr(o, h->name);
-		fputs(",\"boot_id\":", o);
-		tza_json_cstr(o, h->boot);
+		tza_json_key_cstr(o, "trace", h->name);
+		tza_json_key_cstr(o, "boot_id", h->boot);
 		fprintf(o, ",\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"cpu_s\":",
 			h->procs, h->dups);
 		tza_json_secs(o, (int64_t)h->cpu_ns);
