@@ -142,9 +142,7 @@ static void json(FILE *f, const struct irun *u, const struct tza_idle_opts *o)
 	fputs(",\"per_host\":[", f);
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct ihost *h = &u->h[i];
-		fputs(i ? ",{\"hostname\":" : "{\"hostname\":", f);
-		tza_json_cstr(f, h->hostname);
-		tza_json_key_cstr(f, "trace", h->trace);
+		tza_fleet_json_host(f, i ? "," : "", h->hostname, h->trace);
 		fprintf(f, ",\"basis\":\"%s\",\"start_offset_s\":",
 			h->basis == TZA_IDLE_HOST ? "host" : "procs");
 		tza_json_secs(f, h->w0 - u->w0);

@@ -279,9 +279,7 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 	fputs(",\"per_host\":[", o);
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct hline *h = &u->h[i];
-		fputs(i ? ",{\"hostname\":" : "{\"hostname\":", o);
-		tza_json_cstr(o, h->hostname);
-		tza_json_key_cstr(o, "trace", h->name);
+		tza_fleet_json_host(o, i ? "," : "", h->hostname, h->name);
 		tza_json_key_cstr(o, "boot_id", h->boot);
 		fprintf(o, ",\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"cpu_s\":",
 			h->procs, h->dups);
