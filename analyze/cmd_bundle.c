@@ -593,15 +593,35 @@ static int bundle_members(struct bundle_job *j)
 	return 0;
 }
 
+/* Create name (a literal: README.txt, MANIFEST) in the bundle's directory,
+ * the working one; NULL after one line naming it. */
+static FILE *job_create(const struct bundle_job *j, const char *name)
+{
+	FILE *f = fopen(name, "w");
+	if (!f)
+		tza_err("'%s/%s': %s", j->dir, name, strerror(errno));
+	return f;
+}
+
+/* Close f, made by job_create(j, name), and list it in the bundle (mode
+ * 0644): 0, or -1 after one line when a write failed. */
+static int job_add(struct bundle_job *j, FILE *f, const char *name)
+{
+	if (fclose(f)) {
+		tza_err("%s: write failed", name);
+		return -1;
+	}
+	j->files[j->nf++] = (struct tza_bundle_file){name, name, 0644};
+	return 0;
+}
+
 /* README.txt: what made the bundle, each file, what was left out and, when
  * redacted, the patterns. Returns 0 or -1 (message printed). */
 static int bundle_readme(struct bundle_job *j)
 {
-	FILE *f = fopen("README.txt", "w");
-	if (!f) {
-		tza_err("'%s/README.txt': %s", j->dir, strerror(errno));
+	FILE *f = job_create(j, "README.txt");
+	if (!f)
 		return -1;
-	}
 	time_t now = time(NULL);
 	struct tm tm;
 	char date[64];
@@ -651,22 +671,15 @@ static int bundle_readme(struct bundle_job *j)
 		redact_print_patterns(f, "  ");
 		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", j->nextra);
 	}
-	if (fclose(f)) {
-		tza_err("README.txt: write failed");
-		return -1;
-	}
-	j->files[j->nf++] = (struct tza_bundle_file){"README.txt", "README.txt", 0644};
-	return 0;
+	return job_add(j, f, "README.txt");
 }
 
 /* MANIFEST: size and XXH64 of every file so far. Returns 0 or -1. */
 static int bundle_manifest(struct bundle_job *j)
 {
-	FILE *f = fopen("MANIFEST", "w");
-	if (!f) {
-		tza_err("'%s/MANIFEST': %s", j->dir, strerror(errno));
+	FILE *f = job_create(j, "MANIFEST");
+	if (!f)
 		return -1;
-	}
 	fputs("# size_bytes  xxh64  name   (xxh64 as printed by: xxhsum -H1 NAME)\n", f);
 	for (size_t i = 0; i < j->nf; i++) {
 		uint64_t h, sz;
@@ -678,12 +691,7 @@ static int bundle_manifest(struct bundle_job *j)
 		fprintf(f, "%llu  %016llx  %s\n", (unsigned long long)sz, (unsigned long long)h,
 			j->files[i].name);
 	}
-	if (fclose(f)) {
-		tza_err("MANIFEST: write failed");
-		return -1;
-	}
-	j->files[j->nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST", 0644};
-	return 0;
+	return job_add(j, f, "MANIFEST");
 }
 
 /* The archive's top directory: OUT's base name without .tar.gz (or its
