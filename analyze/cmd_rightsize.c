@@ -238,6 +238,24 @@ static unsigned long long smk_mem_mb(const struct rs *r)
 	return (unsigned long long)((r->sug_mem + 999999) / 1000000);
 }
 
+/* The Snakemake items of the rules with a rule name, each as pre ITEM post:
+ * RULE=THREADS, or with resources RULE:mem_mb=MB and RULE:runtime=MINUTES */
+static void smk_items(FILE *f, const struct rs *r, uint32_t n, int resources, const char *pre,
+		      const char *post)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!smk_rule_name(r[i].name))
+			continue;
+		if (!resources) {
+			fprintf(f, "%s%s=%u%s", pre, r[i].name, r[i].sug_cpus, post);
+			continue;
+		}
+		fprintf(f, "%s%s:mem_mb=%llu%s", pre, r[i].name, smk_mem_mb(&r[i]), post);
+		fprintf(f, "%s%s:runtime=%llu%s", pre, r[i].name,
+			(unsigned long long)(r[i].sug_time_s / 60), post);
+	}
+}
+
 /* The Snakemake block: a profile config.yaml in the list form Snakemake's
  * argument parser takes (RULE=N, RULE:RES=N items, as on the command line),
  * and the same as command-line options. */
@@ -255,24 +273,13 @@ static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
 		   "# busiest job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
 		   "set-threads:\n",
 		h * 100);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, "  - %s=%u\n", r[i].name, r[i].sug_cpus);
+	smk_items(f, r, n, 0, "  - ", "\n");
 	fputs("set-resources:\n", f);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, "  - %s:mem_mb=%llu\n  - %s:runtime=%llu\n", r[i].name,
-				smk_mem_mb(&r[i]), r[i].name,
-				(unsigned long long)(r[i].sug_time_s / 60));
+	smk_items(f, r, n, 1, "  - ", "\n");
 	fputs("# or on the command line:\n# --set-threads", f);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, " %s=%u", r[i].name, r[i].sug_cpus);
+	smk_items(f, r, n, 0, " ", "");
 	fputs(" \\\n#   --set-resources", f);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, " %s:mem_mb=%llu %s:runtime=%llu", r[i].name, smk_mem_mb(&r[i]),
-				r[i].name, (unsigned long long)(r[i].sug_time_s / 60));
+	smk_items(f, r, n, 1, " ", "");
 	fputc('\n', f);
 	if (skipped)
 		fprintf(f, "# %u name(s) above are not Snakemake rule names (not identifiers): left out\n",
