@@ -285,19 +285,12 @@ static int num_fmt(char *b, double v)
 	return n;
 }
 
-/* the first form of tza_json_num, for values num_fmt leaves (|v| >= 2^63) */
+/* What num_fmt leaves: a finite |v| >= 2^63, always an integer (a double
+ * from 2^53 on has no fraction), so the "%.6f" of the first form with its
+ * zeros and point trimmed is "%.0f". */
 static void num_slow(char *b, size_t size, double v)
 {
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(b, size, "%.0f", v);
-		return;
-	}
-	snprintf(b, size, "%.6f", v);
-	size_t n = strlen(b);
-	while (n > 0 && b[n - 1] == '0')
-		b[--n] = 0;
-	if (n > 0 && b[n - 1] == '.')
-		b[--n] = 0;
+	snprintf(b, size, "%.0f", v);
 }
 
 void tza_json_num(FILE *f, double v)
