@@ -104,9 +104,10 @@ static inline uint64_t tza_proc_cpu(const struct tza_proc *p)
 {
 	return p->utime_ns + p->stime_ns;
 }
-/* Add process p's I/O exit totals (rchar, wchar, syscr, syscw, read_bytes,
- * write_bytes: /proc/PID/io, model.h) to agg, an aggregate with the same
- * members (struct tza_group below, struct tza_task in task.h). */
+/* Add the I/O exit totals of p (rchar, wchar, syscr, syscw, read_bytes,
+ * write_bytes: /proc/PID/io, model.h), a process or an aggregate, to agg, an
+ * aggregate with the same members (struct tza_group below, struct tza_task
+ * in task.h). */
 #define TZA_IO_ADD(agg, p)                                                                         \
 	do {                                                                                       \
 		(agg)->rchar += (p)->rchar;                                                        \
