@@ -331,20 +331,10 @@ static void rm_tree(const char *dir)
 	rmdir(dir);
 }
 
-static const char bundle_synopsis[] =
-	"usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
-	"Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
-	"tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
-	"timeline.png/.svg, cpu.png, mem.png, io.png,\n"
-	"README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
-	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n"
-	"FILE a run on several hosts (a multi-host trace, a directory of traces): trace.tz\n"
-	"is the run's merge and the reports are over its hosts (docs: MANY HOSTS).\n\n";
-
-/* --help after the options: the default patterns are redact.h's */
-static void bundle_epilog(FILE *f)
+/* --help after the options, before the examples: the default patterns are redact.h's */
+static void bundle_notes(FILE *f)
 {
-	fputs("\nThe archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
+	fputs("The archive is created mode 0600 (it holds the trace); inside it trace.tz is\n"
 	      "0600, the text reports and report.html 0600 (0644 with --redact), pictures,\n"
 	      "README.txt and MANIFEST 0644 (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
 	      "Default patterns (POSIX extended; \"(@\" opens the secret part, the '@' is\n"
@@ -353,19 +343,28 @@ static void bundle_epilog(FILE *f)
 	      f);
 	redact_print_patterns(f, "  ");
 	fputs("A comm is masked where the executable name it was cut from is, and\n"
-	      "wherever an equal comm was masked before (exit events).\n\n"
-	      "Examples:\n"
-	      "  tracer-analyze bundle run.tz -o report.tar.gz\n"
-	      "  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
-	      "  tracer-analyze tree report.tar.gz\n",
+	      "wherever an equal comm was masked before (exit events).\n",
 	      f);
 }
 
-static const struct tza_cmd_spec bundle_spec = {.name = "bundle",
-						.synopsis = bundle_synopsis,
-						.col = 28,
-						.nfiles = 0,
-						.epilog_fn = bundle_epilog};
+static const struct tza_cmd_spec bundle_spec = {
+    .name = "bundle",
+    .synopsis =
+	"usage: tracer-analyze bundle [OPTIONS] FILE -o report.tar.gz|report.tgz|report.zip\n\n"
+	"Write one archive for a bug report: the trace, summary.txt, summary.json,\n"
+	"tree.txt, top.txt, processes.csv, report.html (tracer-analyze report),\n"
+	"timeline.png/.svg, cpu.png, mem.png, io.png,\n"
+	"README.txt (what each file is) and MANIFEST (sizes and XXH64 checksums).\n"
+	"Every subcommand reads the archive in place: tracer-analyze summary report.tar.gz\n"
+	"FILE a run on several hosts (a multi-host trace, a directory of traces): trace.tz\n"
+	"is the run's merge and the reports are over its hosts (docs: MANY HOSTS).\n\n",
+    .examples =
+	"  tracer-analyze bundle run.tz -o report.tar.gz\n"
+	"  tracer-analyze bundle --redact --redact-pattern 'project-[0-9]+' run.tz -o r.zip\n"
+	"  tracer-analyze tree report.tar.gz\n",
+    .col = 28,
+    .notes_fn = bundle_notes,
+};
 
 struct member {
 	const char *name;
@@ -656,15 +655,35 @@ static int bundle_members(struct bundle_job *j)
 	return 0;
 }
 
+/* Create name (a literal: README.txt, MANIFEST) in the bundle's directory,
+ * the working one; NULL after one line naming it. */
+static FILE *job_create(const struct bundle_job *j, const char *name)
+{
+	FILE *f = fopen(name, "w");
+	if (!f)
+		tza_err("'%s/%s': %s", j->dir, name, strerror(errno));
+	return f;
+}
+
+/* Close f, made by job_create(j, name), and list it in the bundle (mode
+ * 0644): 0, or -1 after one line when a write failed. */
+static int job_add(struct bundle_job *j, FILE *f, const char *name)
+{
+	if (fclose(f)) {
+		tza_err("%s: write failed", name);
+		return -1;
+	}
+	j->files[j->nf++] = (struct tza_bundle_file){name, name, 0644};
+	return 0;
+}
+
 /* README.txt: what made the bundle, each file, what was left out and, when
  * redacted, the patterns. Returns 0 or -1 (message printed). */
 static int bundle_readme(struct bundle_job *j)
 {
-	FILE *f = fopen("README.txt", "w");
-	if (!f) {
-		tza_err("'%s/README.txt': %s", j->dir, strerror(errno));
+	FILE *f = job_create(j, "README.txt");
+	if (!f)
 		return -1;
-	}
 	time_t now = time(NULL);
 	struct tm tm;
 	char date[64];
@@ -719,22 +738,15 @@ static int bundle_readme(struct bundle_job *j)
 		redact_print_patterns(f, "  ");
 		fprintf(f, "  (%zu pattern(s) given with --redact-pattern, not listed)\n", j->nextra);
 	}
-	if (fclose(f)) {
-		tza_err("README.txt: write failed");
-		return -1;
-	}
-	j->files[j->nf++] = (struct tza_bundle_file){"README.txt", "README.txt", 0644};
-	return 0;
+	return job_add(j, f, "README.txt");
 }
 
 /* MANIFEST: size and XXH64 of every file so far. Returns 0 or -1. */
 static int bundle_manifest(struct bundle_job *j)
 {
-	FILE *f = fopen("MANIFEST", "w");
-	if (!f) {
-		tza_err("'%s/MANIFEST': %s", j->dir, strerror(errno));
+	FILE *f = job_create(j, "MANIFEST");
+	if (!f)
 		return -1;
-	}
 	fputs("# size_bytes  xxh64  name   (xxh64 as printed by: xxhsum -H1 NAME)\n", f);
 	for (size_t i = 0; i < j->nf; i++) {
 		uint64_t h, sz;
@@ -746,12 +758,7 @@ static int bundle_manifest(struct bundle_job *j)
 		fprintf(f, "%llu  %016llx  %s\n", (unsigned long long)sz, (unsigned long long)h,
 			j->files[i].name);
 	}
-	if (fclose(f)) {
-		tza_err("MANIFEST: write failed");
-		return -1;
-	}
-	j->files[j->nf++] = (struct tza_bundle_file){"MANIFEST", "MANIFEST", 0644};
-	return 0;
+	return job_add(j, f, "MANIFEST");
 }
 
 /* The archive's top directory: OUT's base name without .tar.gz (or its

@@ -11,31 +11,29 @@
 #include "report.h"
 #include "textsafe.h"
 
-static const char cat_synopsis[] =
-	"usage: tracer-analyze cat [--from T] [--to T] [--type NAME[,NAME...]] [--state]\n"
-	"                          [--abs] FILE\n\n"
-	"Print events one per line in timestamp order:\n"
-	"  TIME TYPE field=value ...\n"
-	"TIME is seconds since the first event (--abs: CLOCK_BOOTTIME ns). Fields come\n"
-	"from the trace's schema. Strings are double-quoted with C escapes (\\\\ \\\" \\n\n"
-	"\\t \\r \\e, other control and invalid UTF-8 bytes as \\xHH with exactly two hex\n"
-	"digits, C1 controls as \\u0080..\\u009f); argv is a list [\"arg0\", \"arg1\"];\n"
-	"a list that ends without its final NUL (cut by --argv-max) is followed by\n"
-	"'...'. A multi-host trace (merge): each member's events in turn, after a\n"
-	"line '== RUN.tz[i]: host NAME =='.\n\n";
-
-static const char cat_epilog[] =
-	"\nEvery readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
-	"or not whole: damaged or duplicated blocks skipped, truncated or unfinished (no\n"
-	"footer), a footer index that does not describe the file (one line on stderr\n"
-	"says which; --partial makes these 0), 2 usage.\n\n"
-	"Examples:\n"
-	"  tracer-analyze cat run.tz | head\n"
-	"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
-	"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n";
-
 static const struct tza_cmd_spec cat_spec = {
-    .name = "cat", .synopsis = cat_synopsis, .epilog = cat_epilog, .col = 19, .nfiles = 1};
+    .name = "cat",
+    .synopsis = "usage: tracer-analyze cat [--from T] [--to T] [--type NAME[,NAME...]] [--state]\n"
+		"                          [--abs] FILE\n\n"
+		"Print events one per line in timestamp order:\n"
+		"  TIME TYPE field=value ...\n"
+		"TIME is seconds since the first event (--abs: CLOCK_BOOTTIME ns). Fields come\n"
+		"from the trace's schema. Strings are double-quoted with C escapes (\\\\ \\\" \\n\n"
+		"\\t \\r \\e, other control and invalid UTF-8 bytes as \\xHH with exactly two hex\n"
+		"digits, C1 controls as \\u0080..\\u009f); argv is a list [\"arg0\", \"arg1\"];\n"
+		"a list that ends without its final NUL (cut by --argv-max) is followed by\n"
+		"'...'. A multi-host trace (merge): each member's events in turn, after a\n"
+		"line '== RUN.tz[i]: host NAME =='.\n\n",
+    .notes = "Every readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
+	     "or not whole: damaged or duplicated blocks skipped, truncated or unfinished (no\n"
+	     "footer), a footer index that does not describe the file (one line on stderr\n"
+	     "says which; --partial makes these 0), 2 usage.\n",
+    .examples = "  tracer-analyze cat run.tz | head\n"
+		"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
+		"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n",
+    .col = 19,
+    .nfiles = 1,
+};
 
 /* C-quoted byte string: textsafe.h's safe form in double quotes */
 static void quote(FILE *f, const uint8_t *p, size_t n)

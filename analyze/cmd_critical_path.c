@@ -12,51 +12,41 @@
 #include "task.h"
 #include "textsafe.h"
 
-static const char critpath_synopsis[] =
-	"usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE...\n"
-	"\n"
-	"The chain of processes that determined the makespan of the recorded command:\n"
-	"from the root's end, walk back through the child whose end released its\n"
-	"waiting parent (the latest-ending child), down into that child, and back up\n"
-	"to the parent at the child's start. Every nanosecond of the makespan is given\n"
-	"to exactly one process, so the per-tool attribution sums to the makespan.\n"
-	"Pipelines: a process's own time goes to a sibling forked within 20 ms of it\n"
-	"while that sibling ran, when the sibling lived beside it for at least half\n"
-	"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
-	"rate is at least twice the process's and at least a tenth of the trace's\n"
-	"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n"
-	"\n"
-	"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
-	"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
-	"records), else (no records) when A ended before B started and A's parent is\n"
-	"B's parent or its ancestor. The path ends at the task that ended last and\n"
-	"is the chain into it with the most task wall; each step's wait is its start\n"
-	"minus its predecessor's end. before first + walls + waits + after last\n"
-	"= the makespan, exactly.\n"
-	"\n"
-	"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
-	"own path, chained across hosts by time adjacency (the part that ended last\n"
-	"before a host's part started comes before it). --by task|rule: one chain\n"
-	"over every host's tasks: by the workflow's records on any host (data), on\n"
-	"one host by time and process tree, else into a task without records by\n"
-	"time alone from another host (adjacent); docs: MANY HOSTS.\n"
-	"\n";
-
-static const char critpath_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze critical-path trace.tz\n"
-	"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
-	"  tracer-analyze critical-path --by rule trace.tz\n";
-
-static const struct tza_cmd_spec critical_path_spec = {.name = "critical-path",
-						       .synopsis = critpath_synopsis,
-						       .epilog = critpath_epilog,
-						       .col = 17,
-						       .nfiles = 0};
-
-static const char *const edge_name[] = {[TZA_EDGE_NONE] = NULL, [TZA_EDGE_DATA] = "data",
-					[TZA_EDGE_TIME] = "time"};
+static const struct tza_cmd_spec critical_path_spec = {
+    .name = "critical-path",
+    .synopsis = "usage: tracer-analyze critical-path [--by KEY] [--task REGEX] [--json] FILE...\n"
+		"\n"
+		"The chain of processes that determined the makespan of the recorded command:\n"
+		"from the root's end, walk back through the child whose end released its\n"
+		"waiting parent (the latest-ending child), down into that child, and back up\n"
+		"to the parent at the child's start. Every nanosecond of the makespan is given\n"
+		"to exactly one process, so the per-tool attribution sums to the makespan.\n"
+		"Pipelines: a process's own time goes to a sibling forked within 20 ms of it\n"
+		"while that sibling ran, when the sibling lived beside it for at least half\n"
+		"of its life (not a short helper, as Snakemake's cbc beside a job) and its CPU\n"
+		"rate is at least twice the process's and at least a tenth of the trace's\n"
+		"top rate (`a | b`: the shell waits for b, the busier a sets the pace).\n"
+		"\n"
+		"--by task|rule: the chain of TASKS instead (labelled by task or by rule):\n"
+		"B follows A when B read a file A wrote (Snakemake's .snakemake/metadata\n"
+		"records), else (no records) when A ended before B started and A's parent is\n"
+		"B's parent or its ancestor. The path ends at the task that ended last and\n"
+		"is the chain into it with the most task wall; each step's wait is its start\n"
+		"minus its predecessor's end. before first + walls + waits + after last\n"
+		"= the makespan, exactly.\n"
+		"\n"
+		"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
+		"own path, chained across hosts by time adjacency (the part that ended last\n"
+		"before a host's part started comes before it). --by task|rule: one chain\n"
+		"over every host's tasks: by the workflow's records on any host (data), on\n"
+		"one host by time and process tree, else into a task without records by\n"
+		"time alone from another host (adjacent); docs: MANY HOSTS.\n"
+		"\n",
+    .examples = "  tracer-analyze critical-path trace.tz\n"
+		"  tracer-analyze critical-path --by command --json trace.tz | jq .by_tool\n"
+		"  tracer-analyze critical-path --by rule trace.tz\n",
+    .col = 17,
+};
 
 /* --by task|rule: the path of tasks (task.h tza_task_path) over the run's
  * span from c (the root's). 0, or -1 out of memory. */
@@ -79,14 +69,10 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 		fputs("{\"makespan_s\":", f);
 		tza_json_secs(f, (int64_t)c->makespan_ns);
 		fputs(by == TZA_BY_RULE ? ",\"by\":\"rule\"" : ",\"by\":\"task\"", f);
-		fputs(",\"before_first_s\":", f);
-		tza_json_secs(f, before);
-		fputs(",\"after_last_s\":", f);
-		tza_json_secs(f, after);
-		fputs(",\"wall_s\":", f);
-		tza_json_secs(f, (int64_t)tp.wall_ns);
-		fputs(",\"wait_s\":", f);
-		tza_json_secs(f, (int64_t)tp.wait_ns);
+		tza_json_key_secs(f, "before_first_s", before);
+		tza_json_key_secs(f, "after_last_s", after);
+		tza_json_key_secs(f, "wall_s", (int64_t)tp.wall_ns);
+		tza_json_key_secs(f, "wait_s", (int64_t)tp.wait_ns);
 		fprintf(f, ",\"edges\":{\"data\":%u,\"time\":%u,\"late\":%u},\"path\":[",
 			tp.data_edges, tp.time_edges, tp.late);
 		for (uint32_t i = 0; i < tp.n; i++) {
@@ -94,27 +80,16 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 			const struct tza_task *k = s->task;
 			fputs(i ? ",{\"task\":" : "{\"task\":", f);
 			tza_json_cstr(f, k->key);
-			fputs(",\"rule\":", f);
-			tza_json_cstr(f, k->name);
-			fputs(",\"kind\":", f);
-			tza_json_cstr(f, tza_task_kind_name(k->kind));
-			fputs(",\"id\":", f);
-			tza_json_cstr(f, k->id);
+			tza_json_key_cstr(f, "rule", k->name);
+			tza_json_key_cstr(f, "kind", tza_task_kind_name(k->kind));
+			tza_json_key_cstr(f, "id", k->id);
 			fprintf(f, ",\"pid\":%u,\"start_s\":", k->root->pid);
 			tza_json_secs(f, (int64_t)(k->start_ns - m->t0_ns));
-			fputs(",\"end_s\":", f);
-			tza_json_secs(f, (int64_t)(k->end_ns - m->t0_ns));
-			fputs(",\"wall_s\":", f);
-			tza_json_secs(f, (int64_t)(k->end_ns - k->start_ns));
-			fputs(",\"wait_s\":", f);
-			tza_json_secs(f, (int64_t)s->wait_ns);
-			fputs(",\"edge\":", f);
-			if (edge_name[s->edge])
-				tza_json_cstr(f, edge_name[s->edge]);
-			else
-				fputs("null", f);
-			fputs(",\"share\":", f);
-			tza_json_num(f, (double)(k->end_ns - k->start_ns) / ms);
+			tza_json_key_secs(f, "end_s", (int64_t)(k->end_ns - m->t0_ns));
+			tza_json_key_secs(f, "wall_s", (int64_t)(k->end_ns - k->start_ns));
+			tza_json_key_secs(f, "wait_s", (int64_t)s->wait_ns);
+			tza_json_key_cstr(f, "edge", tza_task_edge_name(s->edge, NULL));
+			tza_json_key_num(f, "share", (double)(k->end_ns - k->start_ns) / ms);
 			fputc('}', f);
 		}
 		fputs("]}\n", f);
@@ -146,8 +121,7 @@ static int task_path(FILE *f, const struct tza_model *m, const struct tza_crit *
 					(double)(int64_t)(k->end_ns - m->t0_ns) / 1e9,
 					tza_fmt_dur(b1, sizeof(b1), w),
 					i ? tza_fmt_dur(b2, sizeof(b2), s->wait_ns) : "-",
-					100.0 * (double)w / ms,
-					edge_name[s->edge] ? edge_name[s->edge] : "-",
+					100.0 * (double)w / ms, tza_task_edge_name(s->edge, "-"),
 					tza_safe_str(sk, sizeof(sk),
 						     by == TZA_BY_RULE ? k->name : k->key));
 			}
@@ -176,20 +150,16 @@ static void path_json(FILE *f, const struct tza_model *m, const struct tza_crit 
 		tza_json_cstr(f, tza_proc_id(p, idb));
 		fprintf(f, ",\"pid\":%u,\"tool\":", p->pid);
 		tza_json_cstr(f, tza_proc_key(p, by));
-		fputs(",\"start_s\":", f);
-		tza_json_secs(f, (int64_t)(p->start_ns - m->t0_ns));
-		fputs(",\"end_s\":", f);
-		tza_json_secs(f, (int64_t)(tza_proc_end(m, p) - m->t0_ns));
-		fputs(",\"critical_s\":", f);
-		tza_json_secs(f, (int64_t)cr.proc_ns[p->index]);
+		tza_json_key_secs(f, "start_s", (int64_t)(p->start_ns - m->t0_ns));
+		tza_json_key_secs(f, "end_s", (int64_t)(tza_proc_end(m, p) - m->t0_ns));
+		tza_json_key_secs(f, "critical_s", (int64_t)cr.proc_ns[p->index]);
 		fputc('}', f);
 	}
 	fputs("],\"by_tool\":[", f);
 	for (uint32_t i = 0; i < cr.ntools; i++) {
 		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
 		tza_json_cstr(f, cr.by_tool[i].tool);
-		fputs(",\"seconds\":", f);
-		tza_json_secs(f, (int64_t)cr.by_tool[i].ns);
+		tza_json_key_secs(f, "seconds", (int64_t)cr.by_tool[i].ns);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

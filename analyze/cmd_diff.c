@@ -12,25 +12,21 @@
 #include "report.h"
 #include "task.h"
 
-static const char diff_synopsis[] =
-	"usage: tracer-analyze diff [--by KEY] [--task REGEX] [-n N] [--json] A.tz B.tz\n"
-	"\n"
-	"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
-	"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
-	"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
-	"listed as \"only in A\" / \"only in B\".\n"
-	"A or B a run on several hosts (a multi-host trace or a directory of traces):\n"
-	"its groups summed over its hosts, its makespan on the wall clock.\n"
-	"\n";
-
-static const char diff_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze diff before.tz after.tz\n"
-	"  tracer-analyze diff --by command --json run1.tz run2.tz\n";
-
 static const struct tza_cmd_spec diff_spec = {
-    .name = "diff", .synopsis = diff_synopsis, .epilog = diff_epilog, .col = 19, .nfiles = 0};
+    .name = "diff",
+    .synopsis = "usage: tracer-analyze diff [--by KEY] [--task REGEX] [-n N] [--json] A.tz B.tz\n"
+		"\n"
+		"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
+		"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
+		"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
+		"listed as \"only in A\" / \"only in B\".\n"
+		"A or B a run on several hosts (a multi-host trace or a directory of traces):\n"
+		"its groups summed over its hosts, its makespan on the wall clock.\n"
+		"\n",
+    .examples = "  tracer-analyze diff before.tz after.tz\n"
+		"  tracer-analyze diff --by command --json run1.tz run2.tz\n",
+    .col = 19,
+};
 
 struct side {
 	tz_reader *r;

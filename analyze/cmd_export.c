@@ -21,7 +21,9 @@
 #include "textsafe.h"
 #include "zout.h"
 
-static const char export_synopsis[] =
+static const struct tza_cmd_spec export_spec = {
+    .name = "export",
+    .synopsis =
 	"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
 	"                             [--samples | --tasks | --host] [--fleet] [--compress ALG]\n"
 	"                             [-o OUT [--force]] FILE...\n"
@@ -35,23 +37,17 @@ static const char export_synopsis[] =
 	"          trace names where they exist (%cpu, rchar, wchar, syscr, syscw,\n"
 	"          read_bytes, write_bytes, vol_ctxt, inv_ctxt)\n"
 	"  chrome  Chrome trace-event JSON: open in ui.perfetto.dev or chrome://tracing\n"
-	"\n";
-
-static const char export_epilog[] =
-	"\n"
-	"Arguments that are not valid UTF-8 are written in JSON as \\udcXX escapes\n"
-	"(Python's surrogateescape); csv/tsv quote argv words like bash $'...' and\n"
-	"show control bytes and invalid UTF-8 in names as \\e, \\t, \\xNN (never raw).\n"
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n"
-	"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
-	"  tracer-analyze export --format chrome -o trace.json trace.tz\n"
-	"  tracer-analyze export --format jsonl -o run.jsonl.zst node1.tz node2.tz\n"
-	"  tracer-analyze export --format csv --tasks -o tasks.csv.gz run.tz   # a merge\n";
-
-static const struct tza_cmd_spec export_spec = {
-    .name = "export", .synopsis = export_synopsis, .epilog = export_epilog, .col = 21, .nfiles = 0};
+	"\n",
+    .notes = "Arguments that are not valid UTF-8 are written in JSON as \\udcXX escapes\n"
+	     "(Python's surrogateescape); csv/tsv quote argv words like bash $'...' and\n"
+	     "show control bytes and invalid UTF-8 in names as \\e, \\t, \\xNN (never raw).\n",
+    .examples = "  tracer-analyze export --format jsonl trace.tz > procs.jsonl\n"
+		"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
+		"  tracer-analyze export --format chrome -o trace.json trace.tz\n"
+		"  tracer-analyze export --format jsonl -o run.jsonl.zst node1.tz node2.tz\n"
+		"  tracer-analyze export --format csv --tasks -o tasks.csv.gz run.tz   # a merge\n",
+    .col = 21,
+};
 
 /* What the command line asked for (export_options). */
 struct export_opts {

@@ -15,28 +15,24 @@
 #include "report.h"
 #include "textsafe.h"
 
-static const char idle_synopsis[] =
+static const struct tza_cmd_spec idle_spec = {
+    .name = "idle",
+    .synopsis =
 	"usage: tracer-analyze idle [--threshold PCT] [--min-duration DUR] [--basis host|procs]\n"
 	"                           [-n N] [--all] [--json] FILE...\n"
 	"\n"
 	"List the stretches where the machine used under PCT% of its cores for at least\n"
 	"DUR, and the recorded processes alive during each (who the run was waiting on).\n"
-	"\n";
-
-static const char idle_epilog[] =
-	"\n"
-	"Several traces (files, a directory of .tz files, a merge) are one run on\n"
-	"several hosts: one line per host, its idle time as a share of the run's span\n"
-	"(the run outside its trace counted apart: not recorded), then each host's own\n"
-	"idle (docs/tracer-analyze.md, MANY HOSTS).\n"
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze idle trace.tz\n"
-	"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n"
-	"  tracer-analyze idle node1.tz node2.tz node3.tz\n";
-
-static const struct tza_cmd_spec idle_spec = {
-    .name = "idle", .synopsis = idle_synopsis, .epilog = idle_epilog, .col = 26, .nfiles = 0};
+	"\n",
+    .notes = "Several traces (files, a directory of .tz files, a merge) are one run on\n"
+	     "several hosts: one line per host, its idle time as a share of the run's span\n"
+	     "(the run outside its trace counted apart: not recorded), then each host's own\n"
+	     "idle (docs/tracer-analyze.md, MANY HOSTS).\n",
+    .examples = "  tracer-analyze idle trace.tz\n"
+		"  tracer-analyze idle --threshold 10 --min-duration 1m trace.tz\n"
+		"  tracer-analyze idle node1.tz node2.tz node3.tz\n",
+    .col = 26,
+};
 
 /* "30", "1.5s", "500ms", "2m", "1h" -> ns; -1 when malformed */
 static int parse_dur(const char *s, uint64_t *ns)
@@ -264,12 +260,9 @@ static void stretch_json(FILE *f, const struct tza_model *m, const struct tza_id
 	double hb = id->basis ? tza_host_busy(m, x->a, x->b) : -1;
 	fputs(k ? ",{\"start_s\":" : "{\"start_s\":", f);
 	tza_json_secs(f, (int64_t)(x->a - m->t0_ns));
-	fputs(",\"end_s\":", f);
-	tza_json_secs(f, (int64_t)(x->b - m->t0_ns));
-	fputs(",\"duration_s\":", f);
-	tza_json_secs(f, (int64_t)(x->b - x->a));
-	fputs(",\"mean_cores\":", f);
-	tza_json_num(f, round(cores * 1000) / 1000);
+	tza_json_key_secs(f, "end_s", (int64_t)(x->b - m->t0_ns));
+	tza_json_key_secs(f, "duration_s", (int64_t)(x->b - x->a));
+	tza_json_key_num(f, "mean_cores", round(cores * 1000) / 1000);
 	fputs(",\"host_cores\":", f); /* the host beside the procs basis */
 	if (hb >= 0)
 		tza_json_num(f, round(hb * id->ncpus * 1000) / 1000);
@@ -283,8 +276,7 @@ static void stretch_json(FILE *f, const struct tza_model *m, const struct tza_id
 		tza_json_cstr(f, tza_proc_id(p, idb));
 		fprintf(f, ",\"pid\":%u,\"name\":", p->pid);
 		tza_json_cstr(f, tza_proc_key((struct tza_proc *)p, TZA_BY_TOOL));
-		fputs(",\"cpu_s\":", f);
-		tza_json_secs(f, (int64_t)w[i].cpu_ns);
+		tza_json_key_secs(f, "cpu_s", (int64_t)w[i].cpu_ns);
 		fprintf(f, ",\"whole\":%s}", w[i].whole ? "true" : "false");
 	}
 	fputs("]}", f);
@@ -332,10 +324,8 @@ static uint64_t idle_print(FILE *f, const char *path, const struct tza_model *m,
 	if (o->json) {
 		fprintf(f, "{\"file\":");
 		tza_json_cstr(f, path);
-		fputs(",\"threshold_pct\":", f);
-		tza_json_num(f, o->threshold);
-		fputs(",\"min_duration_s\":", f);
-		tza_json_secs(f, (int64_t)o->min_ns);
+		tza_json_key_num(f, "threshold_pct", o->threshold);
+		tza_json_key_secs(f, "min_duration_s", (int64_t)o->min_ns);
 		fprintf(f, ",\"basis\":\"%s\",\"cpus\":%u,\"stretches\":[",
 			id->basis ? "procs" : "host", id->ncpus);
 	} else {
@@ -361,8 +351,7 @@ static uint64_t idle_print(FILE *f, const char *path, const struct tza_model *m,
 	if (o->json) {
 		fputs("],\"idle_s\":", f);
 		tza_json_secs(f, (int64_t)idle_ns);
-		fputs(",\"span_s\":", f);
-		tza_json_secs(f, (int64_t)span);
+		tza_json_key_secs(f, "span_s", (int64_t)span);
 		fputs("}\n", f);
 	} else {
 		fprintf(f, "%s%u stretch%s, %s idle of %s (%.1f%%)\n", shown ? "\n" : "", shown,

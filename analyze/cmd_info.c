@@ -14,23 +14,21 @@
 #include "report.h"
 #include "textsafe.h"
 
-static const char info_synopsis[] =
-	"usage: tracer-analyze info [--json] [--scan] FILE\n\n"
-	"Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
-	"id), metadata, the schema (event types with their fields and units), chunk\n"
-	"and event counts, the time range in wall-clock time, sizes and compression\n"
-	"ratio, dropped events, the recorder's drop counters per slot (metadata\n"
-	"drops_*) and damaged blocks. A multi-host trace ('merge'): the container, then\n"
-	"each member's info, named RUN.tz[i].\n\n";
-
-static const char info_epilog[] =
-	"\nExit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n\n"
-	"Examples:\n"
-	"  tracer-analyze info run.tz\n"
-	"  tracer-analyze info --json run.tz | jq .events\n";
-
 static const struct tza_cmd_spec info_spec = {
-    .name = "info", .synopsis = info_synopsis, .epilog = info_epilog, .col = 15, .nfiles = 1};
+    .name = "info",
+    .synopsis = "usage: tracer-analyze info [--json] [--scan] FILE\n\n"
+		"Print what a .tz trace holds: format version and flags, identity (uuid, boot\n"
+		"id), metadata, the schema (event types with their fields and units), chunk\n"
+		"and event counts, the time range in wall-clock time, sizes and compression\n"
+		"ratio, dropped events, the recorder's drop counters per slot (metadata\n"
+		"drops_*) and damaged blocks. A multi-host trace ('merge'): the container, then\n"
+		"each member's info, named RUN.tz[i].\n\n",
+    .notes = "Exit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n",
+    .examples = "  tracer-analyze info run.tz\n"
+		"  tracer-analyze info --json run.tz | jq .events\n",
+    .col = 15,
+    .nfiles = 1,
+};
 
 static const char *ftype_name(unsigned t)
 {
@@ -317,8 +315,7 @@ static int multi(tz_multi *mt, const char *path, int as_json, const struct tz_re
 		if (as_json) {
 			printf("%s{\"member\":%zu,\"source\":", i ? "," : "", i);
 			tza_json_cstr(stdout, me->source);
-			fputs(",\"hostname\":", stdout);
-			tza_json_cstr(stdout, me->hostname);
+			tza_json_key_cstr(stdout, "hostname", me->hostname);
 			printf(",\"offset\":%" PRIu64 ",\"bytes\":%" PRIu64
 			       ",\"partial\":%s,\"cut\":%s,\"duplicate_of\":",
 			       me->off, me->len, me->flags & TZ_MEMBER_PARTIAL ? "true" : "false",

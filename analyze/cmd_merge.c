@@ -15,30 +15,27 @@
 #include "options.h"
 #include "report.h"
 
-static const char merge_synopsis[] =
-	"usage: tracer-analyze merge -o OUT [-f] [--partial] TRACE...\n\n"
-	"Write one multi-host trace OUT holding every TRACE as a member, byte for byte\n"
-	"(FORMAT.md section 18): the traces of one run recorded on several nodes, each\n"
-	"by its own tracer-record. A TRACE may be a .tz file, a directory (its *.tz\n"
-	"files, in name order) or an earlier merge (its members are taken one by one).\n"
-	"Each member keeps its own clock, pids and checksums; its host is named by its\n"
-	"metadata (hostname) and identified by its boot id.\n\n"
-	"The same recording given twice (equal uuid: a copy, or a merge that already\n"
-	"holds it) is merged once, with a note. Two traces of one host (equal boot id)\n"
-	"whose times overlap are named in a note.\n"
-	"A trace that is unfinished or damaged is refused unless --partial (given\n"
-	"before or after 'merge'); it is then merged as it is, marked partial, and\n"
-	"read later by the same --partial rules.\n\n";
-
-static const char merge_epilog[] =
-	"\nExit status: 0 written, 1 a TRACE unreadable or OUT not written, 2 usage.\n\n"
-	"Examples:\n"
-	"  tracer-analyze merge -o run.tz node1.tz node2.tz node3.tz\n"
-	"  tracer-analyze merge -o run.tz traces/\n"
-	"  tracer-analyze info run.tz\n";
-
 static const struct tza_cmd_spec merge_spec = {
-    .name = "merge", .synopsis = merge_synopsis, .epilog = merge_epilog, .col = 20};
+    .name = "merge",
+    .synopsis = "usage: tracer-analyze merge -o OUT [-f] [--partial] TRACE...\n\n"
+		"Write one multi-host trace OUT holding every TRACE as a member, byte for byte\n"
+		"(FORMAT.md section 18): the traces of one run recorded on several nodes, each\n"
+		"by its own tracer-record. A TRACE may be a .tz file, a directory (its *.tz\n"
+		"files, in name order) or an earlier merge (its members are taken one by one).\n"
+		"Each member keeps its own clock, pids and checksums; its host is named by its\n"
+		"metadata (hostname) and identified by its boot id.\n\n"
+		"The same recording given twice (equal uuid: a copy, or a merge that already\n"
+		"holds it) is merged once, with a note. Two traces of one host (equal boot id)\n"
+		"whose times overlap are named in a note.\n"
+		"A trace that is unfinished or damaged is refused unless --partial (given\n"
+		"before or after 'merge'); it is then merged as it is, marked partial, and\n"
+		"read later by the same --partial rules.\n\n",
+    .notes = "Exit status: 0 written, 1 a TRACE unreadable or OUT not written, 2 usage.\n",
+    .examples = "  tracer-analyze merge -o run.tz node1.tz node2.tz node3.tz\n"
+		"  tracer-analyze merge -o run.tz traces/\n"
+		"  tracer-analyze info run.tz\n",
+    .col = 20,
+};
 
 int tza_merge_write(const char *cmd, const char *out, int force, const struct tz_merge_src *src, size_t n,
 		    const char *const *extra, size_t nextra)

@@ -14,35 +14,32 @@
 #include "report.h"
 #include "task.h"
 
-static const char plot_synopsis[] =
-	"usage: tracer-analyze plot [OPTIONS] FILE\n"
-	"       tracer-analyze plot [OPTIONS] FILE... (several hosts: the gantt only)\n\n"
-	"Draw a trace (or a bundle holding one) with gnuplot (Debian: gnuplot-nox).\n\n";
-
-static const char plot_epilog[] =
-	"\nPictures and scripts are created mode 0666 less the umask (shown to others;\n"
-	"their labels are short tool and command names: record with --redact when\n"
-	"command lines hold secrets). See FILES WRITTEN in docs/tracer-analyze.md.\n"
-	"\ncpu/mem/io draw the periodic samples where the trace has them (CPU time and\n"
-	"bytes between two samples spread evenly, RSS held between samples); a trace\n"
-	"without samples, or a process never sampled, falls back to the exact exit\n"
-	"totals: CPU time and bytes spread evenly over the process's lifetime, peak RSS\n"
-	"held over it. Every such plot says which. A process whose exit event was lost\n"
-	"(exit lost: not alive when the recorder stopped) ends at its last event: its\n"
-	"gantt bar is marked there with an open circle; cpu/mem/io stop there too.\n\n"
-	"Several traces (files, a directory of .tz files, a merge) are one run on\n"
-	"several hosts: the gantt draws one band per host (a heading row, then its\n"
-	"rows as for its trace alone) on the run's time axis (seconds from the\n"
-	"earliest host's first event, or --time wall), tools coloured across hosts.\n"
-	"cpu/mem/io and --from/--to read one trace (plot 'RUN.tz[i]' for one host).\n\n"
-	"Examples:\n"
-	"  tracer-analyze plot run.tz -o timeline.png\n"
-	"  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
-	"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n"
-	"  tracer-analyze plot node1.tz node2.tz node3.tz -o run.png\n";
-
 static const struct tza_cmd_spec plot_spec = {
-    .name = "plot", .synopsis = plot_synopsis, .epilog = plot_epilog, .col = 25, .nfiles = 0};
+    .name = "plot",
+    .synopsis = "usage: tracer-analyze plot [OPTIONS] FILE\n"
+		"       tracer-analyze plot [OPTIONS] FILE... (several hosts: the gantt only)\n\n"
+		"Draw a trace (or a bundle holding one) with gnuplot (Debian: gnuplot-nox).\n\n",
+    .notes = "Pictures and scripts are created mode 0666 less the umask (shown to others;\n"
+	     "their labels are short tool and command names: record with --redact when\n"
+	     "command lines hold secrets). See FILES WRITTEN in docs/tracer-analyze.md.\n"
+	     "\ncpu/mem/io draw the periodic samples where the trace has them (CPU time and\n"
+	     "bytes between two samples spread evenly, RSS held between samples); a trace\n"
+	     "without samples, or a process never sampled, falls back to the exact exit\n"
+	     "totals: CPU time and bytes spread evenly over the process's lifetime, peak RSS\n"
+	     "held over it. Every such plot says which. A process whose exit event was lost\n"
+	     "(exit lost: not alive when the recorder stopped) ends at its last event: its\n"
+	     "gantt bar is marked there with an open circle; cpu/mem/io stop there too.\n\n"
+	     "Several traces (files, a directory of .tz files, a merge) are one run on\n"
+	     "several hosts: the gantt draws one band per host (a heading row, then its\n"
+	     "rows as for its trace alone) on the run's time axis (seconds from the\n"
+	     "earliest host's first event, or --time wall), tools coloured across hosts.\n"
+	     "cpu/mem/io and --from/--to read one trace (plot 'RUN.tz[i]' for one host).\n",
+    .examples = "  tracer-analyze plot run.tz -o timeline.png\n"
+		"  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
+		"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n"
+		"  tracer-analyze plot node1.tz node2.tz node3.tz -o run.png\n",
+    .col = 25,
+};
 
 /* Fill the title facts (host, CPUs, recorded command, wall-clock start). */
 void tza_plot_facts(tz_reader *r, struct tza_model *m, struct tza_plot_opts *o)

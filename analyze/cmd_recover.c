@@ -10,27 +10,21 @@
 #include "options.h"
 #include "report.h"
 
-static const char recover_synopsis[] =
-	"usage: tracer-analyze recover [-f] IN OUT\n\n"
-	"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
-	"blocks are left out (and named), a file cut short by a crash gets its index\n"
-	"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
-	"are copied byte for byte; metadata and schema are merged into one block each.\n"
-	"A multi-host trace (or a directory of traces): every member that can be\n"
-	"opened is recovered so, and OUT is a multi-host trace of them (a member\n"
-	"that cannot be opened, and damage between members, left out and named).\n\n";
-
-static const char recover_epilog[] =
-	"\nExit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n\n"
-	"Examples:\n"
-	"  tracer-analyze recover crashed.tz fixed.tz\n"
-	"  tracer-analyze recover -f flight.tz linear.tz\n";
-
-static const struct tza_cmd_spec recover_spec = {.name = "recover",
-						 .synopsis = recover_synopsis,
-						 .epilog = recover_epilog,
-						 .col = 16,
-						 .nfiles = 0};
+static const struct tza_cmd_spec recover_spec = {
+    .name = "recover",
+    .synopsis = "usage: tracer-analyze recover [-f] IN OUT\n\n"
+		"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
+		"blocks are left out (and named), a file cut short by a crash gets its index\n"
+		"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
+		"are copied byte for byte; metadata and schema are merged into one block each.\n"
+		"A multi-host trace (or a directory of traces): every member that can be\n"
+		"opened is recovered so, and OUT is a multi-host trace of them (a member\n"
+		"that cannot be opened, and damage between members, left out and named).\n\n",
+    .notes = "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n",
+    .examples = "  tracer-analyze recover crashed.tz fixed.tz\n"
+		"  tracer-analyze recover -f flight.tz linear.tz\n",
+    .col = 16,
+};
 
 /* Recover the trace r (named in) into out_path, named out in messages; the
  * losses on stderr, the result on stdout. 0, or -1 after one line. */

@@ -34,42 +34,39 @@
 #include "report_cols.h"
 #include "task.h"
 
-static const char report_synopsis[] =
-	"usage: tracer-analyze report [-o OUT.html] [-f] [--by task|rule|job|container]\n"
-	"                             [--task REGEX] FILE...\n\n"
-	"Write one HTML file that any current browser opens offline (no network:\n"
-	"styles, script and data are inside it): the run's header with drops and\n"
-	"damage, summary, top tools, critical path, failures, idle stretches, an\n"
-	"interactive timeline (wheel: zoom, drag: pan, hover: the process), CPU,\n"
-	"memory and I/O over time, a process table (sort, filter) and tree.\n"
-	"The numbers are those of summary --json, top --json, critical-path --json,\n"
-	"idle --json and export --format jsonl --samples, embedded as one JSON object\n"
-	"and the processes' columns in binary (gzip, base64: the browser unpacks\n"
-	"it with its DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari\n"
-	"16.4 or newer).\n\n"
-	"With --by (or --task) the page also has a Tasks section: one row per task\n"
-	"(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
-	"group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
-	"Several traces (files, a directory of .tz files, a merge) are one run over\n"
-	"several hosts: the page shows the run and each host (the commands' output\n"
-	"over the hosts), the critical path chained across hosts by time\n"
-	"adjacency, each host's idle share, and a timeline with one band per host\n"
-	"on the run's wall-clock axis (docs/tracer-analyze.md, MANY HOSTS).\n\n";
-
-static const char report_epilog[] =
-	"\nThe page holds every command line: it is created mode 0600, or 0666 less\n"
-	"the umask when the trace was redacted (tracer-record --redact, bundle\n"
-	"--redact), as export's files (FILES WRITTEN in docs/tracer-analyze.md).\n\n"
-	"Examples:\n"
-	"  tracer-analyze report run.tz                 # writes report.html\n"
-	"  tracer-analyze report -o run.html -f run.tz\n"
-	"  tracer-analyze report -o r.html report.tar.gz\n"
-	"  tracer-analyze report --by rule -o run.html snakemake-run.tz\n"
-	"  tracer-analyze report -o run.html node1.tz node2.tz node3.tz\n"
-	"  tracer-analyze report -o run.html traces/   # or the merge: run.tz\n";
-
 static const struct tza_cmd_spec report_spec = {
-    .name = "report", .synopsis = report_synopsis, .epilog = report_epilog, .col = 22};
+    .name = "report",
+    .synopsis = "usage: tracer-analyze report [-o OUT.html] [-f] [--by task|rule|job|container]\n"
+		"                             [--task REGEX] FILE...\n\n"
+		"Write one HTML file that any current browser opens offline (no network:\n"
+		"styles, script and data are inside it): the run's header with drops and\n"
+		"damage, summary, top tools, critical path, failures, idle stretches, an\n"
+		"interactive timeline (wheel: zoom, drag: pan, hover: the process), CPU,\n"
+		"memory and I/O over time, a process table (sort, filter) and tree.\n"
+		"The numbers are those of summary --json, top --json, critical-path --json,\n"
+		"idle --json and export --format jsonl --samples, embedded as one JSON object\n"
+		"and the processes' columns in binary (gzip, base64: the browser unpacks\n"
+		"it with its DecompressionStream, in Chrome/Edge 80, Firefox 113, Safari\n"
+		"16.4 or newer).\n\n"
+		"With --by (or --task) the page also has a Tasks section: one row per task\n"
+		"(export --tasks --format jsonl, embedded as \"tasks\") and a table per\n"
+		"group of --by (top --json --by KEY, embedded as \"task_groups\").\n\n"
+		"Several traces (files, a directory of .tz files, a merge) are one run over\n"
+		"several hosts: the page shows the run and each host (the commands' output\n"
+		"over the hosts), the critical path chained across hosts by time\n"
+		"adjacency, each host's idle share, and a timeline with one band per host\n"
+		"on the run's wall-clock axis (docs/tracer-analyze.md, MANY HOSTS).\n\n",
+    .notes = "The page holds every command line: it is created mode 0600, or 0666 less\n"
+	     "the umask when the trace was redacted (tracer-record --redact, bundle\n"
+	     "--redact), as export's files (FILES WRITTEN in docs/tracer-analyze.md).\n",
+    .examples = "  tracer-analyze report run.tz                 # writes report.html\n"
+		"  tracer-analyze report -o run.html -f run.tz\n"
+		"  tracer-analyze report -o r.html report.tar.gz\n"
+		"  tracer-analyze report --by rule -o run.html snakemake-run.tz\n"
+		"  tracer-analyze report -o run.html node1.tz node2.tz node3.tz\n"
+		"  tracer-analyze report -o run.html traces/   # or the merge: run.tz\n",
+    .col = 22,
+};
 
 /* One handler's standard output, in memory. */
 struct out {

@@ -15,7 +15,9 @@
 #include "task.h"
 #include "textsafe.h"
 
-static const char rs_synopsis[] =
+static const struct tza_cmd_spec rightsize_spec = {
+    .name = "rightsize",
+    .synopsis =
 	"usage: tracer-analyze rightsize [--by rule|task] [--task REGEX] [--headroom PCT]\n"
 	"                                [--config nextflow|snakemake|both|none] [--json] FILE...\n"
 	"\n"
@@ -39,16 +41,11 @@ static const char rs_synopsis[] =
 	"host samples) from the first task's start to the last one's end.\n"
 	"Several FILEs, a directory or a merge (a run on several hosts): each rule's\n"
 	"tasks on every host together (docs: MANY HOSTS).\n"
-	"\n";
-
-static const char rs_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze rightsize trace.tz\n"
-	"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n";
-
-static const struct tza_cmd_spec rightsize_spec = {
-    .name = "rightsize", .synopsis = rs_synopsis, .epilog = rs_epilog, .col = 22, .nfiles = 0};
+	"\n",
+    .examples = "  tracer-analyze rightsize trace.tz\n"
+		"  tracer-analyze rightsize --config nextflow trace.tz >> nextflow.config\n",
+    .col = 22,
+};
 
 /* One rule's figures */
 struct rs {
@@ -241,6 +238,24 @@ static unsigned long long smk_mem_mb(const struct rs *r)
 	return (unsigned long long)((r->sug_mem + 999999) / 1000000);
 }
 
+/* The Snakemake items of the rules with a rule name, each as pre ITEM post:
+ * RULE=THREADS, or with resources RULE:mem_mb=MB and RULE:runtime=MINUTES */
+static void smk_items(FILE *f, const struct rs *r, uint32_t n, int resources, const char *pre,
+		      const char *post)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!smk_rule_name(r[i].name))
+			continue;
+		if (!resources) {
+			fprintf(f, "%s%s=%u%s", pre, r[i].name, r[i].sug_cpus, post);
+			continue;
+		}
+		fprintf(f, "%s%s:mem_mb=%llu%s", pre, r[i].name, smk_mem_mb(&r[i]), post);
+		fprintf(f, "%s%s:runtime=%llu%s", pre, r[i].name,
+			(unsigned long long)(r[i].sug_time_s / 60), post);
+	}
+}
+
 /* The Snakemake block: a profile config.yaml in the list form Snakemake's
  * argument parser takes (RULE=N, RULE:RES=N items, as on the command line),
  * and the same as command-line options. */
@@ -258,24 +273,13 @@ static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
 		   "# busiest job's cores rounded up, runtime = 2 x the longest wall (minutes)\n"
 		   "set-threads:\n",
 		h * 100);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, "  - %s=%u\n", r[i].name, r[i].sug_cpus);
+	smk_items(f, r, n, 0, "  - ", "\n");
 	fputs("set-resources:\n", f);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, "  - %s:mem_mb=%llu\n  - %s:runtime=%llu\n", r[i].name,
-				smk_mem_mb(&r[i]), r[i].name,
-				(unsigned long long)(r[i].sug_time_s / 60));
+	smk_items(f, r, n, 1, "  - ", "\n");
 	fputs("# or on the command line:\n# --set-threads", f);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, " %s=%u", r[i].name, r[i].sug_cpus);
+	smk_items(f, r, n, 0, " ", "");
 	fputs(" \\\n#   --set-resources", f);
-	for (uint32_t i = 0; i < n; i++)
-		if (smk_rule_name(r[i].name))
-			fprintf(f, " %s:mem_mb=%llu %s:runtime=%llu", r[i].name, smk_mem_mb(&r[i]),
-				r[i].name, (unsigned long long)(r[i].sug_time_s / 60));
+	smk_items(f, r, n, 1, " ", "");
 	fputc('\n', f);
 	if (skipped)
 		fprintf(f, "# %u name(s) above are not Snakemake rule names (not identifiers): left out\n",
@@ -315,15 +319,12 @@ static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double b
 			tza_json_num(f, (double)x->req_time_ms / 1e3);
 		else
 			fputs("null", f);
-		fputs(",\"max_cores\":", f);
-		tza_json_num(f, x->max_cores);
-		fputs(",\"mean_cores\":", f);
-		tza_json_num(f, x->wall_s > 0 ? x->cpu_s / x->wall_s : 0);
+		tza_json_key_num(f, "max_cores", x->max_cores);
+		tza_json_key_num(f, "mean_cores", x->wall_s > 0 ? x->cpu_s / x->wall_s : 0);
 		fprintf(f, ",\"peak_rss_bytes\":%llu,\"max_wall_s\":",
 			(unsigned long long)x->peak_kib * 1024);
 		tza_json_num(f, x->max_wall_s);
-		fputs(",\"mean_wall_s\":", f);
-		tza_json_num(f, x->tasks ? x->wall_s / x->tasks : 0);
+		tza_json_key_num(f, "mean_wall_s", x->tasks ? x->wall_s / x->tasks : 0);
 		fprintf(f, ",\"suggest\":{\"cpus\":%u,\"memory_bytes\":%llu,\"time_s\":%llu},\"flags\":[",
 			x->sug_cpus, (unsigned long long)x->sug_mem, (unsigned long long)x->sug_time_s);
 		flags_out(f, x->flags, 1);

@@ -19,33 +19,30 @@
 #include "report.h"
 #include "slice.h"
 
-static const char slice_synopsis[] =
-	"usage: tracer-analyze slice [--from T] [--to T] [--allow-empty] [-f] IN OUT\n"
-	"\n"
-	"Write the events of IN between --from and --to (inclusive) into a new trace\n"
-	"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
-	"every process alive then (so the slice's tree is complete), the drop\n"
-	"counters reached by then, IN's cgroup table and its attachments (they\n"
-	"describe the run, not a time). Processes crossing the window's edges are\n"
-	"charged only what they used inside it: their CPU and I/O counters in OUT\n"
-	"count from --from (interpolated between samples, else spread evenly over\n"
-	"the life), and one sample at --to says what each process still alive then\n"
-	"had used by then.\n"
-	"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
-	"(2026-11-29T10:00:00, local; Z for UTC).\n"
-	"IN a multi-host trace or a directory of traces: OUT is a multi-host trace,\n"
-	"every host sliced over one wall-clock window (seconds from the run's first\n"
-	"event); a host with nothing in it is left out (docs: MANY HOSTS).\n"
-	"\n";
-
-static const char slice_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
-	"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n";
-
 static const struct tza_cmd_spec slice_spec = {
-    .name = "slice", .synopsis = slice_synopsis, .epilog = slice_epilog, .col = 21, .nfiles = 0};
+    .name = "slice",
+    .synopsis = "usage: tracer-analyze slice [--from T] [--to T] [--allow-empty] [-f] IN OUT\n"
+		"\n"
+		"Write the events of IN between --from and --to (inclusive) into a new trace\n"
+		"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
+		"every process alive then (so the slice's tree is complete), the drop\n"
+		"counters reached by then, IN's cgroup table and its attachments (they\n"
+		"describe the run, not a time). Processes crossing the window's edges are\n"
+		"charged only what they used inside it: their CPU and I/O counters in OUT\n"
+		"count from --from (interpolated between samples, else spread evenly over\n"
+		"the life), and one sample at --to says what each process still alive then\n"
+		"had used by then.\n"
+		"Times are seconds from the trace start (90, 1m30s, 250ms) or wall clock\n"
+		"(2026-11-29T10:00:00, local; Z for UTC).\n"
+		"IN a multi-host trace or a directory of traces: OUT is a multi-host trace,\n"
+		"every host sliced over one wall-clock window (seconds from the run's first\n"
+		"event); a host with nothing in it is left out (docs: MANY HOSTS).\n"
+		"\n",
+    .examples =
+	"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
+	"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n",
+    .col = 21,
+};
 
 static void put(uint8_t *fixed, uint32_t size, const struct tz_event_type *t, const char *name,
 		uint64_t v)

@@ -14,7 +14,9 @@
 #include "task.h"
 #include "textsafe.h"
 
-static const char summary_synopsis[] =
+static const struct tza_cmd_spec summary_spec = {
+    .name = "summary",
+    .synopsis =
 	"usage: tracer-analyze summary [--by KEY] [--task REGEX] [-n N] [--json] FILE...\n"
 	"       tracer-analyze summary --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
 	"                              [-n N] FILE\n"
@@ -35,21 +37,13 @@ static const char summary_synopsis[] =
 	"'tracer-analyze merge'): the run first (hosts, wall-clock span, totals,\n"
 	"each host's share, the top tools across hosts), then each host's summary.\n"
 	"A process seen by two traces of one host (same boot id) counts once.\n"
-	"\n";
-
-static const char summary_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze summary trace.tz\n"
-	"  tracer-analyze summary --json trace.tz | jq .counts\n"
-	"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
-	"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n";
-
-static const struct tza_cmd_spec summary_spec = {.name = "summary",
-						 .synopsis = summary_synopsis,
-						 .epilog = summary_epilog,
-						 .col = 19,
-						 .nfiles = 0};
+	"\n",
+    .examples = "  tracer-analyze summary trace.tz\n"
+		"  tracer-analyze summary --json trace.tz | jq .counts\n"
+		"  tracer-analyze summary --follow run.tz  # while tracer-record -o run.tz runs\n"
+		"  tracer-analyze summary node1.tz node2.tz node3.tz   # one run, three hosts\n",
+    .col = 19,
+};
 
 static const char *meta(tz_reader *r, const char *k)
 {
@@ -208,8 +202,7 @@ static void json_head(FILE *f, struct tza_summary *s)
 	tza_json_cstr(f, s->path);
 	fputs(",\"host\":{\"hostname\":", f);
 	tza_json_cstr(f, meta(r, "hostname"));
-	fputs(",\"kernel\":", f);
-	tza_json_cstr(f, meta(r, "kernel"));
+	tza_json_key_cstr(f, "kernel", meta(r, "kernel"));
 	if (s->mi.ncpus) /* null: unknown (absent or out of range) */
 		fprintf(f, ",\"cpus\":%u", s->mi.ncpus);
 	else
@@ -217,24 +210,18 @@ static void json_head(FILE *f, struct tza_summary *s)
 	fprintf(f, ",\"memory_kib\":%llu},\"recorder\":{\"version\":",
 		(unsigned long long)s->mi.mem_kib);
 	tza_json_cstr(f, meta(r, "recorder_version"));
-	fputs(",\"cmdline\":", f);
-	tza_json_cstr(f, meta(r, "recorder_cmdline"));
-	fputs(",\"command\":", f);
-	tza_json_cstr(f, meta(r, "command"));
-	fputs(",\"mode\":", f);
-	tza_json_cstr(f, meta(r, "mode"));
-	fputs(",\"traced\":", f);
-	tza_json_cstr(f, tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb)));
+	tza_json_key_cstr(f, "cmdline", meta(r, "recorder_cmdline"));
+	tza_json_key_cstr(f, "command", meta(r, "command"));
+	tza_json_key_cstr(f, "mode", meta(r, "mode"));
+	tza_json_key_cstr(f, "traced", tza_trace_what(r, s->m, s->whatb, sizeof(s->whatb)));
 	fprintf(f, ",\"exec_failures\":%s,\"stop_reason\":", s->xf_recorded ? "true" : "false");
 	tza_json_cstr(f, meta(r, "stop_reason"));
 	const char *unw = meta(r, "events_unwritten");
 	fprintf(f, ",\"events_unwritten\":%s},\"start\":",
 		unw && *unw && strspn(unw, "0123456789") == strlen(unw) ? unw : "null");
 	tza_json_cstr(f, s->ws);
-	fputs(",\"end\":", f);
-	tza_json_cstr(f, s->we);
-	fputs(",\"duration_s\":", f);
-	tza_json_secs(f, (int64_t)s->duration);
+	tza_json_key_cstr(f, "end", s->we);
+	tza_json_key_secs(f, "duration_s", (int64_t)s->duration);
 	fprintf(f,
 		",\"counts\":{\"events\":%llu,\"processes\":%u,\"pre_existing\":%llu,"
 		"\"execs\":%llu,\"failed_execs\":%llu,\"nonzero_exits\":%llu,"
@@ -381,10 +368,8 @@ static void json_tables(FILE *f, const struct tza_summary *s)
 		tza_json_cstr(f, x->key);
 		fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
 		tza_json_secs(f, (int64_t)x->wall_ns);
-		fputs(",\"cpu_s\":", f);
-		tza_json_secs(f, (int64_t)x->cpu_ns);
-		fputs(",\"mean_cores\":", f);
-		tza_json_num(f, tza_group_cores(x));
+		tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
+		tza_json_key_num(f, "mean_cores", tza_group_cores(x));
 		fprintf(f,
 			",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
 			"\"rchar\":%llu,\"wchar\":%llu}",
@@ -398,8 +383,7 @@ static void json_tables(FILE *f, const struct tza_summary *s)
 	for (uint32_t i = 0; i < s->nc; i++) {
 		fputs(i ? ",{\"tool\":" : "{\"tool\":", f);
 		tza_json_cstr(f, s->cr.by_tool[i].tool);
-		fputs(",\"seconds\":", f);
-		tza_json_secs(f, (int64_t)s->cr.by_tool[i].ns);
+		tza_json_key_secs(f, "seconds", (int64_t)s->cr.by_tool[i].ns);
 		fputc('}', f);
 	}
 	fputs("]}}\n", f);

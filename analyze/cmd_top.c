@@ -11,7 +11,9 @@
 #include "report.h"
 #include "task.h"
 
-static const char top_synopsis[] =
+static const struct tza_cmd_spec top_spec = {
+    .name = "top",
+    .synopsis =
 	"usage: tracer-analyze top [--by KEY] [--task REGEX] [--sort COL] [-n N] [--json] FILE...\n"
 	"       tracer-analyze top --follow [--interval SEC] [--by KEY] [--task REGEX]\n"
 	"                          [--sort COL] [-n N] FILE\n\n"
@@ -28,22 +30,19 @@ static const char top_synopsis[] =
 	"                     of a task's root, the job; not of another member)\n\n"
 	"Several hosts (each host's trace, a directory of them, or their 'merge'):\n"
 	"one table of (host, group) rows, a HOST column first, each host's groups\n"
-	"and CRIT% as top of its trace alone; --json rows add \"host\" and \"trace\".\n\n";
-
-static const char top_epilog[] =
-	"\nWith --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
-	"the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
-	"\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
-	"\"member_failures\" (members that failed in any task; docs: Tasks)\n\n"
-	"Examples:\n"
+	"and CRIT% as top of its trace alone; --json rows add \"host\" and \"trace\".\n\n",
+    .notes = "With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
+	     "the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
+	     "\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
+	     "\"member_failures\" (members that failed in any task; docs: Tasks)\n",
+    .examples =
 	"  tracer-analyze top trace.tz\n"
 	"  tracer-analyze top --by command --sort critical trace.tz\n"
 	"  tracer-analyze top --follow run.tz      # while tracer-record -o run.tz runs\n"
 	"  tracer-analyze top --json trace.tz | jq '.[] | select(.flags | index(\"failed\"))'\n"
-	"  tracer-analyze top node1.tz node2.tz    # one run on two hosts\n";
-
-static const struct tza_cmd_spec top_spec = {
-    .name = "top", .synopsis = top_synopsis, .epilog = top_epilog, .col = 19, .nfiles = 0};
+	"  tracer-analyze top node1.tz node2.tz    # one run on two hosts\n",
+    .col = 19,
+};
 
 static int sort_col;
 static const char *const cols[] = {"cpu",  "wall",  "span", "count",    "cores", "max_cores",
@@ -112,18 +111,15 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	if (row->host) {
 		fputs("\"host\":", f);
 		tza_json_cstr(f, row->host);
-		fputs(",\"trace\":", f);
-		tza_json_cstr(f, row->trace);
+		tza_json_key_cstr(f, "trace", row->trace);
 		fputc(',', f);
 	}
 	fputs("\"tool\":", f);
 	tza_json_cstr(f, x->key);
 	fprintf(f, ",\"count\":%llu,\"wall_s\":", (unsigned long long)x->count);
 	tza_json_secs(f, (int64_t)x->wall_ns);
-	fputs(",\"cpu_s\":", f);
-	tza_json_secs(f, (int64_t)x->cpu_ns);
-	fputs(",\"max_cores\":", f);
-	tza_json_num(f, x->max_cores);
+	tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
+	tza_json_key_num(f, "max_cores", x->max_cores);
 	fprintf(f,
 		",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
 		"\"critical_s\":",

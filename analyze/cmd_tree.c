@@ -11,26 +11,22 @@
 #include "report.h"
 #include "textsafe.h"
 
-static const char tree_synopsis[] =
-	"usage: tracer-analyze tree [OPTIONS] FILE...\n"
-	"\n"
-	"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
-	"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
-	"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
-	"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n"
-	"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
-	"tree after a line naming it (docs: MANY HOSTS).\n"
-	"\n";
-
-static const char tree_epilog[] =
-	"\n"
-	"Examples:\n"
-	"  tracer-analyze tree trace.tz\n"
-	"  tracer-analyze tree --depth 2 --min-duration 1s trace.tz\n"
-	"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n";
-
 static const struct tza_cmd_spec tree_spec = {
-    .name = "tree", .synopsis = tree_synopsis, .epilog = tree_epilog, .col = 27, .nfiles = 0};
+    .name = "tree",
+    .synopsis = "usage: tracer-analyze tree [OPTIONS] FILE...\n"
+		"\n"
+		"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
+		"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
+		"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
+		"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n"
+		"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
+		"tree after a line naming it (docs: MANY HOSTS).\n"
+		"\n",
+    .examples = "  tracer-analyze tree trace.tz\n"
+		"  tracer-analyze tree --depth 2 --min-duration 1s trace.tz\n"
+		"  tracer-analyze tree --match 'samtools (sort|index)' --full-args trace.tz\n",
+    .col = 27,
+};
 
 struct agg {
 	uint32_t n, failed;

@@ -9,29 +9,24 @@
 #include "options.h"
 #include "report.h"
 
-static const char verify_synopsis[] =
-	"usage: tracer-analyze verify [-v] FILE\n\n"
-	"Check a .tz trace completely: the file header, every block header and payload\n"
-	"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
-	"Each bad block is named on stderr with its offset:\n"
-	"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n"
-	"A multi-host trace ('merge'): its own structure, then every member as a file\n"
-	"of its own, named RUN.tz[i].\n\n";
-
-static const char verify_epilog[] =
-	"\nExit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
-	"A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
-	"empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
-	"recover' adds the footer.\n\n"
-	"Examples:\n"
-	"  tracer-analyze verify run.tz\n"
-	"  tracer-analyze verify -v run.tz | less\n";
-
-static const struct tza_cmd_spec verify_spec = {.name = "verify",
-						.synopsis = verify_synopsis,
-						.epilog = verify_epilog,
-						.col = 17,
-						.nfiles = 1};
+static const struct tza_cmd_spec verify_spec = {
+    .name = "verify",
+    .synopsis = "usage: tracer-analyze verify [-v] FILE\n\n"
+		"Check a .tz trace completely: the file header, every block header and payload\n"
+		"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
+		"Each bad block is named on stderr with its offset:\n"
+		"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n"
+		"A multi-host trace ('merge'): its own structure, then every member as a file\n"
+		"of its own, named RUN.tz[i].\n\n",
+    .notes = "Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
+	     "A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
+	     "empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
+	     "recover' adds the footer.\n",
+    .examples = "  tracer-analyze verify run.tz\n"
+		"  tracer-analyze verify -v run.tz | less\n",
+    .col = 17,
+    .nfiles = 1,
+};
 
 struct vstate {
 	tz_reader *r;

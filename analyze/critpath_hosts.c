@@ -361,13 +361,6 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 			mk ? 100.0 * (double)(before + waits) / (double)mk : 0.0);
 }
 
-/* ,"key":SECONDS */
-static void jsecs(FILE *o, const char *key, int64_t ns)
-{
-	fprintf(o, ",\"%s\":", key);
-	tza_json_secs(o, ns);
-}
-
 static void json_rows(FILE *o, const struct chain *u, const struct cpart *p)
 {
 	for (uint32_t i = 0; i < p->nrows; i++) {
@@ -376,9 +369,9 @@ static void json_rows(FILE *o, const struct chain *u, const struct cpart *p)
 		tza_json_cstr(o, w->id);
 		fprintf(o, ",\"pid\":%u,\"tool\":", w->pid);
 		tza_json_cstr(o, w->key);
-		jsecs(o, "start_s", w->w0 - u->r0);
-		jsecs(o, "end_s", w->w1 - u->r0);
-		jsecs(o, "critical_s", (int64_t)w->on_ns);
+		tza_json_key_secs(o, "start_s", w->w0 - u->r0);
+		tza_json_key_secs(o, "end_s", w->w1 - u->r0);
+		tza_json_key_secs(o, "critical_s", (int64_t)w->on_ns);
 		fputc('}', o);
 	}
 }
@@ -390,9 +383,8 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 	for (int i = u->first; i >= 0; i = u->p[i].next)
 		waits += i == u->first ? 0 : u->p[i].wait_ns;
 	tza_clock_json_head(o, "time_adjacency", u->first >= 0, u->r0, u->r1, u->bound_ns, u->note);
-	fputs(",\"before_first_s\":", o);
-	tza_json_secs(o, u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0);
-	jsecs(o, "wait_s", waits);
+	tza_json_key_secs(o, "before_first_s", u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0);
+	tza_json_key_secs(o, "wait_s", waits);
 	fputs(",\"by\":", o);
 	fputs("\"process\"", o);
 	fputs(",\"parts\":[", o);
@@ -400,12 +392,11 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		const struct cpart *p = &u->p[i];
 		fputs(k ? ",{\"host\":" : "{\"host\":", o);
 		tza_json_cstr(o, p->hostname);
-		fputs(",\"trace\":", o);
-		tza_json_cstr(o, p->trace);
-		jsecs(o, "start_s", p->w0 - u->r0);
-		jsecs(o, "end_s", p->w1 - u->r0);
-		jsecs(o, "makespan_s", p->w1 - p->w0);
-		jsecs(o, "wait_s", i == u->first ? 0 : p->wait_ns);
+		tza_json_key_cstr(o, "trace", p->trace);
+		tza_json_key_secs(o, "start_s", p->w0 - u->r0);
+		tza_json_key_secs(o, "end_s", p->w1 - u->r0);
+		tza_json_key_secs(o, "makespan_s", p->w1 - p->w0);
+		tza_json_key_secs(o, "wait_s", i == u->first ? 0 : p->wait_ns);
 		fprintf(o, ",\"root_pid\":%u,\"root\":", p->root_pid);
 		tza_json_cstr(o, p->root_key);
 		fprintf(o, ",\"incomplete\":%s,\"path\":[", p->incomplete ? "true" : "false");
@@ -422,7 +413,7 @@ static void json(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 	for (uint32_t i = 0; i < ntools; i++) {
 		fputs(i ? ",{\"tool\":" : "{\"tool\":", o);
 		tza_json_cstr(o, tools[i].tool);
-		jsecs(o, "seconds", (int64_t)tools[i].ns);
+		tza_json_key_secs(o, "seconds", (int64_t)tools[i].ns);
 		fputc('}', o);
 	}
 	fputs("]}\n", o);

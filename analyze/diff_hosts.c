@@ -65,12 +65,7 @@ static void fold(struct tza_group *a, const struct tza_group *b)
 	a->cpu_ns += b->cpu_ns;
 	a->max_cores = MAXV(a->max_cores, b->max_cores);
 	a->peak_rss_kib = MAXV(a->peak_rss_kib, b->peak_rss_kib);
-	a->rchar += b->rchar;
-	a->wchar += b->wchar;
-	a->syscr += b->syscr;
-	a->syscw += b->syscw;
-	a->read_bytes += b->read_bytes;
-	a->write_bytes += b->write_bytes;
+	TZA_IO_ADD(a, b);
 	a->critical_ns += b->critical_ns;
 	a->failed += b->failed;
 	a->member_failures += b->member_failures;

@@ -109,10 +109,8 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"id\":", track, p->pid);
 	char idb[TZA_ID_MAX];
 	tza_json_cstr(f, tza_proc_id(p, idb));
-	fputs(",\"parent_id\":", f);
-	tza_json_cstr(f, p->parent ? tza_proc_id(p->parent, idb) : NULL);
-	fputs(",\"exe\":", f);
-	tza_json_cstr(f, inh ? inh->exe : NULL);
+	tza_json_key_cstr(f, "parent_id", p->parent ? tza_proc_id(p->parent, idb) : NULL);
+	tza_json_key_cstr(f, "exe", inh ? inh->exe : NULL);
 	fputs(",\"argv\":", f);
 	if (inh)
 		tza_json_argv(f, inh->argv, inh->argv_len);
@@ -128,8 +126,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 		fprintf(f, ",\"signal\":%d", p->signal);
 	else
 		fprintf(f, ",\"exit_code\":%d", p->exit_code);
-	fputs(",\"cpu_s\":", f);
-	tza_json_secs(f, (int64_t)tza_proc_cpu(p));
+	tza_json_key_secs(f, "cpu_s", (int64_t)tza_proc_cpu(p));
 	fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)p->maxrss_kib);
 	for (uint32_t k = 0; k < p->nexecs; k++) {
 		const struct tza_exec *x = &p->execs[k];

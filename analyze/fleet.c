@@ -13,6 +13,7 @@
 #include "bundle.h"
 #include "common/vec.h"
 #include "fleet.h"
+#include "json.h"
 #include "report.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -351,6 +352,13 @@ const char *tza_fleet_hostname(const struct tza_fleet *f, size_t i, tz_reader *r
 {
 	const char *hn = r ? tz_reader_meta_get(r, "hostname") : NULL;
 	return hn && *hn ? hn : f->h[i].me->hostname;
+}
+
+void tza_fleet_json_host(FILE *f, const char *sep, const char *hostname, const char *trace)
+{
+	fprintf(f, "%s{\"hostname\":", sep);
+	tza_json_cstr(f, hostname);
+	tza_json_key_cstr(f, "trace", trace);
 }
 
 int tza_fleet_load(const struct tza_fleet *f, size_t i, uint32_t flags, tz_reader **r,

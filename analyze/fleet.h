@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tz.h"
 
@@ -69,6 +70,10 @@ tz_reader *tza_fleet_reader(const struct tza_fleet *f, size_t i);
 /* Host i's name: its metadata hostname, else the member's (borrowed from r,
  * host i's reader, or the fleet). */
 const char *tza_fleet_hostname(const struct tza_fleet *f, size_t i, tz_reader *r);
+/* Open a host's object in a many-host JSON list: sep (",", ",\n" or "" for
+ * the first), then {"hostname":H,"trace":T (tza_json_cstr: null for NULL);
+ * the caller writes its other members and the '}'. */
+void tza_fleet_json_host(FILE *f, const char *sep, const char *hostname, const char *trace);
 /* Host i read as one trace is (tza_load_reader: the --partial checks,
  * flags TZA_MB_*, tasks when wanted) into *r and *m, and its name
  * (tza_fleet_hostname, valid until tza_unload(*r, *m)) into *hostname. 0, or

@@ -100,15 +100,13 @@ void tza_clock_json_head(FILE *o, const char *order, int have_start, int64_t r0,
 		tza_json_cstr(o, tza_fmt_utc(r0, t, sizeof(t)));
 	else
 		fputs("null", o);
-	fputs(",\"makespan_s\":", o);
-	tza_json_secs(o, r1 - r0);
+	tza_json_key_secs(o, "makespan_s", r1 - r0);
 	fputs(",\"clock\":{\"bound_s\":", o);
 	if (bound_ns >= 0)
 		tza_json_secs(o, bound_ns);
 	else
 		fputs("null", o);
-	fputs(",\"note\":", o);
-	tza_json_cstr(o, note);
+	tza_json_key_cstr(o, "note", note);
 	fputc('}', o);
 }
 

@@ -231,12 +231,7 @@ static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by
 	}
 	if (p->maxrss_kib > x->peak_rss_kib)
 		x->peak_rss_kib = p->maxrss_kib;
-	x->rchar += p->rchar;
-	x->wchar += p->wchar;
-	x->syscr += p->syscr;
-	x->syscw += p->syscw;
-	x->read_bytes += p->read_bytes;
-	x->write_bytes += p->write_bytes;
+	TZA_IO_ADD(x, p);
 	if (by < TZA_BY_TASK)
 		x->failed += tza_proc_failed(p) ? 1 : 0;
 	else if (tza_proc_failed(p) || p->res->oom_killed)

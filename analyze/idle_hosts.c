@@ -128,43 +128,30 @@ static void json(FILE *f, const struct irun *u, const struct tza_idle_opts *o)
 	int64_t span = u->w1 - u->w0;
 	fprintf(f, "{\"multi_host\":true,\"run\":{\"hosts\":%zu,\"start\":", u->f.n);
 	tza_json_cstr(f, tza_fmt_utc(u->w0, t, sizeof(t)));
-	fputs(",\"end\":", f);
-	tza_json_cstr(f, tza_fmt_utc(u->w1, t, sizeof(t)));
-	fputs(",\"span_s\":", f);
-	tza_json_secs(f, span);
+	tza_json_key_cstr(f, "end", tza_fmt_utc(u->w1, t, sizeof(t)));
+	tza_json_key_secs(f, "span_s", span);
 	fputs(",\"clock\":{\"bound_s\":", f);
 	if (u->bound_us >= 0)
 		tza_json_secs(f, u->bound_us * 1000);
 	else
 		fputs("null", f);
-	fputs(",\"note\":", f);
-	tza_json_cstr(f, u->note);
+	tza_json_key_cstr(f, "note", u->note);
 	fputs("},\"threshold_pct\":", f);
 	tza_json_num(f, o->threshold);
-	fputs(",\"min_duration_s\":", f);
-	tza_json_secs(f, (int64_t)o->min_ns);
+	tza_json_key_secs(f, "min_duration_s", (int64_t)o->min_ns);
 	fputs(",\"per_host\":[", f);
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct ihost *h = &u->h[i];
-		fputs(i ? ",{\"hostname\":" : "{\"hostname\":", f);
-		tza_json_cstr(f, h->hostname);
-		fputs(",\"trace\":", f);
-		tza_json_cstr(f, h->trace);
+		tza_fleet_json_host(f, i ? "," : "", h->hostname, h->trace);
 		fprintf(f, ",\"basis\":\"%s\",\"start_offset_s\":",
 			h->basis == TZA_IDLE_HOST ? "host" : "procs");
 		tza_json_secs(f, h->w0 - u->w0);
-		fputs(",\"trace_s\":", f);
-		tza_json_secs(f, h->w1 - h->w0);
-		fputs(",\"judged_s\":", f);
-		tza_json_secs(f, (int64_t)h->judged_ns);
-		fputs(",\"idle_s\":", f);
-		tza_json_secs(f, (int64_t)h->idle_ns);
-		fputs(",\"idle_share\":", f);
-		tza_json_num(f, share(h->idle_ns, span));
-		fputs(",\"outside_s\":", f);
-		tza_json_secs(f, (int64_t)outside(u, h));
-		fputs(",\"outside_share\":", f);
-		tza_json_num(f, share(outside(u, h), span));
+		tza_json_key_secs(f, "trace_s", h->w1 - h->w0);
+		tza_json_key_secs(f, "judged_s", (int64_t)h->judged_ns);
+		tza_json_key_secs(f, "idle_s", (int64_t)h->idle_ns);
+		tza_json_key_num(f, "idle_share", share(h->idle_ns, span));
+		tza_json_key_secs(f, "outside_s", (int64_t)outside(u, h));
+		tza_json_key_num(f, "outside_share", share(outside(u, h), span));
 		fputc('}', f);
 	}
 	fputs("]},\"hosts\":[", f);

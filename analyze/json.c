@@ -39,63 +39,70 @@ int tza_utf8_len(const uint8_t *s, size_t n)
 	return len;
 }
 
+static const char hexd[] = "0123456789abcdef";
+
+/* A byte JSON takes as it is: printable ASCII but the quote and the backslash */
+static inline int json_plain(uint8_t c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }
+
+/*
+ * The JSON form of the bytes at s (len >= 1, s[0] not json_plain) into
+ * out (6 bytes at the most), its length into *outn; returns how many bytes
+ * of s it stands for. A quote or backslash, \b \t \n \f \r as such; other
+ * controls and DEL as \u00XX; a C1 control (UTF-8 c2 80..c2 9f) as \u00XX,
+ * never raw on a terminal; valid UTF-8 as it is; a byte that starts no valid
+ * UTF-8 as \udcXX (Python's surrogateescape).
+ */
+static size_t json_esc(const uint8_t *s, size_t len, char *out, size_t *outn)
+{
+	static const char short_esc[0x20] = {
+	    ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f', ['\r'] = 'r'};
+	const char *pre = "\\u00";
+	uint8_t c = s[0], x = c;
+	size_t took = 1;
+	if (c == '"' || c == '\\' || (c < 0x20 && short_esc[c])) {
+		out[0] = '\\';
+		out[1] = c < 0x20 ? short_esc[c] : (char)c;
+		*outn = 2;
+		return 1;
+	}
+	if (c >= 0x80) {
+		int n = tza_utf8_len(s, len);
+		if (n == 2 && c == 0xc2 && s[1] < 0xa0) {
+			x = s[1];
+			took = 2;
+		} else if (n > 0) {
+			memcpy(out, s, (size_t)n);
+			*outn = (size_t)n;
+			return (size_t)n;
+		} else {
+			pre = "\\udc";
+		}
+	}
+	memcpy(out, pre, 4);
+	out[4] = hexd[x >> 4];
+	out[5] = hexd[x & 15];
+	*outn = 6;
+	return took;
+}
+
 void tza_json_str(FILE *f, const void *buf, size_t len)
 {
 	const uint8_t *s = buf;
 	size_t i = 0;
 	fputc('"', f);
 	while (i < len) {
-		uint8_t c = s[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			size_t j = i + 1;
-			while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
-				j++;
+		size_t j = i;
+		while (j < len && json_plain(s[j]))
+			j++;
+		if (j > i) {
 			fwrite(s + i, 1, j - i, f);
 			i = j;
 			continue;
 		}
-		switch (c) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\b':
-			fputs("\\b", f);
-			break;
-		case '\f':
-			fputs("\\f", f);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				fprintf(f, "\\u%04x", c);
-			} else {
-				int n = tza_utf8_len(s + i, len - i);
-				if (n == 0) {
-					fprintf(f, "\\udc%02x", c);
-				} else if (n == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
-					/* a C1 control: escaped, never raw on a terminal */
-					fprintf(f, "\\u%04x", s[i + 1]);
-					i += 2;
-					continue;
-				} else {
-					fwrite(s + i, 1, (size_t)n, f);
-					i += (size_t)n;
-					continue;
-				}
-			}
-		}
-		i++;
+		char e[6];
+		size_t en;
+		i += json_esc(s + i, len - i, e, &en);
+		fwrite(e, 1, en, f);
 	}
 	fputc('"', f);
 }
@@ -278,19 +285,12 @@ static int num_fmt(char *b, double v)
 	return n;
 }
 
-/* the first form of tza_json_num, for values num_fmt leaves (|v| >= 2^63) */
+/* What num_fmt leaves: a finite |v| >= 2^63, always an integer (a double
+ * from 2^53 on has no fraction), so the "%.6f" of the first form with its
+ * zeros and point trimmed is "%.0f". */
 static void num_slow(char *b, size_t size, double v)
 {
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(b, size, "%.0f", v);
-		return;
-	}
-	snprintf(b, size, "%.6f", v);
-	size_t n = strlen(b);
-	while (n > 0 && b[n - 1] == '0')
-		b[--n] = 0;
-	if (n > 0 && b[n - 1] == '.')
-		b[--n] = 0;
+	snprintf(b, size, "%.0f", v);
 }
 
 void tza_json_num(FILE *f, double v)
@@ -303,6 +303,27 @@ void tza_json_num(FILE *f, double v)
 	}
 	num_slow(b, sizeof(b), v);
 	fputs(b, f);
+}
+
+/* ,"key": before a member's value */
+static void json_key(FILE *f, const char *key) { fprintf(f, ",\"%s\":", key); }
+
+void tza_json_key_secs(FILE *f, const char *key, int64_t ns)
+{
+	json_key(f, key);
+	tza_json_secs(f, ns);
+}
+
+void tza_json_key_num(FILE *f, const char *key, double v)
+{
+	json_key(f, key);
+	tza_json_num(f, v);
+}
+
+void tza_json_key_cstr(FILE *f, const char *key, const char *s)
+{
+	json_key(f, key);
+	tza_json_cstr(f, s);
 }
 
 /* ------------------------------------------------------------ lines */
@@ -333,32 +354,23 @@ void tza_line_grow(struct tza_line *l, size_t more)
 void tza_line_puts(struct tza_line *l, const char *s)
 {
 	size_t n = strlen(s);
-	if (l->cap - l->n < n) {
-		tza_line_grow(l, n);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, n))
+		return;
 	memcpy(l->p + l->n, s, n);
 	l->n += n;
 }
 
 void tza_line_u64(struct tza_line *l, uint64_t v)
 {
-	if (l->cap - l->n < 20) {
-		tza_line_grow(l, 20);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 20))
+		return;
 	l->n += tza_fmt_u64(l->p + l->n, v);
 }
 
 void tza_line_i64(struct tza_line *l, int64_t v)
 {
-	if (l->cap - l->n < 21) {
-		tza_line_grow(l, 21);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 21))
+		return;
 	l->n += tza_fmt_i64(l->p + l->n, v);
 }
 
@@ -375,11 +387,8 @@ void tza_line_fixed(struct tza_line *l, double v, int decimals)
 
 void tza_line_json_secs(struct tza_line *l, int64_t ns)
 {
-	if (l->cap - l->n < 32) {
-		tza_line_grow(l, 32);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 32))
+		return;
 	l->n += secs_fmt(l->p + l->n, ns);
 }
 
@@ -395,85 +404,23 @@ void tza_line_json_num(struct tza_line *l, double v)
 	tza_line_puts(l, b);
 }
 
-static const char hexd[] = "0123456789abcdef";
-
 void tza_line_json_str(struct tza_line *l, const void *buf, size_t len)
 {
 	const uint8_t *s = buf;
 	size_t i = 0;
 	/* worst case 6 bytes out per byte in, and the quotes */
-	if (l->cap - l->n < 6 * len + 2) {
-		tza_line_grow(l, 6 * len + 2);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 6 * len + 2))
+		return;
 	char *o = l->p + l->n;
 	*o++ = '"';
 	while (i < len) {
-		uint8_t c = s[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			*o++ = (char)c;
-			i++;
+		if (json_plain(s[i])) {
+			*o++ = (char)s[i++];
 			continue;
 		}
-		switch (c) {
-		case '"':
-			*o++ = '\\';
-			*o++ = '"';
-			break;
-		case '\\':
-			*o++ = '\\';
-			*o++ = '\\';
-			break;
-		case '\n':
-			*o++ = '\\';
-			*o++ = 'n';
-			break;
-		case '\t':
-			*o++ = '\\';
-			*o++ = 't';
-			break;
-		case '\r':
-			*o++ = '\\';
-			*o++ = 'r';
-			break;
-		case '\b':
-			*o++ = '\\';
-			*o++ = 'b';
-			break;
-		case '\f':
-			*o++ = '\\';
-			*o++ = 'f';
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				memcpy(o, "\\u00", 4);
-				o[4] = hexd[c >> 4];
-				o[5] = hexd[c & 15];
-				o += 6;
-			} else {
-				int n = tza_utf8_len(s + i, len - i);
-				if (n == 0) {
-					memcpy(o, "\\udc", 4);
-					o[4] = hexd[c >> 4];
-					o[5] = hexd[c & 15];
-					o += 6;
-				} else if (n == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
-					memcpy(o, "\\u00", 4); /* C1 control */
-					o[4] = hexd[s[i + 1] >> 4];
-					o[5] = hexd[s[i + 1] & 15];
-					o += 6;
-					i += 2;
-					continue;
-				} else {
-					for (int k = 0; k < n; k++)
-						*o++ = (char)s[i + (size_t)k];
-					i += (size_t)n;
-					continue;
-				}
-			}
-		}
-		i++;
+		size_t en;
+		i += json_esc(s + i, len - i, o, &en);
+		o += en;
 	}
 	*o++ = '"';
 	l->n = (size_t)(o - l->p);

@@ -45,6 +45,13 @@ static inline uint32_t tza_argv_arglen(const uint8_t *p, uint32_t left)
 }
 /* A number of seconds from ns, with 9 decimals, trailing zeros trimmed. */
 void tza_json_secs(FILE *f, int64_t ns);
+/* A member after an object's first: ,"key":SECONDS (tza_json_secs). key is
+ * written as it is (a name of ours, nothing to escape). */
+void tza_json_key_secs(FILE *f, const char *key, int64_t ns);
+/* Likewise ,"key":NUMBER (tza_json_num) and ,"key":STRING (tza_json_cstr:
+ * null for NULL). */
+void tza_json_key_num(FILE *f, const char *key, double v);
+void tza_json_key_cstr(FILE *f, const char *key, const char *s);
 /* A finite double: integers plainly, else up to 6 decimals ("0" for NaN/inf). */
 void tza_json_num(FILE *f, double v);
 
@@ -79,14 +86,20 @@ struct tza_line {
 
 /* Make room for `more` bytes (sets err when it cannot). */
 void tza_line_grow(struct tza_line *l, size_t more);
+/* Room for `more` bytes after the used ones: 0, or -1 when it could not be
+ * made (err set; the caller writes nothing). */
+static inline int tza_line_room(struct tza_line *l, size_t more)
+{
+	if (l->cap - l->n >= more)
+		return 0;
+	tza_line_grow(l, more);
+	return l->err ? -1 : 0;
+}
 
 static inline void tza_line_put(struct tza_line *l, const void *s, size_t n)
 {
-	if (l->cap - l->n < n) {
-		tza_line_grow(l, n);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, n))
+		return;
 	if (n) {
 		char *d = l->p + l->n;
 		for (size_t i = 0; i < n; i++) /* short pieces: no memcpy call */
@@ -96,11 +109,8 @@ static inline void tza_line_put(struct tza_line *l, const void *s, size_t n)
 }
 static inline void tza_line_putc(struct tza_line *l, char c)
 {
-	if (l->cap == l->n) {
-		tza_line_grow(l, 1);
-		if (l->err)
-			return;
-	}
+	if (tza_line_room(l, 1))
+		return;
 	l->p[l->n++] = c;
 }
 /* A string literal (its size known at compile time). */

@@ -185,10 +185,16 @@ void tza_options_help(const struct tza_cmd_spec *spec, const struct tza_option *
 		put_indented(f, o->help, col);
 		fputc('\n', f);
 	}
-	if (spec->epilog_fn)
-		spec->epilog_fn(f);
-	else
-		fputs(spec->epilog, f);
+	fputc('\n', f);
+	if (spec->notes_fn || spec->notes) {
+		if (spec->notes_fn)
+			spec->notes_fn(f);
+		else
+			fputs(spec->notes, f);
+		fputc('\n', f);
+	}
+	fputs("Examples:\n", f);
+	fputs(spec->examples, f);
 }
 
 int tza_cmd_load(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,

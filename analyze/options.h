@@ -15,8 +15,12 @@
  *		OPT_FLAG('j', "json", &json, "JSON instead of text"),
  *		OPT_END_TRACE,		-- --partial, --help, the end
  *	};
- *	static const struct tza_cmd_spec top_spec = {.name = "top", .synopsis = USAGE,
- *		.epilog = EPILOG, .col = 19, .nfiles = 1};
+ *	static const struct tza_cmd_spec top_spec = {
+ *		.name = "top",
+ *		.synopsis = "usage: tracer-analyze top [-n N] [--json] FILE\n\n...",
+ *		.examples = "  tracer-analyze top run.tz\n",
+ *		.col = 19, .nfiles = 1,
+ *	};
  *	int rc = tza_options_parse(&top_spec, opts, argc, argv);
  *	if (rc >= 0)
  *		return rc;		-- --help printed (0) or a usage error (2)
@@ -114,14 +118,19 @@ int tza_opt_partial(const struct tza_option *o, const char *arg);
 int tza_opt_interval(const struct tza_option *o, const char *arg);
 
 /* A subcommand's command line but its table (whose rows point at the
- * handler's variables): name, the help around the rows, FILE count. */
+ * handler's variables): name, the help around the rows, FILE count.
+ * --help is: synopsis, "Options:" and the rows, a blank line, the notes
+ * and a blank line when there are notes, "Examples:" and the examples. */
 struct tza_cmd_spec {
 	const char *name;		/* "top": messages and the usage hint */
 	const char *synopsis;		/* --help before "Options:" (usage, description) */
-	const char *epilog;		/* --help after the rows (notes, Examples) */
+	const char *notes;		/* paragraphs after the rows, each line ending
+					   in '\n'; NULL: none */
+	const char *examples;		/* the lines under "Examples:" ("  tracer-analyze
+					   top run.tz\n" ...), each ending in '\n' */
 	int col;			/* help text column (0: 19) */
 	int nfiles;			/* 1: exactly one FILE; 0: the caller checks */
-	void (*epilog_fn)(FILE *f);	/* when not NULL: writes the epilog instead
+	void (*notes_fn)(FILE *f);	/* when not NULL: writes the notes instead
 					   (text known at run time) */
 };
 
@@ -143,7 +152,8 @@ int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *
 		      char **argv);
 
 /* Write spec's --help to f: synopsis, "Options:", one entry per row
- * ("  -n, --limit N" padded to the column, then the help's lines), epilog. */
+ * ("  -n, --limit N" padded to the column, then the help's lines), notes,
+ * "Examples:" and the examples (the layout above struct tza_cmd_spec). */
 void tza_options_help(const struct tza_cmd_spec *spec, const struct tza_option *opts, FILE *f);
 
 /*

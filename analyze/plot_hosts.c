@@ -340,10 +340,7 @@ int tza_plot_hosts_json(FILE *colors, FILE *hosts, char **args, int n, unsigned 
 		const struct hband *b = &u.b[i];
 		char uuid[33];
 		tza_fleet_hex16(uuid, u.f.h[i].me->uuid);
-		fprintf(hosts, "%s{\"hostname\":", i ? ",\n" : "");
-		tza_json_cstr(hosts, b->hostname);
-		fputs(",\"trace\":", hosts);
-		tza_json_cstr(hosts, b->trace);
+		tza_fleet_json_host(hosts, i ? ",\n" : "", b->hostname, b->trace);
 		int64_t off = b->rt0 - u.r0, span = b->rt1 - b->rt0; /* both >= 0 */
 		fprintf(hosts,
 			",\"trace_uuid\":\"%s\",\"offset_s\":%" PRId64 ".%09" PRId64

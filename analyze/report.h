@@ -104,6 +104,19 @@ static inline uint64_t tza_proc_cpu(const struct tza_proc *p)
 {
 	return p->utime_ns + p->stime_ns;
 }
+/* Add the I/O exit totals of p (rchar, wchar, syscr, syscw, read_bytes,
+ * write_bytes: /proc/PID/io, model.h), a process or an aggregate, to agg, an
+ * aggregate with the same members (struct tza_group below, struct tza_task
+ * in task.h). */
+#define TZA_IO_ADD(agg, p)                                                                         \
+	do {                                                                                       \
+		(agg)->rchar += (p)->rchar;                                                        \
+		(agg)->wchar += (p)->wchar;                                                        \
+		(agg)->syscr += (p)->syscr;                                                        \
+		(agg)->syscw += (p)->syscw;                                                        \
+		(agg)->read_bytes += (p)->read_bytes;                                              \
+		(agg)->write_bytes += (p)->write_bytes;                                            \
+	} while (0)
 /*
  * Cumulative CPU ns (utime + stime) of p at time t (CLOCK_BOOTTIME ns):
  * linear between (start, 0), its kept samples (TZA_MB_SAMPLES) and (end,

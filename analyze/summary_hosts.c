@@ -269,8 +269,7 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		tza_json_secs(o, bound * 1000);
 	else
 		fputs("null", o);
-	fputs(",\"note\":", o);
-	tza_json_cstr(o, note);
+	tza_json_key_cstr(o, "note", note);
 	fprintf(o,
 		"},\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"execs\":%" PRIu64
 		",\"failed_execs\":%" PRIu64 ",\"nonzero_exits\":%" PRIu64 ",\"signaled\":%" PRIu64
@@ -280,12 +279,8 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 	fputs(",\"per_host\":[", o);
 	for (size_t i = 0; i < u->f.n; i++) {
 		const struct hline *h = &u->h[i];
-		fputs(i ? ",{\"hostname\":" : "{\"hostname\":", o);
-		tza_json_cstr(o, h->hostname);
-		fputs(",\"trace\":", o);
-		tza_json_cstr(o, h->name);
-		fputs(",\"boot_id\":", o);
-		tza_json_cstr(o, h->boot);
+		tza_fleet_json_host(o, i ? "," : "", h->hostname, h->name);
+		tza_json_key_cstr(o, "boot_id", h->boot);
 		fprintf(o, ",\"processes\":%" PRIu64 ",\"counted_once\":%" PRIu64 ",\"cpu_s\":",
 			h->procs, h->dups);
 		tza_json_secs(o, (int64_t)h->cpu_ns);
@@ -329,8 +324,7 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 		fprintf(o, ",\"processes\":%" PRIu64 ",\"hosts\":%u,\"cpu_s\":", g->count,
 			g->hosts);
 		tza_json_secs(o, (int64_t)g->cpu_ns);
-		fputs(",\"wall_s\":", o);
-		tza_json_secs(o, (int64_t)g->wall_ns);
+		tza_json_key_secs(o, "wall_s", (int64_t)g->wall_ns);
 		fprintf(o, ",\"failed\":%" PRIu64 "}", g->failed);
 	}
 	fputs("]},\"hosts\":[", o);

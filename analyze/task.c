@@ -103,12 +103,7 @@ static int numbers(struct build *b)
 		if (end > k->end_ns)
 			k->end_ns = end;
 		k->cpu_ns += tza_proc_cpu(p);
-		k->rchar += p->rchar;
-		k->wchar += p->wchar;
-		k->syscr += p->syscr;
-		k->syscw += p->syscw;
-		k->read_bytes += p->read_bytes;
-		k->write_bytes += p->write_bytes;
+		TZA_IO_ADD(k, p);
 		k->exit_rss_sum_kib += p->maxrss_kib;
 		if (p->maxrss_kib > k->exit_rss_max_kib)
 			k->exit_rss_max_kib = p->maxrss_kib;

@@ -180,6 +180,9 @@ enum tza_task_edge {
 	TZA_EDGE_ADJACENT, /* across hosts, by time alone (no records for the later) */
 	TZA_EDGE_N
 };
+/* The edge's word in text and JSON: "data", "time", "adjacent"; `none`
+ * for TZA_EDGE_NONE or a value out of range (NULL: JSON null; "-" in text). */
+const char *tza_task_edge_name(enum tza_task_edge e, const char *none);
 
 struct tza_task_step {
 	const struct tza_task *task;

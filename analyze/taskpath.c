@@ -6,6 +6,13 @@
 
 #include "task.h"
 
+const char *tza_task_edge_name(enum tza_task_edge e, const char *none)
+{
+	static const char *const name[TZA_EDGE_N] = {
+	    [TZA_EDGE_DATA] = "data", [TZA_EDGE_TIME] = "time", [TZA_EDGE_ADJACENT] = "adjacent"};
+	return (unsigned)e < TZA_EDGE_N && name[e] ? name[e] : none;
+}
+
 /* One output of a node, for the data edges */
 struct out {
 	const char *path;

@@ -145,11 +145,6 @@ static uint32_t link(const void *ctx, uint32_t ia, uint32_t ib, int data)
 	return TZA_EDGE_NONE;
 }
 
-static const char *const edge_name[TZA_EDGE_N] = {[TZA_EDGE_NONE] = NULL,
-						  [TZA_EDGE_DATA] = "data",
-						  [TZA_EDGE_TIME] = "time",
-						  [TZA_EDGE_ADJACENT] = "adjacent"};
-
 /* What the printers need */
 struct hp {
 	const struct tza_hosts_run *run;
@@ -200,7 +195,7 @@ static void text(FILE *o, const struct hp *h)
 		fprintf(o, "  %10.3f %10.3f %10s %10s %8s  %-20.20s ", secs(k->w0 - u->r0),
 			secs(k->w1 - u->r0), tza_fmt_dur(b1, sizeof(b1), (uint64_t)(k->w1 - k->w0)),
 			i ? tza_fmt_sdur(b2, sizeof(b2), s->wait_ns) : "-",
-			edge_name[s->edge] ? edge_name[s->edge] : "-",
+			tza_task_edge_name(s->edge, "-"),
 			tza_safe_str(sk, sizeof(sk), u->hostname[k->host]));
 		tza_safe_puts(o, u->by == TZA_BY_RULE ? k->rule : k->key);
 		fputc('\n', o);
@@ -222,23 +217,16 @@ static void text(FILE *o, const struct hp *h)
 		tza_fmt_sdur(b4, sizeof(b4), tp->wait_ns), tza_fmt_sdur(b5, sizeof(b5), h->after));
 }
 
-/* ,"key":SECONDS */
-static void jsecs(FILE *o, const char *key, int64_t ns)
-{
-	fprintf(o, ",\"%s\":", key);
-	tza_json_secs(o, ns);
-}
-
 static void json(FILE *o, const struct hp *h)
 {
 	const struct tza_hosts_run *u = h->run;
 	const struct tza_tp *tp = &h->tp;
 	tza_clock_json_head(o, "task_edges", u->r0 != 0, u->r0, u->r1, u->bound_ns, u->note);
 	fputs(u->by == TZA_BY_RULE ? ",\"by\":\"rule\"" : ",\"by\":\"task\"", o);
-	jsecs(o, "before_first_s", h->before);
-	jsecs(o, "after_last_s", h->after);
-	jsecs(o, "wall_s", tp->wall_ns);
-	jsecs(o, "wait_s", tp->wait_ns);
+	tza_json_key_secs(o, "before_first_s", h->before);
+	tza_json_key_secs(o, "after_last_s", h->after);
+	tza_json_key_secs(o, "wall_s", tp->wall_ns);
+	tza_json_key_secs(o, "wait_s", tp->wait_ns);
 	fprintf(o,
 		",\"edges\":{\"data\":%u,\"data_between_hosts\":%u,\"time\":%u,\"adjacent\":%u,"
 		"\"late\":%u},\"path\":[",
@@ -249,26 +237,17 @@ static void json(FILE *o, const struct hp *h)
 		const struct tza_htask *k = &h->t[s->node];
 		fputs(i ? ",{\"host\":" : "{\"host\":", o);
 		tza_json_cstr(o, u->hostname[k->host]);
-		fputs(",\"trace\":", o);
-		tza_json_cstr(o, u->trace[k->host]);
-		fputs(",\"task\":", o);
-		tza_json_cstr(o, k->key);
-		fputs(",\"rule\":", o);
-		tza_json_cstr(o, k->rule);
-		fputs(",\"kind\":", o);
-		tza_json_cstr(o, k->kind);
-		fputs(",\"id\":", o);
-		tza_json_cstr(o, k->id);
+		tza_json_key_cstr(o, "trace", u->trace[k->host]);
+		tza_json_key_cstr(o, "task", k->key);
+		tza_json_key_cstr(o, "rule", k->rule);
+		tza_json_key_cstr(o, "kind", k->kind);
+		tza_json_key_cstr(o, "id", k->id);
 		fprintf(o, ",\"pid\":%u", k->pid);
-		jsecs(o, "start_s", k->w0 - u->r0);
-		jsecs(o, "end_s", k->w1 - u->r0);
-		jsecs(o, "wall_s", k->w1 - k->w0);
-		jsecs(o, "wait_s", s->wait_ns);
-		fputs(",\"edge\":", o);
-		if (edge_name[s->edge])
-			tza_json_cstr(o, edge_name[s->edge]);
-		else
-			fputs("null", o);
+		tza_json_key_secs(o, "start_s", k->w0 - u->r0);
+		tza_json_key_secs(o, "end_s", k->w1 - u->r0);
+		tza_json_key_secs(o, "wall_s", k->w1 - k->w0);
+		tza_json_key_secs(o, "wait_s", s->wait_ns);
+		tza_json_key_cstr(o, "edge", tza_task_edge_name(s->edge, NULL));
 		fputc('}', o);
 	}
 	fputs("],\"off_path\":[", o);

@@ -46,7 +46,7 @@ static const struct tza_option opts[] = {
 };
 static const struct tza_cmd_spec spec = {.name = "t",
 					 .synopsis = "usage: t [OPTIONS] FILE\n\n",
-					 .epilog = "\nExamples:\n  t x\n",
+					 .examples = "  t x\n",
 					 .col = 16,
 					 .nfiles = 1};
 
@@ -169,15 +169,22 @@ static void test_bad_command_lines(void **state)
 	assert_int_equal(limit, 30);
 }
 
-static void test_help(void **state)
+/* tza_options_help's text (free it) */
+static char *help_of(const struct tza_cmd_spec *sp, const struct tza_option *rows)
 {
-	(void)state;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	assert_non_null(f);
-	tza_options_help(&spec, opts, f);
+	tza_options_help(sp, rows, f);
 	fclose(f);
+	return buf;
+}
+
+static void test_help(void **state)
+{
+	(void)state;
+	char *buf = help_of(&spec, opts);
 	assert_string_equal(buf, "usage: t [OPTIONS] FILE\n\n"
 				 "Options:\n"
 				 "  -n, --limit N at most N\n"
@@ -199,5 +206,30 @@ static void test_help(void **state)
 	free(buf);
 }
 
+static void notes_fn(FILE *f) { fputs("Run-time notes.\n", f); }
+
+/* --help after the rows: a blank line, the notes and a blank line (when
+ * there are notes, from the text or notes_fn), "Examples:", the examples */
+static void test_help_notes(void **state)
+{
+	(void)state;
+	static const struct tza_option rows[] = {OPT_HELP, OPT_END};
+	static const struct tza_cmd_spec with_notes = {.name = "t",
+						       .synopsis = "usage: t\n\n",
+						       .notes = "Notes,\ntwo lines.\n",
+						       .examples = "  t x\n  t y\n"};
+	static const struct tza_cmd_spec with_fn = {
+	    .name = "t", .synopsis = "usage: t\n\n", .examples = "  t x\n", .notes_fn = notes_fn};
+	char *buf = help_of(&with_notes, rows);
+	assert_string_equal(buf, "usage: t\n\nOptions:\n  -h, --help       this help\n"
+				 "\nNotes,\ntwo lines.\n\nExamples:\n  t x\n  t y\n");
+	free(buf);
+	buf = help_of(&with_fn, rows);
+	assert_string_equal(buf, "usage: t\n\nOptions:\n  -h, --help       this help\n"
+				 "\nRun-time notes.\n\nExamples:\n  t x\n");
+	free(buf);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_values), cmocka_unit_test(test_ranges),
-	  cmocka_unit_test(test_bad_command_lines), cmocka_unit_test(test_help))
+	  cmocka_unit_test(test_bad_command_lines), cmocka_unit_test(test_help),
+	  cmocka_unit_test(test_help_notes))
