@@ -65,7 +65,8 @@ $(O)/libtz.a: $(FORMAT_OBJ)
 # ---------------------------------------------------------------- common/
 # libc-only code both binaries share (common/redact.c: secret patterns;
 # common/hmap.c: the u64 -> u64 hash table; common/numfmt.c: "1,234,567";
-# common/vec.c: VEC_ROOM, an array that grows by doubling)
+# common/vec.c: VEC_ROOM, an array that grows by doubling; common/strmap.c:
+# an index of byte strings in order of first use)
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(O)/%.o)
 

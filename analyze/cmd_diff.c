@@ -26,6 +26,8 @@ static const struct tza_cmd_spec diff_spec = {
     .examples = "  tracer-analyze diff before.tz after.tz\n"
 		"  tracer-analyze diff --by command --json run1.tz run2.tz\n",
     .col = 19,
+    .nfiles = 2,
+    .operands = "two files A and B",
 };
 
 struct side {
@@ -153,10 +155,6 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 	int rc = tza_options_parse(&diff_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (optind + 2 != argc) {
-		tza_err("diff: expected two files A and B (see 'tracer-analyze diff --help')");
-		return TZA_EXIT_USAGE;
-	}
 	if (o->json && !limit_set)
 		o->limit = 0;
 	return -1;
@@ -269,14 +267,23 @@ static void diff_text(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 		fprintf(f, "... %u more (-n 0 shows all)\n", nr - show);
 }
 
-void tza_diff_print(FILE *f, const struct tza_diff_head *h, enum tza_by by, int json,
-		    const struct tza_diff_row *rows, uint32_t nr, uint64_t limit)
+int tza_diff_show(FILE *f, const struct tza_diff_head *h, enum tza_by by, int json,
+		  uint64_t limit, struct tza_group *a, uint32_t na, struct tza_group *b,
+		  uint32_t nb)
 {
+	struct tza_diff_row *rows = NULL;
+	uint32_t nr = 0;
+	if (tza_diff_rows(a, na, b, nb, &rows, &nr) < 0) {
+		tza_err("out of memory");
+		return TZA_EXIT_FAIL;
+	}
 	uint32_t show = limit && limit < nr ? (uint32_t)limit : nr;
 	if (json)
 		diff_json(f, h, by, rows, show);
 	else
 		diff_text(f, h, by, rows, nr, show);
+	free(rows);
+	return TZA_EXIT_OK;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -289,24 +296,15 @@ int cmd_diff(int argc, char **argv)
 	if (tza_fleet_wanted(argv + optind, 1) || tza_fleet_wanted(argv + optind + 1, 1))
 		return tza_diff_hosts(stdout, pa, pb, o.by, o.json, o.limit);
 	struct side A, B;
-	struct tza_diff_row *rows = NULL;
-	uint32_t nr = 0;
 	memset(&B, 0, sizeof(B));
 	rc = TZA_EXIT_FAIL;
-	if (load(pa, o.by, &A) < 0 || load(pb, o.by, &B) < 0)
-		goto out;
-	if (tza_diff_rows(A.g, A.ng, B.g, B.ng, &rows, &nr) < 0) {
-		tza_err("out of memory");
-		goto out;
+	if (!load(pa, o.by, &A) && !load(pb, o.by, &B)) {
+		struct tza_diff_head h = {.a = pa,
+					  .b = pb,
+					  .makespan_a_ns = A.c.makespan_ns,
+					  .makespan_b_ns = B.c.makespan_ns};
+		rc = tza_diff_show(stdout, &h, o.by, o.json, o.limit, A.g, A.ng, B.g, B.ng);
 	}
-	struct tza_diff_head h = {.a = pa,
-				  .b = pb,
-				  .makespan_a_ns = A.c.makespan_ns,
-				  .makespan_b_ns = B.c.makespan_ns};
-	tza_diff_print(stdout, &h, o.by, o.json, rows, nr, o.limit);
-	rc = TZA_EXIT_OK;
-out:
-	free(rows);
 	unload(&A);
 	unload(&B);
 	return rc;

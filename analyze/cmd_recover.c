@@ -24,6 +24,8 @@ static const struct tza_cmd_spec recover_spec = {
     .examples = "  tracer-analyze recover crashed.tz fixed.tz\n"
 		"  tracer-analyze recover -f flight.tz linear.tz\n",
     .col = 16,
+    .nfiles = 2,
+    .operands = "IN and OUT",
 };
 
 /* Recover the trace r (named in) into out_path, named out in messages; the
@@ -109,10 +111,6 @@ int cmd_recover(int argc, char **argv)
 	int ret = tza_options_parse(&recover_spec, opts, argc, argv);
 	if (ret >= 0)
 		return ret;
-	if (optind != argc - 2) {
-		tza_err("recover: expected IN and OUT (see 'tracer-analyze recover --help')");
-		return TZA_EXIT_USAGE;
-	}
 	const char *in = argv[optind], *out = argv[optind + 1];
 	if (tza_refuse_dir(out, "an output file"))
 		return TZA_EXIT_FAIL;

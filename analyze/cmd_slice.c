@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cmp.h"
 #include "bpf/events.h"
 #include "common/vec.h"
 #include "dropslot.h"
@@ -42,6 +43,8 @@ static const struct tza_cmd_spec slice_spec = {
 	"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
 	"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n",
     .col = 21,
+    .nfiles = 2,
+    .operands = "IN and OUT",
 };
 
 static void put(uint8_t *fixed, uint32_t size, const struct tz_event_type *t, const char *name,
@@ -262,8 +265,7 @@ static uint64_t ctr_at(const struct tza_proc *p, int k, uint64_t t)
 static int cmp_clip(const void *a, const void *b)
 {
 	const struct clip *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	CMP_RET(x->pid, y->pid);
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
@@ -401,10 +403,6 @@ static int slice_options(int argc, char **argv, struct slice_job *j, const char 
 	int rc = tza_options_parse(&slice_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (optind + 2 != argc) {
-		tza_err("slice: expected IN and OUT (see 'tracer-analyze slice --help')");
-		return TZA_EXIT_USAGE;
-	}
 	j->in = argv[optind];
 	j->out = argv[optind + 1];
 	return -1;

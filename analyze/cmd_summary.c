@@ -694,7 +694,7 @@ int cmd_summary(int argc, char **argv)
 			"tools and critical-path entries to list (default 10,\n"
 			"0 = all, as in top and diff)"),
 		OPT_FLAG('j', "json", &json, "one JSON object (keys: docs/tracer-analyze.md)"),
-		OPT_FLAG('F', "follow", &follow,
+		OPT_FOLLOW(&follow,
 			 "a trace being written: the summary of its sealed chunks\n"
 			 "again every --interval, as top --follow does, until the\n"
 			 "recorder closes the file (the last one is the whole\n"
@@ -707,16 +707,12 @@ int cmd_summary(int argc, char **argv)
 	int rc = tza_options_parse(&summary_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
-		if (follow) {
-			tza_err("summary: --follow reads one trace (not several hosts)");
-			return TZA_EXIT_USAGE;
-		}
+	const char *path;
+	rc = tza_follow_operands("summary", follow, argc, argv, &path);
+	if (rc == TZA_FOLLOW_HOSTS)
 		return tza_summary_hosts(stdout, argv + optind, argc - optind, by, limit, json);
-	}
-	const char *path = tza_one_file("summary", argc, argv);
-	if (!path)
-		return TZA_EXIT_USAGE;
+	if (rc != TZA_FOLLOW_ONE)
+		return rc;
 	if (follow && json) {
 		tza_err("summary: --follow shows text; --json is not followed (run summary --json "
 			"again)");

@@ -331,7 +331,7 @@ int cmd_top(int argc, char **argv)
 		OPT_FLAG('j', "json", &json,
 			 "an array of {\"tool\",\"count\",\"wall_s\",\"cpu_s\",\"max_cores\",\n"
 			 "\"peak_rss_kib\",\"read_bytes\",\"write_bytes\",\"critical_s\",\"flags\"}"),
-		OPT_FLAG('F', "follow", &follow,
+		OPT_FOLLOW(&follow,
 			 "a trace being written: the table of its sealed chunks again\n"
 			 "every --interval, like top(1), until the recorder closes\n"
 			 "the file (the last table is the whole trace's), or the\n"
@@ -350,17 +350,14 @@ int cmd_top(int argc, char **argv)
 		tza_err("top: --follow shows a table; --json is not followed (run top --json again)");
 		return TZA_EXIT_USAGE;
 	}
-	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
-		if (follow) {
-			tza_err("top: --follow reads one trace (not several hosts)");
-			return TZA_EXIT_USAGE;
-		}
+	const char *path;
+	rc = tza_follow_operands("top", follow, argc, argv, &path);
+	if (rc == TZA_FOLLOW_HOSTS)
 		return top_hosts(stdout, argv + optind, argc - optind, by, json, limit);
-	}
-	if (!tza_one_file("top", argc, argv))
-		return TZA_EXIT_USAGE;
+	if (rc != TZA_FOLLOW_ONE)
+		return rc;
 	if (follow)
-		return tza_follow("top", argv[optind], interval_ms, top_refresh,
+		return tza_follow("top", path, interval_ms, top_refresh,
 				  &(struct top_args){.by = by, .limit = limit});
-	return top_once(stdout, argv[optind], by, json, limit, NULL);
+	return top_once(stdout, path, by, json, limit, NULL);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cmp.h"
 #include "report.h"
 
 /* The recorded command's root: the first root that was started during the
@@ -137,8 +138,7 @@ static int cmp_end_desc(const void *a, const void *b)
 	if (ex != ey)
 		return ex > ey ? -1 : 1;
 	/* same end: the one that ran longer released the waiter */
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
+	CMP_RET(x->start_ns, y->start_ns);
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 

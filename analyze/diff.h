@@ -40,10 +40,12 @@ struct tza_diff_head {
 				    says no hosts); else each run's hosts */
 };
 
-/* Print the diff (text, or JSON when json) of rows[0..nr), the first limit
- * (0: all) of them, to f. */
-void tza_diff_print(FILE *f, const struct tza_diff_head *h, enum tza_by by, int json,
-		    const struct tza_diff_row *rows, uint32_t nr, uint64_t limit);
+/* Match the groups a[na] and b[nb] (tza_diff_rows: sorted by key in place)
+ * and print the diff (text, or JSON when json), the first limit (0: all)
+ * rows, to f. Returns TZA_EXIT_OK, or TZA_EXIT_FAIL after "out of memory". */
+int tza_diff_show(FILE *f, const struct tza_diff_head *h, enum tza_by by, int json,
+		  uint64_t limit, struct tza_group *a, uint32_t na, struct tza_group *b,
+		  uint32_t nb);
 
 /*
  * diff of two runs when either is a run on several hosts (a multi-host

@@ -195,28 +195,19 @@ int tza_diff_hosts(FILE *o, const char *pa, const char *pb, enum tza_by by, int 
 		   uint64_t limit)
 {
 	struct run A, B;
-	struct tza_diff_row *rows = NULL;
-	uint32_t nr = 0;
 	int rc = TZA_EXIT_FAIL;
 	memset(&A, 0, sizeof(A));
 	memset(&B, 0, sizeof(B));
-	if (run_load(pa, by, &A) < 0 || run_load(pb, by, &B) < 0)
-		goto out;
-	if (A.ng > UINT32_MAX || B.ng > UINT32_MAX ||
-	    tza_diff_rows(A.g, (uint32_t)A.ng, B.g, (uint32_t)B.ng, &rows, &nr) < 0) {
-		tza_err("diff: out of memory");
-		goto out;
+	if (!run_load(pa, by, &A) && !run_load(pb, by, &B) && A.ng <= UINT32_MAX &&
+	    B.ng <= UINT32_MAX) {
+		struct tza_diff_head h = {.a = pa,
+					  .b = pb,
+					  .makespan_a_ns = makespan(&A),
+					  .makespan_b_ns = makespan(&B),
+					  .hosts_a = A.hosts,
+					  .hosts_b = B.hosts};
+		rc = tza_diff_show(o, &h, by, json, limit, A.g, (uint32_t)A.ng, B.g, (uint32_t)B.ng);
 	}
-	struct tza_diff_head h = {.a = pa,
-				  .b = pb,
-				  .makespan_a_ns = makespan(&A),
-				  .makespan_b_ns = makespan(&B),
-				  .hosts_a = A.hosts,
-				  .hosts_b = B.hosts};
-	tza_diff_print(o, &h, by, json, rows, nr, limit);
-	rc = TZA_EXIT_OK;
-out:
-	free(rows);
 	run_free(&A);
 	run_free(&B);
 	return rc;

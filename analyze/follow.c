@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* follow.c - the refresh loop of top --follow and summary --follow (follow.h). */
 #include <errno.h>
+#include <getopt.h> /* optind */
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,7 +11,9 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "fleet.h"
 #include "follow.h"
+#include "report.h"
 
 static volatile sig_atomic_t follow_stop;
 static void on_stop(int sig)
@@ -109,6 +112,18 @@ int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_foll
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return rc;
+}
+
+int tza_follow_operands(const char *cmd, int follow, int argc, char **argv, const char **path)
+{
+	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
+		if (!follow)
+			return TZA_FOLLOW_HOSTS;
+		tza_err("%s: --follow reads one trace (not several hosts)", cmd);
+		return TZA_EXIT_USAGE;
+	}
+	*path = tza_one_file(cmd, argc, argv);
+	return *path ? TZA_FOLLOW_ONE : TZA_EXIT_USAGE;
 }
 
 int tza_follow_interval(const char *arg, uint64_t *ms)

@@ -40,6 +40,15 @@ typedef int (*tza_follow_fn)(FILE *f, const char *path, void *arg, struct tz_inf
 int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_follow_fn once,
 	       void *arg);
 
+/* The operands of a command that takes --follow (argv[optind..argc)):
+ * one FILE (returns TZA_FOLLOW_ONE, *path = it), a run on several hosts
+ * (TZA_FOLLOW_HOSTS), or an exit code after one line: with follow, several
+ * hosts ("CMD: --follow reads one trace (not several hosts)"); not one
+ * FILE (tza_one_file). */
+#define TZA_FOLLOW_ONE (-1)
+#define TZA_FOLLOW_HOSTS (-2)
+int tza_follow_operands(const char *cmd, int follow, int argc, char **argv, const char **path);
+
 /* --interval SEC (1..36000 whole seconds) into *ms; -1 + one line on a
  * bad value. */
 int tza_follow_interval(const char *arg, uint64_t *ms);

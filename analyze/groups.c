@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strmap.h"
 #include "report.h"
 #include "task.h"
 #include "textsafe.h"
@@ -128,41 +129,11 @@ double tza_host_busy(const struct tza_model *m, uint64_t a, uint64_t b)
 	return t1 > t0 ? (b1 - b0) / (t1 - t0) : -1;
 }
 
-/* Group index by key: open addressing over the key's hash, grown at half full. */
-struct gmap {
-	struct gslot {
-		uint64_t hash;
-		uint32_t g; /* group index + 1; 0: empty */
-	} *s;
-	uint32_t cap; /* a power of two */
-};
-
-static uint64_t key_hash(const char *k)
+/* strmap_eq over the groups' keys (ctx: the group array) */
+static int group_eq(const void *ctx, uint32_t idx, const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-	for (; *k; k++)
-		h = (h ^ (uint8_t)*k) * 0x100000001b3ULL;
-	return h ^ (h >> 29);
-}
-
-static int gmap_grow(struct gmap *mp)
-{
-	uint32_t cap = mp->cap ? mp->cap * 2 : 64;
-	struct gslot *ns = calloc(cap, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (uint32_t i = 0; i < mp->cap; i++) {
-		if (!mp->s[i].g)
-			continue;
-		uint32_t j = (uint32_t)mp->s[i].hash & (cap - 1);
-		while (ns[j].g)
-			j = (j + 1) & (cap - 1);
-		ns[j] = mp->s[i];
-	}
-	free(mp->s);
-	mp->s = ns;
-	mp->cap = cap;
-	return 0;
+	const struct tza_group *g = ctx;
+	return !strncmp(g[idx].key, s, n) && !g[idx].key[n];
 }
 
 /* A process's span in its group: start (a pre-existing one's at the trace
@@ -175,31 +146,27 @@ static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, 
 	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
 }
 
-/* The group of key in g (made when new, its slot in mp). Returns its index,
+/* The group of key in g (made when new, indexed in mp). Returns its index,
  * or -1 when memory ran out (*g, *ng, *gcap as they were, or grown). */
-static int64_t group_of(struct gmap *mp, struct tza_group **gp, uint32_t *ng, uint32_t *gcap,
+static int64_t group_of(struct strmap *mp, struct tza_group **gp, uint32_t *ng, uint32_t *gcap,
 			const char *key)
 {
-	struct tza_group *g = *gp;
-	uint64_t h = key_hash(key);
-	uint32_t j = (uint32_t)h & (mp->cap - 1);
-	for (; mp->s[j].g; j = (j + 1) & (mp->cap - 1))
-		if (mp->s[j].hash == h && !strcmp(g[mp->s[j].g - 1].key, key))
-			return mp->s[j].g - 1;
+	int added;
+	int64_t i = strmap_intern(mp, key, strlen(key), group_eq, *gp, &added);
+	if (i < 0 || !added)
+		return i;
 	if (*ng == *gcap) {
-		struct tza_group *ngp = realloc(g, 2 * (size_t)*gcap * sizeof(*g));
+		struct tza_group *ngp = realloc(*gp, 2 * (size_t)*gcap * sizeof(**gp));
 		if (!ngp)
 			return -1;
-		*gp = g = ngp;
+		*gp = ngp;
 		*gcap *= 2;
 	}
-	memset(&g[*ng], 0, sizeof(g[*ng]));
-	g[*ng].key = key;
-	g[*ng].first_ns = UINT64_MAX;
-	mp->s[j] = (struct gslot){h, ++*ng};
-	if (2 * (uint64_t)*ng > mp->cap && gmap_grow(mp) < 0)
-		return -1;
-	return *ng - 1;
+	struct tza_group *g = &(*gp)[*ng];
+	memset(g, 0, sizeof(*g));
+	g->key = key;
+	g->first_ns = UINT64_MAX;
+	return (*ng)++;
 }
 
 /* p's figures added to its group x ([s, e] and wall: group_span). */
@@ -268,7 +235,7 @@ int tza_groups_skip(struct tza_model *m, enum tza_by by, const struct tza_crit *
 	uint32_t n = m->nprocs, ng = 0, gcap = 16;
 	struct tza_group *g = malloc(gcap * sizeof(*g));
 	struct tza_profile *own = NULL; /* made on first need when prof is NULL */
-	struct gmap mp = {NULL, 0};
+	struct strmap mp = {0}; /* key -> group index */
 	/* the critical processes' machine_cores terms, in index order: added to
 	 * their groups after the sweep (the sums in the same order as ever) */
 	struct crit_term {
@@ -278,7 +245,7 @@ int tza_groups_skip(struct tza_model *m, enum tza_by by, const struct tza_crit *
 		uint64_t s, e, wall;
 	} *ct = NULL;
 	uint32_t nct = 0;
-	if (!g || gmap_grow(&mp) < 0)
+	if (!g)
 		goto fail;
 	if (c && c->proc_ns && c->npath && !(ct = malloc(c->npath * sizeof(*ct))))
 		goto fail;
@@ -341,7 +308,7 @@ int tza_groups_skip(struct tza_model *m, enum tza_by by, const struct tza_crit *
 		decide_flags(&g[i], c, mi, ncpus);
 	}
 	qsort(g, ng, sizeof(*g), cmp_group_cpu);
-	free(mp.s);
+	strmap_free(&mp);
 	free(ct);
 	tza_profile_free(own);
 	*out = g;
@@ -349,7 +316,7 @@ int tza_groups_skip(struct tza_model *m, enum tza_by by, const struct tza_crit *
 	return 0;
 fail:
 	free(g);
-	free(mp.s);
+	strmap_free(&mp);
 	free(ct);
 	tza_profile_free(own);
 	return -1;

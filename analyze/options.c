@@ -152,6 +152,11 @@ int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *
 	}
 	if (spec->nfiles == 1 && !tza_one_file(spec->name, argc, argv))
 		return TZA_EXIT_USAGE;
+	if (spec->nfiles > 1 && argc - optind != spec->nfiles) {
+		tza_err("%s: expected %s (see 'tracer-analyze %s --help')", spec->name,
+			spec->operands, spec->name);
+		return TZA_EXIT_USAGE;
+	}
 	return -1;
 }
 

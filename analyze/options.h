@@ -109,6 +109,9 @@ struct tza_option {
  * and --help, or --help alone */
 #define OPT_END_TRACE OPT_PARTIAL, OPT_HELP, OPT_END
 #define OPT_END_HELP OPT_HELP, OPT_END
+/* -F, --follow into an int: the command's view of a trace being written,
+ * again every --interval (follow.h) */
+#define OPT_FOLLOW(d, h) OPT_FLAG('F', "follow", (d), (h))
 /* -i, --interval SEC of --follow, in ms into a uint64_t (follow.h) */
 #define OPT_INTERVAL(d, h) OPT_CALL('i', "interval", "SEC", tza_opt_interval, (d), (h))
 
@@ -129,7 +132,11 @@ struct tza_cmd_spec {
 	const char *examples;		/* the lines under "Examples:" ("  tracer-analyze
 					   top run.tz\n" ...), each ending in '\n' */
 	int col;			/* help text column (0: 19) */
-	int nfiles;			/* 1: exactly one FILE; 0: the caller checks */
+	int nfiles;			/* 1: exactly one FILE; N > 1: exactly N
+					   operands, named by operands; 0: the
+					   caller checks */
+	const char *operands;		/* nfiles > 1: the usage error's words
+					   for them ("IN and OUT") */
 	void (*notes_fn)(FILE *f);	/* when not NULL: writes the notes instead
 					   (text known at run time) */
 };
@@ -146,7 +153,8 @@ struct tza_cmd_spec {
  * option or missing argument ("CMD: unknown option or missing argument:
  * 'ARG' (see 'tracer-analyze CMD --help')"), a bad value (the row's own
  * message, e.g. "--limit: 'x' is not a number"), or, with nfiles 1, not
- * exactly one FILE.
+ * exactly one FILE ("CMD: expected one FILE (see ...)"), with nfiles N > 1
+ * not exactly N operands ("CMD: expected OPERANDS (see ...)").
  */
 int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,
 		      char **argv);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cmp.h"
 #include "analyze.h"
 #include "plot_int.h"
 
@@ -23,12 +24,9 @@ static unsigned long shade_of(unsigned long rgb)
 static int cmp_bar(const void *a, const void *b)
 {
 	const struct plot_bar *x = a, *y = b;
-	if (x->row != y->row)
-		return x->row < y->row ? -1 : 1;
-	if (x->lane != y->lane)
-		return x->lane < y->lane ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+	CMP_RET(x->row, y->row);
+	CMP_RET(x->lane, y->lane);
+	CMP_RET(x->start, y->start);
 	return x->proc < y->proc ? -1 : x->proc > y->proc;
 }
 

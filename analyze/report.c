@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cmp.h"
 #include "progress.h"
 #include "report.h"
 #include "task.h"
@@ -343,8 +344,7 @@ struct rss_step {
 static int cmp_rss_step(const void *a, const void *b)
 {
 	const struct rss_step *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
+	CMP_RET(x->t, y->t);
 	return (x->d > y->d) - (x->d < y->d); /* at one time, what leaves first */
 }
 

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/vec.h"
+#include "common/strmap.h"
 #include "json.h"
 #include "report_cols.h"
 
@@ -155,72 +157,44 @@ static size_t json_value_len(const char *s, size_t n)
 	return i;
 }
 
-/* Distinct values by their text: an open-addressing hash of copies, in
- * order of first use in v[]. */
+/* Distinct values by their text, in order of first use: copies in v[],
+ * indexed by map. */
 struct dict {
-	struct slot {
-		char *s;
-		size_t n;
-		uint32_t idx;
-	} *ht;
-	size_t cap;
-	uint32_t ndist;
+	struct strmap map;
+	uint32_t ndist, cap;
 	struct span *v; /* [ndist]: the copies, by index */
 };
 
-static uint64_t hash_bytes(const char *s, size_t n)
+/* strmap_eq over the copies (ctx: the dict) */
+static int dict_eq(const void *ctx, uint32_t idx, const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	const struct dict *d = ctx;
+	return d->v[idx].n == n && !memcmp(d->v[idx].s, s, n);
 }
 
 /* The index of s[0..n) in d, added when new; -1 out of memory. */
 static long dict_intern(struct dict *d, const char *s, size_t n)
 {
-	if (2 * ((size_t)d->ndist + 1) > d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		struct slot *ht = calloc(cap, sizeof(*ht));
-		struct span *v = realloc(d->v, cap / 2 * sizeof(*v));
-		if (!ht || !v) {
-			free(ht);
-			if (v)
-				d->v = v;
-			return -1;
-		}
-		d->v = v;
-		for (size_t i = 0; i < d->cap; i++) {
-			if (!d->ht[i].s)
-				continue;
-			size_t j = hash_bytes(d->ht[i].s, d->ht[i].n) & (cap - 1);
-			while (ht[j].s)
-				j = (j + 1) & (cap - 1);
-			ht[j] = d->ht[i];
-		}
-		free(d->ht);
-		d->ht = ht;
-		d->cap = cap;
-	}
-	size_t j = hash_bytes(s, n) & (d->cap - 1);
-	for (; d->ht[j].s; j = (j + 1) & (d->cap - 1))
-		if (d->ht[j].n == n && !memcmp(d->ht[j].s, s, n))
-			return d->ht[j].idx;
-	if (!(d->ht[j].s = malloc(n ? n : 1)))
+	char *copy;
+	int added;
+	if (VEC_ROOM(d->v, d->ndist, d->cap, 32))
 		return -1;
-	memcpy(d->ht[j].s, s, n);
-	d->ht[j].n = n;
-	d->ht[j].idx = d->ndist;
-	d->v[d->ndist] = (struct span){d->ht[j].s, n};
-	return (long)d->ndist++;
+	int64_t i = strmap_intern(&d->map, s, n, dict_eq, d, &added);
+	if (i < 0 || !added)
+		return (long)i;
+	if (!(copy = malloc(n ? n : 1)))
+		return -1;
+	memcpy(copy, s, n);
+	d->v[d->ndist++] = (struct span){copy, n};
+	return (long)i;
 }
 
 static void dict_free(struct dict *d)
 {
-	for (size_t i = 0; i < d->cap; i++)
-		free(d->ht[i].s);
-	free(d->ht);
+	for (uint32_t i = 0; i < d->ndist; i++)
+		free((char *)d->v[i].s);
 	free(d->v);
+	strmap_free(&d->map);
 }
 
 /* "values":[the distinct values' JSON] */

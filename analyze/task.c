@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cmp.h"
 #include "analyze.h"
 #include "common/vec.h"
 #include "report.h"
@@ -77,8 +78,7 @@ void task_note(struct tza_tasks *t, struct store *st, const char *fmt, ...)
 static int cmp_task(const void *a, const void *b)
 {
 	const struct tza_task *x = a, *y = b;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
+	CMP_RET(x->start_ns, y->start_ns);
 	return (x->root->pid > y->root->pid) - (x->root->pid < y->root->pid);
 }
 

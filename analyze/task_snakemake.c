@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "common/cmp.h"
 #include "analyze.h"
 #include "report.h"
 #include "task_int.h"
@@ -168,10 +169,8 @@ struct smk_pair {
 static int cmp_pair(const void *a, const void *b)
 {
 	const struct smk_pair *x = a, *y = b;
-	if (x->d != y->d)
-		return x->d < y->d ? -1 : 1;
-	if (x->c != y->c)
-		return x->c < y->c ? -1 : 1;
+	CMP_RET(x->d, y->d);
+	CMP_RET(x->c, y->c);
 	return strcmp(x->output, y->output);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cmp.h"
 #include "analyze.h"
 #include "fleet_clock.h"
 #include "json.h"
@@ -110,10 +111,8 @@ void tza_htasks_free(struct tza_htasks *l)
 static int cmp_start(const void *x, const void *y)
 {
 	const struct tza_htask *a = x, *b = y;
-	if (a->w0 != b->w0)
-		return a->w0 < b->w0 ? -1 : 1;
-	if (a->host != b->host)
-		return a->host < b->host ? -1 : 1;
+	CMP_RET(a->w0, b->w0);
+	CMP_RET(a->host, b->host);
 	return (a->idx > b->idx) - (a->idx < b->idx);
 }
 

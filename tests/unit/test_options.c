@@ -74,9 +74,10 @@ static int capture(int fd, char *buf, size_t n, int (*fn)(void))
 
 static int argc_;
 static char *argv_[16];
+static const struct tza_cmd_spec *spec_ = &spec;
 static int run_parse(void)
 {
-	return tza_options_parse(&spec, opts, argc_, argv_);
+	return tza_options_parse(spec_, opts, argc_, argv_);
 }
 static int run_parse_out(void)
 {
@@ -159,14 +160,36 @@ static void test_bad_command_lines(void **state)
 	assert_non_null(strstr(err, "missing argument: '-n'"));
 	/* a flag given an argument */
 	assert_int_equal(parse("t --json=1 f.tz"), TZA_EXIT_USAGE);
-	/* exactly one FILE */
-	assert_int_equal(parse("t"), TZA_EXIT_USAGE);
-	assert_string_equal(err, "tracer-analyze: t: expected one FILE "
-				 "(see 'tracer-analyze t --help')\n");
-	assert_int_equal(parse("t a.tz b.tz"), TZA_EXIT_USAGE);
 	/* "--" ends the options */
 	assert_int_equal(parse("t -- -n"), -1);
 	assert_int_equal(limit, 30);
+}
+
+/* The operand count: exactly one FILE (nfiles 1), exactly N named ones */
+static void test_operands(void **state)
+{
+	(void)state;
+	static const struct tza_cmd_spec two = {
+	    .name = "t2", .synopsis = "usage: t2 IN OUT\n\n", .nfiles = 2, .operands = "IN and OUT"};
+	static const struct {
+		const struct tza_cmd_spec *spec;
+		const char *line, *err; /* err NULL: parsed (-1) */
+	} cases[] = {
+	    {&spec, "t", "tracer-analyze: t: expected one FILE (see 'tracer-analyze t --help')\n"},
+	    {&spec, "t a.tz b.tz", "tracer-analyze: t: expected one FILE (see 'tracer-analyze t --help')\n"},
+	    {&two, "t2 a.tz", "tracer-analyze: t2: expected IN and OUT (see 'tracer-analyze t2 --help')\n"},
+	    {&two, "t2 a.tz b.tz c.tz",
+	     "tracer-analyze: t2: expected IN and OUT (see 'tracer-analyze t2 --help')\n"},
+	    {&two, "t2 -n 5 a.tz b.tz", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		spec_ = cases[i].spec;
+		assert_int_equal(parse(cases[i].line), cases[i].err ? TZA_EXIT_USAGE : -1);
+		if (cases[i].err)
+			assert_string_equal(err, cases[i].err);
+	}
+	assert_int_equal(limit, 5); /* the last line's -n */
+	spec_ = &spec;
 }
 
 /* tza_options_help's text (free it) */
@@ -231,5 +254,6 @@ static void test_help_notes(void **state)
 }
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_values), cmocka_unit_test(test_ranges),
-	  cmocka_unit_test(test_bad_command_lines), cmocka_unit_test(test_help),
+	  cmocka_unit_test(test_bad_command_lines), cmocka_unit_test(test_operands),
+	  cmocka_unit_test(test_help),
 	  cmocka_unit_test(test_help_notes))

@@ -236,14 +236,20 @@ static void test_escaping(void **state)
 	}
 }
 
+/* The picture format by the output's name: its suffix, any case */
+static const struct {
+	const char *name;
+	int fmt; /* -1: none */
+} fmt_cases[] = {
+    {"a.png", TZA_PLOT_PNG}, {"a.SVG", TZA_PLOT_SVG}, {"dir.x/a.pdf", TZA_PLOT_PDF},
+    {"a.jpg", -1},	     {"png", -1},
+};
+
 static void test_fmt_of(void **state)
 {
 	(void)state;
-	assert_int_equal(tza_plot_fmt_of("a.png"), TZA_PLOT_PNG);
-	assert_int_equal(tza_plot_fmt_of("a.SVG"), TZA_PLOT_SVG);
-	assert_int_equal(tza_plot_fmt_of("dir.x/a.pdf"), TZA_PLOT_PDF);
-	assert_int_equal(tza_plot_fmt_of("a.jpg"), -1);
-	assert_int_equal(tza_plot_fmt_of("png"), -1);
+	for (size_t i = 0; i < sizeof(fmt_cases) / sizeof(fmt_cases[0]); i++)
+		assert_int_equal(tza_plot_fmt_of(fmt_cases[i].name), fmt_cases[i].fmt);
 }
 
 int main(void)
