@@ -16,8 +16,8 @@
 #include "bpf/events.h"
 #include "bundle.h"
 #include "common/redact.h"
-#include "json.h"
 #include "fleet.h"
+#include "json.h"
 #include "options.h"
 #include "report.h"
 

@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "analyze.h"
-#include "fleet.h"
 #include "dropslot.h"
+#include "fleet.h"
 #include "json.h"
 #include "options.h"
 #include "report.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/cmp.h"
 #include "bpf/events.h"
+#include "common/cmp.h"
 #include "common/vec.h"
 #include "dropslot.h"
 #include "fleet.h"

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cmp.h"
 #include "analyze.h"
+#include "common/cmp.h"
 #include "plot_int.h"
 
 static unsigned long rgb_of(const char *hex)

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "common/vec.h"
 #include "common/strmap.h"
+#include "common/vec.h"
 #include "json.h"
 #include "report_cols.h"
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cmp.h"
 #include "analyze.h"
+#include "common/cmp.h"
 #include "common/vec.h"
 #include "report.h"
 #include "task_int.h"

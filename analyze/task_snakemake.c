@@ -8,8 +8,8 @@
 
 #include <json-c/json.h>
 
-#include "common/cmp.h"
 #include "analyze.h"
+#include "common/cmp.h"
 #include "report.h"
 #include "task_int.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cmp.h"
 #include "analyze.h"
+#include "common/cmp.h"
 #include "fleet_clock.h"
 #include "json.h"
 #include "report.h"
