@@ -131,6 +131,13 @@ int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_n
  * the same message as tza_parse_time when malformed.
  */
 int tza_parse_when(const char *opt, const char *s, int64_t *wall_ns, uint64_t *rel_ns);
+/* a - b, held at INT64_MIN / INT64_MAX instead of overflowing (wall-clock
+ * times from 1678 to 2262 minus a trace's epoch ns) */
+static inline int64_t tza_sub_sat(int64_t a, int64_t b)
+{
+	int64_t d;
+	return __builtin_sub_overflow(a, b, &d) ? (b < 0 ? INT64_MAX : INT64_MIN) : d;
+}
 
 /* Parse an unsigned integer in [min, max] for option opt; -1 + message on error. */
 int tza_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);

@@ -56,8 +56,11 @@ static int64_t wall_of(const struct job *j, const struct when *w)
 {
 	if (w->kind == 1)
 		return w->wall_ns;
-	/* far past any recording: no overflow */
-	return w->rel_ns > (uint64_t)(INT64_MAX - j->run0) ? INT64_MAX : j->run0 + (int64_t)w->rel_ns;
+	/* far past any recording: held at the end of time, no overflow */
+	int64_t t;
+	if (w->rel_ns > INT64_MAX || __builtin_add_overflow(j->run0, (int64_t)w->rel_ns, &t))
+		return INT64_MAX;
+	return t;
 }
 
 /* Each host's range and clock anchor, and the run's start. A host without
@@ -95,14 +98,14 @@ static int host_window(const struct job *j, size_t i, struct tza_slice_req *q)
 {
 	const struct part *p = &j->p[i];
 	if (j->from.kind != -2) {
-		int64_t d = j->wfrom - p->rt0;
+		int64_t d = tza_sub_sat(j->wfrom, p->rt0);
 		q->have_from = 1;
 		q->from = d <= 0 ? p->first : p->first + (uint64_t)d;
 		if (q->from > p->last)
 			return -2;
 	}
 	if (j->to.kind != -2) {
-		int64_t d = j->wto - p->rt0;
+		int64_t d = tza_sub_sat(j->wto, p->rt0);
 		if (d < 0)
 			return -1;
 		q->have_to = 1;

@@ -367,7 +367,7 @@ int tza_parse_time(tz_reader *r, const char *opt, const char *s, uint64_t *out_n
 			tza_err("%s: the trace has no clock anchor to convert wall-clock time", opt);
 			return -1;
 		}
-		int64_t d = want - first_rt;
+		int64_t d = tza_sub_sat(want, first_rt);
 		*out_ns = d <= 0 ? in->first_ts_ns : in->first_ts_ns + (uint64_t)d;
 		return 0;
 	}

@@ -143,6 +143,10 @@ for c in slice recover; do
 	rc=0; timeout 20 "$A" $c -f run.tz ff.tz >/dev/null 2>ff.err || rc=$?
 	[ $rc = 1 ] && [ "$(cat ff.err)" = "tracer-analyze: 'ff.tz': not a regular file" ] || fail "$c to a FIFO: rc $rc $(cat ff.err)"
 done
+# the widest wall-clock window there is: every host, whole (no overflow)
+"$A" slice --from 1678-01-01T00:00:01Z --to 2262-04-10T00:00:00Z run.tz wide.tz 2>wide.err ||
+	fail "the widest window: $(cat wide.err)"
+grep -qx "tracer-analyze: 'wide.tz': 3 hosts of 3" wide.err || fail "the widest window: $(cat wide.err)"
 for t in nan inf 1e3 2300-01-01T00:00:00Z; do
 	rc=0; "$A" slice --from "$t" run.tz x.tz 2>bad.err || rc=$?
 	[ $rc = 2 ] && [ ! -e x.tz ] || fail "--from $t: rc $rc $(cat bad.err)"
