@@ -20,6 +20,7 @@
 #include "json.h"
 #include "options.h"
 #include "report.h"
+#include "sigclean.h"
 
 #define MAX_EXTRA 32 /* --redact-pattern; with the built-in ones <= REDACT_MAX */
 
@@ -414,6 +415,10 @@ struct bundle_job {
 	struct redact *rd; /* compiled when redact */
 	char abs_in[PATH_MAX], abs_out[PATH_MAX];
 	char *dir; /* the work directory, or NULL */
+	/* the work directory and its parent, open for the SIGINT/SIGTERM
+	   cleanup (sigclean.h); -1 none; guarded: a cleanup is registered */
+	int dir_fd, parent_fd, guarded;
+	char dir_name[64];
 	struct tza_bundle_file files[NMEMBERS + 3];
 	size_t nf;
 	const char *left_out[NMEMBERS];
@@ -776,6 +781,27 @@ static void bundle_top(const char *abs_out, char *top, size_t size)
 		snprintf(top, size, "report");
 }
 
+/* SIGINT/SIGTERM while the bundle is made: its work directory is removed */
+static void rm_work_dir(void *arg)
+{
+	const struct bundle_job *j = arg;
+	tza_sigclean_rm_dir(j->parent_fd, j->dir_fd, j->dir_name);
+}
+
+/* Open j->dir and its parent for rm_work_dir and register it; without them
+ * (or a free slot) the bundle goes on, only not cleaned on a signal. */
+static void guard_work_dir(struct bundle_job *j)
+{
+	const char *slash = strrchr(j->dir, '/');
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - j->dir) : 1,
+		 slash ? (slash == j->dir ? "/" : j->dir) : ".");
+	snprintf(j->dir_name, sizeof(j->dir_name), "%s", slash ? slash + 1 : j->dir);
+	j->dir_fd = open(j->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	j->parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	j->guarded = j->dir_fd >= 0 && j->parent_fd >= 0 && !tza_sigclean_push(rm_work_dir, j);
+}
+
 /* Make the bundle of a checked j: a work directory, the trace and the
  * members in it, README.txt, MANIFEST, then the archive. Returns 0 or -1
  * (message printed). The caller removes j->dir. */
@@ -797,6 +823,7 @@ static int bundle_make(struct bundle_job *j)
 		tza_err("bundle: out of memory");
 		return -1;
 	}
+	guard_work_dir(j);
 	if (bundle_trace(j) < 0)
 		return -1;
 	/* the outputs, made in the work directory from "trace.tz" */
@@ -826,6 +853,7 @@ int cmd_bundle(int argc, char **argv)
 	static struct bundle_job j; /* the same */
 	memset(&rd, 0, sizeof(rd));
 	memset(&j, 0, sizeof(j));
+	j.dir_fd = j.parent_fd = -1;
 	j.rd = &rd;
 	j.plots = 1;
 	int rc = bundle_options(argc, argv, &j);
@@ -841,6 +869,12 @@ int cmd_bundle(int argc, char **argv)
 		rm_tree(j.dir);
 		free(j.dir);
 	}
+	if (j.guarded)
+		tza_sigclean_pop();
+	if (j.dir_fd >= 0)
+		close(j.dir_fd);
+	if (j.parent_fd >= 0)
+		close(j.parent_fd);
 	redact_free(&rd);
 	return rc;
 }

@@ -7,7 +7,6 @@
  * (FORMAT.md section 18). The hidden files are removed whatever happens,
  * also on SIGINT or SIGTERM meanwhile.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "analyze.h"
 #include "fleet.h"
+#include "sigclean.h"
 
 /* One host's hidden file. */
 struct part {
@@ -24,26 +24,19 @@ struct part {
 	tz_multi *mt;	/* tmp opened, for its bytes */
 };
 
-/* The hidden files of the rewrite under way, for the signal handler. */
-static struct part *volatile live;
-static volatile size_t nlive;
-static struct sigaction old_int, old_term;
+/* The hidden files of the rewrite under way, removed on SIGINT/SIGTERM
+ * (sigclean.h). */
+struct live {
+	struct part *p;
+	size_t n;
+};
 
-/* SIGINT/SIGTERM during a rewrite (when not ignored): remove the hidden
- * files, then what was there before (a handler is called, SIG_DFL dies) */
-static void on_signal(int sig)
+static void unlink_parts(void *arg)
 {
-	struct part *p = live;
-	for (size_t i = 0; p && i < nlive; i++)
-		if (p[i].tmp[0])
-			unlink(p[i].tmp);
-	const struct sigaction *o = sig == SIGINT ? &old_int : &old_term;
-	if (o->sa_handler != SIG_DFL && !(o->sa_flags & SA_SIGINFO)) {
-		o->sa_handler(sig);
-		return;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	const struct live *l = arg;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->p[i].tmp[0])
+			unlink(l->p[i].tmp);
 }
 
 /* A hidden file beside out for host i. 0, or -1 after one line. */
@@ -123,15 +116,8 @@ int tza_fleet_rewrite(const struct tza_rewrite *w, const struct tza_fleet *f, si
 		tza_err("out of memory");
 		return -1;
 	}
-	/* an ignored signal stays ignored (a background job's SIGINT) */
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	live = p;
-	nlive = f->n;
-	int on_int = !sigaction(SIGINT, NULL, &old_int) && old_int.sa_handler != SIG_IGN &&
-		     !sigaction(SIGINT, &sa, NULL);
-	int on_term = !sigaction(SIGTERM, NULL, &old_term) && old_term.sa_handler != SIG_IGN &&
-		      !sigaction(SIGTERM, &sa, NULL);
+	struct live l = {p, f->n};
+	int guarded = !tza_sigclean_push(unlink_parts, &l);
 	for (size_t i = 0; i < f->n; i++) {
 		char label[4300];
 		snprintf(label, sizeof(label), "%s[%zu]", w->out, *kept);
@@ -150,12 +136,8 @@ out:
 		if (p[i].tmp[0])
 			unlink(p[i].tmp);
 	}
-	if (on_int)
-		sigaction(SIGINT, &old_int, NULL);
-	if (on_term)
-		sigaction(SIGTERM, &old_term, NULL);
-	live = NULL;
-	nlive = 0;
+	if (guarded)
+		tza_sigclean_pop();
 	free(p);
 	return rc;
 }

@@ -3,7 +3,8 @@
 # tracer-analyze bundle: .tar.gz and .zip bundles of the sample trace hold
 # every file README.txt names, MANIFEST sizes and checksums are right, and
 # every subcommand reads the bundle in place with the same output as on the
-# bare .tz (only the file name given on the command line differs).
+# bare .tz (only the file name given on the command line differs); a
+# SIGTERM or SIGINT mid-bundle leaves no work directory.
 . "$(dirname "$0")/lib.sh"
 S=${TESTS_DIR:?}/../samples/pipeline.tz
 t=$T
@@ -145,6 +146,32 @@ set -e
 tar -czf bare.tar.gz trace.tz
 timeout 60 "$A" summary bare.tar.gz > bare.out || fail "a tar of a bare .tz does not read"
 grep -q '^processes ' bare.out || fail "bare .tz bundle: no summary"
+# SIGTERM and SIGINT while a bundle is made (its work directory holds the
+# trace, the reports are still being written): the work directory goes too,
+# and the command ends by the signal. A private TMPDIR makes the check exact;
+# job control (set -m) keeps SIGINT from being ignored in a background job.
+if [ -x "$H/tzwriter_loop" ]; then
+	timeout 120 "$H/tzwriter_loop" -n 300000 -c 4096 big.tz >/dev/null || fail "tzwriter_loop failed"
+	for sig in TERM INT; do
+		rm -rf wd && mkdir wd
+		set -m
+		TMPDIR=$t/wd timeout 300 "$A" bundle -f big.tz -o big.tar.gz 2> sig.err &
+		bp=$!
+		set +m
+		for _ in $(seq 3000); do # until the trace is in the work directory (30 s at most)
+			ls wd/tracer-bundle.*/trace.tz > /dev/null 2>&1 && break
+			sleep 0.01
+		done
+		kill -s "$sig" "$bp" 2> /dev/null
+		set +e
+		wait "$bp"
+		rc=$?
+		set -e
+		want=$((128 + $(kill -l "$sig")))
+		[ "$rc" = "$want" ] || fail "SIG$sig mid-bundle: exit $rc, not $want (finished first?): $(cat sig.err)"
+		[ -z "$(ls -A wd)" ] || fail "SIG$sig mid-bundle left its work directory: $(ls -R wd)"
+	done
+fi
 after=$(find /tmp -maxdepth 1 -name 'tracer-bundle.*' | sort)
 [ "$before" = "$after" ] || fail "work directories left behind: $after"
 echo ok
