@@ -14,6 +14,7 @@
 
 #include "analyze.h"
 #include "bundle.h"
+#include "sigclean.h"
 
 #define MAX_ENTRIES 10000
 #define BOMB_FLOOR (64ull << 20) /* ratio checked past this many bytes out */
@@ -586,6 +587,7 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 	snprintf(tmp, tl, "%s.tmp.%ld", out, (long)getpid());
 	struct archive *a = archive_write_new();
 	int rc = -1, fd = -2; /* -2: tmp not created (not ours to unlink) */
+	int guarded = 0;      /* tmp removed on SIGINT/SIGTERM (sigclean.h) */
 	if (!a) {
 		tza_err("bundle: out of memory");
 		free(tmp);
@@ -612,6 +614,7 @@ int tza_bundle_write(const char *out, const char *shown, const char *top,
 		fd = -2;
 		goto out;
 	}
+	guarded = !tza_sigclean_push(tza_sigclean_unlink, tmp);
 	if (archive_write_open_fd(a, fd) != ARCHIVE_OK) {
 		tza_err("'%s': %s", shown, archive_error_string(a));
 		goto out;
@@ -647,6 +650,8 @@ out:
 		close(fd);
 	if (rc && fd != -2)
 		unlink(tmp);
+	if (guarded)
+		tza_sigclean_pop();
 	free(tmp);
 	return rc;
 }

@@ -62,6 +62,11 @@ void tza_sigclean_pop(void)
 	on_int = on_term = 0;
 }
 
+void tza_sigclean_unlink(void *arg)
+{
+	unlink(arg);
+}
+
 /* The kernel's record of getdents64(2) (not in glibc 2.36's headers). */
 struct dent64 {
 	unsigned long long d_ino;

@@ -27,6 +27,9 @@ int tza_sigclean_push(void (*fn)(void *arg), void *arg);
  * the last pop puts SIGINT and SIGTERM back as they were. */
 void tza_sigclean_pop(void);
 
+/* A cleanup: unlink(arg), arg the path (a string that outlives the pop). */
+void tza_sigclean_unlink(void *arg);
+
 /* Remove every entry but subdirectories from the directory open for
  * reading as dirfd, then the (now empty) directory `name` under the directory
  * open as parentfd (O_PATH is enough for that one); -1 skips either step.

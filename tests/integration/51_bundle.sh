@@ -170,6 +170,7 @@ if [ -x "$H/tzwriter_loop" ]; then
 		want=$((128 + $(kill -l "$sig")))
 		[ "$rc" = "$want" ] || fail "SIG$sig mid-bundle: exit $rc, not $want (finished first?): $(cat sig.err)"
 		[ -z "$(ls -A wd)" ] || fail "SIG$sig mid-bundle left its work directory: $(ls -R wd)"
+		! ls big.tar.gz* 2> /dev/null || fail "SIG$sig mid-bundle left an archive"
 	done
 fi
 after=$(find /tmp -maxdepth 1 -name 'tracer-bundle.*' | sort)
