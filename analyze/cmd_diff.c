@@ -171,8 +171,10 @@ static void diff_json(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 	fputs(",\"b\":", f);
 	tza_json_cstr(f, h->b);
 	if (h->hosts_a || h->hosts_b)
-		fprintf(f, ",\"multi_host\":true,\"hosts_a\":%zu,\"hosts_b\":%zu", h->hosts_a,
-			h->hosts_b);
+		fprintf(f,
+			",\"multi_host\":true,\"hosts_a\":%zu,\"hosts_b\":%zu,\"traces_a\":%zu,"
+			"\"traces_b\":%zu",
+			h->hosts_a, h->hosts_b, h->traces_a, h->traces_b);
 	fputs(",\"makespan_a_s\":", f);
 	tza_json_secs(f, (int64_t)h->makespan_a_ns);
 	fputs(",\"makespan_b_s\":", f);
@@ -240,13 +242,16 @@ static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by b
 }
 
 /* "A: FILE (makespan 1.2s)", or for a run on several hosts "A: FILE (3
- * hosts, makespan 1.2s)" */
-static void diff_side(FILE *f, char ab, const char *path, size_t hosts, uint64_t makespan_ns)
+ * hosts, makespan 1.2s)", "A: FILE (4 traces on 3 hosts, makespan 1.2s)" */
+static void diff_side(FILE *f, char ab, const char *path, size_t hosts, size_t traces,
+		      uint64_t makespan_ns)
 {
 	char x[32];
 	fprintf(f, "%c: %s (", ab, path);
+	if (hosts && traces != hosts)
+		fprintf(f, "%zu trace%s on ", traces, tza_plural(traces));
 	if (hosts)
-		fprintf(f, "%zu host%s, ", hosts, hosts == 1 ? "" : "s");
+		fprintf(f, "%zu host%s, ", hosts, tza_plural(hosts));
 	fprintf(f, "makespan %s)\n", tza_fmt_dur(x, sizeof(x), makespan_ns));
 }
 
@@ -254,8 +259,8 @@ static void diff_side(FILE *f, char ab, const char *path, size_t hosts, uint64_t
 static void diff_text(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 		      const struct tza_diff_row *rows, uint32_t nr, uint32_t show)
 {
-	diff_side(f, 'A', h->a, h->hosts_a, h->makespan_a_ns);
-	diff_side(f, 'B', h->b, h->hosts_b, h->makespan_b_ns);
+	diff_side(f, 'A', h->a, h->hosts_a, h->traces_a, h->makespan_a_ns);
+	diff_side(f, 'B', h->b, h->hosts_b, h->traces_b, h->makespan_b_ns);
 	fputc('\n', f);
 	int w = tza_key_width(&rows[0].key, sizeof(*rows), show);
 	fprintf(f, "%-*s %13s %21s %7s %21s %7s %21s %21s\n", w, tza_by_header(by),

@@ -37,7 +37,10 @@ struct tza_diff_head {
 						 hosts: first root start to
 						 last root end, wall clock) */
 	size_t hosts_a, hosts_b; /* 0 and 0: two single traces (the output
-				    says no hosts); else each run's hosts */
+				    says no hosts); else each run's hosts
+				    (distinct hostnames) */
+	size_t traces_a, traces_b; /* each run's host traces (two traces of
+				      one host count 2); with hosts_* */
 };
 
 /* Match the groups a[na] and b[nb] (tza_diff_rows: sorted by key in place)

@@ -22,7 +22,9 @@
 struct run {
 	struct tza_group *g;
 	size_t ng, cap;
-	size_t hosts;
+	size_t hosts;	/* distinct hostnames */
+	size_t traces;	/* host traces */
+	char **names;	/* the distinct hostnames (owned) */
 	int64_t r0, r1; /* wall clock ns, when have_span */
 	int have_span;	/* a host had a root */
 	uint64_t one_ns; /* a run of one host: its own makespan */
@@ -33,7 +35,25 @@ static void run_free(struct run *u)
 	for (size_t i = 0; i < u->ng; i++)
 		free((char *)u->g[i].key);
 	free(u->g);
+	for (size_t i = 0; i < u->hosts; i++)
+		free(u->names[i]);
+	free(u->names);
 	memset(u, 0, sizeof(*u));
+}
+
+/* Count hostname hn among u's hosts (two traces of one host: one host).
+ * 0, or -1 out of memory. Quadratic in hosts, a few hundred at most. */
+static int add_host(struct run *u, const char *hn, size_t cap)
+{
+	for (size_t i = 0; i < u->hosts; i++)
+		if (!strcmp(u->names[i], hn))
+			return 0;
+	if (!u->names && !(u->names = calloc(cap ? cap : 1, sizeof(*u->names))))
+		return -1;
+	if (!(u->names[u->hosts] = strdup(hn)))
+		return -1;
+	u->hosts++;
+	return 0;
 }
 
 /* Add host groups g[0..n) to u, keys copied. 0, or -1 out of memory. */
@@ -122,6 +142,8 @@ static int one_host(struct run *u, struct tza_fleet *f, size_t i, struct tza_fle
 			goto oom;
 	}
 	tza_fleet_seen_seal(seen, i);
+	if (add_host(u, hn ? hn : "", f->n) < 0)
+		goto oom;
 	tza_machine_get(r, &mi);
 	if (tza_critpath(m, by, &c) < 0 || tza_groups_skip(m, by, NULL, &mi, NULL, skip, &g, &ng) < 0 ||
 	    add_groups(u, g, ng) < 0)
@@ -173,7 +195,7 @@ static int run_load(const char *path, enum tza_by by, struct run *u)
 		i++;
 	if (i < f.n)
 		goto out;
-	u->hosts = f.n;
+	u->traces = f.n;
 	fold_all(u);
 	rc = 0;
 out:
@@ -186,7 +208,7 @@ out:
  * its roots' span on the wall clock */
 static uint64_t makespan(const struct run *u)
 {
-	if (u->hosts == 1)
+	if (u->traces == 1)
 		return u->one_ns;
 	return u->have_span && u->r1 > u->r0 ? (uint64_t)(u->r1 - u->r0) : 0;
 }
@@ -205,7 +227,9 @@ int tza_diff_hosts(FILE *o, const char *pa, const char *pb, enum tza_by by, int 
 					  .makespan_a_ns = makespan(&A),
 					  .makespan_b_ns = makespan(&B),
 					  .hosts_a = A.hosts,
-					  .hosts_b = B.hosts};
+					  .hosts_b = B.hosts,
+					  .traces_a = A.traces,
+					  .traces_b = B.traces};
 		rc = tza_diff_show(o, &h, by, json, limit, A.g, (uint32_t)A.ng, B.g, (uint32_t)B.ng);
 	}
 	run_free(&A);

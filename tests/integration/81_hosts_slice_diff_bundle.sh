@@ -171,6 +171,7 @@ for p in procs:
     cpu[p["tool"]] += (p["utime_s"] or 0) + (p["stime_s"] or 0)
 d = json.load(open("self.json"))
 assert d["multi_host"] is True and d["hosts_a"] == 3 and d["hosts_b"] == 3, d
+assert d["traces_a"] == 3 and d["traces_b"] == 3, d
 assert d["makespan_a_s"] == d["makespan_b_s"] > 0
 g = {r["tool"]: r for r in d["groups"]}
 assert set(g) == set(count), (set(g), set(count))
@@ -189,6 +190,8 @@ grep -q "^A: run.tz (3 hosts, makespan " dw.txt && grep -q "^B: w.tz (3 hosts, m
 record_overlap whole.tz cmd.tz sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null'
 mkdir ov && cp whole.tz cmd.tz ov/
 "$A" diff --json -n 0 whole.tz ov >ov.json 2>ov.err || fail "diff whole ov: $(cat ov.err)"
+"$A" diff -n 0 whole.tz ov >ov.txt 2>ov.err || fail "diff whole ov (text): $(cat ov.err)"
+grep -q "^B: ov (2 traces on 1 host, makespan " ov.txt || fail "diff text, 2 traces of 1 host: $(head -2 ov.txt)"
 "$A" export --format jsonl whole.tz >whole.jsonl && "$A" export --format jsonl cmd.tz >cmd.jsonl ||
 	fail "exports"
 python3 - <<'PY' || fail "overlapping traces in diff: a process counted twice"
@@ -202,7 +205,8 @@ union = dict(c)
 union.update(w)
 want_a, want_b = collections.Counter(p["tool"] for p in w.values()), collections.Counter(p["tool"] for p in union.values())
 d = json.load(open("ov.json"))
-assert d["hosts_a"] == 1 and d["hosts_b"] == 2, d
+# two traces of one host: one host, two traces
+assert d["hosts_a"] == 1 and d["hosts_b"] == 1 and d["traces_a"] == 1 and d["traces_b"] == 2, d
 got_a = {r["tool"]: r["count_a"] for r in d["groups"] if r["count_a"]}
 got_b = {r["tool"]: r["count_b"] for r in d["groups"] if r["count_b"]}
 assert got_a == dict(want_a), (got_a, want_a)
