@@ -28,6 +28,19 @@ static const struct tza_cmd_spec recover_spec = {
     .operands = "IN and OUT",
 };
 
+/* msg on stderr, its "'path'" shown as "'shown'" (a host's hidden file is
+ * the member OUT[i] it becomes) */
+static void err_shown(const char *msg, const char *path, const char *shown)
+{
+	char q[4200];
+	snprintf(q, sizeof(q), "'%s'", path);
+	const char *at = strcmp(path, shown) ? strstr(msg, q) : NULL;
+	if (at)
+		tza_err("%.*s'%s'%s", (int)(at - msg), msg, shown, at + strlen(q));
+	else
+		tza_err("%s", msg);
+}
+
 /* Recover the trace r (named in) into out_path, named out in messages; the
  * losses on stderr, the result on stdout. 0, or -1 after one line. */
 static int recover_one(const char *in, tz_reader *r, const char *out_path, const char *out,
@@ -38,7 +51,7 @@ static int recover_one(const char *in, tz_reader *r, const char *out_path, const
 		if (rc == TZ_ERR_EXISTS)
 			tza_err_exists(out, "-f");
 		else
-			tza_err("%s", tz_reader_errmsg(r));
+			err_shown(tz_reader_errmsg(r), out_path, out);
 		return -1;
 	}
 	const struct tz_info *i = tz_reader_info(r);

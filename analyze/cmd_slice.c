@@ -579,6 +579,7 @@ static int slice_write(struct slice_job *j)
 	struct tz_writer_opts wo;
 	memset(&wo, 0, sizeof(wo));
 	wo.flags = j->force ? TZ_W_OVERWRITE : 0;
+	wo.name = j->label; /* a host of a run: its hidden file shown as OUT[i] */
 	int rc = tz_writer_open(&w, j->out, &wo), werr = 0;
 	if (rc < 0) {
 		if (rc == TZ_ERR_EXISTS)
@@ -622,7 +623,11 @@ static int slice_write(struct slice_job *j)
 		j->skipped ? " (events of unknown types skipped)" : "");
 	return TZA_EXIT_OK;
 werr:
-	tza_err("'%s': %s", j->out, tz_writer_errmsg(w)[0] ? tz_writer_errmsg(w) : tz_strerror(rc));
+	/* the writer's detail names the file already */
+	if (tz_writer_errmsg(w)[0])
+		tza_err("%s", tz_writer_errmsg(w));
+	else
+		tza_err("'%s': %s", j->label ? j->label : j->out, tz_strerror(rc));
 fail:
 	tz_writer_free(w);
 	unlink(j->out);

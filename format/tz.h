@@ -257,6 +257,9 @@ struct tz_writer_opts {
 				   instead of this host's (synthetic traces,
 				   tests: a "host" of a multi-host run); NULL:
 				   /proc/sys/kernel/random/boot_id */
+	const char *name;	/* the file's name in tz_writer_errmsg() (a
+				   rewrite's hidden file shown as the output
+				   it becomes); NULL: path. Copied. */
 };
 
 /*
@@ -520,7 +523,8 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
  * recovered_cut_block ("chunk 12", or "block" when its header is cut too) and
  * recovered_cut_events (a chunk's event count from its header).
  * out_path is created like tz_writer_open() does (tz_create_file()): fails
- * with TZ_ERR_EXISTS unless overwrite. Returns chunks written (>= 0)
+ * with TZ_ERR_EXISTS unless overwrite; a failure after it was created
+ * (a full disk ...) removes it. Returns chunks written (>= 0)
  * or a negative tz_err; detail in tz_reader_errmsg(r).
  */
 int tz_recover(tz_reader *r, const char *out_path, int overwrite);

@@ -397,5 +397,7 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': close: %s", out_path, strerror(errno));
 	if (rc == TZ_ERR_NOMEM)
 		rd_err(r, rc, UINT64_MAX, "out of memory");
+	if (rc)
+		unlink(out_path); /* never a partial file that looks like a result */
 	return rc ? rc : written;
 }

@@ -80,7 +80,7 @@ static int wopen(tz_writer **out, const char *path, const struct tz_writer_opts 
 		w->o.level = 3;
 	if (!w->o.state_every)
 		w->o.state_every = 64;
-	w->name = strdup(path ? path : "<memory>");
+	w->name = strdup(opts && opts->name ? opts->name : path ? path : "<memory>");
 	w->type_idx = calloc(65536, sizeof(*w->type_idx));
 	w->cctx = ZSTD_createCCtx();
 	if (!w->name || !w->type_idx || !w->cctx) {

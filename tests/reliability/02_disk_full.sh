@@ -122,4 +122,25 @@ record --ring 4M -o mnt/big.tz -- true || rc=$?
 [ "$(wc -l <rec.err)" = 1 ] || fail "ring larger than the disk: $(cat rec.err)"
 grep -q "cannot preallocate 4194304 bytes: No space left on device" rec.err || fail "message: $(cat rec.err)"
 [ ! -e mnt/big.tz ] || fail "a failed ring preallocation left a file"
+
+# --- the analyzer's writers on a full disk: slice and recover of a trace and
+# of a run on several hosts (each host written into a hidden file beside OUT
+# first) fail with one line naming OUT (a host: OUT[i]) once, and leave no
+# file, neither OUT nor a hidden one (a partial recover looked like a result)
+mkdir mnt2
+mount -t tmpfs -o size=64k,mode=0700 tracer-rel-full2 "$T/mnt2" || fail "cannot mount a second tmpfs"
+on_exit 'umount -l "$T/mnt2"'
+cp "${TESTS_DIR:?}/../samples/pipeline.tz" p.tz # 87 KB: more than the disk
+"$A" merge -o run.tz p.tz "$TESTS_DIR/data/good/small.tz" 2>merge.err || fail "merge: $(cat merge.err)"
+for c in "slice p.tz mnt2/o.tz" "recover p.tz mnt2/o.tz" "slice run.tz mnt2/o.tz" "recover run.tz mnt2/o.tz"; do
+	rc=0
+	# shellcheck disable=SC2086 # the words of $c
+	"$A" $c >/dev/null 2>w.err || rc=$?
+	[ $rc = 1 ] || fail "$c on a full disk: exit $rc, want 1: $(cat w.err)"
+	[ "$(wc -l <w.err)" = 1 ] || fail "$c on a full disk: not one line: $(cat w.err)"
+	case $c in *run.tz*) name="mnt2/o.tz\[0\]" ;; *) name=mnt2/o.tz ;; esac
+	grep -q "'$name.*No space left on device" w.err || fail "$c: does not name OUT: $(cat w.err)"
+	[ "$(grep -o "mnt2/o.tz" w.err | wc -l)" = 1 ] || fail "$c: OUT named more than once: $(cat w.err)"
+	[ -z "$(ls -A mnt2)" ] || fail "$c on a full disk left: $(ls -A mnt2)"
+done
 echo ok
