@@ -69,13 +69,16 @@ void tza_fleet_hex16(char out[33], const uint8_t *b)
 static int add_host(const char *cmd, struct tza_fleet *f, const char *path, tz_multi *mt, size_t i)
 {
 	const struct tz_member *me = tz_multi_member(mt, i);
-	if (me->dup_of >= 0)
-		return 0; /* read once, as the reader does (FORMAT.md [X3]) */
 	char name[4200];
 	if (tz_multi_is_container(mt))
 		snprintf(name, sizeof(name), "%s[%zu]", path, i);
 	else
 		snprintf(name, sizeof(name), "%s", path);
+	if (me->dup_of >= 0) { /* read once, as the reader does (FORMAT.md [X3]) */
+		tza_err("%s: note: '%s' is the same recording as '%s[%d]': %s once", cmd, name,
+			path, me->dup_of, strcmp(cmd, "merge") ? "read" : "merged");
+		return 0;
+	}
 	for (size_t k = 0; k < f->n; k++) {
 		if (memcmp(f->h[k].me->uuid, me->uuid, 16))
 			continue;

@@ -188,4 +188,12 @@ rc=0; "$A" summary badm.tz >/dev/null 2>s.err || rc=$?
 "$A" --partial summary --json badm.tz >badm.json 2>s.err || fail "--partial over a damaged MEMBER block: $(cat s.err)"
 grep -q "^tracer-analyze: summary: note: 'badm.tz': 1 damaged region of the multi-host trace skipped" s.err ||
 	fail "--partial: the skipped region not said: $(cat s.err)"
+# a member that repeats an earlier one's recording (same uuid): read once,
+# and said (recover's OUT has one member fewer than IN)
+cp "$TESTS_DIR/data/conformance/multi-duplicate.tz" dupm.tz
+"$A" recover dupm.tz dupr.tz >/dev/null 2>d.err || fail "recover of a container with a duplicate member: $(cat d.err)"
+grep -qx "tracer-analyze: recover: note: 'dupm.tz\[2\]' is the same recording as 'dupm.tz\[0\]': read once" d.err ||
+	fail "duplicate member not said: $(cat d.err)"
+[ "$("$A" info --json dupr.tz | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["members"]))')" = 2 ] ||
+	fail "recover of a duplicate member: not 2 members"
 echo "ok: 3 hosts merged byte for byte; duplicates once; damaged/cut refused, --partial marked; flat; directory"
