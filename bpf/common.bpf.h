@@ -14,26 +14,15 @@
 /* kfunc: a number as an untrusted BTF pointer (the verifier makes it a move) */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-/* the kernel's BTF ids of enum ktype's types, when user space gives them
- * (ktype_given: the CO-RE relocations were resolved against the cached BTF,
- * whose ids are its own; tracer.h) */
-const volatile bool ktype_given = false;
-const volatile __u32 ktype_ids[KT__N] = {};
-
-/* The kernel BTF id of struct NAME (one of enum ktype): a constant to the
- * verifier either way (ktype_ids is read-only; the branch not taken is
- * removed at load). */
-#define KTYPE_ID(NAME) (ktype_given ? ktype_ids[KT_##NAME] : bpf_core_type_id_kernel(struct NAME))
-
 /*
- * A program's trusted argument ptr (of type struct NAME *) as an untrusted pointer:
+ * A program's trusted argument ptr (of type TYPE *) as an untrusted pointer:
  * its loads are the same fault-safe loads, but the verifier no longer asks,
  * for each pointer it loads through it, whether the field keeps the trust
  * (btf_nested_type_is_trusted: up to three linear searches of the kernel's
  * 126,000 BTF types by name per load checked, 19% of the recorder's start-up
  * CPU). Only for pointers no helper or kfunc needs trusted.
  */
-#define UNTRUSTED(ptr, NAME) ((struct NAME *)bpf_rdonly_cast((ptr), KTYPE_ID(NAME)))
+#define UNTRUSTED(ptr, TYPE) ((TYPE *)bpf_rdonly_cast((ptr), bpf_core_type_id_kernel(TYPE)))
 
 /*
  * Count one lost record or failed map update in this CPU's slot of `drops`

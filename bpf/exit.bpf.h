@@ -69,8 +69,8 @@ static __always_inline __s64 rss_pages(struct mm_struct *mm)
 		for (cpu = 0; cpu < MAX_CPUS_EXACT && cpu < nr_cpus; cpu++) {
 			/* the s32 at that address by a direct (fault-safe) load:
 			 * struct kref is one int at offset 0 */
-			struct kref *k =
-			    bpf_rdonly_cast((void *)(ctr + pcpu_off[cpu]), KTYPE_ID(kref));
+			struct kref *k = bpf_rdonly_cast((void *)(ctr + pcpu_off[cpu]),
+							 bpf_core_type_id_kernel(struct kref));
 
 			total += (__s32)k->refcount.refs.counter;
 		}
@@ -298,17 +298,16 @@ static long thread_walk_step(__u32 i, void *arg)
 
 	if (c->pos == c->head)
 		return 1;
-	pos = bpf_rdonly_cast((void *)c->pos, KTYPE_ID(list_head));
+	pos = bpf_rdonly_cast((void *)c->pos, bpf_core_type_id_kernel(struct list_head));
 	if (c->pos == c->self + bpf_core_field_offset(struct task_struct, thread_node)) {
-		t = bpf_rdonly_cast((void *)c->self, KTYPE_ID(task_struct));
+		t = bpf_rdonly_cast((void *)c->self, bpf_core_type_id_kernel(struct task_struct));
 		c->rt += add_self_counters(c->e, t);
 		add_ioac_direct(c->all, &t->ioac);
 		c->pos = (__u64)pos->next;
 		return 0;
 	}
-	t = bpf_rdonly_cast(
-	    (void *)(c->pos - bpf_core_field_offset(struct task_struct, thread_node)),
-	    KTYPE_ID(task_struct));
+	t = bpf_rdonly_cast((void *)(c->pos - bpf_core_field_offset(struct task_struct, thread_node)),
+			    bpf_core_type_id_kernel(struct task_struct));
 	c->rt += add_task_counters(c->e, t);
 	c->pos = (__u64)pos->next;
 	if (!c->exact) {

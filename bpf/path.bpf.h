@@ -19,7 +19,7 @@
  * rb_node starts with an unsigned long; a fault reads 0 */
 static __always_inline __u64 load_word(__u64 addr)
 {
-	struct rb_node *w = bpf_rdonly_cast((void *)addr, KTYPE_ID(rb_node));
+	struct rb_node *w = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct rb_node));
 
 	return w->__rb_parent_color;
 }
@@ -74,8 +74,8 @@ static long walk_step(__u32 i, void *arg)
 	char *buf = c->buf;
 	__u32 len, pos = c->pos;
 
-	dentry = bpf_rdonly_cast((void *)c->dentry, KTYPE_ID(dentry));
-	mnt = bpf_rdonly_cast((void *)c->mnt, KTYPE_ID(mount));
+	dentry = bpf_rdonly_cast((void *)c->dentry, bpf_core_type_id_kernel(struct dentry));
+	mnt = bpf_rdonly_cast((void *)c->mnt, bpf_core_type_id_kernel(struct mount));
 	parent = dentry->d_parent;
 	if (dentry == mnt->mnt.mnt_root) {
 		struct mount *up = mnt->mnt_parent;

@@ -118,10 +118,9 @@ static long sample_walk_step(__u32 i, void *arg)
 
 	if (c->pos == c->head)
 		return 1;
-	pos = bpf_rdonly_cast((void *)c->pos, KTYPE_ID(list_head));
-	th = bpf_rdonly_cast(
-	    (void *)(c->pos - bpf_core_field_offset(struct task_struct, thread_node)),
-	    KTYPE_ID(task_struct));
+	pos = bpf_rdonly_cast((void *)c->pos, bpf_core_type_id_kernel(struct list_head));
+	th = bpf_rdonly_cast((void *)(c->pos - bpf_core_field_offset(struct task_struct, thread_node)),
+			     bpf_core_type_id_kernel(struct task_struct));
 	e->utime_ns += BPF_CORE_READ(th, utime);
 	e->stime_ns += BPF_CORE_READ(th, stime);
 	c->rt += BPF_CORE_READ(th, se.sum_exec_runtime);
@@ -249,7 +248,7 @@ int sample_tasks(struct bpf_iter__task *ctx)
 
 	if (!ctx->task)
 		return 0; /* the pass's end */
-	t = UNTRUSTED(ctx->task, task_struct);
+	t = UNTRUSTED(ctx->task, struct task_struct);
 	if (t->pid != t->tgid || (t->flags & TR_PF_KTHREAD))
 		return 0;
 	tgid = t->tgid;

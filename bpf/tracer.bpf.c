@@ -255,8 +255,8 @@ static __always_inline void track_child(__u32 child_tgid)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *tp_parent, struct task_struct *tp_child)
 {
-	struct task_struct *parent = UNTRUSTED(tp_parent, task_struct);
-	struct task_struct *child = UNTRUSTED(tp_child, task_struct);
+	struct task_struct *parent = UNTRUSTED(tp_parent, struct task_struct);
+	struct task_struct *child = UNTRUSTED(tp_child, struct task_struct);
 	__u32 caller_tgid = parent->tgid, child_tgid = child->tgid;
 	struct tracked *tp = tracked_live(caller_tgid);
 	struct ev_fork *e;
@@ -492,8 +492,8 @@ static __always_inline __u64 forget_off(struct scratch *s, __u64 off)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *tp_p, pid_t old_pid, struct linux_binprm *tp_bprm)
 {
-	struct task_struct *p = UNTRUSTED(tp_p, task_struct);
-	struct linux_binprm *bprm = UNTRUSTED(tp_bprm, linux_binprm);
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
+	struct linux_binprm *bprm = UNTRUSTED(tp_bprm, struct linux_binprm);
 	__u32 tgid = p->tgid, flags = 0, pos, n;
 	__u64 off;
 	struct mm_struct *mm = p->mm;
@@ -556,7 +556,7 @@ int BPF_PROG(handle_exec, struct task_struct *tp_p, pid_t old_pid, struct linux_
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *tp_p, bool group_dead)
 {
-	struct task_struct *p = UNTRUSTED(tp_p, task_struct);
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
 	__u32 tgid = p->tgid, threads = 1, exits = 1;
 	struct signal_struct *sig = p->signal;
 	struct task_struct *leader = p->group_leader;
@@ -644,7 +644,7 @@ int BPF_PROG(handle_exit, struct task_struct *tp_p, bool group_dead)
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(handle_free, struct task_struct *tp_p)
 {
-	struct task_struct *p = UNTRUSTED(tp_p, task_struct);
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
 	__u32 tgid = p->tgid;
 	struct signal_struct *sig;
 	struct ev_release *e;

@@ -22,25 +22,6 @@ enum io_idx {
 	IO_N = 7,
 };
 
-/*
- * The kernel types the BPF programs cast numbers and trusted arguments to
- * (bpf_rdonly_cast needs a kernel BTF id). Their ids are libbpf's CO-RE
- * relocations of bpf_core_type_id_kernel(), unless user space resolves the
- * relocations against the cached BTF (record/btfcache.h), whose own ids are
- * not the kernel's: then it gives the kernel's ids in ktype_ids (rodata,
- * ktype_given). Named after the struct (the BPF side pastes the name).
- */
-enum ktype {
-	KT_task_struct = 0,
-	KT_linux_binprm = 1,
-	KT_mount = 2,
-	KT_dentry = 3,
-	KT_rb_node = 4,
-	KT_list_head = 5,
-	KT_kref = 6,
-	KT__N = 7,
-};
-
 /* Value of the `tracked` map (key: tgid). */
 struct tracked {
 	__u32 threads;	    /* threads created by fork/clone in the group (fork

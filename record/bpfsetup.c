@@ -218,7 +218,6 @@ static int open_object(struct rec *r, int use_tp, bool with_sampler)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btfc_path(r->btfc));
 	struct tracer_bpf *s = tracer_bpf__open_opts(&oo);
-	const uint32_t *ids = btfc_ids(r->btfc);
 
 	if (!s) {
 		rec_err("cannot open the BPF object: %s", strerror(errno));
@@ -227,10 +226,6 @@ static int open_object(struct rec *r, int use_tp, bool with_sampler)
 	r->skel = s;
 	configure(r, s, use_tp);
 	sample_configure(r->sampler, s, with_sampler);
-	/* the cache's type ids are its own: the kernel's come in rodata */
-	s->rodata->ktype_given = ids != NULL;
-	for (int i = 0; ids && i < KT__N; i++)
-		s->rodata->ktype_ids[i] = ids[i];
 	return 0;
 }
 
@@ -264,7 +259,9 @@ int rec_bpf_setup(struct rec *r)
 	if (r->ncpus <= 0)
 		r->ncpus = 1;
 	use_tp = pick_syscall_source(r);
-	r->btfc = btfc_open();
+	size_t obj_size;
+	const void *obj = tracer_bpf__elf_bytes(&obj_size);
+	r->btfc = btfc_open(obj, obj_size);
 	rec_timing("BTF cache checked");
 	int have[SAMPLE_TPS];
 	for (int i = 0; i < SAMPLE_TPS; i++)

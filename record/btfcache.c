@@ -11,7 +11,9 @@
 
 #include <bpf/btf.h>
 
-#include "bpf/tracer.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "btfcache.h"
 
 #define CACHE_DIR_DEFAULT "/var/cache/tracer-record"
@@ -22,23 +24,22 @@
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 #define TPS_MAX 8
 
-static const char *const ktype_names[KT__N] = {
-    [KT_task_struct] = "task_struct",
-    [KT_linux_binprm] = "linux_binprm",
-    [KT_mount] = "mount",
-    [KT_dentry] = "dentry",
-    [KT_rb_node] = "rb_node",
-    [KT_list_head] = "list_head",
-    [KT_kref] = "kref",
+/* The kernel types the BPF programs cast to (bpf_rdonly_cast with
+ * bpf_core_type_id_kernel(): bpf/common.bpf.h UNTRUSTED, exit.bpf.h,
+ * path.bpf.h, sample.bpf.c). Their ids in the cache are the kernel's, so
+ * that those relocations come out as with the kernel's BTF; test 35 checks
+ * that every relocation does. */
+#define KT_N 7
+static const char *const ktype_names[KT_N] = {
+    "task_struct", "linux_binprm", "mount", "dentry", "rb_node", "list_head", "kref",
 };
-
 struct btfc {
-	char dir[4096];	  /* "" when no usable directory */
-	char boot[40];	  /* "boot_" + the boot id's 32 hex digits */
-	long long btf_sz; /* size of KERNEL_BTF */
-	int fd;		  /* the checked cache file, or -1 */
-	char path[32];	  /* "/proc/self/fd/N" */
-	uint32_t ids[KT__N];
+	char dir[4096];		    /* "" when no usable directory */
+	char boot[40];		    /* "boot_" + the boot id's 32 hex digits */
+	long long btf_sz;	    /* size of KERNEL_BTF */
+	char obj[24];		    /* "obj_" + the BPF object's hash */
+	int fd;			    /* the checked cache file, or -1 */
+	char path[32];		    /* "/proc/self/fd/N" */
 	char tp_names[TPS_MAX][64]; /* tracepoints the cache knows of */
 	int tp_have[TPS_MAX];
 	int ntp;
@@ -110,8 +111,7 @@ static int dir_safe(const char *dir)
 static const char *check_cache(struct btfc *c, const struct btf *b)
 {
 	int id = btf__find_by_name_kind(b, CACHE_ENUM, BTF_KIND_ENUM);
-	bool format = false, boot = false, size = false;
-	int found = 0;
+	bool format = false, boot = false, size = false, obj = false;
 
 	if (id <= 0)
 		return "malformed: no key";
@@ -125,26 +125,22 @@ static const char *check_cache(struct btfc *c, const struct btf *b)
 			format = e->val == CACHE_FORMAT;
 		else if (!strncmp(name, "boot_", 5))
 			boot = !strcmp(name, c->boot);
+		else if (!strncmp(name, "obj_", 4))
+			obj = !strcmp(name, c->obj);
 		else if (!strcmp(name, "btf_size"))
 			size = (uint32_t)e->val == (uint32_t)c->btf_sz;
-		if (!strncmp(name, "tp_", 3) && c->ntp < TPS_MAX && (e->val == 0 || e->val == 1)) {
+		else if (!strncmp(name, "tp_", 3) && c->ntp < TPS_MAX &&
+			 (e->val == 0 || e->val == 1)) {
 			snprintf(c->tp_names[c->ntp], sizeof(c->tp_names[0]), "%s", name + 3);
 			c->tp_have[c->ntp++] = e->val;
-		}
-		for (int k = 0; k < KT__N; k++) {
-			if (!strncmp(name, "kt_", 3) && !strcmp(name + 3, ktype_names[k]) &&
-			    e->val > 0) {
-				c->ids[k] = (uint32_t)e->val;
-				found |= 1 << k;
-			}
 		}
 	}
 	if (!format)
 		return "another format";
 	if (!boot || !size)
 		return "stale: another boot or kernel";
-	if (found != (1 << KT__N) - 1)
-		return "malformed: kernel ids";
+	if (!obj)
+		return "stale: another recorder";
 	return NULL;
 }
 
@@ -187,7 +183,7 @@ static void open_cache(struct btfc *c)
 	c->status = "used";
 }
 
-struct btfc *btfc_open(void)
+struct btfc *btfc_open(const void *obj, size_t obj_size)
 {
 	struct btfc *c = calloc(1, sizeof(*c));
 	const char *dir = getenv("TRACER_RECORD_BTF_CACHE");
@@ -211,6 +207,8 @@ struct btfc *btfc_open(void)
 		return c;
 	}
 	c->btf_sz = (long long)st.st_size;
+	snprintf(c->obj, sizeof(c->obj), "obj_%016llx",
+		 (unsigned long long)XXH3_64bits(obj, obj ? obj_size : 0));
 	/* a directory missing is made (its parent must be safe too) */
 	if (lstat(dir, &st) && errno == ENOENT && mkdir(dir, 0700) && errno != EEXIST) {
 		c->status = "no directory";
@@ -226,8 +224,6 @@ struct btfc *btfc_open(void)
 }
 
 const char *btfc_path(const struct btfc *c) { return c && c->fd >= 0 ? c->path : NULL; }
-
-const uint32_t *btfc_ids(const struct btfc *c) { return c && c->fd >= 0 ? c->ids : NULL; }
 
 int btfc_tp(const struct btfc *c, const char *name)
 {
@@ -467,39 +463,107 @@ static int copy_roots(struct builder *b, const struct btf *local)
 	return rc;
 }
 
-/* The key and the kernel ids, as the enum CACHE_ENUM; 0 or -1. */
-static int add_key(struct btfc *c, struct builder *b)
+/* The key, as the enum CACHE_ENUM, and which tracepoints the kernel has;
+ * 0 or -1. */
+static int add_key(struct btfc *c, struct btf *out, const struct btf *k)
 {
-	char name[64];
+	char name[80];
 
-	if (btf__add_enum(b->out, CACHE_ENUM, 4) <= 0 ||
-	    btf__add_enum_value(b->out, "format", CACHE_FORMAT) ||
-	    btf__add_enum_value(b->out, c->boot, 0) ||
-	    btf__add_enum_value(b->out, "btf_size", (int64_t)(uint32_t)c->btf_sz))
+	if (btf__add_enum(out, CACHE_ENUM, 4) <= 0 ||
+	    btf__add_enum_value(out, "format", CACHE_FORMAT) ||
+	    btf__add_enum_value(out, c->boot, 0) || btf__add_enum_value(out, c->obj, 0) ||
+	    btf__add_enum_value(out, "btf_size", (int64_t)(uint32_t)c->btf_sz))
 		return -1;
-	for (int k = 0; k < KT__N; k++) {
-		int id = btf__find_by_name_kind(b->k, ktype_names[k], BTF_KIND_STRUCT);
-		/* one struct of that name, as libbpf's relocation wants */
-		for (uint32_t i = id > 0 ? (uint32_t)id + 1 : 0; i && i < btf__type_cnt(b->k);
-		     i++) {
-			const struct btf_type *t = btf__type_by_id(b->k, i);
-			if (btf_is_struct(t) &&
-			    !strcmp(btf__name_by_offset(b->k, t->name_off), ktype_names[k]))
-				return -1;
-		}
-		snprintf(name, sizeof(name), "kt_%s", ktype_names[k]);
-		if (id <= 0 || btf__add_enum_value(b->out, name, id))
-			return -1;
-	}
 	for (int i = 0; i < c->ntps; i++) {
 		char td[80];
 		snprintf(td, sizeof(td), "btf_trace_%s", c->tps[i]);
 		snprintf(name, sizeof(name), "tp_%s", c->tps[i]);
-		if (btf__add_enum_value(b->out, name,
-					btf__find_by_name_kind(b->k, td, BTF_KIND_TYPEDEF) > 0))
+		if (btf__add_enum_value(out, name,
+					btf__find_by_name_kind(k, td, BTF_KIND_TYPEDEF) > 0))
 			return -1;
 	}
 	return 0;
+}
+
+/* The kernel id of the one struct named name, 0 when none or several. */
+static uint32_t kernel_struct(const struct btf *k, const char *name)
+{
+	int id = btf__find_by_name_kind(k, name, BTF_KIND_STRUCT);
+
+	for (uint32_t i = id > 0 ? (uint32_t)id + 1 : 0; i && i < btf__type_cnt(k); i++) {
+		const struct btf_type *t = btf__type_by_id(k, i);
+		if (btf_is_struct(t) && !strcmp(btf__name_by_offset(k, t->name_off), name))
+			return 0;
+	}
+	return id > 0 ? (uint32_t)id : 0;
+}
+
+/* Point the references of t (just copied from tmp) at their places. */
+static void remap_refs(struct btf_type *t, const uint32_t *perm)
+{
+	int n = btf_vlen(t);
+
+	if (btf_is_composite(t)) {
+		struct btf_member *m = btf_members(t);
+		for (int i = 0; i < n; i++)
+			m[i].type = perm[m[i].type];
+	} else if (btf_is_array(t)) {
+		btf_array(t)->type = perm[btf_array(t)->type];
+		btf_array(t)->index_type = perm[btf_array(t)->index_type];
+	} else if (btf_is_func_proto(t)) {
+		struct btf_param *p = btf_params(t);
+		for (int i = 0; i < n; i++)
+			p[i].type = perm[p[i].type];
+		t->type = perm[t->type];
+	} else if (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t) || btf_is_ptr(t)) {
+		t->type = perm[t->type];
+	}
+}
+
+/*
+ * tmp's types again, the KT_N types at their kernel ids (kids; tids their
+ * ids in tmp), the others in the ids left from 1 on, the ids no type takes
+ * below the highest of kids filled with void pointers. NULL on failure.
+ */
+static struct btf *place(const struct btf *tmp, const uint32_t *tids, const uint32_t *kids)
+{
+	uint32_t n = btf__type_cnt(tmp), top = n - 1, next = 1;
+	struct btf *out = NULL;
+
+	for (int k = 0; k < KT_N; k++)
+		top = kids[k] > top ? kids[k] : top;
+	uint32_t *at = calloc(top + 1, sizeof(*at)), *perm = calloc(n, sizeof(*perm));
+	if (!at || !perm)
+		goto out;
+	for (int k = 0; k < KT_N; k++) {
+		if (!tids[k] || at[kids[k]] || perm[tids[k]])
+			goto out;
+		at[kids[k]] = tids[k];
+		perm[tids[k]] = kids[k];
+	}
+	for (uint32_t j = 1; j < n; j++) {
+		if (perm[j])
+			continue;
+		while (at[next])
+			next++;
+		at[next] = j;
+		perm[j] = next;
+	}
+	out = btf__new_empty();
+	for (uint32_t i = 1; out && i <= top; i++) {
+		int id = at[i] ? btf__add_type(out, tmp, btf__type_by_id(tmp, at[i]))
+			       : btf__add_ptr(out, 0);
+		if (id != (int)i) {
+			btf__free(out);
+			out = NULL;
+		} else if (at[i]) {
+			remap_refs((struct btf_type *)btf__type_by_id(out, i), perm);
+		}
+	}
+out:
+	free(at);
+	free(perm);
+	return out;
 }
 
 /* Write data to DIR/CACHE_FILE through a synced temporary file; 0 or -1. */
@@ -526,8 +590,9 @@ static void *build(void *arg)
 {
 	struct btfc *c = arg;
 	struct builder b = {0};
+	struct btf *out = NULL;
 	const void *raw;
-	uint32_t size = 0;
+	uint32_t size = 0, tids[KT_N], kids[KT_N];
 	const char *what = "cannot read the kernel's BTF";
 
 	b.k = btf__load_vmlinux_btf();
@@ -539,19 +604,27 @@ static void *build(void *arg)
 	if (!b.out || !b.map)
 		goto out;
 	what = "a type it cannot copy";
-	if (copy_roots(&b, c->local) || add_key(c, &b))
+	if (copy_roots(&b, c->local))
 		goto out;
-	raw = btf__raw_data(b.out, &size);
+	for (int k = 0; k < KT_N; k++) {
+		kids[k] = kernel_struct(b.k, ktype_names[k]);
+		tids[k] = kids[k] ? b.map[kids[k]] : 0;
+	}
+	out = place(b.out, tids, kids);
+	if (!out || add_key(c, out, b.k))
+		goto out;
+	raw = btf__raw_data(out, &size);
 	what = "cannot write it";
 	if (raw && !write_cache(c->dir, raw, size)) {
-		snprintf(c->built, sizeof(c->built), "built: %u types, %u bytes",
-			 btf__type_cnt(b.out) - 1, size);
+		snprintf(c->built, sizeof(c->built), "built: %u types (%u copied), %u bytes",
+			 btf__type_cnt(out) - 1, btf__type_cnt(b.out) - 1, size);
 		what = NULL;
 	}
 out:
 	if (what)
 		snprintf(c->built, sizeof(c->built), "not built: %s", what);
 	free(b.map);
+	btf__free(out);
 	btf__free(b.out);
 	btf__free((struct btf *)b.k);
 	return NULL;

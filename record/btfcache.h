@@ -10,25 +10,27 @@
  * kernel's: every kernel type named as one of the object's local types,
  * with every type embedded in it (members, array elements, typedefs,
  * modifiers); pointers in it point to void (a CO-RE access path never
- * crosses one). Each relocation then finds the same candidates, the same
- * members at the same offsets, as in the kernel's BTF, but for the type ids
- * themselves: those of enum ktype (bpf/tracer.h) are kept in the cache as
- * the kernel's and given to the programs in rodata.
+ * crosses one). The types the programs cast to with
+ * bpf_core_type_id_kernel() keep their kernel ids (the other types fill
+ * the ids below, void pointers the ids left over), so every relocation,
+ * type ids included, comes out as with the kernel's BTF: the programs
+ * loaded are the same instructions.
  *
- * The file: DIR/vmlinux.btf, raw BTF (docs/FORMAT.md does not cover it: it
- * is libbpf's), with one extra enum, tracer_record_btf_cache, whose values
- * hold the format (1), the key, the kernel ids and which tp_btf tracepoints
- * the kernel has (those the sampler may attach to). The key is the boot
- * (/proc/sys/kernel/random/boot_id) and the size of /sys/kernel/btf/vmlinux:
- * the kernel's BTF cannot change within a boot, and another kernel is
- * another boot. DIR is $TRACER_RECORD_BTF_CACHE, default
- * /var/cache/tracer-record ("off": no cache); it must be a directory owned
- * by root and writable by no one else, and the file a regular file (not a
- * symbolic link) owned by root, or neither is used. A missing, stale,
+ * The file: DIR/vmlinux.btf, raw BTF (libbpf's format), with one extra
+ * enum, tracer_record_btf_cache, whose values hold the format (1), the key
+ * and which tp_btf tracepoints the kernel has (those the sampler may attach
+ * to). The key is the boot (/proc/sys/kernel/random/boot_id), the size of
+ * /sys/kernel/btf/vmlinux (the kernel's BTF cannot change within a boot,
+ * and another kernel is another boot) and a hash of the recorder's BPF
+ * object (another build of the recorder builds its own). DIR is
+ * $TRACER_RECORD_BTF_CACHE, default /var/cache/tracer-record ("off": no
+ * cache); it must be a directory owned by root and writable by no one
+ * else, and the file a regular file (not a symbolic link) owned by root
+ * and writable by no one else, or neither is used. A missing, stale,
  * unreadable or malformed cache is not used (the start-up then takes the
- * full path) and is built again, in a thread, from the kernel's BTF once the
- * recording runs (rec_bpf_setup, rec_btf_cache_build in recorder.h); it is
- * written to a temporary file, synced and renamed into place.
+ * full path) and is built again, in a thread, from the kernel's BTF once
+ * the recording runs (rec_bpf_setup, rec_btf_cache_build in recorder.h); it
+ * is written to a temporary file, synced and renamed into place.
  *
  * Not thread-safe; one handle per recorder.
  */
@@ -36,27 +38,25 @@
 #define TRACER_BTFCACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct btf;
 struct btfc;
 
 /*
- * Look the cache up (DIR as above) and check it. Returns a handle, NULL
- * only when out of memory; btfc_path() then says whether it is usable.
- * Reads the boot id and stats the kernel's BTF; parses the cache (some
- * 100 KB) with libbpf. Never prints.
+ * Look the cache up (DIR as above) and check it against this boot, kernel
+ * and obj[0..obj_size), the BPF object's ELF bytes (not kept). Returns a
+ * handle, NULL only when out of memory; btfc_path() then says whether it
+ * is usable. Reads the boot id and stats the kernel's BTF; parses the cache
+ * (some 300 KB) with libbpf. Never prints.
  */
-struct btfc *btfc_open(void);
+struct btfc *btfc_open(const void *obj, size_t obj_size);
 
 /* "/proc/self/fd/N" of the checked cache file, for libbpf's btf_custom_path
  * (the same file as checked, whatever happens to DIR), or NULL when the
  * cache is not usable. Owned by c. */
 const char *btfc_path(const struct btfc *c);
-
-/* The kernel's BTF ids of enum ktype's types (KT__N of them), as recorded
- * in the usable cache; NULL when btfc_path() is NULL. Owned by c. */
-const uint32_t *btfc_ids(const struct btfc *c);
 
 /* Whether the kernel has the tp_btf tracepoint name, as the usable cache
  * recorded it (one of the names given to btfc_build_start): 1 or 0, -1

@@ -61,6 +61,18 @@ ls "$C" | grep -v '^vmlinux.btf$' && fail "a temporary file left in the cache di
 # --- used, and the same recording
 rec used used
 grep -q "BTF cache: built" used.err && fail "a usable cache built again"
+# every CO-RE relocation (offsets, sizes, enum values, kernel type ids)
+# comes out as with the kernel's BTF: the same programs load
+relocs() {
+	timeout -k 5 "$REC_TIMEOUT" env TRACER_RECORD_BTF_CACHE="$1" "$R" -vv -f -o relo.tz -- /bin/true \
+		2>&1 | grep -E 'relo #[0-9]+: (patched insn|failed|poison)|BTF cache:' || true
+}
+relocs off >relo.off
+relocs "$C" >relo.used
+grep -q "BTF cache: used" relo.used || fail "-vv run: cache not used"
+[ "$(grep -c 'patched insn' relo.off)" -gt 100 ] || fail "no relocations seen in libbpf's log"
+diff <(grep -v 'BTF cache' relo.off) <(grep -v 'BTF cache' relo.used) ||
+	fail "CO-RE relocations differ with the cache"
 shape off.jsonl >off.shape
 for r in first used; do
 	shape $r.jsonl >$r.shape

@@ -13,11 +13,12 @@
 #include <unistd.h>
 
 #include <bpf/btf.h>
+#define XXH_INLINE_ALL
 #include <cmocka.h>
+#include <xxhash.h>
 
 #include "helper.h"
 
-#include "bpf/tracer.h"
 #include "record/btfcache.h"
 
 #define BOOT "01234567-89ab-cdef-0123-456789abcdef"
@@ -33,12 +34,15 @@ static int setup(void **st)
 	return 0;
 }
 
+/* the directory holds the cache file at most */
 static int teardown(void **st)
 {
+	char p[512];
+
 	(void)st;
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
+	snprintf(p, sizeof(p), "%s/vmlinux.btf", root);
+	unlink(p);
+	return rmdir(root);
 }
 
 static void test_essential_len(void **st)
@@ -53,14 +57,14 @@ static void test_essential_len(void **st)
 	assert_int_equal(btfc_essential_len(""), 0);
 }
 
-/* a cache file: a struct, then the key enum with these values (boot NULL:
- * none; kt: how many kernel ids) */
-static void put_cache(int format, const char *boot, long long btf_size, int kt)
+/* the BPF object the tests' caches are for */
+static const char obj_bytes[] = "an object";
+static char obj_key[24];
+
+/* a cache file: a struct, then the key enum with these values (boot, obj:
+ * NULL for none) */
+static void put_cache(int format, const char *boot, const char *obj, long long btf_size)
 {
-	static const char *const kt_names[KT__N] = {
-	    "kt_task_struct", "kt_linux_binprm", "kt_mount", "kt_dentry",
-	    "kt_rb_node",     "kt_list_head",	 "kt_kref",
-	};
 	struct btf *b = btf__new_empty();
 	char p[512];
 	uint32_t size;
@@ -73,9 +77,9 @@ static void put_cache(int format, const char *boot, long long btf_size, int kt)
 	assert_int_equal(btf__add_enum_value(b, "format", format), 0);
 	if (boot)
 		assert_int_equal(btf__add_enum_value(b, boot, 0), 0);
+	if (obj)
+		assert_int_equal(btf__add_enum_value(b, obj, 0), 0);
 	assert_int_equal(btf__add_enum_value(b, "btf_size", btf_size), 0);
-	for (int i = 0; i < kt; i++)
-		assert_int_equal(btf__add_enum_value(b, kt_names[i], 100 + i), 0);
 	assert_int_equal(btf__add_enum_value(b, "tp_mark_victim", 1), 0);
 	assert_int_equal(btf__add_enum_value(b, "tp_signal_generate", 0), 0);
 	const void *raw = btf__raw_data(b, &size);
@@ -88,27 +92,22 @@ static void put_cache(int format, const char *boot, long long btf_size, int kt)
 	btf__free(b);
 }
 
-/* btfc_open's verdict on the cache as it is now */
+/* btfc_open's verdict on the cache as it is now, for obj_bytes */
 static void expect(const char *status)
 {
-	struct btfc *c = btfc_open();
+	struct btfc *c = btfc_open(obj_bytes, sizeof(obj_bytes));
 	assert_non_null(c);
 	assert_string_equal(btfc_status(c), status);
 	if (!strcmp(status, "used")) {
 		assert_non_null(btfc_path(c));
 		assert_int_equal(strncmp(btfc_path(c), "/proc/self/fd/", 14), 0);
-		const uint32_t *ids = btfc_ids(c);
-		for (int i = 0; i < KT__N; i++)
-			assert_int_equal(ids[i], 100 + i);
 		assert_int_equal(btfc_tp(c, "mark_victim"), 1);
 		assert_int_equal(btfc_tp(c, "signal_generate"), 0);
 		assert_int_equal(btfc_tp(c, "sched_switch"), -1);
 		btfc_reject(c);
 		assert_null(btfc_path(c));
-		assert_null(btfc_ids(c));
 	} else {
 		assert_null(btfc_path(c));
-		assert_null(btfc_ids(c));
 		assert_int_equal(btfc_tp(c, "mark_victim"), -1);
 	}
 	btfc_free(c, NULL, 0);
@@ -126,19 +125,23 @@ static void test_checks(void **st)
 		return;
 	}
 	const char *boot = "boot_0123456789abcdef0123456789abcdef";
+	snprintf(obj_key, sizeof(obj_key), "obj_%016llx",
+		 (unsigned long long)XXH3_64bits(obj_bytes, sizeof(obj_bytes)));
 	expect("none");
-	put_cache(1, boot, kst.st_size, KT__N);
+	put_cache(1, boot, obj_key, kst.st_size);
 	expect("used");
-	put_cache(2, boot, kst.st_size, KT__N);
+	put_cache(2, boot, obj_key, kst.st_size);
 	expect("another format");
-	put_cache(1, "boot_00000000000000000000000000000000", kst.st_size, KT__N);
+	put_cache(1, "boot_00000000000000000000000000000000", obj_key, kst.st_size);
 	expect("stale: another boot or kernel");
-	put_cache(1, NULL, kst.st_size, KT__N);
+	put_cache(1, NULL, obj_key, kst.st_size);
 	expect("stale: another boot or kernel");
-	put_cache(1, boot, kst.st_size + 1, KT__N);
+	put_cache(1, boot, obj_key, kst.st_size + 1);
 	expect("stale: another boot or kernel");
-	put_cache(1, boot, kst.st_size, KT__N - 1);
-	expect("malformed: kernel ids");
+	put_cache(1, boot, "obj_0000000000000000", kst.st_size);
+	expect("stale: another recorder");
+	put_cache(1, boot, NULL, kst.st_size);
+	expect("stale: another recorder");
 
 	/* not BTF; cut short */
 	snprintf(p, sizeof(p), "%s/vmlinux.btf", root);
@@ -146,12 +149,12 @@ static void test_checks(void **st)
 	fputs("not a BTF file at all", f);
 	fclose(f);
 	expect("malformed");
-	put_cache(1, boot, kst.st_size, KT__N);
+	put_cache(1, boot, obj_key, kst.st_size);
 	assert_int_equal(truncate(p, 40), 0);
 	expect("malformed");
 
 	/* writable by others: file, then directory */
-	put_cache(1, boot, kst.st_size, KT__N);
+	put_cache(1, boot, obj_key, kst.st_size);
 	chmod(p, 0666);
 	expect("not a regular file of root's");
 	chmod(p, 0600);
