@@ -107,32 +107,31 @@ static int dir_safe(const char *dir)
 		   : -1;
 }
 
-/* The cache's key and ids, checked against this boot; a status or NULL. */
-static const char *check_cache(struct btfc *c, const struct btf *b)
+#define KEY_MAX 16   /* values of the key enum read at most */
+#define KEY_STR 4096 /* bytes of the string section its names may be in */
+
+/* The key enum's values, names in strs; a status or NULL. */
+static const char *check_key(struct btfc *c, const struct btf_enum *e, int n, const char *strs,
+			     uint32_t nstr)
 {
-	int id = btf__find_by_name_kind(b, CACHE_ENUM, BTF_KIND_ENUM);
 	bool format = false, boot = false, size = false, obj = false;
 
-	if (id <= 0)
-		return "malformed: no key";
-	const struct btf_type *t = btf__type_by_id(b, (uint32_t)id);
-	const struct btf_enum *e = btf_enum(t);
-	for (int i = 0; i < btf_vlen(t); i++, e++) {
-		const char *name = btf__name_by_offset(b, e->name_off);
-		if (!name)
+	for (int i = 0; i < n; i++) {
+		if (e[i].name_off >= nstr || !memchr(strs + e[i].name_off, 0, nstr - e[i].name_off))
 			return "malformed: key";
+		const char *name = strs + e[i].name_off;
 		if (!strcmp(name, "format"))
-			format = e->val == CACHE_FORMAT;
+			format = e[i].val == CACHE_FORMAT;
 		else if (!strncmp(name, "boot_", 5))
 			boot = !strcmp(name, c->boot);
 		else if (!strncmp(name, "obj_", 4))
 			obj = !strcmp(name, c->obj);
 		else if (!strcmp(name, "btf_size"))
-			size = (uint32_t)e->val == (uint32_t)c->btf_sz;
+			size = (uint32_t)e[i].val == (uint32_t)c->btf_sz;
 		else if (!strncmp(name, "tp_", 3) && c->ntp < TPS_MAX &&
-			 (e->val == 0 || e->val == 1)) {
+			 (e[i].val == 0 || e[i].val == 1)) {
 			snprintf(c->tp_names[c->ntp], sizeof(c->tp_names[0]), "%s", name + 3);
-			c->tp_have[c->ntp++] = e->val;
+			c->tp_have[c->ntp++] = e[i].val;
 		}
 	}
 	if (!format)
@@ -142,6 +141,40 @@ static const char *check_cache(struct btfc *c, const struct btf *b)
 	if (!obj)
 		return "stale: another recorder";
 	return NULL;
+}
+
+/*
+ * The key of the cache file fd (size bytes) checked: type 1 is the enum
+ * CACHE_ENUM, its names first in the string section (the build adds it
+ * first), so a few reads do instead of a parse; libbpf parses the whole
+ * file at the load (a load that fails with it is tried without). A status
+ * or NULL.
+ */
+static const char *read_key(struct btfc *c, int fd, uint64_t size)
+{
+	struct btf_header h;
+	struct btf_type t;
+	struct btf_enum e[KEY_MAX];
+	char strs[KEY_STR];
+
+	/* raw BTF of this host's byte order, sections inside the file */
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != BTF_MAGIC ||
+	    h.version != BTF_VERSION || h.hdr_len < sizeof(h) || h.hdr_len > 256 ||
+	    (uint64_t)h.hdr_len + h.type_off + h.type_len > size ||
+	    (uint64_t)h.hdr_len + h.str_off + h.str_len > size || h.type_len < sizeof(t))
+		return "malformed";
+	uint64_t types = (uint64_t)h.hdr_len + h.type_off, str = (uint64_t)h.hdr_len + h.str_off;
+	uint32_t nstr = h.str_len < KEY_STR ? h.str_len : KEY_STR;
+	if (pread(fd, &t, sizeof(t), (off_t)types) != (ssize_t)sizeof(t) || !btf_is_enum(&t) ||
+	    btf_vlen(&t) > KEY_MAX || sizeof(t) + btf_vlen(&t) * sizeof(e[0]) > h.type_len ||
+	    pread(fd, e, btf_vlen(&t) * sizeof(e[0]), (off_t)(types + sizeof(t))) !=
+		(ssize_t)(btf_vlen(&t) * sizeof(e[0])) ||
+	    pread(fd, strs, nstr, (off_t)str) != (ssize_t)nstr)
+		return "malformed: no key";
+	if (t.name_off >= nstr || !memchr(strs + t.name_off, 0, nstr - t.name_off) ||
+	    strcmp(strs + t.name_off, CACHE_ENUM))
+		return "malformed: no key";
+	return check_key(c, e, btf_vlen(&t), strs, nstr);
 }
 
 /* Open and check DIR/CACHE_FILE; c->fd set when usable, else c->status. */
@@ -163,22 +196,13 @@ static void open_cache(struct btfc *c)
 		close(fd);
 		return;
 	}
-	snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", fd);
-	/* raw BTF of this host's byte order, or libbpf would try it as ELF */
-	uint16_t magic = 0;
-	struct btf *b =
-	    pread(fd, &magic, 2, 0) == 2 && magic == BTF_MAGIC ? btf__parse(c->path, NULL) : NULL;
-	if (!b) {
-		c->status = "malformed";
-		close(fd);
-		return;
-	}
-	c->status = check_cache(c, b);
-	btf__free(b);
+	c->status = read_key(c, fd, (uint64_t)st.st_size);
 	if (c->status) {
+		c->ntp = 0;
 		close(fd);
 		return;
 	}
+	snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", fd);
 	c->fd = fd;
 	c->status = "used";
 }
@@ -463,8 +487,8 @@ static int copy_roots(struct builder *b, const struct btf *local)
 	return rc;
 }
 
-/* The key, as the enum CACHE_ENUM, and which tracepoints the kernel has;
- * 0 or -1. */
+/* The key, as the enum CACHE_ENUM, and which tracepoints the kernel has:
+ * type 1 of out, its names first in out's strings (read_key); 0 or -1. */
 static int add_key(struct btfc *c, struct btf *out, const struct btf *k)
 {
 	char name[80];
@@ -525,21 +549,22 @@ static void remap_refs(struct btf_type *t, const uint32_t *perm)
  * ids in tmp), the others in the ids left from 1 on, the ids no type takes
  * below the highest of kids filled with void pointers. NULL on failure.
  */
-static struct btf *place(const struct btf *tmp, const uint32_t *tids, const uint32_t *kids)
+static struct btf *place(struct btfc *c, const struct btf *k, const struct btf *tmp,
+			 const uint32_t *tids, const uint32_t *kids)
 {
-	uint32_t n = btf__type_cnt(tmp), top = n - 1, next = 1;
+	uint32_t n = btf__type_cnt(tmp), top = n, next = 2; /* id 1: the key */
 	struct btf *out = NULL;
 
-	for (int k = 0; k < KT_N; k++)
-		top = kids[k] > top ? kids[k] : top;
+	for (int i = 0; i < KT_N; i++)
+		top = kids[i] > top ? kids[i] : top;
 	uint32_t *at = calloc(top + 1, sizeof(*at)), *perm = calloc(n, sizeof(*perm));
 	if (!at || !perm)
 		goto out;
-	for (int k = 0; k < KT_N; k++) {
-		if (!tids[k] || at[kids[k]] || perm[tids[k]])
+	for (int i = 0; i < KT_N; i++) {
+		if (!tids[i] || kids[i] < 2 || at[kids[i]] || perm[tids[i]])
 			goto out;
-		at[kids[k]] = tids[k];
-		perm[tids[k]] = kids[k];
+		at[kids[i]] = tids[i];
+		perm[tids[i]] = kids[i];
 	}
 	for (uint32_t j = 1; j < n; j++) {
 		if (perm[j])
@@ -550,7 +575,11 @@ static struct btf *place(const struct btf *tmp, const uint32_t *tids, const uint
 		perm[j] = next;
 	}
 	out = btf__new_empty();
-	for (uint32_t i = 1; out && i <= top; i++) {
+	if (out && add_key(c, out, k)) {
+		btf__free(out);
+		out = NULL;
+	}
+	for (uint32_t i = 2; out && i <= top; i++) {
 		int id = at[i] ? btf__add_type(out, tmp, btf__type_by_id(tmp, at[i]))
 			       : btf__add_ptr(out, 0);
 		if (id != (int)i) {
@@ -610,8 +639,8 @@ static void *build(void *arg)
 		kids[k] = kernel_struct(b.k, ktype_names[k]);
 		tids[k] = kids[k] ? b.map[kids[k]] : 0;
 	}
-	out = place(b.out, tids, kids);
-	if (!out || add_key(c, out, b.k))
+	out = place(c, b.k, b.out, tids, kids);
+	if (!out)
 		goto out;
 	raw = btf__raw_data(out, &size);
 	what = "cannot write it";

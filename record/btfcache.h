@@ -16,8 +16,9 @@
  * type ids included, comes out as with the kernel's BTF: the programs
  * loaded are the same instructions.
  *
- * The file: DIR/vmlinux.btf, raw BTF (libbpf's format), with one extra
- * enum, tracer_record_btf_cache, whose values hold the format (1), the key
+ * The file: DIR/vmlinux.btf, raw BTF (libbpf's format) whose type 1 is an
+ * extra enum, tracer_record_btf_cache (its names first in the strings),
+ * whose values hold the format (1), the key
  * and which tp_btf tracepoints the kernel has (those the sampler may attach
  * to). The key is the boot (/proc/sys/kernel/random/boot_id), the size of
  * /sys/kernel/btf/vmlinux (the kernel's BTF cannot change within a boot,
@@ -48,8 +49,9 @@ struct btfc;
  * Look the cache up (DIR as above) and check it against this boot, kernel
  * and obj[0..obj_size), the BPF object's ELF bytes (not kept). Returns a
  * handle, NULL only when out of memory; btfc_path() then says whether it
- * is usable. Reads the boot id and stats the kernel's BTF; parses the cache
- * (some 300 KB) with libbpf. Never prints.
+ * is usable. Reads the boot id, stats the kernel's BTF and reads the cache's key
+ * (its type 1, the enum: a few reads, no parse; libbpf parses the file at
+ * the load). Never prints.
  */
 struct btfc *btfc_open(const void *obj, size_t obj_size);
 
