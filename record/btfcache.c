@@ -664,7 +664,9 @@ int btfc_build_start(struct btfc *c, const struct btf *local, const char *const 
 	const void *raw;
 	uint32_t size;
 
-	if (!c || c->fd >= 0 || !c->dir[0] || c->building || !local)
+	/* a recorder that may not write there (capabilities, not root) leaves
+	 * the cache to root's */
+	if (!c || c->fd >= 0 || !c->dir[0] || c->building || !local || access(c->dir, W_OK))
 		return 0;
 	c->tps = tps;
 	c->ntps = ntps < TPS_MAX ? ntps : TPS_MAX;

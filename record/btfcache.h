@@ -74,7 +74,8 @@ const char *btfc_status(const struct btfc *c);
 void btfc_reject(struct btfc *c);
 
 /*
- * When the cache was not used and DIR is usable: build it in a thread from
+ * When the cache was not used and DIR is usable and writable by this
+ * process: build it in a thread from
  * the kernel's BTF and local, the object's own BTF (copied here; the
  * caller keeps local), recording whether the kernel has each of the tp_btf
  * tracepoints tps[0..ntps) (at most 8; the strings must outlive c).
