@@ -121,7 +121,14 @@ bpf-cross: $(if $(VMLINUX_CROSS),,$(O)/vmlinux.h)
 # ---------------------------------------------------------------- record/
 RECORD_SRC := $(wildcard record/*.c)
 RECORD_OBJ := $(RECORD_SRC:%.c=$(O)/%.o)
-RECORD_LIBS := -lbpf -lelf -lz $(FORMAT_LIBS)
+# libbpf, libelf and the compressors linked in statically (RECORD_STATIC=0:
+# shared; the -dev packages of scripts/deps.sh hold the .a files): loading
+# five shared libraries took most of what `tracer-record --version` costs
+# beyond /bin/true (docs/PERFORMANCE.md, "Issue 22 item 3: start-up <= 100 ms")
+RECORD_STATIC ?= 1
+comma := ,
+RECORD_LIBS := $(if $(filter 1,$(RECORD_STATIC)),-Wl$(comma)-Bstatic) -lbpf -lelf -lz -lzstd -lxxhash \
+	$(if $(filter 1,$(RECORD_STATIC)),-Wl$(comma)-Bdynamic) -lpthread
 
 $(filter-out $(O)/record/schema.o,$(RECORD_OBJ)): $(BPF_SKEL)
 

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/tracer.h"
+#include "btfcache.h"
 #include "recorder.h"
 #include "sample.h"
 #include "tracer.skel.h"
@@ -211,10 +212,12 @@ static void timing_verified(struct bpf_object *obj)
 }
 
 /* Open and configure the object; the sampler's programs load with it when
- * with_sampler. 0, or -1 after a line. */
+ * with_sampler; its CO-RE relocations resolved against the BTF cache when
+ * it is usable. 0, or -1 after a line. */
 static int open_object(struct rec *r, int use_tp, bool with_sampler)
 {
-	struct tracer_bpf *s = tracer_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btfc_path(r->btfc));
+	struct tracer_bpf *s = tracer_bpf__open_opts(&oo);
 
 	if (!s) {
 		rec_err("cannot open the BPF object: %s", strerror(errno));
@@ -224,6 +227,23 @@ static int open_object(struct rec *r, int use_tp, bool with_sampler)
 	configure(r, s, use_tp);
 	sample_configure(r->sampler, s, with_sampler);
 	return 0;
+}
+
+/* Load the opened object; with the BTF cache, once more without it when
+ * the load failed. 0 or libbpf's negative error (errno set). */
+static int load_object(struct rec *r, int use_tp, bool with_sampler)
+{
+	int rc = tracer_bpf__load(r->skel);
+
+	if (rc && btfc_path(r->btfc)) {
+		btfc_reject(r->btfc);
+		tracer_bpf__destroy(r->skel);
+		r->skel = NULL;
+		if (open_object(r, use_tp, with_sampler))
+			return -ENOMEM;
+		rc = tracer_bpf__load(r->skel);
+	}
+	return rc;
 }
 
 int rec_bpf_setup(struct rec *r)
@@ -239,12 +259,19 @@ int rec_bpf_setup(struct rec *r)
 	if (r->ncpus <= 0)
 		r->ncpus = 1;
 	use_tp = pick_syscall_source(r);
-	r->sampler = sample_new((uint64_t)(r->o.sample_interval * 1e9 + 0.5));
+	size_t obj_size;
+	const void *obj = tracer_bpf__elf_bytes(&obj_size);
+	r->btfc = btfc_open(obj, obj_size);
+	rec_timing("BTF cache checked");
+	int have[SAMPLE_TPS];
+	for (int i = 0; i < SAMPLE_TPS; i++)
+		have[i] = btfc_tp(r->btfc, sample_tps[i]);
+	r->sampler = sample_new((uint64_t)(r->o.sample_interval * 1e9 + 0.5), have);
 	rec_timing("sampler made");
 	if (open_object(r, use_tp, true))
 		return -1;
 	rec_timing("object opened");
-	rc = tracer_bpf__load(r->skel);
+	rc = load_object(r, use_tp, true);
 	if (rc && rc != -EPERM && errno != EPERM && r->sampler) {
 		/* The sampler's programs may be what failed: the recording goes on
 		 * without them when the rest loads alone (a second open and load,
@@ -254,7 +281,7 @@ int rec_bpf_setup(struct rec *r)
 		r->skel = NULL;
 		if (open_object(r, use_tp, false))
 			return -1;
-		rc = tracer_bpf__load(r->skel);
+		rc = load_object(r, use_tp, false);
 		if (!rc)
 			rec_err("warning: no samples, OOM kills or signals: cannot load their BPF "
 				"programs: %s (-vv shows the verifier log)",
@@ -271,6 +298,8 @@ int rec_bpf_setup(struct rec *r)
 		return -1;
 	}
 	rec_timing("programs loaded");
+	if (r->o.verbose)
+		rec_err("BTF cache: %s", btfc_status(r->btfc));
 	timing_verified(r->skel->obj);
 	if (attach_all(r, r->skel, use_tp))
 		return -1;
@@ -328,10 +357,25 @@ int rec_track(struct rec *r, uint32_t tgid, uint32_t threads, uint32_t flags)
 	return track_how(r, tgid, threads, flags, BPF_ANY);
 }
 
+void rec_btf_cache_build(struct rec *r)
+{
+	if (r->skel &&
+	    btfc_build_start(r->btfc, bpf_object__btf(r->skel->obj), sample_tps, SAMPLE_TPS) &&
+	    r->o.verbose)
+		rec_err("BTF cache: cannot start its build");
+}
+
 /* Stop recording: the programs detached, the maps and ring freed (the
- * sampler's links before the object its programs belong to). */
+ * sampler's links before the object its programs belong to); a build of
+ * the BTF cache waited for. */
 void rec_bpf_teardown(struct rec *r)
 {
+	char built[160];
+
+	btfc_free(r->btfc, built, sizeof(built));
+	r->btfc = NULL;
+	if (*built && r->o.verbose)
+		rec_err("BTF cache: %s", built);
 	sample_stop(r->sampler);
 	r->sampler = NULL;
 	for (int i = 0; i < r->nlinks; i++)

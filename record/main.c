@@ -212,6 +212,7 @@ static enum rec_failure record(struct rec *r, int argc, char **argv)
 		rec_timing("snapshot");
 	}
 	setup_heap(0);
+	rec_btf_cache_build(r);
 	if (r->o.verbose)
 		rec_err("recording to '%s' (%s mode; failed execs %s)", r->o.output,
 			rec_mode_names[r->o.mode],

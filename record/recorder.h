@@ -14,7 +14,8 @@
  * The order of calls (main.c): rec_parse_args, rec_bpf_setup,
  * rec_open_writer, sample_start, then COMMAND's launch (follow mode) or
  * rec_snapshot (-a, -p), rec_run, rec_close_writer, rec_bpf_teardown.
- * Everything runs on the one main thread. No libbpf header here: the BPF
+ * Everything runs on the main thread (but a build of the BTF cache,
+ * btfcache.h, and the writer's compression). No libbpf header here: the BPF
  * objects are opaque pointers.
  */
 #ifndef TRACER_RECORDER_H
@@ -90,6 +91,7 @@ struct tracer_bpf;
 struct ring_buffer;
 struct sampler;
 struct bpf_link;
+struct btfc;
 
 /* The recorder: everything one recording owns. Zero-initialised, then
  * filled by the rooms above; released by main.c's rec_free(). */
@@ -99,6 +101,7 @@ struct rec {
 	struct tracer_bpf *skel;
 	struct ring_buffer *rb;
 	struct sampler *sampler; /* sample.h: owned, freed by rec_bpf_teardown */
+	struct btfc *btfc;	 /* btfcache.h: owned, freed by rec_bpf_teardown */
 	tz_writer *w;
 	struct ptable pt;
 	int ncpus;
@@ -161,12 +164,19 @@ int rec_timing_on(void);
  * programs (later events first; sample_start() attaches the sampler's) and
  * map the ring buffer with rec_on_event as its callback. When the load
  * fails, it is tried once more without the sampler's programs (a warning:
- * no samples, OOM kills or signals). Returns 0, or -1 after one line; what
- * was made is left in r for rec_bpf_teardown().
+ * no samples, OOM kills or signals). The CO-RE relocations are resolved
+ * against the cached BTF when it is usable (btfcache.h), else against the
+ * kernel's; a load that fails with the cache is tried again without it.
+ * Returns 0, or -1 after one line; what was made is left in r for
+ * rec_bpf_teardown().
  */
 int rec_bpf_setup(struct rec *r);
-/* Detach every program, free the ring and the object (and the sampler).
- * Safe on a partial or repeated set-up. */
+/* Once COMMAND runs (or the snapshot is taken): when the BTF cache was not
+ * used, build it in a thread for the next recordings (btfcache.h). */
+void rec_btf_cache_build(struct rec *r);
+/* Detach every program, free the ring and the object (and the sampler);
+ * wait for a build of the BTF cache. Safe on a partial or repeated
+ * set-up. */
 void rec_bpf_teardown(struct rec *r);
 
 /* Track tgid in the BPF map with threads (at least 1) live threads and the

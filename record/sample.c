@@ -127,15 +127,19 @@ out:
 		close(fd);
 }
 
-struct sampler *sample_new(uint64_t interval_ns)
+const char *const sample_tps[SAMPLE_TPS] = {"mark_victim", "signal_generate"};
+
+struct sampler *sample_new(uint64_t interval_ns, const int *known)
 {
 	struct sampler *sm = calloc(1, sizeof(*sm));
-	static const char *const tps[2] = {"mark_victim", "signal_generate"};
-	int have[2];
+	int have[SAMPLE_TPS];
 
 	if (!sm)
 		return NULL;
-	have_tp_btf(tps, have, 2);
+	if (known && known[0] >= 0 && known[1] >= 0)
+		memcpy(have, known, sizeof(have));
+	else
+		have_tp_btf(sample_tps, have, SAMPLE_TPS);
 	sm->interval_ns = interval_ns;
 	sm->have_oom = have[0];
 	sm->have_sig = have[1];

@@ -36,13 +36,19 @@ struct host_sampler;
 #define SAMPLE_INTERVAL_MIN 0.01
 #define SAMPLE_INTERVAL_MAX 3600.0
 
+/* The tp_btf tracepoints the sampler attaches to when the kernel has
+ * them (SAMPLE_TPS of them): oom:mark_victim, signal:signal_generate. */
+#define SAMPLE_TPS 2
+extern const char *const sample_tps[SAMPLE_TPS];
+
 /*
  * A new sampler taking samples every interval_ns (0: none, OOM kills and
- * signals only), or NULL when out of memory. Looks in the string section of
- * /sys/kernel/btf/vmlinux for the tp_btf tracepoints oom:mark_victim and
- * signal:signal_generate (a kernel without one cannot load its program).
+ * signals only), or NULL when out of memory. have[i] says whether the
+ * kernel has sample_tps[i] (a kernel without one cannot load its program),
+ * -1 when not known: then it is looked for in the string section of
+ * /sys/kernel/btf/vmlinux. have may be NULL (none known).
  */
-struct sampler *sample_new(uint64_t interval_ns);
+struct sampler *sample_new(uint64_t interval_ns, const int *have);
 /*
  * Before skel is loaded: with on, the sampler's programs that this kernel
  * and interval_ns allow load with it (autoload), else none does; sizes the
