@@ -138,7 +138,7 @@ static struct tza_exec *image_slot(struct builder *b, struct pint *q, int *own)
 	int reused;
 	uint32_t idx;
 	struct tza_exec *slot = keep_slot(b, (void **)&p->execs, &p->nexecs, sizeof(*slot),
-					  &q->xring, &p->nexecs_omitted, &reused, &idx);
+					  &pst(b, q)->xring, &p->nexecs_omitted, &reused, &idx);
 	if (!slot)
 		return NULL;
 	if (reused) {
@@ -169,10 +169,10 @@ static int on_fork(struct builder *b, const struct tz_event *ev)
 	}
 	q->p.ppid = parent;
 	q->p.ns_pid = u32(ev, f->f_cns);
-	seen(q, ev->ts_ns);
+	seen(b, q, ev->ts_ns);
 	struct pint *pp = parent != child ? live_get(b, parent) : NULL;
 	if (pp)
-		seen(pp, ev->ts_ns);
+		seen(b, pp, ev->ts_ns);
 	if (pp && !q->p.parent && pp->p.start_ns <= q->p.start_ns)
 		q->p.parent = &pp->p;
 	return 0;
@@ -188,7 +188,7 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 				     TZA_P_NO_FORK);
 	if (!q)
 		return -1;
-	seen(q, ev->ts_ns);
+	seen(b, q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	int own, ok = 1;
 	struct tza_exec *e = image_slot(b, q, &own);
@@ -268,13 +268,13 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	if (!q)
 		return -1;
 	if (made)
-		q->start_guess = 1;
-	seen(q, ev->ts_ns);
+		pst(b, q)->start_guess = 1;
+	seen(b, q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	int reused, ok = 1;
 	uint32_t idx;
 	struct tza_failed_exec *nf = keep_slot(b, (void **)&p->failed, &p->nfailed, sizeof(*nf),
-					       &q->fring, &p->nfailed_omitted, &reused, &idx);
+					       &pst(b, q)->fring, &p->nfailed_omitted, &reused, &idx);
 	if (!nf)
 		return -1;
 	if (reused)
@@ -327,7 +327,7 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 	if (fl & EV_EXIT_EXE_DELETED) {
 		p->flags |= TZA_P_EXE_DELETED;
 		if (p->nexecs) /* the image it exits with: the last one stored */
-			p->execs[last_slot(p->nexecs, q->xring)].flags |= EV_EXEC_EXE_DELETED;
+			p->execs[last_slot(p->nexecs, pst(b, q)->xring)].flags |= EV_EXEC_EXE_DELETED;
 	}
 	if (fl & EV_EXIT_IO_FALLBACK)
 		p->flags |= TZA_P_IO_FALLBACK;
@@ -357,7 +357,7 @@ static int on_release(struct builder *b, const struct tz_event *ev)
 	const struct fields *f = &b->f;
 	uint32_t tgid = u32(ev, f->r_tgid);
 	struct pint *q = tgid ? pid_last(b, tgid) : NULL;
-	if (!q || q->live || q->p.start_ns != fu64(ev, f->r_start) ||
+	if (!q || pst(b, q)->live || q->p.start_ns != fu64(ev, f->r_start) ||
 	    (q->p.flags & (TZA_P_NO_EXIT | TZA_P_RELEASED)))
 		return 0;
 	struct tza_proc *p = &q->p;
@@ -406,7 +406,7 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 		return 0;
 	uint64_t rss = fu64(ev, f->sm_anon) + fu64(ev, f->sm_file) +
 		       fu64(ev, f->sm_shmem);
-	seen((struct pint *)p, ev->ts_ns);
+	seen(b, (struct pint *)p, ev->ts_ns);
 	struct tza_proc_res *x = res_of(b, p);
 	if (!x)
 		return -1;
@@ -542,7 +542,7 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 			return -1;
 	}
 	struct tza_proc *p = &q->p;
-	seen(q, ev->ts_ns);
+	seen(b, q, ev->ts_ns);
 	if (sfl & EV_STATE_PRE_EXISTING)
 		p->flags |= TZA_P_PRE_EXISTING;
 	if (sfl & EV_STATE_KTHREAD)

@@ -359,15 +359,16 @@ static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		q->p.flags |= TZA_P_PRE_EXISTING;
 	}
 	if (q->p.nexecs == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
-		model_keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
+		model_keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &pst(b, q)->xring);
 	if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
-		model_keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
+		model_keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &pst(b, q)->fring);
 	q->p.charge_ns = q->p.start_ns;
 	if (q->p.start_ns < fm->clip_ns) {
 		q->p.charge_ns = fm->clip_ns;
 		q->p.flags |= TZA_P_CLIPPED;
 	}
-	if (q->live)
+	const struct pstate *qs = pst(b, q);
+	if (qs->live)
 		q->p.flags |= TZA_P_NO_EXIT;
 	if (q->p.flags & TZA_P_NO_EXIT)
 		q->p.end_ns = 0;
@@ -375,15 +376,15 @@ static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		/* a zombie at the start: ended before the recording, its
 		 * exit never recordable (not lost, not running) */
 		q->p.flags |= TZA_P_NO_EXIT | TZA_P_EXIT_LOST;
-		q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+		q->p.end_ns = qs->last_ns > q->p.start_ns ? qs->last_ns : q->p.start_ns;
 		m->exited_before++;
 	} else if ((q->p.flags & TZA_P_NO_EXIT) &&
-		   (!q->live || (fm->alive_known && !bsearch(&q->p.pid, fm->alive, fm->nalive,
+		   (!qs->live || (fm->alive_known && !bsearch(&q->p.pid, fm->alive, fm->nalive,
 							       sizeof(*fm->alive), cmp_u32)))) {
 		/* not running at the stop (its pid was reused, or the
 		 * recorder did not list it): its exit was lost ([E8]) */
 		q->p.flags |= TZA_P_EXIT_LOST;
-		q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+		q->p.end_ns = qs->last_ns > q->p.start_ns ? qs->last_ns : q->p.start_ns;
 		m->exit_lost++;
 	}
 	if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
