@@ -249,7 +249,7 @@ const struct tza_exec *tza_proc_image(const struct tza_proc *p)
 /* Stored images i and i + 1 are consecutive: none omitted between them */
 static int exec_next_kept(const struct tza_proc *p, uint32_t i)
 {
-	return !(p->nexecs_omitted && i + 1 == TZA_KEEP_HEAD);
+	return !(p->res->nexecs_omitted && i + 1 == TZA_KEEP_HEAD);
 }
 
 int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i)

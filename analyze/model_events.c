@@ -72,18 +72,18 @@ void model_exec_free(struct tza_exec *e)
  * Slot for the next of n stored entries (size bytes each) in *arr: appended
  * while fewer than TZA_KEEP_HEAD + TZA_KEEP_TAIL are stored, else the oldest
  * of the tail (a ring at [TZA_KEEP_HEAD, +TZA_KEEP_TAIL) advanced by *ring;
- * *omitted counts it; the caller frees what the slot held). *idx: its index.
+ * *reused is then 1: the caller counts it in p->res's *_omitted and frees
+ * what the slot held). *idx: its index.
  * The first entry comes from the arena, more (n > 1) from malloc. NULL: no
  * memory.
  */
 static void *keep_slot(struct builder *b, void **arr, uint32_t *n, size_t size, uint8_t *ring,
-		       uint64_t *omitted, int *reused, uint32_t *idx)
+		       int *reused, uint32_t *idx)
 {
 	*reused = 0;
 	if (*n == TZA_KEEP_HEAD + TZA_KEEP_TAIL) {
 		*idx = TZA_KEEP_HEAD + *ring;
 		*ring = (uint8_t)((*ring + 1) % TZA_KEEP_TAIL);
-		(*omitted)++;
 		*reused = 1;
 		return (char *)*arr + *idx * size;
 	}
@@ -138,10 +138,14 @@ static struct tza_exec *image_slot(struct builder *b, struct pint *q, int *own)
 	int reused;
 	uint32_t idx;
 	struct tza_exec *slot = keep_slot(b, (void **)&p->execs, &p->nexecs, sizeof(*slot),
-					  &pst(b, q)->xring, &p->nexecs_omitted, &reused, &idx);
+					  &pst(b, q)->xring, &reused, &idx);
 	if (!slot)
 		return NULL;
 	if (reused) {
+		struct tza_proc_res *x = model_res_of(b, p);
+		if (!x)
+			return NULL;
+		x->nexecs_omitted++;
 		model_exec_free(slot);
 		memset(slot, 0, sizeof(*slot));
 	}
@@ -274,11 +278,16 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	int reused, ok = 1;
 	uint32_t idx;
 	struct tza_failed_exec *nf = keep_slot(b, (void **)&p->failed, &p->nfailed, sizeof(*nf),
-					       &pst(b, q)->fring, &p->nfailed_omitted, &reused, &idx);
+					       &pst(b, q)->fring, &reused, &idx);
 	if (!nf)
 		return -1;
-	if (reused)
+	if (reused) {
+		struct tza_proc_res *x = model_res_of(b, p);
+		if (!x)
+			return -1;
+		x->nfailed_omitted++;
 		free(nf->filename);
+	}
 	nf->ts_ns = ev->ts_ns;
 	nf->filename = blob_str(b, owned_slot(idx), ev, f->xf_fname, &ok);
 	nf->err = (int)fi64(ev, f->xf_err);
@@ -375,18 +384,6 @@ static int on_release(struct builder *b, const struct tz_event *ev)
 	return 0;
 }
 
-/* p's own resource block (made on first use); NULL: no memory */
-static struct tza_proc_res *res_of(struct builder *b, struct tza_proc *p)
-{
-	if (p->res == &tza_res_none) {
-		struct tza_proc_res *r = tza_arena_alloc(b->arena, sizeof(*r));
-		if (!r)
-			return NULL;
-		p->res = r;
-	}
-	return (struct tza_proc_res *)p->res;
-}
-
 /* The live process (tgid, start_ns), or NULL: samples and kernel events
  * never create a process. */
 static struct tza_proc *live_proc(struct builder *b, uint32_t tgid, uint64_t start_ns)
@@ -407,7 +404,7 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 	uint64_t rss = fu64(ev, f->sm_anon) + fu64(ev, f->sm_file) +
 		       fu64(ev, f->sm_shmem);
 	seen(b, (struct pint *)p, ev->ts_ns);
-	struct tza_proc_res *x = res_of(b, p);
+	struct tza_proc_res *x = model_res_of(b, p);
 	if (!x)
 		return -1;
 	x->nsamples_seen++;
@@ -479,7 +476,7 @@ static int on_oom_kill(struct builder *b, const struct tz_event *ev)
 	struct tza_proc *p = live_proc(b, u32(ev, f->o_tgid), fu64(ev, f->o_start));
 	if (!p)
 		return 0;
-	struct tza_proc_res *x = res_of(b, p);
+	struct tza_proc_res *x = model_res_of(b, p);
 	if (!x)
 		return -1;
 	if (!x->oom_killed)
@@ -507,7 +504,7 @@ static int on_signal(struct builder *b, const struct tz_event *ev)
 	/* the first fatal signal wins: later ones hit a process already dying */
 	if (p->res->killer_signal == sig)
 		return 0;
-	struct tza_proc_res *x = res_of(b, p);
+	struct tza_proc_res *x = model_res_of(b, p);
 	if (!x)
 		return -1;
 	x->killer_signal = sig;

@@ -229,6 +229,9 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 struct pint *model_find_or_new(struct builder *b, uint32_t pid, uint64_t start_ns, uint64_t ts,
 			       uint32_t flags);
 void model_pid_exited(struct builder *b, struct pint *q);
+/* p's own resource block (made on first use: p->res is then no longer
+ * tza_res_none); NULL: no memory */
+struct tza_proc_res *model_res_of(struct builder *b, struct tza_proc *p);
 
 /* model_events.c: one event into the model (0, -1: out of memory); free a
  * tail slot's private strings; put a tail ring back in time order */

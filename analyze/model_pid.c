@@ -57,6 +57,17 @@ static uint32_t *pid_cell(struct builder *b, uint32_t pid)
 	}
 	return &s->idx1;
 }
+struct tza_proc_res *model_res_of(struct builder *b, struct tza_proc *p)
+{
+	if (p->res == &tza_res_none) {
+		struct tza_proc_res *r = tza_arena_alloc(b->arena, sizeof(*r));
+		if (!r)
+			return NULL;
+		p->res = r;
+	}
+	return (struct tza_proc_res *)p->res;
+}
+
 /* Did the instance (pid, start) already exit? Asked only while pid has no
  * live instance: its newest instance is then the last one that exited. */
 int model_dead_has(struct builder *b, uint32_t pid, uint64_t start)
