@@ -43,9 +43,10 @@ struct tza_exec {
 	uint32_t uid, euid, gid, egid; /* credentials after exec */
 	uint64_t cgroup_id; /* cgroup v2 id */
 	char comm[16];	  /* comm right after exec, NUL-terminated */
-	/* CPU the process used before this exec (ev_exec utime_ns/stime_ns),
+	/* CPU ns the process used before this exec, user + system (ev_exec
+	 * utime_ns + stime_ns, summed as uint64_t: only the sum is asked),
 	 * valid with TZA_EXEC_CPU: see tza_exec_cpu_ns */
-	uint64_t utime_before_ns, stime_before_ns;
+	uint64_t cpu_before_ns;
 	/* Working directory at exec, absolute (task->fs->pwd, resolved like
 	 * exe); NULL: not recorded (older files, images from state blocks).
 	 * EV_EXEC_CWD_TRUNCATED in flags when cut. */
@@ -137,7 +138,7 @@ struct tza_failed_exec {
  * state block (EV_PROC_STATE), not from an exec event; ts_ns is then the
  * state event's time and filename is NULL. */
 #define TZA_EXEC_FROM_STATE 0x80000000u
-/* tza_exec.flags bit beside EV_EXEC_*: utime/stime_before_ns are known (the
+/* tza_exec.flags bit beside EV_EXEC_*: cpu_before_ns is known (the
  * file's exec events carry them; older recorders did not write them) */
 #define TZA_EXEC_CPU 0x40000000u
 

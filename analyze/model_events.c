@@ -240,8 +240,7 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 #undef XB_READ
 	model_get_comm(ev, f->x_comm, e->comm);
 	if (f->x_ut && f->x_st) {
-		e->utime_before_ns = fu64(ev, f->x_ut);
-		e->stime_before_ns = fu64(ev, f->x_st);
+		e->cpu_before_ns = fu64(ev, f->x_ut) + fu64(ev, f->x_st);
 		e->flags |= TZA_EXEC_CPU;
 	}
 	b->m->nexecs++;
