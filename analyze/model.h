@@ -270,13 +270,14 @@ struct tza_proc {
 	 * tree is built. tza_proc_image_inherited reads it in O(1). */
 	const struct tza_exec *start_image;
 
-	/* Derived lazily by tool.c: tza_proc_key's tool and command strings,
-	 * interned by tool.c and shared by every process with the same name
-	 * (never freed with the model); NULL until first asked */
-	const char *tool_key, *command_key;
 	uint32_t index;		/* position in tza_model.procs */
 
 	uint32_t threads;	/* threads ever in the group (exit total) */
+	/* Derived lazily by tool.c: tza_proc_key's tool and command strings
+	 * as one id of tool.c's table of (tool, command) pairs, interned and
+	 * shared by every process with the same names (never freed with the
+	 * model); 0 until first asked */
+	uint32_t key_pair;
 	/* Samples, OOM kill, killer, omitted execs and a clipped start
 	 * (res->charge_ns): never NULL; a shared all-zero block for the (many)
 	 * processes without any of them. */
