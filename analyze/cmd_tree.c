@@ -137,7 +137,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 		fputs("  [memfd]", f);
 	if (e && (e->flags & EV_EXEC_PATH_TRUNCATED))
 		fputs("  [path truncated]", f);
-	uint64_t nfail = p->nfailed + p->nfailed_omitted, nexec = p->nexecs + p->nexecs_omitted;
+	uint64_t nfail = p->nfailed + p->res->nfailed_omitted, nexec = p->nexecs + p->res->nexecs_omitted;
 	if (nfail)
 		fprintf(f, "  [%llu failed exec%s]", (unsigned long long)nfail, nfail > 1 ? "s" : "");
 	if (nexec > 1)

@@ -131,9 +131,11 @@ static void attribute(struct tza_crit *c, const struct tza_model *m, struct tza_
 }
 
 static const struct tza_model *sort_model;
+/* kids[] holds indices into sort_model's procs */
 static int cmp_end_desc(const void *a, const void *b)
 {
-	const struct tza_proc *x = *(struct tza_proc *const *)a, *y = *(struct tza_proc *const *)b;
+	const struct tza_proc *x = sort_model->procs[*(const uint32_t *)a],
+			      *y = sort_model->procs[*(const uint32_t *)b];
 	uint64_t ex = tza_proc_end(sort_model, x), ey = tza_proc_end(sort_model, y);
 	if (ex != ey)
 		return ex > ey ? -1 : 1;
@@ -203,25 +205,22 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 		c->end_ns = c->start_ns;
 	c->makespan_ns = c->end_ns - c->start_ns;
 
-	/* children of every process, by end (latest first); one cursor each.
-	 * One pass over the processes (their parent's index kept in cur,
-	 * the top rate summed); the rest works on arrays. */
+	/* children of every process (their indices in m->procs), by end
+	 * (latest first); one cursor each. One pass over the processes to
+	 * count children and sum the top rate, one to place them (4 bytes a
+	 * process each: off, cur, kids); the rest works on arrays. */
 	uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *cur = calloc(n ? n : 1, sizeof(*cur));
-	struct tza_proc **kids = malloc((n ? n : 1) * sizeof(*kids));
+	uint32_t *kids = malloc((n ? n : 1) * sizeof(*kids));
 	struct frame *st = malloc((n + 1) * sizeof(*st));
 	uint8_t *onpath = calloc(n ? n : 1, 1);
-	uint32_t *pidx = malloc((n ? n : 1) * sizeof(*pidx)); /* parent's index */
 	c->path = malloc((n ? n : 1) * sizeof(*c->path));
-	if (!off || !cur || !kids || !st || !onpath || !pidx || !c->path) {
-		free(pidx);
+	if (!off || !cur || !kids || !st || !onpath || !c->path)
 		goto fail;
-	}
 	struct top_rate tr = {0, 0};
 	for (uint32_t i = 0; i < n; i++) {
 		const struct tza_proc *p = m->procs[i];
-		pidx[i] = p->parent ? p->parent->index : UINT32_MAX;
 		if (p->parent)
-			off[pidx[i] + 1]++;
+			off[p->parent->index + 1]++;
 		top_rate_add(&tr, m, p);
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -229,9 +228,8 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 	for (uint32_t i = 0; i < n; i++)
 		cur[i] = off[i];
 	for (uint32_t i = 0; i < n; i++)
-		if (pidx[i] != UINT32_MAX)
-			kids[cur[pidx[i]]++] = m->procs[i];
-	free(pidx);
+		if (m->procs[i]->parent)
+			kids[cur[m->procs[i]->parent->index]++] = i;
 	sort_model = m;
 	for (uint32_t i = 0; i < n; i++) {
 		if (off[i + 1] - off[i] > 1)
@@ -250,7 +248,7 @@ int tza_critpath(struct tza_model *m, enum tza_by by, struct tza_crit *c)
 		struct tza_proc *next = NULL;
 		uint64_t e = 0;
 		while (cur[pi] < off[pi + 1]) {
-			struct tza_proc *k = kids[cur[pi]];
+			struct tza_proc *k = m->procs[kids[cur[pi]]];
 			e = tza_proc_end(m, k);
 			/* exit lost: its end is unknown, never on the path */
 			if (e > fr->t || k->start_ns >= e || (k->flags & TZA_P_EXIT_LOST)) {

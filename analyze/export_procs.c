@@ -323,8 +323,8 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		tza_line_putc(l, '}');
 	}
 	lit(l, "],\"execs_omitted\":");
-	tza_line_u64(l, p->nexecs_omitted);
-	kv_u64(l, "\"failed_execs_omitted\":", p->nfailed_omitted);
+	tza_line_u64(l, p->res->nexecs_omitted);
+	kv_u64(l, "\"failed_execs_omitted\":", p->res->nfailed_omitted);
 	kv_tf(l, "\"exe_deleted\":", (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
 	kv_cstr(l, "\"script\":", img ? img->script : NULL);
 	kv_tf(l, "\"pre_existing\":", p->flags & TZA_P_PRE_EXISTING);
@@ -457,7 +457,7 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 		for (int i = 0; i < 16; i++)
 			tza_line_putc(l, sep);
 	tza_line_putc(l, sep);
-	tza_line_u64(l, p->nfailed + p->nfailed_omitted);
+	tza_line_u64(l, p->nfailed + p->res->nfailed_omitted);
 	tza_line_putc(l, sep);
 	line_tf(l, p->flags & TZA_P_PRE_EXISTING);
 	sv_fleet_tail(l, x, p, ended, sep);

@@ -205,7 +205,7 @@ static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by
 		x->member_failures++;
 	if (by >= TZA_BY_TASK && p->task && p->task->root == p && tza_task_failed(p->task))
 		x->failed++;
-	x->execs_failed += p->nfailed + p->nfailed_omitted;
+	x->execs_failed += p->nfailed + p->res->nfailed_omitted;
 }
 
 int tza_groups(struct tza_model *m, enum tza_by by, const struct tza_crit *c,

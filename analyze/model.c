@@ -150,6 +150,7 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 		rc = TZ_ERR_NOMEM;
 	free(b.direct);
 	free(b.pids);
+	free(b.ps);
 	tza_strcache_free(&b.strs);
 	if (rc < 0) {
 		tza_model_free(b.m);
@@ -248,7 +249,7 @@ const struct tza_exec *tza_proc_image(const struct tza_proc *p)
 /* Stored images i and i + 1 are consecutive: none omitted between them */
 static int exec_next_kept(const struct tza_proc *p, uint32_t i)
 {
-	return !(p->nexecs_omitted && i + 1 == TZA_KEEP_HEAD);
+	return !(p->res->nexecs_omitted && i + 1 == TZA_KEEP_HEAD);
 }
 
 int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i)
@@ -256,11 +257,11 @@ int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i)
 	if (i >= p->nexecs || !(p->execs[i].flags & TZA_EXEC_CPU))
 		return -1;
 	const struct tza_exec *e = &p->execs[i];
-	uint64_t a = e->utime_before_ns + e->stime_before_ns, z;
+	uint64_t a = e->cpu_before_ns, z;
 	if (i + 1 < p->nexecs) {
 		if (!exec_next_kept(p, i) || !(p->execs[i + 1].flags & TZA_EXEC_CPU))
 			return -1;
-		z = p->execs[i + 1].utime_before_ns + p->execs[i + 1].stime_before_ns;
+		z = p->execs[i + 1].cpu_before_ns;
 	} else if ((!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED)) &&
 		   !(p->flags & TZA_P_CLIPPED)) { /* clipped: totals from a slice's window */
 		z = p->utime_ns + p->stime_ns;

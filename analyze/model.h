@@ -43,9 +43,10 @@ struct tza_exec {
 	uint32_t uid, euid, gid, egid; /* credentials after exec */
 	uint64_t cgroup_id; /* cgroup v2 id */
 	char comm[16];	  /* comm right after exec, NUL-terminated */
-	/* CPU the process used before this exec (ev_exec utime_ns/stime_ns),
+	/* CPU ns the process used before this exec, user + system (ev_exec
+	 * utime_ns + stime_ns, summed as uint64_t: only the sum is asked),
 	 * valid with TZA_EXEC_CPU: see tza_exec_cpu_ns */
-	uint64_t utime_before_ns, stime_before_ns;
+	uint64_t cpu_before_ns;
 	/* Working directory at exec, absolute (task->fs->pwd, resolved like
 	 * exe); NULL: not recorded (older files, images from state blocks).
 	 * EV_EXEC_CWD_TRUNCATED in flags when cut. */
@@ -137,7 +138,7 @@ struct tza_failed_exec {
  * state block (EV_PROC_STATE), not from an exec event; ts_ns is then the
  * state event's time and filename is NULL. */
 #define TZA_EXEC_FROM_STATE 0x80000000u
-/* tza_exec.flags bit beside EV_EXEC_*: utime/stime_before_ns are known (the
+/* tza_exec.flags bit beside EV_EXEC_*: cpu_before_ns is known (the
  * file's exec events carry them; older recorders did not write them) */
 #define TZA_EXEC_CPU 0x40000000u
 
@@ -167,7 +168,8 @@ struct tza_host_sample {
 
 /*
  * Resource use over time of one process (EV_SAMPLE, EV_OOM_KILL, EV_SIGNAL),
- * apart from struct tza_proc since most processes have none (p->res).
+ * and its other rare facts (omitted execs, a clipped start), apart from
+ * struct tza_proc since most processes have none (p->res).
  */
 struct tza_proc_res {
 	struct tza_sample *samples; /* in time order; only with TZA_MB_SAMPLES */
@@ -206,6 +208,13 @@ struct tza_proc_res {
 	int64_t killer_uid;	/* the sender's real uid (EV_SIGNAL sender_uid:
 				   task_struct->cred->uid of the sending task);
 				   -1: not in the file's schema */
+	/* Images and failed execs between the kept head and tail of
+	 * tza_proc.execs and .failed (counted, not stored): rare, so here */
+	uint64_t nexecs_omitted, nfailed_omitted;
+	/* Where its counters (CPU, I/O) and its charged wall time start when
+	 * that is not its start (TZA_P_CLIPPED: a slice's window start or the
+	 * recording's start), else 0: read it with tza_proc_charged_from */
+	uint64_t charge_ns;
 };
 
 /*
@@ -232,13 +241,12 @@ struct tza_proc {
 	/* Stored images and failed execs are capped so memory grows with
 	 * processes, not events: the first TZA_KEEP_HEAD and the last
 	 * TZA_KEEP_TAIL are kept (in order), the ones between are only counted
-	 * in *_omitted. Totals: nexecs + nexecs_omitted, nfailed + nfailed_omitted. */
+	 * in res->*_omitted. Totals: nexecs + res->nexecs_omitted, nfailed +
+	 * res->nfailed_omitted. */
 	struct tza_exec *execs;	       /* images in order; nexecs may be 0 */
 	uint32_t nexecs;
 	uint32_t nfailed;
 	struct tza_failed_exec *failed; /* failed exec attempts in order */
-	uint64_t nexecs_omitted;	/* images between the kept head and tail */
-	uint64_t nfailed_omitted;	/* failed execs between the kept head and tail */
 
 	/* exit totals (valid when !(flags & TZA_P_NO_EXIT); the sampled ones
 	 * also with TZA_P_SAMPLED); see struct ev_exit */
@@ -262,20 +270,18 @@ struct tza_proc {
 	 * tree is built. tza_proc_image_inherited reads it in O(1). */
 	const struct tza_exec *start_image;
 
-	/* Derived lazily by tool.c: tza_proc_key's tool and command strings,
-	 * interned by tool.c and shared by every process with the same name
-	 * (never freed with the model); NULL until first asked */
-	const char *tool_key, *command_key;
 	uint32_t index;		/* position in tza_model.procs */
 
 	uint32_t threads;	/* threads ever in the group (exit total) */
-	/* Samples, OOM kill and killer: never NULL; a shared all-zero block
-	 * for the (many) processes without any of them. */
+	/* Derived lazily by tool.c: tza_proc_key's tool and command strings
+	 * as one id of tool.c's table of (tool, command) pairs, interned and
+	 * shared by every process with the same names (never freed with the
+	 * model); 0 until first asked */
+	uint32_t key_pair;
+	/* Samples, OOM kill, killer, omitted execs and a clipped start
+	 * (res->charge_ns): never NULL; a shared all-zero block for the (many)
+	 * processes without any of them. */
 	const struct tza_proc_res *res;
-	/* Where its counters (CPU, I/O) and its charged wall time start:
-	 * start_ns, or a slice's window start or the recording's start
-	 * (TZA_P_CLIPPED) */
-	uint64_t charge_ns;
 	/* The task it belongs to (analyze/task.h), NULL: none or not built */
 	struct tza_task *task;
 };
@@ -456,7 +462,7 @@ struct tza_proc *tza_model_find(const struct tza_model *m, const char *id);
  * window start for a process that crossed it (TZA_P_CLIPPED). */
 static inline uint64_t tza_proc_charged_from(const struct tza_proc *p)
 {
-	return p->charge_ns > p->start_ns ? p->charge_ns : p->start_ns;
+	return p->res->charge_ns > p->start_ns ? p->res->charge_ns : p->start_ns;
 }
 
 /* The final image (last exec) or NULL when the process never exec'd. */

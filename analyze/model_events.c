@@ -72,18 +72,18 @@ void model_exec_free(struct tza_exec *e)
  * Slot for the next of n stored entries (size bytes each) in *arr: appended
  * while fewer than TZA_KEEP_HEAD + TZA_KEEP_TAIL are stored, else the oldest
  * of the tail (a ring at [TZA_KEEP_HEAD, +TZA_KEEP_TAIL) advanced by *ring;
- * *omitted counts it; the caller frees what the slot held). *idx: its index.
+ * *reused is then 1: the caller counts it in p->res's *_omitted and frees
+ * what the slot held). *idx: its index.
  * The first entry comes from the arena, more (n > 1) from malloc. NULL: no
  * memory.
  */
 static void *keep_slot(struct builder *b, void **arr, uint32_t *n, size_t size, uint8_t *ring,
-		       uint64_t *omitted, int *reused, uint32_t *idx)
+		       int *reused, uint32_t *idx)
 {
 	*reused = 0;
 	if (*n == TZA_KEEP_HEAD + TZA_KEEP_TAIL) {
 		*idx = TZA_KEEP_HEAD + *ring;
 		*ring = (uint8_t)((*ring + 1) % TZA_KEEP_TAIL);
-		(*omitted)++;
 		*reused = 1;
 		return (char *)*arr + *idx * size;
 	}
@@ -138,10 +138,14 @@ static struct tza_exec *image_slot(struct builder *b, struct pint *q, int *own)
 	int reused;
 	uint32_t idx;
 	struct tza_exec *slot = keep_slot(b, (void **)&p->execs, &p->nexecs, sizeof(*slot),
-					  &q->xring, &p->nexecs_omitted, &reused, &idx);
+					  &pst(b, q)->xring, &reused, &idx);
 	if (!slot)
 		return NULL;
 	if (reused) {
+		struct tza_proc_res *x = model_res_of(b, p);
+		if (!x)
+			return NULL;
+		x->nexecs_omitted++;
 		model_exec_free(slot);
 		memset(slot, 0, sizeof(*slot));
 	}
@@ -169,10 +173,10 @@ static int on_fork(struct builder *b, const struct tz_event *ev)
 	}
 	q->p.ppid = parent;
 	q->p.ns_pid = u32(ev, f->f_cns);
-	seen(q, ev->ts_ns);
+	seen(b, q, ev->ts_ns);
 	struct pint *pp = parent != child ? live_get(b, parent) : NULL;
 	if (pp)
-		seen(pp, ev->ts_ns);
+		seen(b, pp, ev->ts_ns);
 	if (pp && !q->p.parent && pp->p.start_ns <= q->p.start_ns)
 		q->p.parent = &pp->p;
 	return 0;
@@ -188,7 +192,7 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 				     TZA_P_NO_FORK);
 	if (!q)
 		return -1;
-	seen(q, ev->ts_ns);
+	seen(b, q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	int own, ok = 1;
 	struct tza_exec *e = image_slot(b, q, &own);
@@ -236,8 +240,7 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 #undef XB_READ
 	model_get_comm(ev, f->x_comm, e->comm);
 	if (f->x_ut && f->x_st) {
-		e->utime_before_ns = fu64(ev, f->x_ut);
-		e->stime_before_ns = fu64(ev, f->x_st);
+		e->cpu_before_ns = fu64(ev, f->x_ut) + fu64(ev, f->x_st);
 		e->flags |= TZA_EXEC_CPU;
 	}
 	b->m->nexecs++;
@@ -268,17 +271,22 @@ static int on_exec_fail(struct builder *b, const struct tz_event *ev)
 	if (!q)
 		return -1;
 	if (made)
-		q->start_guess = 1;
-	seen(q, ev->ts_ns);
+		pst(b, q)->start_guess = 1;
+	seen(b, q, ev->ts_ns);
 	struct tza_proc *p = &q->p;
 	int reused, ok = 1;
 	uint32_t idx;
 	struct tza_failed_exec *nf = keep_slot(b, (void **)&p->failed, &p->nfailed, sizeof(*nf),
-					       &q->fring, &p->nfailed_omitted, &reused, &idx);
+					       &pst(b, q)->fring, &reused, &idx);
 	if (!nf)
 		return -1;
-	if (reused)
+	if (reused) {
+		struct tza_proc_res *x = model_res_of(b, p);
+		if (!x)
+			return -1;
+		x->nfailed_omitted++;
 		free(nf->filename);
+	}
 	nf->ts_ns = ev->ts_ns;
 	nf->filename = blob_str(b, owned_slot(idx), ev, f->xf_fname, &ok);
 	nf->err = (int)fi64(ev, f->xf_err);
@@ -327,7 +335,7 @@ static int on_exit_ev(struct builder *b, const struct tz_event *ev)
 	if (fl & EV_EXIT_EXE_DELETED) {
 		p->flags |= TZA_P_EXE_DELETED;
 		if (p->nexecs) /* the image it exits with: the last one stored */
-			p->execs[last_slot(p->nexecs, q->xring)].flags |= EV_EXEC_EXE_DELETED;
+			p->execs[last_slot(p->nexecs, pst(b, q)->xring)].flags |= EV_EXEC_EXE_DELETED;
 	}
 	if (fl & EV_EXIT_IO_FALLBACK)
 		p->flags |= TZA_P_IO_FALLBACK;
@@ -357,7 +365,7 @@ static int on_release(struct builder *b, const struct tz_event *ev)
 	const struct fields *f = &b->f;
 	uint32_t tgid = u32(ev, f->r_tgid);
 	struct pint *q = tgid ? pid_last(b, tgid) : NULL;
-	if (!q || q->live || q->p.start_ns != fu64(ev, f->r_start) ||
+	if (!q || pst(b, q)->live || q->p.start_ns != fu64(ev, f->r_start) ||
 	    (q->p.flags & (TZA_P_NO_EXIT | TZA_P_RELEASED)))
 		return 0;
 	struct tza_proc *p = &q->p;
@@ -373,18 +381,6 @@ static int on_release(struct builder *b, const struct tz_event *ev)
 	p->maj_flt = ma;
 	p->flags |= TZA_P_RELEASED;
 	return 0;
-}
-
-/* p's own resource block (made on first use); NULL: no memory */
-static struct tza_proc_res *res_of(struct builder *b, struct tza_proc *p)
-{
-	if (p->res == &tza_res_none) {
-		struct tza_proc_res *r = tza_arena_alloc(b->arena, sizeof(*r));
-		if (!r)
-			return NULL;
-		p->res = r;
-	}
-	return (struct tza_proc_res *)p->res;
 }
 
 /* The live process (tgid, start_ns), or NULL: samples and kernel events
@@ -406,8 +402,8 @@ static int on_sample(struct builder *b, const struct tz_event *ev)
 		return 0;
 	uint64_t rss = fu64(ev, f->sm_anon) + fu64(ev, f->sm_file) +
 		       fu64(ev, f->sm_shmem);
-	seen((struct pint *)p, ev->ts_ns);
-	struct tza_proc_res *x = res_of(b, p);
+	seen(b, (struct pint *)p, ev->ts_ns);
+	struct tza_proc_res *x = model_res_of(b, p);
 	if (!x)
 		return -1;
 	x->nsamples_seen++;
@@ -479,7 +475,7 @@ static int on_oom_kill(struct builder *b, const struct tz_event *ev)
 	struct tza_proc *p = live_proc(b, u32(ev, f->o_tgid), fu64(ev, f->o_start));
 	if (!p)
 		return 0;
-	struct tza_proc_res *x = res_of(b, p);
+	struct tza_proc_res *x = model_res_of(b, p);
 	if (!x)
 		return -1;
 	if (!x->oom_killed)
@@ -507,7 +503,7 @@ static int on_signal(struct builder *b, const struct tz_event *ev)
 	/* the first fatal signal wins: later ones hit a process already dying */
 	if (p->res->killer_signal == sig)
 		return 0;
-	struct tza_proc_res *x = res_of(b, p);
+	struct tza_proc_res *x = model_res_of(b, p);
 	if (!x)
 		return -1;
 	x->killer_signal = sig;
@@ -542,7 +538,7 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 			return -1;
 	}
 	struct tza_proc *p = &q->p;
-	seen(q, ev->ts_ns);
+	seen(b, q, ev->ts_ns);
 	if (sfl & EV_STATE_PRE_EXISTING)
 		p->flags |= TZA_P_PRE_EXISTING;
 	if (sfl & EV_STATE_KTHREAD)

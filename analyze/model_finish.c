@@ -270,18 +270,20 @@ static void sample_rebase(struct tza_sample *x, const struct tza_sample *base)
 /* A pre-existing process (started before rec_start): its counters from the
  * recording's start (tza_model_build). Its totals are known when it exited
  * in the trace or is counted up to its last sample (TZA_P_SAMPLED). */
-static void count_from_start(struct tza_proc *p, uint64_t rec_start)
+static int count_from_start(struct builder *b, struct tza_proc *p, uint64_t rec_start)
 {
 	int known = !(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED);
 	uint64_t end = (p->flags & TZA_P_SAMPLED) ? p->res->last.ts_ns : p->end_ns;
 	if (!known && !p->res->nsamples_seen)
-		return; /* nothing counted: nothing to move */
+		return 0; /* nothing counted: nothing to move */
+	struct tza_proc_res *x = model_res_of(b, p);
+	if (!x)
+		return -1;
 	p->flags |= TZA_P_CLIPPED;
-	p->charge_ns = rec_start;
-	if (p->res->nsamples_seen) {
-		struct tza_proc_res *x = (struct tza_proc_res *)p->res;
+	x->charge_ns = rec_start;
+	if (x->nsamples_seen) {
 		const struct tza_sample *base = &x->first;
-		p->charge_ns = base->ts_ns > p->start_ns ? base->ts_ns : p->start_ns;
+		x->charge_ns = base->ts_ns > p->start_ns ? base->ts_ns : p->start_ns;
 		for (uint32_t i = 0; i < x->nsamples; i++)
 			sample_rebase(&x->samples[i], base);
 		sample_rebase(&x->last, base);
@@ -307,11 +309,12 @@ static void count_from_start(struct tza_proc *p, uint64_t rec_start)
 		p->write_bytes = after_share(p->write_bytes, p->start_ns, end, rec_start);
 	}
 	if (!known)
-		return;
+		return 0;
 	uint64_t *pr[] = {&p->syscr, &p->syscw, &p->cancelled_write_bytes, &p->nvcsw,
 			  &p->nivcsw, &p->min_flt, &p->maj_flt};
 	for (size_t i = 0; i < sizeof(pr) / sizeof(*pr); i++)
-		*pr[i] = after_share(*pr[i], p->start_ns, end, p->charge_ns);
+		*pr[i] = after_share(*pr[i], p->start_ns, end, x->charge_ns);
+	return 0;
 }
 
 /* What the file's metadata says about the recording (read_meta) */
@@ -348,8 +351,9 @@ static int read_meta(tz_reader *r, const struct tza_model *m, struct fin_meta *f
 }
 
 /* q's end, exit-lost and pre-existing state once every event is in; its
- * counters made relative to the recording's start or the slice's window */
-static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
+ * counters made relative to the recording's start or the slice's window.
+ * 0, or -1: out of memory */
+static int settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 {
 	struct tza_model *m = b->m;
 	/* seen without its fork but started before the recording: alive at
@@ -359,15 +363,18 @@ static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		q->p.flags |= TZA_P_PRE_EXISTING;
 	}
 	if (q->p.nexecs == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
-		model_keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &q->xring);
+		model_keep_unring(q->p.execs, q->p.nexecs, sizeof(*q->p.execs), &pst(b, q)->xring);
 	if (q->p.nfailed == TZA_KEEP_HEAD + TZA_KEEP_TAIL)
-		model_keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &q->fring);
-	q->p.charge_ns = q->p.start_ns;
+		model_keep_unring(q->p.failed, q->p.nfailed, sizeof(*q->p.failed), &pst(b, q)->fring);
 	if (q->p.start_ns < fm->clip_ns) {
-		q->p.charge_ns = fm->clip_ns;
+		struct tza_proc_res *x = model_res_of(b, &q->p);
+		if (!x)
+			return -1;
+		x->charge_ns = fm->clip_ns;
 		q->p.flags |= TZA_P_CLIPPED;
 	}
-	if (q->live)
+	const struct pstate *qs = pst(b, q);
+	if (qs->live)
 		q->p.flags |= TZA_P_NO_EXIT;
 	if (q->p.flags & TZA_P_NO_EXIT)
 		q->p.end_ns = 0;
@@ -375,23 +382,24 @@ static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		/* a zombie at the start: ended before the recording, its
 		 * exit never recordable (not lost, not running) */
 		q->p.flags |= TZA_P_NO_EXIT | TZA_P_EXIT_LOST;
-		q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+		q->p.end_ns = qs->last_ns > q->p.start_ns ? qs->last_ns : q->p.start_ns;
 		m->exited_before++;
 	} else if ((q->p.flags & TZA_P_NO_EXIT) &&
-		   (!q->live || (fm->alive_known && !bsearch(&q->p.pid, fm->alive, fm->nalive,
+		   (!qs->live || (fm->alive_known && !bsearch(&q->p.pid, fm->alive, fm->nalive,
 							       sizeof(*fm->alive), cmp_u32)))) {
 		/* not running at the stop (its pid was reused, or the
 		 * recorder did not list it): its exit was lost ([E8]) */
 		q->p.flags |= TZA_P_EXIT_LOST;
-		q->p.end_ns = q->last_ns > q->p.start_ns ? q->last_ns : q->p.start_ns;
+		q->p.end_ns = qs->last_ns > q->p.start_ns ? qs->last_ns : q->p.start_ns;
 		m->exit_lost++;
 	}
 	if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
 	    q->p.res->nsamples_seen)
 		take_last_sample(&q->p);
 	if ((q->p.flags & TZA_P_PRE_EXISTING) && !(q->p.flags & TZA_P_CLIPPED) &&
-	    q->p.start_ns < fm->rec_start && !(b->flags & TZA_MB_LIFETIME))
-		count_from_start(&q->p, fm->rec_start);
+	    q->p.start_ns < fm->rec_start && !(b->flags & TZA_MB_LIFETIME) &&
+	    count_from_start(b, &q->p, fm->rec_start) < 0)
+		return -1;
 	if (!q->p.comm[0] && q->p.nexecs)
 		memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
 	if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
@@ -403,6 +411,7 @@ static void settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 	if (!(q->p.flags & (TZA_P_NO_FORK | TZA_P_PRE_EXISTING | TZA_P_FROM_STATE)) &&
 	    q->p.start_ns < m->t0_ns && m->t0_ns - q->p.start_ns < 1000000000ULL)
 		m->t0_ns = q->p.start_ns;
+	return 0;
 }
 
 /* Settle every process and order them by (start, pid, creation): 0, or
@@ -417,7 +426,10 @@ static int settle_and_order(struct builder *b, const struct fin_meta *fm)
 		return TZ_ERR_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pint *q = (struct pint *)v[i];
-		settle(b, q, fm);
+		if (settle(b, q, fm) < 0) {
+			free(x);
+			return TZ_ERR_NOMEM;
+		}
 		if (!nk || !start_lt(&q->p, v[nk - 1]))
 			v[nk++] = &q->p;
 		else

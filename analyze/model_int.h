@@ -19,11 +19,18 @@
 #include "arena.h"
 #include "model.h"
 
-/* A process plus what only the builder needs; allocated from the arena.
- * Until finish() sorts the processes, p.index is the creation order (the
- * position in the build's procs): the sort's tie-break. */
+/* A process as the builder holds it; allocated from the arena. Until
+ * finish() sorts the processes, p.index is the creation order (the position
+ * in the build's procs): the sort's tie-break, and the index of its
+ * struct pstate. */
 struct pint {
 	struct tza_proc p;
+};
+
+/* What only the builder needs of a process: in builder.ps by creation
+ * index (pst()), freed once the model is built, so the model keeps none of
+ * it while it is analysed */
+struct pstate {
 	uint64_t last_ns; /* its last event (fork, exec, sample, state, ...) */
 	uint8_t live;	  /* the live instance of its pid */
 	uint8_t xring, fring; /* next tail slot to overwrite once capped */
@@ -109,15 +116,23 @@ struct builder {
 	uint32_t pmask, pcount; /* slots - 1 (power of 2), pids held */
 	uint32_t pshift;	/* 32 - log2(slots) */
 	size_t cap;
+	struct pstate *ps; /* cap entries, by creation index (pst) */
 	struct fields f;
 	uint32_t flags; /* TZA_MB_* */
 	uint32_t host_cap;
 };
 
-static inline void seen(struct pint *q, uint64_t ts)
+/* q's builder state (q->p.index is its creation index while building) */
+static inline struct pstate *pst(const struct builder *b, const struct pint *q)
 {
-	if (ts > q->last_ns)
-		q->last_ns = ts;
+	return &b->ps[q->p.index];
+}
+
+static inline void seen(const struct builder *b, struct pint *q, uint64_t ts)
+{
+	struct pstate *s = pst(b, q);
+	if (ts > s->last_ns)
+		s->last_ns = ts;
 }
 
 /* Field reads: tz_event_u64/_i64/_blob (tz.h), inlined for the hot path: the
@@ -214,6 +229,9 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 struct pint *model_find_or_new(struct builder *b, uint32_t pid, uint64_t start_ns, uint64_t ts,
 			       uint32_t flags);
 void model_pid_exited(struct builder *b, struct pint *q);
+/* p's own resource block (made on first use: p->res is then no longer
+ * tza_res_none); NULL: no memory */
+struct tza_proc_res *model_res_of(struct builder *b, struct tza_proc *p);
 
 /* model_events.c: one event into the model (0, -1: out of memory); free a
  * tail slot's private strings; put a tail ring back in time order */

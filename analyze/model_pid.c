@@ -57,12 +57,23 @@ static uint32_t *pid_cell(struct builder *b, uint32_t pid)
 	}
 	return &s->idx1;
 }
+struct tza_proc_res *model_res_of(struct builder *b, struct tza_proc *p)
+{
+	if (p->res == &tza_res_none) {
+		struct tza_proc_res *r = tza_arena_alloc(b->arena, sizeof(*r));
+		if (!r)
+			return NULL;
+		p->res = r;
+	}
+	return (struct tza_proc_res *)p->res;
+}
+
 /* Did the instance (pid, start) already exit? Asked only while pid has no
  * live instance: its newest instance is then the last one that exited. */
 int model_dead_has(struct builder *b, uint32_t pid, uint64_t start)
 {
 	struct pint *q = pid_last(b, pid);
-	return q && !q->live && q->p.start_ns == start;
+	return q && !pst(b, q)->live && q->p.start_ns == start;
 }
 
 /* A new process instance for pid; an older live instance of pid is ended. */
@@ -82,6 +93,10 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 		if (!np)
 			return NULL;
 		m->procs = np;
+		struct pstate *ns = realloc(b->ps, nc * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		b->ps = ns;
 		b->cap = nc;
 	}
 	struct pint *q = tza_arena_alloc(b->arena, sizeof(*q));
@@ -90,7 +105,7 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 	if (*cell & PID_LIVE) {
 		struct pint *old = proc_at(b, *cell & PID_IDX);
 		old->p.flags |= TZA_P_NO_EXIT;
-		old->live = 0;
+		pst(b, old)->live = 0;
 	}
 	q->p.pid = pid;
 	q->p.start_ns = start_ns;
@@ -98,7 +113,7 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 	q->p.exit_code = -1;
 	q->p.res = &tza_res_none;
 	q->p.index = m->nprocs;
-	q->live = 1;
+	b->ps[m->nprocs] = (struct pstate){.live = 1};
 	m->procs[m->nprocs++] = &q->p;
 	*cell = m->nprocs | PID_LIVE;
 	return q;
@@ -111,11 +126,11 @@ struct pint *model_find_or_new(struct builder *b, uint32_t pid, uint64_t start_n
 	struct pint *q = live_get(b, pid);
 	/* one made by exec_fail started at or before that event: a real start
 	 * not after it is the same process's ([E15]) */
-	int guess = q && q->start_guess && start_ns && start_ns <= q->p.start_ns;
+	int guess = q && pst(b, q)->start_guess && start_ns && start_ns <= q->p.start_ns;
 	if (q && (!start_ns || !q->p.start_ns || q->p.start_ns == start_ns || guess)) {
 		if ((!q->p.start_ns || guess) && start_ns) {
 			q->p.start_ns = start_ns;
-			q->start_guess = 0;
+			pst(b, q)->start_guess = 0;
 		}
 		return q;
 	}
@@ -125,7 +140,7 @@ struct pint *model_find_or_new(struct builder *b, uint32_t pid, uint64_t start_n
 /* q (live) exited: it stays its pid's newest instance (model_dead_has) */
 void model_pid_exited(struct builder *b, struct pint *q)
 {
-	q->live = 0;
+	pst(b, q)->live = 0;
 	if (q->p.pid < PID_DIRECT) /* q was live: its pid has a cell */
 		b->direct[q->p.pid] &= ~PID_LIVE;
 	else

@@ -102,9 +102,9 @@ static int count_host(struct run *u, size_t i, struct tza_summary *s)
 		/* exec events, as each host's own summary counts them: an image
 		 * rebuilt from a snapshot or state block (always the first kept)
 		 * was no exec in the trace */
-		u->execs += p->nexecs + p->nexecs_omitted -
+		u->execs += p->nexecs + p->res->nexecs_omitted -
 			    (p->nexecs && (p->execs[0].flags & TZA_EXEC_FROM_STATE));
-		u->failed_execs += p->nfailed + p->nfailed_omitted;
+		u->failed_execs += p->nfailed + p->res->nfailed_omitted;
 		u->nonzero += !(p->flags & TZA_P_NO_EXIT) && p->exit_code > 0;
 		u->signaled += !(p->flags & TZA_P_NO_EXIT) && p->signal > 0;
 	}

@@ -183,6 +183,69 @@ static const char *intern(const char *s)
 	return e ? e->s : NULL;
 }
 
+/* Distinct (tool, command) pairs of interned names, by id - 1: a process
+ * keeps its pair's 4-byte id (tza_proc.key_pair), not two pointers */
+struct kpair {
+	const char *tool, *command;
+};
+
+static struct {
+	struct kpair *v;
+	uint32_t n, cap;
+	uint32_t *slot; /* id, 0: empty; hcap slots (a power of two) */
+	uint32_t hcap;
+} pairs;
+
+static uint32_t pair_home(const char *t, const char *c, uint32_t hcap)
+{
+	uint64_t h = ((uintptr_t)t * 0x9e3779b97f4a7c15ULL) ^ ((uintptr_t)c * 0xc2b2ae3d27d4eb4fULL);
+	return (uint32_t)(h >> 32) & (hcap - 1);
+}
+
+/* The id (>= 1) of the pair of interned t and c, added when new; 0 when out
+ * of memory */
+static uint32_t pair_id(const char *t, const char *c)
+{
+	uint32_t i;
+	if (pairs.hcap) {
+		for (i = pair_home(t, c, pairs.hcap); pairs.slot[i]; i = (i + 1) & (pairs.hcap - 1)) {
+			const struct kpair *k = &pairs.v[pairs.slot[i] - 1];
+			if (k->tool == t && k->command == c)
+				return pairs.slot[i];
+		}
+	}
+	if (pairs.n == UINT32_MAX - 1)
+		return 0;
+	if (pairs.n == pairs.cap) {
+		uint32_t cap = pairs.cap ? pairs.cap * 2 : 64;
+		struct kpair *v = realloc(pairs.v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return 0;
+		pairs.v = v;
+		pairs.cap = cap;
+	}
+	if ((pairs.n + 1) * 2 > pairs.hcap) { /* rehash every id into a table twice as big */
+		uint32_t hcap = pairs.hcap ? pairs.hcap * 2 : 128;
+		uint32_t *s = calloc(hcap, sizeof(*s));
+		if (!s)
+			return 0;
+		for (uint32_t id = 1; id <= pairs.n; id++) {
+			const struct kpair *k = &pairs.v[id - 1];
+			for (i = pair_home(k->tool, k->command, hcap); s[i]; i = (i + 1) & (hcap - 1))
+				;
+			s[i] = id;
+		}
+		free(pairs.slot);
+		pairs.slot = s;
+		pairs.hcap = hcap;
+	}
+	for (i = pair_home(t, c, pairs.hcap); pairs.slot[i]; i = (i + 1) & (pairs.hcap - 1))
+		;
+	pairs.v[pairs.n++] = (struct kpair){t, c};
+	pairs.slot[i] = pairs.n;
+	return pairs.n;
+}
+
 /* "INTERP (what script)", interned; NULL when out of memory */
 static const char *interp_named(const char *interp, const char *what)
 {
@@ -714,7 +777,7 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 			return e->exe;
 		by = TZA_BY_TOOL;
 	}
-	if (!p->tool_key) {
+	if (!p->key_pair) {
 		const char *t, *c;
 		if (p->nexecs > 1) {
 			if (named_image(p, &t, &c) < 0)
@@ -736,8 +799,9 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 				return "?";
 			c = t;
 		}
-		p->tool_key = t;
-		p->command_key = c;
+		if (!(p->key_pair = pair_id(t, c)))
+			return "?";
 	}
-	return by == TZA_BY_COMMAND ? p->command_key : p->tool_key;
+	const struct kpair *k = &pairs.v[p->key_pair - 1];
+	return by == TZA_BY_COMMAND ? k->command : k->tool;
 }

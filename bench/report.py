@@ -422,16 +422,21 @@ if os.path.isdir(a) and s0.get("events", "").isdigit() and int(s0["events"]) > 0
     dsec = med(dec)
     print(f"## Analyzer: synthetic trace of {ev:,} events, {fmt(int(s0['procs']) if s0.get('procs', '').isdigit() else None, '{:,}')} processes, "
           f"{tzb:,} bytes ({tzb / ev:.1f} bytes/event)\n")
-    print("| what | seconds (median of up to 3) | events/s | x raw decode time | CPU s (user+sys, all threads) | peak RSS MiB |")
-    print("|---|---:|---:|---:|---:|---:|")
+    np_ = int(s0["procs"]) if s0.get("procs", "").isdigit() else 0
+
+    def bpp(rr):  # peak RSS bytes per process of the trace (issue 22: <= 150)
+        v = med([x[1] for x in rr])
+        return fmt(v * 1024 / np_ if v and np_ else None, '{:.0f}')
+    print("| what | seconds (median of up to 3) | events/s | x raw decode time | CPU s (user+sys, all threads) | peak RSS MiB | peak RSS bytes / process |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     wsec = nums_of(s0.get("seconds"))
     print(f"| writer (bench-tzsynth: tz_writer, zstd 3, 1 thread) | {fmt(wsec)} | "
-          f"{fmt(ev / wsec if wsec else None, '{:,.0f}')} | | | |")
+          f"{fmt(ev / wsec if wsec else None, '{:,.0f}')} | | | | |")
     def cpu(rr):
         return fmt(med([x[2] + x[3] for x in rr if len(x) >= 4]))
     drs = runs("decode_rss")
     print(f"| reader raw decode (bench-tzdecode, 1 thread) | {fmt(dsec)} | {fmt(ev / dsec if dsec else None, '{:,.0f}')} | 1 | "
-          f"{cpu(drs)} | {fmt(med([x[1] / 1024 for x in drs]), '{:.0f}')} |")
+          f"{cpu(drs)} | {fmt(med([x[1] / 1024 for x in drs]), '{:.0f}')} | |")
     def timed_out(pre):
         for f in glob.glob(os.path.join(a, pre + ".[0-9]")):
             t = open(f).read().split()
@@ -439,19 +444,22 @@ if os.path.isdir(a) and s0.get("events", "").isdigit() and int(s0["events"]) > 0
                 return t[1]
         return None
 
-    for name, pre in (("tracer-analyze summary", "summary"), ("tracer-analyze export --format jsonl", "export")):
+    for name, pre in (("tracer-analyze summary", "summary"), ("tracer-analyze export --format jsonl", "export"),
+                      ("tracer-analyze top (1 run)", "top"), ("tracer-analyze critical-path (1 run)", "critpath")):
         rr = runs(pre)
         s = med([x[0] for x in rr])
         if not rr and timed_out(pre):
             print(f"| {name} | > {timed_out(pre)} (stopped) | < {ev / float(timed_out(pre)):,.0f} | "
-                  f"> {fmt(float(timed_out(pre)) / dsec if dsec else None, '{:.0f}')} | | |")
+                  f"> {fmt(float(timed_out(pre)) / dsec if dsec else None, '{:.0f}')} | | | |")
+            continue
+        if not rr:
             continue
         print(f"| {name} | {fmt(s)} | {fmt(ev / s if s else None, '{:,.0f}')} | "
-              f"{fmt(s / dsec if s and dsec else None)} | {cpu(rr)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
+              f"{fmt(s / dsec if s and dsec else None)} | {cpu(rr)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} | {bpp(rr)} |")
     s1 = nums(os.path.join(a, "summary_1cpu"))
     if s1 and len(s1) >= 4:
         print(f"| tracer-analyze summary held to one CPU (taskset -c 0, 1 run) | {s1[0]:.2f} | {ev / s1[0]:,.0f} | "
-              f"{fmt(s1[0] / dsec if dsec else None)} | {s1[2] + s1[3]:.2f} | {s1[1] / 1024:.0f} |")
+              f"{fmt(s1[0] / dsec if dsec else None)} | {s1[2] + s1[3]:.2f} | {s1[1] / 1024:.0f} | {bpp([s1])} |")
     wsum = nums(os.path.join(a, "wrap_summary"))
     wdec = lines(os.path.join(a, "wrap_decode"))
     wpm = lines(os.path.join(a, "wrap_pidmax"))
@@ -459,26 +467,26 @@ if os.path.isdir(a) and s0.get("events", "").isdigit() and int(s0["events"]) > 0
         mm = re.search(r"seconds=([0-9.]+)", wdec[0])
         wd = float(mm.group(1)) if mm else None
         print(f"| same events, pids wrapping at {wpm[0]}: raw decode | {fmt(wd)} | "
-              f"{fmt(ev / wd if wd else None, '{:,.0f}')} | 1 | | |")
+              f"{fmt(ev / wd if wd else None, '{:,.0f}')} | 1 | | | |")
         wc = f"{wsum[2] + wsum[3]:.2f}" if len(wsum) >= 4 else ""
         print(f"| same events, pids wrapping at {wpm[0]}: summary (1 run) | {wsum[0]:.2f} | {ev / wsum[0]:,.0f} | "
-              f"{fmt(wsum[0] / wd if wd else None)} | {wc} | {wsum[1] / 1024:.0f} |")
+              f"{fmt(wsum[0] / wd if wd else None)} | {wc} | {wsum[1] / 1024:.0f} | {bpp([wsum])} |")
     elif os.path.exists(os.path.join(a, "wrap_summary")):
-        print(f"| same events, pids wrapping: summary | {open(os.path.join(a, 'wrap_summary')).read().strip()} | | | | |")
+        print(f"| same events, pids wrapping: summary | {open(os.path.join(a, 'wrap_summary')).read().strip()} | | | | | |")
     zt = open(os.path.join(a, "zstd.txt")).read() if os.path.exists(os.path.join(a, "zstd.txt")) else ""
     zm = re.findall(r"\(x?\s*([0-9.]+)\),\s*([0-9.]+) MB/s", zt)
     if zm and "raw_bytes" in s0:
         mbs = float(zm[-1][1])
         bpe = int(s0["raw_bytes"]) / ev
         print(f"| zstd -1 on the same raw records ({bpe:.0f} bytes/event, ratio {zm[-1][0]}) | "
-              f"{int(s0['raw_bytes']) / (mbs * 1e6):.2f} | {mbs * 1e6 / bpe:,.0f} | | | |")
+              f"{int(s0['raw_bytes']) / (mbs * 1e6):.2f} | {mbs * 1e6 / bpe:,.0f} | | | | |")
     pe = nums(os.path.join(a, "perf_events"))
     for name, pre in (("perf script", "perfscript"), ("perf report --stdio --sort comm", "perfreport")):
         rr = runs(pre)
         s = med([x[0] for x in rr])
         if s and pe:
             print(f"| {name} ({int(pe[0]):,} events: fork + exec storms, 3 sched tracepoints) | {s:.2f} | {pe[0] / s:,.0f} | | "
-                  f"{cpu(rr)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} |")
+                  f"{cpu(rr)} | {fmt(med([x[1] / 1024 for x in rr]), '{:.0f}')} | |")
     print()
     rs, rb = nums(os.path.join(a, "rss_small")), nums(os.path.join(a, "rss_big"))
     ss = eqvals(os.path.join(a, "synth_small.txt"))

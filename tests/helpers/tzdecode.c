@@ -132,7 +132,7 @@ static void proc_line(const struct tza_proc *p)
 	else
 		printf(" end=%" PRIu64 " exit=%d", p->end_ns, p->exit_code);
 	const struct tza_exec *e = tza_proc_image(p);
-	printf(" execs=%" PRIu64 " comm=", (uint64_t)p->nexecs + p->nexecs_omitted);
+	printf(" execs=%" PRIu64 " comm=", (uint64_t)p->nexecs + p->res->nexecs_omitted);
 	quote((const uint8_t *)p->comm, strnlen(p->comm, sizeof(p->comm)));
 	printf(" exe=");
 	if (e && e->exe)

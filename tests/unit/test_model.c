@@ -528,7 +528,7 @@ static void test_pre_existing_from_start(void **st)
 	struct tza_proc *p = by_pid(f->b.m, 700, 0);
 	assert_true(p->flags & TZA_P_PRE_EXISTING);
 	assert_true(p->flags & TZA_P_CLIPPED);
-	assert_int_equal(p->charge_ns, t_start + 50 * MS);
+	assert_int_equal(tza_proc_charged_from(p), t_start + 50 * MS);
 	assert_int_equal(p->utime_ns, 2 * SEC_NS);
 	assert_int_equal(p->res->nsamples, 2);
 	assert_int_equal(p->res->samples[0].utime_ns, 0);
@@ -539,14 +539,14 @@ static void test_pre_existing_from_start(void **st)
 	assert_true(p->syscr < 10);
 	p = by_pid(f->b.m, 800, 0);
 	assert_true(p->flags & TZA_P_CLIPPED);
-	assert_int_equal(p->charge_ns, t_start);
+	assert_int_equal(tza_proc_charged_from(p), t_start);
 	assert_int_equal(p->utime_ns, 2 * SEC_NS);
 	assert_int_equal(p->stime_ns, SEC_NS);
 	assert_int_equal(p->wchar, 500);
 	p = by_pid(f->b.m, 900, 0);
 	assert_false(p->flags & (TZA_P_CLIPPED | TZA_P_PRE_EXISTING));
 	assert_int_equal(p->utime_ns, 3 * SEC_NS);
-	assert_int_equal(p->charge_ns, p->start_ns);
+	assert_int_equal(tza_proc_charged_from(p), p->start_ns);
 	tza_model_free(f->b.m);
 	assert_int_equal(tza_model_build_ex(f->b.r, 0, UINT64_MAX, TZA_MB_LIFETIME, &f->b.m), 0);
 	p = by_pid(f->b.m, 700, 0);
@@ -847,7 +847,7 @@ static void test_failed_exec_cap(void **st)
 	struct tza_proc *p = by_pid(b.m, 300, 0);
 	assert_int_equal(b.m->nfailed_execs, 1000000);
 	assert_int_equal(p->nfailed, TZA_KEEP_HEAD + TZA_KEEP_TAIL);
-	assert_int_equal(p->nfailed_omitted, 1000000 - TZA_KEEP_HEAD - TZA_KEEP_TAIL);
+	assert_int_equal(p->res->nfailed_omitted, 1000000 - TZA_KEEP_HEAD - TZA_KEEP_TAIL);
 	for (uint32_t i = 0; i < TZA_KEEP_HEAD; i++)
 		assert_int_equal(p->failed[i].ts_ns, T0 + 1 + i);
 	for (uint32_t i = 0; i < TZA_KEEP_TAIL; i++)
@@ -873,7 +873,7 @@ static void test_failed_exec_cap(void **st)
 	p = by_pid(b.m, 310, 0);
 	assert_int_equal(b.m->nexecs, 1000);
 	assert_int_equal(p->nexecs, TZA_KEEP_HEAD + TZA_KEEP_TAIL);
-	assert_int_equal(p->nexecs_omitted, 1000 - TZA_KEEP_HEAD - TZA_KEEP_TAIL);
+	assert_int_equal(p->res->nexecs_omitted, 1000 - TZA_KEEP_HEAD - TZA_KEEP_TAIL);
 	assert_string_equal(p->execs[TZA_KEEP_HEAD - 1].exe, "/bin/step63");
 	assert_string_equal(p->execs[TZA_KEEP_HEAD].exe, "/bin/step936");
 	assert_string_equal(tza_proc_image(p)->exe, "/bin/step999");

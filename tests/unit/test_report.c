@@ -94,6 +94,9 @@ struct hand {
 	struct tza_proc *v[8];
 };
 
+/* The all-zero resource block of every hand-made process */
+static const struct tza_proc_res hand_res;
+
 static void hand_init(struct hand *h, uint64_t t0, uint64_t t1)
 {
 	memset(h, 0, sizeof(*h));
@@ -113,6 +116,7 @@ static void hand_proc(struct hand *h, uint64_t start, uint64_t end, uint64_t cpu
 	p->stime_ns = cpu - cpu / 3;
 	p->flags = flags;
 	p->index = i;
+	p->res = &hand_res; /* never NULL in a model (model.h) */
 	h->v[i] = p;
 }
 
