@@ -70,18 +70,19 @@ if tb is not None:
 
 # 2. analyzer peak memory per process, 3. summary against the raw decode
 a = os.path.join(d, "ana")
-rb = nums(os.path.join(a, "rss_big"))
-sbp = {}
-for line in open(os.path.join(a, "synth_bigp.txt")) if os.path.exists(os.path.join(a, "synth_bigp.txt")) else []:
+s0 = {}
+for line in open(os.path.join(a, "synth.txt")) if os.path.exists(os.path.join(a, "synth.txt")) else []:
     for w in line.split():
         k, _, v = w.partition("=")
         if v.isdigit():
-            sbp[k] = int(v)
-if len(rb) >= 2 and sbp.get("procs"):
-    bpp = rb[1] * 1024 / sbp["procs"]
-    rows.append(("summary's peak RSS per process", "<= 150", fmt(bpp),
-                 "-", bpp <= 150, f"{sbp['procs']:,} processes, {sbp.get('events', 0):,} events, "
-                 f"{rb[1] / 1024:.0f} MiB"))
+            s0[k] = int(v)
+np_ = s0.get("procs", 0)
+for cmd, pre in (("summary", "summary"), ("top", "top"), ("critical-path", "critpath")):
+    rss = med([x[1] for x in (nums(f) for f in glob.glob(os.path.join(a, pre + ".[0-9]"))) if len(x) >= 2])
+    if rss and np_:
+        bpp = rss * 1024 / np_
+        rows.append((f"{cmd}'s peak RSS per process (the synthetic trace)", "<= 150", fmt(bpp), "-",
+                     bpp <= 150, f"{np_:,} processes, {s0.get('events', 0):,} events, {rss / 1024:.0f} MiB"))
 dec = []
 for f in glob.glob(os.path.join(a, "decode.[0-9]")):
     mm = re.search(r"seconds=([0-9.]+)", open(f).read())
