@@ -49,8 +49,11 @@ static char *slab_new(struct tza_arena *a, size_t size)
 	if (!own && sz == SLAB_MAX) {
 		sz = SLAB_MAX - sizeof(*s); /* the slab with its header: SLAB_MAX */
 		s = atomic_exchange(&a->spare, NULL); /* faulted in ahead, zeroed */
+		/* zeroed whole, as calloc would: the arena hands out zeroed
+		   memory, and aligned_alloc may return memory freed before (a
+		   second model in one process: report, bundle) */
 		if (!s && (s = slab_mem(SLAB_MAX)))
-			memset(s, 0, sizeof(*s));
+			memset(s, 0, SLAB_MAX);
 	} else {
 		s = calloc(1, sizeof(*s) + sz);
 	}
