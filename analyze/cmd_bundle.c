@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cmd_bundle.c - `tracer-analyze bundle`: one archive with the trace, summaries and plots. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h> /* optind */
@@ -315,20 +314,14 @@ static int xxh64_file(const char *path, uint64_t *h, uint64_t *size)
 	return n < 0 ? -1 : 0;
 }
 
+/* Remove the flat work directory dir (sigclean's removal, also what a
+ * signal runs) */
 static void rm_tree(const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	tza_sigclean_rm_dir(-1, fd, NULL);
+	if (fd >= 0)
+		close(fd);
 	rmdir(dir);
 }
 
