@@ -206,6 +206,36 @@ static int parts_close(struct parts *p)
 	return rc;
 }
 
+/* The run's hosts for a title: "3 hosts (node1, node2, node3)", or "4
+ * traces on 3 hosts (...)" when traces of one host are among them (each
+ * name once; fleet.h, Hosts and traces), cut to fit n bytes. */
+static void run_names(const struct hplot *u, char *buf, size_t n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	const char **hn = calloc(u->f.n ? u->f.n : 1, sizeof(*hn));
+	snprintf(buf, n, "%zu hosts", u->f.n);
+	if (f && hn) {
+		for (size_t i = 0; i < u->f.n; i++)
+			hn[i] = u->b[i].hostname;
+		tza_hosts_say(f, u->f.n, tza_hosts_distinct(hn, u->f.n));
+		fputs(" (", f);
+		for (size_t i = 0, k = 0; i < u->f.n; i++) {
+			int seen = 0;
+			for (size_t j = 0; j < i && *hn[i]; j++)
+				seen |= !strcmp(hn[j], hn[i]);
+			if (!seen)
+				fprintf(f, "%s%s", k++ ? ", " : "", hn[i]);
+		}
+		fputc(')', f);
+	}
+	if (f && !fclose(f) && hn)
+		snprintf(buf, n, "%s", s);
+	free(s);
+	free(hn);
+}
+
 /* The whole script from the parts. */
 static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct parts *p, unsigned w,
 		     double plot_px, const char *note)
@@ -215,19 +245,16 @@ static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct p
 		h = 4000;
 	uint32_t nprocs = 0;
 	int incomplete = 0;
-	char names[400] = "", date[64], dur[32], title[1024];
+	char names[400], date[64], dur[32], title[1024];
 	for (size_t i = 0; i < u->f.n; i++) {
 		nprocs += u->b[i].nprocs;
 		incomplete |= u->b[i].incomplete;
-		size_t l = strlen(names);
-		if (l < sizeof(names) - 1)
-			snprintf(names + l, sizeof(names) - l, "%s%s", i ? ", " : "",
-				 u->b[i].hostname);
 	}
+	run_names(u, names, sizeof(names));
 	plot_fmt_date(date, sizeof(date), u->r0);
 	plot_fmt_dur(dur, sizeof(dur), (double)(u->r1 - u->r0) / 1e9);
-	snprintf(title, sizeof(title), "timeline: run over %zu hosts (%s), %s, %s, %u process%s%s",
-		 u->f.n, names, date, dur, nprocs, nprocs == 1 ? "" : "es",
+	snprintf(title, sizeof(title), "timeline: run over %s, %s, %s, %u process%s%s", names, date,
+		 dur, nprocs, nprocs == 1 ? "" : "es",
 		 incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
 	fputs("# tracer-analyze plot: gnuplot script with inline data\n", f);
 	fputs("# clocks: ", f);
