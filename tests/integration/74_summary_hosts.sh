@@ -15,6 +15,8 @@
 #     traces of this machine are "2 traces on 1 host" (summary, idle,
 #     critical-path), four traces of node1, node2, node2, node3 "4 traces on 3
 #     hosts";
+#   - --follow over hosts (files, a merge, a directory) is refused in one line
+#     (exit 2) by summary and top;
 #   - two traces of one host that overlap (a whole-machine recording and a
 #     command recorded inside it) are named, and a process in both counts
 #     once: counted_once equals the (pid, start) pairs the two exports share.
@@ -124,6 +126,18 @@ grep -qx '== host node2 (b.tz) ==' files.txt || fail "host section missing"
 "$A" summary b.tz >b.txt
 sed -n '/^== host node2 (b.tz) ==$/,/^== host node3/p' files.txt | sed '1d;$d' | sed '$d' >b-in-run.txt
 diff b.txt b-in-run.txt >&2 || fail "host node2's section differs from summary b.tz"
+
+# --follow reads one growing trace: over hosts, one line and exit 2
+for c in summary top; do
+	for args in "a.tz b.tz" "run.tz" "d"; do
+		rc=0
+		# shellcheck disable=SC2086
+		timeout 20 "$A" $c --follow $args >/dev/null 2>fol.err || rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <fol.err)" = 1 ] &&
+			grep -qx "tracer-analyze: $c: --follow reads one trace (not several hosts)" fol.err ||
+			fail "$c --follow $args: exit $rc, $(cat fol.err)"
+	done
+done
 
 # one host recorded twice at once: named, and a process in both counted once
 record_overlap all.tz cmd.tz sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null'
