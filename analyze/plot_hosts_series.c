@@ -324,6 +324,44 @@ static void panel_plot(FILE *f, const struct srun *u, size_t k, const struct tza
 	fputc('\n', f);
 }
 
+/* The picture's layout: the title above the panels, the x axis below; a
+ * panel PANEL_H px high under a heading PANEL_GAP px high, at least
+ * PANEL_MIN; the picture at most PANEL_MAXPX high (cairo draws up to 32767) */
+#define PANEL_TOP 100
+#define PANEL_BOTTOM 60
+#define PANEL_GAP 24
+#define PANEL_H 170
+#define PANEL_MIN 20
+#define PANEL_MAXPX 30000
+
+/* The picture's height for n panels: --size's, else PANEL_H each, at most
+ * PANEL_MAXPX. */
+static unsigned panels_height(const struct tza_plot_opts *o, size_t n)
+{
+	if (o->height)
+		return o->height;
+	double h = PANEL_TOP + PANEL_BOTTOM + (double)n * (PANEL_H + PANEL_GAP);
+	return h > PANEL_MAXPX ? PANEL_MAXPX : (unsigned)h;
+}
+
+/* Do n panels fit (PANEL_MIN px each at least)? 0, or -1 after one line. */
+static int panels_fit(const struct tza_plot_opts *o, size_t n)
+{
+	unsigned h = panels_height(o, n);
+	if ((double)h - PANEL_TOP - PANEL_BOTTOM >= (double)n * (PANEL_MIN + PANEL_GAP))
+		return 0;
+	double need = PANEL_TOP + PANEL_BOTTOM + (double)n * (PANEL_MIN + PANEL_GAP);
+	if (need > 10000 || !o->height)
+		tza_err("plot: %zu panels (one per host trace) do not fit one picture: plot fewer "
+			"hosts at a time (their files, or 'RUN.tz[i]')",
+			n);
+	else
+		tza_err("plot: %zu panels (one per host trace) do not fit %u pixels high: --size "
+			"WxH with H of at least %.0f",
+			n, h, need);
+	return -1;
+}
+
 /* The whole script: datablocks, then one panel per host in a multiplot. */
 static void script(FILE *f, struct srun *u, struct tza_plot_opts *o)
 {
@@ -352,13 +390,8 @@ static void script(FILE *f, struct srun *u, struct tza_plot_opts *o)
 		keylen = l > keylen ? l : keylen;
 	}
 	unsigned w = o->width ? o->width : 1400, right = (unsigned)(6.5 * (double)(keylen + 6) + 20);
-	unsigned top = 100, bottom = 60, gap = 24;
-	unsigned h = o->height ? o->height : top + bottom + (unsigned)n * (170 + gap);
-	if (!o->height && h > 8000)
-		h = 8000;
+	unsigned h = panels_height(o, n), top = PANEL_TOP, bottom = PANEL_BOTTOM, gap = PANEL_GAP;
 	double ph = ((double)h - top - bottom) / (double)(n ? n : 1) - gap;
-	if (ph < 20)
-		ph = 20;
 	plot_terminal(f, o, w, h);
 	uint32_t nprocs = 0;
 	int incomplete = 0;
@@ -459,7 +492,7 @@ int plot_hosts_series(FILE *f, char **args, int n, const struct tza_plot_opts *o
 	struct tza_plot_opts o = *opts;
 	int rc = -1;
 	u.windowed = o.hfrom.kind || o.hto.kind;
-	if (tza_fleet_open("plot", args, n, &u.f))
+	if (tza_fleet_open("plot", args, n, &u.f) || panels_fit(&o, u.f.n) < 0)
 		goto out;
 	u.p = calloc(u.f.n ? u.f.n : 1, sizeof(*u.p));
 	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
