@@ -133,7 +133,8 @@ static int draw(struct hplot *u, size_t i, struct plot_ctx *c, const struct plot
 	c->xoff = (double)(b->rt0 + (int64_t)(c->t0 - b->boot0) - u->r0) / 1e9;
 	c->row0 = b->row0 + 1;
 	c->span_s = (double)(u->w1 - u->w0) / 1e9; /* labels: long against the run */
-	for (size_t t = 0; t < c->ntools; t++) {
+	/* measure added every tool of a band in the window: found, not added */
+	for (size_t t = 0; b->in && t < c->ntools; t++) {
 		const struct plot_tool *rt = run_tool(u, c->tools[t].name);
 		c->tools[t].color = rt ? rt->color : -1;
 	}

@@ -279,6 +279,10 @@ for x0, x1, y0, y1, rgb in bars:
     p = next(q for q in procs[f] if q["pid"] == pid)
     assert abs(x0 - max(FROM, p["start_s"] + off[f])) < 1e-5, (h, pid, x0)
     assert x0 >= FROM - 1e-6 and x1 <= TO + 0.01, (h, pid, x0, x1)
+# the key: the tools of the hosts whose trace meets the window (node1's
+# sort is not drawn, so not named)
+key = set(re.findall(r'keyentry with boxes lc rgb \S+ title "((?:[^"\\]|\\.)*)"', s))
+assert key == {p["tool"] for f in "bc" for p in procs[f]}, key
 # the same window given as wall-clock time, of the merge: the same bars
 ws, wtics, wbars, wxr = gantt("winw.gp")
 assert abs(wxr[0] - xr[0]) < 1e-5 and len(wbars) == len(bars)
