@@ -404,7 +404,6 @@ struct bundle_job {
 	int redact, plots, force;
 	int hosts;	   /* FILE is a run on several hosts (a multi-host trace,
 			      a directory, a bundle of one): trace.tz is a merge */
-	int hosts_said;	   /* the note on the pictures a run has not */
 	struct redact *rd; /* compiled when redact */
 	char abs_in[PATH_MAX], abs_out[PATH_MAX];
 	char *dir; /* the work directory, or NULL */
@@ -619,14 +618,6 @@ static int bundle_members(struct bundle_job *j)
 			j->left_out[j->nleft++] = mb->name;
 			continue;
 		}
-		/* plot --kind cpu/mem/io reads one trace: not a run's pictures */
-		if (mb->plot && j->hosts && strcmp(mb->args[1], "-o")) {
-			if (!j->hosts_said++)
-				tza_err("bundle: cpu.png, mem.png and io.png left out: over several "
-					"hosts plot draws the gantt only");
-			j->left_out[j->nleft++] = mb->name;
-			continue;
-		}
 		char *av[8];
 		int k = 0;
 		for (; mb->args[k]; k++)
@@ -716,10 +707,10 @@ static int bundle_readme(struct bundle_job *j)
 	      "any image viewer, the .svg in a web browser,\n"
 	      "processes.csv in a spreadsheet (its columns follow Nextflow's trace report).\n",
 	      f);
-	if (!j->hosts)
-		fputs("cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
-		      "and bytes spread evenly over each process's life, peak RSS held over it).\n",
-		      f);
+	fprintf(f,
+		"cpu/mem/io pictures are derived from exact per-process exit totals (CPU time\n"
+		"and bytes spread evenly over each process's life, peak RSS held over it)%s.\n",
+		j->hosts ? ",\none panel per host on the run's time axis" : "");
 	if (j->nleft) {
 		fputs("\nLeft out (the command failed or was not asked for):", f);
 		for (size_t i = 0; i < j->nleft; i++)

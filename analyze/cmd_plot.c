@@ -17,7 +17,7 @@
 static const struct tza_cmd_spec plot_spec = {
     .name = "plot",
     .synopsis = "usage: tracer-analyze plot [OPTIONS] FILE\n"
-		"       tracer-analyze plot [OPTIONS] FILE... (several hosts: the gantt only)\n\n"
+		"       tracer-analyze plot [OPTIONS] FILE... (several hosts: one run)\n\n"
 		"Draw a trace (or a bundle holding one) with gnuplot (Debian: gnuplot-nox).\n\n",
     .notes = "Pictures and scripts are created mode 0666 less the umask (shown to others;\n"
 	     "their labels are short tool and command names: record with --redact when\n"
@@ -30,14 +30,18 @@ static const struct tza_cmd_spec plot_spec = {
 	     "(exit lost: not alive when the recorder stopped) ends at its last event: its\n"
 	     "gantt bar is marked there with an open circle; cpu/mem/io stop there too.\n\n"
 	     "Several traces (files, a directory of .tz files, a merge) are one run on\n"
-	     "several hosts: the gantt draws one band per host (a heading row, then its\n"
-	     "rows as for its trace alone) on the run's time axis (seconds from the\n"
-	     "earliest host's first event, or --time wall), tools coloured across hosts.\n"
-	     "cpu/mem/io and --from/--to read one trace (plot 'RUN.tz[i]' for one host).\n",
+	     "several hosts, drawn on the run's time axis (seconds from the earliest\n"
+	     "host's first event, or --time wall), tools coloured across hosts: the gantt\n"
+	     "draws one band per host (a heading row, then its rows as for its trace\n"
+	     "alone), cpu/mem/io one panel per host (its series as for its trace alone,\n"
+	     "its own CPU count). --from/--to are then a window on the run's axis\n"
+	     "(seconds from the run's start, or wall clock), clipped to the run; each\n"
+	     "host's part of it is drawn as --from/--to of its trace would draw it.\n",
     .examples = "  tracer-analyze plot run.tz -o timeline.png\n"
 		"  tracer-analyze plot --kind cpu --time wall run.tz -o cpu.svg\n"
 		"  tracer-analyze plot --by command --from 10 --to 1m report.tar.gz -o zoom.pdf\n"
-		"  tracer-analyze plot node1.tz node2.tz node3.tz -o run.png\n",
+		"  tracer-analyze plot node1.tz node2.tz node3.tz -o run.png\n"
+		"  tracer-analyze plot --kind cpu --from 1m --to 2m traces/ -o cpu.png\n",
     .col = 25,
 };
 
@@ -162,13 +166,22 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 	if (optind < argc && tza_fleet_wanted(argv + optind, argc - optind)) {
 		a->paths = argv + optind;
 		a->npaths = argc - optind;
-		static const char *const kinds[] = {"gantt", "cpu", "mem", "io"};
-		if (a->o.kind != TZA_PLOT_GANTT || a->from || a->to) {
-			tza_err("plot: %s%s%s one trace: over several hosts plot draws the gantt of "
-				"whole traces (plot one host's file, or 'RUN.tz[i]')",
-				a->o.kind != TZA_PLOT_GANTT ? "--kind " : "--from and --to read",
-				a->o.kind != TZA_PLOT_GANTT ? kinds[a->o.kind] : "",
-				a->o.kind != TZA_PLOT_GANTT ? " reads" : "");
+		/* the window's ends: on the run's clock, known once every host is
+		 * read (plot_run_window) */
+		struct tza_plot_when *w[2] = {&a->o.hfrom, &a->o.hto};
+		const char *given[2] = {a->from, a->to}, *opt[2] = {"--from", "--to"};
+		for (int k = 0; k < 2; k++) {
+			int wk = given[k] ? tza_parse_when(opt[k], given[k], &w[k]->wall_ns,
+							   &w[k]->rel_ns)
+					  : -1;
+			if (given[k] && wk < 0)
+				return TZA_EXIT_USAGE;
+			w[k]->kind = wk + 1;
+		}
+		if (a->from && a->to && a->o.hfrom.kind == a->o.hto.kind &&
+		    (a->o.hfrom.kind == 2 ? a->o.hto.wall_ns <= a->o.hfrom.wall_ns
+				     : a->o.hto.rel_ns <= a->o.hfrom.rel_ns)) {
+			tza_err("plot: --to must be later than --from");
 			return TZA_EXIT_USAGE;
 		}
 	} else if (optind != argc - 1) {

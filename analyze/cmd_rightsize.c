@@ -455,7 +455,7 @@ static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, int pe
 }
 
 static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n, uint32_t kinds,
-		     double h, double busy, const char *host, size_t nhosts);
+		     double h, double busy, const char *host, size_t ntraces, size_t nhosts);
 
 /* Fold row x (host i's) into the run's rows u[0..*n) by name: counts and
  * sums added, requests and peaks the largest; flags again from the sums. */
@@ -505,9 +505,14 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 	uint32_t n = 0, cap = 0, kinds = 0;
 	double h = (double)o->pct / 100.0, busy = -1;
 	char *busy_host = NULL;
+	char **names = NULL; /* each trace's hostname, for the count of hosts */
 	int rc = TZA_EXIT_FAIL;
 	if (tza_fleet_open("rightsize", args, nargs, &fl))
 		goto out;
+	if (!(names = calloc(fl.n ? fl.n : 1, sizeof(*names)))) {
+		tza_err("out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < fl.n; i++) {
 		tz_reader *r;
 		struct tza_model *m;
@@ -529,6 +534,8 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 			busy = busy_host ? b : -1;
 		}
 		free(rs);
+		if (!(names[i] = strdup(hn)))
+			nr = -1;
 		tza_unload(r, m);
 		if (nr < 0) {
 			tza_err("out of memory");
@@ -541,13 +548,17 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 		u[i].flags = 0;
 		suggest(&u[i], h);
 	}
-	rs_print(stdout, o, u, n, kinds, h, busy, busy_host, fl.n);
+	rs_print(stdout, o, u, n, kinds, h, busy, busy_host, fl.n, 
+		 tza_hosts_distinct((const char *const *)names, fl.n));
 	rc = tza_stdout_done();
 out:
 	for (uint32_t i = 0; i < n; i++)
 		free((char *)u[i].name);
 	free(u);
 	free(busy_host);
+	for (size_t i = 0; names && i < fl.n; i++)
+		free(names[i]);
+	free(names);
 	tza_fleet_free(&fl);
 	return rc;
 }
@@ -555,7 +566,7 @@ out:
 /* The table or JSON of rows r[0..n) and the configuration blocks; host: the
  * busiest host's name over several hosts (nhosts > 1), else NULL. */
 static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n, uint32_t kinds,
-		     double h, double busy, const char *host, size_t nhosts)
+		     double h, double busy, const char *host, size_t ntraces, size_t nhosts)
 {
 	if (o->cfg == -1) {
 		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
@@ -565,9 +576,10 @@ static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n
 		json_out(f, rs, n, h, busy);
 		return;
 	}
-	if (host)
-		fprintf(f, "%zu host%s: each rule's tasks on every host together\n", nhosts,
-			tza_plural(nhosts));
+	if (host) {
+		tza_hosts_say(f, ntraces, nhosts);
+		fputs(": each rule's tasks on every host together\n", f);
+	}
 	text_out(f, rs, n);
 	if (busy > BUSY_WARN) {
 		fprintf(f, "warning: the host");
@@ -610,7 +622,7 @@ int cmd_rightsize(int argc, char **argv)
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
-	rs_print(stdout, &o, rs, (uint32_t)n, kinds, h, tasks_busy(m, ts), NULL, 1);
+	rs_print(stdout, &o, rs, (uint32_t)n, kinds, h, tasks_busy(m, ts), NULL, 1, 1);
 	free(rs);
 	tza_unload(r, m);
 	return tza_stdout_done();

@@ -74,6 +74,7 @@ struct chain {
 	int64_t r0, r1;	     /* the run: first root start, last root end */
 	int64_t bound_ns;    /* the clocks' bound, ns (0 one host; -1 unknown) */
 	char note[1024];
+	size_t nhosts; /* distinct hosts of the f.n traces (tza_hosts_distinct) */
 };
 
 /* A time of p's host on the wall clock: one offset per host (its anchor
@@ -314,7 +315,7 @@ static void text(FILE *o, const struct chain *u, const struct tza_crit_tool *too
 		waits += i == u->first ? 0 : u->p[i].wait_ns;
 	}
 	int64_t before = u->first >= 0 ? u->p[u->first].w0 - u->r0 : 0;
-	tza_clock_text_head(o, u->f.n, u->r0, u->r1,
+	tza_clock_text_head(o, u->f.n, u->nhosts, u->r0, u->r1,
 			    u->bound_ns > 0 ? HOW_TIME " (within the clocks' bound)" : HOW_TIME,
 			    u->note);
 	fprintf(o, "  %10s %10s %10s %10s  %-20s %s\n", "START", "END", "PART", "WAIT", "HOST",
@@ -483,6 +484,15 @@ int tza_critpath_hosts(FILE *o, char **args, int n, enum tza_by by, int json_out
 		if (one_part(&u, i))
 			goto out;
 	}
+	const char **names = calloc(u.f.n ? u.f.n : 1, sizeof(*names));
+	if (!names) {
+		tza_err("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < u.f.n; i++)
+		names[i] = u.p[i].hostname;
+	u.nhosts = tza_hosts_distinct(names, u.f.n);
+	free(names);
 	int64_t bound_us;
 	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), u.note, sizeof(u.note), &bound_us);
 	u.bound_ns = bound_us < 0 ? -1 : bound_us * 1000;

@@ -41,11 +41,13 @@ static void run_free(struct run *u)
 	memset(u, 0, sizeof(*u));
 }
 
-/* Count hostname hn among u's hosts (two traces of one host: one host).
- * 0, or -1 out of memory. Quadratic in hosts, a few hundred at most. */
+/* Count hostname hn among u's hosts (two traces of one host: one host; a
+ * trace that names none is a host of its own, as tza_hosts_distinct
+ * counts). 0, or -1 out of memory. Quadratic in hosts, a few hundred at
+ * most. */
 static int add_host(struct run *u, const char *hn, size_t cap)
 {
-	for (size_t i = 0; i < u->hosts; i++)
+	for (size_t i = 0; *hn && i < u->hosts; i++)
 		if (!strcmp(u->names[i], hn))
 			return 0;
 	if (!u->names && !(u->names = calloc(cap ? cap : 1, sizeof(*u->names))))

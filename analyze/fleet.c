@@ -15,6 +15,7 @@
 #include "fleet.h"
 #include "json.h"
 #include "report.h"
+#include "textsafe.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -63,6 +64,43 @@ void tza_fleet_hex16(char out[33], const uint8_t *b)
 {
 	for (int i = 0; i < 16; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* hostname[i] names a host that hostname[0..i) already named */
+static int host_seen(const char *const *hostname, size_t i)
+{
+	if (!hostname[i] || !*hostname[i])
+		return 0;
+	for (size_t k = 0; k < i; k++)
+		if (hostname[k] && !strcmp(hostname[k], hostname[i]))
+			return 1;
+	return 0;
+}
+
+size_t tza_hosts_distinct(const char *const *hostname, size_t n)
+{
+	size_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		d += !host_seen(hostname, i);
+	return d;
+}
+
+void tza_hosts_say(FILE *o, size_t ntraces, size_t nhosts)
+{
+	if (ntraces != nhosts)
+		fprintf(o, "%zu trace%s on ", ntraces, tza_plural(ntraces));
+	fprintf(o, "%zu host%s", nhosts, tza_plural(nhosts));
+}
+
+void tza_hosts_names(FILE *o, const char *sep, const char *const *hostname, size_t n)
+{
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (host_seen(hostname, i))
+			continue;
+		if (k++)
+			fputs(sep, o);
+		tza_safe_puts(o, hostname[i] && *hostname[i] ? hostname[i] : "(unsaid)");
+	}
 }
 
 /* Add member i of mt unless its recording is already there. */

@@ -142,6 +142,23 @@ int tza_fleet_rewrite(const struct tza_rewrite *w, const struct tza_fleet *f, si
  * file exists (use -f to overwrite)", as the single-trace writers say. */
 int tza_rewrite_out_ok(const char *out, int force);
 
+/*
+ * Hosts and traces. A run's size counts hosts, not host traces: two traces
+ * of one host (a whole-machine recording and a per-job one, or one host
+ * recorded twice) are one host. A host is its hostname, as every command
+ * names it (tza_fleet_hostname); a trace that names none (NULL or "") is
+ * a host of its own (nothing says it is another's).
+ */
+/* How many hosts the n traces named hostname[0..n) are of (O(n^2) string
+ * compares: hundreds of traces). */
+size_t tza_hosts_distinct(const char *const *hostname, size_t n);
+/* "3 hosts", or "4 traces on 3 hosts" when ntraces != nhosts, to o. */
+void tza_hosts_say(FILE *o, size_t ntraces, size_t nhosts);
+/* The distinct names among hostname[0..n) in order of first use, sep
+ * before each but the first (text-safe: tza_safe_puts); "(unsaid)" for a
+ * trace that names none. */
+void tza_hosts_names(FILE *o, const char *sep, const char *const *hostname, size_t n);
+
 /* 16 bytes (a uuid, a boot id) as 32 lowercase hex digits and a NUL. */
 void tza_fleet_hex16(char out[33], const uint8_t *b);
 

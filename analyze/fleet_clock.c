@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "fleet.h"
 #include "fleet_clock.h"
 #include "json.h"
 #include "report.h"
@@ -110,14 +111,15 @@ void tza_clock_json_head(FILE *o, const char *order, int have_start, int64_t r0,
 	fputc('}', o);
 }
 
-void tza_clock_text_head(FILE *o, size_t nhosts, int64_t r0, int64_t r1, const char *how,
-			 const char *note)
+void tza_clock_text_head(FILE *o, size_t ntraces, size_t nhosts, int64_t r0, int64_t r1,
+			 const char *how, const char *note)
 {
 	char b1[32], t0[64];
+	fprintf(o, "run makespan %s over ", tza_fmt_dur(b1, sizeof(b1), (uint64_t)(r1 - r0)));
+	tza_hosts_say(o, ntraces, nhosts);
 	fprintf(o,
-		"run makespan %s over %zu host%s, from %s (the first host's root start: its "
+		", from %s (the first host's root start: its "
 		"recorded command, docs: critical-path) to the last one's end\n",
-		tza_fmt_dur(b1, sizeof(b1), (uint64_t)(r1 - r0)), nhosts, tza_plural(nhosts),
 		tza_fmt_utc(r0, t0, sizeof(t0)));
 	tza_safe_puts(o, how);
 	fputs("\nclocks: ", o);

@@ -46,11 +46,12 @@ int tza_host_clock_anchor(const char *cmd, tz_reader *r, const char *trace, cons
 void tza_clock_note(const struct tza_host_clock *c, size_t n, int one_clock, char *buf,
 		    size_t len, int64_t *bound_us);
 
-/* The opening of a cross-host text output: the run's makespan over nhosts
- * from r0 (wall ns) to r1, the line how (how the hosts' parts are linked,
- * no newline), and the clocks' note, then an empty line. */
-void tza_clock_text_head(FILE *o, size_t nhosts, int64_t r0, int64_t r1, const char *how,
-			 const char *note);
+/* The opening of a cross-host text output: the run's makespan over its
+ * ntraces host traces on nhosts hosts (tza_hosts_say) from r0 (wall ns) to
+ * r1, the line how (how the hosts' parts are linked, no newline), and the
+ * clocks' note, then an empty line. */
+void tza_clock_text_head(FILE *o, size_t ntraces, size_t nhosts, int64_t r0, int64_t r1,
+			 const char *how, const char *note);
 
 /* The opening of a cross-host JSON object: {"multi_host":true,"order":ORDER,
  * "start":ISO of r0 (null when !have_start),"makespan_s":r1-r0,"clock":

@@ -35,6 +35,8 @@ struct irun {
 	struct tza_fleet f;
 	struct ihost *h;
 	struct tza_host_clock *clk;
+	const char **names; /* [f.n]: each trace's hostname (h[i].hostname) */
+	size_t nhosts;	    /* distinct hosts among them (tza_hosts_distinct) */
 	int64_t w0, w1; /* the run's span, wall-clock ns */
 	char note[1024];
 	int64_t bound_us;
@@ -88,11 +90,10 @@ static void text(FILE *f, const struct irun *u, const struct tza_idle_opts *o)
 {
 	char a[64], b[64], d1[40], d2[40], sk[TZA_SAFE_BUF];
 	int64_t span = u->w1 - u->w0;
-	fprintf(f, "run           %zu host%s:", u->f.n, tza_plural(u->f.n));
-	for (size_t i = 0; i < u->f.n; i++) {
-		fputs(i ? ", " : " ", f);
-		tza_safe_puts(f, u->h[i].hostname);
-	}
+	fputs("run           ", f);
+	tza_hosts_say(f, u->f.n, u->nhosts);
+	fputs(": ", f);
+	tza_hosts_names(f, ", ", u->names, u->f.n);
 	fprintf(f, "\nspan          %s .. %s (%s)\n", tza_fmt_utc(u->w0, a, sizeof(a)),
 		tza_fmt_utc(u->w1, b, sizeof(b)), tza_fmt_dur(d1, sizeof(d1), (uint64_t)span));
 	fputs("clocks        ", f);
@@ -126,7 +127,8 @@ static void json(FILE *f, const struct irun *u, const struct tza_idle_opts *o)
 {
 	char t[64];
 	int64_t span = u->w1 - u->w0;
-	fprintf(f, "{\"multi_host\":true,\"run\":{\"hosts\":%zu,\"start\":", u->f.n);
+	fprintf(f, "{\"multi_host\":true,\"run\":{\"hosts\":%zu,\"traces\":%zu,\"start\":",
+		u->nhosts, u->f.n);
 	tza_json_cstr(f, tza_fmt_utc(u->w0, t, sizeof(t)));
 	tza_json_key_cstr(f, "end", tza_fmt_utc(u->w1, t, sizeof(t)));
 	tza_json_key_secs(f, "span_s", span);
@@ -175,7 +177,8 @@ int tza_idle_hosts(FILE *f, char **args, int n, const struct tza_idle_opts *o)
 		goto out;
 	u.h = calloc(u.f.n ? u.f.n : 1, sizeof(*u.h));
 	u.clk = calloc(u.f.n ? u.f.n : 1, sizeof(*u.clk));
-	if (!u.h || !u.clk) {
+	u.names = calloc(u.f.n ? u.f.n : 1, sizeof(*u.names));
+	if (!u.h || !u.clk || !u.names) {
 		tza_err("out of memory");
 		goto out;
 	}
@@ -183,11 +186,13 @@ int tza_idle_hosts(FILE *f, char **args, int n, const struct tza_idle_opts *o)
 		if ((rc = one_host(&u, i, o)) != TZA_EXIT_OK)
 			goto out;
 		rc = TZA_EXIT_FAIL;
+		u.names[i] = u.h[i].hostname;
 		if (!i || u.h[i].w0 < u.w0)
 			u.w0 = u.h[i].w0;
 		if (!i || u.h[i].w1 > u.w1)
 			u.w1 = u.h[i].w1;
 	}
+	u.nhosts = tza_hosts_distinct(u.names, u.f.n);
 	tza_clock_note(u.clk, u.f.n, tza_fleet_one_clock(&u.f), u.note, sizeof(u.note),
 		       &u.bound_us);
 	if (o->json)
@@ -202,6 +207,7 @@ out:
 	}
 	free(u.h);
 	free(u.clk);
+	free(u.names);
 	tza_fleet_free(&u.f);
 	return rc;
 }

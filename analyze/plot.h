@@ -26,6 +26,15 @@
 #include "model.h"
 
 enum tza_plot_kind { TZA_PLOT_GANTT, TZA_PLOT_CPU, TZA_PLOT_MEM, TZA_PLOT_IO };
+
+/* An end of the window of a plot over several hosts, as given
+ * (tza_parse_when): no clock of one trace converts it before the run's start
+ * is known. */
+struct tza_plot_when {
+	int kind;	 /* 0 not given, 1 seconds from the run's start, 2 wall clock */
+	int64_t wall_ns; /* kind 2: epoch ns */
+	uint64_t rel_ns; /* kind 1: ns after the run's start */
+};
 enum tza_plot_fmt { TZA_PLOT_PNG, TZA_PLOT_SVG, TZA_PLOT_PDF };
 
 struct tza_plot_opts {
@@ -44,6 +53,8 @@ struct tza_plot_opts {
 	unsigned ncpus;		/* machine's CPUs (cpu plot's line); 0 = unknown */
 	int all;		/* also processes alive before recording began and
 				   kernel threads (default: the recorded run only) */
+	struct tza_plot_when hfrom, hto; /* over several hosts: --from, --to
+					    (from_ns, to_ns are per trace) */
 };
 
 /*
@@ -63,15 +74,21 @@ int tza_plot_fmt_of(const char *path);
 int tza_plot_script(FILE *f, struct tza_model *m, const struct tza_plot_opts *o);
 
 /*
- * Write the gantt script of a run recorded on several hosts to f: the host
+ * Write the script of a run recorded on several hosts to f: the host
  * traces args[0..n) (fleet.h: files, directories, multi-host traces'
- * members), one band per host (a heading row "== host NAME (TRACE), +S.SSSs
- * ==", then its rows as tza_plot_script makes them for that trace alone), x
- * from the run's start (the earliest host's first event, by wall clock; each
- * host placed with one offset: its anchor at its first event), or wall clock
- * with o->wall; tools coloured across hosts (ranked by their CPU time over
- * all hosts). o->kind must be gantt; o->from_ns/to_ns are ignored. Hosts are
- * read one at a time (twice). Returns 0, or -1 after one line on stderr.
+ * members), x from the run's start (the earliest host's first event, by
+ * wall clock; each host placed with one offset: its anchor at its first
+ * event), or wall clock with o->wall; tools coloured across hosts (ranked
+ * by their CPU time over all hosts, in the window). The gantt: one band per
+ * trace (a heading row "== host NAME (TRACE), +S.SSSs ==", then its rows as
+ * tza_plot_script makes them for that trace alone). cpu, mem, io: one panel
+ * per trace, one above the other on the run's x axis, each with the
+ * series tza_plot_script draws for that trace alone (plot_hosts_series.c).
+ * o->hfrom/hto: a window on the run's axis, clipped to the run (each
+ * trace's part of it, in its own clock, is drawn as that trace's plot with
+ * --from/--to over it); o->from_ns/to_ns are ignored. Hosts are read one at
+ * a time, twice (three times for a gantt with a window). Returns 0, or -1
+ * after one line on stderr.
  */
 int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opts *o);
 /*

@@ -31,6 +31,9 @@ struct hband {
 	char *hostname; /* owned */
 	const char *trace;
 	int64_t rt0, rt1; /* wall clock at its first and last event, ns */
+	uint64_t boot0, boot1; /* its first and last event, CLOCK_BOOTTIME ns */
+	int in;		       /* its trace meets the window (always without one) */
+	uint64_t w0, w1;       /* with a window: its part, in its clock */
 	int row0;	  /* its heading's row; its rows follow */
 	int nrows;
 	uint32_t nprocs; /* processes drawn */
@@ -48,6 +51,8 @@ struct hplot {
 	size_t maxlab;	/* the longest row label (characters, capped at 63) */
 	int nrows;	/* every band's heading and rows */
 	const char *cmd; /* the command, in messages: "plot" or "report" */
+	int windowed;	 /* --from or --to: w0, w1 and each band's part */
+	int64_t w0, w1;	 /* the window drawn (wall ns): the run without one */
 };
 
 /* Host i's model into *r, *m (tasks too when --task was given). 0, or -1
@@ -78,8 +83,8 @@ static struct plot_tool *run_tool(struct hplot *u, const char *name)
 /* The heading row's label of band b. */
 static void heading(char *buf, size_t n, const struct hband *b, int64_t r0)
 {
-	snprintf(buf, n, "== host %s (%s), +%.3fs ==", b->hostname, b->trace,
-		 (double)(b->rt0 - r0) / 1e9);
+	snprintf(buf, n, "== host %s (%s), +%.3fs%s ==", b->hostname, b->trace,
+		 (double)(b->rt0 - r0) / 1e9, b->in ? "" : ": its trace is outside the window");
 }
 
 /* Pass 1 (bo NULL), host i of c's model: its wall-clock range, its tools
@@ -88,13 +93,17 @@ static int measure(struct hplot *u, size_t i, tz_reader *r, struct plot_ctx *c,
 		   const struct plot_gantt_layout *g)
 {
 	struct hband *b = &u->b[i];
-	if (tza_host_clock_anchor(u->cmd, r, b->trace, b->hostname, c->t0, &u->clk[i], &b->rt0))
-		return -1;
-	b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
-	b->nrows = g->nrows;
-	b->nprocs = g->n;
+	if (!u->windowed) {
+		if (tza_host_clock_anchor(u->cmd, r, b->trace, b->hostname, c->t0, &u->clk[i],
+					  &b->rt0))
+			return -1;
+		b->rt1 = b->rt0 + (int64_t)(c->t1 - c->t0);
+		b->boot0 = c->t0;
+	}
+	b->nrows = b->in ? g->nrows : 0;
+	b->nprocs = b->in ? g->n : 0;
 	b->incomplete = c->m->incomplete;
-	for (size_t t = 0; t < c->ntools; t++) {
+	for (size_t t = 0; b->in && t < c->ntools; t++) {
 		struct plot_tool *rt = run_tool(u, c->tools[t].name);
 		if (!rt) {
 			tza_err("%s: out of memory", u->cmd);
@@ -121,10 +130,11 @@ static int draw(struct hplot *u, size_t i, struct plot_ctx *c, const struct plot
 		tza_err("%s: '%s': changed while it was read", u->cmd, b->trace);
 		return -1;
 	}
-	c->xoff = (double)(b->rt0 - u->r0) / 1e9;
+	c->xoff = (double)(b->rt0 + (int64_t)(c->t0 - b->boot0) - u->r0) / 1e9;
 	c->row0 = b->row0 + 1;
-	c->span_s = (double)(u->r1 - u->r0) / 1e9; /* labels: long against the run */
-	for (size_t t = 0; t < c->ntools; t++) {
+	c->span_s = (double)(u->w1 - u->w0) / 1e9; /* labels: long against the run */
+	/* measure added every tool of a band in the window: found, not added */
+	for (size_t t = 0; b->in && t < c->ntools; t++) {
 		const struct plot_tool *rt = run_tool(u, c->tools[t].name);
 		c->tools[t].color = rt ? rt->color : -1;
 	}
@@ -141,11 +151,37 @@ static int draw(struct hplot *u, size_t i, struct plot_ctx *c, const struct plot
 			"set arrow from graph 0, first %.1f to graph 1, first %.1f nohead "
 			"lc rgb '#888888' back\n",
 			b->row0 - 0.5, b->row0 - 0.5);
-	if (plot_gantt_band(c, g, px, xmax, bo) < 0) {
+	if (b->in && plot_gantt_band(c, g, px, xmax, bo) < 0) {
 		tza_err("plot: out of memory");
 		return -1;
 	}
 	return 0;
+}
+
+/* With a window, host i's place first (before pass 1): its range and its
+ * anchor at its first event, as measure finds them without one. 0, or -1
+ * after one line. */
+static int place(struct hplot *u, size_t i)
+{
+	struct hband *b = &u->b[i];
+	tz_reader *r;
+	struct tza_model *m;
+	if (load_host(u, i, &r, &m) < 0)
+		return -1;
+	b->trace = u->f.h[i].name;
+	b->hostname = strdup(tza_fleet_hostname(&u->f, i, r));
+	b->mode = tza_argv_mode(r);
+	b->boot0 = m->t0_ns;
+	b->boot1 = m->t1_ns;
+	int rc = -1;
+	if (!b->hostname)
+		tza_err("%s: out of memory", u->cmd);
+	else if (!tza_host_clock_anchor(u->cmd, r, b->trace, b->hostname, b->boot0, &u->clk[i],
+					&b->rt0))
+		rc = 0;
+	b->rt1 = b->rt0 + (int64_t)(b->boot1 - b->boot0);
+	tza_unload(r, m);
+	return rc;
 }
 
 /* Host i read into its model and laid out, then measured (pass 1: bo NULL)
@@ -161,13 +197,21 @@ static int one_band(struct hplot *u, size_t i, struct tza_plot_opts *o, double p
 	int rc = -1;
 	if (load_host(u, i, &r, &m) < 0)
 		return -1;
-	if (!bo) {
+	if (!bo && !u->windowed) {
 		b->trace = u->f.h[i].name;
 		b->hostname = strdup(tza_fleet_hostname(&u->f, i, r));
 		b->mode = tza_argv_mode(r);
+		b->in = 1;
 	}
-	o->rt0_ns = bo ? b->rt0 : INT64_MIN; /* --time wall: this host's own clock */
-	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 || plot_gantt_layout(&c, &g) < 0)
+	o->from_ns = o->to_ns = 0;
+	if (u->windowed) /* the host's part of the window, drawn as --from/--to of it */
+		b->in = plot_host_window(u->w0, u->w1, b->rt0, b->boot0, b->boot1, &o->from_ns,
+					 &o->to_ns);
+	/* --time wall: this host's own clock at its window's start */
+	o->rt0_ns = bo ? b->rt0 + (int64_t)((b->in && o->from_ns ? o->from_ns : b->boot0) - b->boot0)
+		       : INT64_MIN;
+	if (!b->hostname || plot_ctx_init(&c, m, o) < 0 ||
+	    (b->in && plot_gantt_layout(&c, &g) < 0))
 		tza_err("%s: out of memory", u->cmd);
 	else
 		rc = bo ? draw(u, i, &c, &g, px, xmax, bo) : measure(u, i, r, &c, &g);
@@ -206,6 +250,77 @@ static int parts_close(struct parts *p)
 	return rc;
 }
 
+void plot_run_names(char *buf, size_t n, const char *const *hn, size_t nh)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	snprintf(buf, n, "%zu hosts", nh);
+	if (!f)
+		return;
+	tza_hosts_say(f, nh, tza_hosts_distinct(hn, nh));
+	fputs(" (", f);
+	for (size_t i = 0, k = 0; i < nh; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && *hn[i]; j++)
+			seen |= !strcmp(hn[j], hn[i]);
+		if (!seen)
+			fprintf(f, "%s%s", k++ ? ", " : "", hn[i]);
+	}
+	fputc(')', f);
+	if (!fclose(f))
+		snprintf(buf, n, "%s", s);
+	free(s);
+}
+
+/* An end of the window on the wall clock: seconds count from the run's
+ * start r0 (held at the end of time, no overflow) */
+static int64_t when_wall(const struct tza_plot_when *w, int64_t r0)
+{
+	int64_t t;
+	if (w->kind == 2)
+		return w->wall_ns;
+	if (w->rel_ns > INT64_MAX || __builtin_add_overflow(r0, (int64_t)w->rel_ns, &t))
+		return INT64_MAX;
+	return t;
+}
+
+int plot_run_window(const struct tza_plot_opts *o, int64_t r0, int64_t r1, int64_t *w0,
+		    int64_t *w1)
+{
+	*w0 = r0;
+	*w1 = r1;
+	if (!o->hfrom.kind && !o->hto.kind)
+		return 0;
+	int64_t a = !o->hfrom.kind ? r0 : when_wall(&o->hfrom, r0);
+	int64_t b = !o->hto.kind ? r1 : when_wall(&o->hto, r0);
+	if (o->hfrom.kind && o->hto.kind && b <= a) {
+		tza_err("plot: --to must be later than --from");
+		return -1;
+	}
+	*w0 = a > r0 ? a : r0;
+	*w1 = b < r1 ? b : r1;
+	if (*w1 <= *w0) {
+		char x[64], y[64];
+		tza_err("plot: the window (--from, --to) misses the run, %s .. %s: nothing to draw",
+			tza_fmt_utc(r0, x, sizeof(x)), tza_fmt_utc(r1, y, sizeof(y)));
+		return -1;
+	}
+	return 1;
+}
+
+int plot_host_window(int64_t w0, int64_t w1, int64_t rt0, uint64_t boot0, uint64_t boot1,
+		     uint64_t *b0, uint64_t *b1)
+{
+	int64_t d0 = tza_sub_sat(w0, rt0), d1 = tza_sub_sat(w1, rt0);
+	uint64_t len = boot1 - boot0;
+	if (d1 <= 0 || (d0 > 0 && (uint64_t)d0 >= len))
+		return 0;
+	*b0 = d0 <= 0 ? boot0 : boot0 + (uint64_t)d0;
+	*b1 = (uint64_t)d1 >= len ? boot1 : boot0 + (uint64_t)d1;
+	return 1;
+}
+
 /* The whole script from the parts. */
 static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct parts *p, unsigned w,
 		     double plot_px, const char *note)
@@ -215,19 +330,23 @@ static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct p
 		h = 4000;
 	uint32_t nprocs = 0;
 	int incomplete = 0;
-	char names[400] = "", date[64], dur[32], title[1024];
+	char names[400], date[64], dur[32], title[1024];
 	for (size_t i = 0; i < u->f.n; i++) {
 		nprocs += u->b[i].nprocs;
 		incomplete |= u->b[i].incomplete;
-		size_t l = strlen(names);
-		if (l < sizeof(names) - 1)
-			snprintf(names + l, sizeof(names) - l, "%s%s", i ? ", " : "",
-				 u->b[i].hostname);
 	}
-	plot_fmt_date(date, sizeof(date), u->r0);
-	plot_fmt_dur(dur, sizeof(dur), (double)(u->r1 - u->r0) / 1e9);
-	snprintf(title, sizeof(title), "timeline: run over %zu hosts (%s), %s, %s, %u process%s%s",
-		 u->f.n, names, date, dur, nprocs, nprocs == 1 ? "" : "es",
+	const char **hn = calloc(u->f.n ? u->f.n : 1, sizeof(*hn));
+	for (size_t i = 0; hn && i < u->f.n; i++)
+		hn[i] = u->b[i].hostname;
+	if (hn)
+		plot_run_names(names, sizeof(names), hn, u->f.n);
+	else
+		snprintf(names, sizeof(names), "%zu hosts", u->f.n);
+	free(hn);
+	plot_fmt_date(date, sizeof(date), u->w0);
+	plot_fmt_dur(dur, sizeof(dur), (double)(u->w1 - u->w0) / 1e9);
+	snprintf(title, sizeof(title), "timeline: run over %s, %s, %s, %u process%s%s", names, date,
+		 dur, nprocs, nprocs == 1 ? "" : "es",
 		 incomplete ? " (TRACE INCOMPLETE: drops or damage)" : "");
 	fputs("# tracer-analyze plot: gnuplot script with inline data\n", f);
 	fputs("# clocks: ", f);
@@ -235,14 +354,19 @@ static void assemble(FILE *f, struct hplot *u, struct tza_plot_opts *o, struct p
 		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 	fputc('\n', f);
 	plot_terminal(f, o, w, h);
-	plot_title(f, title,
-		   "one band per host (its rows as in plot of its trace alone), from the run's "
-		   "start (its first event on any host); hosts aligned by wall clock; colour = "
-		   "tool across hosts",
-		   w, (unsigned)(6 * u->maxlab + 50), 10);
-	o->rt0_ns = u->r0;
-	double span = (double)(u->r1 - u->r0) / 1e9;
-	double x0 = o->wall ? (double)u->r0 / 1e9 : 0;
+	char sub[400], win[160] = "";
+	if (u->windowed)
+		snprintf(win, sizeof(win), "; the window +%.3fs to +%.3fs of the run",
+			 (double)(u->w0 - u->r0) / 1e9, (double)(u->w1 - u->r0) / 1e9);
+	snprintf(sub, sizeof(sub),
+		 "one band per host (its rows as in plot of its trace alone), from the run's "
+		 "start (its first event on any host)%s; hosts aligned by wall clock; colour = "
+		 "tool across hosts",
+		 win);
+	plot_title(f, title, sub, w, (unsigned)(6 * u->maxlab + 50), 10);
+	o->rt0_ns = u->w0;
+	double span = (double)(u->w1 - u->w0) / 1e9;
+	double x0 = o->wall ? (double)u->w0 / 1e9 : (double)(u->w0 - u->r0) / 1e9;
 	plot_xaxis(f, o, x0, x0 + span, PLOT_XPAD_GANTT, span);
 	fprintf(f, "set yrange [%f:%f]\n", u->nrows - 0.4, -0.6);
 	fputs("set ytics scale 0 font ',8' (", f);
@@ -299,16 +423,32 @@ static int measure_all(struct hplot *u, char **args, int n, struct tza_plot_opts
 		tza_err("%s: out of memory", cmd);
 		return -1;
 	}
-	for (size_t i = 0; i < u->f.n; i++) {
-		if (one_band(u, i, o, 0, 0, NULL) < 0)
+	u->windowed = o->hfrom.kind || o->hto.kind;
+	for (size_t i = 0; u->windowed && i < u->f.n; i++) {
+		if (place(u, i) < 0)
 			return -1;
 		struct hband *b = &u->b[i];
 		if (!i || b->rt0 < u->r0)
 			u->r0 = b->rt0;
 		if (!i || b->rt1 > u->r1)
 			u->r1 = b->rt1;
+	}
+	if (u->windowed && plot_run_window(o, u->r0, u->r1, &u->w0, &u->w1) < 0)
+		return -1;
+	for (size_t i = 0; i < u->f.n; i++) {
+		if (one_band(u, i, o, 0, 0, NULL) < 0)
+			return -1;
+		struct hband *b = &u->b[i];
+		if (!u->windowed && (!i || b->rt0 < u->r0))
+			u->r0 = b->rt0;
+		if (!u->windowed && (!i || b->rt1 > u->r1))
+			u->r1 = b->rt1;
 		b->row0 = u->nrows;
 		u->nrows += 1 + b->nrows;
+	}
+	if (!u->windowed) {
+		u->w0 = u->r0;
+		u->w1 = u->r1;
 	}
 	/* the run's colours: its tools ranked as plot ranks one trace's */
 	if (u->ntools)
@@ -362,6 +502,8 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	struct parts p = {0};
 	struct tza_plot_opts o = *opts;
 	int rc = -1;
+	if (o.kind != TZA_PLOT_GANTT)
+		return plot_hosts_series(f, args, n, opts);
 	o.from_ns = o.to_ns = 0;
 	if (measure_all(&u, args, n, &o, "plot") < 0)
 		goto out;
@@ -379,11 +521,12 @@ int tza_plot_hosts_script(FILE *f, char **args, int n, const struct tza_plot_opt
 	double plot_px = (double)w - 6.0 * (double)u.maxlab - 60;
 	if (plot_px < 200)
 		plot_px = 200;
-	double span = (double)(u.r1 - u.r0) / 1e9;
+	double span = (double)(u.w1 - u.w0) / 1e9;
 	if (span <= 0)
 		span = 1;
 	double px = span * (1 + PLOT_XPAD_GANTT) / plot_px;
-	double xmax = (o.wall ? (double)u.r0 / 1e9 : 0) + span * (1 + PLOT_XPAD_GANTT);
+	double xmax = (o.wall ? (double)u.w0 / 1e9 : (double)(u.w0 - u.r0) / 1e9) +
+		      span * (1 + PLOT_XPAD_GANTT);
 	if (parts_open(&p) < 0)
 		goto oom;
 	for (size_t i = 0; i < u.f.n; i++)

@@ -169,6 +169,30 @@ void plot_title(FILE *f, const char *title, const char *note, unsigned w, unsign
 void plot_xaxis(FILE *f, const struct tza_plot_opts *o, double x0, double x1, double xpad,
 		double span_s);
 
+/* ---------------------------------------------------------------- hosts */
+
+/* The run's hosts for a title, into buf (n bytes, cut): "3 hosts (node1,
+ * node2, node3)", or "4 traces on 3 hosts (...)" (each name once; fleet.h,
+ * Hosts and traces) of the nh traces' hostnames hn. */
+void plot_run_names(char *buf, size_t n, const char *const *hn, size_t nh);
+
+/* The window over several hosts (o->hfrom, o->hto) on the wall clock of a
+ * run spanning [r0, r1] (epoch ns), clipped to it, into [*w0, *w1]: the
+ * whole run when neither is given. 1 when a window was given, 0 when not,
+ * -1 after one line when it misses the run or ends before it begins. */
+int plot_run_window(const struct tza_plot_opts *o, int64_t r0, int64_t r1, int64_t *w0,
+		    int64_t *w1);
+
+/* A host's part of the wall-clock window [w0, w1] in its own clock, into
+ * [*b0, *b1]: the host's time boot is rt0 + (boot - boot0) on the wall clock,
+ * its trace spans [boot0, boot1]. 1, or 0 when its trace misses the
+ * window. */
+int plot_host_window(int64_t w0, int64_t w1, int64_t rt0, uint64_t boot0, uint64_t boot1,
+		     uint64_t *b0, uint64_t *b1);
+
+/* tza_plot_hosts_script for cpu, mem and io (plot_hosts_series.c). */
+int plot_hosts_series(FILE *f, char **args, int n, const struct tza_plot_opts *o);
+
 /* ---------------------------------------------------------------- gantt */
 
 struct plot_row {

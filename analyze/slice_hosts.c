@@ -175,7 +175,17 @@ static int slice_all(struct job *j)
 				       : " (--allow-empty writes it)");
 		return -1;
 	}
-	tza_err("'%s': %zu host%s of %zu", j->out, kept, kept == 1 ? "" : "s", j->f.n);
+	const char **hn = calloc(j->f.n, sizeof(*hn));
+	for (size_t i = 0; hn && i < j->f.n; i++)
+		hn[i] = j->f.h[i].me->hostname;
+	size_t nh = hn ? tza_hosts_distinct(hn, j->f.n) : j->f.n;
+	free(hn);
+	/* members are traces: two of one host are one host (fleet.h) */
+	if (nh == j->f.n)
+		tza_err("'%s': %zu host%s of %zu", j->out, kept, kept == 1 ? "" : "s", j->f.n);
+	else
+		tza_err("'%s': %zu trace%s of %zu (the run's traces on %zu host%s)", j->out, kept,
+			kept == 1 ? "" : "s", j->f.n, nh, nh == 1 ? "" : "s");
 	return 0;
 }
 

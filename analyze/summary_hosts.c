@@ -23,13 +23,15 @@
 struct hgroup {
 	char *key;
 	uint64_t count, cpu_ns, wall_ns, failed;
-	uint32_t hosts;	    /* hosts it ran on */
-	uint32_t last_host; /* + 1: the host that last counted it */
+	uint32_t hosts;	    /* hosts it ran on (distinct hostnames) */
+	uint32_t last_host; /* + 1: the trace that last counted it */
+	uint32_t *hostid;   /* [hosts]: those hosts (hline.hostid) */
 };
 
 /* One host's line in the run's table. */
 struct hline {
 	const char *name, *hostname; /* borrowed from the fleet */
+	uint32_t hostid; /* the first trace of its host (equal hostname) */
 	char boot[33];
 	int64_t wall0, wall1; /* its window in wall-clock ns; 0: unknown */
 	uint64_t procs, dups, cpu_ns;
@@ -49,6 +51,8 @@ struct run {
 	struct tza_fleet_seen seen;
 	uint64_t procs, dups, execs, failed_execs, nonzero, signaled, cpu_ns;
 	int64_t wall0, wall1;
+	const char **names; /* [f.n]: each trace's hostname (h[i].hostname) */
+	size_t nhosts;	    /* distinct hosts among them (tza_hosts_distinct) */
 	int one_clock; /* every host has the same non-zero boot id */
 	char **outs;   /* each host's own summary, printed after the run's */
 	size_t *outlen;
@@ -94,8 +98,18 @@ static int count_host(struct run *u, size_t i, struct tza_summary *s)
 		g->wall_ns += end > p->start_ns ? end - p->start_ns : 0;
 		g->failed += tza_proc_failed(p) ? 1 : 0;
 		if (g->last_host != i + 1) {
+			/* a group on two traces of one host ran on one host */
 			g->last_host = (uint32_t)i + 1;
-			g->hosts++;
+			uint32_t h = 0;
+			while (h < g->hosts && g->hostid[h] != hl->hostid)
+				h++;
+			if (h == g->hosts) {
+				uint32_t *x = realloc(g->hostid, (h + 1) * sizeof(*x));
+				if (!x)
+					return -1;
+				g->hostid = x;
+				x[g->hosts++] = hl->hostid;
+			}
 		}
 		hl->procs++;
 		hl->cpu_ns += cpu;
@@ -126,6 +140,12 @@ static int one_host(struct run *u, size_t i, uint64_t limit, int json)
 		return -1;
 	hl->name = u->f.h[i].name;
 	hl->hostname = strdup(tza_fleet_hostname(&u->f, i, s.r)); /* the reader goes */
+	hl->hostid = (uint32_t)i;
+	for (size_t k = 0; hl->hostname && *hl->hostname && k < i; k++)
+		if (u->h[k].hostname && !strcmp(u->h[k].hostname, hl->hostname)) {
+			hl->hostid = u->h[k].hostid;
+			break;
+		}
 	tza_fleet_hex16(hl->boot, u->f.h[i].me->boot_id);
 	hl->util = s.util;
 	hl->cpus = s.mi.ncpus;
@@ -186,11 +206,10 @@ static void run_shares(const struct run *u, const struct hline *h, double *activ
 static void run_text(FILE *o, const struct run *u, uint64_t limit)
 {
 	char a[64], b[64], d[32], c[32];
-	fprintf(o, "run           %zu host%s:", u->f.n, tza_plural(u->f.n));
-	for (size_t i = 0; i < u->f.n; i++) {
-		fputs(i ? ", " : " ", o);
-		tza_safe_puts(o, u->h[i].hostname);
-	}
+	fputs("run           ", o);
+	tza_hosts_say(o, u->f.n, u->nhosts);
+	fputs(": ", o);
+	tza_hosts_names(o, ", ", u->names, u->f.n);
 	fputc('\n', o);
 	if (u->wall0 && u->wall1 >= u->wall0)
 		fprintf(o, "span          %s .. %s (%s)\n", tza_fmt_utc(u->wall0, a, sizeof(a)),
@@ -245,8 +264,8 @@ static void run_text(FILE *o, const struct run *u, uint64_t limit)
 static void run_json(FILE *o, const struct run *u, uint64_t limit)
 {
 	char a[64];
-	fputs("{\"multi_host\":true,\"run\":{\"hosts\":", o);
-	fprintf(o, "%zu,\"start\":", u->f.n);
+	fprintf(o, "{\"multi_host\":true,\"run\":{\"hosts\":%zu,\"traces\":%zu,\"start\":",
+		u->nhosts, u->f.n);
 	if (u->wall0)
 		tza_json_cstr(o, tza_fmt_utc(u->wall0, a, sizeof(a)));
 	else
@@ -332,8 +351,10 @@ static void run_json(FILE *o, const struct run *u, uint64_t limit)
 
 static void run_free(struct run *u)
 {
-	for (size_t i = 0; i < u->ng; i++)
+	for (size_t i = 0; i < u->ng; i++) {
 		free(u->g[i].key);
+		free(u->g[i].hostid);
+	}
 	for (size_t i = 0; u->h && i < u->f.n; i++) {
 		free((char *)u->h[i].hostname);
 		free(u->outs[i]);
@@ -341,6 +362,7 @@ static void run_free(struct run *u)
 	free(u->g);
 	free(u->h);
 	free(u->clk);
+	free(u->names);
 	tza_fleet_seen_free(&u->seen);
 	free(u->outs);
 	free(u->outlen);
@@ -357,7 +379,8 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 	u.clk = calloc(u.f.n, sizeof(*u.clk));
 	u.outs = calloc(u.f.n, sizeof(*u.outs));
 	u.outlen = calloc(u.f.n, sizeof(*u.outlen));
-	if (!u.h || !u.clk || !u.outs || !u.outlen || tza_fleet_seen_init(&u.seen, u.f.n)) {
+	u.names = calloc(u.f.n, sizeof(*u.names));
+	if (!u.h || !u.clk || !u.outs || !u.outlen || !u.names || tza_fleet_seen_init(&u.seen, u.f.n)) {
 		tza_err("out of memory");
 		goto out;
 	}
@@ -365,7 +388,9 @@ int tza_summary_hosts(FILE *o, char **args, int n, enum tza_by by, uint64_t limi
 	for (size_t i = 0; i < u.f.n; i++) {
 		if (one_host(&u, i, limit, json))
 			goto out;
+		u.names[i] = u.h[i].hostname;
 	}
+	u.nhosts = tza_hosts_distinct(u.names, u.f.n);
 	if (u.ng)
 		qsort(u.g, u.ng, sizeof(*u.g), cmp_group);
 	if (json) {

@@ -6,6 +6,7 @@
 
 #include "analyze.h"
 #include "common/cmp.h"
+#include "fleet.h"
 #include "fleet_clock.h"
 #include "json.h"
 #include "report.h"
@@ -167,7 +168,7 @@ static void text(FILE *o, const struct hp *h)
 	const struct tza_hosts_run *u = h->run;
 	char b1[32], b2[32], b3[32], b4[32], b5[32], sk[TZA_SAFE_BUF];
 	const struct tza_tp *tp = &h->tp;
-	tza_clock_text_head(o, u->nhosts, u->r0, u->r1,
+	tza_clock_text_head(o, u->nhosts, tza_hosts_distinct(u->hostname, u->nhosts), u->r0, u->r1,
 			    u->bound_ns > 0 ? HOW_EDGES "(adjacent, within the clocks' bound)"
 					    : HOW_EDGES "(adjacent)",
 			    u->note);
@@ -262,6 +263,7 @@ int tza_taskpath_hosts(FILE *o, struct tza_htasks *l, const struct tza_hosts_run
 {
 	struct hp h = {.run = run, .t = l->t};
 	struct tza_tp_node *v = NULL;
+	const char **onnames = NULL;
 	int rc = TZA_EXIT_FAIL;
 	if (l->n > UINT32_MAX - 1) {
 		tza_err("critical-path: more than %u tasks", UINT32_MAX - 1);
@@ -271,7 +273,8 @@ int tza_taskpath_hosts(FILE *o, struct tza_htasks *l, const struct tza_hosts_run
 		qsort(l->t, l->n, sizeof(*l->t), cmp_start);
 	v = calloc(l->n ? l->n : 1, sizeof(*v));
 	h.on = calloc(run->nhosts ? run->nhosts : 1, 1);
-	if (!v || !h.on)
+	onnames = calloc(run->nhosts ? run->nhosts : 1, sizeof(*onnames));
+	if (!v || !h.on || !onnames)
 		goto oom;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct tza_htask *k = &l->t[i];
@@ -287,13 +290,15 @@ int tza_taskpath_hosts(FILE *o, struct tza_htasks *l, const struct tza_hosts_run
 	if (tza_tp_solve(v, (uint32_t)l->n, link, &c, &h.tp))
 		goto oom;
 	h.after = run->r1 - run->r0;
-	for (uint32_t i = 0; i < h.tp.n; i++) {
-		const struct tza_htask *k = &l->t[h.tp.steps[i].node];
-		if (!h.on[k->host]) {
-			h.on[k->host] = 1;
-			h.nhosts_on++;
-		}
-	}
+	for (uint32_t i = 0; i < h.tp.n; i++)
+		h.on[l->t[h.tp.steps[i].node].host] = 1;
+	/* hosts, not traces: two traces of one host with a step are one */
+	for (size_t i = 0, k = 0; i < run->nhosts; i++)
+		if (h.on[i])
+			onnames[k++] = run->hostname[i];
+	for (size_t i = 0; i < run->nhosts; i++)
+		h.nhosts_on += h.on[i];
+	h.nhosts_on = (uint32_t)tza_hosts_distinct(onnames, h.nhosts_on);
 	if (h.tp.n) {
 		h.before = l->t[h.tp.steps[0].node].w0 - run->r0;
 		h.after = run->r1 - l->t[h.tp.steps[h.tp.n - 1].node].w1;
@@ -310,5 +315,6 @@ out:
 	free(h.tp.steps);
 	free(v);
 	free(h.on);
+	free(onnames);
 	return rc;
 }

@@ -166,19 +166,34 @@
 	/* over several hosts: the run (summary --json's "run", each host's own
 	 * summary in "hosts") as the one summary the page's header, cards and
 	 * charts read; HM.R the run, HM.H the hosts' own summaries */
+	/* "3 hosts", or "4 traces on 3 hosts" (summary's run: hosts are distinct hostnames) */
+	function hostsSay(R) {
+		return (R.traces && R.traces !== R.hosts ? R.traces + " traces on " : "") + R.hosts + " host" + (R.hosts === 1 ? "" : "s");
+	}
 	function hostsRun() {
 		var R = D.summary.run, H = D.summary.hosts, sum = function (f) {
 			return H.reduce(function (a, h) { return a + (f(h) || 0); }, 0);
 		};
-		var names = D.hosts.map(function (h) { return h.hostname; }), kern = {};
+		/* two traces of one host (one hostname) are one host: named once,
+		 * its CPUs and memory counted once */
+		var seen = {}, one = H.map(function (h, k) {
+			var n = (R.per_host[k] || {}).hostname;
+			if (!n) return true;
+			if (seen[n]) return false;
+			return (seen[n] = true);
+		});
+		var names = D.hosts.filter(function (h, k) { return one[k]; }).map(function (h) { return h.hostname; }), kern = {};
+		var hsum = function (f) {
+			return H.reduce(function (a, h, k) { return a + (one[k] ? f(h) || 0 : 0); }, 0);
+		};
 		H.forEach(function (h) { kern[(h.host || {}).kernel] = 1; });
-		var cpus = sum(function (h) { return (h.host || {}).cpus; }), span = R.makespan_s || 0;
+		var cpus = hsum(function (h) { return (h.host || {}).cpus; }), span = R.makespan_s || 0;
 		var any = function (k) { return H.some(function (h) { return h[k]; }); };
 		var cp = D.critical_path || {};
 		return {R: R, H: H, S: {
-			recorder: {traced: "run over " + R.hosts + " hosts (" + names.join(", ") + ")"},
+			recorder: {traced: "run over " + hostsSay(R) + " (" + names.join(", ") + ")"},
 			host: {hostname: names.join(", "), kernel: Object.keys(kern).length === 1 ? Object.keys(kern)[0] : null,
-				cpus: cpus, memory_kib: sum(function (h) { return (h.host || {}).memory_kib; })},
+				cpus: cpus, memory_kib: hsum(function (h) { return (h.host || {}).memory_kib; })},
 			start: R.start, end: R.end, duration_s: span,
 			counts: {processes: R.processes, execs: R.execs, nonzero_exits: R.nonzero_exits, signaled: R.signaled,
 				running: sum(function (h) { return (h.counts || {}).running; })},
@@ -440,7 +455,7 @@
 	if (HM) {
 		var X = D.critical_path, parts = X.parts || [];
 		addCol(det.querySelector("table"), "host", function (i) { return chain[i].host; });
-		var xp = el("p", "", "Over " + HM.R.hosts + " hosts, each host's own critical path, chained " +
+		var xp = el("p", "", "Over " + hostsSay(HM.R) + ", each host's own critical path, chained " +
 			(X.order === "time_adjacency" ? "by time adjacency" : X.order) +
 			" (a trace holds no dependency between hosts): before a host's part comes the part that ended last at or before it started. " +
 			"Times from the first part's start (" + X.start + "). Clocks: " + (X.clock || {}).note + ". " +

@@ -11,6 +11,12 @@
 #   - the span runs from the first host's start to the last one's end;
 #   - every host's own summary follows, equal to summary of its file;
 #   - top over the hosts holds every host's own top rows, host and trace added;
+#   - the run is counted in hosts (distinct hostnames), not traces: two
+#     traces of this machine are "2 traces on 1 host" (summary, idle,
+#     critical-path), four traces of node1, node2, node2, node3 "4 traces on 3
+#     hosts";
+#   - --follow over hosts (files, a merge, a directory) is refused in one line
+#     (exit 2) by summary and top;
 #   - two traces of one host that overlap (a whole-machine recording and a
 #     command recorded inside it) are named, and a process in both counts
 #     once: counted_once equals the (pid, start) pairs the two exports share.
@@ -46,7 +52,7 @@ for name in ("files", "merged", "dir"):
     d = json.load(open(name + ".json"))
     assert d["multi_host"] is True
     run = d["run"]
-    assert run["hosts"] == 3, run["hosts"]
+    assert run["hosts"] == 3 and run["traces"] == 3, (run["hosts"], run["traces"])
     assert run["clock"]["one_host"] is True, run["clock"]
     assert run["processes"] == sum(len(v) for v in procs.values()), (name, run["processes"])
     assert run["counted_once"] == 0
@@ -121,6 +127,18 @@ grep -qx '== host node2 (b.tz) ==' files.txt || fail "host section missing"
 sed -n '/^== host node2 (b.tz) ==$/,/^== host node3/p' files.txt | sed '1d;$d' | sed '$d' >b-in-run.txt
 diff b.txt b-in-run.txt >&2 || fail "host node2's section differs from summary b.tz"
 
+# --follow reads one growing trace: over hosts, one line and exit 2
+for c in summary top; do
+	for args in "a.tz b.tz" "run.tz" "d"; do
+		rc=0
+		# shellcheck disable=SC2086
+		timeout 20 "$A" $c --follow $args >/dev/null 2>fol.err || rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <fol.err)" = 1 ] &&
+			grep -qx "tracer-analyze: $c: --follow reads one trace (not several hosts)" fol.err ||
+			fail "$c --follow $args: exit $rc, $(cat fol.err)"
+	done
+done
+
 # one host recorded twice at once: named, and a process in both counted once
 record_overlap all.tz cmd.tz sh -c 'seq 2000 | sort >/dev/null; ls / >/dev/null'
 "$A" summary --json all.tz cmd.tz >ov.json 2>ov.err || fail "summary all cmd: $(cat ov.err)"
@@ -136,5 +154,41 @@ assert len(common) >= 3, ("the command's processes are not in the -a trace", len
 assert run["counted_once"] == len(common), (run["counted_once"], len(common))
 assert run["per_host"][1]["counted_once"] == len(common)
 assert run["processes"] == len(ids["all"] | ids["cmd"]), (run["processes"], len(ids["all"] | ids["cmd"]))
+# two traces of one host (this machine's hostname): one host, two traces
+import socket
+me = socket.gethostname()
+assert [h["hostname"] for h in run["per_host"]] == [me, me], run["per_host"]
+assert run["hosts"] == 1 and run["traces"] == 2, (run["hosts"], run["traces"])
+PY
+# the run's size in hosts, not traces, in every command's words
+me=$(hostname)
+"$A" summary all.tz cmd.tz >ov.txt 2>/dev/null || fail "summary all cmd (text)"
+grep -qxF "run           2 traces on 1 host: $me" <(head -1 ov.txt) || fail "summary run line: $(head -1 ov.txt)"
+"$A" idle --json all.tz cmd.tz >ovi.json 2>/dev/null || fail "idle all cmd"
+python3 -c 'import json,sys; r = json.load(open("ovi.json"))["run"]; assert (r["hosts"], r["traces"]) == (1, 2), r' ||
+	fail "idle --json: hosts/traces of two traces of one host"
+"$A" idle all.tz cmd.tz 2>/dev/null | head -1 | grep -qxF "run           2 traces on 1 host: $me" || fail "idle run line"
+"$A" critical-path all.tz cmd.tz 2>/dev/null | head -1 | grep -q "^run makespan .* over 2 traces on 1 host, from " ||
+	fail "critical-path: $("$A" critical-path all.tz cmd.tz 2>&1 | head -1)"
+# three traces of three hosts, and four of three: node2 recorded twice
+host_record node2 b2.tz sh -c 'ls / >/dev/null'
+"$A" summary a.tz b.tz b2.tz c.tz >four.txt 2>/dev/null || fail "summary of four traces"
+head -1 four.txt | grep -qx 'run  *4 traces on 3 hosts: node1, node2, node3' || fail "four traces: $(head -1 four.txt)"
+[ "$(grep -c '^== host ' four.txt)" = 4 ] || fail "four traces: a section per trace"
+"$A" summary --json -n 0 a.tz b.tz b2.tz c.tz >four.json 2>/dev/null || fail "summary --json of four traces"
+"$A" export --format jsonl b2.tz >b2.jsonl
+python3 - <<'PY' || fail "four traces on three hosts: a group's hosts counted by hostname"
+import json
+node = {"a": "node1", "b": "node2", "b2": "node2", "c": "node3"}
+d = json.load(open("four.json"))
+run = d["run"]
+assert (run["hosts"], run["traces"], len(run["per_host"]), len(d["hosts"])) == (3, 4, 4, 4), run
+on = {}
+for f, h in node.items():
+    for l in open(f + ".jsonl"):
+        on.setdefault(json.loads(l)["tool"], set()).add(h)
+got = {g["key"]: g["hosts"] for g in run["top"]}
+assert got == {t: len(h) for t, h in on.items()}, (got, on)
+assert got["ls"] == 1, got  # on node2's two traces: one host
 PY
 echo "ok: 3 hosts summed (files, directory, merge) as their exports say; an overlap counted once"
