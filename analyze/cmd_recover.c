@@ -28,30 +28,18 @@ static const struct tza_cmd_spec recover_spec = {
     .operands = "IN and OUT",
 };
 
-/* msg on stderr, its "'path'" shown as "'shown'" (a host's hidden file is
- * the member OUT[i] it becomes) */
-static void err_shown(const char *msg, const char *path, const char *shown)
-{
-	char q[4200];
-	snprintf(q, sizeof(q), "'%s'", path);
-	const char *at = strcmp(path, shown) ? strstr(msg, q) : NULL;
-	if (at)
-		tza_err("%.*s'%s'%s", (int)(at - msg), msg, shown, at + strlen(q));
-	else
-		tza_err("%s", msg);
-}
-
 /* Recover the trace r (named in) into out_path, named out in messages; the
  * losses on stderr, the result on stdout. 0, or -1 after one line. */
 static int recover_one(const char *in, tz_reader *r, const char *out_path, const char *out,
 		       int force)
 {
-	int rc = tz_recover(r, out_path, force);
+	struct tz_recover_opts o = {.overwrite = force, .name = out};
+	int rc = tz_recover(r, out_path, &o);
 	if (rc < 0) {
 		if (rc == TZ_ERR_EXISTS)
 			tza_err_exists(out, "-f");
 		else
-			err_shown(tz_reader_errmsg(r), out_path, out);
+			tza_err("%s", tz_reader_errmsg(r));
 		return -1;
 	}
 	const struct tz_info *i = tz_reader_info(r);

@@ -523,11 +523,19 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
  * recovered_cut_block ("chunk 12", or "block" when its header is cut too) and
  * recovered_cut_events (a chunk's event count from its header).
  * out_path is created like tz_writer_open() does (tz_create_file()): fails
- * with TZ_ERR_EXISTS unless overwrite; a failure after it was created
- * (a full disk ...) removes it. Returns chunks written (>= 0)
- * or a negative tz_err; detail in tz_reader_errmsg(r).
+ * with TZ_ERR_EXISTS unless opts->overwrite; a failure after it was created
+ * (a full disk ...) removes it. opts may be NULL (no overwrite, messages
+ * name out_path). Returns chunks written (>= 0) or a negative tz_err;
+ * detail in tz_reader_errmsg(r), which names the output as opts->name.
  */
-int tz_recover(tz_reader *r, const char *out_path, int overwrite);
+struct tz_recover_opts {
+	int overwrite;	  /* replace an existing regular file or symlink */
+	const char *name; /* out_path as messages show it (a rewrite's hidden
+			     file shown as the output it becomes, as
+			     tz_writer_opts.name); NULL: out_path. Borrowed for
+			     the call. */
+};
+int tz_recover(tz_reader *r, const char *out_path, const struct tz_recover_opts *opts);
 
 /* ----------------------------------------------------------- multi-host */
 
