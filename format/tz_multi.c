@@ -37,6 +37,7 @@ struct tz_multi {
 	size_t nkv;
 	uint64_t kv_seq;
 	uint64_t damage;
+	uint64_t hashed; /* payload bytes the salvage scan hashed (bounded) */
 	char errmsg[512];
 };
 
@@ -201,11 +202,16 @@ static int salvage_header(const tz_multi *m, uint64_t off, uint64_t end, uint32_
 	return !tz_bhdr_decode(d + *hs, end - off - *hs, &h);
 }
 
+/* The payload bytes the salvage scan may hash in all: each byte of honest
+ * input is hashed about once; hostile input (many valid block headers over
+ * one payload that does not check) would otherwise cost quadratic time. */
+#define SALVAGE_HASH_MAX(len) (4 * (uint64_t)(len) + (64u << 20))
+
 /* The next offset in [from, end) where salvage_header() finds a member
  * (*hs set), or end. Bytes inside a block whose header and payload check are
  * that block's (a trace embedded in a payload is not a member): the scan
- * steps over them. */
-static uint64_t next_header(const tz_multi *m, uint64_t from, uint64_t end, uint32_t *hs)
+ * steps over such a block when the next file magic lies inside it. */
+static uint64_t next_header(tz_multi *m, uint64_t from, uint64_t end, uint32_t *hs)
 {
 	uint64_t pos = from, fm = find(m, TZ_MAGIC, TZ_MAGIC_LEN, from, end),
 		 bm = find(m, TZ_BMAGIC, TZ_BMAGIC_LEN, from, end);
@@ -224,11 +230,13 @@ static uint64_t next_header(const tz_multi *m, uint64_t from, uint64_t end, uint
 		}
 		struct tz_bhdr h;
 		const uint8_t *b = m->data + bm;
-		if (!tz_bhdr_decode(b, end - bm, &h) && tz_block_size(&h) <= end - bm &&
-		    tz_hash(b + tz_bhdr_size(&h), h.payload_len) == h.payload_csum)
+		pos = bm + 1;
+		if (tz_bhdr_decode(b, end - bm, &h) || tz_block_size(&h) > end - bm ||
+		    fm >= bm + tz_block_size(&h) || m->hashed > SALVAGE_HASH_MAX(m->len))
+			continue;
+		m->hashed += h.payload_len;
+		if (tz_hash(b + tz_bhdr_size(&h), h.payload_len) == h.payload_csum)
 			pos = bm + tz_block_size(&h);
-		else
-			pos = bm + 1;
 	}
 	return end;
 }
@@ -237,7 +245,7 @@ static uint64_t next_header(const tz_multi *m, uint64_t from, uint64_t end, uint
  * at end: a ring member after ring_size bytes; a linear one after its
  * TRAILER block when its blocks lead there back to back, else at the next
  * member header found, else at end. *cut: the file ends inside it. */
-static uint64_t salvage_end(const tz_multi *m, uint64_t off, uint32_t hs, uint64_t end, int *cut)
+static uint64_t salvage_end(tz_multi *m, uint64_t off, uint32_t hs, uint64_t end, int *cut)
 {
 	const uint8_t *d = m->data + off;
 	*cut = 0;
