@@ -195,8 +195,8 @@ static int salvage_header(const tz_multi *m, uint64_t off, uint64_t end, uint32_
 	if (inc & TZ_INCOMPAT_RING) {
 		uint64_t rs = tz_le64(d + 88), start = tz_le64(d + 96), seg = tz_le64(d + 104);
 		uint32_t nseg = tz_le32(d + 112), fin = tz_le32(d + 116);
-		if (!(start >= *hs && fin >= *hs && fin <= start && seg >= TZ_BHDR_MIN && nseg >= 1 &&
-		      nseg <= 1u << 20 && start <= rs && seg <= (rs - start) / nseg))
+		if (!(start >= *hs && fin >= *hs && fin <= start && seg >= TZ_BHDR_MIN &&
+		      nseg >= 1 && nseg <= 1u << 20 && start <= rs && seg <= (rs - start) / nseg))
 			return 0;
 	}
 	return !tz_bhdr_decode(d + *hs, end - off - *hs, &h);
@@ -504,8 +504,8 @@ int tz_multi_open(tz_multi **out, const char *path, const struct tz_reader_opts 
 	char *host = NULL;
 	int rc = tz_reader_open(&r, path, opts);
 	rc = header(m, r, rc, &host);
-	int salvage = rc && rc != TZ_ERR_MULTI && salvaging(m) && rc != TZ_ERR_IO &&
-		      rc != TZ_ERR_NOMEM;
+	int salvage =
+	    rc && rc != TZ_ERR_MULTI && salvaging(m) && rc != TZ_ERR_IO && rc != TZ_ERR_NOMEM;
 	if (rc && rc != TZ_ERR_MULTI && !salvage)
 		return rc;
 
