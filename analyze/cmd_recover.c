@@ -19,7 +19,10 @@ static const struct tza_cmd_spec recover_spec = {
 		"are copied byte for byte; metadata and schema are merged into one block each.\n"
 		"A multi-host trace (or a directory of traces): every member that can be\n"
 		"opened is recovered so, and OUT is a multi-host trace of them (a member\n"
-		"that cannot be opened, and damage between members, left out and named).\n\n",
+		"that cannot be opened, and damage between members, left out and named).\n"
+		"A member whose MEMBER block is damaged, and the members of a multi-host\n"
+		"trace whose header is damaged, are found by their own headers (the\n"
+		"salvage scan, docs/FORMAT.md [X5]).\n\n",
     .notes = "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n",
     .examples = "  tracer-analyze recover crashed.tz fixed.tz\n"
 		"  tracer-analyze recover -f flight.tz linear.tz\n",
@@ -28,30 +31,18 @@ static const struct tza_cmd_spec recover_spec = {
     .operands = "IN and OUT",
 };
 
-/* msg on stderr, its "'path'" shown as "'shown'" (a host's hidden file is
- * the member OUT[i] it becomes) */
-static void err_shown(const char *msg, const char *path, const char *shown)
-{
-	char q[4200];
-	snprintf(q, sizeof(q), "'%s'", path);
-	const char *at = strcmp(path, shown) ? strstr(msg, q) : NULL;
-	if (at)
-		tza_err("%.*s'%s'%s", (int)(at - msg), msg, shown, at + strlen(q));
-	else
-		tza_err("%s", msg);
-}
-
 /* Recover the trace r (named in) into out_path, named out in messages; the
  * losses on stderr, the result on stdout. 0, or -1 after one line. */
 static int recover_one(const char *in, tz_reader *r, const char *out_path, const char *out,
 		       int force)
 {
-	int rc = tz_recover(r, out_path, force);
+	struct tz_recover_opts o = {.overwrite = force, .name = out};
+	int rc = tz_recover(r, out_path, &o);
 	if (rc < 0) {
 		if (rc == TZ_ERR_EXISTS)
 			tza_err_exists(out, "-f");
 		else
-			err_shown(tz_reader_errmsg(r), out_path, out);
+			tza_err("%s", tz_reader_errmsg(r));
 		return -1;
 	}
 	const struct tz_info *i = tz_reader_info(r);
@@ -129,7 +120,8 @@ int cmd_recover(int argc, char **argv)
 		return TZA_EXIT_FAIL;
 	if (tza_refuse_out_is_in("recover", out, in))
 		return TZA_EXIT_FAIL;
-	if (tza_fleet_wanted(argv + optind, 1))
+	/* a multi-host trace, also one whose header is damaged (FORMAT.md [X5]) */
+	if (tza_fleet_wanted(argv + optind, 1) || tza_fleet_salvage_wanted(in))
 		return recover_hosts(in, out, force);
 	tz_reader *r = tza_open(in, NULL);
 	if (!r)

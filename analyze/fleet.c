@@ -162,7 +162,9 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 	}
 	if (tza_refuse_dir(path, "a trace"))
 		return -1;
-	int rc = tza_multi_open_path(path, NULL, &mt);
+	/* recover salvages members inside damage (FORMAT.md [X5]) */
+	const struct tz_reader_opts salvage = {.flags = TZ_R_SALVAGE};
+	int rc = tza_multi_open_path(path, strcmp(cmd, "recover") ? NULL : &salvage, &mt);
 	if (VEC_ROOM(f->open, f->nopen, f->capopen, 16)) {
 		tz_multi_free(mt);
 		tza_err("out of memory");
@@ -182,10 +184,20 @@ static int add_file(const char *cmd, struct tza_fleet *f, const char *path)
 			tz_multi_damage(mt) > 1 ? "s" : "", cmd);
 		return -1;
 	}
-	if (tz_multi_damage(mt)) /* --partial: read what remains, said so */
+	size_t found = 0;
+	for (size_t i = 0; i < tz_multi_count(mt); i++)
+		found += tz_multi_member(mt, i)->salvaged;
+	if (tz_multi_damage(mt) && strcmp(cmd, "recover")) /* --partial: read what remains */
 		tza_err("%s: note: '%s': %" PRIu64 " damaged region%s of the multi-host trace "
 			"skipped (a member inside one is not read): %s",
 			cmd, path, tz_multi_damage(mt), tz_multi_damage(mt) > 1 ? "s" : "",
+			tz_multi_errmsg(mt));
+	else if (tz_multi_damage(mt)) /* recover: the salvage scan's finds said */
+		tza_err("%s: note: '%s': %" PRIu64 " damaged region%s of the multi-host trace "
+			"left out, %s%.0zu member%s in %s found by %s own header: %s",
+			cmd, path, tz_multi_damage(mt), tz_multi_damage(mt) > 1 ? "s" : "",
+			found ? "" : "no", found, found == 1 || !found ? "" : "s",
+			tz_multi_damage(mt) > 1 ? "them" : "it", found > 1 ? "their" : "its",
 			tz_multi_errmsg(mt));
 	if (tz_multi_is_container(mt) && !tz_multi_count(mt)) {
 		tza_err("%s: '%s': a multi-host trace that holds no member trace", cmd, path);
@@ -359,6 +371,26 @@ int tza_fleet_is_container(const char *path)
 	ssize_t got = read(fd, h, sizeof(h));
 	close(fd);
 	return got == (ssize_t)sizeof(h) && is_multi_header(h);
+}
+
+int tza_fleet_salvage_wanted(const char *path)
+{
+	struct stat st;
+	uint8_t h[4096];
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || tza_bundle_sniff(path))
+		return 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = read(fd, h, sizeof(h));
+	close(fd);
+	if (got <= 0 || !tz_header_check(h, (size_t)got, NULL, NULL))
+		return 0; /* a header that checks is read as it says */
+	tz_multi *mt = NULL;
+	const struct tz_reader_opts o = {.flags = TZ_R_SALVAGE};
+	int yes = !tz_multi_open(&mt, path, &o) && tz_multi_is_container(mt);
+	tz_multi_free(mt);
+	return yes;
 }
 
 int tza_fleet_wanted(char **args, int n)

@@ -44,8 +44,10 @@ struct tza_fleet {
  * *.tz files in name order, dot files skipped), a multi-host trace (its
  * members, flat). A recording met twice (equal uuid) is kept once, with a
  * note on stderr naming both (cmd names the command). A damaged
- * multi-host container is refused unless --partial. Returns 0, or -1 after
- * one line on stderr; free f either way.
+ * multi-host container is refused unless --partial. cmd "recover" opens the
+ * files with the salvage scan (TZ_R_SALVAGE: members inside damage found by
+ * their own headers, FORMAT.md [X5]). Returns 0, or -1 after one line on
+ * stderr; free f either way.
  */
 int tza_fleet_expand(const char *cmd, char **args, int n, struct tza_fleet *f);
 /*
@@ -83,6 +85,12 @@ int tza_fleet_load(const struct tza_fleet *f, size_t i, uint32_t flags, tz_reade
 /* Is path a multi-host trace (its header's MULTI bit; nothing printed, the
  * file not checked further)? */
 int tza_fleet_is_container(const char *path);
+/* Is path a regular file (not a bundle) whose header does not check
+ * (tz_header_check; a header read so short is "does not check" too) and
+ * which the salvage scan opens as a multi-host trace (TZ_R_SALVAGE,
+ * FORMAT.md [X5]: MEMBER blocks or member headers follow)? Nothing printed.
+ * For recover: such a file is recovered as a multi-host trace. */
+int tza_fleet_salvage_wanted(const char *path);
 /* Do the arguments name several host traces (more than one argument, a
  * directory, or a multi-host trace)? */
 int tza_fleet_wanted(char **args, int n);

@@ -353,6 +353,12 @@ typedef struct tz_reader tz_reader;
 
 /* Reader flags */
 #define TZ_R_SCAN 0x1	/* ignore the footer index; rebuild by scanning */
+#define TZ_R_SALVAGE 0x2 /* tz_multi_open*: the salvage scan (FORMAT.md
+			    [X5]): members inside the container's damaged
+			    regions found by their own headers, and a file
+			    whose header does not check read as a container
+			    when MEMBER blocks or member headers follow it;
+			    for `recover`. Ignored by tz_reader_open*. */
 
 struct tz_reader_opts {
 	uint32_t flags;	   /* TZ_R_* */
@@ -523,11 +529,30 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
  * recovered_cut_block ("chunk 12", or "block" when its header is cut too) and
  * recovered_cut_events (a chunk's event count from its header).
  * out_path is created like tz_writer_open() does (tz_create_file()): fails
- * with TZ_ERR_EXISTS unless overwrite; a failure after it was created
- * (a full disk ...) removes it. Returns chunks written (>= 0)
- * or a negative tz_err; detail in tz_reader_errmsg(r).
+ * with TZ_ERR_EXISTS unless opts->overwrite; a failure after it was created
+ * (a full disk ...) removes it. opts may be NULL (no overwrite, messages
+ * name out_path). Returns chunks written (>= 0) or a negative tz_err;
+ * detail in tz_reader_errmsg(r), which names the output as opts->name.
  */
-int tz_recover(tz_reader *r, const char *out_path, int overwrite);
+struct tz_recover_opts {
+	int overwrite;	  /* replace an existing regular file or symlink */
+	const char *name; /* out_path as messages show it (a rewrite's hidden
+			     file shown as the output it becomes, as
+			     tz_writer_opts.name); NULL: out_path. Borrowed for
+			     the call. */
+};
+int tz_recover(tz_reader *r, const char *out_path, const struct tz_recover_opts *opts);
+
+/*
+ * Does buf (the first len bytes of a file, or of a member) start with a file
+ * header that checks: FORMAT.md [H1] steps 1-5 (magic, major 1, header_size
+ * in range and within len, header checksum)? 0 and *hdr_size set (may be
+ * NULL), else the tz_err the reader's open would return for it (MAGIC,
+ * TRUNCATED, VERSION, CORRUPT, CHECKSUM) with *why (may be NULL) a static
+ * reason ("header checksum mismatch"). Flags and ring geometry are not
+ * looked at.
+ */
+int tz_header_check(const void *buf, size_t len, uint32_t *hdr_size, const char **why);
 
 /* ----------------------------------------------------------- multi-host */
 
@@ -557,6 +582,11 @@ struct tz_member {
 	int cut;		       /* the file ends inside the member */
 	int dup_of;		       /* -1, or an earlier member with this uuid
 					  (FORMAT.md [X3]: read once) */
+	int salvaged;		       /* found by its own header inside damage
+					  (TZ_R_SALVAGE, FORMAT.md [X5]): no
+					  MEMBER block; uuid and boot_id from its
+					  header, hostname from its metadata,
+					  source "" */
 	const uint8_t *data;	       /* the member's bytes, mapped (a plain
 					  trace: the whole file) */
 };
@@ -566,7 +596,11 @@ struct tz_member {
  * found by the walk of FORMAT.md [X1]). Damage in the container's own
  * blocks is counted (tz_multi_damage) and the first one named in
  * tz_multi_errmsg(); members after it are still found when a MEMBER block
- * follows. Errors: those of tz_reader_open() for the header, TZ_ERR_NOMEM,
+ * follows; with TZ_R_SALVAGE in opts->flags also members inside damage
+ * found by their own headers, and a file whose header does not check is
+ * opened as a container when the salvage scan finds a member in it (the
+ * header named as the first damage; else the header's error is returned).
+ * Errors: those of tz_reader_open() for the header, TZ_ERR_NOMEM,
  * TZ_ERR_LIMIT (more than TZ_MULTI_MAX members). On failure *out is still set
  * when a handle could be made (for the message); free it either way.
  */

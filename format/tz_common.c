@@ -174,6 +174,37 @@ void tz_errmsg_vset(char *out, size_t cap, const char *name, uint64_t off, const
 	tz_errmsg_set(out, cap, name, off, d);
 }
 
+static int hdr_bad(const char **why, const char *w, int rc)
+{
+	if (why)
+		*why = w;
+	return rc;
+}
+
+int tz_header_check(const void *buf, size_t len, uint32_t *hdr_size, const char **why)
+{
+	const uint8_t *d = buf;
+	if (!d || len < TZ_MAGIC_LEN || memcmp(d, TZ_MAGIC, TZ_MAGIC_LEN)) {
+		if (d && len < TZ_MAGIC_LEN && !memcmp(d, TZ_MAGIC, len))
+			return hdr_bad(why, "cut inside the header", TZ_ERR_TRUNCATED);
+		return hdr_bad(why, "bad magic", TZ_ERR_MAGIC);
+	}
+	if (len < TZ_HDR_SIZE)
+		return hdr_bad(why, "cut inside the header", TZ_ERR_TRUNCATED);
+	if (tz_le16(d + 8) != TZ_MAJOR)
+		return hdr_bad(why, "unknown major version", TZ_ERR_VERSION);
+	uint32_t hs = tz_le32(d + 12);
+	if (hs < TZ_HDR_SIZE || hs > TZ_HDR_MAX || hs % 8)
+		return hdr_bad(why, "bad header size", TZ_ERR_CORRUPT);
+	if (hs > len)
+		return hdr_bad(why, "cut inside the header", TZ_ERR_TRUNCATED);
+	if (tz_hash(d, hs - 8) != tz_le64(d + hs - 8))
+		return hdr_bad(why, "header checksum mismatch", TZ_ERR_CHECKSUM);
+	if (hdr_size)
+		*hdr_size = hs;
+	return hdr_bad(why, "", 0);
+}
+
 /* ---------------------------------------------------------------- blocks */
 
 void tz_bhdr_encode(uint8_t *out, const struct tz_bhdr *h, const uint8_t *ext)

@@ -37,6 +37,7 @@ struct tz_multi {
 	size_t nkv;
 	uint64_t kv_seq;
 	uint64_t damage;
+	uint64_t hashed; /* payload bytes the salvage scan hashed (bounded) */
 	char errmsg[512];
 };
 
@@ -164,6 +165,144 @@ static uint64_t next_member(const tz_multi *m, uint64_t from)
 	return m->len;
 }
 
+/* ------------------------------------------------ salvage (FORMAT.md [X5]) */
+
+static int salvaging(const tz_multi *m) { return !!(m->opts.flags & TZ_R_SALVAGE); }
+
+/* The first offset in [from, end) where the len bytes of pat start, or end. */
+static uint64_t find(const tz_multi *m, const char *pat, size_t len, uint64_t from, uint64_t end)
+{
+	if (from >= end)
+		return end;
+	const uint8_t *q = memmem(m->data + from, end - from, pat, len);
+	return q ? (uint64_t)(q - m->data) : end;
+}
+
+/* Does a member start at off (its bytes ending by end)? Its header checks
+ * ([H1] 1-5), its incompat bits are known and MULTI is not one of them (a
+ * member is never a container), a RING header's geometry is consistent
+ * ([H1] 7) and a valid block header starts at header_size (its first
+ * block). *hs: its header_size. */
+static int salvage_header(const tz_multi *m, uint64_t off, uint64_t end, uint32_t *hs)
+{
+	const uint8_t *d = m->data + off;
+	struct tz_bhdr h;
+	if (tz_header_check(d, end - off, hs, NULL))
+		return 0;
+	uint64_t inc = tz_le64(d + 32);
+	if (inc & ~TZ_INCOMPAT_RING)
+		return 0;
+	if (inc & TZ_INCOMPAT_RING) {
+		uint64_t rs = tz_le64(d + 88), start = tz_le64(d + 96), seg = tz_le64(d + 104);
+		uint32_t nseg = tz_le32(d + 112), fin = tz_le32(d + 116);
+		if (!(start >= *hs && fin >= *hs && fin <= start && seg >= TZ_BHDR_MIN &&
+		      nseg >= 1 && nseg <= 1u << 20 && start <= rs && seg <= (rs - start) / nseg))
+			return 0;
+	}
+	return !tz_bhdr_decode(d + *hs, end - off - *hs, &h);
+}
+
+/* The payload bytes the salvage scan may hash in all: each byte of honest
+ * input is hashed about once; hostile input (many valid block headers over
+ * one payload that does not check) would otherwise cost quadratic time. */
+#define SALVAGE_HASH_MAX(len) (4 * (uint64_t)(len) + (64u << 20))
+
+/* The next offset in [from, end) where salvage_header() finds a member
+ * (*hs set), or end. Bytes inside a block whose header and payload check are
+ * that block's (a trace embedded in a payload is not a member): the scan
+ * steps over such a block when the next file magic lies inside it. */
+static uint64_t next_header(tz_multi *m, uint64_t from, uint64_t end, uint32_t *hs)
+{
+	uint64_t pos = from, fm = find(m, TZ_MAGIC, TZ_MAGIC_LEN, from, end),
+		 bm = find(m, TZ_BMAGIC, TZ_BMAGIC_LEN, from, end);
+	while (pos < end) {
+		if (fm < pos)
+			fm = find(m, TZ_MAGIC, TZ_MAGIC_LEN, pos, end);
+		if (bm < pos)
+			bm = find(m, TZ_BMAGIC, TZ_BMAGIC_LEN, pos, end);
+		if (fm >= end)
+			break;
+		if (fm < bm) {
+			if (salvage_header(m, fm, end, hs))
+				return fm;
+			pos = fm + 1;
+			continue;
+		}
+		struct tz_bhdr h;
+		const uint8_t *b = m->data + bm;
+		pos = bm + 1;
+		if (tz_bhdr_decode(b, end - bm, &h) || tz_block_size(&h) > end - bm ||
+		    fm >= bm + tz_block_size(&h) || m->hashed > SALVAGE_HASH_MAX(m->len))
+			continue;
+		m->hashed += h.payload_len;
+		if (tz_hash(b + tz_bhdr_size(&h), h.payload_len) == h.payload_csum)
+			pos = bm + tz_block_size(&h);
+	}
+	return end;
+}
+
+/* Where the member salvaged at off (header_size hs) ends, its region ending
+ * at end: a ring member after ring_size bytes; a linear one after its
+ * TRAILER block when its blocks lead there back to back, else at the next
+ * member header found, else at end. *cut: the file ends inside it. */
+static uint64_t salvage_end(tz_multi *m, uint64_t off, uint32_t hs, uint64_t end, int *cut)
+{
+	const uint8_t *d = m->data + off;
+	*cut = 0;
+	if (tz_le64(d + 32) & TZ_INCOMPAT_RING) {
+		uint64_t rs = tz_le64(d + 88);
+		if (rs <= end - off)
+			return off + rs;
+		*cut = end == m->len;
+		return end;
+	}
+	uint64_t pos = off + hs;
+	struct tz_bhdr h;
+	while (pos < end && !tz_bhdr_decode(m->data + pos, end - pos, &h) &&
+	       tz_block_size(&h) <= end - pos) {
+		pos += tz_block_size(&h);
+		if (h.type == TZ_B_TRAILER)
+			return pos;
+	}
+	uint32_t next_hs;
+	return next_header(m, pos, end, &next_hs);
+}
+
+/* FORMAT.md [X5]: the members inside the damaged region [from, end), found
+ * by their own headers, in file order. 0 or a tz_err (TZ_ERR_LIMIT ...). */
+static int salvage(tz_multi *m, uint64_t from, uint64_t end)
+{
+	uint32_t hs;
+	while ((from = next_header(m, from, end, &hs)) < end) {
+		int cut;
+		uint64_t e = salvage_end(m, from, hs, end, &cut);
+		uint8_t ext[TZ_MEMBER_EXT] = {0};
+		memcpy(ext + 8, m->data + from + 40, 16);
+		memcpy(ext + 24, m->data + from + 56, 16);
+		struct tz_bhdr self = {.ext = ext};
+		int rc = add_member(m, &self, from, from, e - from, NULL);
+		if (rc)
+			return rc;
+		m->mem[m->n - 1].m.salvaged = 1;
+		m->mem[m->n - 1].m.cut = cut;
+		from = e;
+	}
+	return 0;
+}
+
+/* A salvaged member's hostname: its own metadata's (NULL if unsaid). */
+static char *salvaged_hostname(const tz_multi *m, const struct tz_member *me)
+{
+	tz_reader *r = NULL;
+	char *h = NULL;
+	if (!tz_reader_open_mem(&r, me->data, me->len, m->path, &m->opts)) {
+		const char *v = tz_reader_meta_get(r, "hostname");
+		h = v ? strdup(v) : NULL;
+	}
+	tz_reader_free(r);
+	return h;
+}
+
 static void container_meta(tz_multi *m, uint64_t pos, const struct tz_bhdr *h)
 {
 	const uint8_t *p = m->data + pos + tz_bhdr_size(h);
@@ -219,9 +358,8 @@ static void count_check(tz_multi *m)
  * block is followed by member_len bytes of member; other valid blocks are
  * skipped by length (METADATA read); damage resynchronises on the next
  * valid MEMBER block header. */
-static int walk(tz_multi *m)
+static int walk(tz_multi *m, uint64_t pos)
 {
-	uint64_t pos = m->hdr_size;
 	while (pos < m->len) {
 		struct tz_bhdr h;
 		int st = tz_bhdr_decode(m->data + pos, m->len - pos, &h);
@@ -229,7 +367,10 @@ static int walk(tz_multi *m)
 			mdamage(m, pos,
 				st ? "not a valid block header"
 				   : "MEMBER block with an extension under 48 bytes");
-			pos = next_member(m, pos + 1);
+			uint64_t next = next_member(m, pos + 1);
+			if (salvaging(m) && (st = salvage(m, pos, next)))
+				return st;
+			pos = next;
 			continue;
 		}
 		uint64_t bs = tz_block_size(&h);
@@ -257,6 +398,8 @@ static int walk(tz_multi *m)
 	}
 	count_check(m);
 	for (size_t i = 0; i < m->n; i++) {
+		if (m->mem[i].m.salvaged)
+			m->mem[i].hostname = salvaged_hostname(m, &m->mem[i].m);
 		m->mem[i].m.source = m->mem[i].source ? m->mem[i].source : "";
 		m->mem[i].m.hostname = m->mem[i].hostname ? m->mem[i].hostname : "";
 	}
@@ -287,7 +430,7 @@ static int members(tz_multi *m, int rc, char *hostname)
 	if (m->container) {
 		free(hostname);
 		m->hdr_size = tz_le32(m->data + 12); /* checked by the reader */
-		return walk(m);
+		return walk(m, m->hdr_size);
 	}
 	/* a plain trace: one member, the whole file, its names its own */
 	uint8_t ext[TZ_MEMBER_EXT] = {0};
@@ -305,6 +448,36 @@ static int members(tz_multi *m, int rc, char *hostname)
 	m->mem[0].m.source = m->mem[0].source ? m->mem[0].source : "";
 	m->mem[0].m.hostname = hostname ? hostname : "";
 	return 0;
+}
+
+/* FORMAT.md [X5]: a file whose header does not check (the reader's error
+ * rc) read as a container when a valid MEMBER block or a member header
+ * follows the header's first byte; else rc, the reader's message kept. */
+static int salvage_open(tz_multi *m, int rc)
+{
+	const char *why;
+	if (!tz_header_check(m->data, m->len, NULL, &why) || rc == TZ_ERR_TRUNCATED)
+		return rc;
+	char keep[sizeof(m->errmsg)];
+	memcpy(keep, m->errmsg, sizeof(keep));
+	char what[200];
+	snprintf(what, sizeof(what),
+		 "file header: %s: not trusted, the file read as a multi-host trace from the "
+		 "members that follow (its merge metadata left out)",
+		 why);
+	mdamage(m, 0, what);
+	m->container = 1;
+	uint64_t next = next_member(m, 1);
+	int st = salvage(m, 0, next);
+	if (st)
+		return st;
+	if (!m->n && next == m->len) { /* nothing follows: not a container */
+		m->container = 0;
+		m->damage = 0;
+		memcpy(m->errmsg, keep, sizeof(keep));
+		return rc;
+	}
+	return walk(m, next);
 }
 
 /* The reader's checks of the header; a plain trace's hostname in *host. */
@@ -331,7 +504,9 @@ int tz_multi_open(tz_multi **out, const char *path, const struct tz_reader_opts 
 	char *host = NULL;
 	int rc = tz_reader_open(&r, path, opts);
 	rc = header(m, r, rc, &host);
-	if (rc && rc != TZ_ERR_MULTI)
+	int salvage =
+	    rc && rc != TZ_ERR_MULTI && salvaging(m) && rc != TZ_ERR_IO && rc != TZ_ERR_NOMEM;
+	if (rc && rc != TZ_ERR_MULTI && !salvage)
 		return rc;
 
 	/* a member's bytes are read from the map: a file without any (the
@@ -344,13 +519,13 @@ int tz_multi_open(tz_multi **out, const char *path, const struct tz_reader_opts 
 	if (bad || !f.map) {
 		tz_map_close(&f);
 		free(host);
-		return merr(m, TZ_ERR_IO, UINT64_MAX, "%s", why);
+		return salvage ? rc : merr(m, TZ_ERR_IO, UINT64_MAX, "%s", why);
 	}
 	m->fd = f.fd;
 	m->map = f.map;
 	m->len = f.len;
 	m->data = f.map;
-	return members(m, rc, host);
+	return salvage ? salvage_open(m, rc) : members(m, rc, host);
 }
 
 int tz_multi_open_mem(tz_multi **out, const void *buf, size_t len, const char *name,
@@ -368,6 +543,8 @@ int tz_multi_open_mem(tz_multi **out, const void *buf, size_t len, const char *n
 	char *host = NULL;
 	int rc = tz_reader_open_mem(&r, m->data, len, m->path, opts);
 	rc = header(m, r, rc, &host);
+	if (rc && rc != TZ_ERR_MULTI && salvaging(m) && rc != TZ_ERR_NOMEM)
+		return salvage_open(m, rc);
 	if (rc && rc != TZ_ERR_MULTI)
 		return rc;
 	return members(m, rc, host);

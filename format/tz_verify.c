@@ -155,6 +155,7 @@ int tz_reader_verify(tz_reader *r, int (*cb)(void *ctx, const struct tz_block_in
 struct sink {
 	tz_reader *r;
 	const char *path;
+	const char *name; /* path as messages show it */
 	int fd;
 	uint64_t pos;
 	struct tz_buf index;
@@ -170,7 +171,7 @@ static int sink_write(struct sink *s, const void *p, size_t len)
 		if (n <= 0) {
 			int e = n < 0 ? errno : EIO;
 			return rd_err(s->r, e == ENOSPC ? TZ_ERR_NOSPC : TZ_ERR_IO, UINT64_MAX,
-				      "'%s': write: %s", s->path, strerror(e));
+				      "'%s': write: %s", s->name, strerror(e));
 		}
 		b += n;
 		len -= (size_t)n;
@@ -260,14 +261,14 @@ static int recover_create(tz_reader *r, struct sink *s, int overwrite)
 	if (r->fd >= 0 && !fstat(r->fd, &in_st) && !stat(s->path, &out_st) &&
 	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
 		return rd_err(r, TZ_ERR_INVAL, UINT64_MAX, "'%s': output is the input file",
-			      s->path);
+			      s->name);
 	s->fd = tz_create_file(s->path, overwrite);
 	if (s->fd < 0) {
 		int e = errno, fd = s->fd;
 		if (fd == TZ_ERR_INVAL)
 			return rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': not a regular file",
-				      s->path);
-		return rd_err(r, fd, UINT64_MAX, "'%s': cannot create: %s", s->path,
+				      s->name);
+		return rd_err(r, fd, UINT64_MAX, "'%s': cannot create: %s", s->name,
 			      strerror(e));
 	}
 	return 0;
@@ -370,16 +371,18 @@ static int recover_footer(tz_reader *r, struct sink *s, struct tz_buf *b, uint64
 	if ((rc = sink_write(s, t, sizeof(t))))
 		return rc;
 	if (fsync(s->fd))
-		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': fsync: %s", s->path,
+		return rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': fsync: %s", s->name,
 			      strerror(errno));
 	return 0;
 }
 
-int tz_recover(tz_reader *r, const char *out_path, int overwrite)
+int tz_recover(tz_reader *r, const char *out_path, const struct tz_recover_opts *opts)
 {
 	if (!r || !out_path)
 		return TZ_ERR_INVAL;
-	struct sink s = {r, out_path, -1, 0, {0}};
+	int overwrite = opts && opts->overwrite;
+	const char *name = opts && opts->name ? opts->name : out_path;
+	struct sink s = {r, out_path, name, -1, 0, {0}};
 	struct tz_buf b = {0};
 	uint64_t maxseq = 0;
 	int written = 0;
@@ -394,7 +397,7 @@ int tz_recover(tz_reader *r, const char *out_path, int overwrite)
 	tz_buf_free(&b);
 	tz_buf_free(&s.index);
 	if (close(s.fd) && !rc)
-		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': close: %s", out_path, strerror(errno));
+		rc = rd_err(r, TZ_ERR_IO, UINT64_MAX, "'%s': close: %s", name, strerror(errno));
 	if (rc == TZ_ERR_NOMEM)
 		rd_err(r, rc, UINT64_MAX, "out of memory");
 	if (rc)

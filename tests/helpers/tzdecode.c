@@ -302,10 +302,11 @@ static void hex16(const uint8_t *b)
 
 /* A multi-host trace (FORMAT.md 18): the container's walk, then each
  * member's decoding; a later copy of a uuid is listed, not decoded ([X3]). */
-static void decode_multi(const char *path)
+static void decode_multi(const char *path, int salvage)
 {
 	tz_multi *mt = NULL;
-	int rc = tz_multi_open(&mt, path, NULL);
+	const struct tz_reader_opts so = {.flags = TZ_R_SALVAGE};
+	int rc = tz_multi_open(&mt, path, salvage ? &so : NULL);
 	if (rc < 0) {
 		printf("multi: %s\n", err_name(rc));
 		tz_multi_free(mt);
@@ -325,6 +326,8 @@ static void decode_multi(const char *path)
 		quote((const uint8_t *)me->source, strlen(me->source));
 		printf(" hostname=");
 		quote((const uint8_t *)me->hostname, strlen(me->hostname));
+		if (salvage)
+			printf(" salvaged=%d", me->salvaged);
 		putchar('\n');
 		if (me->dup_of >= 0)
 			continue;
@@ -349,9 +352,14 @@ int main(int argc, char **argv)
 	struct src o = {argv[1], NULL, 0};
 	int rc = tz_reader_open(&r, argv[1], NULL);
 	printf("tz-decoding 1\n");
-	if (rc == TZ_ERR_MULTI) {
+	const char *base = strrchr(argv[1], '/');
+	base = base ? base + 1 : argv[1];
+	if (!strncmp(base, "salvage-", 8)) { /* a recoverer's reading, FORMAT.md [X5] */
+		printf("open: SALVAGE\n");
+		decode_multi(argv[1], 1);
+	} else if (rc == TZ_ERR_MULTI) {
 		printf("open: MULTI\n");
-		decode_multi(argv[1]);
+		decode_multi(argv[1], 0);
 	} else if (rc < 0) {
 		printf("open: %s\n", err_name(rc));
 	} else {

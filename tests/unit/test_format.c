@@ -644,8 +644,8 @@ static void t_crash_recover(void **st)
 	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
 	expect_all(r, &s);
 	unlink(out);
-	assert_int_equal(tz_recover(r, out, 0), (int)tz_reader_info(r)->chunks);
-	assert_int_equal(tz_recover(r, out, 0), TZ_ERR_EXISTS);
+	assert_int_equal(tz_recover(r, out, NULL), (int)tz_reader_info(r)->chunks);
+	assert_int_equal(tz_recover(r, out, NULL), TZ_ERR_EXISTS);
 	tz_reader_free(r);
 	assert_int_equal(tz_reader_open(&r, out, NULL), 0);
 	assert_int_equal(tz_reader_info(r)->has_footer, 1);
@@ -1019,7 +1019,7 @@ static void t_ring_file(void **st)
 	assert_int_equal(tz_reader_verify(r, NULL, NULL), 0);
 	int chunks = (int)tz_reader_info(r)->chunks;
 	unlink(out);
-	assert_int_equal(tz_recover(r, out, 0), chunks);
+	assert_int_equal(tz_recover(r, out, NULL), chunks);
 	tz_reader_free(r);
 	/* the unrolled file reads the same */
 	assert_int_equal(tz_reader_open(&r, out, NULL), 0);
@@ -1577,18 +1577,28 @@ static void t_file_safety(void **st)
 	assert_int_equal(tz_reader_open(&r, in, NULL), 0);
 	put_file(p, "old", 0666);
 	assert_int_equal(chmod(p, 0666), 0);
-	assert_int_equal(tz_recover(r, p, 0), TZ_ERR_EXISTS);
-	assert_int_equal(tz_recover(r, p, 1), 0);
+	assert_int_equal(tz_recover(r, p, NULL), TZ_ERR_EXISTS);
+	assert_int_equal(tz_recover(r, p, &(struct tz_recover_opts){.overwrite = 1}), 0);
 	assert_int_equal(mode_of(p), S_IFREG | 0600);
 	assert_int_equal(unlink(p), 0);
 	put_file(tgt, "precious", 0666);
 	assert_int_equal(chmod(tgt, 0666), 0);
 	assert_int_equal(symlink(tgt, p), 0);
-	assert_int_equal(tz_recover(r, p, 1), 0);
+	assert_int_equal(tz_recover(r, p, &(struct tz_recover_opts){.overwrite = 1}), 0);
 	assert_file_is(tgt, "precious", 0666);
 	assert_int_equal(mode_of(p), S_IFREG | 0600);
-	assert_int_equal(tz_recover(r, fifo, 1), TZ_ERR_IO);
+	assert_int_equal(tz_recover(r, fifo, &(struct tz_recover_opts){.overwrite = 1}), TZ_ERR_IO);
 	assert_non_null(strstr(tz_reader_errmsg(r), "not a regular file"));
+	/* the display name (a rewrite's hidden file): messages name it, not
+	 * the path, and the path's file is still what the rules say */
+	assert_int_equal(tz_recover(r, fifo,
+				    &(struct tz_recover_opts){.overwrite = 1, .name = "out.tz[2]"}),
+			 TZ_ERR_IO);
+	assert_non_null(strstr(tz_reader_errmsg(r), "'out.tz[2]': not a regular file"));
+	assert_null(strstr(tz_reader_errmsg(r), fifo));
+	assert_int_equal(tz_recover(r, p, &(struct tz_recover_opts){.name = "out.tz[2]"}),
+			 TZ_ERR_EXISTS);
+	assert_true(S_ISFIFO(mode_of(fifo)));
 	tz_reader_free(r);
 
 	umask(um);

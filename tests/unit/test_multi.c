@@ -282,6 +282,274 @@ static void test_ring_and_multi(void **state)
 	free(b);
 }
 
+/* ------------------------------------------ salvage scan (FORMAT.md [X5]) */
+
+static const struct tz_reader_opts salvage_opts = {.flags = TZ_R_SALVAGE};
+
+/* The offset of member i's MEMBER block in the undamaged container b. */
+static size_t member_block(const uint8_t *b, size_t len, size_t i)
+{
+	tz_multi *m;
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", NULL), 0);
+	assert_true(i < tz_multi_count(m));
+	size_t off = i ? (size_t)(tz_multi_member(m, i - 1)->off + tz_multi_member(m, i - 1)->len)
+		       : (size_t)(tz_multi_member(m, 0)->off);
+	if (!i) { /* after the container's METADATA block */
+		struct tz_bhdr h;
+		assert_int_equal(tz_bhdr_decode(b + TZ_HDR_SIZE, len - TZ_HDR_SIZE, &h), 0);
+		off = TZ_HDR_SIZE + (size_t)tz_block_size(&h);
+	}
+	tz_multi_free(m);
+	return off;
+}
+
+/* Member k of m is fixture trace t, byte for byte, with its own identity. */
+static void is_member(const struct fixture *fx, tz_multi *m, size_t k, int t, int salvaged)
+{
+	const struct tz_member *me = tz_multi_member(m, k);
+	char host[16];
+	assert_non_null(me);
+	assert_int_equal(me->len, fx->len[t]);
+	assert_memory_equal(me->data, fx->buf[t], fx->len[t]);
+	assert_memory_equal(me->uuid, fx->uuid[t], 16);
+	assert_memory_equal(me->boot_id, fx->boot[t], 16);
+	assert_int_equal(me->salvaged, salvaged);
+	assert_int_equal(me->cut, 0);
+	snprintf(host, sizeof(host), "node%d", t);
+	if (salvaged) { /* its own metadata's; a MEMBER block would say the source */
+		assert_string_equal(me->hostname, host);
+		assert_string_equal(me->source, "");
+	}
+	tz_reader *r;
+	assert_int_equal(tz_multi_reader(m, k, &r), 0);
+	assert_int_equal(tz_reader_info(r)->events, 50);
+	assert_int_equal(tz_reader_info(r)->corrupt_blocks, 0);
+	tz_reader_free(r);
+}
+
+/* A damaged MEMBER block header: the walk loses its member, the salvage
+ * scan finds it by its own header, in order; two damaged in a row too. */
+static void test_salvage_member_blocks(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 2};
+	size_t len;
+	tz_multi *m;
+
+	write_multi(fx, order, NM, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	size_t blk1 = member_block(b, len, 1), blk2 = member_block(b, len, 2);
+	memset(b + blk1, 0, 40); /* the MEMBER block's fixed header */
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", NULL), 0);
+	assert_int_equal(tz_multi_count(m), 2); /* without: lost */
+	tz_multi_free(m);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_damage(m), 1);
+	assert_int_equal(tz_multi_count(m), 3);
+	is_member(fx, m, 0, 0, 0);
+	is_member(fx, m, 1, 1, 1);
+	is_member(fx, m, 2, 2, 0);
+	tz_multi_free(m);
+
+	b[blk2 + 30] ^= 0x01; /* member 2's MEMBER block too: its payload checksum field */
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_damage(m), 1); /* one region */
+	assert_int_equal(tz_multi_count(m), 3);
+	is_member(fx, m, 0, 0, 0);
+	is_member(fx, m, 1, 1, 1);
+	is_member(fx, m, 2, 2, 1);
+	tz_multi_free(m);
+	free(b);
+}
+
+/* A container whose header does not check: read from the MEMBER blocks and
+ * member headers that follow, the header named; a plain trace whose header
+ * does not check is still refused as before. */
+static void test_salvage_header(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 2};
+	size_t len;
+	tz_multi *m;
+
+	write_multi(fx, order, NM, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	size_t blk0 = member_block(b, len, 0);
+	memset(b, 0, TZ_HDR_SIZE);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", NULL), TZ_ERR_MAGIC);
+	tz_multi_free(m);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_is_container(m), 1);
+	assert_int_equal(tz_multi_damage(m), 1);
+	assert_non_null(strstr(tz_multi_errmsg(m), "'run.tz': offset 0: file header: bad magic"));
+	assert_null(tz_multi_meta_get(m, "merged_by")); /* not trusted: left out */
+	assert_int_equal(tz_multi_count(m), 3);
+	for (int i = 0; i < NM; i++)
+		is_member(fx, m, (size_t)i, i, 0);
+	tz_multi_free(m);
+
+	/* and member 0's MEMBER block: found by its header */
+	memset(b + blk0 + 8, 0xff, 8);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 3);
+	is_member(fx, m, 0, 0, 1);
+	is_member(fx, m, 1, 1, 0);
+	tz_multi_free(m);
+	free(b);
+
+	/* a plain trace with a flipped header byte: its own error, nothing found */
+	b = malloc(fx->len[1]);
+	memcpy(b, fx->buf[1], fx->len[1]);
+	b[50] ^= 0x10;
+	char want[512];
+	assert_int_equal(tz_multi_open_mem(&m, b, fx->len[1], "one.tz", NULL), TZ_ERR_CHECKSUM);
+	snprintf(want, sizeof(want), "%s", tz_multi_errmsg(m));
+	tz_multi_free(m);
+	assert_int_equal(tz_multi_open_mem(&m, b, fx->len[1], "one.tz", &salvage_opts),
+			 TZ_ERR_CHECKSUM);
+	assert_string_equal(tz_multi_errmsg(m), want);
+	tz_multi_free(m);
+	free(b);
+}
+
+/* xorshift64 bytes */
+static void noise(uint8_t *p, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		p[i] = (uint8_t)seed;
+	}
+}
+
+/* No member is invented: garbage full of magics, a header that does not
+ * check, and a whole trace inside a block whose header and payload check
+ * (an embedded file, not a member) give nothing. */
+static void test_salvage_no_false_member(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 2};
+	size_t len;
+	tz_multi *m;
+
+	write_multi(fx, order, NM, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	size_t blk1 = member_block(b, len, 1), blk2 = member_block(b, len, 2);
+	/* member 1 and its MEMBER block: noise sown with both magics, and a
+	 * copy of member 1's header with one byte of it changed */
+	noise(b + blk1, blk2 - blk1, 42);
+	for (size_t p = blk1 + 7; p + 200 < blk2; p += 97)
+		memcpy(b + p, p % 2 ? TZ_MAGIC : TZ_BMAGIC, p % 2 ? TZ_MAGIC_LEN : TZ_BMAGIC_LEN);
+	memcpy(b + blk1 + 300, fx->buf[1], TZ_HDR_SIZE + 64);
+	b[blk1 + 300 + 44] ^= 1;
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 2);
+	is_member(fx, m, 0, 0, 0);
+	is_member(fx, m, 1, 2, 0);
+	tz_multi_free(m);
+	/* the same with the container's header gone */
+	memset(b, 0xa5, TZ_HDR_SIZE);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 2);
+	tz_multi_free(m);
+	free(b);
+
+	/* members 0 and 2 with, between them, 16 bytes of damage and then a
+	 * block of an unknown type whose payload is trace 1, whole */
+	static const int two[] = {0, 2};
+	write_multi(fx, two, 2, 1);
+	b = slurp(fx->path, &len);
+	size_t at = member_block(b, len, 1), blen = TZ_BHDR_MIN + fx->len[1];
+	uint8_t *c = malloc(len + 16 + blen);
+	memcpy(c, b, at);
+	memset(c + at, 0x5a, 16);
+	struct tz_bhdr h = {.type = 200,
+			    .payload_len = (uint32_t)fx->len[1],
+			    .raw_len = (uint32_t)fx->len[1],
+			    .seq = 99,
+			    .payload_csum = tz_hash(fx->buf[1], fx->len[1])};
+	tz_bhdr_encode(c + at + 16, &h, NULL);
+	memcpy(c + at + 16 + TZ_BHDR_MIN, fx->buf[1], fx->len[1]);
+	memcpy(c + at + 16 + blen, b + at, len - at);
+	assert_int_equal(tz_multi_open_mem(&m, c, len + 16 + blen, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_damage(m), 1);
+	assert_int_equal(tz_multi_count(m), 2);
+	is_member(fx, m, 0, 0, 0);
+	is_member(fx, m, 1, 2, 0);
+	tz_multi_free(m);
+	/* its payload checksum broken: the block is not trusted, trace 1 is found */
+	c[at + 16 + TZ_BHDR_MIN + 200] ^= 1;
+	assert_int_equal(tz_multi_open_mem(&m, c, len + 16 + blen, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 3);
+	assert_int_equal(tz_multi_member(m, 1)->salvaged, 1);
+	assert_memory_equal(tz_multi_member(m, 1)->uuid, fx->uuid[1], 16);
+	tz_multi_free(m);
+	free(c);
+	free(b);
+}
+
+/* A ring member found by its header spans its ring_size; one cut by the
+ * end of the file is cut. */
+static void test_salvage_ring(void **state)
+{
+	struct fixture *fx = *state;
+	char rp[128];
+	size_t rlen, len;
+	tz_writer *w;
+	tz_multi *m;
+	struct tz_field f = {.name = "v", .type = TZ_F_U64, .offset = 0, .size = 8, .unit = ""};
+	struct tz_event_type t = {
+	    .id = 1, .version = 1, .name = "tick", .fixed_size = 8, .nfields = 1, .fields = &f};
+	struct tz_writer_opts o = {.chunk_bytes = 4096, .ring_size = 200000};
+	snprintf(rp, sizeof(rp), "%s/ring.tz", fx->dir);
+	assert_int_equal(tz_writer_open(&w, rp, &o), 0);
+	assert_int_equal(tz_writer_add_type(w, &t), 0);
+	assert_int_equal(tz_writer_set_meta(w, "hostname", "ringhost"), 0);
+	for (uint64_t i = 1; i <= 3000; i++) {
+		uint8_t v[8];
+		tz_put64(v, i);
+		assert_int_equal(tz_writer_add(w, 1, 1000 * i, v, 8, NULL, 0), 0);
+	}
+	assert_int_equal(tz_writer_close(w), 0);
+	uint8_t *ring = slurp(rp, &rlen);
+	unlink(rp);
+	assert_int_equal(rlen, 200000);
+
+	struct tz_merge_src src[2] = {
+	    {.data = ring, .len = rlen, .uuid = ring + 40, .boot_id = ring + 56},
+	    {.data = fx->buf[0], .len = fx->len[0], .uuid = fx->uuid[0], .boot_id = fx->boot[0]}};
+	char err[512];
+	assert_int_equal(tz_multi_write(fx->path, 1, src, 2, NULL, 0, err, sizeof(err)), 0);
+	uint8_t *b = slurp(fx->path, &len);
+	size_t blk0 = TZ_HDR_SIZE;
+	{
+		struct tz_bhdr h;
+		assert_int_equal(tz_bhdr_decode(b + blk0, len - blk0, &h), 0);
+		if (h.type != TZ_B_MEMBER)
+			blk0 += (size_t)tz_block_size(&h);
+	}
+	memset(b + blk0, 0, 8);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 2);
+	assert_int_equal(tz_multi_member(m, 0)->salvaged, 1);
+	assert_int_equal(tz_multi_member(m, 0)->len, rlen);
+	assert_memory_equal(tz_multi_member(m, 0)->data, ring, rlen);
+	assert_string_equal(tz_multi_member(m, 0)->hostname, "ringhost");
+	is_member(fx, m, 1, 0, 0);
+	tz_multi_free(m);
+	/* cut inside the ring member */
+	size_t cut = blk0 + 200 + rlen / 2;
+	assert_int_equal(tz_multi_open_mem(&m, b, cut, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 1);
+	assert_int_equal(tz_multi_member(m, 0)->cut, 1);
+	tz_multi_free(m);
+	free(b);
+	free(ring);
+}
+
 TEST_MAIN(setup, teardown, cmocka_unit_test(test_round_trip), cmocka_unit_test(test_plain),
 	  cmocka_unit_test(test_damaged_member_block), cmocka_unit_test(test_cut),
-	  cmocka_unit_test(test_duplicate_and_nested), cmocka_unit_test(test_ring_and_multi))
+	  cmocka_unit_test(test_duplicate_and_nested), cmocka_unit_test(test_ring_and_multi),
+	  cmocka_unit_test(test_salvage_member_blocks), cmocka_unit_test(test_salvage_header),
+	  cmocka_unit_test(test_salvage_no_false_member), cmocka_unit_test(test_salvage_ring))

@@ -1451,6 +1451,75 @@ def _():
     return data[:data.find(m0) + len(m0)]
 
 
+@corpus('salvage-member-block')
+def _():
+    """[X5] the second MEMBER block's header checksum is wrong (as
+    multi-damaged-member): the walk loses its member, the salvage scan finds
+    it by its own header, between the first member and the third MEMBER
+    block; then the third's is wrong too: one region, two members found"""
+    m = [host_trace(n) for n in range(3)]
+    data = bytearray(multi([(m[0], 'n0.tz', 'node0'), (m[1], 'n1.tz', 'node1'),
+                            (m[2], 'n2.tz', 'node2')]))
+    at = data.find(BMAGIC + bytes([MEMBER]), 128)
+    at = data.find(BMAGIC + bytes([MEMBER]), at + 1)
+    data[at + 16] ^= 0x01
+    return bytes(data)
+
+
+@corpus('salvage-two-member-blocks')
+def _():
+    """[X5] the second and third MEMBER blocks' headers do not check: one
+    damaged region holding two members, each found by its own header"""
+    m = [host_trace(n) for n in range(3)]
+    data = bytearray(multi([(m[0], 'n0.tz', 'node0'), (m[1], 'n1.tz', 'node1'),
+                            (m[2], 'n2.tz', 'node2')]))
+    at = data.find(BMAGIC + bytes([MEMBER]), 128)
+    for _ in range(2):
+        at = data.find(BMAGIC + bytes([MEMBER]), at + 1)
+        data[at + 16] ^= 0x01
+    return bytes(data)
+
+
+@corpus('salvage-header')
+def _():
+    """[X5] the container's header is zeros and its first MEMBER block's header
+    does not check: read as a container from what follows (the header one
+    damaged region with the first member, found by its own header, in it);
+    the merge metadata is left out"""
+    m = [host_trace(n) for n in range(2)]
+    data = bytearray(multi([(m[0], 'n0.tz', 'node0'), (m[1], 'n1.tz', 'node1')]))
+    data[0:128] = bytes(128)
+    at = data.find(BMAGIC + bytes([MEMBER]), 128)
+    data[at + 16] ^= 0x01
+    return bytes(data)
+
+
+@corpus('salvage-no-false-member')
+def _():
+    """[X5] in a damaged region: a member header whose checksum fails, noise
+    sown with both magics, and a whole trace as the payload of a block of an
+    unknown type whose header and payload check (an embedded file, not a
+    member): no member is found in it; the member after it is read"""
+    m0, m1, m2 = host_trace(0), host_trace(1), host_trace(2)
+    bad = bytearray(m1[:400])
+    bad[44] ^= 0x01  # its uuid: the header checksum no longer matches
+    noise = bytearray((i * 151 + 7) % 251 for i in range(600))
+    for p in range(5, 560, 53):
+        noise[p:p + 8] = MAGIC if p % 2 else BMAGIC + bytes(4)
+    region = bytes(16) + bytes(bad) + bytes(noise) + block(200, 90, m1)
+    data = multi([(m0, 'n0.tz', 'node0')], meta=[('merged_by', 'gen.py'), ('members', '2')])
+    return data + region + member(3, m2, 'n2.tz', 'node2')
+
+
+@corpus('salvage-plain-header')
+def _():
+    """[X5] a plain trace whose header checksum fails: nothing follows it that
+    makes it a container; the header's error stands"""
+    data = bytearray(host_trace(0))
+    data[44] ^= 0x01
+    return bytes(data)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for name, fn in sorted(CORPUS.items()):
