@@ -36,7 +36,8 @@ static const struct tza_cmd_spec recover_spec = {
 static int recover_one(const char *in, tz_reader *r, const char *out_path, const char *out,
 		       int force)
 {
-	struct tz_recover_opts o = {.overwrite = force, .name = out};
+	uint64_t events = 0;
+	struct tz_recover_opts o = {.overwrite = force, .name = out, .events = &events};
 	int rc = tz_recover(r, out_path, &o);
 	if (rc < 0) {
 		if (rc == TZ_ERR_EXISTS)
@@ -59,7 +60,7 @@ static int recover_one(const char *in, tz_reader *r, const char *out_path, const
 			i->ring ? "final metadata slot empty" : "no trailer");
 	}
 	printf("'%s': %d chunk%s, %" PRIu64 " event%s written to '%s'%s\n", in, rc, tza_plural(rc),
-	       i->events, tza_plural(i->events), out,
+	       events, tza_plural(events), out,
 	       i->corrupt_blocks || (i->unfinished && !i->live) ? " (the losses are in its metadata)"
 								 : "");
 	return 0;

@@ -540,6 +540,10 @@ struct tz_recover_opts {
 			     file shown as the output it becomes, as
 			     tz_writer_opts.name); NULL: out_path. Borrowed for
 			     the call. */
+	uint64_t *events; /* non-NULL: set to the events in the chunks written
+			     (their headers' counts, each chunk decoded and
+			     checked before it is copied); not tz_info.events,
+			     which counts chunks a checksum later fails */
 };
 int tz_recover(tz_reader *r, const char *out_path, const struct tz_recover_opts *opts);
 

@@ -323,8 +323,9 @@ static int recover_block(tz_reader *r, struct sink *s, struct rd_blk *k)
 }
 
 /* Copy every chunk and state block that decodes, in seq order: the chunks
- * copied, or a tz_err; *maxseq the largest seq copied (else unchanged). */
-static int recover_blocks(tz_reader *r, struct sink *s, uint64_t *maxseq)
+ * copied, or a tz_err; *maxseq the largest seq copied (else unchanged),
+ * *events the events of the chunks copied. */
+static int recover_blocks(tz_reader *r, struct sink *s, uint64_t *maxseq, uint64_t *events)
 {
 	size_t n = r->nchunks + r->nstates;
 	struct rd_blk **all = malloc((n ? n : 1) * sizeof(*all));
@@ -347,8 +348,10 @@ static int recover_blocks(tz_reader *r, struct sink *s, uint64_t *maxseq)
 			continue;
 		if (k->seq > *maxseq)
 			*maxseq = k->seq;
-		if (k->type == TZ_B_CHUNK)
+		if (k->type == TZ_B_CHUNK) {
 			written++;
+			*events += k->ext.events;
+		}
 	}
 	free(all);
 	return rc < 0 ? rc : written;
@@ -384,13 +387,13 @@ int tz_recover(tz_reader *r, const char *out_path, const struct tz_recover_opts 
 	const char *name = opts && opts->name ? opts->name : out_path;
 	struct sink s = {r, out_path, name, -1, 0, {0}};
 	struct tz_buf b = {0};
-	uint64_t maxseq = 0;
+	uint64_t maxseq = 0, events = 0;
 	int written = 0;
 	int rc = recover_create(r, &s, overwrite);
 	if (rc)
 		return rc;
 	rc = recover_head(r, &s, &b);
-	if (!rc && (written = recover_blocks(r, &s, &maxseq)) < 0)
+	if (!rc && (written = recover_blocks(r, &s, &maxseq, &events)) < 0)
 		rc = written;
 	if (!rc)
 		rc = recover_footer(r, &s, &b, maxseq);
@@ -402,5 +405,7 @@ int tz_recover(tz_reader *r, const char *out_path, const struct tz_recover_opts 
 		rd_err(r, rc, UINT64_MAX, "out of memory");
 	if (rc)
 		unlink(out_path); /* never a partial file that looks like a result */
+	if (opts && opts->events)
+		*opts->events = rc ? 0 : events;
 	return rc ? rc : written;
 }

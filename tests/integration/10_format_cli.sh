@@ -120,6 +120,8 @@ expect 1 "$A" cat "$D/bad/chunk-payload-flip.tz"
 n=$(wc -l <"$tmp/out")
 [ "$n" -ge 2900 ] && [ "$n" -lt 3000 ] || fail "cat after a flip: $n events"
 expect 0 "$A" recover "$D/bad/chunk-payload-flip.tz" "$tmp/fixed.tz"
+# the count said is what was written (it counted the damaged chunk's events)
+grep -q " $n events written to " "$tmp/out" || fail "recover's count: $(cat "$tmp/out"), cat read $n"
 expect 0 "$A" verify "$tmp/fixed.tz"
 expect 0 "$A" cat "$tmp/fixed.tz"
 [ "$(wc -l <"$tmp/out")" -eq "$n" ] || fail "recovered file lost events"
