@@ -3,6 +3,7 @@
  * against what they used, flags, and a configuration block to paste
  * (docs/tracer-analyze.md "rightsize"). */
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,7 +291,8 @@ static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
  * cores they used were measured under contention (they got what was left) */
 #define BUSY_WARN 0.90
 
-static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double busy)
+static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double busy,
+		     uint64_t dups)
 {
 	fprintf(f, "{\"headroom_pct\":");
 	tza_json_num(f, h * 100);
@@ -299,6 +301,7 @@ static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double b
 		tza_json_num(f, busy * 100);
 	else
 		fputs("null", f);
+	fprintf(f, ",\"counted_once\":%" PRIu64, dups);
 	fputs(",\"rules\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rs *x = &r[i];
@@ -420,8 +423,8 @@ static int rs_load(int argc, char **argv, struct rs_opts *o, tz_reader **r,
  * suggestion at headroom h. rs holds ts->n + 1 zeroed rows. Returns the
  * number of rows, *kinds the task kinds seen (1 << TZA_TASK_*); -1 when
  * memory ran out. */
-static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, int per_task, double h,
-		   struct rs *rs, uint32_t *kinds)
+static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, const uint8_t *skip,
+		   int per_task, double h, struct rs *rs, uint32_t *kinds)
 {
 	const struct tza_task **v = malloc((ts->n + 1) * sizeof(*v));
 	uint64_t *thr = calloc(ts->n + 1, sizeof(*thr)); /* per task: its members' threads */
@@ -433,12 +436,14 @@ static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, int pe
 	for (uint32_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i]->task)
 			thr[m->procs[i]->task->index] += m->procs[i]->threads;
+	uint32_t nv = 0;
 	for (uint32_t i = 0; i < ts->n; i++)
-		v[i] = &ts->tasks[i];
+		if (!skip || !skip[i])
+			v[nv++] = &ts->tasks[i];
 	if (!per_task)
-		qsort(v, ts->n, sizeof(*v), cmp_task_name);
+		qsort(v, nv, sizeof(*v), cmp_task_name);
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < ts->n; i++) {
+	for (uint32_t i = 0; i < nv; i++) {
 		const char *name = per_task ? v[i]->key : v[i]->name;
 		if (!n || per_task || strcmp(rs[n - 1].name, name))
 			rs[n++].name = name;
@@ -455,7 +460,8 @@ static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, int pe
 }
 
 static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n, uint32_t kinds,
-		     double h, double busy, const char *host, size_t ntraces, size_t nhosts);
+		     double h, double busy, const char *host, size_t ntraces, size_t nhosts,
+		     uint64_t dups);
 
 /* Fold row x (host i's) into the run's rows u[0..*n) by name: counts and
  * sums added, requests and peaks the largest; flags again from the sums. */
@@ -506,9 +512,15 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 	double h = (double)o->pct / 100.0, busy = -1;
 	char *busy_host = NULL;
 	char **names = NULL; /* each trace's hostname, for the count of hosts */
+	struct tza_fleet_seen seen = {0};
+	uint64_t dups = 0; /* tasks seen by two traces of one host */
 	int rc = TZA_EXIT_FAIL;
 	if (tza_fleet_open("rightsize", args, nargs, &fl))
 		goto out;
+	if (tza_fleet_seen_init(&seen, fl.n)) {
+		tza_err("out of memory");
+		goto out;
+	}
 	if (!(names = calloc(fl.n ? fl.n : 1, sizeof(*names)))) {
 		tza_err("out of memory");
 		goto out;
@@ -521,8 +533,24 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 			goto out;
 		const struct tza_tasks *ts = tza_tasks_of(m);
 		struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
+		uint8_t *skip = calloc((ts ? ts->n : 0) + 1, 1);
 		uint32_t k = 0;
-		int nr = ts && rs ? rs_rows(m, ts, o->per_task, h, rs, &k) : -1;
+		int nr = ts && rs && skip ? 0 : -1;
+		/* a task whose root an earlier trace of this host (same boot
+		 * id: overlapping recordings) held was counted there */
+		for (uint32_t t = 0; !nr && t < ts->n; t++) {
+			const struct tza_proc *root = ts->tasks[t].root;
+			if ((skip[t] = (uint8_t)tza_fleet_seen_before(&seen, &fl, i, root->pid,
+								      root->start_ns)))
+				dups++;
+		}
+		for (uint32_t p = 0; !nr && p < m->nprocs; p++)
+			if (tza_fleet_seen_add(&seen, i, m->procs[p]->pid, m->procs[p]->start_ns))
+				nr = -1;
+		tza_fleet_seen_seal(&seen, i);
+		if (!nr)
+			nr = rs_rows(m, ts, skip, o->per_task, h, rs, &k);
+		free(skip);
 		for (int j = 0; j < nr; j++)
 			if (fold_row(&u, &n, &cap, &rs[j]) < 0)
 				nr = -1;
@@ -548,8 +576,8 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 		u[i].flags = 0;
 		suggest(&u[i], h);
 	}
-	rs_print(stdout, o, u, n, kinds, h, busy, busy_host, fl.n, 
-		 tza_hosts_distinct((const char *const *)names, fl.n));
+	rs_print(stdout, o, u, n, kinds, h, busy, busy_host, fl.n,
+		 tza_hosts_distinct((const char *const *)names, fl.n), dups);
 	rc = tza_stdout_done();
 out:
 	for (uint32_t i = 0; i < n; i++)
@@ -559,6 +587,7 @@ out:
 	for (size_t i = 0; names && i < fl.n; i++)
 		free(names[i]);
 	free(names);
+	tza_fleet_seen_free(&seen);
 	tza_fleet_free(&fl);
 	return rc;
 }
@@ -566,19 +595,24 @@ out:
 /* The table or JSON of rows r[0..n) and the configuration blocks; host: the
  * busiest host's name over several hosts (nhosts > 1), else NULL. */
 static void rs_print(FILE *f, struct rs_opts *o, const struct rs *rs, uint32_t n, uint32_t kinds,
-		     double h, double busy, const char *host, size_t ntraces, size_t nhosts)
+		     double h, double busy, const char *host, size_t ntraces, size_t nhosts,
+		     uint64_t dups)
 {
 	if (o->cfg == -1) {
 		int nf = !!(kinds & (1u << TZA_TASK_NEXTFLOW)), smk = !!(kinds & (1u << TZA_TASK_SNAKEMAKE));
 		o->cfg = nf && !smk ? 1 : smk && !nf ? 2 : 3;
 	}
 	if (o->json) {
-		json_out(f, rs, n, h, busy);
+		json_out(f, rs, n, h, busy, dups);
 		return;
 	}
 	if (host) {
 		tza_hosts_say(f, ntraces, nhosts);
-		fputs(": each rule's tasks on every host together\n", f);
+		fputs(": each rule's tasks on every host together", f);
+		if (dups)
+			fprintf(f, "; %" PRIu64 " task%s seen by two traces of one host, counted once",
+				dups, tza_plural(dups));
+		fputc('\n', f);
 	}
 	text_out(f, rs, n);
 	if (busy > BUSY_WARN) {
@@ -615,14 +649,14 @@ int cmd_rightsize(int argc, char **argv)
 	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
 	double h = (double)o.pct / 100.0;
 	uint32_t kinds = 0;
-	int n = ts && rs ? rs_rows(m, ts, o.per_task, h, rs, &kinds) : -1;
+	int n = ts && rs ? rs_rows(m, ts, NULL, o.per_task, h, rs, &kinds) : -1;
 	if (n < 0) {
 		tza_err("out of memory");
 		free(rs);
 		tza_unload(r, m);
 		return TZA_EXIT_FAIL;
 	}
-	rs_print(stdout, &o, rs, (uint32_t)n, kinds, h, tasks_busy(m, ts), NULL, 1, 1);
+	rs_print(stdout, &o, rs, (uint32_t)n, kinds, h, tasks_busy(m, ts), NULL, 1, 1, 0);
 	free(rs);
 	tza_unload(r, m);
 	return tza_stdout_done();

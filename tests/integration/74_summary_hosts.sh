@@ -170,6 +170,21 @@ python3 -c 'import json,sys; r = json.load(open("ovi.json"))["run"]; assert (r["
 "$A" idle all.tz cmd.tz 2>/dev/null | head -1 | grep -qxF "run           2 traces on 1 host: $me" || fail "idle run line"
 "$A" critical-path all.tz cmd.tz 2>/dev/null | head -1 | grep -q "^run makespan .* over 2 traces on 1 host, from " ||
 	fail "critical-path: $("$A" critical-path all.tz cmd.tz 2>&1 | head -1)"
+# rightsize: the command's tasks, also in the -a trace, counted once (they
+# were counted twice: a whole-machine recording beside a job's own)
+for f in all cmd; do "$A" rightsize --json $f.tz >rs-$f.json 2>/dev/null || fail "rightsize $f.tz"; done
+"$A" rightsize --json all.tz cmd.tz >rs-ov.json 2>/dev/null || fail "rightsize all cmd"
+python3 - <<'PY' || fail "rightsize over two traces of one host: a task counted twice"
+import json
+n = lambda f: sum(r["tasks"] for r in json.load(open(f))["rules"])
+ov = json.load(open("rs-ov.json"))
+assert n("rs-cmd.json") >= 1, "no task in cmd.tz"
+assert ov["counted_once"] == n("rs-cmd.json"), (ov["counted_once"], n("rs-cmd.json"))
+assert n("rs-ov.json") == n("rs-all.json"), (n("rs-ov.json"), n("rs-all.json"))
+assert json.load(open("rs-all.json"))["counted_once"] == 0
+PY
+"$A" rightsize all.tz cmd.tz 2>/dev/null | head -1 | grep -q "^2 traces on 1 host: each rule's tasks on every host together; $(python3 -c 'import json; print(json.load(open("rs-ov.json"))["counted_once"])') tasks\? seen by two traces of one host, counted once$" ||
+	fail "rightsize heading: $("$A" rightsize all.tz cmd.tz 2>/dev/null | head -2)"
 # three traces of three hosts, and four of three: node2 recorded twice
 host_record node2 b2.tz sh -c 'ls / >/dev/null'
 "$A" summary a.tz b.tz b2.tz c.tz >four.txt 2>/dev/null || fail "summary of four traces"
