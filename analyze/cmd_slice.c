@@ -368,8 +368,12 @@ static int write_end_samples(tz_writer *w, const struct tz_event_type *t,
 			uint64_t v = ctr_at(p, k, to), b = c ? c->base[k] : 0;
 			put(fixed, size, t, ctr_names[k], v > b ? v - b : 0);
 		}
+		/* its RSS and threads now: its last sample's (the model keeps
+		 * their sum, written as anon), else unknown: threads 0, which no
+		 * live process has, RSS 0 (what readers before this knew to
+		 * show), read back as unknown (model_finish.c settle) */
 		put(fixed, size, t, "rss_anon_kib", last ? last->rss_kib : 0);
-		put(fixed, size, t, "threads", last ? last->threads : 1);
+		put(fixed, size, t, "threads", last ? last->threads : 0);
 		int rc = tz_writer_add(w, t->id, to, fixed, size, NULL, 0);
 		if (rc < 0)
 			return rc;

@@ -40,6 +40,22 @@ assert smp and smp[0]["t_s"] == 0 and smp[0]["utime_s"] == 0, smp[:2]
 assert abs(smp[-1]["utime_s"] - 3) < 1e-6, smp[-1]
 print("ok   synthetic: wall 3 s each, CPU 3 / 1.2 / 1.5 s, utilisation 0.95")
 EOF
+# the sample at --to says what is known: nosample (no sample by 5 s) has an
+# unknown RSS ("-", null), never an invented 0; half's is its last sample's
+timeout 60 "$A" tree "$tmp/c.tz" >"$tmp/tree.txt" || bad "tree"
+timeout 60 "$A" export --format jsonl --samples "$tmp/clip.tz" >"$tmp/clip.jsonl" || bad "export clip"
+python3 - "$tmp/top.json" "$tmp/tree.txt" "$tmp/clip.jsonl" <<'EOF' || bad "RSS at --to"
+import json, sys
+top = {g["tool"]: g for g in json.load(open(sys.argv[1]))}
+assert top["nosample"]["peak_rss_kib"] is None, top["nosample"]
+line = [l for l in open(sys.argv[2]) if " nosample" in l][0]
+assert " rss - " in line, line
+orig = {json.loads(l)["comm"]: json.loads(l) for l in open(sys.argv[3])}
+last = [s for s in orig["half"]["samples"] if s["t_s"] <= 5 + 1e-9]
+win = [s["rss_kib"] for s in last if s["t_s"] >= 2 - 1e-9] + [last[-1]["rss_kib"]]
+assert last and top["half"]["peak_rss_kib"] == max(win) > 0, (top["half"], last[-1])
+print(f"ok   RSS at --to: nosample unknown, half {top['half']['peak_rss_kib']} KiB as its samples")
+EOF
 # a slice of the slice (3..4 s of the recording): clipped again, from its start
 timeout 60 "$A" slice --from 1 --to 2 "$tmp/c.tz" "$tmp/cc.tz" 2>/dev/null || bad "slice of a slice"
 python3 - <<EOF || bad "slice of a slice"
