@@ -44,10 +44,12 @@ EOF
 # unknown RSS ("-", null), never an invented 0; half's is its last sample's
 timeout 60 "$A" tree "$tmp/c.tz" >"$tmp/tree.txt" || bad "tree"
 timeout 60 "$A" export --format jsonl --samples "$tmp/clip.tz" >"$tmp/clip.jsonl" || bad "export clip"
-python3 - "$tmp/top.json" "$tmp/tree.txt" "$tmp/clip.jsonl" <<'EOF' || bad "RSS at --to"
+python3 - "$tmp/top.json" "$tmp/tree.txt" "$tmp/clip.jsonl" "$tmp/sum.json" <<'EOF' || bad "RSS at --to"
 import json, sys
 top = {g["tool"]: g for g in json.load(open(sys.argv[1]))}
 assert top["nosample"]["peak_rss_kib"] is None, top["nosample"]
+tools = {g["tool"]: g for g in json.load(open(sys.argv[4]))["top_tools"]}
+assert tools["nosample"]["peak_rss_kib"] is None, tools["nosample"]
 line = [l for l in open(sys.argv[2]) if " nosample" in l][0]
 assert " rss - " in line, line
 orig = {json.loads(l)["comm"]: json.loads(l) for l in open(sys.argv[3])}
