@@ -197,9 +197,11 @@ static void meta_drops(tz_writer *w, const uint64_t *drops)
 
 /*
  * Clipping (docs/tracer-analyze.md, slice). The cumulative counters a slice rebases at
- * its start: the first NSAMPLED are in samples too (EV_SAMPLE), and are taken
- * linear between (start, 0), the samples and (exit, total); the others are in
- * the exit event only, and spread evenly over the life.
+ * its start, in every event that carries them (rebased_type): the first
+ * NSAMPLED are in samples too (EV_SAMPLE), and are taken linear between
+ * (start, 0), the samples and (exit, total); the others are in the exit
+ * event only (and release's switches and faults), and spread evenly over the
+ * life.
  */
 static const char *const ctr_names[] = {
 	"utime_ns", "stime_ns", "rchar", "wchar", "read_bytes", "write_bytes", "syscr", "syscw",
@@ -314,8 +316,16 @@ static const struct clip *find_clip(const struct clip *v, size_t n, uint32_t pid
 	return n ? bsearch(&key, v, n, sizeof(*v), cmp_clip) : NULL;
 }
 
-/* ev (an exit or a sample of a process that crossed the start) with its
- * counters counted from the start, added to w */
+/* Whether events of type id carry cumulative counters of one process (tgid,
+ * start_ns) that a slice rebases: exit and release (totals), sample (so far),
+ * exec (its CPU before the exec: utime_ns, stime_ns) */
+static int rebased_type(uint32_t id)
+{
+	return id == EV_EXIT || id == EV_SAMPLE || id == EV_RELEASE || id == EV_EXEC;
+}
+
+/* ev (an exit, release, sample or exec of a process that crossed the start)
+ * with its counters counted from the start, added to w */
 static int add_rebased(tz_writer *w, const struct tz_event *ev, const struct clip *c)
 {
 	uint8_t fixed[4096];
@@ -358,8 +368,12 @@ static int write_end_samples(tz_writer *w, const struct tz_event_type *t,
 			uint64_t v = ctr_at(p, k, to), b = c ? c->base[k] : 0;
 			put(fixed, size, t, ctr_names[k], v > b ? v - b : 0);
 		}
+		/* its RSS and threads now: its last sample's (the model keeps
+		 * their sum, written as anon), else unknown: threads 0, which no
+		 * live process has, RSS 0 (what readers before this knew to
+		 * show), read back as unknown (model_finish.c settle) */
 		put(fixed, size, t, "rss_anon_kib", last ? last->rss_kib : 0);
-		put(fixed, size, t, "threads", last ? last->threads : 1);
+		put(fixed, size, t, "threads", last ? last->threads : 0);
 		int rc = tz_writer_add(w, t->id, to, fixed, size, NULL, 0);
 		if (rc < 0)
 			return rc;
@@ -536,7 +550,7 @@ static int slice_events(tz_writer *w, struct slice_job *j, int *werr)
 				j->drops[tza_drop_slots[i].slot] = tz_event_u64(
 					ev, tz_type_field(ev->type, tza_drop_slots[i].name));
 		const struct clip *cl = NULL;
-		if ((ev->type_id == EV_EXIT || ev->type_id == EV_SAMPLE) && j->nc)
+		if (rebased_type(ev->type_id) && j->nc)
 			cl = find_clip(j->cv, j->nc,
 				       (uint32_t)tz_event_u64(ev, tz_type_field(ev->type, "tgid")),
 				       tz_event_u64(ev, tz_type_field(ev->type, "start_ns")));
@@ -611,6 +625,12 @@ static int slice_write(struct slice_job *j)
 		goto werr;
 	/* a reader knows crossing processes' counters count from the start */
 	tz_writer_set_meta(w, "slice_counters", "window");
+	/* and so do the CPU-before fields of their exec events (rebased_type),
+	 * unless IN is a slice written before they were (its whole-life ones
+	 * cannot be told from window ones) */
+	if (!tz_reader_meta_get(j->r, "slice_counters") ||
+	    tz_reader_meta_get(j->r, "slice_exec_cpu"))
+		tz_writer_set_meta(w, "slice_exec_cpu", "window");
 	meta_drops(w, j->drops);
 	if ((rc = tz_writer_close(w)) < 0) {
 		tza_err("'%s': %s", j->out, tz_strerror(rc));

@@ -370,10 +370,14 @@ static void json_tables(FILE *f, const struct tza_summary *s)
 		tza_json_secs(f, (int64_t)x->wall_ns);
 		tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
 		tza_json_key_num(f, "mean_cores", tza_group_cores(x));
+		if (x->rss_known)
+			fprintf(f, ",\"peak_rss_kib\":%llu", (unsigned long long)x->peak_rss_kib);
+		else /* every process's RSS unknown (a slice's) */
+			fputs(",\"peak_rss_kib\":null", f);
 		fprintf(f,
-			",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+			",\"read_bytes\":%llu,\"write_bytes\":%llu,"
 			"\"rchar\":%llu,\"wchar\":%llu}",
-			(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
+			(unsigned long long)x->read_bytes,
 			(unsigned long long)x->write_bytes, (unsigned long long)x->rchar,
 			(unsigned long long)x->wchar);
 	}
@@ -618,7 +622,8 @@ static void text_tables(FILE *f, const struct tza_summary *s, enum tza_by by)
 			fprintf(f, " %7s %10s %10s %6.2f %9s %9s %9s\n",
 				tza_fmt_count(b[0], 40, x->count),
 				tza_fmt_dur(b[1], 40, x->wall_ns), tza_fmt_dur(b[2], 40, x->cpu_ns),
-				tza_group_cores(x), tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024),
+				tza_group_cores(x),
+				x->rss_known ? tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024) : "-",
 				tza_fmt_bytes(b[4], 40, x->rchar),
 				tza_fmt_bytes(b[5], 40, x->wchar));
 		}

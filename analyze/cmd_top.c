@@ -120,11 +120,12 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	tza_json_secs(f, (int64_t)x->wall_ns);
 	tza_json_key_secs(f, "cpu_s", (int64_t)x->cpu_ns);
 	tza_json_key_num(f, "max_cores", x->max_cores);
-	fprintf(f,
-		",\"peak_rss_kib\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
-		"\"critical_s\":",
-		(unsigned long long)x->peak_rss_kib, (unsigned long long)x->read_bytes,
-		(unsigned long long)x->write_bytes);
+	if (x->rss_known)
+		fprintf(f, ",\"peak_rss_kib\":%llu", (unsigned long long)x->peak_rss_kib);
+	else /* every process's RSS unknown (a slice's) */
+		fputs(",\"peak_rss_kib\":null", f);
+	fprintf(f, ",\"read_bytes\":%llu,\"write_bytes\":%llu,\"critical_s\":",
+		(unsigned long long)x->read_bytes, (unsigned long long)x->write_bytes);
 	tza_json_secs(f, (int64_t)x->critical_ns);
 	if (by >= TZA_BY_TASK) {
 		fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":", (unsigned long long)x->tasks);
@@ -158,7 +159,8 @@ static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw,
 		tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
 		tza_fmt_dur(b[1], 32, x->wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 		tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-		tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),
+		!x->tasks && !x->rss_known ? "-"
+		: tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),
 		tza_fmt_bytes(b[5], 32, x->rchar), tza_fmt_bytes(b[6], 32, x->wchar),
 		row->makespan_ns ? 100.0 * (double)x->critical_ns / (double)row->makespan_ns : 0.0);
 	flags_text(f, x->flags);

@@ -127,7 +127,9 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	status(f, p);
 	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED))
 		fprintf(f, "  cpu %s  rss %s%s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
-			tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024),
+			(p->flags & TZA_P_RSS_UNKNOWN) && !p->maxrss_kib
+				? "-"
+				: tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024),
 			p->flags & TZA_P_SAMPLED ? " (to its last sample)" : "");
 	if (p->threads > 1)
 		fprintf(f, "  [%u threads]", p->threads);

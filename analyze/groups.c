@@ -198,6 +198,8 @@ static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by
 	}
 	if (p->maxrss_kib > x->peak_rss_kib)
 		x->peak_rss_kib = p->maxrss_kib;
+	if (!(p->flags & TZA_P_RSS_UNKNOWN) || p->maxrss_kib)
+		x->rss_known++;
 	TZA_IO_ADD(x, p);
 	if (by < TZA_BY_TASK)
 		x->failed += tza_proc_failed(p) ? 1 : 0;

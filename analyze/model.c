@@ -263,7 +263,8 @@ int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i)
 			return -1;
 		z = p->execs[i + 1].cpu_before_ns;
 	} else if ((!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED)) &&
-		   !(p->flags & TZA_P_CLIPPED)) { /* clipped: totals from a slice's window */
+		   (!(p->flags & TZA_P_CLIPPED) || (p->flags & TZA_P_EXEC_REBASED))) {
+		/* clipped: totals from a slice's window, its execs' too or not */
 		z = p->utime_ns + p->stime_ns;
 	} else {
 		return -1;

@@ -130,6 +130,17 @@ struct tza_failed_exec {
 				   recording started (TZA_P_PRE_EXISTING, started
 				   before the metadata start_boottime_ns; charge_ns
 				   is that start): see tza_model_build */
+#define TZA_P_EXEC_REBASED 0x8000 /* with TZA_P_CLIPPED by a slice: its execs'
+				   CPU before them (cpu_before_ns) count from
+				   charge_ns too, like its totals, so the per-image
+				   CPU of images exec'd in the window is known
+				   (metadata slice_exec_cpu "window"; slices
+				   written before it left them whole-life) */
+#define TZA_P_RSS_UNKNOWN 0x10000 /* with TZA_P_SAMPLED: its RSS is unknown, its
+				   maxrss_kib 0 means unknown, not 0: its only
+				   sample is a slice's at the window's end that
+				   says threads 0 (a process with no sample by
+				   then: docs/tracer-analyze.md, slice) */
 #define TZA_P_EXE_DELETED 0x100	/* its image's file was unlinked by exit time
 				   (EV_EXIT_EXE_DELETED; its own final image, if
 				   any, then has EV_EXEC_EXE_DELETED too) */

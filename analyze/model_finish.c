@@ -324,6 +324,8 @@ struct fin_meta {
 	uint64_t rec_start;
 	uint64_t clip_ns; /* a window slice's start: crossing processes count
 			     from it; 0: not such a slice */
+	int exec_rebased; /* with clip_ns: their execs' CPU-before count from it too */
+	uint64_t slice_to; /* a slice's window end (its end samples' time), else 0 */
 	int alive_known;  /* the recorder listed the processes alive at its stop */
 	uint32_t *alive;  /* their pids, sorted (malloc'd) */
 	size_t nalive;
@@ -344,6 +346,11 @@ static int read_meta(tz_reader *r, const struct tza_model *m, struct fin_meta *f
 	const char *sc = tz_reader_meta_get(r, "slice_counters");
 	const char *sf = tz_reader_meta_get(r, "slice_from_boottime_ns");
 	fm->clip_ns = sc && sf && !strcmp(sc, "window") ? strtoull(sf, NULL, 10) : 0;
+	const char *xc = tz_reader_meta_get(r, "slice_exec_cpu");
+	fm->exec_rebased = fm->clip_ns && xc && !strcmp(xc, "window");
+	if (!tz_reader_meta_get(r, "slice_of") ||
+	    tz_reader_meta_u64(r, "slice_to_boottime_ns", &fm->slice_to))
+		fm->slice_to = 0;
 	fm->alive_known = alive != NULL;
 	if (alive && parse_pids(alive, &fm->alive, &fm->nalive) < 0)
 		return TZ_ERR_NOMEM;
@@ -371,7 +378,7 @@ static int settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		if (!x)
 			return -1;
 		x->charge_ns = fm->clip_ns;
-		q->p.flags |= TZA_P_CLIPPED;
+		q->p.flags |= TZA_P_CLIPPED | (fm->exec_rebased ? TZA_P_EXEC_REBASED : 0);
 	}
 	const struct pstate *qs = pst(b, q);
 	if (qs->live)
@@ -394,8 +401,14 @@ static int settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		m->exit_lost++;
 	}
 	if ((q->p.flags & (TZA_P_NO_EXIT | TZA_P_EXIT_LOST)) == TZA_P_NO_EXIT &&
-	    q->p.res->nsamples_seen)
+	    q->p.res->nsamples_seen) {
 		take_last_sample(&q->p);
+		/* a slice's end sample of a process with no sample by then */
+		const struct tza_sample *s = &q->p.res->last;
+		if (fm->slice_to && s->ts_ns == fm->slice_to && !s->threads &&
+		    !q->p.res->peak_sample_rss_kib)
+			q->p.flags |= TZA_P_RSS_UNKNOWN;
+	}
 	if ((q->p.flags & TZA_P_PRE_EXISTING) && !(q->p.flags & TZA_P_CLIPPED) &&
 	    q->p.start_ns < fm->rec_start && !(b->flags & TZA_MB_LIFETIME) &&
 	    count_from_start(b, &q->p, fm->rec_start) < 0)

@@ -203,6 +203,9 @@ struct tza_group {
 	uint64_t cpu_ns;	  /* self utime + stime */
 	double max_cores;	  /* highest cpu/wall of one process */
 	uint64_t peak_rss_kib;	  /* highest peak RSS of one process */
+	uint64_t rss_known;	  /* processes whose peak RSS is known (not
+				     TZA_P_RSS_UNKNOWN): 0 with count > 0 means
+				     peak_rss_kib is unknown, not 0 */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
 	uint64_t critical_ns;	  /* time on the critical path */
 	uint64_t failed;	  /* processes with a non-zero exit or a signal;

@@ -13,6 +13,10 @@
 # 2. A real recording (root): one thread burning CPU for 3 s, samples every
 #    0.1 s; the slice from 1 s to 2 s charges it 1 s of wall and the CPU its
 #    own samples in the original say it used between 1 s and 2 s.
+# 3. A real recording (root): a process burning 2 s, exec'ing into one
+#    burning 1 s; a slice from 1.05 s to past its exit charges it its final
+#    CPU (release) less its samples' at --from, and its exec'd image the CPU
+#    it had in the original (exit, release and exec rebased alike).
 . "$(dirname "$0")/synthlib.sh"
 
 timeout 60 "$A" slice --from 2 --to 5 "$tmp/clip.tz" "$tmp/c.tz" 2>/dev/null || bad "slice 2..5"
@@ -35,6 +39,24 @@ smp = procs[300]["samples"]
 assert smp and smp[0]["t_s"] == 0 and smp[0]["utime_s"] == 0, smp[:2]
 assert abs(smp[-1]["utime_s"] - 3) < 1e-6, smp[-1]
 print("ok   synthetic: wall 3 s each, CPU 3 / 1.2 / 1.5 s, utilisation 0.95")
+EOF
+# the sample at --to says what is known: nosample (no sample by 5 s) has an
+# unknown RSS ("-", null), never an invented 0; half's is its last sample's
+timeout 60 "$A" tree "$tmp/c.tz" >"$tmp/tree.txt" || bad "tree"
+timeout 60 "$A" export --format jsonl --samples "$tmp/clip.tz" >"$tmp/clip.jsonl" || bad "export clip"
+python3 - "$tmp/top.json" "$tmp/tree.txt" "$tmp/clip.jsonl" "$tmp/sum.json" <<'EOF' || bad "RSS at --to"
+import json, sys
+top = {g["tool"]: g for g in json.load(open(sys.argv[1]))}
+assert top["nosample"]["peak_rss_kib"] is None, top["nosample"]
+tools = {g["tool"]: g for g in json.load(open(sys.argv[4]))["top_tools"]}
+assert tools["nosample"]["peak_rss_kib"] is None, tools["nosample"]
+line = [l for l in open(sys.argv[2]) if " nosample" in l][0]
+assert " rss - " in line, line
+orig = {json.loads(l)["comm"]: json.loads(l) for l in open(sys.argv[3])}
+last = [s for s in orig["half"]["samples"] if s["t_s"] <= 5 + 1e-9]
+win = [s["rss_kib"] for s in last if s["t_s"] >= 2 - 1e-9] + [last[-1]["rss_kib"]]
+assert last and top["half"]["peak_rss_kib"] == max(win) > 0, (top["half"], last[-1])
+print(f"ok   RSS at --to: nosample unknown, half {top['half']['peak_rss_kib']} KiB as its samples")
 EOF
 # a slice of the slice (3..4 s of the recording): clipped again, from its start
 timeout 60 "$A" slice --from 1 --to 2 "$tmp/c.tz" "$tmp/cc.tz" 2>/dev/null || bad "slice of a slice"
@@ -97,6 +119,57 @@ want = at(b) - at(a)
 print(f"ok   real: wall {g['wall_s']} s, CPU {g['cpu_s']:.4f} s (its samples: {want:.4f} s)")
 assert abs(g["wall_s"] - 1) < 1e-5, g
 assert abs(g["cpu_s"] - want) < 0.002, (g, want)
+EOF
+	# a process crossing --from that execs and exits inside the window: every
+	# event carrying its cumulative counters (exec's CPU before it, exit,
+	# release, samples) counts from --from. Truth: the original's own
+	# counters, its samples at --from (every 0.1 s) and its final CPU (the
+	# release's, what wait4 reported) at the end.
+	timeout -k 5 120 "$TRACER_RECORD" -o "$tmp/rx.tz" --sample-interval 0.1 -- \
+		"$TESTS_HELPERS/recwork" burnexec 2 1 "$TESTS_HELPERS/recwork" burn 1 1 \
+		2>"$tmp/rec.err" || { cat "$tmp/rec.err"; bad "record burnexec"; }
+	timeout 60 "$A" export --format jsonl --samples "$tmp/rx.tz" >"$tmp/rx.jsonl" || bad "export rx"
+	read -r from to < <(python3 - "$tmp/rx.jsonl" <<'EOF'
+import json, sys
+p = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["comm"] == "recwork"][0]
+print(f"{p['start_s'] + 1.05:.6f} {p['end_s'] + 0.5:.6f}")
+EOF
+)
+	timeout 60 "$A" slice --from "$from" --to "$to" "$tmp/rx.tz" "$tmp/rxs.tz" 2>/dev/null ||
+		bad "slice rx"
+	timeout 60 "$A" export --format jsonl "$tmp/rxs.tz" >"$tmp/rxs.jsonl" || bad "export rxs"
+	timeout 60 "$A" top --json "$tmp/rxs.tz" >"$tmp/rxtop.json" || bad "top rxs"
+	python3 - "$tmp/rx.jsonl" "$tmp/rxs.jsonl" "$tmp/rxtop.json" "$from" <<'EOF' || bad "real clipping: exit, release and exec inside the window"
+import json, sys
+p = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["comm"] == "recwork"][0]
+q = [json.loads(l) for l in open(sys.argv[2]) if json.loads(l)["pid"] == p["pid"]][0]
+g = [x for x in json.load(open(sys.argv[3])) if x["tool"] == "recwork"][0]
+a = float(sys.argv[4])
+smp = [(s["t_s"], s["utime_s"] + s["stime_s"]) for s in p["samples"]]
+pts = [(p["start_s"], 0.0)] + smp
+at_a = None
+for (t0, c0), (t1, c1) in zip(pts, pts[1:]):
+    if t0 <= a <= t1:
+        at_a = c0 + (max(c1, c0) - c0) * (a - t0) / (t1 - t0) if t1 > t0 else c1
+        gap = t1 - t0
+        break
+assert at_a is not None, ("no samples around --from", a, smp[:3])
+final = p["utime_s"] + p["stime_s"]  # the original's: release, else exit
+assert p.get("cpu_final", True), p
+want = final - at_a
+got = q["utime_s"] + q["stime_s"]
+# interpolation between two samples 0.1 s apart of a process burning one
+# core: off by no more than what one sample interval can hold
+tol = max(0.02, gap * 0.2)
+assert abs(got - want) < tol, (got, want, tol)
+assert abs(g["cpu_s"] - got) < 1e-6, (g, got)
+print(f"ok   real, exit inside: CPU {got:.4f} s (its own counters: {final:.4f} - {at_a:.4f} = {want:.4f} s)")
+# the image exec'd inside the window: its CPU the same in the slice as in
+# the original (its CPU before the exec rebased like the totals)
+assert len(p["execs"]) == 2 and len(q["execs"]) >= 2, (p["execs"], q["execs"])
+po, qo = p["execs"][-1]["cpu_s"], q["execs"][-1]["cpu_s"]
+assert po is not None and qo is not None and abs(po - qo) < 1e-6, (po, qo)
+print(f"ok   real, exec inside: its last image's CPU {qo:.4f} s as in the original")
 EOF
 else
 	echo "skip real recording: needs root, BTF and the recorder"
