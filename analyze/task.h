@@ -60,6 +60,8 @@ struct tza_task {
 				      of the combined peak */
 	uint64_t exit_rss_sum_kib; /* sum of the members' exit peaks: an upper bound */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	uint64_t threads;	/* the members' threads, summed (each its exit
+				   total): a bound of its cores (tza_task_cores) */
 	uint32_t nprocs;	/* members */
 	uint32_t running;	/* members without an exit at the trace's end */
 	int32_t exit_code;	/* root's WEXITSTATUS, -1 signalled, -2 running */
@@ -138,6 +140,13 @@ void tza_tasks_free(struct tza_tasks *t);
 /* The task failed: its root exited non-zero or was signalled, or a member
  * was OOM-killed (a member's own failure alone, e.g. SIGPIPE, is not). */
 int tza_task_failed(const struct tza_task *t);
+
+/* The task's mean cores: cpu_ns over its wall (end_ns - start_ns), at most
+ * its members' threads (a process's final CPU includes its exit path, after
+ * its wall ends, which shows in a task of a few ms); 0 for a zero wall. The
+ * one definition for a task: top/summary CORES and MAX and rightsize with a
+ * task grouping (docs "Tasks"). */
+double tza_task_cores(const struct tza_task *t);
 
 /* Epoch seconds of the year 5000: a workflow record's time (Snakemake
  * starttime/endtime, CLOCK_REALTIME s) at or past it, or not above 0, is
