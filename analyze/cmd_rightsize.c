@@ -145,17 +145,12 @@ static void suggest(struct rs *r, double headroom)
 		r->flags |= 1u << F_FAILED;
 }
 
-/* Fold task t into r; threads: the threads its members ever had */
-static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t,
-		uint64_t threads)
+/* Fold task t into r */
+static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task *t)
 {
 	double wall = (double)(t->end_ns - t->start_ns) / 1e9;
-	double cores = wall > 0 ? (double)t->cpu_ns / 1e9 / wall : 0;
-	/* never more cores than threads, as top's max cores: a process's final
-	 * CPU includes its exit path, after its wall time ends (EXIT TIMING in
-	 * docs/tracer-record.md), which shows in a task of a few ms */
-	if (threads && cores > (double)threads)
-		cores = (double)threads;
+	/* never more cores than threads (EXIT TIMING in docs/tracer-record.md) */
+	double cores = tza_task_cores(t);
 	int first_attempt = !is_retry(ts, t);
 	r->tasks++;
 	r->kinds |= 1u << t->kind;
@@ -423,19 +418,12 @@ static int rs_load(int argc, char **argv, struct rs_opts *o, tz_reader **r,
  * suggestion at headroom h. rs holds ts->n + 1 zeroed rows. Returns the
  * number of rows, *kinds the task kinds seen (1 << TZA_TASK_*); -1 when
  * memory ran out. */
-static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, const uint8_t *skip,
-		   int per_task, double h, struct rs *rs, uint32_t *kinds)
+static int rs_rows(const struct tza_tasks *ts, const uint8_t *skip, int per_task, double h,
+		   struct rs *rs, uint32_t *kinds)
 {
 	const struct tza_task **v = malloc((ts->n + 1) * sizeof(*v));
-	uint64_t *thr = calloc(ts->n + 1, sizeof(*thr)); /* per task: its members' threads */
-	if (!v || !thr) {
-		free(v);
-		free(thr);
+	if (!v)
 		return -1;
-	}
-	for (uint32_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i]->task)
-			thr[m->procs[i]->task->index] += m->procs[i]->threads;
 	uint32_t nv = 0;
 	for (uint32_t i = 0; i < ts->n; i++)
 		if (!skip || !skip[i])
@@ -447,14 +435,13 @@ static int rs_rows(const struct tza_model *m, const struct tza_tasks *ts, const 
 		const char *name = per_task ? v[i]->key : v[i]->name;
 		if (!n || per_task || strcmp(rs[n - 1].name, name))
 			rs[n++].name = name;
-		add(&rs[n - 1], ts, v[i], thr[v[i]->index]);
+		add(&rs[n - 1], ts, v[i]);
 	}
 	*kinds = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		suggest(&rs[i], h);
 		*kinds |= rs[i].kinds;
 	}
-	free(thr);
 	free(v);
 	return (int)n;
 }
@@ -549,7 +536,7 @@ static int rightsize_hosts(char **args, int nargs, struct rs_opts *o)
 				nr = -1;
 		tza_fleet_seen_seal(&seen, i);
 		if (!nr)
-			nr = rs_rows(m, ts, skip, o->per_task, h, rs, &k);
+			nr = rs_rows(ts, skip, o->per_task, h, rs, &k);
 		free(skip);
 		for (int j = 0; j < nr; j++)
 			if (fold_row(&u, &n, &cap, &rs[j]) < 0)
@@ -649,7 +636,7 @@ int cmd_rightsize(int argc, char **argv)
 	struct rs *rs = calloc((ts ? ts->n : 0) + 1, sizeof(*rs));
 	double h = (double)o.pct / 100.0;
 	uint32_t kinds = 0;
-	int n = ts && rs ? rs_rows(m, ts, NULL, o.per_task, h, rs, &kinds) : -1;
+	int n = ts && rs ? rs_rows(ts, NULL, o.per_task, h, rs, &kinds) : -1;
 	if (n < 0) {
 		tza_err("out of memory");
 		free(rs);

@@ -621,7 +621,7 @@ static void text_tables(FILE *f, const struct tza_summary *s, enum tza_by by)
 			tza_put_key(f, x->key, w);
 			fprintf(f, " %7s %10s %10s %6.2f %9s %9s %9s\n",
 				tza_fmt_count(b[0], 40, x->count),
-				tza_fmt_dur(b[1], 40, x->wall_ns), tza_fmt_dur(b[2], 40, x->cpu_ns),
+				tza_fmt_dur(b[1], 40, x->cores_wall_ns), tza_fmt_dur(b[2], 40, x->cpu_ns),
 				tza_group_cores(x),
 				x->rss_known ? tza_fmt_bytes(b[3], 40, x->peak_rss_kib * 1024) : "-",
 				tza_fmt_bytes(b[4], 40, x->rchar),

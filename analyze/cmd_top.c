@@ -32,7 +32,10 @@ static const struct tza_cmd_spec top_spec = {
 	"one table of (host, group) rows, a HOST column first, each host's groups\n"
 	"and CRIT% as top of its trace alone; --json rows add \"host\" and \"trace\".\n\n",
     .notes = "With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
-	     "the group) and PEAK RSS the largest combined peak of one task; --json adds\n"
+	     "the group), WALL each task's wall once (root start to last member end),\n"
+	     "CORES its CPU over that wall (a task's cores, as export --tasks %cpu and\n"
+	     "rightsize), MAX the highest of one task, and PEAK RSS the largest combined\n"
+	     "peak of one task; --json (wall_s: the processes' sum) adds\n"
 	     "\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
 	     "\"member_failures\" (members that failed in any task; docs: Tasks)\n",
     .examples =
@@ -52,7 +55,7 @@ static double colval(const struct tza_group *g)
 {
 	switch (sort_col) {
 	case 0: return (double)g->cpu_ns;
-	case 1: return (double)g->wall_ns;
+	case 1: return (double)g->cores_wall_ns; /* WALL as shown */
 	case 2: return (double)(g->last_ns - g->first_ns);
 	case 3: return (double)g->count;
 	case 4: return tza_group_cores(g);
@@ -157,7 +160,7 @@ static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw,
 	tza_put_key(f, x->key, w);
 	fprintf(f, " %7s %10s %10s %10s %5.2f %5.2f %9s %9s %9s %5.1f%%  ",
 		tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
-		tza_fmt_dur(b[1], 32, x->wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
+		tza_fmt_dur(b[1], 32, x->cores_wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 		tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
 		!x->tasks && !x->rss_known ? "-"
 		: tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),

@@ -84,6 +84,7 @@ static void fold(struct tza_group *a, const struct tza_group *b)
 {
 	a->count += b->count;
 	a->wall_ns += b->wall_ns;
+	a->cores_wall_ns += b->cores_wall_ns;
 	a->cpu_ns += b->cpu_ns;
 	a->max_cores = MAXV(a->max_cores, b->max_cores);
 	a->peak_rss_kib = MAXV(a->peak_rss_kib, b->peak_rss_kib);

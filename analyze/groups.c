@@ -46,7 +46,7 @@ const char *const tza_flag_names[5] = {"serial_bottleneck", "io_bound", "memory_
 
 double tza_group_cores(const struct tza_group *g)
 {
-	return g->wall_ns ? (double)g->cpu_ns / (double)g->wall_ns : 0;
+	return g->cores_wall_ns ? (double)g->cpu_ns / (double)g->cores_wall_ns : 0;
 }
 
 static int cmp_group_cpu(const void *a, const void *b)
@@ -75,7 +75,8 @@ static void decide_flags(struct tza_group *g, const struct tza_crit *c,
 	 * or written to storage (pipe traffic in rchar/wchar is waiting on a
 	 * partner process, not I/O-bound) */
 	double io = (double)(g->read_bytes + g->write_bytes);
-	if (g->wall_ns >= SEC && cores < 0.3 && io / ((double)g->wall_ns / 1e9) >= 4.0 * 1048576)
+	if (g->cores_wall_ns >= SEC && cores < 0.3 &&
+	    io / ((double)g->cores_wall_ns / 1e9) >= 4.0 * 1048576)
 		g->flags |= TZA_G_IO;
 	if (mi->mem_kib && g->peak_rss_kib * 2 >= mi->mem_kib)
 		g->flags |= TZA_G_MEM;
@@ -177,16 +178,26 @@ static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by
 	if (by >= TZA_BY_TASK && p->task && p->task->root == p) {
 		x->tasks++;
 		x->task_wall_ns += p->task->end_ns - p->task->start_ns;
+		x->cores_wall_ns += p->task->end_ns - p->task->start_ns;
 		if (p->task->peak_rss_kib > x->task_peak_rss_kib)
 			x->task_peak_rss_kib = p->task->peak_rss_kib;
 	}
+	/* a task's members count once, in its wall: a job's wrapper shells
+	 * waiting on its tool do not dilute its cores */
+	if (by < TZA_BY_TASK || !p->task)
+		x->cores_wall_ns += wall;
 	x->wall_ns += wall;
 	if (s < x->first_ns)
 		x->first_ns = s;
 	if (e > x->last_ns)
 		x->last_ns = e;
 	x->cpu_ns += tza_proc_cpu(p);
-	if (wall) {
+	if (by >= TZA_BY_TASK && p->task) {
+		/* task groupings: the cores of one task, its root standing for it */
+		double cores = p->task->root == p ? tza_task_cores(p->task) : 0;
+		if (cores > x->max_cores)
+			x->max_cores = cores;
+	} else if (wall) {
 		double cores = (double)tza_proc_cpu(p) / (double)wall;
 		/* never more cores than threads: the CPU of a process's
 		 * release includes its exit path, after its wall time

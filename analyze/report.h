@@ -199,6 +199,11 @@ struct tza_group {
 	const char *key;	  /* owned by the model */
 	uint64_t count;		  /* processes */
 	uint64_t wall_ns;	  /* sum of process durations */
+	uint64_t cores_wall_ns;	  /* the wall its cores are over (tza_group_cores):
+				     wall_ns; task groupings: each task's wall
+				     once (root start to last member end) plus
+				     the durations of its processes outside
+				     every task */
 	uint64_t first_ns, last_ns; /* span: first start, last end */
 	uint64_t cpu_ns;	  /* self utime + stime */
 	double max_cores;	  /* highest cpu/wall of one process */
@@ -258,7 +263,9 @@ int tza_key_width(const char *const *keys, size_t stride, uint32_t n);
 void tza_put_key(FILE *f, const char *key, int width);
 /* Flag names, in TZA_G_* bit order, for JSON and text. */
 extern const char *const tza_flag_names[5];
-/* mean cores used by the group: cpu_ns / wall_ns */
+/* mean cores used by the group: cpu_ns / cores_wall_ns (0 when that is 0).
+ * Task groupings: its tasks' CPU over their walls, as export --tasks %cpu
+ * of one task, not diluted by a job's waiting wrapper shells. */
 double tza_group_cores(const struct tza_group *g);
 
 /*

@@ -103,6 +103,7 @@ static int numbers(struct build *b)
 		if (end > k->end_ns)
 			k->end_ns = end;
 		k->cpu_ns += tza_proc_cpu(p);
+		k->threads += p->threads;
 		TZA_IO_ADD(k, p);
 		k->exit_rss_sum_kib += p->maxrss_kib;
 		if (p->maxrss_kib > k->exit_rss_max_kib)
@@ -344,6 +345,13 @@ void tza_tasks_free(struct tza_tasks *t)
 int tza_task_failed(const struct tza_task *t)
 {
 	return t->exit_code > 0 || t->exit_code == -1 || t->signal || t->oom_killed;
+}
+
+double tza_task_cores(const struct tza_task *t)
+{
+	uint64_t wall = t->end_ns > t->start_ns ? t->end_ns - t->start_ns : 0;
+	double c = wall ? (double)t->cpu_ns / (double)wall : 0;
+	return t->threads && c > (double)t->threads ? (double)t->threads : c;
 }
 
 const char *tza_task_kind_name(uint32_t kind)

@@ -60,6 +60,8 @@ struct tza_task {
 				      of the combined peak */
 	uint64_t exit_rss_sum_kib; /* sum of the members' exit peaks: an upper bound */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	uint64_t threads;	/* the members' threads, summed (each its exit
+				   total): a bound of its cores (tza_task_cores) */
 	uint32_t nprocs;	/* members */
 	uint32_t running;	/* members without an exit at the trace's end */
 	int32_t exit_code;	/* root's WEXITSTATUS, -1 signalled, -2 running */
@@ -139,6 +141,13 @@ void tza_tasks_free(struct tza_tasks *t);
  * was OOM-killed (a member's own failure alone, e.g. SIGPIPE, is not). */
 int tza_task_failed(const struct tza_task *t);
 
+/* The task's mean cores: cpu_ns over its wall (end_ns - start_ns), at most
+ * its members' threads (a process's final CPU includes its exit path, after
+ * its wall ends, which shows in a task of a few ms); 0 for a zero wall. The
+ * one definition for a task: top/summary CORES and MAX and rightsize with a
+ * task grouping (docs "Tasks"). */
+double tza_task_cores(const struct tza_task *t);
+
 /* Epoch seconds of the year 5000: a workflow record's time (Snakemake
  * starttime/endtime, CLOCK_REALTIME s) at or past it, or not above 0, is
  * damage, not a time (a record's 1e300): joined by command alone, exported
@@ -186,8 +195,9 @@ const char *tza_task_edge_name(enum tza_task_edge e, const char *none);
 
 struct tza_task_step {
 	const struct tza_task *task;
-	uint64_t wait_ns;  /* its start minus its predecessor's end (0 for the first):
-			      scheduler delay, ready but not yet started */
+	uint64_t wait_ns;  /* its start minus its ready time, the end of its
+			      predecessor (the one that ended last; 0 for the
+			      first): scheduler delay, ready but not yet started */
 	uint32_t edge;	   /* enum tza_task_edge */
 };
 
@@ -203,12 +213,14 @@ struct tza_task_step {
  *     process that started A was still there to start B), or A's root has
  *     no parent;
  * always from an earlier task to a later one in start order (t->tasks), so
- * it is acyclic. The path ends at the task that ended last (ties: the
- * longest chain, then the first in start order) and is the chain into it
- * with the largest sum of task walls (end_ns - start_ns); a step's
- * predecessor among equals is the one that ended last (least wait), then
- * the first in start order. As every edge goes forward in time,
- * sum(wall) + sum(wait) = last end - first start exactly.
+ * it is acyclic. A task is ready when the last of its predecessors ended
+ * (its ready time); that one is its binding predecessor (ties: the first
+ * in start order). The path ends at the task that ended last (ties: the
+ * first in start order) and goes back from each step to its binding
+ * predecessor until a task with none: the standard critical path of a
+ * DAG as it was run. A step's wait is its start minus its ready time. As
+ * every edge goes forward in time, sum(wall) + sum(wait) = last end -
+ * first start exactly.
  */
 struct tza_task_path {
 	struct tza_task_step *steps; /* first to last (malloc'd) */
@@ -232,7 +244,8 @@ void tza_task_path_free(struct tza_task_path *p);
  *     link(ctx, a, b, 1) says TZA_EDGE_DATA (kept) or TZA_EDGE_NONE (the
  *     writer ended too late: counted in `late`);
  *   - else link(ctx, a, b, 0) gives the edge's kind or TZA_EDGE_NONE.
- * The chain chosen, the end task and the ties are tza_task_path's (above).
+ * The binding predecessors, the end task and the ties are tza_task_path's
+ * (above).
  */
 struct tza_tp_node {
 	int64_t start_ns, end_ns;	     /* end >= start */
@@ -244,8 +257,8 @@ typedef uint32_t (*tza_tp_link)(const void *ctx, uint32_t a, uint32_t b, int dat
 struct tza_tp_step {
 	uint32_t node;	 /* index into the nodes */
 	uint32_t edge;	 /* enum tza_task_edge from its predecessor */
-	int64_t wait_ns; /* its start minus its predecessor's end (0 first;
-			    negative only when link allows it) */
+	int64_t wait_ns; /* its start minus its binding predecessor's end (0
+			    first; negative only when link allows it) */
 };
 struct tza_tp {
 	struct tza_tp_step *steps; /* first to last (malloc'd) */

@@ -32,21 +32,18 @@ static int cmp_path(const void *a, const void *b)
 }
 
 struct dp {
-	int64_t best;	/* largest sum of walls of a chain ending here */
-	int64_t pred;	/* predecessor on that chain, -1 none */
+	int64_t pred; /* the binding predecessor: the one that ended last, -1 none */
 	uint32_t edge;
 };
 
-/* Offer A as B's predecessor over an edge of kind `edge` */
+/* Offer A as B's predecessor over an edge of kind `edge`: kept when it
+ * ended later than the one B has (ties: the first in start order) */
 static void offer(struct dp *d, const struct tza_tp_node *v, uint32_t a, uint32_t b,
 		  uint32_t edge)
 {
-	int64_t val = d[a].best + (v[b].end_ns - v[b].start_ns);
 	int64_t p = d[b].pred;
-	if (p >= 0 && (val < d[b].best || (val == d[b].best && (v[a].end_ns < v[p].end_ns ||
-				(v[a].end_ns == v[p].end_ns && a >= (uint32_t)p)))))
+	if (p >= 0 && (v[a].end_ns < v[p].end_ns || (v[a].end_ns == v[p].end_ns && a >= (uint32_t)p)))
 		return;
-	d[b].best = val;
 	d[b].pred = a;
 	d[b].edge = edge;
 }
@@ -101,9 +98,9 @@ int tza_tp_solve(const struct tza_tp_node *v, uint32_t n, tza_tp_link link, cons
 			o[no++] = (struct out){v[i].out[k], i};
 	qsort(o, no, sizeof(*o), cmp_out);
 
-	/* in start order: every edge goes forward, so each A is final before B */
+	/* every edge into every node, each keeping the one that ended last */
 	for (uint32_t b = 0; b < n; b++) {
-		d[b] = (struct dp){v[b].end_ns - v[b].start_ns, -1, TZA_EDGE_NONE};
+		d[b] = (struct dp){-1, TZA_EDGE_NONE};
 		for (uint32_t a = 0; a < b; a++) {
 			if (v[b].io && v[a].io)
 				continue; /* data edges below */
@@ -117,11 +114,10 @@ int tza_tp_solve(const struct tza_tp_node *v, uint32_t n, tza_tp_link link, cons
 			data_edges(d, v, b, o, no, seen, link, ctx, out);
 	}
 
-	/* the node that ended last */
+	/* the node that ended last (ties: the first in start order) */
 	uint32_t last = 0;
 	for (uint32_t i = 1; i < n; i++)
-		if (v[i].end_ns > v[last].end_ns ||
-		    (v[i].end_ns == v[last].end_ns && d[i].best > d[last].best))
+		if (v[i].end_ns > v[last].end_ns)
 			last = i;
 	uint32_t len = 0;
 	for (int64_t i = last; i >= 0; i = d[i].pred)

@@ -17,7 +17,14 @@
 #   gives a Snakemake profile block per rule that `snakemake --profile`
 #   accepts (and its command-line form), memory in MB; diff --by rule
 #   counts tasks; a job retried after a failure is one retry, not failed,
-#   and a member exiting 1 in a succeeding job is no failed task.
+#   and a member exiting 1 in a succeeding job is no failed task;
+# - a task's cores are its CPU over its wall (root start to last member
+#   end), one figure in summary --json (mean_cores), top (CORES, MAX),
+#   rightsize (max and mean) and export --tasks (%cpu): a CPU-bound python
+#   job whose shell waits for it (`python3 burn.py; true`: the shell is a
+#   member, idle as long as python runs) shows at least the CPU python
+#   measured itself (time.process_time) over Snakemake's benchmark `s`, not
+#   half of it (the shell's wall is no second wall of the task).
 # - a second workflow (-j 2 -k, with its log): one rule over wildcards with
 #   the same command (touch outputs), two rules whose commands differ only in
 #   spaces, a script: rule, a failing rule (no metadata record: named from
@@ -122,9 +129,20 @@ for n in ('prep', 'merge'):
 	# attempt in its records): RETRIES 1, not failed; a job whose member
 	# exits 1 inside a succeeding shell is no failed task
 	mkdir wf3
+	cat > wf3/burn.py <<'EOF'
+import sys, time
+t0, c0 = time.time(), time.process_time()
+while time.time() - t0 < 1.5:
+    pass
+open(sys.argv[1], "w").write("%.6f\n" % (time.process_time() - c0))
+EOF
 	cat > wf3/Snakefile <<'EOF'
 rule all:
-    input: "flaky.txt", "member.txt"
+    input: "flaky.txt", "member.txt", "burn.txt"
+rule burn:
+    output: "burn.txt"
+    benchmark: "burn.tsv"
+    shell: "python3 burn.py {output}; true"
 rule flaky:
     output: "flaky.txt"
     retries: 1
@@ -141,6 +159,10 @@ EOF
 	timeout 120 "$A" export --tasks --format jsonl retry.tz > tasks3.jsonl 2> tasks3.err || fail "export --tasks (retry)"
 	timeout 120 "$A" rightsize --json retry.tz > rs3.json 2>/dev/null || fail "rightsize (retry)"
 	timeout 120 "$A" top --by rule --json retry.tz > rule3.json 2>/dev/null || fail "top --by rule (retry)"
+	timeout 120 "$A" top --by rule retry.tz > rule3.txt 2>/dev/null || fail "top --by rule text (retry)"
+	timeout 120 "$A" summary --by rule --json retry.tz > sum3.json 2>/dev/null || fail "summary --by rule (retry)"
+	sed -n 2p wf3/burn.tsv | cut -f1 > burn.s
+	cp wf3/burn.txt burn.cpu
 	pycheck procs.jsonl "
 import math
 rs = {r['name']: r for r in json.load(open('rs3.json'))['rules']}
@@ -165,6 +187,23 @@ check(t['procs'] == 2 and abs(m['max_cores'] - want) <= 1e-3 * want + 1e-6, 'mem
 check(m['suggest']['cpus'] == max(1, math.ceil(m['max_cores'] - 0.1)), 'member suggest %r' % m)
 err = open('tasks3.err').read()
 check('note: task_id %d: its workflow record' % mt[0]['task_id'] in err and 'out of range' in err, 'no note: %r' % err)
+# the CPU-bound job: one definition of its cores everywhere
+bt = [t for t in tasks if t['name'] == 'burn']
+check(len(bt) == 1 and bt[0]['procs'] >= 2, 'burn task (its shell and python): %r' % bt)
+t = bt[0]
+cores = t['cpu_s'] / t['wall_s']
+bench_s, py_cpu = float(open('burn.s').read()), float(open('burn.cpu').read())
+check(t['cpu_s'] >= py_cpu - 1e-6 and abs(t['wall_s'] - bench_s) <= 0.01 * bench_s, 'burn: task %r, python cpu %r, benchmark s %r' % (t, py_cpu, bench_s))
+check(cores >= py_cpu / (1.01 * bench_s), 'burn: %r cores, python alone used %r over %r s' % (cores, py_cpu, bench_s))
+check(abs(t['%cpu'] - 100 * cores) <= 0.051, 'export %%cpu %r, cores %r' % (t['%cpu'], cores))
+sm = [g for g in json.load(open('sum3.json'))['top_tools'] if g['tool'] == 'burn']
+check(len(sm) == 1 and abs(sm[0]['mean_cores'] - cores) <= 1e-3 * cores, 'summary mean_cores %r, want %r' % (sm, cores))
+b = rows.get('burn')
+check(b and abs(b['max_cores'] - cores) <= 1e-3 * cores and 'io_bound' not in b['flags'], 'top max_cores %r, want %r' % (b, cores))
+row = [l.split() for l in open('rule3.txt') if l.split()[:2] == ['burn', '1']]
+check(len(row) == 1 and abs(float(row[0][5]) - cores) <= 0.0051, 'top text CORES %r, want %.2f' % (row, cores))
+rb = rs.get('burn')
+check(rb and abs(rb['mean_cores'] - cores) <= 1e-3 * cores and abs(rb['max_cores'] - cores) <= 1e-3 * cores, 'rightsize %r, want %r' % (rb, cores))
 "
 	mkdir wf2 wf2/scripts
 	cat > wf2/Snakefile <<'EOF'

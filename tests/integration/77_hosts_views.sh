@@ -14,8 +14,9 @@
 #     took (date +%s%N) at its start and end: times are on the hosts' wall
 #     clocks, not on one trace's;
 #   - the attribution plus the time between hosts sums to the makespan;
-#   - --by task: one path over every host's tasks, the longest chain by
-#     the recorded task times (by time on a host and across hosts);
+#   - --by task: one path over every host's tasks, the chain of binding
+#     predecessors (the one that ended last) by the recorded task times (by
+#     time on a host and across hosts);
 #   - rightsize over hosts folds the hosts' rows by rule (sums, largest);
 #   - files and their merge give the same result; tree over the hosts is
 #     each host's own tree after a line naming it.
@@ -56,7 +57,7 @@ for f in a b c d; do "$A" critical-path --json $f.tz >$f.json || fail "critical-
 
 PYTHONPATH=$TESTS_DIR/integration python3 - <<'PY' || fail "critical path across hosts"
 import json
-from task_chain import longest_chain
+from task_chain import binding_chain
 NS = 1e-9
 host_file = {"node1": "a", "node2": "b", "node3": "c", "node4": "d"}
 def wall(name):  # the ns its shell read at its start and end
@@ -114,13 +115,14 @@ assert d0 < b0 < d1 < b1, (d0, b0, d1, b1)
 # --by task: one path over every host's tasks. These have no workflow
 # records: on a host the edges are by time and the process tree (every task
 # is a child of its host's shell), between hosts by time alone ("adjacent");
-# the path is the longest chain (sum of walls) into the task that ended
-# last, computed here from the recorded task times (export --tasks --fleet)
+# the path goes back from the task that ended last through each one's
+# binding predecessor (of those that ended by its start, the one that ended
+# last), computed here from the recorded task times (export --tasks --fleet)
 t = json.load(open("tasks.json"))
 assert t["by"] == "task" and t["order"] == "task_edges", (t["by"], t["order"])
 ts = sorted((json.loads(l) for l in open("tasks.jsonl")), key=lambda k: (k["start_epoch_ns"], k["host"]))
 chain = [(k["host"], k["key"], k["id"])
-         for k in longest_chain(ts, lambda k: k["start_epoch_ns"], lambda k: k["complete_epoch_ns"])]
+         for k in binding_chain(ts, lambda k: k["start_epoch_ns"], lambda k: k["complete_epoch_ns"])]
 got = [(x["host"], x["task"], x["id"]) for x in t["path"]]
 assert got == chain, (got, chain)
 assert {h for h, _, _ in chain} == {"node1", "node2", "node3"}, chain

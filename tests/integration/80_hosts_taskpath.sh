@@ -6,16 +6,18 @@
 # their own hostnames on this machine, each with its own tracer-record
 # around a worker that runs the jobs it is given: simulated hosts, one boot
 # id, so the clock bound is 0). The jobs are placed so that the DAG
-#   src (node1) -> branch x (node2, sleep 3), branch y (node1) -> join (node1)
-# crosses hosts twice. Each node's recorder embeds .snakemake/metadata (the
+#   src (node1) -> branch x (node2), branch y (node1) -> join (node1)
+# crosses hosts twice; x waits for y's output to appear and then sleeps 1 s,
+# so x ends after y whatever the machine's speed: x binds join. Each node's recorder embeds .snakemake/metadata (the
 # workflow's directory is shared), so each cluster job is joined with its
 # record (inputs, outputs). Checked against what the traces and Snakemake
 # wrote, nothing against durations:
 #   - every job is a task named by its rule and its output;
 #   - the path over the three traces is exactly src, branch x, join on
-#     node1, node2, node1, each step after the first a "data" edge, and
-#     equals the longest chain computed here from the Snakefile's DAG and
-#     the recorded task times (export --tasks --fleet, on the wall clock);
+#     node1, node2, node1, each step after the first a "data" edge, and equals
+#     the chain of binding predecessors (of a job's inputs, the one that
+#     ended last) computed here from the Snakefile's DAG and the recorded
+#     task times (export --tasks --fleet, on the wall clock);
 #   - waits are each step's start minus its predecessor's end;
 #     before_first + walls + waits + after_last = makespan (ns printed);
 #   - the head is named off the path; --by rule is the same chain; the
@@ -31,7 +33,7 @@
 need_hosts snakemake
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mkdir wf spool1 spool2
-snakefile_fan wf/Snakefile '{"x": 3, "y": 1}' '"joined.txt"'
+snakefile_fan wf/Snakefile '{"x": "1; while [ ! -e b/y.txt ]; do sleep 0.1; done; sleep 1", "y": 1}' '"joined.txt"'
 # snakemake --cluster CMD: CMD JOBSCRIPT hands the job to a node's spool
 # (branch x to node2, every other job to node1) and prints a job id
 cat >submit.sh <<SUBMIT
@@ -108,7 +110,7 @@ grep -q "'node1.tz' and 'node1p.tz' were recorded on one host (same boot id) at 
 
 PYTHONPATH=$TESTS_DIR/integration python3 - <<'PY' || fail "task path across hosts"
 import calendar, json, time
-from task_chain import longest_chain
+from task_chain import binding_chain
 NS = 1e-9
 tasks = [json.loads(l) for l in open("tasks.jsonl")]
 jobs = [t for t in tasks if t["kind"] == "snakemake"]
@@ -116,16 +118,19 @@ got = sorted((t["host"], t["name"], t["id"]) for t in jobs)
 want = sorted([("node1", "src", "src.txt"), ("node2", "branch", "b/x.txt"),
                ("node1", "branch", "b/y.txt"), ("node1", "join", "joined.txt")])
 assert got == want, ("jobs", got)
-# the longest chain (sum of walls) by the Snakefile's DAG over the recorded
-# times (wall-clock ns), into the job that ended last
+# the chain of binding predecessors by the Snakefile's DAG over the
+# recorded times (wall-clock ns), from the job that ended last
 dag = {("src", "branch"), ("branch", "join")}
 for t in jobs:
     t["s"], t["e"] = t["start_epoch_ns"], t["complete_epoch_ns"]
 ts = sorted(jobs, key=lambda t: (t["s"], t["host"]))
 chain = [(t["host"], t["key"])
-         for t in longest_chain(ts, lambda t: t["s"], lambda t: t["e"],
+         for t in binding_chain(ts, lambda t: t["s"], lambda t: t["e"],
                                 lambda a, b: (a["name"], b["name"]) in dag)]
 assert [k.split()[0] for h, k in chain] == ["src", "branch", "join"], chain
+# x ended after y (it waited for y's output): x, not y, bound join
+end = {t["id"]: t["e"] for t in jobs}
+assert end["b/x.txt"] > end["b/y.txt"], end
 cp = json.load(open("cp-task.json"))
 assert cp["multi_host"] is True and cp["order"] == "task_edges" and cp["by"] == "task", cp["order"]
 path = cp["path"]

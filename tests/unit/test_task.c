@@ -648,8 +648,9 @@ static const char *path_names(const struct tza_task_path *tp)
  * R and J:
  *   S [0,10] -> s;  X [0,95];  L [10,60] s -> l;  R [12,30] s -> r;
  *   M [31,70] -> m;  J [80,100] l r -> j
- * By the records: S L J (10 + 50 + 20 = 80 of wall; J waited 20 for L).
- * Without them (by time, all siblings): S R M J (10 + 18 + 39 + 20 = 87).
+ * By the records: S L J (J's inputs: L ended last, at 60; J waited 20).
+ * Without them (by time, all siblings): S R M J (M ended last before J
+ * started, R before M, S before R).
  */
 static void test_task_path(void **st)
 {
@@ -707,14 +708,16 @@ static void test_task_path(void **st)
 	tza_task_path_free(&tp);
 	s.root[4].parent = &s.parent;
 
-	/* mixed: J has no records, so its predecessors are by time (M, via
-	 * R); the others keep their data edges */
+	/* mixed: J has no records, so its predecessors are by time (every
+	 * task that ended by 80: M ended last); the others keep their data
+	 * edges, and M, with records naming no input, has no predecessor */
 	pset_init(&s, dag, 6);
 	s.k[5].wf_io = 0;
 	assert_int_equal(tza_task_path(&s.t, &tp), 0);
 	assert_int_equal(tp.data_edges, 2);
-	assert_string_equal(path_names(&tp), "S L J"); /* M: no data edge from R */
-	assert_int_equal(tp.steps[2].edge, TZA_EDGE_TIME);
+	assert_string_equal(path_names(&tp), "M J");
+	assert_int_equal(tp.steps[1].edge, TZA_EDGE_TIME);
+	assert_int_equal(tp.steps[1].wait_ns, 10);
 	tza_task_path_free(&tp);
 
 	/* a data edge whose producer ended after the consumer started (a
@@ -730,6 +733,69 @@ static void test_task_path(void **st)
 	/* no tasks: an empty path */
 	assert_int_equal(tza_task_path(NULL, &tp), 0);
 	assert_int_equal(tp.n, 0);
+	tza_task_path_free(&tp);
+}
+
+/*
+ * The binding input, not the longest (snakemake -j 1, x first by
+ * priority): X [0,30] -> x;  W [31,41] -> w;  J [42,43] reads x and w.
+ * J was ready when W ended (41), so W binds it: the path is W J with a
+ * wait of 1, though X J has more wall (30 + 1 against 10 + 1) and a wait of
+ * 12 from X's end. W reads nothing: no predecessor, the path starts at it.
+ * Without records (by time): X W J, each ready at the other's end.
+ * Equal ends: the first in start order binds.
+ */
+static void test_task_path_binding(void **st)
+{
+	(void)st;
+	static const struct ptask dag[] = {
+		{"X", 0, 30, {NULL}, {"x", NULL}, 1},
+		{"W", 31, 41, {NULL}, {"w", NULL}, 1},
+		{"J", 42, 43, {"x", "w", NULL}, {"j", NULL}, 1},
+	};
+	static struct pset s;
+	struct tza_task_path tp;
+	pset_init(&s, dag, 3);
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "W J");
+	assert_int_equal(tp.data_edges, 2);
+	assert_int_equal(tp.steps[1].edge, TZA_EDGE_DATA);
+	assert_int_equal(tp.steps[1].wait_ns, 1);
+	assert_int_equal(tp.wall_ns, 11);
+	assert_int_equal(tp.wait_ns, 1);
+	tza_task_path_free(&tp);
+
+	/* the inputs in the other order: the same */
+	s.ins[2][0] = "w";
+	s.ins[2][1] = "x";
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "W J");
+	tza_task_path_free(&tp);
+
+	/* by time: X W J */
+	for (uint32_t i = 0; i < 3; i++)
+		s.k[i].wf_io = 0;
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "X W J");
+	assert_int_equal(tp.steps[1].wait_ns, 1);
+	assert_int_equal(tp.steps[2].wait_ns, 1);
+	assert_int_equal(tp.wall_ns + tp.wait_ns, 43);
+	tza_task_path_free(&tp);
+
+	/* X and W end together: X, first in start order, binds J; and of
+	 * two tasks that end last, the first in start order ends the path */
+	pset_init(&s, dag, 3);
+	s.k[0].end_ns = 41;
+	s.k[1].start_ns = 20;
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "X J");
+	assert_int_equal(tp.steps[1].wait_ns, 1);
+	tza_task_path_free(&tp);
+	s.k[2].start_ns = 30;
+	s.k[2].end_ns = 41; /* J, W and X end at 41; J's inputs end late */
+	assert_int_equal(tza_task_path(&s.t, &tp), 0);
+	assert_string_equal(path_names(&tp), "X");
+	assert_int_equal(tp.late, 2);
 	tza_task_path_free(&tp);
 }
 
@@ -1124,7 +1190,7 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_snakemake_local),
 	  cmocka_unit_test(test_snakemake_cluster_run),
 	  cmocka_unit_test(test_nextflow),
 	  cmocka_unit_test(test_generic_and_child), cmocka_unit_test(test_cgroups),
-	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path),
+	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path), cmocka_unit_test(test_task_path_binding),
 	  cmocka_unit_test(test_snakemake_same_cmd), cmocka_unit_test(test_snakemake_failed_retry),
 	  cmocka_unit_test(test_snakemake_script_cluster), cmocka_unit_test(test_unrecorded_images),
 	  cmocka_unit_test(test_group_failed))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_taskpath_hosts.c - the path of tasks across hosts
- * (analyze/taskpath_hosts.h): the edge rules between hosts (data within
+ * (analyze/taskpath_hosts.h): the binding predecessor (the one that ended
+ * last); the edge rules between hosts (data within
  * the clocks' bound, a negative wait; a late writer; time adjacency only
  * into a task without records; the process-tree rule on one host), the
  * sums, and the JSON it prints, on hand-made tasks of two hosts.
@@ -175,7 +176,8 @@ static void test_exact_clocks(void **st)
 {
 	(void)st;
 	/* bound 0: A ended after B started, so that edge is late too; B then
-	 * starts the path: B -> C -> E (303 + 250 beats A -> C -> E) */
+	 * has no predecessor and starts the path: B -> C -> E (of C's
+	 * predecessors A, L and B, B ended last, at 1300) */
 	json_object *o = run_tasks(0);
 	json_object *p = get(o, "path"), *e = get(o, "edges");
 	static const char *const want[][3] = {
