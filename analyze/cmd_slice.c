@@ -87,13 +87,13 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 	const struct tza_exec *e = tza_proc_image_inherited(p);
 	memset(fixed, 0, sizeof(fixed));
 	memset(blobs, 0, sizeof(blobs));
-	uint32_t exe_len = e && e->exe ? (uint32_t)strlen(e->exe) : 0;
+	uint32_t exe_len = e && e->ctx->exe ? (uint32_t)strlen(e->ctx->exe) : 0;
 	uint32_t argv_len = e ? e->argv_len : 0;
 	put(fixed, size, t, "start_ns", p->start_ns);
 	put(fixed, size, t, "tgid", p->pid);
 	put(fixed, size, t, "ppid", p->ppid);
-	put(fixed, size, t, "uid", p->uid);
-	put(fixed, size, t, "euid", p->euid);
+	put(fixed, size, t, "uid", tza_proc_uid(p));
+	put(fixed, size, t, "euid", tza_proc_euid(p));
 	put(fixed, size, t, "ns_pid", p->ns_pid);
 	put(fixed, size, t, "argc", e ? e->argc : 0);
 	put(fixed, size, t, "argv_size", e ? e->argv_size : 0);
@@ -105,7 +105,7 @@ static int write_state(tz_writer *w, const struct tz_event_type *t, struct tza_p
 		    ((p->flags & TZA_P_ARGV_TRUNCATED) ? EV_STATE_ARGV_TRUNCATED : 0) |
 		    ((p->flags & TZA_P_EXITED_BEFORE) ? EV_STATE_EXITED : 0));
 	put_chars(fixed, size, t, "comm", p->comm, strnlen(p->comm, sizeof(p->comm)));
-	put_blob(blobs, nb, t, "exe", e ? e->exe : NULL, exe_len);
+	put_blob(blobs, nb, t, "exe", e ? e->ctx->exe : NULL, exe_len);
 	put_blob(blobs, nb, t, "argv", e ? e->argv : NULL, argv_len);
 	return tz_writer_add(w, t->id, ts, fixed, size, blobs, nb);
 }

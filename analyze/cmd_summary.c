@@ -185,9 +185,9 @@ static const struct tza_proc *oom_trigger(const struct tza_model *m, const struc
 static const char *victim_name(const struct tza_proc *p)
 {
 	const struct tza_exec *img = tza_proc_image_inherited(p);
-	if (img && img->exe) {
-		const char *b = strrchr(img->exe, '/');
-		return b ? b + 1 : img->exe;
+	if (img && img->ctx->exe) {
+		const char *b = strrchr(img->ctx->exe, '/');
+		return b ? b + 1 : img->ctx->exe;
 	}
 	return p->comm;
 }

@@ -170,7 +170,7 @@ static void filter(struct ctx *c, regex_t *re)
 		if (ok && re) {
 			const struct tza_exec *e = tza_proc_image_inherited(p);
 			ok = !regexec(re, tza_proc_key(p, TZA_BY_COMMAND), 0, NULL, 0) ||
-			     (e && e->exe && !regexec(re, e->exe, 0, NULL, 0));
+			     (e && e->ctx->exe && !regexec(re, e->ctx->exe, 0, NULL, 0));
 			if (!ok && e && e->argv_len) {
 				char *s = malloc(e->argv_len + 1);
 				if (s) {

@@ -110,7 +110,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	char idb[TZA_ID_MAX];
 	tza_json_cstr(f, tza_proc_id(p, idb));
 	tza_json_key_cstr(f, "parent_id", p->parent ? tza_proc_id(p->parent, idb) : NULL);
-	tza_json_key_cstr(f, "exe", inh ? inh->exe : NULL);
+	tza_json_key_cstr(f, "exe", inh ? inh->ctx->exe : NULL);
 	fputs(",\"argv\":", f);
 	if (inh)
 		tza_json_argv(f, inh->argv, inh->argv_len);
@@ -131,7 +131,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	for (uint32_t k = 0; k < p->nexecs; k++) {
 		const struct tza_exec *x = &p->execs[k];
 		fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec\",\"name\":", f);
-		tza_json_cstr(f, x->exe ? x->exe : "exec");
+		tza_json_cstr(f, x->ctx->exe ? x->ctx->exe : "exec");
 		fputs(",\"ts\":", f);
 		us(f, tza_xrel(m, x->ts_ns < s ? s : x->ts_ns));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"argv\":", track, p->pid);

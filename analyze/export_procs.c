@@ -146,36 +146,36 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	 * environment: null, never a wrong 0 or [] */
 	const int snap = (e->flags & TZA_EXEC_FROM_STATE) != 0;
 	jsonl_elem(l, m, i, e->ts_ns, x);
-	kv_cstr(l, "\"exe\":", e->exe);
+	kv_cstr(l, "\"exe\":", e->ctx->exe);
 	lit(l, ",\"argv\":");
 	tza_line_json_argv(l, e->argv, e->argv_len);
-	kv_cstr(l, "\"filename\":", e->filename);
-	kv_cstr(l, "\"script\":", e->script);
+	kv_cstr(l, "\"filename\":", e->ctx->filename);
+	kv_cstr(l, "\"script\":", e->ctx->script);
 	lit(l, ",\"comm\":");
-	tza_line_json_str(l, e->comm, strnlen(e->comm, sizeof(e->comm)));
+	tza_line_json_str(l, e->ctx->comm, strnlen(e->ctx->comm, sizeof(e->ctx->comm)));
 	kv_u64(l, "\"argc\":", e->argc);
 	kv_u64(l, "\"argv_size\":", e->argv_size);
 	kv_tf(l, "\"argv_truncated\":", e->flags & EV_EXEC_ARGV_TRUNCATED);
-	kv_u64(l, "\"uid\":", e->uid);
-	kv_u64(l, "\"euid\":", e->euid);
-	key_u64(l, "\"gid\":", e->gid, !snap);
-	key_u64(l, "\"egid\":", e->egid, !snap);
+	kv_u64(l, "\"uid\":", e->ctx->uid);
+	kv_u64(l, "\"euid\":", e->ctx->euid);
+	key_u64(l, "\"gid\":", e->ctx->gid, !snap);
+	key_u64(l, "\"egid\":", e->ctx->egid, !snap);
 	kv_tf(l, "\"deleted\":", e->flags & EV_EXEC_EXE_DELETED);
 	kv_tf(l, "\"memfd\":", e->flags & EV_EXEC_EXE_MEMFD);
 	kv_tf(l, "\"path_truncated\":", e->flags & EV_EXEC_PATH_TRUNCATED);
 	kv_tf(l, "\"from_snapshot\":", e->flags & TZA_EXEC_FROM_STATE);
-	kv_cstr(l, "\"cwd\":", e->cwd);
+	kv_cstr(l, "\"cwd\":", e->ctx->cwd);
 	kv_tf(l, "\"cwd_truncated\":", e->flags & EV_EXEC_CWD_TRUNCATED);
 	lit(l, ",\"env\":");
 	if (snap)
 		lit(l, "null");
 	else
-		tza_line_json_argv(l, (const uint8_t *)e->env, e->env_len);
+		tza_line_json_argv(l, (const uint8_t *)e->ctx->env, e->ctx->env_len);
 	kv_tf(l, "\"env_truncated\":", e->flags & EV_EXEC_ENV_TRUNCATED);
 	lit(l, ",\"cgroup\":");
-	jsonl_cgroup(l, m, TZA_CG_V2, e->cgroup_id);
+	jsonl_cgroup(l, m, TZA_CG_V2, e->ctx->cgroup_id);
 	lit(l, ",\"memcg\":");
-	jsonl_cgroup(l, m, TZA_CG_V1_MEMORY, e->memcg_id);
+	jsonl_cgroup(l, m, TZA_CG_V1_MEMORY, e->ctx->memcg_id);
 	/* this image's share: wall to the next exec (or the end), CPU
 	 * from the exec events' CPU-before-exec (null: unknown) */
 	int64_t iw = tza_exec_wall_ns(p, i, m->t1_ns), ic = tza_exec_cpu_ns(p, i);
@@ -298,7 +298,7 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		tza_line_json_secs(l, (int64_t)(p->end_ns - p->start_ns));
 	else
 		lit(l, "null");
-	kv_cstr(l, "\"exe\":", inh ? inh->exe : NULL);
+	kv_cstr(l, "\"exe\":", inh ? inh->ctx->exe : NULL);
 	lit(l, ",\"argv\":");
 	if (inh)
 		tza_line_json_argv(l, inh->argv, inh->argv_len);
@@ -326,11 +326,11 @@ static void jsonl_proc(struct tza_line *l, struct tza_model *m, struct tza_proc 
 	tza_line_u64(l, p->res->nexecs_omitted);
 	kv_u64(l, "\"failed_execs_omitted\":", p->res->nfailed_omitted);
 	kv_tf(l, "\"exe_deleted\":", (p->flags & TZA_P_EXE_DELETED) || (inh && (inh->flags & EV_EXEC_EXE_DELETED)));
-	kv_cstr(l, "\"script\":", img ? img->script : NULL);
+	kv_cstr(l, "\"script\":", img ? img->ctx->script : NULL);
 	kv_tf(l, "\"pre_existing\":", p->flags & TZA_P_PRE_EXISTING);
 	jsonl_end(l, p);
-	kv_u64(l, "\"uid\":", p->uid);
-	kv_u64(l, "\"euid\":", p->euid);
+	kv_u64(l, "\"uid\":", tza_proc_uid(p));
+	kv_u64(l, "\"euid\":", tza_proc_euid(p));
 	kv_u64(l, "\"ns_pid\":", p->ns_pid);
 	kv_tf(l, "\"argv_truncated\":", p->flags & TZA_P_ARGV_TRUNCATED);
 	key_u64(l, "\"exit_ppid\":", p->exit_ppid, ended && p->exit_ppid);
@@ -437,7 +437,7 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	tza_line_putc(l, sep);
 	tza_sv_str(l, tza_proc_key(p, by), tsv);
 	tza_line_putc(l, sep);
-	tza_sv_str(l, inh ? inh->exe : "", tsv);
+	tza_sv_str(l, inh ? inh->ctx->exe : "", tsv);
 	tza_line_putc(l, sep);
 	tza_sv_quote(l, cl->n ? cl->p : "", cl->n, tsv); /* quoted already: ASCII-safe */
 	tza_line_putc(l, sep);

@@ -150,7 +150,7 @@ int tza_model_build_ex(tz_reader *r, uint64_t from_ns, uint64_t to_ns, uint32_t 
 		rc = TZ_ERR_NOMEM;
 	free(b.direct);
 	free(b.pids);
-	free(b.ps);
+	free(b.ctxc);
 	tza_strcache_free(&b.strs);
 	if (rc < 0) {
 		tza_model_free(b.m);

@@ -28,39 +28,54 @@
 enum { EV_EXEC_BYNAME(TZA_XB_BIT) TZA_XB_COUNT };
 _Static_assert(TZA_XB_COUNT <= 32, "byname_known holds 32 fields");
 
-/* One successful exec: a new image of a process. Strings owned by the model,
- * read-only: equal strings may share one copy (interned). */
-struct tza_exec {
-	uint64_t ts_ns;	  /* CLOCK_BOOTTIME ns */
+/*
+ * What an image shares with the other images of an exec storm: its paths,
+ * environment, credentials, cgroups and comm. Owned by the model,
+ * read-only, and shared: every image of the model with equal values may
+ * point to one copy (interned by the builder), so never compare these by
+ * address to tell images apart. Strings as in struct tza_exec's comments.
+ */
+struct tza_exec_ctx {
 	char *exe;	  /* resolved absolute path of the image ("memfd:NAME" for memfd) */
-	char *filename;	  /* as passed to execve by user space */
+	char *filename;	  /* as passed to execve by user space; NULL for an image
+			     from a state block (TZA_EXEC_FROM_STATE) */
 	char *script;	  /* #! script path, or NULL */
-	uint8_t *argv;	  /* exact argv bytes, NUL after each argument */
-	uint32_t argv_len; /* bytes in argv */
-	uint32_t argc;	  /* original argc (kernel's bprm->argc) */
-	uint32_t argv_size; /* original argv bytes (may exceed argv_len) */
-	uint32_t flags;	  /* EV_EXEC_* (bpf/events.h): truncated, deleted, memfd, script */
-	uint32_t uid, euid, gid, egid; /* credentials after exec */
-	uint64_t cgroup_id; /* cgroup v2 id */
-	char comm[16];	  /* comm right after exec, NUL-terminated */
-	/* CPU ns the process used before this exec, user + system (ev_exec
-	 * utime_ns + stime_ns, summed as uint64_t: only the sum is asked),
-	 * valid with TZA_EXEC_CPU: see tza_exec_cpu_ns */
-	uint64_t cpu_before_ns;
 	/* Working directory at exec, absolute (task->fs->pwd, resolved like
 	 * exe); NULL: not recorded (older files, images from state blocks).
-	 * EV_EXEC_CWD_TRUNCATED in flags when cut. */
+	 * EV_EXEC_CWD_TRUNCATED in the image's flags when cut. */
 	char *cwd;
 	/* The --env variables present in the new image's environment:
 	 * "NAME=VALUE\0NAME=VALUE\0", env_len bytes; NULL when none (or the
 	 * trace was recorded without --env) */
 	char *env;
 	uint32_t env_len;
+	uint32_t uid, euid, gid, egid; /* credentials after exec */
+	uint64_t cgroup_id; /* cgroup v2 id */
 	/* On a host with the memory controller on cgroup v1 (hybrid): the
 	 * kernfs node id of the task's v1 memory cgroup (ev_exec memcg_id); 0
 	 * when memory is on v2 or not recorded. Its path: tza_model_cgroup(m,
 	 * TZA_CG_V1_MEMORY, memcg_id). */
 	uint64_t memcg_id;
+	char comm[16];	  /* comm right after exec, NUL-terminated */
+};
+
+/* One successful exec: a new image of a process. Strings owned by the model,
+ * read-only: equal strings may share one copy (interned). What it shares
+ * with other images (paths, credentials, cgroups, comm) is in *ctx, never
+ * NULL for an image of a built model: 48 bytes an image instead of 136
+ * when each held its own (docs/PERFORMANCE.md, issue 22 item 2). */
+struct tza_exec {
+	uint64_t ts_ns;	  /* CLOCK_BOOTTIME ns */
+	uint8_t *argv;	  /* exact argv bytes, NUL after each argument */
+	const struct tza_exec_ctx *ctx; /* exe, filename, cwd, uid, comm, ... */
+	uint32_t argv_len; /* bytes in argv */
+	uint32_t argc;	  /* original argc (kernel's bprm->argc) */
+	uint32_t argv_size; /* original argv bytes (may exceed argv_len) */
+	uint32_t flags;	  /* EV_EXEC_* (bpf/events.h): truncated, deleted, memfd, script */
+	/* CPU ns the process used before this exec, user + system (ev_exec
+	 * utime_ns + stime_ns, summed as uint64_t: only the sum is asked),
+	 * valid with TZA_EXEC_CPU: see tza_exec_cpu_ns */
+	uint64_t cpu_before_ns;
 	/* The appended exec fields read with no code of their own
 	 * (EV_EXEC_BYNAME, bpf/events.h): one member per field, named as the
 	 * field, its value as recorded (signed fields sign-extended). Bit
@@ -222,6 +237,10 @@ struct tza_proc_res {
 	/* Images and failed execs between the kept head and tail of
 	 * tza_proc.execs and .failed (counted, not stored): rare, so here */
 	uint64_t nexecs_omitted, nfailed_omitted;
+	/* The credentials of a state block (EV_PROC_STATE uid, euid) that
+	 * gave the process no image (neither exe nor argv: a kernel thread):
+	 * tza_proc_uid reads them when it has no image */
+	uint32_t state_uid, state_euid;
 	/* Where its counters (CPU, I/O) and its charged wall time start when
 	 * that is not its start (TZA_P_CLIPPED: a slice's window start or the
 	 * recording's start), else 0: read it with tza_proc_charged_from */
@@ -234,6 +253,16 @@ struct tza_proc_res {
  * by the model and read-only for its users.
  */
 struct tza_task;
+/* What only the model builder needs of a process while it reads the events
+ * (analyze/model_int.h, pst()), kept where the finished process has its
+ * children's links: never read it, it is zero once tza_model_build returns */
+struct tza_proc_build {
+	uint64_t last_ns; /* its last event (fork, exec, sample, state, ...) */
+	uint8_t live;	  /* the live instance of its pid */
+	uint8_t xring, fring; /* next tail slot to overwrite once capped */
+	uint8_t start_guess;  /* made by exec_fail: start_ns is that event's time,
+				 until an exec or exit gives the real one ([E15]) */
+};
 struct tza_proc {
 	uint32_t pid;	    /* tgid (host pid namespace) */
 	uint32_t ppid;	    /* fork-time parent's tgid; 0 if unknown */
@@ -246,8 +275,13 @@ struct tza_proc {
 
 	uint32_t nchildren;
 	struct tza_proc *parent;       /* fork-time parent process, or NULL */
-	struct tza_proc *first_child;  /* children ordered by start time */
-	struct tza_proc *next_sibling;
+	union {
+		struct {
+			struct tza_proc *first_child; /* children ordered by start time */
+			struct tza_proc *next_sibling;
+		};
+		struct tza_proc_build _build; /* the builder's, while it runs */
+	};
 
 	/* Stored images and failed execs are capped so memory grows with
 	 * processes, not events: the first TZA_KEEP_HEAD and the last
@@ -271,10 +305,10 @@ struct tza_proc {
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
 	/* threads (exit total): after the tool.c block below, for alignment */
 
-	uint32_t uid, euid;	/* last known credentials */
+	/* its last known credentials: tza_proc_uid, tza_proc_euid */
 	char comm[16];		/* latest non-empty comm of its exec/exit events, else
 				   a state event's while empty (docs/EVENTS.md [E14]) */
-	uint64_t cgroup_id;
+	/* its cgroup v2 id: tza_proc_cgroup_id (its last image's) */
 
 	/* The image it ran when it started (its fork-time parent's image then,
 	 * and so on up), or NULL; computed once by tza_model_build after the
@@ -296,6 +330,25 @@ struct tza_proc {
 	/* The task it belongs to (analyze/task.h), NULL: none or not built */
 	struct tza_task *task;
 };
+
+/* p's last known credentials (uid, euid): its last image's (after exec;
+ * an image from a state block holds the block's), else those of a state
+ * block that gave it no image, else 0. O(1). */
+static inline uint32_t tza_proc_uid(const struct tza_proc *p)
+{
+	return p->nexecs ? p->execs[p->nexecs - 1].ctx->uid : p->res->state_uid;
+}
+static inline uint32_t tza_proc_euid(const struct tza_proc *p)
+{
+	return p->nexecs ? p->execs[p->nexecs - 1].ctx->euid : p->res->state_euid;
+}
+
+/* p's cgroup v2 id (ev_exec cgroup_id): its last image's, 0 when it has
+ * none or that image is from a state block (which records none). O(1). */
+static inline uint64_t tza_proc_cgroup_id(const struct tza_proc *p)
+{
+	return p->nexecs ? p->execs[p->nexecs - 1].ctx->cgroup_id : 0;
+}
 
 /* The whole model of one trace. */
 struct tza_model {

@@ -57,15 +57,60 @@ static char *blob_str(struct builder *b, int own, const struct tz_event *ev,
 	return store(b, own, bl.data, strnlen(bl.data, bl.len), ok);
 }
 
-/* Free the private strings of a tail slot (owned_slot) */
+/* Free the private strings of a context that is not the arena's */
+static void ctx_strings_free(struct tza_exec_ctx *c)
+{
+	free(c->cwd);
+	free(c->env);
+	free(c->exe);
+	free(c->filename);
+	free(c->script);
+}
+
+/* Free the private strings and context of a tail slot (owned_slot) */
 void model_exec_free(struct tza_exec *e)
 {
-	free(e->cwd);
-	free(e->env);
-	free(e->exe);
-	free(e->filename);
-	free(e->script);
+	struct tza_exec_ctx *c = (struct tza_exec_ctx *)e->ctx;
+	if (c) {
+		ctx_strings_free(c);
+		free(c);
+	}
 	free(e->argv);
+}
+
+/*
+ * *c (its padding zeroed) as an image's context: for a tail slot (own) a
+ * private malloc'd copy, which then owns c's strings; else an equal one
+ * made shortly before, found by XXH3 of its bytes in a direct-mapped cache
+ * of the last ones made (an exec storm's images share one), or a new copy
+ * in the arena. NULL: no memory (c's private strings are then freed).
+ * Equal string pointers are equal strings, so comparing bytes is enough;
+ * equal strings at different addresses only cost a second copy.
+ */
+static const struct tza_exec_ctx *ctx_store(struct builder *b, int own,
+					    const struct tza_exec_ctx *c)
+{
+	struct tza_exec_ctx *n;
+	if (own) {
+		n = malloc(sizeof(*n));
+		if (n)
+			memcpy(n, c, sizeof(*n));
+		else
+			ctx_strings_free((struct tza_exec_ctx *)c);
+		return n;
+	}
+	if (!b->ctxc && !(b->ctxc = calloc(BUILDER_CTX_SLOTS, sizeof(*b->ctxc))))
+		return NULL;
+	uint64_t h = tza_strcache_hash(c, sizeof(*c));
+	const struct tza_exec_ctx **slot = &b->ctxc[h & (BUILDER_CTX_SLOTS - 1)];
+	if (*slot && !memcmp(*slot, c, sizeof(*c)))
+		return *slot;
+	n = tza_arena_alloc(b->arena, sizeof(*n));
+	if (!n)
+		return NULL;
+	memcpy(n, c, sizeof(*n));
+	*slot = n;
+	return n;
 }
 
 /*
@@ -199,36 +244,42 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	if (!e)
 		return -1;
 	e->ts_ns = ev->ts_ns;
-	e->exe = blob_str(b, own, ev, f->x_exe, &ok);
-	e->filename = blob_str(b, own, ev, f->x_fname, &ok);
+	struct tza_exec_ctx c;
+	memset(&c, 0, sizeof(c)); /* its padding too: ctx_store compares bytes */
+	c.exe = blob_str(b, own, ev, f->x_exe, &ok);
+	c.filename = blob_str(b, own, ev, f->x_fname, &ok);
 	struct tz_blob sc = fblob(ev, f->x_script);
 	if (sc.data && sc.len && *(const char *)sc.data)
-		e->script = store(b, own, sc.data, strnlen(sc.data, sc.len), &ok);
+		c.script = store(b, own, sc.data, strnlen(sc.data, sc.len), &ok);
 	struct tz_blob av = fblob(ev, f->x_argv);
 	if (av.len) {
 		e->argv = (uint8_t *)store(b, own, av.data, av.len, &ok);
 		e->argv_len = e->argv ? av.len : 0;
 	}
-	if (!ok)
-		return -1;
 	e->argc = u32(ev, f->x_argc);
 	e->argv_size = u32(ev, f->x_argvsz);
 	e->flags = u32(ev, f->x_flags) & ~(TZA_EXEC_FROM_STATE | TZA_EXEC_CPU);
-	e->uid = u32(ev, f->x_uid);
-	e->euid = u32(ev, f->x_euid);
-	e->gid = u32(ev, f->x_gid);
-	e->egid = u32(ev, f->x_egid);
-	e->cgroup_id = fu64(ev, f->x_cg);
-	e->memcg_id = fu64(ev, f->x_memcg);
+	c.uid = u32(ev, f->x_uid);
+	c.euid = u32(ev, f->x_euid);
+	c.gid = u32(ev, f->x_gid);
+	c.egid = u32(ev, f->x_egid);
+	c.cgroup_id = fu64(ev, f->x_cg);
+	c.memcg_id = fu64(ev, f->x_memcg);
 	struct tz_blob cw = fblob(ev, f->x_cwd);
 	if (cw.data && cw.len)
-		e->cwd = store(b, own, cw.data, strnlen(cw.data, cw.len), &ok);
+		c.cwd = store(b, own, cw.data, strnlen(cw.data, cw.len), &ok);
 	struct tz_blob en = fblob(ev, f->x_env);
 	if (en.data && en.len) {
-		e->env = store(b, own, en.data, en.len, &ok);
-		e->env_len = e->env ? en.len : 0;
+		c.env = store(b, own, en.data, en.len, &ok);
+		c.env_len = c.env ? en.len : 0;
 	}
-	if (!ok)
+	model_get_comm(ev, f->x_comm, c.comm);
+	if (!ok) {
+		if (own)
+			ctx_strings_free(&c);
+		return -1;
+	}
+	if (!(e->ctx = ctx_store(b, own, &c)))
 		return -1;
 	/* the fields read by name only (EV_EXEC_BYNAME): as recorded */
 #define XB_READ(ty, name, unit, src)                                                           \
@@ -238,7 +289,6 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 	}
 	EV_EXEC_BYNAME(XB_READ)
 #undef XB_READ
-	model_get_comm(ev, f->x_comm, e->comm);
 	if (f->x_ut && f->x_st) {
 		e->cpu_before_ns = fu64(ev, f->x_ut) + fu64(ev, f->x_st);
 		e->flags |= TZA_EXEC_CPU;
@@ -248,11 +298,8 @@ static int on_exec(struct builder *b, const struct tz_event *ev)
 		p->ppid = u32(ev, f->x_ppid);
 	if (f->x_nspid)
 		p->ns_pid = u32(ev, f->x_nspid);
-	p->uid = e->uid;
-	p->euid = e->euid;
-	p->cgroup_id = e->cgroup_id;
-	if (e->comm[0]) /* empty: not in the event (a shorter fixed part) */
-		memcpy(p->comm, e->comm, sizeof(p->comm));
+	if (c.comm[0]) /* empty: not in the event (a shorter fixed part) */
+		memcpy(p->comm, c.comm, sizeof(p->comm));
 	if (e->flags & EV_EXEC_ARGV_TRUNCATED)
 		p->flags |= TZA_P_ARGV_TRUNCATED;
 	else
@@ -555,32 +602,46 @@ static int on_state(struct builder *b, const struct tz_event *ev)
 	/* a process forked in the trace runs its parent's image until it execs */
 	if (p->nexecs || !(p->flags & (TZA_P_FROM_STATE | TZA_P_PRE_EXISTING)))
 		return 0;
-	p->uid = u32(ev, f->s_uid);
-	p->euid = u32(ev, f->s_euid);
+	uint32_t uid = u32(ev, f->s_uid), euid = u32(ev, f->s_euid);
 	struct tz_blob exe = fblob(ev, f->s_exe), av = fblob(ev, f->s_argv);
-	if (!exe.data && !av.len)
+	if (!exe.data && !av.len) { /* no image to hold them: in p's res */
+		if ((uid || euid || p->res != &tza_res_none)) {
+			struct tza_proc_res *x = model_res_of(b, p);
+			if (!x)
+				return -1;
+			x->state_uid = uid;
+			x->state_euid = euid;
+		}
 		return 0;
+	}
 	int own, ok = 1;
 	struct tza_exec *e = image_slot(b, q, &own);
 	if (!e)
 		return -1;
 	e->ts_ns = ev->ts_ns;
+	struct tza_exec_ctx c;
+	memset(&c, 0, sizeof(c)); /* its padding too: ctx_store compares bytes */
 	if (exe.data)
-		e->exe = store(b, own, exe.data, strnlen(exe.data, exe.len), &ok);
+		c.exe = store(b, own, exe.data, strnlen(exe.data, exe.len), &ok);
 	if (av.len) {
 		e->argv = (uint8_t *)store(b, own, av.data, av.len, &ok);
 		e->argv_len = e->argv ? av.len : 0;
 	}
-	if (!ok)
+	if (!ok) {
+		if (own)
+			ctx_strings_free(&c);
 		return -1;
+	}
 	e->argc = u32(ev, f->s_argc);
 	e->argv_size = u32(ev, f->s_argvsz);
 	/* EV_STATE_ARGV_TRUNCATED; older recorders' 0x1 is EV_STATE_PRE_EXISTING */
 	e->flags = ((sfl & EV_STATE_ARGV_TRUNCATED) ? EV_EXEC_ARGV_TRUNCATED : 0) |
 		   TZA_EXEC_FROM_STATE;
-	e->uid = p->uid;
-	e->euid = p->euid;
-	memcpy(e->comm, p->comm, sizeof(e->comm));
+	c.uid = uid;
+	c.euid = euid;
+	memcpy(c.comm, p->comm, sizeof(c.comm));
+	if (!(e->ctx = ctx_store(b, own, &c)))
+		return -1;
 	if (sfl & EV_STATE_ARGV_TRUNCATED)
 		p->flags |= TZA_P_ARGV_TRUNCATED;
 	return 0;

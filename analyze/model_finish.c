@@ -380,7 +380,9 @@ static int settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 		x->charge_ns = fm->clip_ns;
 		q->p.flags |= TZA_P_CLIPPED | (fm->exec_rebased ? TZA_P_EXEC_REBASED : 0);
 	}
-	const struct pstate *qs = pst(b, q);
+	const struct pstate qs_copy = *pst(b, q), *qs = &qs_copy;
+	/* the builder's state is done with: the children's links go there */
+	memset(&q->p._build, 0, sizeof(q->p._build));
 	if (qs->live)
 		q->p.flags |= TZA_P_NO_EXIT;
 	if (q->p.flags & TZA_P_NO_EXIT)
@@ -414,7 +416,7 @@ static int settle(struct builder *b, struct pint *q, const struct fin_meta *fm)
 	    count_from_start(b, &q->p, fm->rec_start) < 0)
 		return -1;
 	if (!q->p.comm[0] && q->p.nexecs)
-		memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].comm, sizeof(q->p.comm));
+		memcpy(q->p.comm, q->p.execs[q->p.nexecs - 1].ctx->comm, sizeof(q->p.comm));
 	if ((q->p.flags & TZA_P_NO_FORK) && !(q->p.flags & TZA_P_PRE_EXISTING))
 		m->no_fork++;
 	if ((q->p.flags & TZA_P_FROM_STATE) && !(q->p.flags & TZA_P_PRE_EXISTING))

@@ -21,22 +21,15 @@
 
 /* A process as the builder holds it; allocated from the arena. Until
  * finish() sorts the processes, p.index is the creation order (the position
- * in the build's procs): the sort's tie-break, and the index of its
- * struct pstate. */
+ * in the build's procs): the sort's tie-break. */
 struct pint {
 	struct tza_proc p;
 };
 
-/* What only the builder needs of a process: in builder.ps by creation
- * index (pst()), freed once the model is built, so the model keeps none of
- * it while it is analysed */
-struct pstate {
-	uint64_t last_ns; /* its last event (fork, exec, sample, state, ...) */
-	uint8_t live;	  /* the live instance of its pid */
-	uint8_t xring, fring; /* next tail slot to overwrite once capped */
-	uint8_t start_guess;  /* made by exec_fail: start_ns is that event's time,
-				 until an exec or exit gives the real one ([E15]) */
-};
+/* What only the builder needs of a process: in the process itself, where
+ * the children's links go once it is settled (model_finish.c settle() zeroes
+ * it), so it costs no memory of its own (issue 22 item 2) */
+#define pstate tza_proc_build
 
 /* Processes without samples, OOM kill or killer share this one (model_pid.c) */
 extern const struct tza_proc_res tza_res_none;
@@ -101,6 +94,7 @@ struct pslot {
  * instance is alive (pint.live), so the liveness of a pid is known without
  * touching the instance (cold in memory when the pid is being reused) */
 #define PID_LIVE 0x80000000u
+#define BUILDER_CTX_SLOTS 4096
 #define PID_IDX 0x7fffffffu
 
 struct builder {
@@ -115,17 +109,20 @@ struct builder {
 	struct pslot *pids;	/* pids >= PID_DIRECT */
 	uint32_t pmask, pcount; /* slots - 1 (power of 2), pids held */
 	uint32_t pshift;	/* 32 - log2(slots) */
-	size_t cap;
-	struct pstate *ps; /* cap entries, by creation index (pst) */
+	size_t cap;	   /* entries of m->procs */
+	/* the image contexts last made in the arena, by hash (model_events.c
+	 * ctx_store): BUILDER_CTX_SLOTS, made on first use */
+	const struct tza_exec_ctx **ctxc;
 	struct fields f;
 	uint32_t flags; /* TZA_MB_* */
 	uint32_t host_cap;
 };
 
-/* q's builder state (q->p.index is its creation index while building) */
-static inline struct pstate *pst(const struct builder *b, const struct pint *q)
+/* q's builder state (until settle()) */
+static inline struct pstate *pst(const struct builder *b, struct pint *q)
 {
-	return &b->ps[q->p.index];
+	(void)b;
+	return &q->p._build;
 }
 
 static inline void seen(const struct builder *b, struct pint *q, uint64_t ts)

@@ -93,10 +93,6 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 		if (!np)
 			return NULL;
 		m->procs = np;
-		struct pstate *ns = realloc(b->ps, nc * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		b->ps = ns;
 		b->cap = nc;
 	}
 	struct pint *q = tza_arena_alloc(b->arena, sizeof(*q));
@@ -113,7 +109,7 @@ struct pint *model_new_proc(struct builder *b, uint32_t pid, uint64_t start_ns, 
 	q->p.exit_code = -1;
 	q->p.res = &tza_res_none;
 	q->p.index = m->nprocs;
-	b->ps[m->nprocs] = (struct pstate){.live = 1};
+	q->p._build.live = 1; /* the rest of it zero, as the arena gives it */
 	m->procs[m->nprocs++] = &q->p;
 	*cell = m->nprocs | PID_LIVE;
 	return q;

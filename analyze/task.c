@@ -205,12 +205,13 @@ static int finish(struct build *b)
 			k->job = j ? task_keep(st, j) : NULL;
 			k->container = ct ? task_keep(st, ct) : NULL;
 		}
-		if (b->in->cgroup && e && e->memcg_id)
-			cg = b->in->cgroup(b->in->cgroup_ctx, TZA_CG_V1_MEMORY, e->memcg_id);
+		if (b->in->cgroup && e && e->ctx->memcg_id)
+			cg = b->in->cgroup(b->in->cgroup_ctx, TZA_CG_V1_MEMORY, e->ctx->memcg_id);
 		if (cg)
 			k->mem_limit_bytes = cg->mem_limit_bytes;
-		if (b->in->cgroup && c->root->cgroup_id &&
-		    (cg = b->in->cgroup(b->in->cgroup_ctx, TZA_CG_V2, c->root->cgroup_id))) {
+		if (b->in->cgroup && tza_proc_cgroup_id(c->root) &&
+		    (cg = b->in->cgroup(b->in->cgroup_ctx, TZA_CG_V2,
+					tza_proc_cgroup_id(c->root)))) {
 			if (!k->mem_limit_bytes)
 				k->mem_limit_bytes = cg->mem_limit_bytes;
 			k->cpu_quota_us = cg->cpu_quota_us;

@@ -39,7 +39,7 @@ const char *task_base(const char *s)
 
 int task_is_shell(const struct tza_exec *e)
 {
-	const char *b = task_base(e && e->exe ? e->exe : NULL);
+	const char *b = task_base(e && e->ctx->exe ? e->ctx->exe : NULL);
 	return b && (!strcmp(b, "bash") || !strcmp(b, "sh") || !strcmp(b, "dash"));
 }
 
@@ -194,10 +194,10 @@ static char *container_of(const char *path)
 static const char *env_get(const struct tza_exec *e, const char *name)
 {
 	size_t nl = strlen(name);
-	for (uint32_t o = 0; e && e->env && o < e->env_len;) {
-		const char *s = e->env + o;
-		size_t l = strnlen(s, e->env_len - o);
-		if (l > nl && !strncmp(s, name, nl) && s[nl] == '=' && o + l < e->env_len)
+	for (uint32_t o = 0; e && e->ctx->env && o < e->ctx->env_len;) {
+		const char *s = e->ctx->env + o;
+		size_t l = strnlen(s, e->ctx->env_len - o);
+		if (l > nl && !strncmp(s, name, nl) && s[nl] == '=' && o + l < e->ctx->env_len)
 			return s + nl + 1;
 		o += (uint32_t)l + 1;
 	}
@@ -225,10 +225,10 @@ void task_cg_ids(const struct tza_task_input *in, const struct tza_proc *p, char
 	const struct tza_exec *e = tza_proc_image_inherited(p);
 	const struct tza_cgroup *c[2] = {NULL, NULL};
 	*job = *ct = NULL;
-	if (in->cgroup && e && e->memcg_id)
-		c[0] = in->cgroup(in->cgroup_ctx, TZA_CG_V1_MEMORY, e->memcg_id);
-	if (in->cgroup && p->cgroup_id)
-		c[1] = in->cgroup(in->cgroup_ctx, TZA_CG_V2, p->cgroup_id);
+	if (in->cgroup && e && e->ctx->memcg_id)
+		c[0] = in->cgroup(in->cgroup_ctx, TZA_CG_V1_MEMORY, e->ctx->memcg_id);
+	if (in->cgroup && tza_proc_cgroup_id(p))
+		c[1] = in->cgroup(in->cgroup_ctx, TZA_CG_V2, tza_proc_cgroup_id(p));
 	for (int i = 0; i < 2; i++) {
 		if (!c[i] || !c[i]->path)
 			continue;
@@ -274,7 +274,7 @@ static int match_generic(struct build *b, struct tza_proc *p)
 	for (uint32_t x = p->nexecs; x-- > 0;) {
 		const struct tza_exec *e = &p->execs[x];
 		char *line = e->argv ? argv_line(e) : NULL;
-		const char *hay[3] = {line, e->exe, e->cwd};
+		const char *hay[3] = {line, e->ctx->exe, e->ctx->cwd};
 		regmatch_t mt[2];
 		for (int i = 0; i < 3; i++) {
 			if (!hay[i] || regexec(&b->re, hay[i], 2, mt, 0))
@@ -303,8 +303,8 @@ static int match_workflow(struct build *b, struct tza_proc *p)
 			return -1;
 		if (a[0] == '/')
 			b->c[k].workdir = task_keepn(b->st, a, (size_t)(task_base(a) - a - 1));
-		else if (e->cwd)
-			b->c[k].workdir = e->cwd;
+		else if (e->ctx->cwd)
+			b->c[k].workdir = e->ctx->cwd;
 		return 1;
 	}
 	if ((sc = snakemake_shellcmd(p))) {

@@ -654,7 +654,7 @@ static const char *const passthrough[] = {
 /* e's argv[0] basename or its exe's basename is name (argv may be cut) */
 static int image_named(const struct tza_exec *e, const char *name)
 {
-	if (e->exe && *e->exe && !strcmp(base(e->exe), name))
+	if (e->ctx->exe && *e->ctx->exe && !strcmp(base(e->ctx->exe), name))
 		return 1;
 	if (!e->argv_len)
 		return 0;
@@ -679,7 +679,7 @@ static int forked_in_image(const struct tza_proc *p, uint32_t i)
 static int is_passthrough(const struct tza_proc *p, uint32_t i, const char *tool)
 {
 	const struct tza_exec *e = &p->execs[i];
-	const char *bn = e->exe && *e->exe ? base(e->exe) : "";
+	const char *bn = e->ctx->exe && *e->ctx->exe ? base(e->ctx->exe) : "";
 	for (size_t k = 0; k < sizeof(passthrough) / sizeof(passthrough[0]); k++)
 		if (!strcmp(bn, passthrough[k]))
 			return 1;
@@ -688,7 +688,7 @@ static int is_passthrough(const struct tza_proc *p, uint32_t i, const char *tool
 	 * forked a child first (a shell job, bash -c 'a | b; c', whose last
 	 * command c the shell execs in its place): it is the job */
 	int k = *bn ? rule_for(bn) : -1;
-	return k >= 0 && rules[k].kind == R_INTERP && !(e->script && *e->script) &&
+	return k >= 0 && rules[k].kind == R_INTERP && !(e->ctx->script && *e->ctx->script) &&
 	       !strcmp(tool, bn) && !forked_in_image(p, i);
 }
 
@@ -708,17 +708,17 @@ static int named_image(const struct tza_proc *p, const char **t, const char **c)
 	uint32_t i = 0;
 	for (;; i++) {
 		const struct tza_exec *e = &p->execs[i];
-		if (tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c) < 0)
+		if (tool_ident(e->ctx->exe, e->ctx->script, e->argv, e->argv_len, t, c) < 0)
 			return -1;
 		if (i + 1 == p->nexecs || !is_passthrough(p, i, *t))
 			break;
 	}
 	for (uint32_t j = p->nexecs - 1; j > i; j--) {
 		const struct tza_exec *e = &p->execs[j];
-		if ((e->exe && !strncmp(e->exe, "memfd:", 6)) || image_named(e, *t))
-			return tool_ident(e->exe, e->script, e->argv, e->argv_len, t, c) < 0
-				       ? -1
-				       : (int)j;
+		const struct tza_exec_ctx *x = e->ctx;
+		if ((x->exe && !strncmp(x->exe, "memfd:", 6)) || image_named(e, *t))
+			return tool_ident(x->exe, x->script, e->argv, e->argv_len, t, c) < 0 ? -1
+											: (int)j;
 	}
 	return (int)i;
 }
@@ -773,8 +773,8 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 	}
 	const struct tza_exec *e = tza_proc_image_inherited(p);
 	if (by == TZA_BY_EXE) {
-		if (e && e->exe && *e->exe)
-			return e->exe;
+		if (e && e->ctx->exe && *e->ctx->exe)
+			return e->ctx->exe;
 		by = TZA_BY_TOOL;
 	}
 	if (!p->key_pair) {
@@ -783,7 +783,8 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by)
 			if (named_image(p, &t, &c) < 0)
 				return "?";
 		} else if (e) {
-			if (tool_ident(e->exe, e->script, e->argv, e->argv_len, &t, &c) < 0)
+			const struct tza_exec_ctx *x = e->ctx;
+			if (tool_ident(x->exe, x->script, e->argv, e->argv_len, &t, &c) < 0)
 				return "?";
 		} else {
 			/* nothing but comm is known: bracketed so it never passes for

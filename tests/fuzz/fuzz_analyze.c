@@ -45,12 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tza_json_argv(null, e->argv, e->argv_len);
 			tza_text_argv(null, e->argv, e->argv_len, 60);
 			/* issue 17: cwd, env and the cgroup table */
-			tza_json_cstr(null, e->cwd);
-			tza_json_argv(null, (const uint8_t *)e->env, e->env_len);
-			const struct tza_cgroup *cg = tza_model_cgroup(m, TZA_CG_V2, e->cgroup_id);
+			tza_json_cstr(null, e->ctx->cwd);
+			tza_json_argv(null, (const uint8_t *)e->ctx->env, e->ctx->env_len);
+			const struct tza_cgroup *cg =
+				tza_model_cgroup(m, TZA_CG_V2, e->ctx->cgroup_id);
 			if (cg)
 				tza_json_cstr(null, cg->path);
-			cg = tza_model_cgroup(m, TZA_CG_V1_MEMORY, e->memcg_id);
+			cg = tza_model_cgroup(m, TZA_CG_V1_MEMORY, e->ctx->memcg_id);
 			if (cg)
 				tza_json_cstr(null, cg->path);
 		}

@@ -135,8 +135,8 @@ static void proc_line(const struct tza_proc *p)
 	printf(" execs=%" PRIu64 " comm=", (uint64_t)p->nexecs + p->res->nexecs_omitted);
 	quote((const uint8_t *)p->comm, strnlen(p->comm, sizeof(p->comm)));
 	printf(" exe=");
-	if (e && e->exe)
-		quote((const uint8_t *)e->exe, strlen(e->exe));
+	if (e && e->ctx->exe)
+		quote((const uint8_t *)e->ctx->exe, strlen(e->ctx->exe));
 	else
 		putchar('-');
 	printf(" argv=");
@@ -170,16 +170,16 @@ static void extra_lines(const struct tza_model *m)
 		const struct tza_proc *p = m->procs[i];
 		for (uint32_t k = 0; k < p->nexecs; k++) {
 			const struct tza_exec *e = &p->execs[k];
-			if (!e->cwd && !e->env_len && !e->memcg_id)
+			if (!e->ctx->cwd && !e->ctx->env_len && !e->ctx->memcg_id)
 				continue;
 			printf("image: %s %u cwd=", tza_proc_id(p, id), k);
-			if (e->cwd)
-				quote((const uint8_t *)e->cwd, strlen(e->cwd));
+			if (e->ctx->cwd)
+				quote((const uint8_t *)e->ctx->cwd, strlen(e->ctx->cwd));
 			else
 				putchar('-');
 			printf("%s memcg=%" PRIu64 " env=",
-			       e->flags & EV_EXEC_CWD_TRUNCATED ? "+" : "", e->memcg_id);
-			argv_list((const uint8_t *)e->env, e->env_len);
+			       e->flags & EV_EXEC_CWD_TRUNCATED ? "+" : "", e->ctx->memcg_id);
+			argv_list((const uint8_t *)e->ctx->env, e->ctx->env_len);
 			putchar('\n');
 		}
 	}

@@ -241,7 +241,7 @@ static char *model_dump(const struct tza_model *m)
 		fprintf(f, "%s %s %u %u %llu %llu %llu %u %s %llx", tza_proc_id(p, i1),
 			p->parent ? tza_proc_id(p->parent, i2) : "-", p->nchildren, p->nexecs,
 			(unsigned long long)p->end_ns, (unsigned long long)tza_proc_cpu(p),
-			(unsigned long long)p->rchar, p->flags, x ? x->exe : "-",
+			(unsigned long long)p->rchar, p->flags, x ? x->ctx->exe : "-",
 			(unsigned long long)(x ? XXH3_64bits(x->argv, x->argv_len) : 0));
 		/* every exit total */
 		fprintf(f, " %u %d %d %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %u %.16s\n",

@@ -292,8 +292,8 @@ static void test_c09_exec_chain(void **st)
 	assert_int_equal(f->b.m->nprocs, 1);
 	struct tza_proc *p = f->b.m->procs[0];
 	assert_int_equal(p->nexecs, 2);
-	assert_string_equal(p->execs[0].exe, "/usr/bin/env");
-	assert_string_equal(p->execs[1].exe, "/usr/bin/sleep");
+	assert_string_equal(p->execs[0].ctx->exe, "/usr/bin/env");
+	assert_string_equal(p->execs[1].ctx->exe, "/usr/bin/sleep");
 	assert_int_equal(p->nfailed, 3);
 	assert_string_equal(p->failed[2].filename, "/nx3/sleep");
 	assert_int_equal(p->failed[2].err, ENOENT);
@@ -360,8 +360,8 @@ static void test_c10_c11(void **st)
 	s_exit(&f->s, T0 + SEC_NS, 605, T0, 1, "renamed", v1);
 	fx_build(f, 0);
 	struct tza_proc *r = by_pid(f->b.m, 600, 0);
-	assert_string_equal(r->execs[0].script, "./run.sh");
-	assert_string_equal(r->execs[0].exe, "/usr/bin/dash");
+	assert_string_equal(r->execs[0].ctx->script, "./run.sh");
+	assert_string_equal(r->execs[0].ctx->exe, "/usr/bin/dash");
 	assert_string_equal(tza_proc_key(r, TZA_BY_TOOL), "run.sh");
 	assert_string_equal(tza_proc_key(by_pid(f->b.m, 601, 0), TZA_BY_TOOL), "other.sh");
 	assert_string_equal(tza_proc_key(by_pid(f->b.m, 602, 0), TZA_BY_TOOL), "p.py");
@@ -387,7 +387,7 @@ static void test_c10_c11(void **st)
 	tza_crit_free(&c);
 	struct tza_proc *ren = by_pid(f->b.m, 605, 0);
 	assert_string_equal(ren->comm, "renamed");
-	assert_string_equal(ren->execs[0].comm, "burner");
+	assert_string_equal(ren->execs[0].ctx->comm, "burner");
 	assert_string_equal(tza_proc_key(ren, TZA_BY_TOOL), "burner");
 }
 
@@ -404,8 +404,8 @@ static void test_comm_empty_keeps(void **st)
 	struct tza_proc *p = by_pid(f->b.m, 700, 0);
 	assert_int_equal(p->nexecs, 2);
 	assert_string_equal(p->comm, "make");
-	assert_string_equal(p->execs[1].comm, "");
-	assert_string_equal(p->execs[1].exe, "/usr/bin/sh");
+	assert_string_equal(p->execs[1].ctx->comm, "");
+	assert_string_equal(p->execs[1].ctx->exe, "/usr/bin/sh");
 }
 
 /* C14: a pre-existing shell from the snapshot, its 200 children under it once */
@@ -462,6 +462,71 @@ static void test_state_argv_truncated(void **st)
 	assert_true(q->flags & TZA_P_PRE_EXISTING);
 	assert_true(q->flags & TZA_P_ARGV_TRUNCATED);
 	assert_false(by_pid(f->b.m, 700, 0)->flags & TZA_P_ARGV_TRUNCATED);
+}
+
+/* A process's last known credentials (tza_proc_uid, tza_proc_euid, read
+ * from its last image since issue 22 item 2): a state block's, also one that
+ * gave it no image (a kernel thread: neither exe nor argv), then its exec's */
+static void push_state_cred(struct synth *s, uint64_t ts, uint32_t tgid, const char *exe,
+			    const char *argv, uint32_t uid, uint32_t euid)
+{
+	char buf[sizeof(struct ev_proc_state) + 256];
+	struct ev_proc_state *e = (struct ev_proc_state *)buf;
+	memset(e, 0, sizeof(*e));
+	size_t n = strlen(exe);
+	memcpy(buf + sizeof(*e), exe, n);
+	uint32_t al = *argv ? synth_argv(argv, buf + sizeof(*e) + n) : 0;
+	e->hdr = (struct ev_hdr){(uint32_t)(sizeof(*e) + n + al), EV_PROC_STATE, 0, ts};
+	e->start_ns = T0 - SEC_NS;
+	e->tgid = e->ns_pid = tgid;
+	e->ppid = 2;
+	e->uid = uid;
+	e->euid = euid;
+	e->argv_size = e->argv_len = al;
+	e->exe_len = (uint16_t)n;
+	e->flags = EV_STATE_PRE_EXISTING;
+	strcpy(e->comm, "x");
+	synth_push(s, buf, e->hdr.size);
+}
+
+static void test_state_credentials(void **st)
+{
+	struct fx *f = *st;
+	push_state_cred(&f->s, T0, 800, "", "", 1234, 4321);
+	push_state_cred(&f->s, T0, 810, "/usr/bin/dash", "sh", 77, 78);
+	push_state_cred(&f->s, T0, 820, "/usr/bin/dash", "sh", 55, 56);
+	push_state_cred(&f->s, T0, 830, "", "", 0, 0);
+	s_exec(&f->s, T0 + SEC_NS, 810, T0 - SEC_NS, 2, "/usr/bin/make", NULL, "make", "make");
+	s_exec(&f->s, T0 + 2 * SEC_NS, 840, T0 + SEC_NS, 2, "/usr/bin/make", NULL, "make|-j",
+	       "make");
+	s_exec(&f->s, T0 + 2 * SEC_NS, 850, T0 + SEC_NS, 2, "/usr/bin/make", NULL, "make|-k",
+	       "make");
+	fx_build(f, 0);
+	struct tza_proc *k = by_pid(f->b.m, 800, 0), *a = by_pid(f->b.m, 810, 0),
+			*b = by_pid(f->b.m, 820, 0), *z = by_pid(f->b.m, 830, 0);
+	assert_non_null(k);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(z);
+	assert_int_equal(k->nexecs, 0);
+	assert_int_equal(tza_proc_uid(k), 1234);
+	assert_int_equal(tza_proc_euid(k), 4321);
+	assert_int_equal(z->nexecs, 0);
+	assert_int_equal(tza_proc_uid(z), 0);
+	assert_ptr_equal(z->res, &tza_res_none); /* root's zeros take no block */
+	assert_int_equal(a->nexecs, 2);
+	assert_int_equal(a->execs[0].ctx->uid, 77);
+	assert_int_equal(tza_proc_uid(a), 1000); /* s_exec's */
+	assert_int_equal(tza_proc_euid(a), 1000);
+	assert_int_equal(tza_proc_uid(b), 55);
+	assert_int_equal(tza_proc_euid(b), 56);
+	/* equal images (an exec storm's) share one context */
+	struct tza_proc *m1 = by_pid(f->b.m, 840, 0), *m2 = by_pid(f->b.m, 850, 0);
+	assert_non_null(m1);
+	assert_non_null(m2);
+	assert_ptr_equal(m1->execs[0].ctx, m2->execs[0].ctx);
+	assert_ptr_not_equal(m1->execs[0].ctx, a->execs[0].ctx);
+	assert_string_equal(m1->execs[0].ctx->exe, "/usr/bin/make");
 }
 
 /* fault 7: a process that started before the recording (metadata
@@ -779,7 +844,7 @@ static double chain_secs(uint32_t n)
 	for (uint32_t i = 0; i < b.m->nprocs; i++) {
 		const struct tza_exec *e = tza_proc_image_inherited(b.m->procs[i]);
 		assert_non_null(e);
-		assert_string_equal(e->exe, "/usr/bin/deep");
+		assert_string_equal(e->ctx->exe, "/usr/bin/deep");
 		assert_string_equal(tza_proc_key(b.m->procs[i], TZA_BY_TOOL), "deep");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &z);
@@ -874,9 +939,9 @@ static void test_failed_exec_cap(void **st)
 	assert_int_equal(b.m->nexecs, 1000);
 	assert_int_equal(p->nexecs, TZA_KEEP_HEAD + TZA_KEEP_TAIL);
 	assert_int_equal(p->res->nexecs_omitted, 1000 - TZA_KEEP_HEAD - TZA_KEEP_TAIL);
-	assert_string_equal(p->execs[TZA_KEEP_HEAD - 1].exe, "/bin/step63");
-	assert_string_equal(p->execs[TZA_KEEP_HEAD].exe, "/bin/step936");
-	assert_string_equal(tza_proc_image(p)->exe, "/bin/step999");
+	assert_string_equal(p->execs[TZA_KEEP_HEAD - 1].ctx->exe, "/bin/step63");
+	assert_string_equal(p->execs[TZA_KEEP_HEAD].ctx->exe, "/bin/step936");
+	assert_string_equal(tza_proc_image(p)->ctx->exe, "/bin/step999");
 	unbuild(&b);
 	synth_free(&s);
 }
@@ -917,7 +982,7 @@ static void test_exit_exe_deleted(void **st)
 	s_exit(&f->s, T0 + 2000, 410, T0, 1, "step", vd);
 	fx_build(f, 0);
 	p = by_pid(f->b.m, 410, 0);
-	assert_string_equal(tza_proc_image(p)->exe, "/bin/step199");
+	assert_string_equal(tza_proc_image(p)->ctx->exe, "/bin/step199");
 	assert_true(tza_proc_image(p)->flags & EV_EXEC_EXE_DELETED);
 	for (uint32_t i = 0; i + 1 < p->nexecs; i++)
 		assert_false(p->execs[i].flags & EV_EXEC_EXE_DELETED);
@@ -1311,14 +1376,14 @@ static void test_issue17_fields(void **st)
 	assert_non_null(p);
 	assert_int_equal(p->nexecs, 1);
 	const struct tza_exec *e = &p->execs[0];
-	assert_string_equal(e->cwd, "/home/run/dir");
-	assert_string_equal(e->exe, "/usr/bin/make");
+	assert_string_equal(e->ctx->cwd, "/home/run/dir");
+	assert_string_equal(e->ctx->exe, "/usr/bin/make");
 	assert_int_equal(e->argv_len, 5);
 	assert_memory_equal(e->argv, "make", 5);
-	assert_int_equal(e->env_len, sizeof(env) - 1);
-	assert_memory_equal(e->env, env, sizeof(env) - 1);
-	assert_int_equal(e->memcg_id, 77);
-	const struct tza_cgroup *c = tza_model_cgroup(f->b.m, TZA_CG_V1_MEMORY, e->memcg_id);
+	assert_int_equal(e->ctx->env_len, sizeof(env) - 1);
+	assert_memory_equal(e->ctx->env, env, sizeof(env) - 1);
+	assert_int_equal(e->ctx->memcg_id, 77);
+	const struct tza_cgroup *c = tza_model_cgroup(f->b.m, TZA_CG_V1_MEMORY, e->ctx->memcg_id);
 	assert_non_null(c);
 	assert_string_equal(c->path, "/slurm/uid_0/job_42/step_0");
 	assert_int_equal(c->mem_limit_bytes, 1 << 20);
@@ -1343,9 +1408,9 @@ static void test_issue17_fields(void **st)
 	s_exec(&f->s, T0 + 10, 600, T0, 1, "/usr/bin/true", NULL, "true", "true");
 	fx_build(f, 0);
 	p = by_pid(f->b.m, 600, 0);
-	assert_null(p->execs[0].cwd);
-	assert_null(p->execs[0].env);
-	assert_int_equal(p->execs[0].memcg_id, 0);
+	assert_null(p->execs[0].ctx->cwd);
+	assert_null(p->execs[0].ctx->env);
+	assert_int_equal(p->execs[0].ctx->memcg_id, 0);
 	assert_int_equal(tza_model_cgroups(f->b.m, &all), 0);
 	assert_int_equal(tza_model_attachments(f->b.m, &a), 0);
 	assert_null(tza_model_cgroup(f->b.m, TZA_CG_V2, 0));
@@ -1392,6 +1457,7 @@ int main(int argc, char **argv)
 	    FX_TEST(test_c09_exec_chain),
 	    FX_TEST(test_c01_c02),
 	    FX_TEST(test_state_argv_truncated),
+	    FX_TEST(test_state_credentials),
 	    FX_TEST(test_c10_c11),
 	    FX_TEST(test_comm_empty_keeps),
 	    FX_TEST(test_c14_pre_existing),

@@ -36,6 +36,7 @@ struct hand {
 	struct tza_proc p[NP];
 	struct tza_proc *v[NP], *roots[NP];
 	struct tza_exec e[NP];
+	struct tza_exec_ctx ec[NP], ec2[NP]; /* e's and ex[][1]'s */
 	char argv[NP][256];
 	struct tza_proc_res res[NP];
 	struct tza_sample smp[NP][4];
@@ -96,7 +97,8 @@ static struct tza_proc *hp(struct hand *h, struct tza_proc *parent, const char *
 		struct tza_exec *e = &h->e[i];
 		e->argv = (uint8_t *)h->argv[i];
 		e->argv_len = split_argv(h->argv[i], argv);
-		e->exe = (char *)exe;
+		h->ec[i].exe = (char *)exe;
+		e->ctx = &h->ec[i];
 		e->ts_ns = start;
 		p->execs = e;
 		p->nexecs = 1;
@@ -113,8 +115,9 @@ static void hexec(struct hand *h, struct tza_proc *p, const char *exe, const cha
 	h->ex[i][0] = h->e[i];
 	h->ex[i][1] = (struct tza_exec){.argv = (uint8_t *)h->argv2[i],
 					.argv_len = split_argv(h->argv2[i], argv),
-					.exe = (char *)exe,
+					.ctx = &h->ec2[i],
 					.ts_ns = ts};
+	h->ec2[i].exe = (char *)exe;
 	p->execs = h->ex[i];
 	p->nexecs = 2;
 }
@@ -370,7 +373,7 @@ static void test_nextflow(void **st)
 				 1000, 90000, 9000);
 	struct tza_proc *run =
 		hp(&h, nf, "/usr/bin/bash", "/bin/bash|-ue|.command.run", 2000, 8000, 10);
-	h.e[run->index].cwd = "/w/work/ab/cdef1234567890";
+	h.ec[run->index].cwd = "/w/work/ab/cdef1234567890";
 	/* a third: relative .command.run, no cwd recorded: from its .command.sh */
 	struct tza_proc *run3 =
 		hp(&h, nf, "/usr/bin/bash", "/bin/bash|-ue|.command.run", 1500, 1900, 3);
@@ -499,30 +502,30 @@ static void test_cgroups(void **st)
 	static struct hand h;
 	hand_init(&h);
 	struct tza_proc *r = hp(&h, NULL, "/usr/bin/bash", "bash|run.sh", 1000, 9000, 1);
-	r->cgroup_id = 1;
+	h.ec[r->index].cgroup_id = 1;
 	struct tza_proc *j = hp(&h, r, "/usr/bin/srun", "srun|x", 2000, 8000, 10);
-	j->cgroup_id = 2;
+	h.ec[j->index].cgroup_id = 2;
 	struct tza_proc *jc = hp(&h, j, "/usr/bin/x", "x", 2100, 7000, 100);
-	jc->cgroup_id = 2;
+	h.ec[jc->index].cgroup_id = 2;
 	struct tza_proc *d = hp(&h, r, "/usr/bin/sleep", "sleep|1", 3000, 4000, 5);
-	d->cgroup_id = 3;
+	h.ec[d->index].cgroup_id = 3;
 	struct tza_proc *k = hp(&h, r, "/usr/bin/pause", "pause", 3500, 4000, 5);
-	k->cgroup_id = 4;
+	h.ec[k->index].cgroup_id = 4;
 	struct tza_proc *w = hp(&h, r, "/usr/bin/true", "true", 3600, 4000, 5);
-	w->cgroup_id = 5;
+	h.ec[w->index].cgroup_id = 5;
 	/* hybrid host: the v1 memory cgroup names the job */
 	struct tza_proc *v1 = hp(&h, r, "/usr/bin/x", "x", 3700, 4000, 5);
-	v1->cgroup_id = 1;
-	h.e[v1->index].memcg_id = 6;
+	h.ec[v1->index].cgroup_id = 1;
+	h.ec[v1->index].memcg_id = 6;
 	/* v1 memory at the root, the v2 path names it */
 	struct tza_proc *v2 = hp(&h, r, "/usr/bin/x", "x", 3800, 4000, 5);
-	v2->cgroup_id = 2;
-	h.e[v2->index].memcg_id = 7;
+	h.ec[v2->index].cgroup_id = 2;
+	h.ec[v2->index].memcg_id = 7;
 	/* only the recorded SLURM_JOB_ID */
 	struct tza_proc *ev = hp(&h, r, "/usr/bin/x", "x", 3900, 4000, 5);
 	static char env[] = "SLURM_JOB_ID=99\0OTHER=1";
-	h.e[ev->index].env = env;
-	h.e[ev->index].env_len = sizeof(env);
+	h.ec[ev->index].env = env;
+	h.ec[ev->index].env_len = sizeof(env);
 	struct tza_task_input in = {.cgroup = cg_lookup};
 	struct tza_tasks *t;
 	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
@@ -1112,8 +1115,8 @@ static void test_unrecorded_images(void **st)
 	struct tza_proc *r = hp(&h2, NULL, "/usr/bin/bash", "bash|run.sh", 1000, 9000, 1);
 	struct tza_proc *j = hp(&h2, r, "/usr/bin/bash", "bash|-c|job", 2000, 8000, 1);
 	static char env[] = "SLURM_JOB_ID=4242";
-	h2.e[j->index].env = env;
-	h2.e[j->index].env_len = sizeof(env);
+	h2.ec[j->index].env = env;
+	h2.ec[j->index].env_len = sizeof(env);
 	hexec(&h2, j, "/usr/bin/sleep", "sleep|1", 2500);
 	struct tza_proc *jc = hp(&h2, j, "/usr/bin/true", "true", 2600, 2700, 1);
 	in = (struct tza_task_input){0};
