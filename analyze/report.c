@@ -40,8 +40,8 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	}
 	if (!after_read && in->unfinished && !in->ring && !in->live && !in->torn_tail_bytes &&
 	    in->tail_bytes) {
-		tza_err("'%s': offset %llu: unfinished trace (no footer): its last %s byte%s hold "
-			"no block (zeros or other data, as a crash or power loss leaves); "
+		tza_err("'%s': offset %llu: unfinished or damaged trace (no footer): its last %s "
+			"byte%s are no block (zeros, as a power loss leaves, or damaged bytes); "
 			"'tracer-analyze recover' keeps what was sealed, 'tracer-analyze "
 			"--partial' analyzes it as is",
 			path, (unsigned long long)in->tail_offset,
