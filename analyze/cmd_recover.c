@@ -25,7 +25,7 @@ static const struct tza_cmd_spec recover_spec = {
     .examples = "  tracer-analyze recover -o fixed.tz crashed.tz\n"
 		"  tracer-analyze recover crashed.tz fixed.tz\n"
 		"  tracer-analyze recover -f flight.tz linear.tz\n",
-    .col = 19,
+    .col = 21,
 };
 
 /* msg on stderr, its "'path'" shown as "'shown'" (a host's hidden file is
