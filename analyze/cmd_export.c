@@ -24,7 +24,7 @@
 static const struct tza_cmd_spec export_spec = {
     .name = "export",
     .synopsis =
-	"usage: tracer-analyze export --format csv|tsv|jsonl|chrome [--by KEY] [--task REGEX]\n"
+	"usage: tracer-analyze export [--format csv|tsv|jsonl|chrome] [--by KEY] [--task REGEX]\n"
 	"                             [--samples | --tasks | --host] [--fleet] [--compress ALG]\n"
 	"                             [-o OUT [--force]] FILE...\n"
 	"\n"
@@ -45,6 +45,7 @@ static const struct tza_cmd_spec export_spec = {
 		"  tracer-analyze export --format csv --by command trace.tz > procs.csv\n"
 		"  tracer-analyze export --format chrome -o trace.json trace.tz\n"
 		"  tracer-analyze export --format jsonl -o run.jsonl.zst node1.tz node2.tz\n"
+		"  tracer-analyze export --fleet -o fleet.jsonl.zst traces/   # jsonl, by OUT's name\n"
 		"  tracer-analyze export --format csv --tasks -o tasks.csv.gz run.tz   # a merge\n",
     .col = 21,
 };
@@ -73,6 +74,23 @@ static const char *const format_words[] = {"jsonl", "csv", "tsv", "chrome", NULL
 /* --compress's words, by enum tza_z */
 static const char *const compress_words[] = {"none", "zstd", "gzip", NULL};
 
+/* The --format OUT's name asks for (export_opts.kind): NAME.jsonl, .csv or
+ * .tsv, each also with .zst or .gz after it; -1 for any other name (.json
+ * is either jsonl or chrome: not guessed). */
+static int kind_of_name(const char *path)
+{
+	size_t n = strlen(path);
+	enum tza_z z = tza_z_of_name(path);
+	n -= z == TZA_Z_GZIP ? 3 : z == TZA_Z_ZSTD ? 4 : 0;
+	static const char *const ext[] = {".jsonl", ".csv", ".tsv"};
+	for (int k = 0; k < 3; k++) {
+		size_t l = strlen(ext[k]);
+		if (n > l && !strncmp(path + n - l, ext[k], l))
+			return k;
+	}
+	return -1;
+}
+
 /* Parse argv into o. Returns -1 when done (error printed) with *rc the exit
  * code (TZA_EXIT_OK after --help), else 0: argv[optind..] are the traces. */
 static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
@@ -80,7 +98,8 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 	*o = (struct export_opts){.by = TZA_BY_TOOL, .kind = -1, .compress = -1};
 	const struct tza_option opts[] = {
 		OPT_ENUM('f', "format", "FMT", &o->kind, format_words,
-			 "output format (required)"),
+			 "output format (required unless -o OUT ends in .jsonl,\n"
+			 ".csv or .tsv, also with .zst or .gz: that format)"),
 		OPT_BY(&o->by, "naming of the 'tool' column/key: exe, tool (default), command\n"
 			       "or task, rule, job, container (docs: Tasks)"),
 		OPT_TASK("a task per outermost process matching REGEX"),
@@ -117,8 +136,11 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 	if (*rc >= 0)
 		return -1;
 	*rc = TZA_EXIT_USAGE;
+	if (o->kind < 0 && o->outp)
+		o->kind = kind_of_name(o->outp);
 	if (o->kind < 0) {
-		tza_err("export: --format is required (csv, tsv, jsonl or chrome)");
+		tza_err("export: --format is required (csv, tsv, jsonl or chrome) unless -o "
+			"OUT ends in .jsonl, .csv or .tsv (also with .zst or .gz)");
 		return -1;
 	}
 	if (optind >= argc) {

@@ -25,8 +25,9 @@ static const struct tza_cmd_spec merge_spec = {
 		"Each member keeps its own clock, pids and checksums; its host is named by its\n"
 		"metadata (hostname) and identified by its boot id.\n\n"
 		"The same recording given twice (equal uuid: a copy, or a merge that already\n"
-		"holds it) is merged once, with a note. Two traces of one host (equal boot id)\n"
-		"whose times overlap are named in a note.\n"
+		"holds it) is merged once, from its whole copy (closed, not cut or damaged;\n"
+		"else the one with more readable blocks, else the first), with a note. Two\n"
+		"traces of one host (equal boot id) whose times overlap are named in a note.\n"
 		"A trace that is unfinished or damaged is refused unless --partial (given\n"
 		"before or after 'merge'); it is then merged as it is, marked partial, and\n"
 		"read later by the same --partial rules.\n\n",

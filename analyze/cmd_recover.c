@@ -12,7 +12,8 @@
 
 static const struct tza_cmd_spec recover_spec = {
     .name = "recover",
-    .synopsis = "usage: tracer-analyze recover [-f] IN OUT\n\n"
+    .synopsis = "usage: tracer-analyze recover [-f] -o OUT IN\n"
+		"       tracer-analyze recover [-f] IN OUT\n\n"
 		"Write every readable block of IN as a clean linear .tz file OUT: damaged\n"
 		"blocks are left out (and named), a file cut short by a crash gets its index\n"
 		"and footer, a ring (flight-recorder) file is unrolled in write order. Chunks\n"
@@ -24,11 +25,10 @@ static const struct tza_cmd_spec recover_spec = {
 		"trace whose header is damaged, are found by their own headers (the\n"
 		"salvage scan, docs/FORMAT.md [X5]).\n\n",
     .notes = "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n",
-    .examples = "  tracer-analyze recover crashed.tz fixed.tz\n"
+    .examples = "  tracer-analyze recover -o fixed.tz crashed.tz\n"
+		"  tracer-analyze recover crashed.tz fixed.tz\n"
 		"  tracer-analyze recover -f flight.tz linear.tz\n",
-    .col = 16,
-    .nfiles = 2,
-    .operands = "IN and OUT",
+    .col = 21,
 };
 
 /* Recover the trace r (named in) into out_path, named out in messages; the
@@ -109,14 +109,18 @@ static int recover_hosts(const char *in, const char *out, int force)
 int cmd_recover(int argc, char **argv)
 {
 	int force = 0;
+	const char *o_out = NULL, *in, *out;
 	const struct tza_option opts[] = {
+		OPT_STRING('o', "output", "OUT", &o_out,
+			   "write OUT (as the second operand does: IN OUT)"),
 		OPT_FLAG('f', "force", &force, "replace OUT if it exists"),
 		OPT_END_HELP,
 	};
 	int ret = tza_options_parse(&recover_spec, opts, argc, argv);
 	if (ret >= 0)
 		return ret;
-	const char *in = argv[optind], *out = argv[optind + 1];
+	if ((ret = tza_in_out(&recover_spec, argc, argv, o_out, &in, &out)) >= 0)
+		return ret;
 	if (tza_refuse_dir(out, "an output file"))
 		return TZA_EXIT_FAIL;
 	if (tza_refuse_out_is_in("recover", out, in))

@@ -22,7 +22,8 @@
 
 static const struct tza_cmd_spec slice_spec = {
     .name = "slice",
-    .synopsis = "usage: tracer-analyze slice [--from T] [--to T] [--allow-empty] [-f] IN OUT\n"
+    .synopsis = "usage: tracer-analyze slice [--from T] [--to T] [--allow-empty] [-f] -o OUT IN\n"
+		"       tracer-analyze slice [--from T] [--to T] [--allow-empty] [-f] IN OUT\n"
 		"\n"
 		"Write the events of IN between --from and --to (inclusive) into a new trace\n"
 		"OUT with IN's metadata and schema, plus one proc_state event at --from for\n"
@@ -40,11 +41,10 @@ static const struct tza_cmd_spec slice_spec = {
 		"event); a host with nothing in it is left out (docs: MANY HOSTS).\n"
 		"\n",
     .examples =
+	"  tracer-analyze slice --from 10m --to 20m -o part.tz run.tz\n"
 	"  tracer-analyze slice --from 10m --to 20m run.tz part.tz\n"
 	"  tracer-analyze slice --from 2026-11-29T10:00:00 --to 2026-11-29T10:05:00 run.tz x.tz\n",
     .col = 21,
-    .nfiles = 2,
-    .operands = "IN and OUT",
 };
 
 static void put(uint8_t *fixed, uint32_t size, const struct tz_event_type *t, const char *name,
@@ -405,21 +405,22 @@ struct slice_job {
 static int slice_options(int argc, char **argv, struct slice_job *j, const char **from_s,
 			 const char **to_s)
 {
+	const char *o_out = NULL;
 	const struct tza_option opts[] = {
 		OPT_STRING(0, "from", "T", from_s, "window start (default: trace start)"),
 		OPT_STRING(0, "to", "T", to_s, "window end (default: trace end)"),
 		OPT_FLAG(0, "allow-empty", &j->allow_empty,
 			 "write OUT also when no process was alive and no event\n"
 			 "happened in the window (otherwise an error, exit 1)"),
+		OPT_STRING('o', "output", "OUT", &o_out,
+			   "write OUT (as the second operand does: IN OUT)"),
 		OPT_FLAG('f', "force", &j->force, "overwrite OUT if it exists"),
 		OPT_END_TRACE,
 	};
 	int rc = tza_options_parse(&slice_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
-	j->in = argv[optind];
-	j->out = argv[optind + 1];
-	return -1;
+	return tza_in_out(&slice_spec, argc, argv, o_out, &j->in, &j->out);
 }
 
 /* Open j->in and check it whole, the window its first to last event.

@@ -339,7 +339,8 @@ int cmd_top(int argc, char **argv)
 		OPT_FOLLOW(&follow,
 			 "a trace being written: the table of its sealed chunks again\n"
 			 "every --interval, like top(1), until the recorder closes\n"
-			 "the file (the last table is the whole trace's), or the\n"
+			 "the file (the last table is the whole trace's; damaged:\n"
+			 "the error and exit code of top without --follow), or the\n"
 			 "writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
 			 "sealed chunk yet; kill -USR1 the recorder to seal now);\n"
 			 "q on a terminal stops too"),

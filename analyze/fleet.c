@@ -103,7 +103,56 @@ void tza_hosts_names(FILE *o, const char *sep, const char *const *hostname, size
 	}
 }
 
-/* Add member i of mt unless its recording is already there. */
+/* a tz_reader_verify callback counting blocks whose damage loses data
+ * into *ctx (an INDEX block loses nothing: FORMAT.md [I2]) */
+static int count_lossy(void *ctx, const struct tz_block_info *b)
+{
+	*(uint64_t *)ctx += b->status && !b->no_loss;
+	return 0;
+}
+
+/* How whole a copy of a recording is, to keep the best of several (higher
+ * is better): 3 with no damage a verifying walk finds (verify set), else 2
+ * when whole as the open sees it (closed, index usable, no damaged block,
+ * not cut), 1 damaged or unfinished, 0 unreadable; *blocks its readable
+ * chunks and states. */
+static int copy_rank(tz_multi *mt, size_t i, int verify, uint64_t *blocks)
+{
+	tz_reader *r = NULL;
+	*blocks = 0;
+	if (tz_multi_reader(mt, i, &r) < 0) {
+		tz_reader_free(r);
+		return 0;
+	}
+	const struct tz_info *in = tz_reader_info(r);
+	*blocks = in->chunks + in->state_blocks;
+	int rank = in->unfinished || in->live || in->corrupt_blocks ||
+			   (!in->has_footer && !in->ring) || tz_multi_member(mt, i)->cut
+		       ? 1
+		       : 2;
+	uint64_t lossy = 0;
+	if (rank == 2 && verify && tz_reader_verify(r, count_lossy, &lossy) >= 0 && !lossy)
+		rank = 3;
+	tz_reader_free(r);
+	return rank;
+}
+
+/* Host k and member i of mt hold one recording: 1 when i is the better copy
+ * (whole where k is not, else more readable blocks; equal: the first one,
+ * k, stays), 0 not. Copies that look whole and equal are verified. */
+static int better_copy(const struct tza_hostsrc *k, tz_multi *mt, size_t i)
+{
+	uint64_t bk, bi;
+	int rk = copy_rank(k->mt, k->i, 0, &bk), ri = copy_rank(mt, i, 0, &bi);
+	if (rk == 2 && ri == 2) {
+		rk = copy_rank(k->mt, k->i, 1, &bk);
+		ri = copy_rank(mt, i, 1, &bi);
+	}
+	return ri > rk || (ri == rk && bi > bk);
+}
+
+/* Add member i of mt unless its recording is already there (a better copy
+ * than the one there takes its place). */
 static int add_host(const char *cmd, struct tza_fleet *f, const char *path, tz_multi *mt, size_t i)
 {
 	const struct tz_member *me = tz_multi_member(mt, i);
@@ -122,8 +171,22 @@ static int add_host(const char *cmd, struct tza_fleet *f, const char *path, tz_m
 			continue;
 		char u[33];
 		tza_fleet_hex16(u, me->uuid);
-		tza_err("%s: note: '%s' is the same recording as '%s' (uuid %s): %s once", cmd,
-			name, f->h[k].name, u, strcmp(cmd, "merge") ? "read" : "merged");
+		struct tza_hostsrc *h = &f->h[k];
+		if (!better_copy(h, mt, i)) {
+			tza_err("%s: note: '%s' is the same recording as '%s' (uuid %s): %s once, "
+				"from '%s'",
+				cmd, name, h->name, u, strcmp(cmd, "merge") ? "read" : "merged",
+				h->name);
+			return 0;
+		}
+		tza_err("%s: note: '%s' is the same recording as '%s' (uuid %s): %s once, "
+			"from '%s' (the other copy is cut, damaged or shorter)",
+			cmd, name, h->name, u, strcmp(cmd, "merge") ? "read" : "merged", name);
+		h->path = path;
+		h->mt = mt;
+		h->i = i;
+		h->me = me;
+		memcpy(h->name, name, sizeof(h->name));
 		return 0;
 	}
 	struct tza_hostsrc *nv = realloc(f->h, (f->n + 1) * sizeof(*nv));

@@ -43,7 +43,10 @@ struct tza_fleet {
  * Expand the n arguments into host traces: a .tz file, a directory (its
  * *.tz files in name order, dot files skipped), a multi-host trace (its
  * members, flat). A recording met twice (equal uuid) is kept once, with a
- * note on stderr naming both (cmd names the command). A damaged
+ * note on stderr naming both and the one read (cmd names the command): the
+ * whole copy (closed, not cut, no damaged block at open; a verifying walk
+ * between copies that look whole), else the one with more readable blocks,
+ * else the first, at the first one's place in the order. A damaged
  * multi-host container is refused unless --partial. cmd "recover" opens the
  * files with the salvage scan (TZ_R_SALVAGE: members inside damage found by
  * their own headers, FORMAT.md [X5]). Returns 0, or -1 after one line on

@@ -45,7 +45,9 @@ static int wait_quit(uint64_t ms, int keys)
 int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_follow_fn once,
 	       void *arg)
 {
-	/* the chunks sealed so far, without the footer a finished file has */
+	/* the chunks sealed so far, without the footer a finished file has;
+	 * the file once finished is read as the command alone reads it */
+	int partial = tza_partial();
 	if (setenv("TRACER_ANALYZE_PARTIAL", "1", 1)) {
 		tza_err("%s: %s", cmd, strerror(errno));
 		return TZA_EXIT_FAIL;
@@ -86,12 +88,33 @@ int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_foll
 			tza_err("%s: out of memory", cmd);
 			rc = TZA_EXIT_FAIL;
 		}
+		if (rc == TZA_EXIT_OK && !in.unfinished && !partial &&
+		    (in.corrupt_blocks || (!in.has_footer && !in.ring))) {
+			/* closed, yet damaged (or its index ignored): the verdict of
+			 * CMD without --follow, its one line and exit code */
+			free(out);
+			out = NULL;
+			unsetenv("TRACER_ANALYZE_PARTIAL");
+			mf = open_memstream(&out, &len);
+			if (!mf) {
+				tza_err("%s: out of memory", cmd);
+				rc = TZA_EXIT_FAIL;
+				break;
+			}
+			rc = once(mf, path, arg, &in);
+			if (fclose(mf) && rc == TZA_EXIT_OK) {
+				tza_err("%s: out of memory", cmd);
+				rc = TZA_EXIT_FAIL;
+			}
+		}
 		if (rc != TZA_EXIT_OK) {
 			free(out);
 			break;
 		}
 		const char *state =
-		    !in.unfinished ? "finished: the whole trace"
+		    !in.unfinished && (in.corrupt_blocks || (!in.has_footer && !in.ring))
+			? "finished, damaged: what --partial reads of it"
+		    : !in.unfinished ? "finished: the whole trace"
 		    : in.live	   ? "recording: sealed chunks only, the newest 1-3 s not yet"
 			      : "unfinished and no writer: the recorder stopped without closing it";
 		if (tty)

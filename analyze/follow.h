@@ -30,7 +30,11 @@ typedef int (*tza_follow_fn)(FILE *f, const char *path, void *arg, struct tz_inf
  * the output it made. On a terminal (stdout a tty) each refresh replaces
  * the last (cursor home, erase the screen), else refreshes follow each
  * other a blank line apart. Stops after the refresh that finds the file
- * finished (its writer closed it: STATE "finished: the whole trace") or
+ * finished (its writer closed it: STATE "finished: the whole trace"; a
+ * closed file that is damaged or whose index is ignored is read once more
+ * without TRACER_ANALYZE_PARTIAL unless the caller had set it, so that the
+ * command's verdict is the one without --follow: its line and exit code;
+ * with it, STATE "finished, damaged: what --partial reads of it") or
  * unfinished with no writer (the recorder died), on SIGINT/SIGTERM, or when
  * 'q' is typed on a terminal stdin (read unbuffered, without echo, while
  * following; the terminal's modes are restored before returning).

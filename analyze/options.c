@@ -160,6 +160,21 @@ int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *
 	return -1;
 }
 
+int tza_in_out(const struct tza_cmd_spec *spec, int argc, char **argv, const char *o_out,
+	       const char **in, const char **out)
+{
+	int n = argc - optind;
+	if (n != (o_out ? 1 : 2)) {
+		tza_err("%s: expected IN and OUT, or -o OUT and IN (see 'tracer-analyze %s "
+			"--help')",
+			spec->name, spec->name);
+		return TZA_EXIT_USAGE;
+	}
+	*in = argv[optind];
+	*out = o_out ? o_out : argv[optind + 1];
+	return -1;
+}
+
 /* Text s with each '\n' followed by col spaces */
 static void put_indented(FILE *f, const char *s, int col)
 {

@@ -159,6 +159,17 @@ struct tza_cmd_spec {
 int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *opts, int argc,
 		      char **argv);
 
+/*
+ * The IN and OUT operands of a command that writes one file (recover,
+ * slice) after tza_options_parse with spec->nfiles 0: with o_out (its
+ * -o/--output value, NULL: not given) exactly one operand, IN; without it
+ * exactly two, IN OUT (the older form). Sets *in and *out (pointers into
+ * argv or o_out) and returns -1 to go on, else TZA_EXIT_USAGE after one
+ * line ("CMD: expected IN and OUT, or -o OUT and IN (see ...)").
+ */
+int tza_in_out(const struct tza_cmd_spec *spec, int argc, char **argv, const char *o_out,
+	       const char **in, const char **out);
+
 /* Write spec's --help to f: synopsis, "Options:", one entry per row
  * ("  -n, --limit N" padded to the column, then the help's lines), notes,
  * "Examples:" and the examples (the layout above struct tza_cmd_spec). */

@@ -28,7 +28,26 @@ int tza_check_whole(tz_reader *r, const char *path, int after_read)
 	const struct tz_info *in = tz_reader_info(r);
 	if (tza_partial())
 		return 0;
-	char cut[256];
+	char cut[256], n[32];
+	if (!after_read && in->tail_after_footer && !in->live) {
+		tza_err("'%s': offset %llu: %s byte%s after the footer (appended to the closed "
+			"trace); truncated to %llu bytes it is whole again, 'tracer-analyze --partial' "
+			"analyzes it as is",
+			path, (unsigned long long)in->tail_offset,
+			tza_fmt_count(n, sizeof(n), in->tail_bytes), tza_plural(in->tail_bytes),
+			(unsigned long long)in->tail_offset);
+		return -1;
+	}
+	if (!after_read && in->unfinished && !in->ring && !in->live && !in->torn_tail_bytes &&
+	    in->tail_bytes) {
+		tza_err("'%s': offset %llu: unfinished or damaged trace (no footer): its last %s "
+			"byte%s are no block (zeros, as a power loss leaves, or damaged bytes); "
+			"'tracer-analyze recover' keeps what was sealed, 'tracer-analyze "
+			"--partial' analyzes it as is",
+			path, (unsigned long long)in->tail_offset,
+			tza_fmt_count(n, sizeof(n), in->tail_bytes), tza_plural(in->tail_bytes));
+		return -1;
+	}
 	if (!after_read && in->unfinished && !in->ring && !in->live) {
 		tza_err("'%s': %s; 'tracer-analyze recover' keeps what was sealed, "
 			"'tracer-analyze --partial' analyzes it as is",

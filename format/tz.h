@@ -420,6 +420,18 @@ struct tz_info {
 				      header says it holds (all lost) */
 	uint64_t torn_tail_block_bytes; /* with torn_tail_what: its whole size per
 					   its header, bytes */
+	uint64_t tail_bytes;	/* linear, unfinished: bytes after the last
+				   whole block the scan found, to the end of
+				   the file (a torn block, zeros a power loss
+				   left, bytes appended); 0 when the file ends
+				   with a whole block */
+	uint64_t tail_offset;	/* with tail_bytes: file offset where they
+				   start (the end of the last whole block) */
+	int tail_after_footer;	/* with tail_bytes: they follow a valid
+				   TRAILER whose file size is tail_offset:
+				   the trace was closed, then bytes were
+				   appended (truncating the file to
+				   tail_offset restores it) */
 	int unfinished;		/* the writer never closed the file (killed,
 				   or still writing): linear: no valid
 				   trailer at the end (has_footer is 0 too);

@@ -50,6 +50,9 @@ struct tz_reader {
 	uint64_t ring_start, seg_size, final_off, ring_size;
 	uint32_t nseg;
 	uint64_t saw_trailer;
+	uint64_t blocks_end;  /* scan: end of the last whole block visited */
+	uint64_t footer_end;  /* scan: end of a TRAILER whose file size field
+				 says the file ends there, 0 if none */
 	/* the trailer was valid but its index was not (load_index): the
 	 * index's (or trailer's) offset, 0 if not; idxmsg says why */
 	uint64_t idx_bad;

@@ -290,9 +290,15 @@ static int ropen(tz_reader *r)
 	r->info.live = r->info.unfinished && r->writer_locked;
 	if (!r->info.has_footer) {
 		r->errmsg[0] = 0;
+		r->blocks_end = r->hdr_size;
 		rc = rd_walk(r, rd_scan_visit, NULL);
 		if (rc)
 			return rc;
+		if (!r->ring && r->info.unfinished && r->blocks_end < r->len) {
+			r->info.tail_offset = r->blocks_end;
+			r->info.tail_bytes = r->len - r->blocks_end;
+			r->info.tail_after_footer = r->footer_end && r->footer_end == r->blocks_end;
+		}
 		/* a closed file whose index does not describe it: the footer
 		 * is ignored (not a lost block: the scan found the blocks) */
 		if (r->idx_bad)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* tz_scan.c - the reader's block list: the walker over the file, the scan,
  * the trailer and index, duplicate seqs, metadata and schema blocks. */
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "tz_rd.h"
 
@@ -129,12 +131,46 @@ int rd_load_heads(tz_reader *r)
  */
 typedef rd_visit_fn visit_fn;
 
+/* The first block magic in [from, end), or NULL. The file's holes (sparse
+ * regions: zeros that were never written, as a power loss or a truncate -s
+ * leaves them) are skipped with SEEK_DATA/SEEK_HOLE instead of read: the
+ * magic holds no zero byte, so no match starts or lies in one. */
+static const uint8_t *find_magic(const tz_reader *r, uint64_t from, uint64_t end)
+{
+	while (from < end) {
+		uint64_t stop = end;
+		if (r->fd >= 0) {
+			off_t d = lseek(r->fd, (off_t)from, SEEK_DATA);
+			if (d < 0 && errno == ENXIO)
+				return NULL; /* a hole to the end of the file */
+			if (d >= 0) {
+				from = (uint64_t)d;
+				off_t h = lseek(r->fd, d, SEEK_HOLE);
+				if (h > d && (uint64_t)h < end)
+					stop = (uint64_t)h;
+			}
+			if (from >= end)
+				return NULL;
+		}
+		/* memchr for the first byte runs at memory speed over zeros */
+		const uint8_t *p = r->data + from, *e = r->data + stop;
+		while ((p = memchr(p, TZ_BMAGIC[0], (size_t)(e - p)))) {
+			if ((size_t)(e - p) >= TZ_BMAGIC_LEN && !memcmp(p, TZ_BMAGIC, TZ_BMAGIC_LEN))
+				return p;
+			if (++p >= e)
+				break;
+		}
+		from = stop;
+	}
+	return NULL;
+}
+
 /* Next offset in [from, end) holding a decodable block header that lies
  * wholly before end and whose seq is above min_seq; end if none. */
 static uint64_t resync(tz_reader *r, uint64_t from, uint64_t end, uint64_t min_seq, int ring)
 {
 	while (from + TZ_BHDR_MIN <= end) {
-		const uint8_t *m = memmem(r->data + from, end - from, TZ_BMAGIC, TZ_BMAGIC_LEN);
+		const uint8_t *m = find_magic(r, from, end);
 		if (!m)
 			break;
 		uint64_t c = (uint64_t)(m - r->data);
@@ -358,6 +394,10 @@ int rd_scan_visit(tz_reader *r, void *ctx, uint64_t off, const struct tz_bhdr *h
 		rd_corrupt(r, off);
 		return 0;
 	}
+	r->blocks_end = off + size;
+	if (h->type == TZ_B_TRAILER && h->ext_len >= TZ_TRAILER_EXT &&
+	    tz_le64(h->ext + 16) == off + size)
+		r->footer_end = off + size;
 	if (h->flags & ~TZ_BF_KNOWN)
 		return 0; /* a future encoding: skipped by length */
 	if (h->type == TZ_B_CHUNK || h->type == TZ_B_STATE) {
