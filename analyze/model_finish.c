@@ -159,6 +159,8 @@ static void imgwalk_free(struct imgwalk *w)
 	free(w->stk);
 }
 
+uint64_t tza_imgwalk_steps;
+
 /* start_image of p and of its ancestors not done yet; -1: no memory */
 static int set_start_image(struct imgwalk *w, struct tza_proc *p)
 {
@@ -174,6 +176,7 @@ static int set_start_image(struct imgwalk *w, struct tza_proc *p)
 		}
 		w->stk[sp++] = p;
 	}
+	tza_imgwalk_steps += sp;
 	while (sp) {
 		struct tza_proc *q = w->stk[--sp], *pp = q->parent;
 		const struct tza_exec *e = NULL;

@@ -33,6 +33,11 @@ struct pint {
 
 /* Processes without samples, OOM kill or killer share this one (model_pid.c) */
 extern const struct tza_proc_res tza_res_none;
+/* Processes pushed by the start_image walk (model_finish.c), summed over
+ * every model built in this process: each process is pushed once per build,
+ * whatever the tree's depth. Read by tests (test_model: a 100k-deep fork
+ * chain costs one step per process, not one per ancestor), never reset. */
+extern uint64_t tza_imgwalk_steps;
 
 /* The model plus its memory: procs, exec records and strings live in arena. */
 struct mint {
