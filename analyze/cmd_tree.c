@@ -16,7 +16,8 @@ static const struct tza_cmd_spec tree_spec = {
     .synopsis = "usage: tracer-analyze tree [OPTIONS] FILE...\n"
 		"\n"
 		"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
-		"status, self CPU, peak RSS. Orphans stay under the parent that forked them\n"
+		"status, self CPU, peak RSS (over all its images; \"(last image N)\" when an\n"
+		"earlier image had it). Orphans stay under the parent that forked them\n"
 		"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
 		"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n"
 		"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
@@ -125,12 +126,18 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	fprintf(f, "  %+.3fs %s ", (double)(int64_t)(p->start_ns - m->t0_ns) / 1e9,
 		tza_fmt_dur(b1, sizeof(b1), dur(m, p)));
 	status(f, p);
-	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED))
+	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED)) {
+		uint64_t peak = tza_proc_peak_rss_kib(p);
 		fprintf(f, "  cpu %s  rss %s%s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
-			(p->flags & TZA_P_RSS_UNKNOWN) && !p->maxrss_kib
+			(p->flags & TZA_P_RSS_UNKNOWN) && !peak
 				? "-"
-				: tza_fmt_bytes(b3, sizeof(b3), p->maxrss_kib * 1024),
+				: tza_fmt_bytes(b3, sizeof(b3), peak * 1024),
 			p->flags & TZA_P_SAMPLED ? " (to its last sample)" : "");
+		/* an earlier image had the peak: the last one's own */
+		if (peak > p->maxrss_kib)
+			fprintf(f, " (last image %s)",
+				tza_fmt_bytes(b4, sizeof(b4), p->maxrss_kib * 1024));
+	}
 	if (p->threads > 1)
 		fprintf(f, "  [%u threads]", p->threads);
 	if ((e && (e->flags & EV_EXEC_EXE_DELETED)) || (p->flags & TZA_P_EXE_DELETED))
@@ -254,8 +261,8 @@ static struct tza_proc **items_of(struct ctx *c, struct tza_proc *p, uint32_t *n
 					a->last = tza_proc_end(c->m, q);
 				a->wall += dur(c->m, q);
 				a->cpu += tza_proc_cpu(q);
-				if (q->maxrss_kib > a->rss)
-					a->rss = q->maxrss_kib;
+				if (tza_proc_peak_rss_kib(q) > a->rss)
+					a->rss = tza_proc_peak_rss_kib(q);
 			}
 			c->gsize[cd[i].p->index] = j - i;
 		}

@@ -127,7 +127,7 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	else
 		fprintf(f, ",\"exit_code\":%d", p->exit_code);
 	tza_json_key_secs(f, "cpu_s", (int64_t)tza_proc_cpu(p));
-	fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)p->maxrss_kib);
+	fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)tza_proc_peak_rss_kib(p));
 	for (uint32_t k = 0; k < p->nexecs; k++) {
 		const struct tza_exec *x = &p->execs[k];
 		fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec\",\"name\":", f);

@@ -189,6 +189,13 @@ static void jsonl_exec(struct tza_line *l, struct tza_model *m, struct tza_proc 
 		lit(l, "null");
 	else
 		tza_line_json_secs(l, ic);
+	/* this image's own peak RSS (null: unknown) */
+	int64_t ir = tza_exec_peak_rss_kib(p, i);
+	lit(l, ",\"peak_rss_kib\":");
+	if (ir < 0)
+		lit(l, "null");
+	else
+		tza_line_u64(l, (uint64_t)ir);
 	/* the exec fields read by name only (EV_EXEC_BYNAME, bpf/events.h):
 	 * their schema name, the value as recorded, null when unknown */
 #define XB_PUT_U64(v) tza_line_u64(l, v)
@@ -239,7 +246,7 @@ static void jsonl_end(struct tza_line *l, struct tza_proc *p)
 		const char *key;
 		uint64_t v;
 	} tot[] = {
-		{",\"peak_rss_kib\":", p->maxrss_kib}, {",\"rchar\":", p->rchar},
+		{",\"peak_rss_kib\":", tza_proc_peak_rss_kib(p)}, {",\"rchar\":", p->rchar},
 		{",\"wchar\":", p->wchar},		{",\"syscr\":", p->syscr},
 		{",\"syscw\":", p->syscw},		{",\"read_bytes\":", p->read_bytes},
 		{",\"write_bytes\":", p->write_bytes},
@@ -388,7 +395,7 @@ static void sv_end(struct tza_line *l, const struct tza_proc *p, char sep)
 	uint64_t from = tza_proc_charged_from(p); /* its counters' span */
 	uint64_t span = p->end_ns > from ? p->end_ns - from : 0;
 	tza_line_fixed(l, span ? 100.0 * (double)tza_proc_cpu(p) / (double)span : 0.0, 1);
-	const uint64_t v[] = {p->maxrss_kib, p->rchar, p->wchar, p->syscr, p->syscw,
+	const uint64_t v[] = {tza_proc_peak_rss_kib(p), p->rchar, p->wchar, p->syscr, p->syscw,
 			      p->read_bytes, p->write_bytes, p->nvcsw, p->nivcsw};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		tza_line_putc(l, sep);

@@ -207,9 +207,10 @@ static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by
 		if (cores > x->max_cores)
 			x->max_cores = cores;
 	}
-	if (p->maxrss_kib > x->peak_rss_kib)
-		x->peak_rss_kib = p->maxrss_kib;
-	if (!(p->flags & TZA_P_RSS_UNKNOWN) || p->maxrss_kib)
+	uint64_t rss = tza_proc_tool_peak_rss_kib(p); /* its tool's images' */
+	if (rss > x->peak_rss_kib)
+		x->peak_rss_kib = rss;
+	if (!(p->flags & TZA_P_RSS_UNKNOWN) || rss)
 		x->rss_known++;
 	TZA_IO_ADD(x, p);
 	if (by < TZA_BY_TASK)

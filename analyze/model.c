@@ -272,6 +272,34 @@ int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i)
 	return z >= a ? (int64_t)(z - a) : 0;
 }
 
+int64_t tza_exec_peak_rss_kib(const struct tza_proc *p, uint32_t i)
+{
+	if (i >= p->nexecs)
+		return -1;
+	if (i + 1 < p->nexecs) {
+		const struct tza_exec *n = &p->execs[i + 1];
+		if (!exec_next_kept(p, i) || !(n->byname_known & (1u << TZA_XB_prev_maxrss_kib)) ||
+		    !n->prev_maxrss_kib)
+			return -1;
+		return (int64_t)n->prev_maxrss_kib;
+	}
+	if (p->flags & TZA_P_NO_EXIT) /* a sampled peak may be an earlier image's */
+		return -1;
+	return (int64_t)p->maxrss_kib;
+}
+
+uint64_t tza_proc_peak_rss_kib(const struct tza_proc *p)
+{
+	uint64_t kib = p->maxrss_kib;
+	if (p->nexecs) {
+		const struct tza_exec *e = &p->execs[p->nexecs - 1];
+		if ((e->byname_known & (1u << TZA_XB_maxrss_before_kib)) &&
+		    e->maxrss_before_kib > kib)
+			kib = e->maxrss_before_kib;
+	}
+	return kib;
+}
+
 int64_t tza_exec_wall_ns(const struct tza_proc *p, uint32_t i, uint64_t t1_ns)
 {
 	if (i >= p->nexecs)

@@ -300,7 +300,8 @@ struct tza_proc {
 	int32_t signal;		/* WTERMSIG, or 0 */
 	int core_dumped;
 	uint64_t utime_ns, stime_ns;
-	uint64_t maxrss_kib;	/* peak RSS of the last image, KiB */
+	uint64_t maxrss_kib;	/* peak RSS of the last image, KiB (the process's
+				   over all its images: tza_proc_peak_rss_kib) */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
 	/* threads (exit total): after the tool.c block below, for alignment */
@@ -543,6 +544,26 @@ const struct tza_exec *tza_proc_image(const struct tza_proc *p);
  */
 int64_t tza_exec_cpu_ns(const struct tza_proc *p, uint32_t i);
 
+/*
+ * Per image of an exec chain (p->execs[i]): its own peak RSS, KiB. Not the
+ * last image: the next exec's prev_maxrss_kib (the replaced image's
+ * max(mm->hiwater_rss, RSS) at sched_prepare_exec); the last: the exit's
+ * maxrss_kib. -1 when unknown: a file whose exec events lack the field
+ * (or a kernel without sched_prepare_exec: recorded 0), images omitted
+ * between i and i + 1 (nexecs_omitted), or the last image of a process
+ * with no exit (still running, or its exit lost).
+ */
+int64_t tza_exec_peak_rss_kib(const struct tza_proc *p, uint32_t i);
+
+/*
+ * p's peak RSS over all its images, KiB: getrusage(RUSAGE_SELF) ru_maxrss,
+ * and wait4()'s for a process that reaped no bigger child. The larger of
+ * its last image's peak (maxrss_kib) and its last exec's maxrss_before_kib
+ * (signal->maxrss then: every earlier image, the ones before the recording
+ * and the omitted ones too). A file without that field: maxrss_kib.
+ */
+uint64_t tza_proc_peak_rss_kib(const struct tza_proc *p);
+
 /* Wall ns of p's image i: from its exec to the next one (the last: to the
  * process's end, or the trace's end t1_ns while running); -1 when images
  * were omitted between i and i + 1. */
@@ -585,5 +606,12 @@ const char *tza_proc_key(struct tza_proc *p, enum tza_by by);
  * (a shell job's bash -c image, env's program); NULL when p never exec'd.
  * Points into p->execs. */
 const struct tza_exec *tza_proc_naming_image(const struct tza_proc *p);
+
+/* The peak RSS, KiB, of the images p ran as its tool (tza_proc_key): the
+ * largest own peak (tza_exec_peak_rss_kib) of its first image that is not
+ * a launcher and the images after it, the launchers before it (env, a
+ * wrapper script that execs its program) left out; maxrss_kib (the last image's) when the earlier images' peaks are
+ * not known (older files). What top and summary charge a tool with. */
+uint64_t tza_proc_tool_peak_rss_kib(const struct tza_proc *p);
 
 #endif /* TRACER_MODEL_H */

@@ -105,9 +105,10 @@ static int numbers(struct build *b)
 		k->cpu_ns += tza_proc_cpu(p);
 		k->threads += p->threads;
 		TZA_IO_ADD(k, p);
-		k->exit_rss_sum_kib += p->maxrss_kib;
-		if (p->maxrss_kib > k->exit_rss_max_kib)
-			k->exit_rss_max_kib = p->maxrss_kib;
+		uint64_t peak = tza_proc_peak_rss_kib(p); /* over all its images */
+		k->exit_rss_sum_kib += peak;
+		if (peak > k->exit_rss_max_kib)
+			k->exit_rss_max_kib = peak;
 		if (p->flags & TZA_P_NO_EXIT)
 			k->running++;
 		if (!k->failed && (tza_proc_failed(p) || p->res->oom_killed))

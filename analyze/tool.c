@@ -703,7 +703,9 @@ static int is_passthrough(const struct tza_proc *p, uint32_t i, const char *tool
  * *t and *c: its tool and command. Returns its index in p->execs, -1 when
  * out of memory.
  */
-static int named_image(const struct tza_proc *p, const char **t, const char **c)
+/* The first image of p's exec chain that is not a launcher (the first
+ * loop of named_image): its index, -1 when out of memory */
+static int first_named(const struct tza_proc *p, const char **t, const char **c)
 {
 	uint32_t i = 0;
 	for (;; i++) {
@@ -711,8 +713,16 @@ static int named_image(const struct tza_proc *p, const char **t, const char **c)
 		if (tool_ident(e->ctx->exe, e->ctx->script, e->argv, e->argv_len, t, c) < 0)
 			return -1;
 		if (i + 1 == p->nexecs || !is_passthrough(p, i, *t))
-			break;
+			return (int)i;
 	}
+}
+
+static int named_image(const struct tza_proc *p, const char **t, const char **c)
+{
+	int fi = first_named(p, t, c);
+	if (fi < 0)
+		return -1;
+	uint32_t i = (uint32_t)fi;
 	for (uint32_t j = p->nexecs - 1; j > i; j--) {
 		const struct tza_exec *e = &p->execs[j];
 		const struct tza_exec_ctx *x = e->ctx;
@@ -730,6 +740,28 @@ const struct tza_exec *tza_proc_naming_image(const struct tza_proc *p)
 		return p->nexecs ? &p->execs[0] : NULL;
 	int i = named_image(p, &t, &c);
 	return i < 0 ? &p->execs[p->nexecs - 1] : &p->execs[i];
+}
+
+uint64_t tza_proc_tool_peak_rss_kib(const struct tza_proc *p)
+{
+	uint64_t kib = p->maxrss_kib;
+	uint32_t j, from;
+	/* no earlier image above the last one's: nothing to name (cheap) */
+	for (j = 1; j < p->nexecs; j++)
+		if ((p->execs[j].byname_known & (1u << TZA_XB_prev_maxrss_kib)) &&
+		    p->execs[j].prev_maxrss_kib > kib)
+			break;
+	if (j >= p->nexecs)
+		return kib;
+	const char *t, *c;
+	int i = first_named(p, &t, &c);
+	from = i < 0 ? p->nexecs - 1 : (uint32_t)i;
+	/* image j - 1's peak is in exec j */
+	for (j = from + 1; j < p->nexecs; j++)
+		if ((p->execs[j].byname_known & (1u << TZA_XB_prev_maxrss_kib)) &&
+		    p->execs[j].prev_maxrss_kib > kib)
+			kib = p->execs[j].prev_maxrss_kib;
+	return kib;
 }
 
 /* p is a kernel thread: flagged by a snapshot (EV_STATE_KTHREAD), or forked

@@ -206,7 +206,18 @@ EV_STRUCT(ev_fork, EV_FORK_FIELDS);
 	X(PAD32, pad2, "", "")
 /* Appended fields that export --format jsonl prints by name (see above):
  * add a new exec field here, at the end. */
-#define EV_EXEC_BYNAME(X)
+#define EV_EXEC_BYNAME(X)                                                                          \
+	/* Appended after recorder 0.3.x (docs/FORMAT.md, version changes):                        \
+	 * the peak RSS of the images before this one. */                                          \
+	X(U64, prev_maxrss_kib, "KiB", "peak RSS of the image this exec replaced: "                \
+	  "get_mm_hiwater_rss() of the old mm (max(mm->hiwater_rss, the shared RSS counts)), "     \
+	  "read at tp_btf/sched_prepare_exec (current->mm is still the old image there); 0 when "  \
+	  "not read (no sched_prepare_exec on this kernel, or the process was not tracked "        \
+	  "when it passed it)")                                                                    \
+	X(U64, maxrss_before_kib, "KiB", "signal->maxrss (pages, times the page size) at "         \
+	  "sched_process_exec: the process's peak RSS over all its images before this one, "       \
+	  "the replaced one included (exec_mmap folds the old mm into it): getrusage() "           \
+	  "RUSAGE_SELF ru_maxrss at that moment")
 #define EV_EXEC_ALL(X) EV_EXEC_FIELDS(X) EV_EXEC_BYNAME(X)
 #define EV_EXEC_TAIL(B)                                                                            \
 	B(filename, STR, 0, filename_len)                                                          \
@@ -591,7 +602,7 @@ EV_STRUCT(ev_attach, EV_ATTACH_FIELDS);
  */
 #define EV_TYPES(T)                                                                                \
 	T(EV_FORK, 1, fork, ev_fork, EV_FORK_FIELDS, EV_NO_TAIL, EVENT)                            \
-	T(EV_EXEC, 2, exec, ev_exec, EV_EXEC_ALL, EV_EXEC_TAIL, EVENT)                             \
+	T(EV_EXEC, 3, exec, ev_exec, EV_EXEC_ALL, EV_EXEC_TAIL, EVENT)                             \
 	T(EV_EXEC_FAIL, 1, exec_fail, ev_exec_fail, EV_EXEC_FAIL_FIELDS, EV_EXEC_FAIL_TAIL,        \
 	  EVENT)                                                                                   \
 	T(EV_EXIT, 1, exit, ev_exit, EV_EXIT_FIELDS, EV_NO_TAIL, EVENT)                            \
@@ -614,7 +625,7 @@ _Static_assert(sizeof(struct ev_attach) == 48, "ev_attach layout");
 _Static_assert(sizeof(struct ev_hdr) == 16, "ev_hdr layout");
 _Static_assert(sizeof(struct ev_release) == 80, "ev_release layout");
 _Static_assert(sizeof(struct ev_fork) == 48, "ev_fork layout");
-_Static_assert(sizeof(struct ev_exec) == 136, "ev_exec layout");
+_Static_assert(sizeof(struct ev_exec) == 152, "ev_exec layout");
 _Static_assert(sizeof(struct ev_exec_fail) == 32, "ev_exec_fail layout");
 _Static_assert(sizeof(struct ev_exit) == 184, "ev_exit layout");
 _Static_assert(sizeof(struct ev_proc_state) == 80, "ev_proc_state layout");

@@ -393,8 +393,9 @@ static __always_inline void exit_io(struct ev_exit *e, struct tracked *tp,
 }
 
 /* e's peak RSS in KiB: the larger of mm->hiwater_rss and the RSS now (its
- * per-CPU deltas included, rss_pages), or signal->maxrss once the mm is
- * gone; EV_EXIT_EXE_DELETED when the executable was unlinked */
+ * per-CPU deltas included, rss_pages), or signal->maxrss (pages, like
+ * hiwater_rss) once the mm is gone; EV_EXIT_EXE_DELETED when the
+ * executable was unlinked */
 static __always_inline void exit_maxrss(struct ev_exit *e, struct task_struct *p,
 					struct signal_struct *sig)
 {
@@ -413,7 +414,7 @@ static __always_inline void exit_maxrss(struct ev_exit *e, struct task_struct *p
 			rss = 0;
 		e->maxrss_kib = ((__u64)rss > hw ? (__u64)rss : hw) * page_kib;
 	} else {
-		e->maxrss_kib = sig->maxrss;
+		e->maxrss_kib = sig->maxrss * page_kib;
 	}
 }
 

@@ -497,11 +497,12 @@ int BPF_PROG(handle_exec, struct task_struct *tp_p, pid_t old_pid, struct linux_
 	__u32 tgid = p->tgid, flags = 0, pos, n;
 	__u64 off;
 	struct mm_struct *mm = p->mm;
+	struct tracked *tp = tracked_live(tgid);
 	struct ev_exec *e;
 	struct scratch *s;
 	struct file *f;
 
-	if (filter_on && !tracked_live(tgid))
+	if (filter_on && !tp)
 		return 0;
 	s = get_scratch();
 	if (!s)
@@ -532,6 +533,13 @@ int BPF_PROG(handle_exec, struct task_struct *tp_p, pid_t old_pid, struct linux_
 	off = forget_off(s, off + n);
 	e->memcg_id = exec_memcg(p);
 	e->pad2 = 0;
+	/* the replaced image's peak (handle_prepare_exec), taken once */
+	e->prev_maxrss_kib = 0;
+	if (tp) {
+		e->prev_maxrss_kib = (__u64)tp->exec_rss_pages * page_kib;
+		tp->exec_rss_pages = 0;
+	}
+	e->maxrss_before_kib = p->signal->maxrss * page_kib;
 
 	off += exec_argv(s, e, mm, off, &flags);
 	off += exec_env(s, e, mm, off, &flags);
@@ -546,6 +554,45 @@ int BPF_PROG(handle_exec, struct task_struct *tp_p, pid_t old_pid, struct linux_
 }
 
 #include "exit.bpf.h"
+
+/*
+ * An exec of a recorded process passed its point of no return; current->mm
+ * is still the image it replaces. Its peak RSS in pages goes in the group's
+ * `tracked` entry for handle_exec's EV_EXEC (prev_maxrss_kib): the kernel's
+ * own figure, get_mm_hiwater_rss() (max(mm->hiwater_rss, the shared RSS
+ * counts, each at least 0)), which exec_mmap() folds into signal->maxrss a
+ * moment later; the per-CPU deltas are left out, as the kernel leaves them
+ * (reading them cost 2-3 times this program's time). One exec of a group at
+ * a time passes here (cred_guard_mutex), so the entry's one slot is enough.
+ * Loaded only where the kernel has the tracepoint (6.10+).
+ */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(handle_prepare_exec, struct task_struct *tp_p, struct linux_binprm *tp_bprm)
+{
+	struct task_struct *p = UNTRUSTED(tp_p, struct task_struct);
+	struct tracked *tp = tracked_live(p->tgid);
+	struct mm_struct *mm;
+	__u64 hw, rss = 0;
+	__s64 c;
+
+	if (!tp)
+		return 0;
+	mm = p->mm;
+	if (!mm)
+		return 0;
+	/* get_mm_rss(): percpu_counter_read_positive() of each */
+	c = mm->rss_stat[MM_FILEPAGES].count;
+	rss += c > 0 ? c : 0;
+	c = mm->rss_stat[MM_ANONPAGES].count;
+	rss += c > 0 ? c : 0;
+	c = mm->rss_stat[MM_SHMEMPAGES].count;
+	rss += c > 0 ? c : 0;
+	hw = mm->hiwater_rss;
+	if (rss > hw)
+		hw = rss;
+	tp->exec_rss_pages = hw < 0xffffffffu ? hw : 0xffffffffu;
+	return 0;
+}
 
 /*
  * A thread of a recorded process exits. Not the last (not group_dead): the

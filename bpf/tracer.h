@@ -29,7 +29,10 @@ struct tracked {
 	__u32 flags;	    /* TRACKED_* */
 	__u32 thread_exits; /* threads that passed sched_process_exit without
 			       group_dead (any thread, kernel-created included) */
-	__u32 pad0;
+	/* peak RSS of the image an exec of this group is replacing, pages:
+	 * get_mm_hiwater_rss() of the old mm at sched_prepare_exec,
+	 * taken (and zeroed) by the exec's sched_process_exec; 0: not read */
+	__u32 exec_rss_pages;
 	/*
 	 * TRACKED_FROM_FORK: the own task->ioac of every thread of the group
 	 * that passed sched_process_exit without group_dead and claimed its

@@ -168,6 +168,9 @@ static void configure(struct rec *r, struct tracer_bpf *s, int use_tp)
 	 * after the programs are attached: every process of it is seen
 	 * being born) */
 	bpf_program__set_autoload(s->progs.snap_tasks, r->o.mode != MODE_FOLLOW);
+	/* the replaced images' peak RSS: where the kernel has the tracepoint */
+	bpf_program__set_autoload(s->progs.handle_prepare_exec,
+				  sample_have_prepare_exec(r->sampler));
 }
 
 /* Attach the loaded programs; 0, or -1 after a line. */
@@ -181,6 +184,9 @@ static int attach_all(struct rec *r, struct tracer_bpf *s, int use_tp)
 	 * read as an exit lost) */
 	if (attach(r, s->progs.handle_exit) || attach(r, s->progs.handle_free) ||
 	    attach(r, s->progs.handle_exec) || attach(r, s->progs.handle_fork))
+		return -1;
+	if (bpf_program__autoload(s->progs.handle_prepare_exec) &&
+	    attach(r, s->progs.handle_prepare_exec))
 		return -1;
 	if (xf_tp) {
 		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))

@@ -32,7 +32,7 @@ struct sampler {
 	int nlinks;
 	struct bpf_link *iter;
 	uint64_t interval_ns, next_ns; /* next_ns: when the next samples are due */
-	int loaded, have_oom, have_sig;
+	int loaded, have_oom, have_sig, have_prep;
 	int started;
 	char *buf;
 	size_t cap;
@@ -127,7 +127,8 @@ out:
 		close(fd);
 }
 
-const char *const sample_tps[SAMPLE_TPS] = {"mark_victim", "signal_generate"};
+const char *const sample_tps[SAMPLE_TPS] = {"mark_victim", "signal_generate",
+						   "sched_prepare_exec"};
 
 struct sampler *sample_new(uint64_t interval_ns, const int *known)
 {
@@ -136,14 +137,20 @@ struct sampler *sample_new(uint64_t interval_ns, const int *known)
 
 	if (!sm)
 		return NULL;
-	if (known && known[0] >= 0 && known[1] >= 0)
+	if (known && known[0] >= 0 && known[1] >= 0 && known[2] >= 0)
 		memcpy(have, known, sizeof(have));
 	else
 		have_tp_btf(sample_tps, have, SAMPLE_TPS);
 	sm->interval_ns = interval_ns;
 	sm->have_oom = have[0];
 	sm->have_sig = have[1];
+	sm->have_prep = have[2];
 	return sm;
+}
+
+int sample_have_prepare_exec(const struct sampler *sm)
+{
+	return sm ? sm->have_prep : 0;
 }
 
 void sample_configure(struct sampler *sm, struct tracer_bpf *skel, bool on)

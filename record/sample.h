@@ -36,9 +36,12 @@ struct host_sampler;
 #define SAMPLE_INTERVAL_MIN 0.01
 #define SAMPLE_INTERVAL_MAX 3600.0
 
-/* The tp_btf tracepoints the sampler attaches to when the kernel has
- * them (SAMPLE_TPS of them): oom:mark_victim, signal:signal_generate. */
-#define SAMPLE_TPS 2
+/* The optional tp_btf tracepoints, looked for together (SAMPLE_TPS of
+ * them): oom:mark_victim and signal:signal_generate, which the sampler
+ * attaches to when the kernel has them, and sched:sched_prepare_exec
+ * (6.10+), where handle_prepare_exec reads the peak RSS of an image an
+ * exec replaces (sample_have_prepare_exec). */
+#define SAMPLE_TPS 3
 extern const char *const sample_tps[SAMPLE_TPS];
 
 /*
@@ -49,6 +52,10 @@ extern const char *const sample_tps[SAMPLE_TPS];
  * /sys/kernel/btf/vmlinux. have may be NULL (none known).
  */
 struct sampler *sample_new(uint64_t interval_ns, const int *have);
+/* Whether this kernel has tp_btf/sched_prepare_exec (sample_tps[2]): 1 or
+ * 0; 0 when sm is NULL. */
+int sample_have_prepare_exec(const struct sampler *sm);
+
 /*
  * Before skel is loaded: with on, the sampler's programs that this kernel
  * and interval_ns allow load with it (autoload), else none does; sizes the

@@ -13,6 +13,11 @@
  *                            (its last act: nothing is touched after it)
  *                            and exits; run as a child of "casework reap"
  *                            to get wait4's ru_maxrss as well
+ *   casework hwmexec MIB CMD...
+ *                            an image of an exec chain: touches MIB MiB,
+ *                            prints "hwmexec PID VMHWM_KIB RU_MAXRSS_KIB"
+ *                            (/proc/self/status, getrusage(RUSAGE_SELF):
+ *                            its last reads before the exec) and execs CMD
  *   casework reap CMD...     fork+exec CMD, wait4() it, print
  *                            "reaped PID STATUS MAXRSS_KIB"
  *   casework reaplate        C22: a child exits after 0.25 s; the parent
@@ -152,6 +157,25 @@ static int do_hwm(size_t mib)
 	_exit(0);
 }
 
+static int do_hwmexec(size_t mib, char **cmd)
+{
+	char b[4096];
+	const char *h;
+	struct rusage ru;
+
+	touch(mib);
+	read_once("/proc/self/status", b, sizeof(b));
+	if (getrusage(RUSAGE_SELF, &ru))
+		die("getrusage");
+	h = strstr(b, "VmHWM:");
+	if (!h)
+		die("no VmHWM");
+	say("hwmexec %d %lld %ld\n", (int)getpid(), strtoll(h + 6, NULL, 10), ru.ru_maxrss);
+	execvp(cmd[0], cmd);
+	die(cmd[0]);
+	return 99;
+}
+
 static void exec_child(void *arg)
 {
 	char **cmd = arg;
@@ -215,10 +239,13 @@ int main(int argc, char **argv)
 		return do_rusage();
 	if (argc == 3 && !strcmp(argv[1], "hwm"))
 		return do_hwm((size_t)strtoul(argv[2], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "hwmexec"))
+		return do_hwmexec((size_t)strtoul(argv[2], NULL, 10), argv + 3);
 	if (argc >= 3 && !strcmp(argv[1], "reap"))
 		return do_reap(argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "reaplate"))
 		return do_reaplate();
-	fprintf(stderr, "usage: casework rusage | hwm MIB | reap CMD... | reaplate\n");
+	fprintf(stderr, "usage: casework rusage | hwm MIB | hwmexec MIB CMD... | reap CMD... | "
+			"reaplate\n");
 	return 2;
 }

@@ -161,8 +161,9 @@ static void proc_line(const struct tza_proc *p)
 	putchar('\n');
 }
 
-/* Images with the issue-17 fields (cwd, env, v1 memory cgroup), the cgroup
- * table and the attachments (README lines 11-13) */
+/* Images with the issue-17 fields (cwd, env, v1 memory cgroup), the peak
+ * RSS of processes with exec version 3's fields, the cgroup table and the
+ * attachments (README lines 11-14) */
 static void extra_lines(const struct tza_model *m)
 {
 	char id[TZA_ID_MAX];
@@ -182,6 +183,26 @@ static void extra_lines(const struct tza_model *m)
 			argv_list((const uint8_t *)e->ctx->env, e->ctx->env_len);
 			putchar('\n');
 		}
+	}
+	for (uint32_t i = 0; i < m->nprocs; i++) {
+		const struct tza_proc *p = m->procs[i];
+		uint32_t k = 0;
+		while (k < p->nexecs && !(p->execs[k].byname_known & (1u << TZA_XB_prev_maxrss_kib)))
+			k++;
+		if (k == p->nexecs)
+			continue;
+		printf("rss: %s peak=%" PRIu64 " images=[", tza_proc_id(p, id),
+		       tza_proc_peak_rss_kib(p));
+		for (k = 0; k < p->nexecs; k++) {
+			int64_t r = tza_exec_peak_rss_kib(p, k);
+			if (k)
+				putchar(',');
+			if (r < 0)
+				putchar('-');
+			else
+				printf("%" PRId64, r);
+		}
+		puts("]");
 	}
 	const struct tza_cgroup *cg;
 	uint32_t ncg = tza_model_cgroups(m, &cg);

@@ -32,6 +32,8 @@ def secs(v):  # ns -> the analyzer's seconds (9 decimals, exact)
 # How each field surfaces. Kinds:
 #   ("proc", key[, fn])   the process's jsonl object (identity: tgid + start)
 #   ("exec", key[, fn])   that process's execs[] entry (in order)
+#   ("last", key[, fn])   its last execs[] entry (the process's object when it
+#                         has no image)
 #   ("fail", key[, fn])   its failed_execs[] entry (in order)
 #   ("sample", key[, fn]) its samples[] entry (in order)
 #   ("host", key[, fn])   a host_samples jsonl row (in order)
@@ -104,7 +106,9 @@ SURFACED = {
         "tgid": ("id", "pid"),
         "utime_ns": ("final", "utime_s", secs),
         "stime_ns": ("final", "stime_s", secs),
-        "maxrss_kib": ("proc", "peak_rss_kib"),
+        # the last image's own peak; the process's (peak_rss_kib) is the
+        # larger of it and the last exec's maxrss_before_kib
+        "maxrss_kib": ("last", "peak_rss_kib"),
         "rchar": ("proc", "rchar"),
         "wchar": ("proc", "wchar"),
         "syscr": ("proc", "syscr"),
@@ -298,6 +302,9 @@ def main():
     def where(kind, ev, ctx):
         if kind in ('proc', 'final'):
             return ctx.get('proc')
+        if kind == 'last':
+            p = ctx.get('proc')
+            return p['execs'][-1] if p and p['execs'] and not p['execs_omitted'] else p
         return ctx.get(kind)
 
     # 2. every recorded value is what the analyzer printed

@@ -150,6 +150,15 @@ deftype(2, 'exec2', EXEC_SPEC + [('utime_ns', U64, 0, 'ns'), ('stime_ns', U64, 0
         EXEC_BLOBS + [('cwd', STR, 0, ''), ('env', STRV, 0, '')], version=2)
 TYPES['exec2']['name'] = 'exec'
 TYPES['exec2']['fields'] = [f for f in TYPES['exec2']['fields'] if f[0] != 'pad0']
+# exec version 3: prev_maxrss_kib and maxrss_before_kib appended (docs/EVENTS.md [E19])
+deftype(2, 'exec3', EXEC_SPEC + [('utime_ns', U64, 0, 'ns'), ('stime_ns', U64, 0, 'ns'),
+                                  ('memcg_id', U64, 0, ''), ('cwd_len', U16, 0, 'bytes'),
+                                  ('env_len', U16, 0, 'bytes'),
+                                  ('prev_maxrss_kib', U64, 0, 'KiB'),
+                                  ('maxrss_before_kib', U64, 0, 'KiB')] +
+        EXEC_BLOBS + [('cwd', STR, 0, ''), ('env', STRV, 0, '')], version=3)
+TYPES['exec3']['name'] = 'exec'
+TYPES['exec3']['fields'] = [f for f in TYPES['exec3']['fields'] if f[0] != 'pad0']
 deftype(12, 'cgroup', [('id', U64, 0, ''), ('mem_limit_bytes', U64, 0, 'bytes'),
                        ('cpu_quota_us', U64, 0, 'us'), ('cpu_period_us', U64, 0, 'us'),
                        ('hier', U32, 0, ''), ('flags', U32, 0, ''),
@@ -666,6 +675,45 @@ def _():
           att(us(50), '', b'ignored')]
     return linear(head_blocks(types=['fork', 'exec2', 'exec_fail', 'exit', 'proc_state',
                                      'drops', 'cgroup', 'attach']) +
+                  [state(3, shell_state()), chunk(4, ev)], 5)
+
+
+@corpus('exec-rss')
+def _():
+    """exec version 3 ([E19]): 200 runs make, python, sleep; each exec
+    carries the replaced image's peak (prev_maxrss_kib) and signal->maxrss
+    (maxrss_before_kib): images peak at 1000, 400000 and 1800 (the exit's)
+    KiB, the process at 400100 (the last exec's maxrss_before_kib: more than
+    its images' own, the fork's copy of its parent counts). 201's first exec
+    has prev 0 (not read) and its second too: its first image's peak is
+    unknown; its process peak is its exit's 700 below maxrss_before 3000. 202
+    is still running: its last image's peak is unknown, its process peak is
+    its exec's maxrss_before_kib"""
+    def ex3(ts, tgid, start, argv, exe, prev, before):
+        e = exec_ev(ts, tgid, start, argv, exe, ppid=100)
+        e.typ = 'exec3'
+        e.blobs.update(cwd=b'', env=b'')
+        e.f.update(prev_maxrss_kib=prev, maxrss_before_kib=before, utime_ns=1000,
+                   stime_ns=2000)
+        return e
+
+    def ex(ts, tgid, start, rss, ppid=100):
+        e = exit_ev(ts, tgid, start, ppid=ppid)
+        e.f.update(maxrss_kib=rss)
+        return e
+    ev = [fork_ev(us(10), 100, 200),
+          ex3(us(11), 200, us(10), ['make'], '/usr/bin/make', 5000, 5200),
+          ex3(us(12), 200, us(10), ['python3', 'big.py'], '/usr/bin/python3', 1000, 5200),
+          ex3(us(13), 200, us(10), ['sleep', '1'], '/usr/bin/sleep', 400000, 400100),
+          fork_ev(us(20), 200, 201),
+          ex3(us(21), 201, us(20), ['sh', '-c', 'x'], '/usr/bin/sh', 0, 3000),
+          ex3(us(22), 201, us(20), ['true'], '/usr/bin/true', 0, 3000),
+          fork_ev(us(30), 200, 202),
+          ex3(us(31), 202, us(30), ['cat'], '/usr/bin/cat', 2000, 2100),
+          ex(us(40), 201, us(20), 700, ppid=200),
+          ex(us(50), 200, us(10), 1800)]
+    return linear(head_blocks(types=['fork', 'exec3', 'exec_fail', 'exit', 'proc_state',
+                                     'drops']) +
                   [state(3, shell_state()), chunk(4, ev)], 5)
 
 
