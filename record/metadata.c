@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -240,8 +241,16 @@ static void write_attachments(struct rec *r)
 {
 	if (r->o.no_attach || r->werr)
 		return;
+	/* A file's mtime is the coarse clock (one tick behind the precise one
+	 * t0_real was read with, at most): a record written right after the
+	 * start can carry an mtime before t0_real, so "since" is one coarse
+	 * tick earlier (it was missed now and then) */
+	struct timespec res = {0};
+	uint64_t tick = clock_getres(CLOCK_REALTIME_COARSE, &res)
+			    ? 10000000
+			    : (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
 	struct att_ctx c = {
-	    .since_ns = r->t0_real,
+	    .since_ns = r->t0_real > tick ? r->t0_real - tick : 0,
 	    .max_total = r->o.attach_max ? r->o.attach_max : ATT_TOTAL_DEFAULT,
 	    .ts_ns = rec_boot_ns(),
 	    .emit = emit_user_record,

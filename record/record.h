@@ -201,7 +201,9 @@ struct attset {
 	size_t bufcap;
 };
 struct att_ctx {
-	uint64_t since_ns;  /* CLOCK_REALTIME ns: the recording's start */
+	uint64_t since_ns;  /* CLOCK_REALTIME ns: files modified at or after it are
+			       taken (the recording's start, less one tick of the
+			       coarse clock file times are stamped with) */
 	uint64_t max_total; /* bytes of data at most, all files */
 	uint64_t ts_ns;	    /* CLOCK_BOOTTIME ns of the records */
 	/* writes one record; non-zero stops the collection (returned) */
