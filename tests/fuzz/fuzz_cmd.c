@@ -6,12 +6,13 @@
  * and the command runs on it in process, as main() would run it: the
  * readers of .tz and multi-host files behind info, verify, recover, slice,
  * merge, cat, the model commands and their JSON, CSV, Chrome and HTML
- * writers, fleets of two. Standard output goes to /dev/null, files written
- * to a private directory removed at exit. Nothing may crash, loop or leak.
- * Archives are left to fuzz_bundle (their cache lives until exit). Built by
- * `make fuzz`; the replay driver runs it over tests/fuzz/corpus_cmd (seeds:
- * each line below on the conformance traces) and tests/data/bad in
- * `make test`.
+ * writers, plot's gnuplot scripts (gnuplot is not run), fleets of two.
+ * Standard output goes to /dev/null, files are written to a private
+ * directory removed at exit. Nothing may crash, loop or leak. Archives are
+ * left to fuzz_bundle (their cache lives until exit). Built by `make fuzz`;
+ * the replay driver runs it over tests/fuzz/corpus_cmd (seeds: the
+ * conformance traces, each with one command byte, and three traces with
+ * every command byte) and tests/data/bad in `make test`.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -53,6 +54,10 @@ static const struct line {
 	{cmd_report, {"report", "-o", "OUT", "-f", "IN"}},
 	{cmd_rightsize, {"rightsize", "--json", "--config", "both", "IN"}},
 	{cmd_idle, {"idle", "--all", "--json", "IN"}},
+	{cmd_plot, {"plot", "--script", "OUT", "-f", "--all", "IN"}},
+	{cmd_plot, {"plot", "--script", "OUT", "-f", "-k", "cpu", "IN"}},
+	{cmd_plot, {"plot", "--script", "OUT", "-f", "-k", "mem", "--time", "wall", "IN"}},
+	{cmd_plot, {"plot", "--script", "OUT", "-f", "-k", "io", "--by", "tool", "IN"}},
 };
 #define NLINES (sizeof(lines) / sizeof(lines[0]))
 
