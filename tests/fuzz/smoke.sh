@@ -25,7 +25,7 @@ fi
 # mutations per target: about 5-20 s each on a loaded core
 runs_of() {
 	case $1 in
-	cmd) echo 300 ;;
+	cmd) echo 600 ;;
 	analyze) echo 1000 ;;
 	btfcache) echo 5000 ;;
 	*) echo 2000 ;;
