@@ -9,7 +9,8 @@
 #                    fuzz replays and the analyzer's hostile-input tests;
 #                    ASAN_TESTS=all runs every test (~2x test-fast's time)
 #   make test-long   long reliability runs (soak, 200 kill points; ~40 min)
-#   make fuzz        build the libFuzzer reader target (clang)
+#   make fuzz        build the libFuzzer targets (clang; tests/fuzz/fuzz_*.c,
+#                    part of test-fast: tests/fuzz/smoke.sh runs each briefly)
 #   make bpf-cross   compile the BPF programs for CROSS_ARCH (default arm64)
 #   make demo        record the bundled sample pipeline, summarise, plot, report
 #   make install     PREFIX=/usr/local DESTDIR=
@@ -231,16 +232,33 @@ $(O)/tests/helpers/%: tests/helpers/%.c
 $(O)/tests/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(O)/libanalyze.a $(O)/libtz.a
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $^ $(ALL_LDFLAGS) $(ANALYZE_LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Irecord $^ $(ALL_LDFLAGS) $(ANALYZE_LIBS) $(FUZZ_XLIBS) -o $@
 
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' -I. -Iformat -I$(O)
-# (the report's page is generated into $(O): analyze/cmd_report.c includes it)
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRC) $(COMMON_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c) \
-		$(O)/report_asset.h
-	$(call msg,FUZZ,$@)
+# libFuzzer binaries: the libraries' sources compiled once with clang into
+# $(O)/fuzz/obj/ (instrumented, not linked with libFuzzer's main), then one
+# link per target; `make fuzz` is part of test-fast (tests/run.sh, fuzz-smoke)
+FUZZ_SAN := address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -DTRACER_VERSION='"$(VERSION)"' \
+	-I. -Iformat -I$(O)
+FUZZ_LIB_SRC := $(FORMAT_SRC) $(COMMON_SRC) $(ANALYZE_LIB_OBJ:$(O)/%.o=%.c)
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(O)/fuzz/obj/%.o)
+
+$(O)/fuzz/obj/%.o: %.c
+	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) $(filter %.c,$^) $(ANALYZE_LIBS) -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -Irecord -MMD -MP -c $< -o $@
+
+# (the report's page is generated into $(O): analyze/cmd_report.c includes it)
+$(O)/fuzz/obj/analyze/cmd_report.o: $(O)/report_asset.h
+
+$(O)/fuzz/fuzz_%: $(O)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -fsanitize=fuzzer,$(FUZZ_SAN) $^ $(ANALYZE_LIBS) $(FUZZ_XLIBS) -o $@
+
+# the recorder's BTF cache reader (record/btfcache.c) links libbpf
+$(O)/fuzz/fuzz_btfcache: $(O)/fuzz/obj/record/btfcache.o
+$(O)/tests/fuzz_btfcache-replay: $(O)/record/btfcache.o
+$(O)/fuzz/fuzz_btfcache $(O)/tests/fuzz_btfcache-replay: FUZZ_XLIBS := -lbpf -lelf -lz
 
 fuzz: $(FUZZ_BIN)
 

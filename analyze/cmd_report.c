@@ -347,7 +347,9 @@ static int report_colors(struct report_job *j)
 		FILE *cf = open_memstream(&j->colors, &j->ncolors);
 		FILE *hf = cf ? open_memstream(&j->bands, &j->nbands) : NULL;
 		int crc = hf ? tza_plot_hosts_json(cf, hf, j->in, j->nin, &j->mode) : -2;
-		if ((cf && fclose(cf)) | (hf && fclose(hf)))
+		/* both streams closed whatever the first one's result */
+		int ce = cf ? fclose(cf) : 0, he = hf ? fclose(hf) : 0;
+		if (ce || he)
 			crc = -2;
 		if (crc == -2)
 			tza_err("report: out of memory");

@@ -22,8 +22,8 @@ struct binding {
 /* A row of the table: the schema name is the declared field's or blob's
  * (bpf/events.h), so a name the declaration lacks does not compile (a blob
  * is checked by its length field, NAME_len) */
-#define FIELD(id, st, mem, name) {id, M(mem), #name + 0 * sizeof(((struct st *)0)->name)}
-#define BLOB(id, st, mem, name) {id, M(mem), #name + 0 * sizeof(((struct st *)0)->name##_len)}
+#define FIELD(id, st, mem, name) {id, M(mem), &#name[0 * sizeof(((struct st *)0)->name)]}
+#define BLOB(id, st, mem, name) {id, M(mem), &#name[0 * sizeof(((struct st *)0)->name##_len)]}
 
 static const struct binding bindings[] = {
 	FIELD(EV_FORK, ev_fork, f_parent, parent_tgid),

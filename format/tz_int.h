@@ -248,7 +248,7 @@ void tz_errmsg_set(char *out, size_t cap, const char *name, uint64_t off, const 
 /* The same with the detail formatted from fmt and ap (printf(3); a detail
  * longer than 399 bytes is cut). */
 void tz_errmsg_vset(char *out, size_t cap, const char *name, uint64_t off, const char *fmt,
-		    va_list ap);
+		    va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* A file mapped whole for reading (tz_map_file). fd and map are owned:
  * tz_map_close() releases them. */

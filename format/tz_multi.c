@@ -42,6 +42,8 @@ struct tz_multi {
 };
 
 static int merr(tz_multi *m, int code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int merr(tz_multi *m, int code, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Run every test: cmocka unit binaries, fuzz-corpus replays, integration
+# Run every test: cmocka unit binaries, fuzz-corpus replays, the fuzz smoke, integration
 # scripts, reliability scripts (tests/reliability/, docs/RELIABILITY.md).
-# Usage: O=build tests/run.sh [unit|integration|reliability|all|long|asan]
+# Usage: O=build tests/run.sh [unit|integration|reliability|fuzz|all|long|asan]
+# `fuzz` (part of `all`) builds the libFuzzer targets and runs each briefly
+# (tests/fuzz/smoke.sh).
 # `long` runs the long variants (tests/reliability/long_*.sh, make test-long);
 # `asan` (make test-asan's default) runs unit, fuzz replays and the tests of
 # the analyzer on hostile input (bad files, hostile bundles, files and names).
@@ -45,10 +47,15 @@ if [ "$what" = all ] || [ "$what" = unit ] || [ "$what" = asan ]; then
 		# missing one fails the replay); the .tz targets the crashes kept
 		# in tests/data/bad too
 		c=tests/fuzz/corpus_${n#fuzz_}
-		[ "$n" = fuzz_bundle ] || c="$c tests/data/bad"
+		case $n in fuzz_bundle | fuzz_btfcache) ;; *) c="$c tests/data/bad" ;; esac
 		# shellcheck disable=SC2086
 		run "fuzz-replay/$n" 300 "$t" $c
 	done
+fi
+if [ "$what" = all ] || [ "$what" = fuzz ]; then
+	# the libFuzzer build (clang) and a fixed-seed, fixed-count run of every
+	# target over its corpus: fuzz targets that no longer build fail here
+	run "fuzz-smoke" 600 bash tests/fuzz/smoke.sh
 fi
 if [ "$what" = all ] || [ "$what" = integration ]; then
 	for t in tests/integration/[0-9]*.sh; do

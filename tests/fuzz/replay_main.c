@@ -75,6 +75,6 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (run_path(argv[i], &count) != 0)
 			rc = 1;
-	printf("replayed %u inputs\n", count);
+	fprintf(stderr, "replayed %u inputs\n", count); /* stdout may be a target's /dev/null */
 	return rc;
 }
