@@ -42,6 +42,24 @@ static int wait_quit(uint64_t ms, int keys)
 	return 0;
 }
 
+/* once's output into *out (len bytes, the caller's to free) and its exit
+ * code; -1 when no stream could be made (*out NULL), after one line */
+static int render(const char *cmd, const char *path, tza_follow_fn once, void *arg,
+		  struct tz_info *in, char **out, size_t *len)
+{
+	FILE *mf = open_memstream(out, len);
+	if (!mf) {
+		tza_err("%s: out of memory", cmd);
+		return -1;
+	}
+	int rc = once(mf, path, arg, in);
+	if (fclose(mf) && rc == TZA_EXIT_OK) {
+		tza_err("%s: out of memory", cmd);
+		rc = TZA_EXIT_FAIL;
+	}
+	return rc;
+}
+
 int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_follow_fn once,
 	       void *arg)
 {
@@ -77,17 +95,7 @@ int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_foll
 		/* the output first (it needs the file read), then the screen */
 		char *out = NULL;
 		size_t len = 0;
-		FILE *mf = open_memstream(&out, &len);
-		if (!mf) {
-			tza_err("%s: out of memory", cmd);
-			rc = TZA_EXIT_FAIL;
-			break;
-		}
-		rc = once(mf, path, arg, &in);
-		if (fclose(mf) && rc == TZA_EXIT_OK) {
-			tza_err("%s: out of memory", cmd);
-			rc = TZA_EXIT_FAIL;
-		}
+		rc = render(cmd, path, once, arg, &in, &out, &len);
 		if (rc == TZA_EXIT_OK && !in.unfinished && !partial &&
 		    (in.corrupt_blocks || (!in.has_footer && !in.ring))) {
 			/* closed, yet damaged (or its index ignored): the verdict of
@@ -95,17 +103,11 @@ int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_foll
 			free(out);
 			out = NULL;
 			unsetenv("TRACER_ANALYZE_PARTIAL");
-			mf = open_memstream(&out, &len);
-			if (!mf) {
-				tza_err("%s: out of memory", cmd);
-				rc = TZA_EXIT_FAIL;
-				break;
-			}
-			rc = once(mf, path, arg, &in);
-			if (fclose(mf) && rc == TZA_EXIT_OK) {
-				tza_err("%s: out of memory", cmd);
-				rc = TZA_EXIT_FAIL;
-			}
+			rc = render(cmd, path, once, arg, &in, &out, &len);
+		}
+		if (rc < 0) { /* no stream: nothing to show */
+			rc = TZA_EXIT_FAIL;
+			break;
 		}
 		if (rc != TZA_EXIT_OK) {
 			free(out);

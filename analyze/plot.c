@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "common/vec.h"
 #include "json.h"
 #include "plot.h"
 #include "report.h"
@@ -143,6 +144,22 @@ int plot_nm_get_or_add(struct plot_namemap *nm, const char *key, int val)
 	}
 }
 /* ---------------------------------------------------------------- tools */
+
+struct plot_tool *plot_tool_find(struct plot_tool **tools, size_t *n, size_t *cap,
+				 const char *name)
+{
+	for (size_t t = 0; t < *n; t++)
+		if (!strcmp((*tools)[t].name, name))
+			return &(*tools)[t];
+	if (VEC_ROOM(*tools, *n, *cap, 64))
+		return NULL;
+	struct plot_tool *t = &(*tools)[*n];
+	*t = (struct plot_tool){.name = strdup(name), .first = (int)*n, .color = -1};
+	if (!t->name)
+		return NULL;
+	(*n)++;
+	return t;
+}
 
 int plot_cmp_tool(const void *a, const void *b)
 {

@@ -67,17 +67,7 @@ static int load_host(struct hplot *u, size_t i, tz_reader **r, struct tza_model 
  * when out of memory. Tens of tools a host: a linear search. */
 static struct plot_tool *run_tool(struct hplot *u, const char *name)
 {
-	for (size_t t = 0; t < u->ntools; t++)
-		if (!strcmp(u->tools[t].name, name))
-			return &u->tools[t];
-	if (VEC_ROOM(u->tools, u->ntools, u->captools, 64))
-		return NULL;
-	struct plot_tool *t = &u->tools[u->ntools];
-	*t = (struct plot_tool){.name = strdup(name), .first = (int)u->ntools, .color = -1};
-	if (!t->name)
-		return NULL;
-	u->ntools++;
-	return t;
+	return plot_tool_find(&u->tools, &u->ntools, &u->captools, name);
 }
 
 /* The heading row's label of band b. */

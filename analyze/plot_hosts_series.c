@@ -55,17 +55,7 @@ struct srun {
 
 static struct plot_tool *run_tool(struct srun *u, const char *name)
 {
-	for (size_t t = 0; t < u->ntools; t++) /* tens of tools a host */
-		if (!strcmp(u->tools[t].name, name))
-			return &u->tools[t];
-	if (VEC_ROOM(u->tools, u->ntools, u->captools, 64))
-		return NULL;
-	struct plot_tool *t = &u->tools[u->ntools];
-	*t = (struct plot_tool){.name = strdup(name), .first = (int)u->ntools, .color = -1};
-	if (!t->name)
-		return NULL;
-	u->ntools++;
-	return t;
+	return plot_tool_find(&u->tools, &u->ntools, &u->captools, name);
 }
 
 /* Host i's place: hostname, its range and its anchor at its first event. */

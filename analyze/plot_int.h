@@ -138,6 +138,13 @@ int plot_rank_tools(struct plot_ctx *c);
  * first), then name. */
 int plot_cmp_tool(const void *a, const void *b);
 
+/* The tool named name among (*tools)[0..*n) (tens a run: a linear search),
+ * added with nothing counted when new (*tools grown, capacity *cap; the
+ * name copied, the caller's to free); NULL when out of memory. The runs
+ * over hosts fold every host's tools into one such list. */
+struct plot_tool *plot_tool_find(struct plot_tool **tools, size_t *n, size_t *cap,
+				 const char *name);
+
 /* The colour of tools[t]: its palette entry, or PLOT_OTHER_COLOR. */
 const char *plot_tool_color(const struct plot_ctx *c, int t);
 
