@@ -204,9 +204,12 @@ static int salvage_header(const tz_multi *m, uint64_t off, uint64_t end, uint32_
 	return !tz_bhdr_decode(d + *hs, end - off - *hs, &h);
 }
 
-/* The payload bytes the salvage scan may hash in all: each byte of honest
- * input is hashed about once; hostile input (many valid block headers over
- * one payload that does not check) would otherwise cost quadratic time. */
+/* The bytes the salvage scan may hash in all, block payloads and member
+ * header checks: each byte of honest input is hashed about once; hostile
+ * input (many valid block headers over one payload that does not check, or
+ * magic after magic claiming a 4 KiB header) would otherwise cost quadratic
+ * time, or hundreds of times the file. Past it, no more members are looked
+ * for. */
 #define SALVAGE_HASH_MAX(len) (4 * (uint64_t)(len) + (64u << 20))
 
 /* The next offset in [from, end) where salvage_header() finds a member
@@ -225,6 +228,12 @@ static uint64_t next_header(tz_multi *m, uint64_t from, uint64_t end, uint32_t *
 		if (fm >= end)
 			break;
 		if (fm < bm) {
+			/* a header check hashes up to its header_size: charged to
+			 * the same bound (a file of nothing but magics claiming
+			 * 4 KiB headers cost ~250 hashed bytes per byte) */
+			if (m->hashed > SALVAGE_HASH_MAX(m->len))
+				break;
+			m->hashed += end - fm >= 16 ? tz_le32(m->data + fm + 12) % (TZ_HDR_MAX + 1) : 0;
 			if (salvage_header(m, fm, end, hs))
 				return fm;
 			pos = fm + 1;
