@@ -250,13 +250,7 @@ void plot_run_names(char *buf, size_t n, const char *const *hn, size_t nh)
 		return;
 	tza_hosts_say(f, nh, tza_hosts_distinct(hn, nh));
 	fputs(" (", f);
-	for (size_t i = 0, k = 0; i < nh; i++) {
-		int seen = 0;
-		for (size_t j = 0; j < i && *hn[i]; j++)
-			seen |= !strcmp(hn[j], hn[i]);
-		if (!seen)
-			fprintf(f, "%s%s", k++ ? ", " : "", hn[i]);
-	}
+	tza_hosts_names(f, ", ", hn, nh);
 	fputc(')', f);
 	if (!fclose(f))
 		snprintf(buf, n, "%s", s);
