@@ -17,6 +17,7 @@
 
 #include "arena.h"
 #include "evq.h"
+#include "common/thread.h"
 
 #define EVQ_BATCHES 4
 
@@ -208,7 +209,7 @@ int tza_evq_start_ex(tz_reader *r, const struct tza_evq_opts *o, struct tza_evq 
 		pthread_mutex_destroy(&q->mu);
 		goto fail;
 	}
-	if (pthread_create(&q->th, NULL, reader_thread, q)) {
+	if (tr_thread_start(&q->th, reader_thread, q)) {
 		pthread_cond_destroy(&q->empty);
 		pthread_cond_destroy(&q->full);
 		pthread_mutex_destroy(&q->mu);

@@ -6,6 +6,7 @@
 
 #include "evq.h"
 #include "report.h"
+#include "common/thread.h"
 
 /* ------------------------------------------------------------ profile */
 
@@ -56,7 +57,7 @@ int tza_profile_sweep_start(struct tza_profile *pr)
 		return 0;
 	if (pr->nswept == pr->n) /* nothing new to answer */
 		return 0;
-	if (!tza_evq_useful() || pthread_create(&pr->th, NULL, sweep_thread, pr))
+	if (!tza_evq_useful() || tr_thread_start(&pr->th, sweep_thread, pr))
 		return prof_sweep(pr); /* here, now */
 	pr->busy = 1;
 	return 0;

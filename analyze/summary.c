@@ -11,6 +11,7 @@
 #include "dropslot.h"
 #include "evq.h"
 #include "summary.h"
+#include "common/thread.h"
 
 static const char *wall(tz_reader *r, uint64_t ns, char *b, size_t n)
 {
@@ -247,7 +248,7 @@ static int summary_compute(const char *path, enum tza_by by, uint64_t limit, int
 	s->cnt = (struct tza_summary_counts){
 	    .m = s->m, .want_secrets = want_secrets, .t0 = s->t0, .t1 = s->t1};
 	pthread_t kth;
-	int kbg = tza_evq_useful() && !pthread_create(&kth, NULL, count_all, &s->cnt);
+	int kbg = tza_evq_useful() && !tr_thread_start(&kth, count_all, &s->cnt);
 	/* the window's CPU and the groups' critical processes' windows: one
 	 * sweep of the profile answers all */
 	s->pr = tza_profile_new(s->m);

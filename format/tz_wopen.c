@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "tz_wr.h"
+#include "common/thread.h"
 
 /* ---------------------------------------------------------------- open */
 
@@ -143,7 +144,7 @@ static int start(tz_writer *w)
 	if (w->o.threads == 1) {
 		pthread_mutex_init(&w->mu, NULL);
 		pthread_cond_init(&w->cv, NULL);
-		if (pthread_create(&w->thr, NULL, wr_thread_main, w)) {
+		if (tr_thread_start(&w->thr, wr_thread_main, w)) {
 			pthread_mutex_destroy(&w->mu);
 			pthread_cond_destroy(&w->cv);
 			wr_set_err(w, TZ_ERR_NOMEM, UINT64_MAX,

@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "btfcache.h"
+#include "common/thread.h"
 
 #define CACHE_DIR_DEFAULT "/var/cache/tracer-record"
 #define CACHE_FILE "vmlinux.btf"
@@ -674,7 +675,7 @@ int btfc_build_start(struct btfc *c, const struct btf *local, const char *const 
 	c->local = raw ? btf__new(raw, size) : NULL;
 	if (!c->local)
 		return -1;
-	if (pthread_create(&c->thread, NULL, build, c)) {
+	if (tr_thread_start(&c->thread, build, c)) {
 		btf__free(c->local);
 		c->local = NULL;
 		return -1;

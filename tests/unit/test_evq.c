@@ -5,12 +5,14 @@
  * the batch size (events bigger than a batch, a batch per event); a consumer
  * that stops early gets its reader back; and the model built with it equals
  * the model built on one thread, and with every field read through the
- * schema.
+ * schema; and the thread takes none of the process's signals (a handler
+ * that removes files must run on the thread that makes them).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -226,6 +228,45 @@ static void test_early_free(void **st)
 	trace_free(&t);
 }
 
+/* Run on the reader's thread (idle: every batch full): its own signal mask.
+ * 1 + 2 * blocks SIGINT and SIGTERM + 4 * does not block SIGSEGV. */
+static void mask_idle(void *arg)
+{
+	sigset_t cur;
+	int seen = 1;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0)
+		seen |= (sigismember(&cur, SIGINT) && sigismember(&cur, SIGTERM) ? 2 : 0) |
+			(!sigismember(&cur, SIGSEGV) ? 4 : 0);
+	__atomic_store_n((int *)arg, seen, __ATOMIC_SEQ_CST);
+}
+
+/* The caller blocks nothing; the reader's thread blocks what a kill(1) or
+ * a ^C sends, so the caller's handlers run on the caller's thread. */
+static void test_thread_signals(void **st)
+{
+	(void)st;
+	int seen = 0;
+	struct trace t;
+	trace_make(&t);
+	sigset_t none, old;
+	sigemptyset(&none);
+	assert_int_equal(pthread_sigmask(SIG_SETMASK, &none, &old), 0);
+	tz_reader *r;
+	struct tza_evq *q;
+	assert_int_equal(tz_reader_open_mem(&r, t.buf, t.len, "many.tz", NULL), 0);
+	assert_int_equal(tz_reader_iter(r, 0, UINT64_MAX, TZ_IT_STATE), 0);
+	assert_int_equal(tza_evq_start_ex(r, &(struct tza_evq_opts){.batch_bytes = 512, .idle = mask_idle, .idle_arg = &seen}, &q), 0);
+	for (int w = 0; w < 10000 && !__atomic_load_n(&seen, __ATOMIC_SEQ_CST); w++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	tza_evq_free(q);
+	tz_reader_free(r);
+	sigset_t cur;
+	assert_int_equal(pthread_sigmask(SIG_SETMASK, &old, &cur), 0);
+	assert_false(sigismember(&cur, SIGTERM)); /* the caller's mask is its own */
+	assert_int_equal(__atomic_load_n(&seen, __ATOMIC_SEQ_CST), 1 | 2 | 4);
+	trace_free(&t);
+}
+
 static char *model_dump(const struct tza_model *m)
 {
 	char *out = NULL;
@@ -289,4 +330,5 @@ static void test_model_same(void **st)
 }
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_same_events), cmocka_unit_test(test_early_free),
+	  cmocka_unit_test(test_thread_signals),
 	  cmocka_unit_test(test_model_same))
