@@ -189,7 +189,7 @@ EV_STRUCT(ev_fork, EV_FORK_FIELDS);
 	 * does not know the split). At sched_process_exec de_thread() has                         \
 	 * released every other thread, so this is signal->utime/stime +                           \
 	 * task->utime/stime scaled to signal->sum_sched_runtime +                                 \
-	 * task->se.sum_exec_runtime (cputime_scale, as for ev_exit). */                           \
+	 * task->se.sum_exec_runtime (cputime_adjust_ro, as for ev_exit). */                       \
 	X(U64, utime_ns, "ns", "user CPU ns before this exec")                                     \
 	X(U64, stime_ns, "ns", "system CPU ns before this exec")                                   \
 	/* Appended after recorder 0.3.x (issue 17; docs/FORMAT.md, version                        \

@@ -180,7 +180,7 @@ static __always_inline void sample_sum(struct ev_sample *e, struct task_struct *
 	} else {
 		bpf_loop(THREAD_WALK_MAX, sample_walk_step, &c, 0);
 	}
-	cputime_scale(c.rt, &e->utime_ns, &e->stime_ns);
+	cputime_adjust_sig(sig, c.rt, &e->utime_ns, &e->stime_ns);
 }
 
 /* the fallback's own I/O: minus what wait4() folded in from its children

@@ -319,7 +319,7 @@ static __always_inline void exec_fixed(struct ev_exec *e, struct task_struct *p,
 	copy_comm(e->comm, p);
 	ut = sig->utime + p->utime;
 	st = sig->stime + p->stime;
-	cputime_scale(sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
+	cputime_adjust_sig(sig, sig->sum_sched_runtime + p->se.sum_exec_runtime, &ut, &st);
 	e->utime_ns = ut;
 	e->stime_ns = st;
 }
@@ -642,7 +642,7 @@ int BPF_PROG(handle_exit, struct task_struct *tp_p, bool group_dead)
 	SIG_COUNTERS(e, sig);
 	rt = sig->sum_sched_runtime;
 	rt += exit_walk_threads(e, p, sig, exact, own, all, &exits);
-	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+	cputime_adjust_sig(sig, rt, &e->utime_ns, &e->stime_ns);
 	exit_io(e, tp, sig, exact, own, all, &exits);
 	/* a parent tracked by the fallback learns what it will fold in */
 	if (e->ppid != tgid) {
@@ -720,7 +720,7 @@ int BPF_PROG(handle_free, struct task_struct *tp_p)
 	e->tgid = tgid;
 	e->flags = 0;
 	rt = sig->sum_sched_runtime;
-	cputime_scale(rt, &e->utime_ns, &e->stime_ns);
+	cputime_adjust_sig(sig, rt, &e->utime_ns, &e->stime_ns);
 	bpf_ringbuf_submit(e, rb_flags(sizeof(*e)));
 	return 0;
 }

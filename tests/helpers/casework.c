@@ -4,7 +4,8 @@
  * the kernel told the process itself or its parent, never what tracer saw.
  *
  *   casework rusage          C25: a child sleeps 200 x 1 ms, faults in
- *                            20 MiB and burns 0.3 s of CPU; the parent
+ *                            20 MiB and burns 0.3 s of CPU, reading its
+ *                            own getrusage() after each ms; the parent
  *                            reaps it with wait4() and prints
  *                            "rusage PID UTIME_US STIME_US MAXRSS_KIB
  *                             MINFLT MAJFLT NVCSW NIVCSW"
@@ -126,7 +127,14 @@ static void rusage_child(void *arg)
 	for (int i = 0; i < 200; i++)
 		nap_ns(1000000);
 	touch(20);
-	burn_cpu_ns(300000000ull);
+	/* its own getrusage() between 1 ms slices: each moves the kernel's
+	 * signal->prev_cputime, which then holds wait4's split (C25) */
+	for (int i = 0; i < 300; i++) {
+		struct rusage ru;
+		burn_cpu_ns(1000000ull);
+		if (getrusage(RUSAGE_SELF, &ru))
+			die("getrusage");
+	}
 	_exit(0);
 }
 

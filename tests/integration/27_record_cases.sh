@@ -214,8 +214,9 @@ export_jsonl ru.tz ru.jsonl
 read -r _ rpid ut st maxrss minflt majflt nvcsw nivcsw <ru.out
 pycheck ru.jsonl "
 p = one([q for q in procs if q['pid'] == $rpid], 'rusage child')
-# wait4 truncates ns to us; the kernel scales system time and we user time
-# to the runtime (cputime_adjust), so the split may round 1 ns the other way
+# wait4 truncates ns to us. The child reads its own getrusage() every ms,
+# so the kernel's split is held by signal->prev_cputime (cputime_adjust):
+# the recorder must apply the same clamp to give wait4's split
 u, s = round(p['utime_s'] * 1e9) // 1000, round(p['stime_s'] * 1e9) // 1000
 print('  rusage: utime %d us (wait4 %d), stime %d (%d), minflt %d (%d), majflt %d (%d), nvcsw %d (%d), nivcsw %d (%d)' % (
       u, $ut, s, $st, p['min_flt'], $minflt, p['maj_flt'], $majflt, p['vol_ctxt'], $nvcsw, p['inv_ctxt'], $nivcsw))
