@@ -129,7 +129,8 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		OPT_FLAG(0, "force", &o->force, "replace OUT if it exists (-f is --format)"),
 		OPT_FLAG(0, "samples", &o->samples,
 			 "jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
-			 "rss_kib, threads, read_bytes, write_bytes, rchar, wchar)"),
+			 "rss_kib, threads, read_bytes, write_bytes, rchar, wchar;\n"
+			 "rss_kib and threads null where unknown: slice)"),
 		OPT_END_TRACE,
 	};
 	*rc = tza_options_parse(&export_spec, opts, argc, argv);

@@ -21,4 +21,31 @@ grep -q "3× mixed .* max rss 1.0 MiB (2 unknown)$" "$tmp/tree.txt" ||
 grep -q " zero .* rss 0 B$" "$tmp/tree.txt" || bad "tree: zero's known 0: $(grep zero "$tmp/tree.txt")"
 [ $fails = 0 ] && echo "ok   tree: a run of unknown RSS says -, a mixed run its known max and how many are unknown"
 
+# export --samples (jsonl) and chrome: the unknown end sample is null / no
+# counter point; a known sample keeps its value
+timeout 60 "$A" export --format jsonl --samples "$tmp/r.tz" >"$tmp/r.jsonl" || bad "export jsonl"
+timeout 60 "$A" export --format chrome "$tmp/r.tz" >"$tmp/r.json" || bad "export chrome"
+python3 - "$tmp/r.jsonl" "$tmp/r.json" <<'EOF' || bad "export: unknown RSS"
+import json, sys
+procs = {json.loads(l)["pid"]: json.loads(l) for l in open(sys.argv[1])}
+for pid in (299, 311, 312, 313, 321, 322):
+    smp = procs[pid]["samples"]
+    assert len(smp) == 1 and smp[0]["rss_kib"] is None and smp[0]["threads"] is None, (pid, smp)
+assert all(s["rss_kib"] == 4096 and s["threads"] == 1 for s in procs[310]["samples"]), procs[310]
+assert procs[320]["samples"][-1]["rss_kib"] == 1024, procs[320]["samples"]
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+track = {e["args"]["id"].split(".")[0]: e["pid"] for e in ev if e.get("cat") == "process"}
+peak = {e["args"]["id"].split(".")[0]: e["args"]["peak_rss_kib"] for e in ev if e.get("cat") == "process"}
+rss = {}
+for e in ev:
+    if e.get("name") == "rss MiB":
+        rss.setdefault(e["pid"], []).append(e["args"]["rss"])
+for pid in ("299", "311", "321"):
+    assert track[pid] not in rss, (pid, rss.get(track[pid]))
+    assert peak[pid] is None, (pid, peak[pid])
+assert rss[track["310"]] and all(v == 4.0 for v in rss[track["310"]]), rss[track["310"]]
+assert peak["330"] == 0, peak["330"]
+print("ok   export: unknown samples null in jsonl, no rss point and peak null in chrome")
+EOF
+
 exit $((fails > 0))
