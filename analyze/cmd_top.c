@@ -60,7 +60,8 @@ static double colval(const struct tza_group *g)
 	case 3: return (double)g->count;
 	case 4: return tza_group_cores(g);
 	case 5: return g->max_cores;
-	case 6: return (double)g->peak_rss_kib;
+	case 6: /* unknown (no process's RSS known) after every known, 0 too */
+		return !g->tasks && !g->rss_known ? -1.0 : (double)g->peak_rss_kib;
 	case 7: return (double)g->read_bytes;
 	case 8: return (double)g->write_bytes;
 	case 9: return (double)(g->rchar + g->wchar);
@@ -329,8 +330,8 @@ int cmd_top(int argc, char **argv)
 			    "or task, rule, job, container (docs: Tasks)"),
 		OPT_TASK("a task per outermost process matching REGEX"),
 		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
-			 "cpu (default), wall, span, count, cores, max_cores, rss,\n"
-			 "read, write, io, critical, name"),
+			 "cpu (default), wall, span, count, cores, max_cores, rss\n"
+			 "(an unknown RSS last), read, write, io, critical, name"),
 		OPT_U64_SEEN('n', "limit", "N", &limit, 0, 1000000000, &limit_set,
 			     "show the first N groups (text default 30, 0 = all)"),
 		OPT_FLAG('j', "json", &json,

@@ -48,4 +48,12 @@ assert peak["330"] == 0, peak["330"]
 print("ok   export: unknown samples null in jsonl, no rss point and peak null in chrome")
 EOF
 
+# top --sort rss: a known 0 (zero) before the unknown (worker, rss.sh)
+timeout 60 "$A" top --sort rss -n 0 "$tmp/r.tz" >"$tmp/top.txt" || bad "top --sort rss"
+order=$(awk 'NR > 1 {print $1}' "$tmp/top.txt" | tr '\n' ' ')
+case "$order" in
+"big mixed zero "*) echo "ok   top --sort rss: $order(unknown last)" ;;
+*) bad "top --sort rss order: $order" ;;
+esac
+
 exit $((fails > 0))
