@@ -56,4 +56,19 @@ case "$order" in
 *) bad "top --sort rss order: $order" ;;
 esac
 
+# diff: the slice's unknown groups are -/null, the original's their exit peaks
+timeout 60 "$A" diff --json -n 0 "$tmp/r.tz" "$tmp/rss.tz" >"$tmp/diff.json" || bad "diff --json"
+timeout 60 "$A" diff -n 0 "$tmp/r.tz" "$tmp/rss.tz" >"$tmp/diff.txt" || bad "diff"
+python3 - "$tmp/diff.json" "$tmp/diff.txt" <<'EOF' || bad "diff: unknown RSS"
+import json, sys
+g = {x["tool"]: x for x in json.load(open(sys.argv[1]))["groups"]}
+assert g["worker"]["peak_rss_a_kib"] is None and g["worker"]["peak_rss_b_kib"] == 900, g["worker"]
+assert g["mixed"]["peak_rss_a_kib"] == 1024 and g["mixed"]["peak_rss_b_kib"] == 1100, g["mixed"]
+assert g["zero"]["peak_rss_a_kib"] == 0 and g["spike"]["peak_rss_a_kib"] == 0, (g["zero"], g["spike"])
+assert g["spike"]["in"] == "b", g["spike"]
+row = [l for l in open(sys.argv[2]) if l.startswith("worker ")][0]
+assert " -/900.0 KiB " in row, row
+print("ok   diff: the slice's workers -/900.0 KiB (null in --json), zero's known 0 stays 0")
+EOF
+
 exit $((fails > 0))
