@@ -71,4 +71,30 @@ assert " -/900.0 KiB " in row, row
 print("ok   diff: the slice's workers -/900.0 KiB (null in --json), zero's known 0 stays 0")
 EOF
 
+# plot mem and the report's memory chart: an unknown sample is a gap, said
+# so (6: the root, three workers, two mixed); the report's tool table says -
+timeout 60 "$A" plot -k mem --script "$tmp/m.gp" -f "$tmp/r.tz" || bad "plot mem"
+grep -q "; 6 with RSS unknown (a slice's\\\\nend), not drawn there" "$tmp/m.gp" ||
+	bad "plot mem note: $(grep '^set title' "$tmp/m.gp")"
+[ $fails = 0 ] && echo "ok   plot mem: 6 with RSS unknown, not drawn"
+if command -v node >/dev/null && command -v "${CHROMIUM:-chromium}" >/dev/null; then
+	(cd "$tmp" && timeout 120 "$A" report -o r.html r.tz 2>/dev/null) || bad "report"
+	timeout 180 node "$(dirname "$0")/../browser/cdp_report.js" "$tmp/r.html" "$tmp/r.png" --eval \
+		'[document.getElementById("usage-note").textContent, Array.from(document.querySelectorAll("#tools-table tr")).map(function (r) { return Array.from(r.children).map(function (c) { return c.textContent; }); })]' \
+		>"$tmp/cdp.json" || bad "report in the browser"
+	python3 - "$tmp/cdp.json" <<'EOF' || bad "report: unknown RSS"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["errors"] == [], r["errors"]
+note, rows = r["eval"]
+assert "Resident memory: 6 with RSS unknown (a slice's end), not drawn there." in note, note
+col = rows[0].index("peak RSS")
+rss = {row[0]: row[col] for row in rows[1:]}
+assert rss["worker"] == "-" and rss["rss.sh"] == "-" and rss["zero"] == "0 B" and rss["big"] == "4.0 MiB", rss
+print("ok   report: memory chart says 6 unknown, tool table worker/rss.sh -, zero 0 B")
+EOF
+else
+	echo "skip report part: node or chromium missing (scripts/deps.sh --test)"
+fi
+
 exit $((fails > 0))
