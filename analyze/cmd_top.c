@@ -35,7 +35,8 @@ static const struct tza_cmd_spec top_spec = {
 	     "the group), WALL each task's wall once (root start to last member end),\n"
 	     "CORES its CPU over that wall (a task's cores, as export --tasks %cpu and\n"
 	     "rightsize), MAX the highest of one task, and PEAK RSS the largest combined\n"
-	     "peak of one task; --json (wall_s: the processes' sum) adds\n"
+	     "peak of one task (\"-\" when no task's is known); --json (wall_s: the\n"
+	     "processes' sum) adds\n"
 	     "\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
 	     "\"member_failures\" (members that failed in any task; docs: Tasks)\n",
     .examples =
@@ -134,11 +135,13 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	if (by >= TZA_BY_TASK) {
 		fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":", (unsigned long long)x->tasks);
 		tza_json_secs(f, (int64_t)x->task_wall_ns);
-		fprintf(f,
-			",\"task_peak_rss_kib\":%llu,\"failed_tasks\":%llu,"
-			"\"member_failures\":%llu",
-			(unsigned long long)x->task_peak_rss_kib, (unsigned long long)x->failed,
-			(unsigned long long)x->member_failures);
+		if (x->tasks && !x->task_rss_known) /* every task's peak unknown */
+			fputs(",\"task_peak_rss_kib\":null", f);
+		else
+			fprintf(f, ",\"task_peak_rss_kib\":%llu",
+				(unsigned long long)x->task_peak_rss_kib);
+		fprintf(f, ",\"failed_tasks\":%llu,\"member_failures\":%llu",
+			(unsigned long long)x->failed, (unsigned long long)x->member_failures);
 	}
 	fputs(",\"flags\":[", f);
 	int fst = 1;
@@ -163,7 +166,7 @@ static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw,
 		tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
 		tza_fmt_dur(b[1], 32, x->cores_wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 		tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-		!x->tasks && !x->rss_known ? "-"
+		(x->tasks ? !x->task_rss_known : !x->rss_known) ? "-"
 		: tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),
 		tza_fmt_bytes(b[5], 32, x->rchar), tza_fmt_bytes(b[6], 32, x->wchar),
 		row->makespan_ns ? 100.0 * (double)x->critical_ns / (double)row->makespan_ns : 0.0);

@@ -378,7 +378,7 @@
 			kb.appendChild(el("h3", "", "By " + D.by));
 			kb.appendChild(table([D.by, "tasks", "wall (tasks)", "CPU", "largest combined peak", "failed tasks", "failed members", "flags"],
 				grp.map(function (g) {
-					return [g.tool, num(g.tasks), dur(g.task_wall_s), dur(g.cpu_s), bytes(g.task_peak_rss_kib * 1024),
+					return [g.tool, num(g.tasks), dur(g.task_wall_s), dur(g.cpu_s), g.task_peak_rss_kib === null ? "-" : bytes(g.task_peak_rss_kib * 1024),
 						num(g.failed_tasks), num(g.member_failures), g.flags.join(", ")];
 				}), [0, 1, 1, 1, 1, 1, 1, 0]));
 		}

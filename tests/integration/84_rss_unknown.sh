@@ -97,4 +97,39 @@ else
 	echo "skip report part: node or chromium missing (scripts/deps.sh --test)"
 fi
 
+# tasks (--task: one per process): a task with a member of unknown RSS has
+# its combined peak and exit sum unknown; top --by rule says - where no task's
+# is known; rightsize suggests no memory from unknown
+T='worker|big|mixed|zero'
+timeout 60 "$A" export --tasks --format jsonl --task "$T" "$tmp/r.tz" >"$tmp/tasks.jsonl" || bad "export --tasks"
+timeout 60 "$A" top --by rule --json --task "$T" "$tmp/r.tz" >"$tmp/topr.json" || bad "top --by rule"
+timeout 60 "$A" rightsize --json --task "$T" "$tmp/r.tz" >"$tmp/rs.json" || bad "rightsize --json"
+timeout 60 "$A" rightsize --config both --task "$T" "$tmp/r.tz" >"$tmp/rs.txt" || bad "rightsize"
+python3 - "$tmp/tasks.jsonl" "$tmp/topr.json" "$tmp/rs.json" "$tmp/rs.txt" <<'EOF' || bad "tasks: unknown RSS"
+import json, sys
+tasks = [json.loads(l) for l in open(sys.argv[1])]
+for t in tasks:
+    if t["root"].split(".")[0] in ("311", "312", "313", "321", "322"):
+        assert t["peak_rss"] is None and t["peak_rss_exit_sum"] is None and t["peak_rss_exit_max"] is None, t
+big = [t for t in tasks if t["name"] == "big"][0]
+assert big["peak_rss"] == big["peak_rss_exit_sum"] == 4096 * 1024, big
+top = {g["tool"]: g for g in json.load(open(sys.argv[2]))}
+assert top["worker"]["task_peak_rss_kib"] is None, top["worker"]
+assert top["mixed"]["task_peak_rss_kib"] == 1024 and top["zero"]["task_peak_rss_kib"] == 0, top
+rules = {r["name"]: r for r in json.load(open(sys.argv[3]))["rules"]}
+for name in ("worker", "mixed"):
+    r = rules[name]
+    assert r["peak_rss_bytes"] is None and r["suggest"]["memory_bytes"] is None, r
+assert rules["big"]["suggest"]["memory_bytes"] == 64 << 20 and rules["big"]["peak_rss_bytes"] == 4 << 20, rules["big"]
+text = open(sys.argv[4]).read()
+row = [l for l in text.splitlines() if l.startswith("worker ")][0]
+assert row.split()[8] == "-", row           # PEAK
+assert "(PEAK -: 5 tasks' peak RSS unknown" in text, text
+nf = text.split("withName: 'worker' {")[1].split("}")[0]
+assert "memory =" not in nf and "// memory: not suggested, 3 tasks' peak RSS unknown" in nf, nf
+assert "worker:mem_mb" not in text and "mixed:mem_mb" not in text and "big:mem_mb=68" in text, text
+assert "# 2 rule(s) without mem_mb: a task's peak RSS unknown" in text, text
+print("ok   tasks: unknown combined peaks null, top --by rule -, rightsize suggests no memory for worker, mixed")
+EOF
+
 exit $((fails > 0))
