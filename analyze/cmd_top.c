@@ -33,8 +33,8 @@ static const struct tza_cmd_spec top_spec = {
 	"and CRIT% as top of its trace alone; --json rows add \"host\" and \"trace\".\n\n",
     .notes = "With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
 	     "the group), WALL each task's wall once (root start to last member end),\n"
-	     "CORES its CPU over that wall (a task's cores, as export --tasks %cpu and\n"
-	     "rightsize), MAX the highest of one task, and PEAK RSS the largest combined\n"
+	     "CORES its CPU over that wall (a task's cores, at most its members' threads,\n"
+	     "as rightsize; export --tasks %cpu is the measured value), MAX the highest of one task, and PEAK RSS the largest combined\n"
 	     "peak of one task (\"-\" when no task's is known); --json (wall_s: the\n"
 	     "processes' sum) adds\n"
 	     "\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"

@@ -132,4 +132,25 @@ assert "# 2 rule(s) without mem_mb: a task's peak RSS unknown" in text, text
 print("ok   tasks: unknown combined peaks null, top --by rule -, rightsize suggests no memory for worker, mixed")
 EOF
 
+# export --tasks %cpu is the measured value (100 x cpu_s / wall_s), not held
+# to the task's threads; rightsize's and top's cores are held (spike: 30 ms of
+# CPU in 10 ms of wall on one thread, in the unsliced trace)
+timeout 60 "$A" export --tasks --format jsonl --task spike "$tmp/rss.tz" >"$tmp/spike.jsonl" || bad "export --tasks spike"
+timeout 60 "$A" export --tasks --format csv --task spike "$tmp/rss.tz" >"$tmp/spike.csv" || bad "export --tasks csv"
+timeout 60 "$A" rightsize --json --task spike "$tmp/rss.tz" >"$tmp/spike-rs.json" || bad "rightsize spike"
+timeout 60 "$A" top --by rule --json --task spike "$tmp/rss.tz" >"$tmp/spike-top.json" || bad "top spike"
+python3 - "$tmp/spike.jsonl" "$tmp/spike.csv" "$tmp/spike-rs.json" "$tmp/spike-top.json" <<'EOF' || bad "%cpu"
+import csv, json, sys
+t = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["name"] == "spike"][0]
+assert abs(t["cpu_s"] - 0.03) < 1e-9 and abs(t["wall_s"] - 0.01) < 1e-9, t
+assert t["%cpu"] == 300.0 == round(100 * t["cpu_s"] / t["wall_s"], 1), t
+row = [r for r in csv.DictReader(open(sys.argv[2])) if r["name"] == "spike"][0]
+assert row["%cpu"] == "300.0", row
+r = [x for x in json.load(open(sys.argv[3]))["rules"] if x["name"] == "spike"][0]
+assert r["max_cores"] == 1 and r["mean_cores"] == 1, r
+g = [x for x in json.load(open(sys.argv[4])) if x["tool"] == "spike"][0]
+assert g["max_cores"] == 1, g
+print("ok   export --tasks %cpu 300.0 measured; rightsize and top hold the cores to 1 thread")
+EOF
+
 exit $((fails > 0))
