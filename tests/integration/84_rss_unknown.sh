@@ -153,4 +153,11 @@ assert g["max_cores"] == 1, g
 print("ok   export --tasks %cpu 300.0 measured; rightsize and top hold the cores to 1 thread")
 EOF
 
+# summary: the processes' peak together leaves the unknown out, and says so
+timeout 60 "$A" summary "$tmp/r.tz" >"$tmp/sum.txt" 2>/dev/null || bad "summary"
+grep -q "^ *6 processes with RSS unknown (a slice's end) not in it: at least that$" "$tmp/sum.txt" ||
+	bad "summary: $(grep -A1 'together peak' "$tmp/sum.txt")"
+grep -q "together peak 5.0 MiB resident" "$tmp/sum.txt" || bad "summary peak: $(grep 'together' "$tmp/sum.txt")"
+[ $fails = 0 ] && echo "ok   summary: together 5.0 MiB (big 4 + mixed 1), 6 with RSS unknown not in it"
+
 exit $((fails > 0))
