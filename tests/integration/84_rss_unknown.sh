@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # A slice's process with no sample by the window's end has an unknown RSS
 # (its end sample says threads 0: docs/tracer-analyze.md, slice). Every view
-# shows it as unknown, never as 0, and leaves it out of maxima.
+# shows it as unknown, never as 0, and leaves it out of maxima and sums:
+# tree --collapse, export --samples (jsonl, chrome), top --sort rss, diff,
+# plot mem and the report (memory chart, tool table), tasks (export --tasks,
+# top --by rule, rightsize: no memory suggested from unknown), summary's
+# peak together. And export --tasks %cpu is the measured value, not held to
+# threads (rightsize's and top's cores are).
 #
 # Synthetic (test_model --write rss.tz; exact values), sliced at 2..5 s:
 # big (4 MiB in samples), three workers and two of three mixed started at
 # 4.5 s without samples (unknown), zero (exited in the window with a peak of
-# 0 KiB: known), the root shell (no samples: unknown). Truth: the values
-# test_model wrote.
+# 0 KiB: known), the root shell (no samples: unknown); spike (10 ms of wall,
+# 30 ms of CPU) after the window. Truth: the values test_model wrote.
 . "$(dirname "$0")/synthlib.sh"
 
 timeout 60 "$A" slice --from 2 --to 5 "$tmp/rss.tz" "$tmp/r.tz" 2>/dev/null || bad "slice 2..5"
