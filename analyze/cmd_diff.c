@@ -19,7 +19,8 @@ static const struct tza_cmd_spec diff_spec = {
 		"Per group: processes, wall time (sum), self CPU, peak RSS and I/O (rchar +\n"
 		"wchar) of run A and run B with ratios B/A, sorted by the largest change\n"
 		"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
-		"listed as \"only in A\" / \"only in B\".\n"
+		"listed as \"only in A\" / \"only in B\". A peak RSS is \"-\" (null) where no\n"
+		"process of the group has a known RSS (a slice's, no sample by its end).\n"
 		"A or B a run on several hosts (a multi-host trace or a directory of traces):\n"
 		"its groups summed over its hosts, its makespan on the wall clock.\n"
 		"\n",
@@ -162,6 +163,22 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 
 static const struct tza_group zero_group;
 
+/* g's peak RSS is unknown: no process of it has a known RSS (a slice's,
+ * report.h rss_known); a side without the group has none, 0 */
+static int rss_unknown(const struct tza_group *g)
+{
+	return g->count && !g->rss_known;
+}
+
+/* ",\"KEY\":" and g's peak RSS, KiB, or null when unknown */
+static void json_rss(FILE *f, const char *key, const struct tza_group *g)
+{
+	if (rss_unknown(g))
+		fprintf(f, ",\"%s\":null", key);
+	else
+		fprintf(f, ",\"%s\":%llu", key, (unsigned long long)g->peak_rss_kib);
+}
+
 /* The JSON object: the files, the makespans, the first show rows */
 static void diff_json(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 		      const struct tza_diff_row *rows, uint32_t show)
@@ -200,10 +217,9 @@ static void diff_json(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 		if (by >= TZA_BY_TASK)
 			fprintf(f, ",\"tasks_a\":%llu,\"tasks_b\":%llu",
 				(unsigned long long)a->tasks, (unsigned long long)b->tasks);
-		fprintf(f,
-			",\"peak_rss_a_kib\":%llu,\"peak_rss_b_kib\":%llu,"
-			"\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
-			(unsigned long long)a->peak_rss_kib, (unsigned long long)b->peak_rss_kib,
+		json_rss(f, "peak_rss_a_kib", a);
+		json_rss(f, "peak_rss_b_kib", b);
+		fprintf(f, ",\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
 			(unsigned long long)(a->rchar + a->wchar),
 			(unsigned long long)(b->rchar + b->wchar));
 		jratio(f, ratio(a->wall_ns, b->wall_ns));
@@ -228,8 +244,9 @@ static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by b
 		 tza_fmt_dur(x[1], 32, b->wall_ns));
 	snprintf(cpu, sizeof(cpu), "%s/%s", tza_fmt_dur(x[2], 32, a->cpu_ns),
 		 tza_fmt_dur(x[3], 32, b->cpu_ns));
-	snprintf(rss, sizeof(rss), "%s/%s", tza_fmt_bytes(x[4], 32, a->peak_rss_kib * 1024),
-		 tza_fmt_bytes(x[5], 32, b->peak_rss_kib * 1024));
+	snprintf(rss, sizeof(rss), "%s/%s",
+		 rss_unknown(a) ? "-" : tza_fmt_bytes(x[4], 32, a->peak_rss_kib * 1024),
+		 rss_unknown(b) ? "-" : tza_fmt_bytes(x[5], 32, b->peak_rss_kib * 1024));
 	snprintf(io, sizeof(io), "%s/%s", tza_fmt_bytes(x[6], 32, a->rchar + a->wchar),
 		 tza_fmt_bytes(x[7], 32, b->rchar + b->wchar));
 	tza_put_key(f, row->key, w);

@@ -108,7 +108,8 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 			 "task_id, hash, native_id, name, tag, status, exit, start,\n"
 			 "complete, duration, realtime, %cpu, peak_rss, rchar, wchar,\n"
 			 "syscr, syscw, read_bytes, write_bytes; then ours), instead\n"
-			 "of one per process"),
+			 "of one per process; %cpu is measured, 100 x cpu_s / wall_s,\n"
+			 "not held to the members' threads as rightsize's cores are"),
 		OPT_FLAG(0, "host", &o->host,
 			 "csv/tsv/jsonl: one row per host sample (t_s, t_utc, then\n"
 			 "every recorded field in its unit: cpu_*_ns, mem_*_kib,\n"
@@ -129,7 +130,8 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 		OPT_FLAG(0, "force", &o->force, "replace OUT if it exists (-f is --format)"),
 		OPT_FLAG(0, "samples", &o->samples,
 			 "jsonl: add each process's samples (t_s, utime_s, stime_s,\n"
-			 "rss_kib, threads, read_bytes, write_bytes, rchar, wchar)"),
+			 "rss_kib, threads, read_bytes, write_bytes, rchar, wchar;\n"
+			 "rss_kib and threads null where unknown: slice)"),
 		OPT_END_TRACE,
 	};
 	*rc = tza_options_parse(&export_spec, opts, argc, argv);

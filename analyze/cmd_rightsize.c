@@ -27,7 +27,9 @@ static const struct tza_cmd_spec rightsize_spec = {
 	"the cgroup limits recorded) against what was used (the largest combined peak\n"
 	"RSS of one task, the highest and the mean cores, the longest wall), flags, and\n"
 	"a suggested configuration:\n"
-	"  memory  the largest combined peak + PCT%, rounded up to 64 MiB\n"
+	"  memory  the largest combined peak + PCT%, rounded up to 64 MiB; none when\n"
+	"          a task's peak is unknown (a slice's member with no sample by its\n"
+	"          end: PEAK -, JSON null)\n"
 	"  cpus    the busiest task's mean cores, rounded up (0.1 core tolerance), >= 1\n"
 	"  time    twice the longest wall, rounded up to a minute\n"
 	"Flags: over_memory (requested > 2 x suggested), under_memory (peak above 90%\n"
@@ -56,7 +58,10 @@ struct rs {
 	double req_cpus;
 	uint64_t req_mem, req_time_ms;
 	double max_cores, cpu_s, wall_s, max_wall_s;
-	uint64_t peak_kib;
+	uint64_t peak_kib;	/* the largest combined peak of a task whose peak is known */
+	uint32_t rss_unknown;	/* tasks whose combined peak is unknown (a member's
+				   RSS unknown: tza_task_rss_known): then no
+				   memory is suggested (sug_mem 0) */
 	uint32_t sug_cpus;
 	uint64_t sug_mem, sug_time_s;
 	uint32_t flags;
@@ -125,11 +130,13 @@ static void suggest(struct rs *r, double headroom)
 	r->sug_mem = ((uint64_t)ceil(mem / (double)q)) * q;
 	if (!r->sug_mem)
 		r->sug_mem = q;
+	if (r->rss_unknown) /* a task's peak unknown: never a memory from the rest */
+		r->sug_mem = 0;
 	double c = ceil(r->max_cores - 0.1);
 	r->sug_cpus = c < 1 ? 1 : (uint32_t)c;
 	double t = ceil(2.0 * r->max_wall_s / 60.0);
 	r->sug_time_s = (uint64_t)(t < 1 ? 1 : t) * 60;
-	if (r->req_mem && r->req_mem > 2 * r->sug_mem)
+	if (r->req_mem && r->sug_mem && r->req_mem > 2 * r->sug_mem)
 		r->flags |= 1u << F_OVER_MEM;
 	if (r->req_mem && (double)r->peak_kib * 1024.0 > 0.9 * (double)r->req_mem)
 		r->flags |= 1u << F_UNDER_MEM;
@@ -182,7 +189,9 @@ static void add(struct rs *r, const struct tza_tasks *ts, const struct tza_task 
 		r->max_wall_s = wall;
 	r->cpu_s += cores * wall; /* the CPU, held to threads x wall as above */
 	r->wall_s += wall;
-	if (t->peak_rss_kib > r->peak_kib)
+	if (!tza_task_rss_known(t))
+		r->rss_unknown++;
+	else if (t->peak_rss_kib > r->peak_kib)
 		r->peak_kib = t->peak_rss_kib;
 }
 
@@ -211,10 +220,13 @@ static void nf_block(FILE *f, const struct rs *r, uint32_t n, double h)
 		fprintf(f, "    withName: '");
 		for (const char *c = tza_safe_str(sn, sizeof(sn), r[i].name); *c; c++)
 			fprintf(f, *c == '\'' || *c == '\\' ? "\\%c" : "%c", *c);
-		fprintf(f, "' {\n        cpus = %u\n        memory = '%llu MB'\n        time = '%llum'\n"
-			   "    }\n",
-			r[i].sug_cpus, (unsigned long long)(r[i].sug_mem >> 20),
-			(unsigned long long)(r[i].sug_time_s / 60));
+		fprintf(f, "' {\n        cpus = %u\n", r[i].sug_cpus);
+		if (r[i].sug_mem)
+			fprintf(f, "        memory = '%llu MB'\n", (unsigned long long)(r[i].sug_mem >> 20));
+		else
+			fprintf(f, "        // memory: not suggested, %u task%s' peak RSS unknown\n",
+				r[i].rss_unknown, tza_plural(r[i].rss_unknown));
+		fprintf(f, "        time = '%llum'\n    }\n", (unsigned long long)(r[i].sug_time_s / 60));
 	}
 	fprintf(f, "}\n");
 }
@@ -246,7 +258,8 @@ static void smk_items(FILE *f, const struct rs *r, uint32_t n, int resources, co
 			fprintf(f, "%s%s=%u%s", pre, r[i].name, r[i].sug_cpus, post);
 			continue;
 		}
-		fprintf(f, "%s%s:mem_mb=%llu%s", pre, r[i].name, smk_mem_mb(&r[i]), post);
+		if (r[i].sug_mem) /* else unknown: not suggested */
+			fprintf(f, "%s%s:mem_mb=%llu%s", pre, r[i].name, smk_mem_mb(&r[i]), post);
 		fprintf(f, "%s%s:runtime=%llu%s", pre, r[i].name,
 			(unsigned long long)(r[i].sug_time_s / 60), post);
 	}
@@ -280,6 +293,11 @@ static void smk_block(FILE *f, const struct rs *r, uint32_t n, double h)
 	if (skipped)
 		fprintf(f, "# %u name(s) above are not Snakemake rule names (not identifiers): left out\n",
 			skipped);
+	uint32_t nomem = 0;
+	for (uint32_t i = 0; i < n; i++)
+		nomem += smk_rule_name(r[i].name) && !r[i].sug_mem;
+	if (nomem)
+		fprintf(f, "# %u rule(s) without mem_mb: a task's peak RSS unknown\n", nomem);
 }
 
 /* Above this busy fraction of all the host's CPUs while the tasks ran, the
@@ -319,12 +337,19 @@ static void json_out(FILE *f, const struct rs *r, uint32_t n, double h, double b
 			fputs("null", f);
 		tza_json_key_num(f, "max_cores", x->max_cores);
 		tza_json_key_num(f, "mean_cores", x->wall_s > 0 ? x->cpu_s / x->wall_s : 0);
-		fprintf(f, ",\"peak_rss_bytes\":%llu,\"max_wall_s\":",
-			(unsigned long long)x->peak_kib * 1024);
+		if (x->rss_unknown)
+			fputs(",\"peak_rss_bytes\":null,\"max_wall_s\":", f);
+		else
+			fprintf(f, ",\"peak_rss_bytes\":%llu,\"max_wall_s\":",
+				(unsigned long long)x->peak_kib * 1024);
 		tza_json_num(f, x->max_wall_s);
 		tza_json_key_num(f, "mean_wall_s", x->tasks ? x->wall_s / x->tasks : 0);
-		fprintf(f, ",\"suggest\":{\"cpus\":%u,\"memory_bytes\":%llu,\"time_s\":%llu},\"flags\":[",
-			x->sug_cpus, (unsigned long long)x->sug_mem, (unsigned long long)x->sug_time_s);
+		fprintf(f, ",\"suggest\":{\"cpus\":%u,\"memory_bytes\":", x->sug_cpus);
+		if (x->sug_mem)
+			fprintf(f, "%llu", (unsigned long long)x->sug_mem);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"time_s\":%llu},\"flags\":[", (unsigned long long)x->sug_time_s);
 		flags_out(f, x->flags, 1);
 		fputs("]}", f);
 	}
@@ -346,13 +371,20 @@ static void text_out(FILE *f, const struct rs *r, uint32_t n)
 		fprintf(f, " %5u %7u %5s %5.2f %5.2f %9s %9s %8s %8s  ", x->tasks, x->retries, cpus,
 			x->max_cores, x->wall_s > 0 ? x->cpu_s / x->wall_s : 0,
 			x->req_mem ? tza_fmt_bytes(b[0], 32, x->req_mem) : "-",
-			tza_fmt_bytes(b[1], 32, x->peak_kib * 1024),
+			x->rss_unknown ? "-" : tza_fmt_bytes(b[1], 32, x->peak_kib * 1024),
 			x->req_time_ms ? tza_fmt_dur(b[2], 32, x->req_time_ms * 1000000) : "-",
 			tza_fmt_dur(b[3], 32, (uint64_t)(x->max_wall_s * 1e9)));
 		flags_out(f, x->flags, 0);
 		fputc('\n', f);
 	}
 	fprintf(f, "(CPUS, MEMORY, TIME: requested; MAX, MEAN: cores; PEAK: combined peak RSS)\n");
+	uint32_t unk = 0;
+	for (uint32_t i = 0; i < n; i++)
+		unk += r[i].rss_unknown;
+	if (unk)
+		fprintf(f, "(PEAK -: %u task%s' peak RSS unknown, a slice's member with no sample by\n"
+			   "its end: no memory suggested for that rule)\n",
+			unk, tza_plural(unk));
 }
 
 /* The host's busy fraction over the tasks' span [first start, last end]
@@ -480,6 +512,7 @@ static int fold_row(struct rs **u, uint32_t *n, uint32_t *cap, const struct rs *
 	r->wall_s += x->wall_s;
 	r->max_wall_s = x->max_wall_s > r->max_wall_s ? x->max_wall_s : r->max_wall_s;
 	r->peak_kib = x->peak_kib > r->peak_kib ? x->peak_kib : r->peak_kib;
+	r->rss_unknown += x->rss_unknown;
 	return 0;
 }
 

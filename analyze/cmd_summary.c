@@ -576,6 +576,11 @@ static void text_usage(FILE *f, const struct tza_summary *s)
 			m->nhost_samples ? "          " : "memory    ",
 			tza_fmt_bytes(b[4], 40, s->mem_kib * 1024),
 			tza_fmt_dur(b[5], 40, s->mem_ns > m->t0_ns ? s->mem_ns - m->t0_ns : 0));
+	if (s->mem_kib && s->mem_unknown) /* a slice's: the sum is a lower bound */
+		fprintf(f,
+			"           %llu process%s with RSS unknown (a slice's end) not in it: "
+			"at least that\n",
+			(unsigned long long)s->mem_unknown, s->mem_unknown == 1 ? "" : "es");
 }
 
 /* Text: each OOM kill, with whose allocation ran the OOM killer */

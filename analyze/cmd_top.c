@@ -33,9 +33,10 @@ static const struct tza_cmd_spec top_spec = {
 	"and CRIT% as top of its trace alone; --json rows add \"host\" and \"trace\".\n\n",
     .notes = "With --by task|rule|job|container, COUNT is TASKS (tasks whose root is in\n"
 	     "the group), WALL each task's wall once (root start to last member end),\n"
-	     "CORES its CPU over that wall (a task's cores, as export --tasks %cpu and\n"
-	     "rightsize), MAX the highest of one task, and PEAK RSS the largest combined\n"
-	     "peak of one task; --json (wall_s: the processes' sum) adds\n"
+	     "CORES its CPU over that wall (a task's cores, at most its members' threads,\n"
+	     "as rightsize; export --tasks %cpu is the measured value), MAX the highest of one task, and PEAK RSS the largest combined\n"
+	     "peak of one task (\"-\" when no task's is known); --json (wall_s: the\n"
+	     "processes' sum) adds\n"
 	     "\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
 	     "\"member_failures\" (members that failed in any task; docs: Tasks)\n",
     .examples =
@@ -60,7 +61,8 @@ static double colval(const struct tza_group *g)
 	case 3: return (double)g->count;
 	case 4: return tza_group_cores(g);
 	case 5: return g->max_cores;
-	case 6: return (double)g->peak_rss_kib;
+	case 6: /* unknown (no process's RSS known) after every known, 0 too */
+		return !g->tasks && !g->rss_known ? -1.0 : (double)g->peak_rss_kib;
 	case 7: return (double)g->read_bytes;
 	case 8: return (double)g->write_bytes;
 	case 9: return (double)(g->rchar + g->wchar);
@@ -133,11 +135,13 @@ static void json_row(FILE *f, const struct top_row *row, enum tza_by by, int fir
 	if (by >= TZA_BY_TASK) {
 		fprintf(f, ",\"tasks\":%llu,\"task_wall_s\":", (unsigned long long)x->tasks);
 		tza_json_secs(f, (int64_t)x->task_wall_ns);
-		fprintf(f,
-			",\"task_peak_rss_kib\":%llu,\"failed_tasks\":%llu,"
-			"\"member_failures\":%llu",
-			(unsigned long long)x->task_peak_rss_kib, (unsigned long long)x->failed,
-			(unsigned long long)x->member_failures);
+		if (x->tasks && !x->task_rss_known) /* every task's peak unknown */
+			fputs(",\"task_peak_rss_kib\":null", f);
+		else
+			fprintf(f, ",\"task_peak_rss_kib\":%llu",
+				(unsigned long long)x->task_peak_rss_kib);
+		fprintf(f, ",\"failed_tasks\":%llu,\"member_failures\":%llu",
+			(unsigned long long)x->failed, (unsigned long long)x->member_failures);
 	}
 	fputs(",\"flags\":[", f);
 	int fst = 1;
@@ -162,7 +166,7 @@ static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw,
 		tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
 		tza_fmt_dur(b[1], 32, x->cores_wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 		tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-		!x->tasks && !x->rss_known ? "-"
+		(x->tasks ? !x->task_rss_known : !x->rss_known) ? "-"
 		: tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),
 		tza_fmt_bytes(b[5], 32, x->rchar), tza_fmt_bytes(b[6], 32, x->wchar),
 		row->makespan_ns ? 100.0 * (double)x->critical_ns / (double)row->makespan_ns : 0.0);
@@ -329,8 +333,8 @@ int cmd_top(int argc, char **argv)
 			    "or task, rule, job, container (docs: Tasks)"),
 		OPT_TASK("a task per outermost process matching REGEX"),
 		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
-			 "cpu (default), wall, span, count, cores, max_cores, rss,\n"
-			 "read, write, io, critical, name"),
+			 "cpu (default), wall, span, count, cores, max_cores, rss\n"
+			 "(an unknown RSS last), read, write, io, critical, name"),
 		OPT_U64_SEEN('n', "limit", "N", &limit, 0, 1000000000, &limit_set,
 			     "show the first N groups (text default 30, 0 = all)"),
 		OPT_FLAG('j', "json", &json,

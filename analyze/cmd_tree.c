@@ -17,9 +17,11 @@ static const struct tza_cmd_spec tree_spec = {
 		"\n"
 		"The fork-time process tree: pid, tool, argv, start offset, duration, exit\n"
 		"status, self CPU, peak RSS (over all its images; \"(last image N)\" when an\n"
-		"earlier image had it). Orphans stay under the parent that forked them\n"
-		"(\"reparented\" notes where they ended up). Leaf siblings with the same\n"
-		"command and outcome are collapsed into one line (\"2,000x true\") with totals.\n"
+		"earlier image had it; \"-\" when unknown: a slice's process with no sample\n"
+		"by its end). Orphans stay under the parent that forked them (\"reparented\"\n"
+		"notes where they ended up). Leaf siblings with the same command and outcome\n"
+		"are collapsed into one line (\"2,000x true\") with totals, the max RSS over\n"
+		"the members whose RSS is known.\n"
 		"Several FILEs, a directory or a merge (a run on several hosts): each host's\n"
 		"tree after a line naming it (docs: MANY HOSTS).\n"
 		"\n",
@@ -31,7 +33,8 @@ static const struct tza_cmd_spec tree_spec = {
 
 struct agg {
 	uint32_t n, failed;
-	uint64_t first, last, wall, cpu, rss;
+	uint32_t rss_unknown; /* members whose RSS is unknown (tza_proc_rss_known) */
+	uint64_t first, last, wall, cpu, rss; /* rss: the largest known peak */
 };
 
 struct opts {
@@ -100,7 +103,10 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 			(double)(int64_t)(a->first - m->t0_ns) / 1e9,
 			(double)(int64_t)(a->last - m->t0_ns) / 1e9,
 			tza_fmt_dur(b2, sizeof(b2), a->wall), tza_fmt_dur(b3, sizeof(b3), a->cpu),
-			tza_fmt_bytes(b4, sizeof(b4), a->rss * 1024));
+			a->rss_unknown == a->n ? "-" : tza_fmt_bytes(b4, sizeof(b4), a->rss * 1024));
+		/* the peak is over the members whose RSS is known */
+		if (a->rss_unknown && a->rss_unknown < a->n)
+			fprintf(f, " (%u unknown)", a->rss_unknown);
 		if (a->failed)
 			fprintf(f, "  (%u failed)", a->failed);
 		fputc('\n', f);
@@ -129,9 +135,7 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED)) {
 		uint64_t peak = tza_proc_peak_rss_kib(p);
 		fprintf(f, "  cpu %s  rss %s%s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
-			(p->flags & TZA_P_RSS_UNKNOWN) && !peak
-				? "-"
-				: tza_fmt_bytes(b3, sizeof(b3), peak * 1024),
+			!tza_proc_rss_known(p) ? "-" : tza_fmt_bytes(b3, sizeof(b3), peak * 1024),
 			p->flags & TZA_P_SAMPLED ? " (to its last sample)" : "");
 		/* an earlier image had the peak: the last one's own */
 		if (peak > p->maxrss_kib)
@@ -261,7 +265,9 @@ static struct tza_proc **items_of(struct ctx *c, struct tza_proc *p, uint32_t *n
 					a->last = tza_proc_end(c->m, q);
 				a->wall += dur(c->m, q);
 				a->cpu += tza_proc_cpu(q);
-				if (tza_proc_peak_rss_kib(q) > a->rss)
+				if (!tza_proc_rss_known(q))
+					a->rss_unknown++;
+				else if (tza_proc_peak_rss_kib(q) > a->rss)
 					a->rss = tza_proc_peak_rss_kib(q);
 			}
 			c->gsize[cd[i].p->index] = j - i;

@@ -88,6 +88,7 @@ static void fold(struct tza_group *a, const struct tza_group *b)
 	a->cpu_ns += b->cpu_ns;
 	a->max_cores = MAXV(a->max_cores, b->max_cores);
 	a->peak_rss_kib = MAXV(a->peak_rss_kib, b->peak_rss_kib);
+	a->rss_known += b->rss_known;
 	TZA_IO_ADD(a, b);
 	a->critical_ns += b->critical_ns;
 	a->failed += b->failed;
@@ -97,6 +98,7 @@ static void fold(struct tza_group *a, const struct tza_group *b)
 	a->tasks += b->tasks;
 	a->task_wall_ns += b->task_wall_ns;
 	a->task_peak_rss_kib = MAXV(a->task_peak_rss_kib, b->task_peak_rss_kib);
+	a->task_rss_known += b->task_rss_known;
 	/* spans are each host's own clock: not comparable across hosts */
 	a->first_ns = a->last_ns = 0;
 	a->machine_cores = 0;

@@ -127,7 +127,10 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	else
 		fprintf(f, ",\"exit_code\":%d", p->exit_code);
 	tza_json_key_secs(f, "cpu_s", (int64_t)tza_proc_cpu(p));
-	fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)tza_proc_peak_rss_kib(p));
+	if (tza_proc_rss_known(p))
+		fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)tza_proc_peak_rss_kib(p));
+	else
+		fputs(",\"peak_rss_kib\":null}}", f);
 	for (uint32_t k = 0; k < p->nexecs; k++) {
 		const struct tza_exec *x = &p->execs[k];
 		fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"exec\",\"name\":", f);
@@ -141,6 +144,8 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	/* periodic samples: resident memory and cumulative CPU of this process */
 	for (uint32_t k = 0; k < p->res->nsamples; k++) {
 		const struct tza_sample *x = &p->res->samples[k];
+		if (!tza_sample_rss_known(p, x))
+			continue; /* no point on the track: unknown, not 0 */
 		fputs(",\n{\"ph\":\"C\",\"name\":\"rss MiB\",\"ts\":", f);
 		us(f, tza_xrel(m, x->ts_ns));
 		fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"rss\":", track, p->pid);

@@ -100,8 +100,12 @@ static void jsonl_over_time(struct tza_line *l, struct tza_model *m, struct tza_
 		jsonl_elem(l, m, i, s->ts_ns, x);
 		kv_secs(l, "\"utime_s\":", (int64_t)s->utime_ns);
 		kv_secs(l, "\"stime_s\":", (int64_t)s->stime_ns);
-		kv_u64(l, "\"rss_kib\":", s->rss_kib);
-		kv_u64(l, "\"threads\":", s->threads);
+		if (tza_sample_rss_known(p, s)) {
+			kv_u64(l, "\"rss_kib\":", s->rss_kib);
+			kv_u64(l, "\"threads\":", s->threads);
+		} else { /* a slice's end sample of a process with none by then */
+			lit(l, ",\"rss_kib\":null,\"threads\":null");
+		}
 		kv_u64(l, "\"read_bytes\":", s->read_bytes);
 		kv_u64(l, "\"write_bytes\":", s->write_bytes);
 		kv_u64(l, "\"rchar\":", s->rchar);

@@ -59,8 +59,9 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	I("complete", has1, ms1);
 	I("duration", ended, (int64_t)(wall / 1000000));
 	I("realtime", ended, (int64_t)(wall / 1000000));
+	/* measured, not held to threads as tza_task_cores is (docs "Tasks") */
 	N("%cpu", wall > 0, 100.0 * (double)t->cpu_ns / (double)(wall ? wall : 1), 1);
-	I("peak_rss", t->peak_rss_kib > 0, (int64_t)(t->peak_rss_kib * 1024));
+	I("peak_rss", t->peak_rss_kib > 0 && tza_task_rss_known(t), (int64_t)(t->peak_rss_kib * 1024));
 	I("rchar", 1, (int64_t)t->rchar);
 	I("wchar", 1, (int64_t)t->wchar);
 	I("syscr", 1, (int64_t)t->syscr);
@@ -79,8 +80,9 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	N("start_s", 1, (double)tza_xrel(m, t->start_ns) / 1e9, 6);
 	N("wall_s", 1, (double)wall / 1e9, 6);
 	N("cpu_s", 1, (double)t->cpu_ns / 1e9, 6);
-	I("peak_rss_exit_max", 1, (int64_t)(t->exit_rss_max_kib * 1024));
-	I("peak_rss_exit_sum", 1, (int64_t)(t->exit_rss_sum_kib * 1024));
+	/* a member's unknown RSS: the sum is no bound; the max is over the known */
+	I("peak_rss_exit_max", t->rss_unknown < t->nprocs, (int64_t)(t->exit_rss_max_kib * 1024));
+	I("peak_rss_exit_sum", tza_task_rss_known(t), (int64_t)(t->exit_rss_sum_kib * 1024));
 	I("signal", t->signal != 0, t->signal); /* null unless signalled, as per process */
 	S("failed", t->failed ? tza_proc_id(t->failed, idb) : NULL);
 	I("mem_limit", t->mem_limit_bytes > 0, (int64_t)t->mem_limit_bytes);

@@ -179,8 +179,11 @@ static void group_add(struct tza_group *x, const struct tza_proc *p, enum tza_by
 		x->tasks++;
 		x->task_wall_ns += p->task->end_ns - p->task->start_ns;
 		x->cores_wall_ns += p->task->end_ns - p->task->start_ns;
-		if (p->task->peak_rss_kib > x->task_peak_rss_kib)
-			x->task_peak_rss_kib = p->task->peak_rss_kib;
+		if (tza_task_rss_known(p->task)) {
+			x->task_rss_known++;
+			if (p->task->peak_rss_kib > x->task_peak_rss_kib)
+				x->task_peak_rss_kib = p->task->peak_rss_kib;
+		}
 	}
 	/* a task's members count once, in its wall: a job's wrapper shells
 	 * waiting on its tool do not dilute its cores */

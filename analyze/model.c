@@ -300,6 +300,11 @@ uint64_t tza_proc_peak_rss_kib(const struct tza_proc *p)
 	return kib;
 }
 
+int tza_proc_rss_known(const struct tza_proc *p)
+{
+	return !(p->flags & TZA_P_RSS_UNKNOWN) || tza_proc_peak_rss_kib(p);
+}
+
 int64_t tza_exec_wall_ns(const struct tza_proc *p, uint32_t i, uint64_t t1_ns)
 {
 	if (i >= p->nexecs)

@@ -564,6 +564,26 @@ int64_t tza_exec_peak_rss_kib(const struct tza_proc *p, uint32_t i);
  */
 uint64_t tza_proc_peak_rss_kib(const struct tza_proc *p);
 
+/*
+ * p's RSS is known: 1, else 0 when p has TZA_P_RSS_UNKNOWN (a slice's
+ * process with no sample by the window's end) and nothing else gave it a
+ * peak (tza_proc_peak_rss_kib 0). Then its peak RSS is unknown, not 0:
+ * views show "-", JSON null, and sums and maxima over processes leave it
+ * out (docs/tracer-analyze.md, slice).
+ */
+int tza_proc_rss_known(const struct tza_proc *p);
+
+/*
+ * Sample s of p says p's RSS and threads: 1, else 0 for a slice's end
+ * sample of a process with no sample by then (TZA_P_RSS_UNKNOWN; threads 0,
+ * rss_kib 0 mean unknown, docs/EVENTS.md sample). A view draws such a
+ * sample as a gap, exports it as null, never as 0.
+ */
+static inline int tza_sample_rss_known(const struct tza_proc *p, const struct tza_sample *s)
+{
+	return !(p->flags & TZA_P_RSS_UNKNOWN) || s->threads || s->rss_kib;
+}
+
 /* Wall ns of p's image i: from its exec to the next one (the last: to the
  * process's end, or the trace's end t1_ns while running); -1 when images
  * were omitted between i and i + 1. */

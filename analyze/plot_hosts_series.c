@@ -261,6 +261,9 @@ static void heading(char *buf, size_t n, const struct srun *u, size_t k, int kin
 	if ((s->running || s->lost) && l < n)
 		l += (size_t)snprintf(buf + l, n - l, "; %u still running, %u exit lost: not counted",
 				      s->running, s->lost);
+	if (s->rss_unknown && l < n)
+		l += (size_t)snprintf(buf + l, n - l, "; %u with RSS unknown: not drawn",
+				      s->rss_unknown);
 	if (s->nclamped && l < n)
 		l += (size_t)snprintf(buf + l, n - l, "; %u of %u bins held to %u CPUs (%.3g CPU-s)",
 				      s->nclamped, s->nb, p->ncpus, s->clamped_s);

@@ -281,6 +281,8 @@ struct plot_stack {
 	uint32_t running;  /* processes left out: still running (no exit totals) */
 	uint32_t lost;	   /* processes left out: exit lost, never sampled */
 	uint32_t sampled;  /* processes drawn from periodic samples */
+	uint32_t rss_unknown; /* mem: sampled processes with a sample whose RSS is
+			      unknown (tza_sample_rss_known), not drawn there */
 	unsigned nclamped; /* cpu: bins scaled down to the CPU count */
 	double clamped_s;  /* cpu: CPU-s removed by that */
 };

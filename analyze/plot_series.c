@@ -86,11 +86,18 @@ static void spread_sampled(double *bins, unsigned nb, const struct plot_ctx *c,
 }
 
 /* RSS of p from its samples, in MiB: each sample's value held until the
- * next (samples are written on change); the first also back to the start. */
-static void hold_sampled(double *bins, unsigned nb, const struct plot_ctx *c, const struct tza_proc *p)
+ * next (samples are written on change); the first also back to the start.
+ * A sample whose RSS is unknown (tza_sample_rss_known) is a gap, not 0.
+ * Returns 1 when p had such a sample, else 0. */
+static int hold_sampled(double *bins, unsigned nb, const struct plot_ctx *c, const struct tza_proc *p)
 {
 	uint64_t end = plot_p_last(p) > c->t1 ? c->t1 : plot_p_last(p);
+	int gap = 0;
 	for (uint32_t i = 0; i < p->res->nsamples; i++) {
+		if (!tza_sample_rss_known(p, &p->res->samples[i])) {
+			gap = 1;
+			continue;
+		}
 		uint64_t a = i ? p->res->samples[i].ts_ns : p->start_ns;
 		uint64_t b = i + 1 < p->res->nsamples ? p->res->samples[i + 1].ts_ns : end;
 		if (a < c->t0)
@@ -100,6 +107,7 @@ static void hold_sampled(double *bins, unsigned nb, const struct plot_ctx *c, co
 		if (b > a)
 			hold(bins, nb, c, a, b, p->res->samples[i].rss_kib / 1024.0);
 	}
+	return gap;
 }
 
 /* The share of p's exit totals in the window: they were charged over
@@ -170,7 +178,7 @@ int plot_stack_compute(const struct plot_ctx *c, int is_cpu, struct plot_stack *
 			if (is_cpu)
 				spread_sampled(bins, nb, c, p, 0, (double)(p->utime_ns + p->stime_ns));
 			else
-				hold_sampled(bins, nb, c, p);
+				s->rss_unknown += (uint32_t)hold_sampled(bins, nb, c, p);
 			continue;
 		}
 		if ((p->flags & TZA_P_NO_EXIT) || !p->end_ns) {
@@ -246,27 +254,27 @@ static const char *stack_note(const struct plot_ctx *c, const struct plot_stack 
 				    "evenly over its lifetime (no periodic samples in this trace)"
 				  : "derived from exit totals: each process's peak RSS held over its whole "
 				    "lifetime (an upper bound; no periodic samples in this trace)";
-	char nbuf[320];
 	if (s->sampled)
 		note = is_cpu ? "from periodic samples where present (CPU between samples spread "
 				"evenly), else from exact exit totals spread over the lifetime"
 			      : "from periodic samples where present (RSS held between samples), "
 				"else each process's peak RSS held over its lifetime";
-	if (s->running && s->lost) {
-		snprintf(nbuf, sizeof(nbuf), "%s; %u still running and %u with a lost exit, not counted",
-			 note, s->running, s->lost);
-		note = nbuf;
-	} else if (s->running || s->lost) {
-		snprintf(nbuf, sizeof(nbuf), "%s; %u %s, not counted", note, s->running + s->lost,
-			 s->running ? "still running" : "with a lost exit");
-		note = nbuf;
-	}
-	if (s->nclamped)
-		snprintf(buf, size,
-			 "%s; %u of %u bins held to %u CPUs (%.3g CPU-s spread there beyond the machine)",
-			 note, s->nclamped, s->nb, c->o->ncpus, s->clamped_s);
-	else
-		snprintf(buf, size, "%s", note);
+	size_t l = (size_t)snprintf(buf, size, "%s", note);
+	if (s->running && s->lost && l < size)
+		l += (size_t)snprintf(buf + l, size - l,
+				      "; %u still running and %u with a lost exit, not counted",
+				      s->running, s->lost);
+	else if ((s->running || s->lost) && l < size)
+		l += (size_t)snprintf(buf + l, size - l, "; %u %s, not counted", s->running + s->lost,
+				      s->running ? "still running" : "with a lost exit");
+	if (s->rss_unknown && l < size)
+		l += (size_t)snprintf(buf + l, size - l,
+				      "; %u with RSS unknown (a slice's end), not drawn there",
+				      s->rss_unknown);
+	if (s->nclamped && l < size)
+		snprintf(buf + l, size - l,
+			 "; %u of %u bins held to %u CPUs (%.3g CPU-s spread there beyond the machine)",
+			 s->nclamped, s->nb, c->o->ncpus, s->clamped_s);
 	return buf;
 }
 

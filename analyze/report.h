@@ -231,6 +231,9 @@ struct tza_group {
 	 * is in the group, their summed wall (root start to last member end)
 	 * and the largest combined peak RSS of one of them (KiB) */
 	uint64_t tasks, task_wall_ns, task_peak_rss_kib;
+	uint64_t task_rss_known;  /* tasks whose combined peak is known
+				     (tza_task_rss_known); task_peak_rss_kib is
+				     the largest of theirs, unknown when 0 */
 };
 
 /*

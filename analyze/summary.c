@@ -255,6 +255,8 @@ static int summary_compute(const char *path, enum tza_by by, uint64_t limit, int
 	int oom = !s->pr || tza_critpath(s->m, by, &s->cr) < 0 ||
 		  tza_groups_ex(s->m, by, &s->cr, &s->mi, s->pr, &s->g, &s->ng) < 0 ||
 		  tza_procs_peak_rss(s->m, &s->mem_kib, &s->mem_ns) < 0;
+	for (uint32_t i = 0; i < s->m->nprocs; i++)
+		s->mem_unknown += tza_proc_rss_known(s->m->procs[i]) ? 0 : 1;
 	if (kbg)
 		pthread_join(kth, NULL);
 	else

@@ -52,6 +52,8 @@ struct tza_summary {
 	double procs_util, util;   /* util: by_host ? host_util : procs_util */
 	int by_host;		   /* whole-machine mode with host samples */
 	uint64_t mem_kib, mem_ns;  /* the recorded processes' summed peak RSS, when */
+	uint64_t mem_unknown;	   /* processes whose RSS is unknown (tza_proc_rss_known:
+				      a slice's), not in mem_kib: a lower bound then */
 	uint64_t drops_total;	   /* recorder drops that lost events */
 	char w0[64], w1[64];
 	const char *ws, *we; /* wall-clock start and end (in w0, w1), NULL: unknown */

@@ -106,6 +106,7 @@ static int numbers(struct build *b)
 		k->threads += p->threads;
 		TZA_IO_ADD(k, p);
 		uint64_t peak = tza_proc_peak_rss_kib(p); /* over all its images */
+		k->rss_unknown += tza_proc_rss_known(p) ? 0 : 1;
 		k->exit_rss_sum_kib += peak;
 		if (peak > k->exit_rss_max_kib)
 			k->exit_rss_max_kib = peak;

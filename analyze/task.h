@@ -64,6 +64,10 @@ struct tza_task {
 				   total): a bound of its cores (tza_task_cores) */
 	uint32_t nprocs;	/* members */
 	uint32_t running;	/* members without an exit at the trace's end */
+	uint32_t rss_unknown;	/* members whose RSS is unknown (tza_proc_rss_known:
+				   a slice's, no sample by its end): then the
+				   combined peak (peak_rss_kib) is unknown, and
+				   so is exit_rss_sum_kib; tza_task_rss_known */
 	int32_t exit_code;	/* root's WEXITSTATUS, -1 signalled, -2 running */
 	int32_t signal;		/* root's WTERMSIG or 0 */
 	struct tza_proc *failed; /* first member (start order) that exited non-zero,
@@ -147,6 +151,13 @@ int tza_task_failed(const struct tza_task *t);
  * one definition for a task: top/summary CORES and MAX and rightsize with a
  * task grouping (docs "Tasks"). */
 double tza_task_cores(const struct tza_task *t);
+
+/* t's combined peak RSS (peak_rss_kib) is known: 1, else 0 when a member's
+ * RSS is unknown (rss_unknown), as views then show it: "-", JSON null */
+static inline int tza_task_rss_known(const struct tza_task *t)
+{
+	return !t->rss_unknown;
+}
 
 /* Epoch seconds of the year 5000: a workflow record's time (Snakemake
  * starttime/endtime, CLOCK_REALTIME s) at or past it, or not above 0, is

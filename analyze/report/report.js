@@ -378,7 +378,7 @@
 			kb.appendChild(el("h3", "", "By " + D.by));
 			kb.appendChild(table([D.by, "tasks", "wall (tasks)", "CPU", "largest combined peak", "failed tasks", "failed members", "flags"],
 				grp.map(function (g) {
-					return [g.tool, num(g.tasks), dur(g.task_wall_s), dur(g.cpu_s), bytes(g.task_peak_rss_kib * 1024),
+					return [g.tool, num(g.tasks), dur(g.task_wall_s), dur(g.cpu_s), g.task_peak_rss_kib === null ? "-" : bytes(g.task_peak_rss_kib * 1024),
 						num(g.failed_tasks), num(g.member_failures), g.flags.join(", ")];
 				}), [0, 1, 1, 1, 1, 1, 1, 0]));
 		}
@@ -411,7 +411,7 @@
 	var top = D.top || [];
 	var tt = table(["tool", "processes", "wall", "CPU", "max cores", "peak RSS", "read", "written", "on critical path", "flags"],
 		top.slice(0, 50).map(function (g) {
-			return [toolCell(g.tool), num(g.count), dur(g.wall_s), dur(g.cpu_s), g.max_cores.toFixed(2), bytes(g.peak_rss_kib * 1024),
+			return [toolCell(g.tool), num(g.count), dur(g.wall_s), dur(g.cpu_s), g.max_cores.toFixed(2), g.peak_rss_kib === null ? "-" : bytes(g.peak_rss_kib * 1024),
 				bytes(g.read_bytes), bytes(g.write_bytes), dur(g.critical_s), g.flags.join(", ")];
 		}), [0, 1, 1, 1, 1, 1, 1, 1, 1, 0]);
 	tt.id = "tools-table";
@@ -716,7 +716,7 @@
 	var sidx = {};
 	series.forEach(function (t, i) { sidx[t] = i; });
 	function zeros() { return series.map(function () { return new Float64Array(NB); }); }
-	var cpuB = zeros(), memB = zeros(), rdB = new Float64Array(NB), wrB = new Float64Array(NB), nsampled = 0;
+	var cpuB = zeros(), memB = zeros(), rdB = new Float64Array(NB), wrB = new Float64Array(NB), nsampled = 0, nrssUnknown = 0;
 	function spread(arr, a, b, amount) { /* amount spread evenly over [a, b) */
 		if (!(amount > 0)) return;
 		if (b <= a) { arr[Math.min(NB - 1, Math.max(0, Math.floor(a / bw)))] += amount; return; }
@@ -749,7 +749,11 @@
 		}
 		if (sm.length) {
 			nsampled++;
-			for (var j = 0; j < sm.length; j++) hold(memB[si], j ? sm[j].t_s : p.start_s, j + 1 < sm.length ? sm[j + 1].t_s : e, sm[j].rss_kib / 1024);
+			/* a sample whose RSS is unknown (null: a slice's end) is a gap, not 0 */
+			for (var j = 0, gap = 0; j < sm.length; j++)
+				if (sm[j].rss_kib === null) gap = 1;
+				else hold(memB[si], j ? sm[j].t_s : p.start_s, j + 1 < sm.length ? sm[j + 1].t_s : e, sm[j].rss_kib / 1024);
+			nrssUnknown += gap;
 		} else hold(memB[si], p.start_s, e, (p.peak_rss_kib || 0) / 1024);
 	});
 	function perBin(arr, f) { for (var i = 0; i < NB; i++) arr[i] = arr[i] / bw * f; }
@@ -771,6 +775,7 @@
 	perBin(rdB, 1 / 1048576); perBin(wrB, 1 / 1048576);
 	$("usage-note").textContent = "400 bins over the run. " + num(nsampled) + " of " + num(P.length) +
 		" processes have periodic samples and are drawn from them; the others spread their exit CPU and I/O totals evenly over their life and hold their peak RSS (an upper bound), as tracer-analyze plot does." +
+		(nrssUnknown ? " Resident memory: " + num(nrssUnknown) + " with RSS unknown (a slice's end), not drawn there." : "") +
 		(nclamped ? " Cores in use: " + nclamped + " of " + NB + " bins held to " + host.cpus + " CPUs (" + clampedS.toPrecision(3) +
 			" CPU-s spread there beyond the machine by that even spreading)." : "");
 	} /* bin */

@@ -1259,6 +1259,43 @@ static int write_all(const char *dir)
 	s_exit(&s, T0 + 12 * SEC_NS, 299, T0, 1, "sh", (struct exit_vals){0});
 	bad |= write_file(dir, "clip.tz", &s);
 
+	/* unknown RSS (84_rss_unknown.sh slices it at 2..5 s): root 299
+	 * (0..12 s, no samples); big 0..10 s, 4 MiB in samples each second;
+	 * three workers from 4.5 s to 8 s without samples (in the slice: RSS
+	 * unknown); mixed: one from 1 s with 1 MiB samples, two from 4.5 s
+	 * without; zero 2.5..3 s, an exit peak of 0 KiB; spike: 10 ms of wall,
+	 * 30 ms of CPU on one thread (its exit path's), at 6 s */
+	synth_meta(&s, "hostname", "synth");
+	synth_meta(&s, "cpus", "2");
+	synth_meta(&s, "memory_kib", "4000000");
+	s_fork(&s, T0, 1, 299);
+	s_exec(&s, T0 + 1000, 299, T0, 1, "/usr/bin/dash", NULL, "sh|rss.sh", "sh");
+	s_fork(&s, T0 + 2000, 299, 310);
+	s_exec(&s, T0 + 3000, 310, T0 + 2000, 299, "/opt/big", NULL, "big", "big");
+	s_fork(&s, T0 + SEC_NS, 299, 320);
+	s_exec(&s, T0 + SEC_NS + 1000, 320, T0 + SEC_NS, 299, "/opt/mixed", NULL, "mixed", "mixed");
+	for (uint64_t k = 1; k <= 9; k++) {
+		s_sample_cpu(&s, T0 + k * SEC_NS, 310, T0 + 2000, k * SEC_NS / 2, 4096);
+		if (k >= 2)
+			s_sample_cpu(&s, T0 + k * SEC_NS, 320, T0 + SEC_NS, (k - 1) * SEC_NS / 4, 1024);
+	}
+	s_proc(&s, 299, 330, T0 + 2500 * MS, T0 + 3000 * MS, "/opt/zero", "zero", "zero",
+	       (struct exit_vals){0});
+	for (uint32_t i = 0; i < 3; i++)
+		s_proc(&s, 299, 311 + i, T0 + 4500 * MS + i * MS, T0 + 8 * SEC_NS, "/opt/worker",
+		       "worker", "worker", (struct exit_vals){.utime = SEC_NS, .rss_kib = 900});
+	for (uint32_t i = 0; i < 2; i++)
+		s_proc(&s, 299, 321 + i, T0 + 4500 * MS + i * MS, T0 + 8 * SEC_NS, "/opt/mixed",
+		       "mixed", "mixed", (struct exit_vals){.utime = SEC_NS, .rss_kib = 700});
+	s_proc(&s, 299, 340, T0 + 6 * SEC_NS, T0 + 6010 * MS, "/opt/spike", "spike", "spike",
+	       (struct exit_vals){.utime = 30 * MS, .rss_kib = 500});
+	s_exit(&s, T0 + 9 * SEC_NS, 320, T0 + SEC_NS, 299, "mixed",
+	       (struct exit_vals){.utime = 2 * SEC_NS, .rss_kib = 1100});
+	s_exit(&s, T0 + 10 * SEC_NS, 310, T0 + 2000, 299, "big",
+	       (struct exit_vals){.utime = 5 * SEC_NS, .rss_kib = 4200});
+	s_exit(&s, T0 + 12 * SEC_NS, 299, T0, 1, "sh", (struct exit_vals){0});
+	bad |= write_file(dir, "rss.tz", &s);
+
 	/* one trace per drop slot: 5 drops in that slot only, at 2 s (EV_DROPS
 	 * and, as the recorder writes them at its stop, every drops_* key) */
 	static char keys[TZA_NDROP_SLOTS][32];
