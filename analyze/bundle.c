@@ -75,6 +75,8 @@ static void cache_free(void)
 	ncache = 0;
 }
 
+void tza_bundle_cache_clear(void) { cache_free(); }
+
 static uint64_t member_cap(void)
 {
 	const char *e = getenv("TRACER_BUNDLE_MAX_MB");
@@ -497,8 +499,9 @@ int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char
 		tza_err("'%s': out of memory", path);
 		return -1;
 	}
-	if (!cache)
-		atexit(cache_free);
+	static int at_exit;
+	if (!at_exit)
+		at_exit = !atexit(cache_free);
 	cache = nc;
 	cache[ncache++] = c;
 	if (failed)

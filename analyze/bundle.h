@@ -50,6 +50,13 @@ int tza_bundle_sniff(const char *path);
 int tza_bundle_trace(const char *path, const void **buf, size_t *len, const char **member);
 
 /*
+ * Forget every trace tza_bundle_trace() kept (their memory freed): for the
+ * fuzz target (tests/fuzz/fuzz_cmd.c), between inputs written to one path,
+ * once no reader or multi-host handle made on one is used again.
+ */
+void tza_bundle_cache_clear(void);
+
+/*
  * The same checks and result on an archive held in memory (data, size
  * bytes), for the fuzz target (tests/fuzz/fuzz_bundle.c): name only labels
  * messages; nothing is cached: *buf and *member are the caller's to free.

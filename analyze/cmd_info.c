@@ -21,8 +21,10 @@ static const struct tza_cmd_spec info_spec = {
 		"id), metadata, the schema (event types with their fields and units), chunk\n"
 		"and event counts, the time range in wall-clock time, sizes and compression\n"
 		"ratio, dropped events, the recorder's drop counters per slot (metadata\n"
-		"drops_*) and damaged blocks. A multi-host trace ('merge'): the container, then\n"
-		"each member's info, named RUN.tz[i].\n\n",
+		"drops_*), damaged blocks, a cut end (the file ends inside a block) and a\n"
+		"tail (bytes after the last whole block: appended to a closed trace, zeros).\n"
+		"A multi-host trace ('merge'): the container, then each member's info, named\n"
+		"RUN.tz[i].\n\n",
     .notes = "Exit status: 0 ok (also when damaged blocks were skipped), 1 unreadable, 2 usage.\n",
     .examples = "  tracer-analyze info run.tz\n"
 		"  tracer-analyze info --json run.tz | jq .events\n",
@@ -132,6 +134,8 @@ static void text(tz_reader *r, const char *path)
 	char cut[256];
 	if (tza_cut_text(cut, sizeof(cut), in))
 		printf("\ncut           %s", cut);
+	if (tza_tail_text(cut, sizeof(cut), in))
+		printf("\ntail          %s", cut);
 	printf("\n\nmetadata\n");
 	for (size_t i = 0; i < tz_reader_meta_count(r); i++) {
 		const char *k, *v;
@@ -216,6 +220,10 @@ static void json(tz_reader *r, const char *path)
 		if (in->torn_tail_events)
 			fprintf(f, ",\"torn_tail_events\":%" PRIu64, in->torn_tail_events);
 	}
+	if (in->tail_bytes)
+		fprintf(f, ",\"tail_bytes\":%" PRIu64 ",\"tail_offset\":%" PRIu64
+			",\"tail_after_footer\":%s",
+			in->tail_bytes, in->tail_offset, in->tail_after_footer ? "true" : "false");
 	if (in->ring && in->unfinished)
 		fputs(",\"unfinished\":true", f);
 	if (in->live)

@@ -9,6 +9,7 @@
 #include "fleet.h"
 #include "options.h"
 #include "report.h"
+#include "textsafe.h"
 
 static const struct tza_cmd_spec recover_spec = {
     .name = "recover",
@@ -22,8 +23,11 @@ static const struct tza_cmd_spec recover_spec = {
 		"opened is recovered so, and OUT is a multi-host trace of them (a member\n"
 		"that cannot be opened, and damage between members, left out and named).\n"
 		"A member whose MEMBER block is damaged, and the members of a multi-host\n"
-		"trace whose header is damaged, are found by their own headers (the\n"
-		"salvage scan, docs/FORMAT.md [X5]).\n\n",
+		"trace whose header is damaged (also in a bundle), are found by their own\n"
+		"headers (the salvage scan, docs/FORMAT.md [X5]); such a member's source,\n"
+		"which its MEMBER block held, is named 'salvaged at offset N (host H,\n"
+		"started T)', and one the file ends inside is said cut and marked partial\n"
+		"in OUT.\n\n",
     .notes = "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n",
     .examples = "  tracer-analyze recover -o fixed.tz crashed.tz\n"
 		"  tracer-analyze recover crashed.tz fixed.tz\n"
@@ -71,10 +75,22 @@ static int recover_host(void *ctx, const struct tza_fleet *f, size_t i, const ch
 			const char *label)
 {
 	(void)ctx;
+	const struct tz_member *me = f->h[i].me;
 	tz_reader *r = tza_fleet_reader(f, i);
 	int rc = r ? recover_one(f->h[i].name, r, tmp, label, 1) : -1;
 	tz_reader_free(r);
-	return rc < 0 ? -1 : 1;
+	if (rc < 0)
+		return -1;
+	/* what only the container knew of it (FORMAT.md [X5]) */
+	char src[TZA_SAFE_BUF];
+	if (me->salvaged)
+		printf("'%s': found by its own header at offset %" PRIu64
+		       " (its MEMBER block lost): source named '%s'\n",
+		       f->h[i].name, me->off, tza_safe_str(src, sizeof(src), me->source));
+	if (me->cut)
+		printf("'%s': cut short: the file ends inside it (marked partial in '%s')\n",
+		       f->h[i].name, label);
+	return 1;
 }
 
 /* recover of a multi-host trace (or a directory of traces): every member
@@ -96,7 +112,8 @@ static int recover_hosts(const char *in, const char *out, int force)
 					.force = force,
 					.fn = recover_host,
 					.extra = extra,
-					.nextra = 1};
+					.nextra = 1,
+					.mark_partial = 1};
 		if (!tza_fleet_rewrite(&w, &f, &kept) && kept) {
 			printf("'%s': %zu member%s written to '%s'\n", in, kept, tza_plural(kept), out);
 			rc = TZA_EXIT_OK;

@@ -16,6 +16,8 @@ static const struct tza_cmd_spec verify_spec = {
 		"checksum, every chunk decompressed and decoded, metadata, schema and index.\n"
 		"Each bad block is named on stderr with its offset:\n"
 		"  tracer-analyze: 'run.tz': offset 81920: chunk 12: payload checksum mismatch\n"
+		"Bytes after the last whole block (appended to a closed trace, zeros) are\n"
+		"named in a note.\n"
 		"A multi-host trace ('merge'): its own structure, then every member as a file\n"
 		"of its own, named RUN.tz[i].\n\n",
     .notes = "Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
@@ -76,8 +78,13 @@ static int verify_one(tz_reader *r, const char *path, int verbose)
 		tza_err("%s", tz_reader_errmsg(r));
 		return 1;
 	}
+	/* bytes after the last whole block: appended after the footer, or no
+	 * block at all (a cut block is a bad block above) */
+	char tail[256];
+	if (tza_tail_text(tail, sizeof(tail), in) && (in->tail_after_footer || !in->torn_tail_bytes))
+		tza_err("'%s': note: %s", path, tail);
 	/* a linear file never closed (a damaged index is a bad block above) */
-	if (!in->ring && !in->has_footer && in->unfinished)
+	if (!in->ring && !in->has_footer && in->unfinished && !in->tail_after_footer)
 		tza_err("'%s': note: no footer index (not closed cleanly); "
 			"'tracer-analyze recover' writes a complete copy",
 			path);

@@ -440,8 +440,21 @@ int tza_fleet_salvage_wanted(const char *path)
 {
 	struct stat st;
 	uint8_t h[4096];
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || tza_bundle_sniff(path))
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	if (tza_bundle_sniff(path)) { /* the trace a bundle holds (read once, kept) */
+		const void *buf;
+		size_t len;
+		const char *member;
+		if (tza_bundle_trace(path, &buf, &len, &member) < 0 ||
+		    !tz_header_check(buf, len, NULL, NULL))
+			return 0;
+		tz_multi *mt = NULL;
+		const struct tz_reader_opts o = {.flags = TZ_R_SALVAGE};
+		int yes = !tz_multi_open_mem(&mt, buf, len, path, &o) && tz_multi_is_container(mt);
+		tz_multi_free(mt);
+		return yes;
+	}
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

@@ -88,11 +88,13 @@ int tza_fleet_load(const struct tza_fleet *f, size_t i, uint32_t flags, tz_reade
 /* Is path a multi-host trace (its header's MULTI bit; nothing printed, the
  * file not checked further)? */
 int tza_fleet_is_container(const char *path);
-/* Is path a regular file (not a bundle) whose header does not check
- * (tz_header_check; a header read so short is "does not check" too) and
- * which the salvage scan opens as a multi-host trace (TZ_R_SALVAGE,
- * FORMAT.md [X5]: MEMBER blocks or member headers follow)? Nothing printed.
- * For recover: such a file is recovered as a multi-host trace. */
+/* Is path a regular file, or a bundle's trace (tza_bundle_trace: a bad
+ * bundle's one line is printed then, and a later open says nothing more),
+ * whose header does not check (tz_header_check; a header read so short is
+ * "does not check" too) and which the salvage scan opens as a multi-host
+ * trace (TZ_R_SALVAGE, FORMAT.md [X5]: MEMBER blocks or member headers
+ * follow)? Otherwise nothing printed. For recover: such a file is
+ * recovered as a multi-host trace. */
 int tza_fleet_salvage_wanted(const char *path);
 /* Do the arguments name several host traces (more than one argument, a
  * directory, or a multi-host trace)? */
@@ -144,6 +146,9 @@ struct tza_rewrite {
 	size_t nextra;
 	int no_source; /* members without a source (a redacted bundle: the
 			  paths the traces came from are not said) */
+	int mark_partial; /* members whose host trace was partial (unfinished,
+			     damaged or cut: tza_hostsrc.partial) flagged
+			     TZ_MEMBER_PARTIAL in out, as merge flags them */
 };
 /* Returns 0 with *kept the members written (0: out not written, nothing
  * printed), or -1 after one line (out not written). */

@@ -81,6 +81,9 @@ static int write_out(const struct tza_rewrite *w, const struct tza_fleet *f, str
 						 .len = me->len,
 						 .uuid = me->uuid,
 						 .boot_id = me->boot_id,
+						 .flags = w->mark_partial && f->h[i].partial
+							      ? TZ_MEMBER_PARTIAL
+							      : 0,
 						 .source = w->no_source ? NULL : tza_fleet_source(f, i),
 						 /* what the new bytes say (a redacted
 						    rewrite's masked one) */

@@ -231,6 +231,29 @@ const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in)
 	return buf;
 }
 
+const char *tza_tail_text(char *buf, size_t size, const struct tz_info *in)
+{
+	char a[32];
+	if (!in->tail_bytes)
+		return NULL;
+	int n = snprintf(buf, size, "%s byte%s at offset %" PRIu64,
+			 tza_fmt_count(a, sizeof(a), in->tail_bytes), tza_plural(in->tail_bytes),
+			 in->tail_offset);
+	if (n < 0 || (size_t)n >= size)
+		return buf;
+	if (in->tail_after_footer)
+		snprintf(buf + n, size - (size_t)n,
+			 " after the footer (appended to the closed trace; truncated to %" PRIu64
+			 " bytes it is whole again)",
+			 in->tail_offset);
+	else if (in->torn_tail_bytes)
+		snprintf(buf + n, size - (size_t)n, ": the block the file ends inside");
+	else
+		snprintf(buf + n, size - (size_t)n,
+			 " that are no block (zeros, as a power loss leaves, or damaged bytes)");
+	return buf;
+}
+
 void tza_print_recovered_loss(FILE *f, tz_reader *r)
 {
 	uint64_t n = 0, u = 0, off = 0, ev = 0;

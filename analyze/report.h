@@ -315,6 +315,16 @@ void tza_profile_free(struct tza_profile *pr);
  */
 const char *tza_cut_text(char *buf, size_t size, const struct tz_info *in);
 /*
+ * The bytes after a linear file's last whole block (tz_info tail_bytes:
+ * FORMAT.md 11, the scan of an unfinished file), into buf: "20 bytes at
+ * offset 6713 after the footer (appended to the closed trace; truncated to
+ * 6713 bytes it is whole again)", "4,096 bytes at offset 6713 that are no
+ * block (zeros, as a power loss leaves, or damaged bytes)", or for a file
+ * that ends inside a block "20 bytes at offset 6713: the block the file
+ * ends inside" (256 bytes are enough). NULL when there are none.
+ */
+const char *tza_tail_text(char *buf, size_t size, const struct tz_info *in);
+/*
  * What a file written by `recover` says its input lost (metadata
  * recovered_*, tz_recover), no newline: "recover left out 1 damaged block of
  * its input, which ended inside chunk 19 at offset 146132 (its 320 events

@@ -602,7 +602,14 @@ struct tz_member {
 					  (TZ_R_SALVAGE, FORMAT.md [X5]): no
 					  MEMBER block; uuid and boot_id from its
 					  header, hostname from its metadata,
-					  source "" */
+					  source "salvaged at offset N (host H,
+					  started YYYY-MM-DDTHH:MM:SSZ)" (N: off;
+					  H: that hostname; the time: its
+					  header's start_real_ns, UTC; each
+					  left out when unknown); cut when it is
+					  linear, has no trailer and no member
+					  follows it (it runs to the end of the
+					  file) */
 	const uint8_t *data;	       /* the member's bytes, mapped (a plain
 					  trace: the whole file) */
 };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tz_int.h"
@@ -276,7 +277,10 @@ static uint64_t salvage_end(tz_multi *m, uint64_t off, uint32_t hs, uint64_t end
 			return pos;
 	}
 	uint32_t next_hs;
-	return next_header(m, pos, end, &next_hs);
+	uint64_t e = next_header(m, pos, end, &next_hs);
+	/* no trailer, and no member after it: the file ends inside it */
+	*cut = e == m->len;
+	return e;
 }
 
 /* FORMAT.md [X5]: the members inside the damaged region [from, end), found
@@ -301,17 +305,34 @@ static int salvage(tz_multi *m, uint64_t from, uint64_t end)
 	return 0;
 }
 
-/* A salvaged member's hostname: its own metadata's (NULL if unsaid). */
-static char *salvaged_hostname(const tz_multi *m, const struct tz_member *me)
+/* A salvaged member's names (FORMAT.md [X5] 4): the hostname its own
+ * metadata says (NULL if unsaid), and for the source its MEMBER block held,
+ * which is lost, what is known of it: "salvaged at offset N (host H,
+ * started 2026-12-02T16:26:31Z)", its offset in the container, that
+ * hostname and its header's start_real_ns (each left out when unknown). */
+static void salvaged_names(const tz_multi *m, struct mem_own *o)
 {
+	const struct tz_member *me = &o->m;
 	tz_reader *r = NULL;
-	char *h = NULL;
 	if (!tz_reader_open_mem(&r, me->data, me->len, m->path, &m->opts)) {
 		const char *v = tz_reader_meta_get(r, "hostname");
-		h = v ? strdup(v) : NULL;
+		o->hostname = v ? strdup(v) : NULL;
 	}
 	tz_reader_free(r);
-	return h;
+	char when[40] = "", src[600];
+	int64_t real = (int64_t)tz_le64(me->data + 80); /* checked by salvage_header() */
+	time_t sec = (time_t)(real / 1000000000);
+	struct tm tm;
+	if (real > 0 && gmtime_r(&sec, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	int host = o->hostname && *o->hostname;
+	snprintf(src, sizeof(src), "salvaged at offset %llu%s%s%.200s%s%s%s",
+		 (unsigned long long)me->off, host || *when ? " (" : "", host ? "host " : "",
+		 host ? o->hostname : "", host && *when ? ", " : "", *when ? "started " : "", when);
+	size_t l = strlen(src);
+	if ((host || *when) && l + 1 < sizeof(src))
+		memcpy(src + l, ")", 2);
+	o->source = strdup(src);
 }
 
 static void container_meta(tz_multi *m, uint64_t pos, const struct tz_bhdr *h)
@@ -410,7 +431,7 @@ static int walk(tz_multi *m, uint64_t pos)
 	count_check(m);
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->mem[i].m.salvaged)
-			m->mem[i].hostname = salvaged_hostname(m, &m->mem[i].m);
+			salvaged_names(m, &m->mem[i]);
 		m->mem[i].m.source = m->mem[i].source ? m->mem[i].source : "";
 		m->mem[i].m.hostname = m->mem[i].hostname ? m->mem[i].hostname : "";
 	}

@@ -185,9 +185,11 @@ static int attach_all(struct rec *r, struct tracer_bpf *s, int use_tp)
 	if (attach(r, s->progs.handle_exit) || attach(r, s->progs.handle_free) ||
 	    attach(r, s->progs.handle_exec) || attach(r, s->progs.handle_fork))
 		return -1;
-	if (bpf_program__autoload(s->progs.handle_prepare_exec) &&
-	    attach(r, s->progs.handle_prepare_exec))
-		return -1;
+	if (bpf_program__autoload(s->progs.handle_prepare_exec)) {
+		if (attach(r, s->progs.handle_prepare_exec))
+			return -1;
+		r->prep_attached = true;
+	}
 	if (xf_tp) {
 		if (attach(r, s->progs.tp_exit_execve) || attach(r, s->progs.tp_exit_execveat))
 			return -1;

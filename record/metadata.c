@@ -138,6 +138,9 @@ static void set_start_meta(struct rec *r, int argc, char **argv)
 	tz_writer_set_meta(w, "exec_failures", r->syscall_src ? "on" : "off");
 	if (r->syscall_src)
 		tz_writer_set_meta(w, "syscall_source", r->syscall_src);
+	/* an image's own peak RSS (exec prev_maxrss_kib) exists only with it */
+	tz_writer_set_meta(w, "image_rss_source",
+			   r->prep_attached ? "tp_btf/sched_prepare_exec" : "unavailable");
 	tz_writer_set_meta(w, "clock", "CLOCK_BOOTTIME");
 	meta_clock_sync(w);
 	/* one clock pair read back to back: realtime = boottime + (this - that) */

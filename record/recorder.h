@@ -116,6 +116,9 @@ struct rec {
 	uint64_t drops[EV_DROP_SLOTS];
 	uint64_t t0_boot;
 	const char *syscall_src; /* failed execs from: "tracepoint", "raw_tp"; NULL: not recorded */
+	bool prep_attached;	 /* tp_btf/sched_prepare_exec attached (handle_prepare_exec:
+				    the exec's prev_maxrss_kib, an image's own peak RSS);
+				    metadata image_rss_source */
 	struct bpf_link *links[16];
 	struct redact rd; /* --redact */
 	uint8_t *rbuf;	  /* --redact: the record being masked */

@@ -23,6 +23,13 @@ record -o chain.tz --sample-interval 0 -- \
 	"$C" reap "$C" hwmexec 64 "$C" hwmexec 8 "$C" hwmexec 32 "$C" hwm 4 >chain.out ||
 	fail "record chain"
 export_jsonl chain.tz chain.jsonl
+# the kernel has the tracepoint (checked above): the recorder says it attached
+# its program, in the metadata info lists
+src=$("$A" info --json chain.tz | python3 -c 'import json,sys; print(json.load(sys.stdin)["metadata"].get("image_rss_source"))') ||
+	fail "info --json chain.tz"
+[ "$src" = tp_btf/sched_prepare_exec ] || fail "metadata image_rss_source: '$src', want tp_btf/sched_prepare_exec"
+"$A" info chain.tz >info.txt || fail "info chain.tz"
+grep -qE '^  image_rss_source +tp_btf/sched_prepare_exec$' info.txt || fail "info: no image_rss_source line"
 cat chain.out
 read -r _ rpid _ rumax <<<"$(grep '^reaped' chain.out)"
 # one VmHWM per image, in exec order

@@ -12,6 +12,9 @@
 #     within the test's time bound (the old reader took minutes on 8 GiB);
 #   - bytes appended to a closed trace are named: "N bytes after the footer"
 #     at the trace's size; truncated there, the file is whole again;
+#   - info (text: a tail line; JSON: tail_bytes, tail_offset,
+#     tail_after_footer) and verify (a note) name both tails, a whole trace
+#     has no tail keys;
 #   - top/summary --follow on a closed, damaged trace end as top/summary
 #     without --follow (its line, exit 1);
 #   - recover and slice take -o OUT as well as IN OUT: the same output.
@@ -72,6 +75,19 @@ for f in sp.tz zw.tz; do
 		bad "$f: exit $rc: $(head -c 300 err)"
 done
 
+# info and verify name the tail: where the blocks end, how many bytes follow
+"$A" info --json zw.tz >zw.json 2>/dev/null || bad "info --json zw.tz"
+python3 -c 'import json,sys; d=json.load(open("zw.json")); sys.exit(not (d.get("tail_bytes"), d.get("tail_offset"), d.get("tail_after_footer")) == (64 << 20, 128, False))' ||
+	bad "info --json zw.tz: tail keys: $(grep -o '"tail[^,]*' zw.json)"
+"$A" info zw.tz >zw.txt 2>/dev/null || bad "info zw.tz"
+grep -qx "tail          67,108,864 bytes at offset 128 that are no block (zeros, as a power loss leaves, or damaged bytes)" zw.txt ||
+	bad "info zw.tz: no tail line: $(grep -v '^ ' zw.txt | head -20)"
+"$A" verify zw.tz >/dev/null 2>err
+grep -qx "tracer-analyze: 'zw.tz': note: 67,108,864 bytes at offset 128 that are no block (zeros, as a power loss leaves, or damaged bytes)" err ||
+	bad "verify zw.tz: the tail not named: $(cat err)"
+"$A" info --json run.tz >run.json || bad "info --json run.tz"
+! grep -q '"tail_' run.json || bad "info --json of a whole trace has tail keys"
+
 # 4. bytes appended to a closed trace
 head -c 5000 /dev/urandom >junk
 cat run.tz junk >app.tz
@@ -81,6 +97,16 @@ rc=0
 	grep -q "'app.tz': offset $size: 5,000 bytes after the footer" err || bad "appended: exit $rc: $(cat err)"
 "$A" --partial summary app.tz >app.out 2>/dev/null || bad "appended, --partial"
 [ "$(procs app.out)" = "$(procs one.out)" ] || bad "appended, --partial: '$(procs app.out)'"
+"$A" info --json app.tz >app.json 2>/dev/null || bad "info --json app.tz"
+python3 -c 'import json,sys; d=json.load(open("app.json")); sys.exit(not (d.get("tail_bytes"), d.get("tail_offset"), d.get("tail_after_footer")) == (5000, '"$size"', True))' ||
+	bad "info --json app.tz: tail keys: $(grep -o '"tail[^,]*' app.json)"
+"$A" info app.tz >app.txt 2>/dev/null || bad "info app.tz"
+grep -qx "tail          5,000 bytes at offset $size after the footer (appended to the closed trace; truncated to $size bytes it is whole again)" app.txt ||
+	bad "info app.tz: no tail line: $(grep -v '^ ' app.txt | head -20)"
+rc=0
+"$A" verify app.tz >/dev/null 2>err || rc=$?
+[ $rc = 1 ] && grep -qx "tracer-analyze: 'app.tz': note: 5,000 bytes at offset $size after the footer (appended to the closed trace; truncated to $size bytes it is whole again)" err &&
+	! grep -q "not closed cleanly" err || bad "verify app.tz: exit $rc: $(cat err)"
 truncate -s "$size" app.tz
 cmp -s app.tz run.tz || bad "truncated at the offset said, not the trace"
 

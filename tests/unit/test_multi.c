@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -316,9 +317,17 @@ static void is_member(const struct fixture *fx, tz_multi *m, size_t k, int t, in
 	assert_int_equal(me->salvaged, salvaged);
 	assert_int_equal(me->cut, 0);
 	snprintf(host, sizeof(host), "node%d", t);
-	if (salvaged) { /* its own metadata's; a MEMBER block would say the source */
+	if (salvaged) { /* its own metadata's; the source its MEMBER block held is
+			   lost: named by its offset, host and start (UTC) */
+		char want[200], when[40];
+		time_t sec = (time_t)((int64_t)tz_le64(me->data + 80) / 1000000000);
+		struct tm tm;
+		assert_non_null(gmtime_r(&sec, &tm));
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		snprintf(want, sizeof(want), "salvaged at offset %llu (host %s, started %s)",
+			 (unsigned long long)me->off, host, when);
 		assert_string_equal(me->hostname, host);
-		assert_string_equal(me->source, "");
+		assert_string_equal(me->source, want);
 	}
 	tz_reader *r;
 	assert_int_equal(tz_multi_reader(m, k, &r), 0);
@@ -358,6 +367,48 @@ static void test_salvage_member_blocks(void **state)
 	is_member(fx, m, 0, 0, 0);
 	is_member(fx, m, 1, 1, 1);
 	is_member(fx, m, 2, 2, 1);
+	tz_multi_free(m);
+	free(b);
+}
+
+/* A salvaged linear member that runs to the end of the file without its
+ * trailer is cut, as a member whose MEMBER block says more bytes than the
+ * file holds is ([X1]); one that ends with its trailer is not. */
+static void test_salvage_cut(void **state)
+{
+	struct fixture *fx = *state;
+	static const int order[] = {0, 1, 2};
+	size_t len;
+	tz_multi *m;
+
+	write_multi(fx, order, NM, 1);
+	uint8_t *b = slurp(fx->path, &len);
+	size_t blk2 = member_block(b, len, 2);
+	memset(b + blk2, 0, 40);
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 3);
+	is_member(fx, m, 2, 2, 1); /* whole, to the end: not cut */
+	tz_multi_free(m);
+	size_t cut = len - fx->len[2] / 3;
+	assert_int_equal(tz_multi_open_mem(&m, b, cut, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 3);
+	assert_int_equal(tz_multi_member(m, 2)->salvaged, 1);
+	assert_int_equal(tz_multi_member(m, 2)->cut, 1);
+	assert_int_equal(tz_multi_member(m, 2)->len, fx->len[2] - fx->len[2] / 3);
+	assert_int_equal(tz_multi_member(m, 1)->cut, 0);
+	tz_multi_free(m);
+	/* the cut member followed by a MEMBER block: damaged, not cut */
+	static const int two[] = {2, 0};
+	write_multi(fx, two, 2, 1);
+	free(b);
+	b = slurp(fx->path, &len);
+	size_t blk0 = member_block(b, len, 0), blk1 = member_block(b, len, 1);
+	memset(b + blk0, 0, 40);
+	memset(b + blk1 - 200, 0, 200); /* member 0's index and trailer */
+	assert_int_equal(tz_multi_open_mem(&m, b, len, "run.tz", &salvage_opts), 0);
+	assert_int_equal(tz_multi_count(m), 2);
+	assert_int_equal(tz_multi_member(m, 0)->salvaged, 1);
+	assert_int_equal(tz_multi_member(m, 0)->cut, 0);
 	tz_multi_free(m);
 	free(b);
 }
@@ -551,5 +602,6 @@ static void test_salvage_ring(void **state)
 TEST_MAIN(setup, teardown, cmocka_unit_test(test_round_trip), cmocka_unit_test(test_plain),
 	  cmocka_unit_test(test_damaged_member_block), cmocka_unit_test(test_cut),
 	  cmocka_unit_test(test_duplicate_and_nested), cmocka_unit_test(test_ring_and_multi),
-	  cmocka_unit_test(test_salvage_member_blocks), cmocka_unit_test(test_salvage_header),
+	  cmocka_unit_test(test_salvage_member_blocks), cmocka_unit_test(test_salvage_cut),
+	  cmocka_unit_test(test_salvage_header),
 	  cmocka_unit_test(test_salvage_no_false_member), cmocka_unit_test(test_salvage_ring))

@@ -1559,6 +1559,19 @@ def _():
     return data + region + member(3, m2, 'n2.tz', 'node2')
 
 
+@corpus('salvage-cut')
+def _():
+    """[X5] the second MEMBER block's header does not check and the file ends
+    inside that member: found by its own header, it runs to the end of the
+    file without its trailer and is cut (unfinished, read by the scan rule)"""
+    m = [host_trace(n) for n in range(2)]
+    data = bytearray(multi([(m[0], 'n0.tz', 'node0'), (m[1], 'n1.tz', 'node1')]))
+    at = data.find(BMAGIC + bytes([MEMBER]), 128)
+    at = data.find(BMAGIC + bytes([MEMBER]), at + 1)
+    data[at + 16] ^= 0x01
+    return bytes(data[:len(data) - len(m[1]) // 3])
+
+
 @corpus('salvage-plain-header')
 def _():
     """[X5] a plain trace whose header checksum fails: nothing follows it that
