@@ -44,6 +44,8 @@ int cmd_rightsize(int argc, char **argv);
 
 /* Print "tracer-analyze: <formatted>" and a newline to stderr. */
 void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* How many lines tza_err (tza_err_tz, ...) printed so far. */
+unsigned tza_err_count(void);
 /* The line of a failed format/ call: the handle's detail msg (its errmsg,
  * which names the file and offset) when it has one, else "'path': " and
  * tz_strerror(rc). */

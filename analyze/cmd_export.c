@@ -263,7 +263,10 @@ static int close_out(FILE *f, const struct export_opts *o, int bad)
 		bad |= fflush(f) != 0;
 	if (!bad)
 		return TZA_EXIT_OK;
-	tza_err("'%s': write failed", o->outp ? o->outp : "standard output");
+	if (o->outp)
+		tza_err("'%s': write failed", o->outp);
+	else
+		tza_err("standard output: write failed");
 	return TZA_EXIT_FAIL;
 }
 

@@ -248,12 +248,19 @@ static int put_out(const struct plot_args *a, const char *buf, size_t len)
 								 "w", "-f");
 		if (!sf)
 			return TZA_EXIT_FAIL;
-		if (fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
+		if (sf == stdout) {
+			if (fwrite(buf, 1, len, sf) != len || fflush(sf)) {
+				tza_err("standard output: write failed");
+				return TZA_EXIT_FAIL;
+			}
+			return TZA_EXIT_OK;
+		}
+		int bad = fwrite(buf, 1, len, sf) != len;
+		if ((fclose(sf) != 0) | bad) {
 			tza_err("'%s': cannot write the script", script);
+			unlink(script);
 			return TZA_EXIT_FAIL;
 		}
-		if (sf == stdout)
-			fflush(stdout);
 		return TZA_EXIT_OK;
 	}
 	/* gnuplot writes into a fresh file made here, mode per the umask (a

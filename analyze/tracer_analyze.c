@@ -52,13 +52,14 @@ static void usage(FILE *f)
 }
 
 /* Output that could not be written (a full disk, a closed descriptor) is a
- * failure whatever the command made of it: rc, or TZA_EXIT_FAIL with one
- * line when the command did not fail already (it said why then). */
-static int out_done(int rc)
+ * failure whatever the command made of it: rc, or TZA_EXIT_FAIL, with
+ * "standard output: write failed" unless the command failed and said why
+ * (nerr0: tza_err's count before it ran). */
+static int out_done(int rc, unsigned nerr0)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return rc;
-	if (rc == TZA_EXIT_OK)
+	if (rc == TZA_EXIT_OK || tza_err_count() == nerr0)
 		tza_err("standard output: write failed");
 	return rc == TZA_EXIT_OK ? TZA_EXIT_FAIL : rc;
 }
@@ -94,15 +95,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return out_done(TZA_EXIT_OK);
+		return out_done(TZA_EXIT_OK, 0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tracer-analyze %s\n", TRACER_VERSION);
-		return out_done(TZA_EXIT_OK);
+		return out_done(TZA_EXIT_OK, 0);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return out_done(cmds[i].run(argc - 1, argv + 1));
+		if (!strcmp(argv[1], cmds[i].name)) {
+			unsigned nerr0 = tza_err_count();
+			return out_done(cmds[i].run(argc - 1, argv + 1), nerr0);
+		}
 	tza_err("unknown command '%s' (see 'tracer-analyze --help')", argv[1]);
 	return TZA_EXIT_USAGE;
 }

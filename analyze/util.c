@@ -15,10 +15,18 @@
 #include "fleet.h"
 #include "textsafe.h"
 
+static unsigned nerr; /* lines tza_err printed */
+
+unsigned tza_err_count(void)
+{
+	return nerr;
+}
+
 void tza_err(const char *fmt, ...)
 {
 	va_list ap;
 	char buf[4096];
+	nerr++;
 	/* a message names paths, options and trace data: escaped (textsafe.h) */
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
