@@ -306,6 +306,10 @@ int cmd_plot(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
+	const char *wr = a.script ? a.script : a.o.out;
+	if (tza_refuse_out_in_args("plot", wr, a.paths ? a.paths : (char **)&a.path,
+				   a.paths ? a.npaths : 1))
+		return TZA_EXIT_FAIL;
 	if (a.paths)
 		return plot_hosts(&a);
 	tz_reader *r = tza_open(a.path, NULL);

@@ -76,7 +76,8 @@ static void usage(FILE *f)
 	    "peak RSS, I/O, context switches, faults, threads); failed execs on request.\n"
 	    "\n"
 	    "options:\n"
-	    "  -o, --output FILE       trace file (default trace.tz, created mode 0600)\n"
+	    "  -o, --output FILE       trace file (default trace.tz, created mode 0600;\n"
+	    "                          a file, not - : the writer seeks in it)\n"
 	    "  -f, --force             overwrite FILE if it exists\n"
 	    "  -a, --all               record the whole system until SIGINT/SIGTERM\n"
 	    "  -p, --pid PID           record PID and its descendants until they exit\n"
@@ -229,6 +230,12 @@ static int parse_value(int c, const char *arg, struct opts *o)
 
 	switch (c) {
 	case 'o':
+		if (!strcmp(arg, "-")) {
+			/* the writer seeks back (header, index): no pipe */
+			rec_err("-o -: a trace is written to a file it can seek in, not to "
+				"standard output: name a file");
+			return -1;
+		}
 		o->output = arg;
 		return 0;
 	case 'p':

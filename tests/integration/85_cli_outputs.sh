@@ -3,6 +3,13 @@
 # Outputs and CLI faults a new user hit, each against a truth made
 # independently (a byte copy of the committed samples/pipeline.tz, the
 # commands' own output without the option under test):
+#   - no writer replaces a file it reads, -f or not: report, export, plot
+#     (-o and --script), bundle, slice, recover, merge, through the same
+#     name, a hard link, a symlink, a directory input's entry and a member
+#     RUN.tz[i]: exit 1, one line, the input byte for byte as it was;
+#   - -o -: export and report write standard output (the same bytes as to a
+#     file or without -o), no file named "-"; slice, recover, merge and
+#     tracer-record refuse it (exit 2, one line naming the option);
 #   - every command writing to a full standard output says so in one line,
 #     exit 1 (cat said nothing);
 set -u
@@ -18,8 +25,66 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 cp "$ROOT/samples/pipeline.tz" orig.tz
 cp orig.tz run.tz
 
+# 1. an output that is an input: refused, the input untouched
+ln run.tz hard.tz
+ln run.tz hard.png
+ln run.tz hard.tar.gz
+ln -s run.tz sym.tz
+mkdir d
+cp orig.tz d/a.tz
+"$A" merge -o m.tz run.tz 2>/dev/null || bad "merge -o m.tz"
+cp m.tz m.orig
+refused() { # what file... -- command line
+	local what=$1 rc=0
+	shift
+	"$A" "$@" >/dev/null 2>err || rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <err)" = 1 ] &&
+		grep -q "is read from: write to another file\|is also a TRACE to read: write to another file" err ||
+		bad "$*: exit $rc: $(cat err)"
+	cmp -s "$what" orig.tz || cmp -s "$what" m.orig || bad "$*: $what was written"
+}
+refused run.tz report -f -o run.tz run.tz
+refused run.tz report -f -o hard.tz run.tz
+refused run.tz report -f -o sym.tz run.tz
+refused d/a.tz report -f -o d/a.tz run.tz d
+refused run.tz export --format jsonl --force -o run.tz run.tz
+refused run.tz export --format csv --force -o hard.tz run.tz
+refused run.tz export --format jsonl --force -o sym.tz run.tz
+refused d/a.tz export --format jsonl --force -o d/a.tz d
+refused m.tz export --format jsonl --force -o m.tz 'm.tz[0]'
+refused run.tz plot -f --script run.tz run.tz
+refused run.tz plot -f -o hard.png run.tz
+refused run.tz bundle --no-plots -f -o hard.tar.gz run.tz
+refused run.tz slice -f -o hard.tz run.tz
+refused run.tz recover -f -o sym.tz run.tz
+refused run.tz merge -f -o hard.tz run.tz
+[ ! -e sym.tz ] || [ -L sym.tz ] || bad "the symlink sym.tz was replaced"
+cmp -s run.tz orig.tz || { bad "run.tz changed"; cp orig.tz run.tz; }
+
+# 2. -o -: text to standard output, a trace refused
+"$A" export --format jsonl run.tz >want.jsonl || bad "export"
+"$A" export --format jsonl -o - run.tz >got.jsonl || bad "export -o -"
+cmp -s want.jsonl got.jsonl || bad "export -o -: not the rows of export"
+"$A" report -o r.html run.tz 2>/dev/null || bad "report -o r.html"
+"$A" report -o - run.tz >r-std.html 2>/dev/null || bad "report -o -"
+cmp -s r.html r-std.html || bad "report -o -: not the page of report -o r.html"
+for c in "slice -o - run.tz" "recover -o - run.tz" "merge -o - run.tz" "recover run.tz -"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$A" $c >/dev/null 2>err || rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- " -: a trace is written to a file it can seek in" err ||
+		bad "$c: exit $rc: $(cat err)"
+done
+if [ -x "$R" ]; then
+	rc=0
+	"$R" -o - -- true >/dev/null 2>err || rc=$?
+	[ $rc = 2 ] && grep -qx "tracer-record: -o -: a trace is written to a file it can seek in, not to standard output: name a file" err ||
+		bad "tracer-record -o -: exit $rc: $(cat err)"
+fi
+[ ! -e ./- ] || bad "a file named - was made"
+
 # 3. standard output full: one line, exit 1
-for c in info verify cat summary tree top critical-path "export --format csv" rightsize idle "plot --script -"; do
+for c in info verify cat summary tree top critical-path "export --format csv" rightsize idle "plot --script -" "report -o -"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$A" $c run.tz >/dev/full 2>err || rc=$?
@@ -27,5 +92,5 @@ for c in info verify cat summary tree top critical-path "export --format csv" ri
 		bad "$c > /dev/full: exit $rc: $(cat err)"
 done
 
-[ $fails = 0 ] && echo "ok: full stdout"
+[ $fails = 0 ] && echo "ok: no output replaces an input, -o -, full stdout"
 exit $((fails > 0))
