@@ -345,7 +345,8 @@ int cmd_top(int argc, char **argv)
 			 "every --interval, like top(1), until the recorder closes\n"
 			 "the file (the last table is the whole trace's; damaged:\n"
 			 "the error and exit code of top without --follow), or the\n"
-			 "writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
+			 "writer is gone (a cut file: the same error and exit\n"
+			 "code, unless --partial), or Ctrl-C (the newest 1-3 s are in no\n"
 			 "sealed chunk yet; kill -USR1 the recorder to seal now);\n"
 			 "q on a terminal stops too"),
 		OPT_INTERVAL(&interval_ms, "seconds between tables with --follow (default 2)"),

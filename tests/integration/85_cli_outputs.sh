@@ -12,6 +12,8 @@
 #     tracer-record refuse it (exit 2, one line naming the option);
 #   - every command writing to a full standard output says so in one line,
 #     exit 1 (cat said nothing);
+#   - top/summary --follow on a cut file with no writer end as without
+#     --follow (its line, exit 1); with --partial the table, exit 0;
 set -u
 A=${TRACER_ANALYZE:?}
 R=${TRACER_RECORD:-}
@@ -92,5 +94,21 @@ for c in info verify cat summary tree top critical-path "export --format csv" ri
 		bad "$c > /dev/full: exit $rc: $(cat err)"
 done
 
-[ $fails = 0 ] && echo "ok: no output replaces an input, -o -, full stdout"
+# 4. --follow on a cut file that nothing writes
+size=$(stat -c %s run.tz)
+head -c $((size / 2)) run.tz >cut.tz
+for c in top summary; do
+	rc=0
+	"$A" $c cut.tz >/dev/null 2>plain.err || rc=$?
+	[ $rc = 1 ] && [ -s plain.err ] || bad "$c of the cut file: exit $rc"
+	rc=0
+	timeout 30 "$A" $c --follow --interval 1 cut.tz >f.out 2>f.err || rc=$?
+	[ $rc = 1 ] && cmp -s plain.err f.err || bad "$c --follow of a cut file: exit $rc: $(cat f.err)"
+	rc=0
+	timeout 30 "$A" $c --follow --partial cut.tz >f.out 2>/dev/null || rc=$?
+	[ $rc = 0 ] && head -1 f.out | grep -q 'unfinished and no writer' ||
+		bad "$c --follow --partial of a cut file: exit $rc: $(head -1 f.out)"
+done
+
+[ $fails = 0 ] && echo "ok: no output replaces an input, -o -, full stdout, --follow of a cut file"
 exit $((fails > 0))
