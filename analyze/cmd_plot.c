@@ -146,7 +146,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		OPT_STRING(0, "from", "T", &a->from,
 			   "window: seconds from start (90, 1m30s) or wall clock\n"
 			   "(2026-11-29T10:00:00); the whole trace is read, the\n"
-			   "picture is clipped"),
+			   "picture is clipped; after the trace's end: exit 1"),
 		OPT_STRING(0, "to", "T", &a->to, "the window's end (as --from)"),
 		OPT_U64(0, "rows", "N", &rows, 1, 2000,
 			"gantt: one row per process up to N processes (default 60)"),
@@ -215,6 +215,21 @@ static int load(tz_reader *r, struct plot_args *a, struct tza_model **m)
 	if (a->from && a->to && a->o.to_ns <= a->o.from_ns) {
 		tza_err("plot: --to must be later than --from");
 		return TZA_EXIT_USAGE;
+	}
+	const struct tz_info *in = tz_reader_info(r);
+	if (a->from && a->o.from_ns > in->last_ts_ns) {
+		/* past the last event: nothing to draw (slice's verdict, exit 1) */
+		char f[40], t[48] = "", e[40];
+		if (a->to)
+			snprintf(t, sizeof(t), " and --to %s",
+				 tza_fmt_dur(e, sizeof(e), a->o.to_ns - in->first_ts_ns));
+		tza_err("'%s': plot: nothing %s --from %s%s (the trace ends at %s); '%s' not "
+			"written",
+			path, a->to ? "between" : "after",
+			tza_fmt_dur(f, sizeof(f), a->o.from_ns - in->first_ts_ns), t,
+			tza_fmt_dur(e, sizeof(e), in->last_ts_ns - in->first_ts_ns),
+			a->script ? a->script : a->o.out);
+		return TZA_EXIT_FAIL;
 	}
 	/*
 	 * The model always covers the whole trace; a window only clips the

@@ -322,16 +322,21 @@ static int top_refresh(FILE *f, const char *path, void *arg, struct tz_info *inf
 	return top_once(f, path, a->by, 0, a->limit, info);
 }
 
+/* --by not given: a value no --by sets */
+#define TZA_BY_NONE_GIVEN ((enum tza_by)99)
+
 int cmd_top(int argc, char **argv)
 {
 	int follow = 0, json = 0, limit_set = 0;
 	uint64_t interval_ms = 2000, limit = 30;
-	enum tza_by by = TZA_BY_TOOL;
+	enum tza_by by = TZA_BY_NONE_GIVEN;
 	sort_col = 0;
 	const struct tza_option opts[] = {
 		OPT_BY(&by, "exe, tool (default) or command\n"
 			    "or task, rule, job, container (docs: Tasks)"),
-		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_TASK("a task per outermost process matching REGEX\n"
+			 "(without --by: --by task; with exe, tool or command:\n"
+			 "a usage error)"),
 		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
 			 "cpu (default), wall, span, count, cores, max_cores, rss\n"
 			 "(an unknown RSS last), read, write, io, critical, name"),
@@ -355,6 +360,14 @@ int cmd_top(int argc, char **argv)
 	int rc = tza_options_parse(&top_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
+	if (by == TZA_BY_NONE_GIVEN) {
+		/* only --task asks for tasks before --by does (tza_parse_by) */
+		by = tza_task_wanted() ? TZA_BY_TASK : TZA_BY_TOOL;
+	} else if (by < TZA_BY_TASK && tza_task_wanted()) {
+		tza_err("top: --task REGEX groups by task: use it with --by task, rule, job or "
+			"container, or without --by");
+		return TZA_EXIT_USAGE;
+	}
 	if (json && !limit_set)
 		limit = 0;
 	if (follow && json) {

@@ -31,11 +31,13 @@ static const struct tza_cmd cmds[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracer-analyze [--partial] [--progress | --no-progress] COMMAND [OPTIONS]\n"
-		   "                      FILE...\n\n"
+		   "                      FILE...\n"
+		   "       tracer-analyze help [COMMAND] | --help | --version\n\n"
 		   "Read .tz traces written by tracer-record. Commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n'tracer-analyze COMMAND --help' describes each command.\n"
+	fprintf(f, "\n'tracer-analyze COMMAND --help' (or 'tracer-analyze help COMMAND')\n"
+		   "describes each command; --version (-V) prints the version.\n"
 		   "--partial (before COMMAND) analyzes unfinished or damaged traces as they are\n"
 		   "(damaged blocks skipped and counted, the model flagged incomplete); the same\n"
 		   "as TRACER_ANALYZE_PARTIAL=1 in the environment.\n"
@@ -91,6 +93,16 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2) {
 		usage(stderr);
+		return TZA_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") && argc == 3) {
+		/* help COMMAND: COMMAND --help */
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i].name)) {
+				char *av[] = {argv[2], "--help", NULL};
+				return out_done(cmds[i].run(2, av), 0);
+			}
+		tza_err("help: unknown command '%s' (see 'tracer-analyze --help')", argv[2]);
 		return TZA_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

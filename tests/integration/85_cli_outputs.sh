@@ -14,6 +14,11 @@
 #     exit 1 (cat said nothing);
 #   - top/summary --follow on a cut file with no writer end as without
 #     --follow (its line, exit 1); with --partial the table, exit 0;
+#   - tracer-record -d out of range names the option and its maximum;
+#     'help top' is top's help; --version is in both binaries' --help;
+#     top --task without --by is --by task, with --by exe a usage error;
+#     top --by job's (none) counts the tasks in no job (--by task's: 0);
+#     plot of a window after the trace's end is refused as slice refuses it.
 set -u
 A=${TRACER_ANALYZE:?}
 R=${TRACER_RECORD:-}
@@ -110,5 +115,40 @@ for c in top summary; do
 		bad "$c --follow --partial of a cut file: exit $rc: $(head -1 f.out)"
 done
 
-[ $fails = 0 ] && echo "ok: no output replaces an input, -o -, full stdout, --follow of a cut file"
+# 5. small ones
+if [ -x "$R" ]; then
+	rc=0
+	"$R" -d 99999999999999999999 -- true 2>err || rc=$?
+	[ $rc = 2 ] && grep -qx "tracer-record: --duration: '99999999999999999999': out of range (at most 1000000000 seconds)" err ||
+		bad "record -d huge: exit $rc: $(cat err)"
+	"$R" --help | grep -q -- "--version" || bad "tracer-record --help: no --version"
+fi
+"$A" --help | grep -q -- "--version" || bad "tracer-analyze --help: no --version"
+"$A" top --help >top.help || bad "top --help"
+"$A" help top >help.top || bad "help top"
+cmp -s top.help help.top || bad "'help top' is not top's help"
+rc=0
+"$A" help nope >/dev/null 2>err || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] || bad "help nope: exit $rc: $(cat err)"
+"$A" top --by task --task sort run.tz >want.top || bad "top --by task --task"
+"$A" top --task sort run.tz >got.top || bad "top --task"
+cmp -s want.top got.top || bad "top --task without --by is not --by task"
+rc=0
+"$A" top --by exe --task sort run.tz >/dev/null 2>err || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] || bad "top --by exe --task: exit $rc: $(cat err)"
+ntasks=$("$A" export --tasks --format jsonl run.tz | wc -l)
+njob=$("$A" top --by job --json run.tz | python3 -c 'import json,sys; g=json.load(sys.stdin); print(len(g), g[0]["tool"], g[0]["tasks"])')
+[ "$njob" = "1 (none) $ntasks" ] || bad "top --by job: '$njob', want '1 (none) $ntasks' (no job in the trace)"
+ntask=$("$A" top --by task --json -n 0 run.tz | python3 -c 'import json,sys; print([g["tasks"] for g in json.load(sys.stdin) if g["tool"] == "(none)"])')
+[ "$ntask" = "[0]" ] || bad "top --by task: (none) has tasks: $ntask"
+grep -q "with \`--by job\`" "$ROOT/docs/tracer-analyze.md" || bad "docs: (none) of --by job not described"
+for w in "--from 500 --to 600" "--from 500"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$A" plot -o w.png $w run.tz >/dev/null 2>err || rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "'run.tz': plot: nothing \(between\|after\) --from 8m20s" err &&
+		[ ! -e w.png ] || bad "plot $w: exit $rc: $(cat err)"
+done
+
+[ $fails = 0 ] && echo "ok: no output replaces an input, -o -, full stdout, --follow of a cut file, small faults"
 exit $((fails > 0))
