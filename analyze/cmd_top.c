@@ -325,16 +325,25 @@ static int top_refresh(FILE *f, const char *path, void *arg, struct tz_info *inf
 /* --by not given: a value no --by sets */
 #define TZA_BY_NONE_GIVEN ((enum tza_by)99)
 
+/* --task REGEX given to this top (not only to a report running it): the
+ * int *o->dest set */
+static int opt_task_here(const struct tza_option *o, const char *arg)
+{
+	*(int *)o->dest = 1;
+	return tza_task_set_regex(arg);
+}
+
 int cmd_top(int argc, char **argv)
 {
-	int follow = 0, json = 0, limit_set = 0;
+	int follow = 0, json = 0, limit_set = 0, task_given = 0;
 	uint64_t interval_ms = 2000, limit = 30;
 	enum tza_by by = TZA_BY_NONE_GIVEN;
 	sort_col = 0;
 	const struct tza_option opts[] = {
 		OPT_BY(&by, "exe, tool (default) or command\n"
 			    "or task, rule, job, container (docs: Tasks)"),
-		OPT_TASK("a task per outermost process matching REGEX\n"
+		OPT_CALL(0, "task", "REGEX", opt_task_here, &task_given,
+			 "a task per outermost process matching REGEX\n"
 			 "(without --by: --by task; with exe, tool or command:\n"
 			 "a usage error)"),
 		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
@@ -361,9 +370,8 @@ int cmd_top(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (by == TZA_BY_NONE_GIVEN) {
-		/* only --task asks for tasks before --by does (tza_parse_by) */
-		by = tza_task_wanted() ? TZA_BY_TASK : TZA_BY_TOOL;
-	} else if (by < TZA_BY_TASK && tza_task_wanted()) {
+		by = task_given ? TZA_BY_TASK : TZA_BY_TOOL;
+	} else if (by < TZA_BY_TASK && task_given) {
 		tza_err("top: --task REGEX groups by task: use it with --by task, rule, job or "
 			"container, or without --by");
 		return TZA_EXIT_USAGE;

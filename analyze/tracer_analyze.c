@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return TZA_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "help") && argc == 3) {
+	if (!strcmp(argv[1], "help") && argc == 3 && argv[2][0] != '-') {
 		/* help COMMAND: COMMAND --help */
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[2], cmds[i].name)) {
