@@ -44,6 +44,8 @@ int cmd_rightsize(int argc, char **argv);
 
 /* Print "tracer-analyze: <formatted>" and a newline to stderr. */
 void tza_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* How many lines tza_err (tza_err_tz, ...) printed so far. */
+unsigned tza_err_count(void);
 /* The line of a failed format/ call: the handle's detail msg (its errmsg,
  * which names the file and offset) when it has one, else "'path': " and
  * tz_strerror(rc). */
@@ -63,6 +65,14 @@ char *tza_member_name(const char *path, size_t *i);
  * or for a member "RUN.tz[i]" its RUN.tz: same device and inode)? 1 after
  * "CMD: 'OUT' is the file 'IN' is read from: write to another file", else 0. */
 int tza_refuse_out_is_in(const char *cmd, const char *out, const char *in);
+/* The same for every one of the n inputs of a command (files, members
+ * "RUN.tz[i]", bundles, directories: each *.tz file in them that a command
+ * reads; compared by device and inode, so through hard links and symlinks).
+ * out NULL, "-" (standard output) or not existing: 0. */
+int tza_refuse_out_in_args(const char *cmd, const char *out, char *const *in, int n);
+/* A trace output named "-": 1 after "CMD: OPT -: a trace is written to a
+ * file it can seek in, not to standard output: name a file", else 0. */
+int tza_refuse_stdout_name(const char *cmd, const char *opt, const char *out);
 /* Is path a multi-host trace (FORMAT.md 18)? 1: yes, opened into *mt (the
  * caller frees it); 0: no (*mt NULL); -1: it is one that cannot be opened,
  * after one line (file and offset). */

@@ -480,6 +480,8 @@ static int bundle_check(struct bundle_job *j)
 		tza_err_exists(j->out, "-f");
 		return TZA_EXIT_FAIL;
 	}
+	if (tza_refuse_out_in_args("bundle", j->out, (char **)&j->in, 1))
+		return TZA_EXIT_FAIL;
 	if (!j->redact)
 		return -1;
 	if (redact_init(j->rd) < 0) {

@@ -121,9 +121,10 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 			 "each time also as *_utc and *_epoch_ns, processes' task_id\n"
 			 "(always on with several traces)"),
 		OPT_STRING('o', "output", "OUT", &o->outp,
-			   "write to OUT instead of standard output (mode 0600: it\n"
-			   "copies argv; 0666 less the umask for a redacted trace);\n"
-			   "OUT ending in .zst or .gz is compressed (zstd, gzip)"),
+			   "write to OUT instead of standard output (OUT - is\n"
+			   "standard output; a file is mode 0600: it copies argv;\n"
+			   "0666 less the umask for a redacted trace); OUT ending\n"
+			   "in .zst or .gz is compressed (zstd, gzip)"),
 		OPT_ENUM(0, "compress", "ALG", &o->compress, compress_words,
 			 "none, zstd or gzip, whatever OUT's name (also to\n"
 			 "standard output)"),
@@ -138,6 +139,8 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 	if (*rc >= 0)
 		return -1;
 	*rc = TZA_EXIT_USAGE;
+	if (o->outp && !strcmp(o->outp, "-"))
+		o->outp = NULL; /* -o -: standard output */
 	if (o->kind < 0 && o->outp)
 		o->kind = kind_of_name(o->outp);
 	if (o->kind < 0) {
@@ -263,7 +266,10 @@ static int close_out(FILE *f, const struct export_opts *o, int bad)
 		bad |= fflush(f) != 0;
 	if (!bad)
 		return TZA_EXIT_OK;
-	tza_err("'%s': write failed", o->outp ? o->outp : "standard output");
+	if (o->outp)
+		tza_err("'%s': write failed", o->outp);
+	else
+		tza_err("standard output: write failed");
 	return TZA_EXIT_FAIL;
 }
 
@@ -342,6 +348,8 @@ int cmd_export(int argc, char **argv)
 	int rc;
 	if (export_options(argc, argv, &o, &rc) < 0)
 		return rc;
+	if (tza_refuse_out_in_args("export", o.outp, argv + optind, argc - optind))
+		return TZA_EXIT_FAIL;
 	if (tza_fleet_wanted(argv + optind, argc - optind)) {
 		tza_task_want(); /* the processes' task_id */
 		o.fleet = 1;

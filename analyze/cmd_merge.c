@@ -119,6 +119,8 @@ int cmd_merge(int argc, char **argv)
 			"--help')");
 		return TZA_EXIT_USAGE;
 	}
+	if (tza_refuse_stdout_name("merge", "-o", out))
+		return TZA_EXIT_USAGE;
 	if (tza_refuse_dir(out, "an output file"))
 		return TZA_EXIT_FAIL;
 	struct tza_fleet f;

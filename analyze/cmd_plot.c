@@ -146,7 +146,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		OPT_STRING(0, "from", "T", &a->from,
 			   "window: seconds from start (90, 1m30s) or wall clock\n"
 			   "(2026-11-29T10:00:00); the whole trace is read, the\n"
-			   "picture is clipped"),
+			   "picture is clipped; after the trace's end: exit 1"),
 		OPT_STRING(0, "to", "T", &a->to, "the window's end (as --from)"),
 		OPT_U64(0, "rows", "N", &rows, 1, 2000,
 			"gantt: one row per process up to N processes (default 60)"),
@@ -216,6 +216,21 @@ static int load(tz_reader *r, struct plot_args *a, struct tza_model **m)
 		tza_err("plot: --to must be later than --from");
 		return TZA_EXIT_USAGE;
 	}
+	const struct tz_info *in = tz_reader_info(r);
+	if (a->from && a->o.from_ns > in->last_ts_ns) {
+		/* past the last event: nothing to draw (slice's verdict, exit 1) */
+		char f[40], t[48] = "", e[40];
+		if (a->to)
+			snprintf(t, sizeof(t), " and --to %s",
+				 tza_fmt_dur(e, sizeof(e), a->o.to_ns - in->first_ts_ns));
+		tza_err("'%s': plot: nothing %s --from %s%s (the trace ends at %s); '%s' not "
+			"written",
+			path, a->to ? "between" : "after",
+			tza_fmt_dur(f, sizeof(f), a->o.from_ns - in->first_ts_ns), t,
+			tza_fmt_dur(e, sizeof(e), in->last_ts_ns - in->first_ts_ns),
+			a->script ? a->script : a->o.out);
+		return TZA_EXIT_FAIL;
+	}
 	/*
 	 * The model always covers the whole trace; a window only clips the
 	 * picture. So processes that began before --from keep their names and
@@ -248,12 +263,19 @@ static int put_out(const struct plot_args *a, const char *buf, size_t len)
 								 "w", "-f");
 		if (!sf)
 			return TZA_EXIT_FAIL;
-		if (fwrite(buf, 1, len, sf) != len || (sf != stdout && fclose(sf))) {
+		if (sf == stdout) {
+			if (fwrite(buf, 1, len, sf) != len || fflush(sf)) {
+				tza_err("standard output: write failed");
+				return TZA_EXIT_FAIL;
+			}
+			return TZA_EXIT_OK;
+		}
+		int bad = fwrite(buf, 1, len, sf) != len;
+		if ((fclose(sf) != 0) | bad) {
 			tza_err("'%s': cannot write the script", script);
+			unlink(script);
 			return TZA_EXIT_FAIL;
 		}
-		if (sf == stdout)
-			fflush(stdout);
 		return TZA_EXIT_OK;
 	}
 	/* gnuplot writes into a fresh file made here, mode per the umask (a
@@ -299,6 +321,10 @@ int cmd_plot(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
+	const char *wr = a.script ? a.script : a.o.out;
+	if (tza_refuse_out_in_args("plot", wr, a.paths ? a.paths : (char **)&a.path,
+				   a.paths ? a.npaths : 1))
+		return TZA_EXIT_FAIL;
 	if (a.paths)
 		return plot_hosts(&a);
 	tz_reader *r = tza_open(a.path, NULL);

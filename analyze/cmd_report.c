@@ -296,7 +296,7 @@ static int report_options(int argc, char **argv, struct report_job *j, int *rc)
 {
 	j->outp = "report.html";
 	const struct tza_option opts[] = {
-		OPT_STRING('o', "output", "PATH", &j->outp, "the page (default report.html)"),
+		OPT_STRING('o', "output", "PATH", &j->outp, "the page (default report.html; - standard\noutput)"),
 		OPT_CALL('b', "by", "KEY", opt_by, &j->by,
 			 "task (default with --task), rule, job or container"),
 		OPT_CALL(0, "task", "REGEX", opt_task, &j->regex,
@@ -326,7 +326,7 @@ static int report_options(int argc, char **argv, struct report_job *j, int *rc)
 static int report_out_free(const struct report_job *j)
 {
 	struct stat ost;
-	if (lstat(j->outp, &ost))
+	if (!strcmp(j->outp, "-") || lstat(j->outp, &ost))
 		return 0;
 	if (!S_ISREG(ost.st_mode) && !S_ISLNK(ost.st_mode)) {
 		tza_err("'%s': not a regular file", j->outp);
@@ -471,7 +471,8 @@ static int report_pack(struct report_job *j)
 /* The page: the HTML with the CSS, the data (base64) and the script put in. */
 static int report_write(const struct report_job *j)
 {
-	FILE *f = tza_create_out(j->outp, j->force, j->mode, "w", "-f");
+	int std = !strcmp(j->outp, "-");
+	FILE *f = std ? stdout : tza_create_out(j->outp, j->force, j->mode, "w", "-f");
 	if (!f)
 		return -1;
 	const char *s = put_until(f, (const char *)report_html, "CSS");
@@ -482,7 +483,12 @@ static int report_write(const struct report_job *j)
 	tza_report_put_js(f, (const char *)report_js, report_js_len, j->hosts);
 	if (s)
 		fputs(s, f);
-	if (ferror(f) | fclose(f)) {
+	if (std) {
+		if (ferror(f) | fflush(f)) {
+			tza_err("standard output: write failed");
+			return -1;
+		}
+	} else if (ferror(f) | fclose(f)) {
 		tza_err("'%s': write failed", j->outp);
 		unlink(j->outp);
 		return -1;
@@ -496,7 +502,8 @@ int cmd_report(int argc, char **argv)
 	int rc;
 	if (report_options(argc, argv, &j, &rc) < 0)
 		return rc;
-	if (report_out_free(&j) < 0 || report_colors(&j) < 0)
+	if (report_out_free(&j) < 0 || tza_refuse_out_in_args("report", j.outp, j.in, j.nin) ||
+	    report_colors(&j) < 0)
 		rc = TZA_EXIT_FAIL;
 	else if ((rc = report_parts(&j)) == 0)
 		rc = report_pack(&j) < 0 || report_write(&j) < 0 ? TZA_EXIT_FAIL : TZA_EXIT_OK;

@@ -709,7 +709,8 @@ int cmd_summary(int argc, char **argv)
 			 "again every --interval, as top --follow does, until the\n"
 			 "recorder closes the file (the last one is the whole\n"
 			 "trace's; damaged: the error and exit code of summary\n"
-			 "without --follow), or the writer is gone, or q or Ctrl-C (the\n"
+			 "without --follow), or the writer is gone (a cut file: the\n"
+			 "same error and exit code, unless --partial), or q or Ctrl-C (the\n"
 			 "newest 1-3 s are in no sealed chunk yet; kill -USR1 the\n"
 			 "recorder to seal now)"),
 		OPT_INTERVAL(&interval_ms, "seconds between summaries with --follow (default 2)"),

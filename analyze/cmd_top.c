@@ -322,16 +322,30 @@ static int top_refresh(FILE *f, const char *path, void *arg, struct tz_info *inf
 	return top_once(f, path, a->by, 0, a->limit, info);
 }
 
+/* --by not given: a value no --by sets */
+#define TZA_BY_NONE_GIVEN ((enum tza_by)99)
+
+/* --task REGEX given to this top (not only to a report running it): the
+ * int *o->dest set */
+static int opt_task_here(const struct tza_option *o, const char *arg)
+{
+	*(int *)o->dest = 1;
+	return tza_task_set_regex(arg);
+}
+
 int cmd_top(int argc, char **argv)
 {
-	int follow = 0, json = 0, limit_set = 0;
+	int follow = 0, json = 0, limit_set = 0, task_given = 0;
 	uint64_t interval_ms = 2000, limit = 30;
-	enum tza_by by = TZA_BY_TOOL;
+	enum tza_by by = TZA_BY_NONE_GIVEN;
 	sort_col = 0;
 	const struct tza_option opts[] = {
 		OPT_BY(&by, "exe, tool (default) or command\n"
 			    "or task, rule, job, container (docs: Tasks)"),
-		OPT_TASK("a task per outermost process matching REGEX"),
+		OPT_CALL(0, "task", "REGEX", opt_task_here, &task_given,
+			 "a task per outermost process matching REGEX\n"
+			 "(without --by: --by task; with exe, tool or command:\n"
+			 "a usage error)"),
 		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
 			 "cpu (default), wall, span, count, cores, max_cores, rss\n"
 			 "(an unknown RSS last), read, write, io, critical, name"),
@@ -345,7 +359,8 @@ int cmd_top(int argc, char **argv)
 			 "every --interval, like top(1), until the recorder closes\n"
 			 "the file (the last table is the whole trace's; damaged:\n"
 			 "the error and exit code of top without --follow), or the\n"
-			 "writer is gone, or Ctrl-C (the newest 1-3 s are in no\n"
+			 "writer is gone (a cut file: the same error and exit\n"
+			 "code, unless --partial), or Ctrl-C (the newest 1-3 s are in no\n"
 			 "sealed chunk yet; kill -USR1 the recorder to seal now);\n"
 			 "q on a terminal stops too"),
 		OPT_INTERVAL(&interval_ms, "seconds between tables with --follow (default 2)"),
@@ -354,6 +369,13 @@ int cmd_top(int argc, char **argv)
 	int rc = tza_options_parse(&top_spec, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
+	if (by == TZA_BY_NONE_GIVEN) {
+		by = task_given ? TZA_BY_TASK : TZA_BY_TOOL;
+	} else if (by < TZA_BY_TASK && task_given) {
+		tza_err("top: --task REGEX groups by task: use it with --by task, rule, job or "
+			"container, or without --by");
+		return TZA_EXIT_USAGE;
+	}
 	if (json && !limit_set)
 		limit = 0;
 	if (follow && json) {

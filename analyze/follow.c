@@ -96,10 +96,12 @@ int tza_follow(const char *cmd, const char *path, uint64_t interval_ms, tza_foll
 		char *out = NULL;
 		size_t len = 0;
 		rc = render(cmd, path, once, arg, &in, &out, &len);
-		if (rc == TZA_EXIT_OK && !in.unfinished && !partial &&
-		    (in.corrupt_blocks || (!in.has_footer && !in.ring))) {
-			/* closed, yet damaged (or its index ignored): the verdict of
-			 * CMD without --follow, its one line and exit code */
+		if (rc == TZA_EXIT_OK && !partial &&
+		    (in.unfinished ? !in.live
+				   : in.corrupt_blocks || (!in.has_footer && !in.ring))) {
+			/* closed yet damaged (or its index ignored), or cut and
+			 * no writer to finish it: the verdict of CMD without
+			 * --follow, its one line and exit code */
 			free(out);
 			out = NULL;
 			unsetenv("TRACER_ANALYZE_PARTIAL");

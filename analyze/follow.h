@@ -35,7 +35,9 @@ typedef int (*tza_follow_fn)(FILE *f, const char *path, void *arg, struct tz_inf
  * without TRACER_ANALYZE_PARTIAL unless the caller had set it, so that the
  * command's verdict is the one without --follow: its line and exit code;
  * with it, STATE "finished, damaged: what --partial reads of it") or
- * unfinished with no writer (the recorder died), on SIGINT/SIGTERM, or when
+ * unfinished with no writer (the recorder died, or a cut copy: read again
+ * without TRACER_ANALYZE_PARTIAL in the same way, so CMD's line and exit
+ * code; with it, STATE "unfinished and no writer: ..."), on SIGINT/SIGTERM, or when
  * 'q' is typed on a terminal stdin (read unbuffered, without echo, while
  * following; the terminal's modes are restored before returning).
  * Returns TZA_EXIT_OK, or once()'s failure, or TZA_EXIT_FAIL (out of

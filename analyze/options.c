@@ -172,6 +172,8 @@ int tza_in_out(const struct tza_cmd_spec *spec, int argc, char **argv, const cha
 	}
 	*in = argv[optind];
 	*out = o_out ? o_out : argv[optind + 1];
+	if (tza_refuse_stdout_name(spec->name, o_out ? "-o" : "OUT", *out))
+		return TZA_EXIT_USAGE;
 	return -1;
 }
 

@@ -165,7 +165,8 @@ int tza_options_parse(const struct tza_cmd_spec *spec, const struct tza_option *
  * -o/--output value, NULL: not given) exactly one operand, IN; without it
  * exactly two, IN OUT (the older form). Sets *in and *out (pointers into
  * argv or o_out) and returns -1 to go on, else TZA_EXIT_USAGE after one
- * line ("CMD: expected IN and OUT, or -o OUT and IN (see ...)").
+ * line ("CMD: expected IN and OUT, or -o OUT and IN (see ...)", or OUT
+ * "-": tza_refuse_stdout_name).
  */
 int tza_in_out(const struct tza_cmd_spec *spec, int argc, char **argv, const char *o_out,
 	       const char **in, const char **out);

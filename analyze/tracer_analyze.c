@@ -31,11 +31,13 @@ static const struct tza_cmd cmds[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracer-analyze [--partial] [--progress | --no-progress] COMMAND [OPTIONS]\n"
-		   "                      FILE...\n\n"
+		   "                      FILE...\n"
+		   "       tracer-analyze help [COMMAND] | --help | --version\n\n"
 		   "Read .tz traces written by tracer-record. Commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n'tracer-analyze COMMAND --help' describes each command.\n"
+	fprintf(f, "\n'tracer-analyze COMMAND --help' (or 'tracer-analyze help COMMAND')\n"
+		   "describes each command; --version (-V) prints the version.\n"
 		   "--partial (before COMMAND) analyzes unfinished or damaged traces as they are\n"
 		   "(damaged blocks skipped and counted, the model flagged incomplete); the same\n"
 		   "as TRACER_ANALYZE_PARTIAL=1 in the environment.\n"
@@ -52,13 +54,14 @@ static void usage(FILE *f)
 }
 
 /* Output that could not be written (a full disk, a closed descriptor) is a
- * failure whatever the command made of it: rc, or TZA_EXIT_FAIL with one
- * line when the command did not fail already (it said why then). */
-static int out_done(int rc)
+ * failure whatever the command made of it: rc, or TZA_EXIT_FAIL, with
+ * "standard output: write failed" unless the command failed and said why
+ * (nerr0: tza_err's count before it ran). */
+static int out_done(int rc, unsigned nerr0)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return rc;
-	if (rc == TZA_EXIT_OK)
+	if (rc == TZA_EXIT_OK || tza_err_count() == nerr0)
 		tza_err("standard output: write failed");
 	return rc == TZA_EXIT_OK ? TZA_EXIT_FAIL : rc;
 }
@@ -92,17 +95,29 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return TZA_EXIT_USAGE;
 	}
+	if (!strcmp(argv[1], "help") && argc == 3 && argv[2][0] != '-') {
+		/* help COMMAND: COMMAND --help */
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i].name)) {
+				char *av[] = {argv[2], "--help", NULL};
+				return out_done(cmds[i].run(2, av), 0);
+			}
+		tza_err("help: unknown command '%s' (see 'tracer-analyze --help')", argv[2]);
+		return TZA_EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return out_done(TZA_EXIT_OK);
+		return out_done(TZA_EXIT_OK, 0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tracer-analyze %s\n", TRACER_VERSION);
-		return out_done(TZA_EXIT_OK);
+		return out_done(TZA_EXIT_OK, 0);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return out_done(cmds[i].run(argc - 1, argv + 1));
+		if (!strcmp(argv[1], cmds[i].name)) {
+			unsigned nerr0 = tza_err_count();
+			return out_done(cmds[i].run(argc - 1, argv + 1), nerr0);
+		}
 	tza_err("unknown command '%s' (see 'tracer-analyze --help')", argv[1]);
 	return TZA_EXIT_USAGE;
 }

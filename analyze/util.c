@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* util.c - messages, opening traces, parsing times and numbers. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -15,10 +16,18 @@
 #include "fleet.h"
 #include "textsafe.h"
 
+static unsigned nerr; /* lines tza_err printed */
+
+unsigned tza_err_count(void)
+{
+	return nerr;
+}
+
 void tza_err(const char *fmt, ...)
 {
 	va_list ap;
 	char buf[4096];
+	nerr++;
 	/* a message names paths, options and trace data: escaped (textsafe.h) */
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -153,6 +162,76 @@ int tza_refuse_out_is_in(const char *cmd, const char *out, const char *in)
 	if (same)
 		tza_err("%s: '%s' is the file '%s' is read from: write to another file", cmd, out, in);
 	return same;
+}
+
+/* Is out (stat'd into *so) the file path names: itself, or for "RUN.tz[i]"
+ * its RUN.tz, or for a directory one of the *.tz entries it is read for
+ * (fleet.h)? The file read into *hit (malloc'd, or NULL). */
+static int out_is(const struct stat *so, const char *path, char **hit)
+{
+	struct stat si;
+	size_t i;
+	char *base = tza_member_name(path, &i);
+	const char *p = base ? base : path;
+	*hit = NULL;
+	if (stat(p, &si)) {
+		free(base);
+		return 0;
+	}
+	if (so->st_dev == si.st_dev && so->st_ino == si.st_ino) {
+		*hit = strdup(path);
+		free(base);
+		return 1;
+	}
+	free(base);
+	if (!S_ISDIR(si.st_mode))
+		return 0;
+	DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] == '.' || n < 4 || strcmp(de->d_name + n - 3, ".tz"))
+			continue;
+		char *e = malloc(strlen(path) + n + 2);
+		if (!e)
+			break;
+		sprintf(e, "%s/%s", path, de->d_name);
+		if (!stat(e, &si) && so->st_dev == si.st_dev && so->st_ino == si.st_ino) {
+			*hit = e;
+			break;
+		}
+		free(e);
+	}
+	if (d)
+		closedir(d);
+	return *hit != NULL;
+}
+
+int tza_refuse_out_in_args(const char *cmd, const char *out, char *const *in, int n)
+{
+	struct stat so;
+	if (!out || !strcmp(out, "-") || stat(out, &so))
+		return 0;
+	for (int k = 0; k < n; k++) {
+		char *hit;
+		if (out_is(&so, in[k], &hit)) {
+			tza_err("%s: '%s' is the file '%s' is read from: write to another file", cmd,
+				out, hit ? hit : in[k]);
+			free(hit);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int tza_refuse_stdout_name(const char *cmd, const char *opt, const char *out)
+{
+	if (!out || strcmp(out, "-"))
+		return 0;
+	tza_err("%s: %s -: a trace is written to a file it can seek in, not to standard output: "
+		"name a file",
+		cmd, opt);
+	return 1;
 }
 
 /* "RUN.tz[i]" where no file has that name and RUN.tz is a multi-host trace:

@@ -76,11 +76,12 @@ static void usage(FILE *f)
 	    "peak RSS, I/O, context switches, faults, threads); failed execs on request.\n"
 	    "\n"
 	    "options:\n"
-	    "  -o, --output FILE       trace file (default trace.tz, created mode 0600)\n"
+	    "  -o, --output FILE       trace file (default trace.tz, created mode 0600;\n"
+	    "                          a file, not - : the writer seeks in it)\n"
 	    "  -f, --force             overwrite FILE if it exists\n"
 	    "  -a, --all               record the whole system until SIGINT/SIGTERM\n"
 	    "  -p, --pid PID           record PID and its descendants until they exit\n"
-	    "  -d, --duration SEC      stop after SEC seconds (any mode)\n"
+	    "  -d, --duration SEC      stop after SEC seconds (any mode; at most 1000000000)\n"
 	    "      --ring SIZE         flight recorder: FILE never exceeds SIZE, newest kept\n"
 	    "      --argv-max BYTES    argv bytes kept per exec (default %d, max %d)\n"
 	    "      --ringbuf-size BYTES  BPF ring buffer size (default 8M, power of 2)\n"
@@ -201,7 +202,8 @@ static int opt_u32(const char *name, const char *arg, uint64_t min, uint64_t max
 }
 
 /* Seconds in [lo, hi] (above lo when lo_open; 0 too when zero_ok) into
- * *out; -1 after "NAME: 'ARG': WHAT". NaN and infinities are refused. */
+ * *out; -1 after "NAME: 'ARG': WHAT", or for a number above hi (infinity
+ * too) "NAME: 'ARG': out of range (at most HI seconds)". NaN is refused. */
 static int opt_secs(const char *name, const char *arg, double lo, double hi, int lo_open,
 		    int zero_ok, const char *what, double *out)
 {
@@ -210,6 +212,10 @@ static int opt_secs(const char *name, const char *arg, double lo, double hi, int
 
 	errno = 0;
 	v = strtod(arg, &end);
+	if (!*end && end != arg && (v > hi || (errno == ERANGE && v > 0))) {
+		rec_err("%s: '%s': out of range (at most %.15g seconds)", name, arg, hi);
+		return -1;
+	}
 	if (errno || *end || end == arg ||
 	    !((zero_ok && v == 0) || ((lo_open ? v > lo : v >= lo) && v <= hi))) {
 		rec_err("%s: '%s': %s", name, arg, what);
@@ -229,6 +235,12 @@ static int parse_value(int c, const char *arg, struct opts *o)
 
 	switch (c) {
 	case 'o':
+		if (!strcmp(arg, "-")) {
+			/* the writer seeks back (header, index): no pipe */
+			rec_err("-o -: a trace is written to a file it can seek in, not to "
+				"standard output: name a file");
+			return -1;
+		}
 		o->output = arg;
 		return 0;
 	case 'p':
