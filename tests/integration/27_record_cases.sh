@@ -224,7 +224,11 @@ check(p['cpu_final'] is True, 'no release event: cpu_final %r' % p['cpu_final'])
 check(abs(u - $ut) <= 1 and abs(s - $st) <= 1, 'utime %d stime %d us, wait4 %d %d' % (u, s, $ut, $st))
 check(u + s >= 300000, 'cpu %d us below the 0.3 s burnt' % (u + s))
 check(p['min_flt'] == $minflt and p['maj_flt'] == $majflt, 'faults %r %r' % (p['min_flt'], p['maj_flt']))
-check(p['vol_ctxt'] == $nvcsw and p['inv_ctxt'] == $nivcsw, 'switches %d %d, wait4 %d %d' % (p['vol_ctxt'], p['inv_ctxt'], $nvcsw, $nivcsw))
+# the dying child's last switch (do_task_dead -> __schedule, counted as
+# voluntary) comes after exit_notify() woke the parent: a parent on the
+# other CPU may reap it first, and wait4 then misses that one switch; the
+# release, after the task is freed, always has it
+check(p['vol_ctxt'] in ($nvcsw, $nvcsw + 1) and p['inv_ctxt'] == $nivcsw, 'switches %d %d, wait4 %d %d' % (p['vol_ctxt'], p['inv_ctxt'], $nvcsw, $nivcsw))
 check(p['vol_ctxt'] >= 200, 'nvcsw %d: 200 sleeps' % p['vol_ctxt'])
 "
 timeout 60 "$A" cat --abs --type exit,release ru.tz >ru.txt || fail "cat ru"
