@@ -110,8 +110,9 @@ static int should_stop(struct rec *r, uint64_t now, uint64_t *grace_end)
 
 /* exited processes whose release (EV_RELEASE) is still to come although
  * they were reaped: /proc no longer has them, the kernel frees them after
- * an RCU grace period */
-static size_t releases_pending(struct rec *r)
+ * an RCU grace period. With keys/starts (room for max): their tgids and
+ * start times too, the first max of them. Returns how many. */
+static size_t releases_pending(struct rec *r, uint32_t *keys, uint64_t *starts, size_t max)
 {
 	int fd = bpf_map__fd(r->skel->maps.exited);
 	uint32_t key, next, *prev = NULL;
@@ -122,8 +123,16 @@ static size_t releases_pending(struct rec *r)
 		key = next;
 		prev = &key;
 		snprintf(path, sizeof(path), "/proc/%u", key);
-		if (access(path, F_OK) != 0) /* reaped (a zombie is still there) */
-			n++;
+		if (access(path, F_OK) == 0) /* not reaped (a zombie is still there) */
+			continue;
+		uint64_t st;
+		if (bpf_map_lookup_elem(fd, &key, &st)) /* released meanwhile */
+			continue;
+		if (n < max) {
+			keys[n] = key;
+			starts[n] = st;
+		}
+		n++;
 	}
 	return n;
 }
@@ -131,29 +140,50 @@ static size_t releases_pending(struct rec *r)
 /*
  * At the stop: the processes reaped lately (COMMAND itself, reaped by the
  * recorder, always) are freed by the kernel a grace period later, and only
- * then is their CPU final (EV_RELEASE). Wait for those releases, draining,
- * for at most RELEASE_WAIT_MS by the clock; a process not released by then
- * keeps its exit's figures (docs/tracer-record.md EXIT TIMING). Looked for
- * every millisecond: a grace period is a few ms, and the stop waits for it.
+ * then is their CPU final (EV_RELEASE). Wait for the releases of those
+ * pending now (not of processes that exit while it waits: under a steady
+ * stream of short processes, -a, there are always some, and waiting for
+ * them made --duration 1 last 2 s), draining, for at most RELEASE_WAIT_MS
+ * by the clock; a process not released by then keeps its exit's figures
+ * (docs/tracer-record.md EXIT TIMING). Looked for every millisecond: a
+ * grace period is a few ms, and the stop waits for it.
  */
 #define RELEASE_WAIT_MS 1000
+#define RELEASE_WAIT_MAX 4096 /* processes waited for by name; more: all */
 static void wait_releases(struct rec *r)
 {
+	static uint32_t keys[RELEASE_WAIT_MAX];
+	static uint64_t starts[RELEASE_WAIT_MAX];
 	uint64_t end = rec_boot_ns() + RELEASE_WAIT_MS * 1000000ull;
+	int fd = bpf_map__fd(r->skel->maps.exited);
 
-	for (;;) {
-		ring_buffer__consume(r->rb);
-		if (!releases_pending(r))
-			return;
-		if (rec_boot_ns() >= end)
+	ring_buffer__consume(r->rb);
+	size_t n = releases_pending(r, keys, starts, RELEASE_WAIT_MAX);
+	if (n > RELEASE_WAIT_MAX)
+		n = RELEASE_WAIT_MAX; /* the rest are waited for only as long as these */
+	while (n) {
+		/* drop the released ones: gone from the map, or its key is
+		 * another process's now */
+		for (size_t i = 0; i < n;) {
+			uint64_t st;
+			if (bpf_map_lookup_elem(fd, &keys[i], &st) || st != starts[i]) {
+				keys[i] = keys[n - 1];
+				starts[i] = starts[n - 1];
+				n--;
+			} else {
+				i++;
+			}
+		}
+		if (!n || rec_boot_ns() >= end)
 			break;
 		usleep(1000);
+		ring_buffer__consume(r->rb);
 	}
 	ring_buffer__consume(r->rb);
-	if (r->o.verbose)
+	if (n && r->o.verbose)
 		rec_err("%zu processes not released by the kernel within %d ms: their CPU is their "
 			"exit's",
-			releases_pending(r), RELEASE_WAIT_MS);
+			n, RELEASE_WAIT_MS);
 }
 
 /* The status line's update, when one is due (status.h). */
