@@ -112,7 +112,11 @@ static void text(tz_reader *r, const char *path)
 		printf(", ratio %.2f",
 		       (double)in->bytes_uncompressed / (double)in->bytes_compressed);
 	printf("\n");
-	if (in->events)
+	if (in->events && in->ring) /* its size is the ring's, allocated at the start */
+		printf("bytes/event   %.1f in chunk payloads (a ring file is its full size from the "
+		       "start)\n",
+		       (double)in->bytes_compressed / (double)in->events);
+	else if (in->events)
 		printf("bytes/event   %.1f on disk\n", (double)in->file_size / (double)in->events);
 	printf("dropped       %" PRIu64 " event%s%s\n", in->dropped, tza_plural(in->dropped),
 	       in->dropped ? " (lost before reaching the writer)" : "");

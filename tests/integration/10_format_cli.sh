@@ -154,5 +154,15 @@ expect 0 "$A" verify "$D/good/one-event.tz"
 grep -qx "'$D/good/one-event.tz': ok, [0-9]* blocks good (1 chunk, 1 event)" "$tmp/out" ||
 	fail "verify one-event: $(cat "$tmp/out")"
 
+# bytes per event: a ring file is its full size from the start, so its
+# figure is the chunk payloads' (info --json's own counts), not the size's
+expect 0 "$A" info "$D/good/ring.tz"
+want=$("$A" info --json "$D/good/ring.tz" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["bytes_compressed"] / d["events"]))')
+grep -q "^bytes/event   $want in chunk payloads" "$tmp/out" ||
+	fail "info ring: bytes/event not $want from the chunks: $(grep '^bytes/event' "$tmp/out")"
+expect 0 "$A" info "$D/good/one-event.tz"
+size=$(stat -c %s "$D/good/one-event.tz")
+grep -qx "bytes/event   $size.0 on disk" "$tmp/out" || fail "info one-event: $(grep '^bytes/event' "$tmp/out")"
+
 [ $errors -eq 0 ] || exit 1
 echo "ok"
