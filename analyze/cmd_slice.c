@@ -633,14 +633,25 @@ static int slice_write(struct slice_job *j)
 	    tz_reader_meta_get(j->r, "slice_exec_cpu"))
 		tz_writer_set_meta(w, "slice_exec_cpu", "window");
 	meta_drops(w, j->drops);
+	struct tz_writer_stats ws; /* every event the file holds */
+	tz_writer_stats(w, &ws);
 	if ((rc = tz_writer_close(w)) < 0) {
 		tza_err("'%s': %s", j->out, tz_strerror(rc));
 		unlink(j->out);
 		return TZA_EXIT_FAIL;
 	}
-	fprintf(stderr, "tracer-analyze: '%s': %llu event%s, %llu process%s alive at the start%s\n",
-		j->label ? j->label : j->out, (unsigned long long)j->nev, tza_plural(j->nev),
-		(unsigned long long)j->nstate, j->nstate == 1 ? "" : "es",
+	/* what the file holds (info's count): the window's events, a state
+	 * record per process alive at the start, an end sample per process
+	 * alive at the end, and the run's tables (cgroups, drops) */
+	fprintf(stderr,
+		"tracer-analyze: '%s': %llu event%s written: %llu in the window, %llu process%s "
+		"alive at the start, %llu end sample%s, %llu more (cgroups, drops)%s\n",
+		j->label ? j->label : j->out, (unsigned long long)ws.events, tza_plural(ws.events),
+		(unsigned long long)j->nev, (unsigned long long)j->nstate,
+		j->nstate == 1 ? "" : "es", (unsigned long long)nend, tza_plural(nend),
+		(unsigned long long)(ws.events > j->nev + j->nstate + nend
+					 ? ws.events - j->nev - j->nstate - nend
+					 : 0),
 		j->skipped ? " (events of unknown types skipped)" : "");
 	return TZA_EXIT_OK;
 werr:

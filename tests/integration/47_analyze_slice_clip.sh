@@ -19,7 +19,19 @@
 #    it had in the original (exit, release and exec rebased alike).
 . "$(dirname "$0")/synthlib.sh"
 
-timeout 60 "$A" slice --from 2 --to 5 "$tmp/clip.tz" "$tmp/c.tz" 2>/dev/null || bad "slice 2..5"
+timeout 60 "$A" slice --from 2 --to 5 "$tmp/clip.tz" "$tmp/c.tz" 2>"$tmp/slice.err" || bad "slice 2..5"
+# its count is what the file holds (info's), its parts add up to it
+timeout 60 "$A" info --json "$tmp/c.tz" >"$tmp/c.info" || bad "info"
+python3 - "$tmp/slice.err" "$tmp/c.info" <<'EOF' || bad "slice's count: $(cat "$tmp/slice.err")"
+import json, re, sys
+m = re.search(r": (\d+) events? written: (\d+) in the window, (\d+) process(?:es)? alive at the start, "
+              r"(\d+) end samples?, (\d+) more", open(sys.argv[1]).read())
+assert m, "no count line"
+n = [int(x) for x in m.groups()]
+info = json.load(open(sys.argv[2]))["events"]
+assert n[0] == info and sum(n[1:]) == n[0] and n[1] > 0 and n[2] > 0, (n, info)
+print("ok   slice's count: %d events, info's %d" % (n[0], info))
+EOF
 timeout 60 "$A" top --json "$tmp/c.tz" >"$tmp/top.json" || bad "top"
 timeout 60 "$A" summary --json "$tmp/c.tz" >"$tmp/sum.json" || bad "summary"
 timeout 60 "$A" export --format jsonl --samples "$tmp/c.tz" >"$tmp/c.jsonl" || bad "export"
