@@ -10,7 +10,8 @@
 # casework: one task per tool) must not: its combined peak (top --by task
 # task_peak_rss_kib, export --tasks peak_rss and peak_rss_exit_max) equals
 # the tool's own VmHWM within twice the per-CPU RSS batch (as 26), far below
-# the parent's 100 MiB, and rightsize's peak for the task name is that too.
+# the parent's 100 MiB, and rightsize's peak for the task name is that too;
+# diff --by task shows top's task peak.
 # The per-process views keep the kernel's peak (export peak_rss_kib >= the
 # parent's 100 MiB for the forked tool): a contract (wait4's ru_maxrss).
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +44,7 @@ timeout 120 "$A" export --tasks --task casework --format jsonl own.tz >tasks.jso
 	fail "export --tasks: $(cat tasks.err)"
 timeout 120 "$A" top --by task --task casework --json own.tz >top.json 2>/dev/null || fail "top --by task"
 timeout 120 "$A" rightsize --task casework --json own.tz >rs.json 2>rs.err || fail "rightsize: $(cat rs.err)"
+timeout 120 "$A" diff --by task --task casework --json own.tz own.tz >diff.json 2>/dev/null || fail "diff --by task"
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 hwms=$(awk '$1 == "hwm" { printf "%s(%s,%s)", s, $2, $3; s = "," }' own.out)
 pycheck procs.jsonl "
@@ -68,6 +70,9 @@ for pid, h in hwm.items():
     r = top.get(t['key'])
     check(r is not None and abs(r['task_peak_rss_kib'] - h) <= slack,
           'top --by task %r: %r vs VmHWM %d KiB' % (t['key'], r, h))
+    d = [g for g in json.load(open('diff.json'))['groups'] if g['tool'] == t['key']]
+    check(len(d) == 1 and r is not None and d[0]['peak_rss_a_kib'] == r['task_peak_rss_kib'],
+          'diff --by task %r: %r, want top task_peak_rss_kib %r' % (t['key'], d, r and r['task_peak_rss_kib']))
 check(len(rs) >= 1, 'rightsize: no rule: %r' % rs)
 for r in rs:
     check(r['peak_rss_bytes'] is not None and r['peak_rss_bytes'] // 1024 <= max(hwm.values()) + slack,
