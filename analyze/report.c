@@ -392,8 +392,8 @@ static int procs_peak_rss(struct tza_proc *const *procs, uint32_t np, int own, u
 		const struct tza_proc *p = procs[i];
 		int64_t prev = 0;
 		uint64_t from = own && p->nexecs && !(p->execs[0].flags & TZA_EXEC_FROM_STATE)
-					? p->execs[0].ts_ns
-					: 0;
+				    ? p->execs[0].ts_ns
+				    : 0;
 		for (uint32_t j = 0; j < p->res->nsamples; j++) {
 			int64_t r = p->res->samples[j].rss_kib;
 			if (p->res->samples[j].ts_ns < from)
@@ -419,8 +419,7 @@ static int procs_peak_rss(struct tza_proc *const *procs, uint32_t np, int own, u
 	return 0;
 }
 
-int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib,
-			  uint64_t *t_ns)
+int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib, uint64_t *t_ns)
 {
 	return procs_peak_rss(procs, n, 0, kib, t_ns);
 }
