@@ -150,7 +150,8 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 			 "\"count_b\", \"wall_a_s\", \"wall_b_s\", \"cpu_a_s\", \"cpu_b_s\",\n"
 			 "\"peak_rss_a_kib\", \"peak_rss_b_kib\", \"io_a_bytes\",\n"
 			 "\"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}; task groupings\n"
-			 "add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column)"),
+			 "add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column), and\n"
+			 "their peak RSS is the largest combined peak of one task, as top's"),
 		OPT_END_TRACE,
 	};
 	int rc = tza_options_parse(&diff_spec, opts, argc, argv);
@@ -163,11 +164,20 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 
 static const struct tza_group zero_group;
 
-/* g's peak RSS is unknown: no process of it has a known RSS (a slice's,
- * report.h rss_known); a side without the group has none, 0 */
+/* g's peak RSS, KiB, as top's PEAK RSS: with tasks (a task grouping) the
+ * largest combined peak of one of its tasks (their members' own, task.h),
+ * else the largest of one process (its tool's images) */
+static uint64_t grp_rss(const struct tza_group *g)
+{
+	return g->tasks ? g->task_peak_rss_kib : g->peak_rss_kib;
+}
+
+/* g's peak RSS is unknown: no task of it has a known combined peak, or
+ * (without tasks) no process of it a known RSS (a slice's, report.h
+ * rss_known); a side without the group has none, 0 */
 static int rss_unknown(const struct tza_group *g)
 {
-	return g->count && !g->rss_known;
+	return g->tasks ? !g->task_rss_known : g->count && !g->rss_known;
 }
 
 /* ",\"KEY\":" and g's peak RSS, KiB, or null when unknown */
@@ -176,7 +186,7 @@ static void json_rss(FILE *f, const char *key, const struct tza_group *g)
 	if (rss_unknown(g))
 		fprintf(f, ",\"%s\":null", key);
 	else
-		fprintf(f, ",\"%s\":%llu", key, (unsigned long long)g->peak_rss_kib);
+		fprintf(f, ",\"%s\":%llu", key, (unsigned long long)grp_rss(g));
 }
 
 /* The JSON object: the files, the makespans, the first show rows */
@@ -245,8 +255,8 @@ static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by b
 	snprintf(cpu, sizeof(cpu), "%s/%s", tza_fmt_dur(x[2], 32, a->cpu_ns),
 		 tza_fmt_dur(x[3], 32, b->cpu_ns));
 	snprintf(rss, sizeof(rss), "%s/%s",
-		 rss_unknown(a) ? "-" : tza_fmt_bytes(x[4], 32, a->peak_rss_kib * 1024),
-		 rss_unknown(b) ? "-" : tza_fmt_bytes(x[5], 32, b->peak_rss_kib * 1024));
+		 rss_unknown(a) ? "-" : tza_fmt_bytes(x[4], 32, grp_rss(a) * 1024),
+		 rss_unknown(b) ? "-" : tza_fmt_bytes(x[5], 32, grp_rss(b) * 1024));
 	snprintf(io, sizeof(io), "%s/%s", tza_fmt_bytes(x[6], 32, a->rchar + a->wchar),
 		 tza_fmt_bytes(x[7], 32, b->rchar + b->wchar));
 	tza_put_key(f, row->key, w);

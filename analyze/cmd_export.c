@@ -109,7 +109,8 @@ static int export_options(int argc, char **argv, struct export_opts *o, int *rc)
 			 "complete, duration, realtime, %cpu, peak_rss, rchar, wchar,\n"
 			 "syscr, syscw, read_bytes, write_bytes; then ours), instead\n"
 			 "of one per process; %cpu is measured, 100 x cpu_s / wall_s,\n"
-			 "not held to the members' threads as rightsize's cores are"),
+			 "not held to the members' threads as rightsize's cores are;\n"
+			 "peak_rss is the members' own, from their first exec on"),
 		OPT_FLAG(0, "host", &o->host,
 			 "csv/tsv/jsonl: one row per host sample (t_s, t_utc, then\n"
 			 "every recorded field in its unit: cpu_*_ns, mem_*_kib,\n"

@@ -35,7 +35,9 @@ static const struct tza_cmd_spec top_spec = {
 	     "the group), WALL each task's wall once (root start to last member end),\n"
 	     "CORES its CPU over that wall (a task's cores, at most its members' threads,\n"
 	     "as rightsize; export --tasks %cpu is the measured value), MAX the highest of one task, and PEAK RSS the largest combined\n"
-	     "peak of one task (\"-\" when no task's is known); --json (wall_s: the\n"
+	     "peak of one task, its members' own from their first exec on (not the copy of\n"
+	     "the workflow manager a job's shell runs until it execs; \"-\" when no task's\n"
+	     "is known); --json (wall_s: the\n"
 	     "processes' sum) adds\n"
 	     "\"tasks\", \"task_wall_s\", \"task_peak_rss_kib\", \"failed_tasks\" and\n"
 	     "\"member_failures\" (members that failed in any task; docs: Tasks)\n",

@@ -300,6 +300,28 @@ uint64_t tza_proc_peak_rss_kib(const struct tza_proc *p)
 	return kib;
 }
 
+uint64_t tza_proc_own_rss_kib(const struct tza_proc *p)
+{
+	if (!p->nexecs)
+		return tza_proc_peak_rss_kib(p);
+	uint64_t kib = p->maxrss_kib;
+	const struct tza_exec *e0 = &p->execs[0];
+	if ((p->flags & TZA_P_NO_EXIT) && !(e0->flags & TZA_EXEC_FROM_STATE) && p->res->nsamples &&
+	    p->res->samples[0].ts_ns < e0->ts_ns) {
+		/* its largest sample may be the fork's copy: the kept ones after */
+		kib = 0;
+		for (uint32_t j = 0; j < p->res->nsamples; j++)
+			if (p->res->samples[j].ts_ns >= e0->ts_ns &&
+			    p->res->samples[j].rss_kib > kib)
+				kib = p->res->samples[j].rss_kib;
+	}
+	for (uint32_t j = 1; j < p->nexecs; j++)
+		if ((p->execs[j].byname_known & (1u << TZA_XB_prev_maxrss_kib)) &&
+		    p->execs[j].prev_maxrss_kib > kib)
+			kib = p->execs[j].prev_maxrss_kib;
+	return kib;
+}
+
 int tza_proc_rss_known(const struct tza_proc *p)
 {
 	return !(p->flags & TZA_P_RSS_UNKNOWN) || tza_proc_peak_rss_kib(p);

@@ -565,6 +565,29 @@ int64_t tza_exec_peak_rss_kib(const struct tza_proc *p, uint32_t i);
 uint64_t tza_proc_peak_rss_kib(const struct tza_proc *p);
 
 /*
+ * p's own peak RSS, KiB: the peak over the images it ran from its first exec
+ * on, what a task, rule, job or tool group is charged with (task.c, rightsize;
+ * docs/tracer-analyze.md "Tasks"). A fork starts in a copy of its parent's
+ * image (its page tables copied at fork: a 75 MiB Python's child is a 75 MiB
+ * process until it execs), and the kernel's process peak
+ * (tza_proc_peak_rss_kib, signal->maxrss, wait4's ru_maxrss) includes that
+ * copy; this one leaves it out. The largest of: the last image's peak (the
+ * exit's maxrss_kib, mm->hiwater_rss at exit; for a process still running,
+ * TZA_P_SAMPLED, its largest kept sample at or after its first exec, or
+ * maxrss_kib when no kept sample is earlier) and each replaced image's after
+ * the first exec (the next exec's prev_maxrss_kib, the replaced mm's
+ * max(hiwater_rss, RSS) at sched_prepare_exec; images omitted between the
+ * kept ones (res->nexecs_omitted) count only when the exec after them was
+ * kept). A process that never exec'd: tza_proc_peak_rss_kib (it only ever
+ * ran its parent's copy). A file whose exec events lack prev_maxrss_kib
+ * (exec schema before v3): the last image's peak. An image known from a
+ * snapshot (TZA_EXEC_FROM_STATE) counts as exec'd: its earlier images were
+ * not seen. 0 with TZA_P_RSS_UNKNOWN and nothing else known
+ * (tza_proc_rss_known).
+ */
+uint64_t tza_proc_own_rss_kib(const struct tza_proc *p);
+
+/*
  * p's RSS is known: 1, else 0 when p has TZA_P_RSS_UNKNOWN (a slice's
  * process with no sample by the window's end) and nothing else gave it a
  * peak (tza_proc_peak_rss_kib 0). Then its peak RSS is unknown, not 0:

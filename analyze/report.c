@@ -372,7 +372,9 @@ int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns)
 	return tza_procs_peak_rss_of(m->procs, m->nprocs, kib, t_ns);
 }
 
-int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t np, uint64_t *kib,
+/* own: leave out each process's samples before its first exec (its copy of
+ * its parent's image, tza_proc_own_rss_kib) */
+static int procs_peak_rss(struct tza_proc *const *procs, uint32_t np, int own, uint64_t *kib,
 			  uint64_t *t_ns)
 {
 	size_t n = 0, k = 0;
@@ -389,8 +391,13 @@ int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t np, uint64_t *
 	for (uint32_t i = 0; i < np; i++) {
 		const struct tza_proc *p = procs[i];
 		int64_t prev = 0;
+		uint64_t from = own && p->nexecs && !(p->execs[0].flags & TZA_EXEC_FROM_STATE)
+				    ? p->execs[0].ts_ns
+				    : 0;
 		for (uint32_t j = 0; j < p->res->nsamples; j++) {
 			int64_t r = p->res->samples[j].rss_kib;
+			if (p->res->samples[j].ts_ns < from)
+				continue;
 			v[k++] = (struct rss_step){p->res->samples[j].ts_ns, r - prev};
 			prev = r;
 		}
@@ -410,6 +417,17 @@ int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t np, uint64_t *
 	}
 	free(v);
 	return 0;
+}
+
+int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib, uint64_t *t_ns)
+{
+	return procs_peak_rss(procs, n, 0, kib, t_ns);
+}
+
+int tza_procs_own_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib,
+			      uint64_t *t_ns)
+{
+	return procs_peak_rss(procs, n, 1, kib, t_ns);
 }
 
 int tza_proc_failed(const struct tza_proc *p)

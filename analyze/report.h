@@ -141,9 +141,15 @@ double tza_host_busy(const struct tza_model *m, uint64_t a, uint64_t b);
  * -1 when out of memory. Shared pages count once per process that maps them.
  */
 int tza_procs_peak_rss(const struct tza_model *m, uint64_t *kib, uint64_t *t_ns);
-/* The same over procs[0..n) only (a task's members, task.c). */
+/* The same over procs[0..n) only. */
 int tza_procs_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib,
 			  uint64_t *t_ns);
+/* The same over procs[0..n) with each process's samples before its first exec
+ * left out (they are its copy of its parent's image, model.h
+ * tza_proc_own_rss_kib; a process that never exec'd, or whose first image is
+ * a snapshot's, keeps them all): a task's members' combined peak (task.c). */
+int tza_procs_own_peak_rss_of(struct tza_proc *const *procs, uint32_t n, uint64_t *kib,
+			      uint64_t *t_ns);
 /* Exited with a non-zero code or killed by a signal. */
 int tza_proc_failed(const struct tza_proc *p);
 

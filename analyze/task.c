@@ -105,7 +105,7 @@ static int numbers(struct build *b)
 		k->cpu_ns += tza_proc_cpu(p);
 		k->threads += p->threads;
 		TZA_IO_ADD(k, p);
-		uint64_t peak = tza_proc_peak_rss_kib(p); /* over all its images */
+		uint64_t peak = tza_proc_own_rss_kib(p); /* not its fork's copy */
 		k->rss_unknown += tza_proc_rss_known(p) ? 0 : 1;
 		k->exit_rss_sum_kib += peak;
 		if (peak > k->exit_rss_max_kib)
@@ -123,7 +123,9 @@ static int numbers(struct build *b)
 			mem[pos[m->procs[i]->task->index]++] = m->procs[i];
 	for (uint32_t i = 0, o = 0; i < t->n; o += cnt[i], i++) {
 		struct tza_task *k = &t->tasks[i];
-		if (tza_procs_peak_rss_of(mem + o, cnt[i], &k->peak_rss_kib, &k->peak_rss_ns) < 0)
+		int rc2 =
+		    tza_procs_own_peak_rss_of(mem + o, cnt[i], &k->peak_rss_kib, &k->peak_rss_ns);
+		if (rc2 < 0)
 			goto out;
 		/* a member's own exit peak is a floor the samples may have missed */
 		if (k->exit_rss_max_kib > k->peak_rss_kib) {

@@ -51,14 +51,19 @@ struct tza_task {
 	uint64_t end_ns;	/* latest member end (the trace's end while running) */
 	uint64_t cpu_ns;	/* user + system over all members: exit totals, the
 				   last sample of running members (TZA_P_SAMPLED) */
+	/* Memory, KiB: each member's own, from its first exec on
+	 * (model.h tza_proc_own_rss_kib): the copy of its parent's image a
+	 * fork runs until it execs (the workflow manager's, the recorder's)
+	 * is not the task's */
 	uint64_t peak_rss_kib;	/* combined peak: max over time of the sum of the
-				   members' sampled RSS, or the largest member exit
-				   peak when that is higher (short members fall
+				   members' sampled RSS (a member's samples before
+				   its first exec left out), or the largest member
+				   own peak when that is higher (short members fall
 				   between samples) */
 	uint64_t peak_rss_ns;	/* when (0: it is the exit peak's, time unknown) */
-	uint64_t exit_rss_max_kib; /* largest member exit peak (maxrss): a lower bound
-				      of the combined peak */
-	uint64_t exit_rss_sum_kib; /* sum of the members' exit peaks: an upper bound */
+	uint64_t exit_rss_max_kib; /* largest member own peak: a lower bound of the
+				      combined peak */
+	uint64_t exit_rss_sum_kib; /* sum of the members' own peaks: an upper bound */
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
 	uint64_t threads;	/* the members' threads, summed (each its exit
 				   total): a bound of its cores (tza_task_cores) */

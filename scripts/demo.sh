@@ -4,7 +4,9 @@
 # missing, build, record the sample pipeline (samples/pipeline/run.sh) with
 # tracer-record, print `summary` and `top`, write demo-out/timeline.png, the
 # HTML report demo-out/pipeline.html (its path printed) and the bug-report
-# bundle demo-out/report.tar.gz.
+# bundle demo-out/report.tar.gz; then record the README's Snakemake example
+# (samples/snakemake/Snakefile, --cores 2) and print `top --by rule` and
+# `rightsize` of it.
 #
 # Usage: scripts/demo.sh            (as root; O=build-dir, default build)
 #   DEMO_OUT=demo-out   where the trace, the plots, the report and the bundle go
@@ -54,6 +56,21 @@ step "bundling: $out/report.tar.gz"
 "$ana" bundle -f "$out/pipeline.tz" -o "$out/report.tar.gz" || die "bundle failed"
 "$ana" summary "$out/report.tar.gz" > /dev/null || die "reading the bundle back failed"
 
+smk=$out/snakemake
+step "recording the sample Snakemake workflow (samples/snakemake/Snakefile): (cd $smk && $rec -f -o ../snakemake.tz -- snakemake --cores 2)"
+here=$(pwd)
+arec=$(realpath "$rec")
+rm -rf "$smk"
+mkdir -p "$smk"
+(cd "$smk" && "$arec" -f -o ../snakemake.tz -- snakemake --cores 2 -s "$here/samples/snakemake/Snakefile" > ../snakemake.log 2>&1) ||
+	die "recording the Snakemake workflow or the workflow failed (its log: $out/snakemake.log)"
+
+step "tracer-analyze top --by rule $out/snakemake.tz"
+"$ana" top --by rule "$out/snakemake.tz" || die "top --by rule failed"
+
+step "tracer-analyze rightsize $out/snakemake.tz"
+"$ana" rightsize "$out/snakemake.tz" || die "rightsize failed"
+
 cat <<EOF
 
 Done. In $out/:
@@ -63,6 +80,7 @@ Done. In $out/:
   pipeline.html    everything in one page: open it in a browser (no network needed)
   report.tar.gz    a bug-report bundle: trace, summaries, report.html, plots, README.txt
                    (every subcommand reads it directly: tracer-analyze summary $out/report.tar.gz)
+  snakemake.tz     the Snakemake example's trace (tracer-analyze report --by rule $out/snakemake.tz)
 
 The report: $(realpath "$out/pipeline.html")
 EOF

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Install, with apt-get, only the Debian packages tracer needs that are missing.
 # Usage: scripts/deps.sh [--demo] [--test]
-#   --demo adds the sample pipeline's tools; --test what tests run: the browser the HTML
+#   --demo adds the sample pipelines' tools (samples/pipeline, samples/snakemake); --test what tests run: the browser the HTML
 #   report's tests open it in (chromium, driven by node), snakemake, and for the
 #   many-host recipes' test yamllint, shellcheck and python3-yaml; npm (unless the
 #   nodejs installed has its own) for the fleet test's DuckDB package
@@ -11,7 +11,7 @@ pkgs=(make gcc clang llvm libbpf-dev bpftool libzstd-dev zstd libarchive-dev lib
       gnuplot-nox libelf-dev zlib1g-dev libxxhash-dev pkg-config python3 libjson-c-dev)
 for a in "$@"; do
 	case $a in
-	--demo) pkgs+=(bwa samtools bcftools bowtie2-examples) ;;
+	--demo) pkgs+=(bwa samtools bcftools bowtie2-examples snakemake fastp) ;;
 	--test)
 		pkgs+=(chromium nodejs snakemake yamllint shellcheck python3-yaml)
 		# NodeSource's nodejs carries npm; Debian's needs its npm package

@@ -30,6 +30,18 @@
 #   spaces, a script: rule, a failing rule (no metadata record: named from
 #   the log's Error block, with its requested memory) and a retries: rule
 #   (two tasks, attempts 1 and 2): names, keys and counts exact.
+# - a job's memory is its tools', not Snakemake's: the job shell Snakemake
+#   forks runs a copy of Snakemake's Python image until it execs, which the
+#   kernel's process peak (wait4's ru_maxrss) includes. Each job's tools here
+#   (bash, head, gzip, sleep, zcat, wc, cat, sort) are a few MiB, so its task
+#   peak (export --tasks peak_rss, peak_rss_exit_max) must be below half of
+#   Snakemake's own process peak (tens of MiB), and rightsize suggests the
+#   smallest memory step (64 MiB, mem_mb=68) for them. Snakemake's benchmark
+#   max_rss (psutil: the RSS of the job's process tree summed, sampled once a
+#   second) is no bound of the combined peak (ours is sampled too, at other
+#   moments), but no sum of the members' RSS at one moment can exceed the
+#   sum of their own peaks: max_rss <= peak_rss_exit_sum (plus the per-CPU
+#   RSS batch per member, as 26).
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v snakemake >/dev/null || { echo "skip: snakemake not installed (scripts/deps.sh)"; exit 77; }
@@ -61,9 +73,12 @@ export_jsonl x.tz procs.jsonl
 timeout 120 "$A" export --tasks --format jsonl x.tz > tasks.jsonl 2> tasks.err || fail "export --tasks"
 timeout 120 "$A" top --by task --json x.tz > top.json 2>/dev/null || fail "top --by task"
 for f in wf/bench/*.tsv; do printf '%s\t%s\n' "$(basename "$f" .tsv)" "$(sed -n 2p "$f" | cut -f1)"; done > bench.txt
+for f in wf/bench/*.tsv; do printf '%s\t%s\n' "$(basename "$f" .tsv)" "$(sed -n 2p "$f" | cut -f3)"; done > bench_rss.txt
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
 pycheck procs.jsonl "
 tasks = [json.loads(l) for l in open('tasks.jsonl')]
 bench = dict(l.split('\t') for l in open('bench.txt').read().split('\n') if l)
+bench_rss = dict(l.split('\t') for l in open('bench_rss.txt').read().split('\n') if l)
 check(len(tasks) == 4, '%d tasks, want 4 (3 prep + merge): %r' % (len(tasks), [t['key'] for t in tasks]))
 for t in tasks:
     check(t['kind'] == 'snakemake', 'task %r kind %r' % (t['key'], t['kind']))
@@ -79,6 +94,18 @@ for t in tasks:
     check(abs(t['wall_s'] - s) <= 0.01 * s, '%s: wall %r not within 1%% of the benchmark s %r' % (b, t['wall_s'], s))
     check(t['status'] == 'COMPLETED' and t['exit'] == 0, '%s: %r %r' % (b, t['status'], t['exit']))
     check(t['signal'] is None, '%s: signal %r, want null (not signalled, as per process)' % (b, t['signal']))
+    smk = byid[root['parent_id']]
+    slack = 2 * max(32, 2 * $ncpu) * 4 * $ncpu
+    print('  %s: task peak %r KiB (members own: max %r, sum %r), benchmark max_rss %s MiB, snakemake %r KiB' %
+          (b, t['peak_rss'] // 1024, t['peak_rss_exit_max'] // 1024, t['peak_rss_exit_sum'] // 1024,
+           bench_rss[b], smk['peak_rss_kib']))
+    check(t['peak_rss'] * 2 < smk['peak_rss_kib'] * 1024,
+          '%s: task peak %r KiB not below half of snakemake %r KiB: its copy of snakemake' %
+          (b, t['peak_rss'] // 1024, smk['peak_rss_kib']))
+    if bench_rss[b] not in ('-', 'NA', ''):
+        check(float(bench_rss[b]) * 1024 <= t['peak_rss_exit_sum'] // 1024 + slack * len(mem),
+              '%s: benchmark max_rss %s MiB above the sum of the members own peaks %r KiB' %
+              (b, bench_rss[b], t['peak_rss_exit_sum'] // 1024))
 top = json.load(open('top.json'))
 rows = [r for r in top if r['tool'] != '(none)']
 check(len(rows) == 4 and all(r['tasks'] == 1 for r in rows), 'top --by task: %r' % [(r['tool'], r['tasks']) for r in rows])
@@ -115,6 +142,8 @@ rules = {r['name']: r for r in json.load(open('rs.json'))['rules']}
 cfg = open('smk/prof/config.yaml').read()
 for n in ('prep', 'merge'):
     mb = -(-rules[n]['suggest']['memory_bytes'] // 1000000)
+    check(rules[n]['suggest']['memory_bytes'] == 64 << 20,
+          '%s: memory suggested %r, want the 64 MiB step for its few-MiB tools' % (n, rules[n]['suggest']['memory_bytes']))
     check('  - %s:mem_mb=%d\\n' % (n, mb) in cfg, '%s: want mem_mb=%d in %r' % (n, mb, cfg))
 "
 	(cd smk && timeout 300 snakemake --profile prof -n -j 2 > prof.out 2>&1) ||

@@ -590,6 +590,64 @@ static void test_combined_peak(void **st)
 	tza_tasks_free(t);
 }
 
+/* A member's own peak (tza_proc_own_rss_kib): its images from its first exec
+ * on, not the copy of its parent it ran before (in the process peak) */
+static void test_own_peak(void **st)
+{
+	(void)st;
+	static struct hand h;
+	hand_init(&h);
+	struct tza_proc *r = hp(&h, NULL, "/usr/bin/python3", "python3|wf.py", 0, 10000, 1);
+	struct tza_proc *a = hp(&h, r, "/usr/bin/bash", "bash|-c|x", 1000, 9000, 10);
+	struct tza_proc *b = hp(&h, a, NULL, NULL, 2000, 2500, 10);
+	struct tza_proc *c = hp(&h, a, "/usr/bin/env", "env|gzip", 3000, 8000, 10);
+	/* a: forked at 1000 from the 900 KiB python, exec'd bash at 1500
+	 * (sampled at 1200 in its copy: 800), then gzip at 3000: bash's peak
+	 * 40 (prev_maxrss_kib), signal->maxrss then 900 (maxrss_before_kib) */
+	h.e[a->index].ts_ns = 1500;
+	hexec(&h, a, "/usr/bin/gzip", "gzip|-d", 3000);
+	struct tza_exec *x = &a->execs[1];
+	x->prev_maxrss_kib = 40;
+	x->maxrss_before_kib = 900;
+	x->byname_known = (1u << TZA_XB_prev_maxrss_kib) | (1u << TZA_XB_maxrss_before_kib);
+	a->maxrss_kib = 30;
+	h.smp[a->index][0] = (struct tza_sample){.ts_ns = 1200, .rss_kib = 800};
+	h.smp[a->index][1] = (struct tza_sample){.ts_ns = 2000, .rss_kib = 35};
+	h.res[a->index] =
+	    (struct tza_proc_res){.samples = h.smp[a->index], .nsamples = 2, .nsamples_seen = 2};
+	a->res = &h.res[a->index];
+	/* b: a subshell that never exec'd: its whole peak */
+	b->maxrss_kib = 5;
+	/* c: env then gzip, from a recorder before exec schema v3 (no
+	 * per-image peaks): its last image's */
+	hexec(&h, c, "/usr/bin/gzip", "gzip", 3100);
+	c->maxrss_kib = 20;
+
+	assert_int_equal(tza_proc_peak_rss_kib(a), 900);
+	assert_int_equal(tza_proc_own_rss_kib(a), 40);
+	assert_int_equal(tza_proc_own_rss_kib(b), 5);
+	assert_int_equal(tza_proc_own_rss_kib(c), 20);
+	struct tza_task_input in = {0};
+	struct tza_tasks *t;
+	assert_int_equal(tza_tasks_build_in(&h.m, &in, &t), 0);
+	assert_int_equal(t->n, 1);
+	assert_ptr_equal(t->tasks[0].root, a);
+	/* the 800 KiB sample before a's exec is not the task's; 35 sampled,
+	 * raised to the largest own peak */
+	assert_int_equal(t->tasks[0].exit_rss_max_kib, 40);
+	assert_int_equal(t->tasks[0].exit_rss_sum_kib, 40 + 5 + 20);
+	assert_int_equal(t->tasks[0].peak_rss_kib, 40);
+	tza_tasks_free(t);
+
+	/* still running: its largest sample (800, maxrss_kib) was its copy;
+	 * the kept ones from its first exec on and its replaced images count */
+	a->flags |= TZA_P_NO_EXIT | TZA_P_SAMPLED;
+	a->maxrss_kib = 800;
+	assert_int_equal(tza_proc_own_rss_kib(a), 40);
+	h.smp[a->index][1].rss_kib = 60;
+	assert_int_equal(tza_proc_own_rss_kib(a), 60);
+}
+
 /* ------------------------------------------------- the path of tasks */
 
 /* A synthetic task: [start, end], reading ins and writing outs (NULL: no
@@ -1190,10 +1248,10 @@ static void test_group_failed(void **st)
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_snakemake_local),
 	  cmocka_unit_test(test_snakemake_cluster), cmocka_unit_test(test_snakemake_cluster_record),
 	  cmocka_unit_test(test_snakemake_job_hash), cmocka_unit_test(test_manager_no_fallback),
-	  cmocka_unit_test(test_snakemake_cluster_run),
-	  cmocka_unit_test(test_nextflow),
+	  cmocka_unit_test(test_snakemake_cluster_run), cmocka_unit_test(test_nextflow),
 	  cmocka_unit_test(test_generic_and_child), cmocka_unit_test(test_cgroups),
-	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_task_path), cmocka_unit_test(test_task_path_binding),
+	  cmocka_unit_test(test_combined_peak), cmocka_unit_test(test_own_peak),
+	  cmocka_unit_test(test_task_path), cmocka_unit_test(test_task_path_binding),
 	  cmocka_unit_test(test_snakemake_same_cmd), cmocka_unit_test(test_snakemake_failed_retry),
 	  cmocka_unit_test(test_snakemake_script_cluster), cmocka_unit_test(test_unrecorded_images),
 	  cmocka_unit_test(test_group_failed))
