@@ -33,20 +33,7 @@ for f in a b c; do
 done
 
 # MEMBER block offsets and the member each names, from the walk of [X1]
-python3 - <<'PY' >blocks.txt
-import struct
-b = open("run.tz", "rb").read()
-pos = struct.unpack_from("<I", b, 12)[0]
-while pos < len(b):
-    typ, ext, plen = b[pos + 4], *struct.unpack_from("<HI", b, pos + 6)
-    size = 40 + ext + plen
-    if typ == 7:
-        mlen = struct.unpack_from("<Q", b, pos + 32)[0]
-        print(pos, pos + size, mlen)
-        pos += size + mlen
-    else:
-        pos += size
-PY
+python3 "$TESTS_DIR/integration/member_blocks.py" run.tz >blocks.txt
 [ "$(wc -l <blocks.txt)" = 3 ] || fail "run.tz: not 3 MEMBER blocks: $(cat blocks.txt)"
 read -r blk0 _ _ < <(sed -n 1p blocks.txt)
 read -r blk1 mem1 len1 < <(sed -n 2p blocks.txt)

@@ -25,20 +25,7 @@ for f in clip edge pipeline; do
 done
 
 # MEMBER block offset, member offset, member length, from the walk of [X1]
-python3 - <<'PY' >blocks.txt
-import struct
-b = open("run.tz", "rb").read()
-pos = struct.unpack_from("<I", b, 12)[0]
-while pos < len(b):
-    typ, ext, plen = b[pos + 4], *struct.unpack_from("<HI", b, pos + 6)
-    size = 40 + ext + plen
-    if typ == 7:
-        mlen = struct.unpack_from("<Q", b, pos + 32)[0]
-        print(pos, pos + size, mlen)
-        pos += size + mlen
-    else:
-        pos += size
-PY
+python3 "$TESTS_DIR/integration/member_blocks.py" run.tz >blocks.txt
 [ "$(wc -l <blocks.txt)" = 3 ] || { echo "FAIL run.tz: not 3 MEMBER blocks: $(cat blocks.txt)"; exit 1; }
 read -r blk1 mem1 _ < <(sed -n 2p blocks.txt)
 read -r blk2 mem2 len2 < <(sed -n 3p blocks.txt)
