@@ -49,6 +49,13 @@ double tza_group_cores(const struct tza_group *g)
 	return g->cores_wall_ns ? (double)g->cpu_ns / (double)g->cores_wall_ns : 0;
 }
 
+int tza_group_peak(const struct tza_group *g, uint64_t *kib)
+{
+	int known = g->tasks ? g->task_rss_known != 0 : g->rss_known || !g->count;
+	*kib = !known ? 0 : g->tasks ? g->task_peak_rss_kib : g->peak_rss_kib;
+	return known;
+}
+
 static int cmp_group_cpu(const void *a, const void *b)
 {
 	const struct tza_group *x = a, *y = b;

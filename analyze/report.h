@@ -276,6 +276,14 @@ extern const char *const tza_flag_names[5];
  * Task groupings: its tasks' CPU over their walls, as export --tasks %cpu
  * of one task, not diluted by a job's waiting wrapper shells. */
 double tza_group_cores(const struct tza_group *g);
+/* g's PEAK RSS as top shows it (the one definition top's column, its
+ * --sort rss and diff's PEAK RSS A/B use), KiB: a group of tasks (a task
+ * grouping, tasks > 0) the largest combined peak of one of its tasks
+ * (task_peak_rss_kib), else the highest peak of one process (peak_rss_kib).
+ * Returns 1 with *kib, or 0 with *kib 0 when unknown (no task's, or no
+ * process's, peak is known: views show "-", JSON null). A group of no
+ * process (a run without it, diff) is known, 0. */
+int tza_group_peak(const struct tza_group *g, uint64_t *kib);
 
 /*
  * CPU ns used over a window [a, b] (CLOCK_BOOTTIME ns) by all the traced
