@@ -6,6 +6,12 @@
 #                        task's wall once, CPU, PEAK RSS the largest combined
 #                        peak of one task), checked against top's JSON and
 #                        against export --tasks (each task's own row)
+#   a process's peak RSS  tree, export jsonl/csv/chrome and the report agree:
+#                        a running process's up to its last sample, unknown
+#                        "-"/null/empty, never 0
+#   top --sort rss       sorts a task grouping by the PEAK RSS it shows (the
+#                        combined peak of one task); export --tasks peak_rss
+#                        is 0 for a known 0, as top
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 S=${TESTS_DIR:?}/../samples/pipeline.tz
@@ -138,4 +144,32 @@ check(r['hover'] and r['hover'].startswith('pid 299 ') and '\npeak RSS -,' in r[
 else
 	echo "skip report part: node or chromium missing (scripts/deps.sh --test)"
 fi
+
+# ---- tasks whose combined peak is not their largest process's (tasks.tz,
+# --task 'wide|narrow|nil'): wide's three leaves of 1 MiB at once make 3
+# MiB, narrow's one process 2 MiB, nil exited with 0 KiB
+TR='wide|narrow|nil'
+timeout 60 "$A" top --by rule --task "$TR" --sort rss -n 0 --json syn/tasks.tz > rss.json || fail "top --sort rss --json"
+timeout 60 "$A" top --by rule --task "$TR" --sort rss -n 0 syn/tasks.tz > rss.txt || fail "top --sort rss"
+timeout 60 "$A" export --tasks --format jsonl --task "$TR" syn/tasks.tz > tt.jsonl || fail "export --tasks jsonl"
+timeout 60 "$A" export --tasks --format csv --task "$TR" syn/tasks.tz > tt.csv || fail "export --tasks csv"
+pycheck tt.jsonl "
+import csv
+g = json.load(open('rss.json'))
+shown = lambda x: (x['task_peak_rss_kib'] if x['tasks'] else x['peak_rss_kib'])
+want = {'wide': 3072, 'narrow': 2048, 'nil': 0, '(none)': 0}
+check({x['tool']: shown(x) for x in g} == want, 'top --by rule PEAK RSS: %r, want %r' % ({x['tool']: shown(x) for x in g}, want))
+# sorted by what is shown (wide's processes peak at 1 MiB each, below narrow)
+v = [-1 if shown(x) is None else shown(x) for x in g]
+check(v == sorted(v, reverse=True) and g[0]['tool'] == 'wide', 'top --sort rss --json order: %r' % [(x['tool'], shown(x)) for x in g])
+rows = [l.split()[0] for l in open('rss.txt').read().splitlines()[1:]]
+check(rows[:2] == ['wide', 'narrow'], 'top --sort rss: %r' % rows)
+# export --tasks: nil's known 0 is 0, not empty; the others as top
+tasks = {t['name']: t for t in procs}
+check({k: t['peak_rss'] for k, t in tasks.items()} == {'wide': 3 << 20, 'narrow': 2 << 20, 'nil': 0}, 'export --tasks peak_rss: %r' % tasks)
+srows = {r['name']: r['peak_rss'] for r in csv.DictReader(open('tt.csv'))}
+check(srows == {'wide': str(3 << 20), 'narrow': str(2 << 20), 'nil': '0'}, 'export --tasks csv peak_rss: %r' % srows)
+"
+echo "ok   top --sort rss sorts tasks by the combined peak it shows; export --tasks says 0 for a known 0"
+
 exit 0
