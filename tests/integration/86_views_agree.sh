@@ -12,6 +12,8 @@
 #   top --sort rss       sorts a task grouping by the PEAK RSS it shows (the
 #                        combined peak of one task); export --tasks peak_rss
 #                        is 0 for a known 0, as top
+#   report read/written  the page's top tools and process columns say they
+#                        are storage bytes, not top's RCHAR/WCHAR
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 S=${TESTS_DIR:?}/../samples/pipeline.tz
@@ -123,7 +125,7 @@ echo "ok   a process's peak RSS: tree, export jsonl/csv/chrome agree (running: t
 # unknown peak (the slice's root shell is the first bar), the running
 # process's sampled peak, a known 0 as 0 B
 if command -v node >/dev/null && command -v "${CHROMIUM:-chromium}" >/dev/null; then
-	rows='Array.from(document.querySelectorAll("#pbody .vrow:not([hidden])")).map(function (r) { return Array.from(r.children).map(function (c) { return c.textContent; }); })'
+	rows='[Array.from(document.querySelectorAll("#pbody .vrow:not([hidden])")).map(function (r) { return Array.from(r.children).map(function (c) { return c.textContent; }); }), Array.from(document.querySelectorAll("#tools-table th")).map(function (c) { return c.textContent; }), Array.from(document.querySelectorAll("#phead div")).map(function (c) { return c.textContent; }), document.getElementById("tools-body").textContent]'
 	for t in syn/clip r; do
 		b=$(basename $t)
 		timeout 120 "$A" report -o $b.html $t.tz 2>/dev/null || fail "report $t"
@@ -134,13 +136,19 @@ if command -v node >/dev/null && command -v "${CHROMIUM:-chromium}" >/dev/null; 
 for b, want in (('clip', {'302': '2.0 MiB', '301': '0 B'}), ('r', {'299': '-', '311': '-', '330': '0 B', '310': '4.0 MiB'})):
     r = json.load(open(b + '.cdp.json'))
     check(r['errors'] == [] and r['dom']['page_errors'] is None, (r['errors'], r['dom']['page_errors']))
-    shown = {row[0]: row[5] for row in r['eval']}
+    shown = {row[0]: row[5] for row in r['eval'][0]}
     for pid, w in want.items():
         check(shown.get(pid) == w, '%s: pid %s peak RSS %r in the table, want %r' % (b, pid, shown.get(pid), w))
 r = json.load(open('r.cdp.json'))
 check(r['hover'] and r['hover'].startswith('pid 299 ') and '\npeak RSS -,' in r['hover'], 'hover: %r' % r['hover'])
+# read and written are storage bytes (top --json read_bytes/write_bytes), not
+# top's RCHAR/WCHAR: the page says which
+rows, th, ph, body = r['eval']
+check(th[6:8] == ['storage read', 'storage written'], 'top tools headings: %r' % th)
+check('not tracer-analyze top\'s RCHAR and WCHAR' in body, 'top tools: no note on RCHAR/WCHAR: %r' % body[-300:])
+check('storage I/O' in ph and ', storage read ' in r['hover'], 'process table %r, hover %r' % (ph, r['hover']))
 "
-	echo "ok   report: the process table and the hover say - for an unknown peak"
+	echo "ok   report: the process table and the hover say - for an unknown peak; read/written said to be storage bytes"
 else
 	echo "skip report part: node or chromium missing (scripts/deps.sh --test)"
 fi
