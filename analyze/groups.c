@@ -149,7 +149,7 @@ static int group_eq(const void *ctx, uint32_t idx, const char *s, size_t n)
 static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, uint64_t *s,
 			   uint64_t *e)
 {
-	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : tza_proc_charged_from(p);
+	*s = tza_proc_span_start(m, p);
 	*e = tza_proc_end(m, p);
 	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
 }

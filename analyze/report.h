@@ -99,6 +99,12 @@ const char *tza_trace_what(tz_reader *r, struct tza_model *m, char *buf, size_t 
 
 /* Effective end of a process: its exit, or the trace's end while running. */
 uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p);
+/* Effective start of a process's span in the views that count its wall (top
+ * WALL, tree's duration, a task's start): its start, or the slice window's
+ * start for one that began before the window (tza_proc_charged_from), or the
+ * recording's start (m->t0_ns) for a pre-existing one that began before it.
+ * CLOCK_BOOTTIME ns. */
+uint64_t tza_proc_span_start(const struct tza_model *m, const struct tza_proc *p);
 /* utime + stime, ns */
 static inline uint64_t tza_proc_cpu(const struct tza_proc *p)
 {

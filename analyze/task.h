@@ -47,7 +47,9 @@ struct tza_task {
 	struct tza_proc *root;	/* its root process (owned by the model) */
 
 	/* Numbers (docs "Tasks"); times CLOCK_BOOTTIME ns */
-	uint64_t start_ns;	/* root's start */
+	uint64_t start_ns;	/* root's start; clipped as its wall is counted
+				   (tza_proc_span_start): a slice's window start
+				   for a root that began before it */
 	uint64_t end_ns;	/* latest member end (the trace's end while running) */
 	uint64_t cpu_ns;	/* user + system over all members: exit totals, the
 				   last sample of running members (TZA_P_SAMPLED) */

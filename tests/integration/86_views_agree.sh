@@ -12,6 +12,8 @@
 #   top --sort rss       sorts a task grouping by the PEAK RSS it shows (the
 #                        combined peak of one task); export --tasks peak_rss
 #                        is 0 for a known 0, as top
+#   slice tasks          a slice's tasks start at its window, as their
+#                        roots' wall in the per-process views
 #   report read/written  the page's top tools and process columns say they
 #                        are storage bytes, not top's RCHAR/WCHAR
 . "$(dirname "$0")/lib.sh"
@@ -179,5 +181,31 @@ srows = {r['name']: r['peak_rss'] for r in csv.DictReader(open('tt.csv'))}
 check(srows == {'wide': str(3 << 20), 'narrow': str(2 << 20), 'nil': '0'}, 'export --tasks csv peak_rss: %r' % srows)
 "
 echo "ok   top --sort rss sorts tasks by the combined peak it shows; export --tasks says 0 for a known 0"
+
+
+# ---- a slice's tasks are clipped to its window like its processes: wide
+# and narrow start 1 s before the window 2..5 s and run through it (truth:
+# test_model's times); their tasks' start is the window's, their wall 3 s,
+# as the per-process views (top --by tool, tree) count their roots
+timeout 60 "$A" slice --from 2 --to 5 syn/tasks.tz ts.tz 2>/dev/null || fail "slice tasks.tz"
+timeout 60 "$A" export --tasks --format jsonl --task "$TR" ts.tz > ts.jsonl || fail "export --tasks (slice)"
+timeout 60 "$A" top --by rule --json --task "$TR" ts.tz > tsr.json || fail "top --by rule (slice)"
+timeout 60 "$A" top --json ts.tz > tsp.json || fail "top (slice)"
+timeout 60 "$A" rightsize --json --task "$TR" ts.tz > tsz.json || fail "rightsize (slice)"
+pycheck ts.jsonl "
+tasks = {t['name']: t for t in procs}
+check(set(tasks) == {'wide', 'narrow'}, 'tasks in the window: %r' % list(tasks))
+per = {g['tool']: g for g in json.load(open('tsp.json'))}
+rule = {g['tool']: g for g in json.load(open('tsr.json'))}
+rs = {r['name']: r for r in json.load(open('tsz.json'))['rules']}
+for k, t in tasks.items():
+    check(t['start_s'] == 0 and t['wall_s'] == 3, '%s: task start_s %r wall_s %r, want 0 and 3 (the window)' % (k, t['start_s'], t['wall_s']))
+    check(rule[k]['task_wall_s'] == 3 and rs[k]['max_wall_s'] == 3, '%s: top task_wall_s %r, rightsize max_wall_s %r' % (k, rule[k]['task_wall_s'], rs[k]['max_wall_s']))
+    check(abs(t['%cpu'] - round(100 * t['cpu_s'] / 3, 1)) < 0.051, '%s: %%cpu %r over 3 s' % (k, t['%cpu']))
+# narrow is one process: its task is its process, in every view
+check(per['narrow']['wall_s'] == tasks['narrow']['wall_s'] and per['narrow']['cpu_s'] == tasks['narrow']['cpu_s'],
+      'narrow: process wall %r cpu %r, task %r %r' % (per['narrow']['wall_s'], per['narrow']['cpu_s'], tasks['narrow']['wall_s'], tasks['narrow']['cpu_s']))
+"
+echo "ok   slice: tasks start at the window and last 3 s, as their processes"
 
 exit 0
