@@ -26,8 +26,9 @@ static const struct tza_cmd_spec cat_spec = {
 		"line '== RUN.tz[i]: host NAME =='.\n\n",
     .notes = "Every readable event is printed. Exit status: 0 the file is whole, 1 unreadable,\n"
 	     "or not whole: damaged or duplicated blocks skipped, truncated or unfinished (no\n"
-	     "footer), a footer index that does not describe the file (one line on stderr\n"
-	     "says which; --partial makes these 0), 2 usage.\n",
+	     "footer), still being written (a recorder holds it), a footer index that does\n"
+	     "not describe the file (one line on stderr says which; --partial makes these\n"
+	     "0), 2 usage.\n",
     .examples = "  tracer-analyze cat run.tz | head\n"
 		"  tracer-analyze cat --type exec --from 10 --to 12.5 run.tz\n"
 		"  tracer-analyze cat --from 2026-11-29T10:00:00 --type exec,exit run.tz\n",
@@ -214,6 +215,10 @@ static int cat_verdict(tz_reader *r, const char *path, int rc)
 				 in->duplicate_blocks);
 		tza_err("%s (%" PRIu64 " damaged block%s skipped%s)", tz_reader_errmsg(r),
 			in->corrupt_blocks, in->corrupt_blocks == 1 ? "" : "s", dup);
+		ret = TZA_EXIT_FAIL;
+	} else if (in->live) { /* not abandoned: as summary and info say */
+		tza_err("'%s': still being written (the recorder is running): every block sealed "
+			"so far was printed", path);
 		ret = TZA_EXIT_FAIL;
 	} else if (in->unfinished && !in->ring) {
 		tza_err("'%s': truncated or unfinished trace (no footer): every sealed block "

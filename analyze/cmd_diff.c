@@ -21,6 +21,9 @@ static const struct tza_cmd_spec diff_spec = {
 		"(|wall B - wall A| + |CPU B - CPU A|). Groups present in one run only are\n"
 		"listed as \"only in A\" / \"only in B\". A peak RSS is \"-\" (null) where no\n"
 		"process of the group has a known RSS (a slice's, no sample by its end).\n"
+		"Task groupings (--by task|rule|job|container) compare top's figures:\n"
+		"TASKS, WALL each task's wall once (root start to last member end), the\n"
+		"tasks' CPU, PEAK RSS the largest combined peak of one task.\n"
 		"A or B a run on several hosts (a multi-host trace or a directory of traces):\n"
 		"its groups summed over its hosts, its makespan on the wall clock.\n"
 		"\n",
@@ -94,7 +97,9 @@ int tza_diff_rows(struct tza_group *a, uint32_t na, struct tza_group *b, uint32_
 		if (k >= 0)
 			rw.b = &b[j++];
 		rw.key = rw.a ? rw.a->key : rw.b->key;
-		double wa = rw.a ? (double)rw.a->wall_ns : 0, wb = rw.b ? (double)rw.b->wall_ns : 0;
+		/* the wall top shows (tza_group: cores_wall_ns) */
+		double wa = rw.a ? (double)rw.a->cores_wall_ns : 0;
+		double wb = rw.b ? (double)rw.b->cores_wall_ns : 0;
 		double ca = rw.a ? (double)rw.a->cpu_ns : 0, cb = rw.b ? (double)rw.b->cpu_ns : 0;
 		rw.change = fabs(wb - wa) + fabs(cb - ca);
 		v[n++] = rw;
@@ -150,8 +155,8 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 			 "\"count_b\", \"wall_a_s\", \"wall_b_s\", \"cpu_a_s\", \"cpu_b_s\",\n"
 			 "\"peak_rss_a_kib\", \"peak_rss_b_kib\", \"io_a_bytes\",\n"
 			 "\"io_b_bytes\", \"wall_ratio\", \"cpu_ratio\"}...]}; task groupings\n"
-			 "add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column), and\n"
-			 "their peak RSS is the largest combined peak of one task, as top's"),
+			 "add \"tasks_a\", \"tasks_b\" (the text's TASKS A/B column) and\n"
+			 "their wall_*_s and peak_rss_*_kib are the tasks' (as the text's)"),
 		OPT_END_TRACE,
 	};
 	int rc = tza_options_parse(&diff_spec, opts, argc, argv);
@@ -164,29 +169,16 @@ static int diff_parse(int argc, char **argv, struct diff_opts *o)
 
 static const struct tza_group zero_group;
 
-/* g's peak RSS, KiB, as top's PEAK RSS: with tasks (a task grouping) the
- * largest combined peak of one of its tasks (their members' own, task.h),
- * else the largest of one process (its tool's images) */
-static uint64_t grp_rss(const struct tza_group *g)
-{
-	return g->tasks ? g->task_peak_rss_kib : g->peak_rss_kib;
-}
-
-/* g's peak RSS is unknown: no task of it has a known combined peak, or
- * (without tasks) no process of it a known RSS (a slice's, report.h
- * rss_known); a side without the group has none, 0 */
-static int rss_unknown(const struct tza_group *g)
-{
-	return g->tasks ? !g->task_rss_known : g->count && !g->rss_known;
-}
-
-/* ",\"KEY\":" and g's peak RSS, KiB, or null when unknown */
+/* ",\"KEY\":" and g's peak RSS as top shows it (tza_group_peak: a task
+ * grouping's the largest combined peak of one task), KiB, or null when
+ * unknown; a side without the group has none, 0 */
 static void json_rss(FILE *f, const char *key, const struct tza_group *g)
 {
-	if (rss_unknown(g))
+	uint64_t kib;
+	if (!tza_group_peak(g, &kib))
 		fprintf(f, ",\"%s\":null", key);
 	else
-		fprintf(f, ",\"%s\":%llu", key, (unsigned long long)grp_rss(g));
+		fprintf(f, ",\"%s\":%llu", key, (unsigned long long)kib);
 }
 
 /* The JSON object: the files, the makespans, the first show rows */
@@ -217,9 +209,9 @@ static void diff_json(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 			: rows[k].a	       ? "a"
 					       : "b",
 			(unsigned long long)a->count, (unsigned long long)b->count);
-		tza_json_secs(f, (int64_t)a->wall_ns);
+		tza_json_secs(f, (int64_t)a->cores_wall_ns); /* top's WALL */
 		fputs(",\"wall_b_s\":", f);
-		tza_json_secs(f, (int64_t)b->wall_ns);
+		tza_json_secs(f, (int64_t)b->cores_wall_ns);
 		fputs(",\"cpu_a_s\":", f);
 		tza_json_secs(f, (int64_t)a->cpu_ns);
 		fputs(",\"cpu_b_s\":", f);
@@ -232,7 +224,7 @@ static void diff_json(FILE *f, const struct tza_diff_head *h, enum tza_by by,
 		fprintf(f, ",\"io_a_bytes\":%llu,\"io_b_bytes\":%llu,\"wall_ratio\":",
 			(unsigned long long)(a->rchar + a->wchar),
 			(unsigned long long)(b->rchar + b->wchar));
-		jratio(f, ratio(a->wall_ns, b->wall_ns));
+		jratio(f, ratio(a->cores_wall_ns, b->cores_wall_ns));
 		fputs(",\"cpu_ratio\":", f);
 		jratio(f, ratio(a->cpu_ns, b->cpu_ns));
 		fputc('}', f);
@@ -250,18 +242,20 @@ static void diff_text_row(FILE *f, const struct tza_diff_row *row, enum tza_by b
 	snprintf(cnt, sizeof(cnt), "%llu/%llu",
 		 (unsigned long long)(by >= TZA_BY_TASK ? a->tasks : a->count),
 		 (unsigned long long)(by >= TZA_BY_TASK ? b->tasks : b->count));
-	snprintf(wall, sizeof(wall), "%s/%s", tza_fmt_dur(x[0], 32, a->wall_ns),
-		 tza_fmt_dur(x[1], 32, b->wall_ns));
+	uint64_t ka, kb;
+	int known_a = tza_group_peak(a, &ka), known_b = tza_group_peak(b, &kb);
+	/* WALL and PEAK RSS as top shows them (task groupings: the tasks') */
+	snprintf(wall, sizeof(wall), "%s/%s", tza_fmt_dur(x[0], 32, a->cores_wall_ns),
+		 tza_fmt_dur(x[1], 32, b->cores_wall_ns));
 	snprintf(cpu, sizeof(cpu), "%s/%s", tza_fmt_dur(x[2], 32, a->cpu_ns),
 		 tza_fmt_dur(x[3], 32, b->cpu_ns));
-	snprintf(rss, sizeof(rss), "%s/%s",
-		 rss_unknown(a) ? "-" : tza_fmt_bytes(x[4], 32, grp_rss(a) * 1024),
-		 rss_unknown(b) ? "-" : tza_fmt_bytes(x[5], 32, grp_rss(b) * 1024));
+	snprintf(rss, sizeof(rss), "%s/%s", !known_a ? "-" : tza_fmt_bytes(x[4], 32, ka * 1024),
+		 !known_b ? "-" : tza_fmt_bytes(x[5], 32, kb * 1024));
 	snprintf(io, sizeof(io), "%s/%s", tza_fmt_bytes(x[6], 32, a->rchar + a->wchar),
 		 tza_fmt_bytes(x[7], 32, b->rchar + b->wchar));
 	tza_put_key(f, row->key, w);
 	fprintf(f, " %13s %21s %7s %21s %7s %21s %21s%s\n", cnt, wall,
-		tratio(x[8], 32, ratio(a->wall_ns, b->wall_ns)), cpu,
+		tratio(x[8], 32, ratio(a->cores_wall_ns, b->cores_wall_ns)), cpu,
 		tratio(x[9], 32, ratio(a->cpu_ns, b->cpu_ns)), rss, io,
 		!row->a	  ? "  only in B"
 		: !row->b ? "  only in A"

@@ -28,7 +28,9 @@ static const struct tza_cmd_spec recover_spec = {
 		"which its MEMBER block held, is named 'salvaged at offset N (host H,\n"
 		"started T)', and one the file ends inside is said cut and marked partial\n"
 		"in OUT.\n\n",
-    .notes = "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n",
+    .notes = "Exit status: 0 written, 1 IN unreadable or OUT not written, 2 usage.\n"
+	     "IN still being written (a recorder holds it): OUT is what was sealed by\n"
+	     "then, exit 0, and a line on stderr says so.\n",
     .examples = "  tracer-analyze recover -o fixed.tz crashed.tz\n"
 		"  tracer-analyze recover crashed.tz fixed.tz\n"
 		"  tracer-analyze recover -f flight.tz linear.tz\n",
@@ -56,7 +58,11 @@ static int recover_one(const char *in, tz_reader *r, const char *out_path, const
 	if (damaged)
 		tza_err("'%s': %" PRIu64 " damaged block%s left out (last: %s)", in, damaged,
 			tza_plural(damaged), tz_reader_errmsg(r));
-	if (i->torn_tail_bytes) {
+	if (i->live) { /* not abandoned: its end is being written (as summary says) */
+		tza_err("'%s': still being written (the recorder is running): '%s' holds what it "
+			"had sealed by now; recover it again once recording ends",
+			in, out);
+	} else if (i->torn_tail_bytes) {
 		char cut[256];
 		tza_err("'%s': %s, left out", in, tza_cut_text(cut, sizeof(cut), i));
 	} else if (i->unfinished && !i->live) {

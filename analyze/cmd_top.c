@@ -63,8 +63,11 @@ static double colval(const struct tza_group *g)
 	case 3: return (double)g->count;
 	case 4: return tza_group_cores(g);
 	case 5: return g->max_cores;
-	case 6: /* unknown (no process's RSS known) after every known, 0 too */
-		return !g->tasks && !g->rss_known ? -1.0 : (double)g->peak_rss_kib;
+	case 6: { /* PEAK RSS as shown (a group of tasks: the largest combined
+		     peak of one task); unknown after every known, 0 too */
+		uint64_t kib;
+		return tza_group_peak(g, &kib) ? (double)kib : -1.0;
+	}
 	case 7: return (double)g->read_bytes;
 	case 8: return (double)g->write_bytes;
 	case 9: return (double)(g->rchar + g->wchar);
@@ -159,6 +162,7 @@ static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw,
 {
 	const struct tza_group *x = &row->g;
 	char b[8][32];
+	uint64_t peak;
 	if (row->host) {
 		tza_put_key(f, row->host, hw);
 		fputc(' ', f);
@@ -168,8 +172,7 @@ static void text_row(FILE *f, const struct top_row *row, enum tza_by by, int hw,
 		tza_fmt_count(b[0], 32, by >= TZA_BY_TASK ? x->tasks : x->count),
 		tza_fmt_dur(b[1], 32, x->cores_wall_ns), tza_fmt_dur(b[2], 32, x->last_ns - x->first_ns),
 		tza_fmt_dur(b[3], 32, x->cpu_ns), tza_group_cores(x), x->max_cores,
-		(x->tasks ? !x->task_rss_known : !x->rss_known) ? "-"
-		: tza_fmt_bytes(b[4], 32, (x->tasks ? x->task_peak_rss_kib : x->peak_rss_kib) * 1024),
+		!tza_group_peak(x, &peak) ? "-" : tza_fmt_bytes(b[4], 32, peak * 1024),
 		tza_fmt_bytes(b[5], 32, x->rchar), tza_fmt_bytes(b[6], 32, x->wchar),
 		row->makespan_ns ? 100.0 * (double)x->critical_ns / (double)row->makespan_ns : 0.0);
 	flags_text(f, x->flags);
@@ -350,7 +353,8 @@ int cmd_top(int argc, char **argv)
 			 "a usage error)"),
 		OPT_ENUM('s', "sort", "COL", &sort_col, cols,
 			 "cpu (default), wall, span, count, cores, max_cores, rss\n"
-			 "(an unknown RSS last), read, write, io, critical, name"),
+			 "(PEAK RSS as shown, an unknown last), read, write, io,\n"
+			 "critical, name"),
 		OPT_U64_SEEN('n', "limit", "N", &limit, 0, 1000000000, &limit_set,
 			     "show the first N groups (text default 30, 0 = all)"),
 		OPT_FLAG('j', "json", &json,

@@ -133,10 +133,11 @@ static void line(FILE *f, struct ctx *c, struct tza_proc *p)
 		tza_fmt_dur(b1, sizeof(b1), dur(m, p)));
 	status(f, p);
 	if (!(p->flags & TZA_P_NO_EXIT) || (p->flags & TZA_P_SAMPLED)) {
-		uint64_t peak = tza_proc_peak_rss_kib(p);
+		uint64_t peak; /* the one definition: export's peak_rss_kib */
+		int known = tza_proc_peak_view(p, &peak, NULL);
 		fprintf(f, "  cpu %s  rss %s%s", tza_fmt_dur(b2, sizeof(b2), tza_proc_cpu(p)),
-			!tza_proc_rss_known(p) ? "-" : tza_fmt_bytes(b3, sizeof(b3), peak * 1024),
-			p->flags & TZA_P_SAMPLED ? " (to its last sample)" : "");
+			!known ? "-" : tza_fmt_bytes(b3, sizeof(b3), peak * 1024),
+			known && (p->flags & TZA_P_SAMPLED) ? " (to its last sample)" : "");
 		/* an earlier image had the peak: the last one's own */
 		if (peak > p->maxrss_kib)
 			fprintf(f, " (last image %s)",

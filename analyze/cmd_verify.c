@@ -23,7 +23,8 @@ static const struct tza_cmd_spec verify_spec = {
     .notes = "Exit status: 0 every block is good, 1 damaged or unreadable, 2 usage.\n"
 	     "A file that was not closed cleanly (no footer; a ring file: final metadata slot\n"
 	     "empty) but whose blocks are all good verifies (a note says so); 'tracer-analyze\n"
-	     "recover' adds the footer.\n",
+	     "recover' adds the footer. One a recorder still writes verifies so, its note\n"
+	     "saying \"still being written\".\n",
     .examples = "  tracer-analyze verify run.tz\n"
 		"  tracer-analyze verify -v run.tz | less\n",
     .col = 17,
@@ -83,12 +84,18 @@ static int verify_one(tz_reader *r, const char *path, int verbose)
 	char tail[256];
 	if (tza_tail_text(tail, sizeof(tail), in) && (in->tail_after_footer || !in->torn_tail_bytes))
 		tza_err("'%s': note: %s", path, tail);
+	/* a file a recorder still writes: not abandoned, nothing to recover yet
+	 * (tz_info.live, as summary and info say) */
+	if (in->live)
+		tza_err("'%s': note: still being written (the recorder is running): the blocks "
+			"sealed so far were checked; verify it again once recording ends",
+			path);
 	/* a linear file never closed (a damaged index is a bad block above) */
-	if (!in->ring && !in->has_footer && in->unfinished && !in->tail_after_footer)
+	else if (!in->ring && !in->has_footer && in->unfinished && !in->tail_after_footer)
 		tza_err("'%s': note: no footer index (not closed cleanly); "
 			"'tracer-analyze recover' writes a complete copy",
 			path);
-	if (in->ring && in->unfinished)
+	else if (in->ring && in->unfinished)
 		tza_err("'%s': offset %" PRIu64 ": note: final metadata slot empty (not closed "
 			"cleanly); 'tracer-analyze recover' writes a complete copy",
 			path, in->unfinished_offset);

@@ -17,7 +17,9 @@
 struct tza_diff_row {
 	const char *key;	       /* the group's key, borrowed from a or b */
 	const struct tza_group *a, *b; /* borrowed; NULL: not in that run */
-	double change;		       /* |wall B - wall A| + |CPU B - CPU A|, ns */
+	double change;		       /* |wall B - wall A| + |CPU B - CPU A|, ns;
+					  wall: top's WALL (cores_wall_ns: task
+					  groupings each task's wall once) */
 };
 
 /*

@@ -127,8 +127,9 @@ static void chrome_proc(FILE *f, struct tza_model *m, uint32_t i, enum tza_by by
 	else
 		fprintf(f, ",\"exit_code\":%d", p->exit_code);
 	tza_json_key_secs(f, "cpu_s", (int64_t)tza_proc_cpu(p));
-	if (tza_proc_rss_known(p))
-		fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)tza_proc_peak_rss_kib(p));
+	uint64_t peak; /* as tree: an exit's, a running one's to its last sample */
+	if (tza_proc_peak_view(p, &peak, NULL))
+		fprintf(f, ",\"peak_rss_kib\":%llu}}", (unsigned long long)peak);
 	else
 		fputs(",\"peak_rss_kib\":null}}", f);
 	for (uint32_t k = 0; k < p->nexecs; k++) {

@@ -245,12 +245,26 @@ static void jsonl_end(struct tza_line *l, struct tza_proc *p)
 	} else {
 		lit(l, ",\"utime_s\":null,\"stime_s\":null,\"cpu_pct\":null");
 	}
+	/* the peak as tree shows it: an exit's, or up to the last sample of
+	 * one still running (peak_rss_sampled), else null */
+	uint64_t peak;
+	int sampled, known = tza_proc_peak_view(p, &peak, &sampled);
+	lit(l, ",\"peak_rss_kib\":");
+	if (known)
+		tza_line_u64(l, peak);
+	else
+		lit(l, "null");
+	lit(l, ",\"peak_rss_sampled\":");
+	if (known)
+		line_tf(l, sampled);
+	else
+		lit(l, "null");
 	/* the exit's totals in the keys' order (NULL: io_exact), null while it runs */
 	const struct {
 		const char *key;
 		uint64_t v;
 	} tot[] = {
-		{",\"peak_rss_kib\":", tza_proc_peak_rss_kib(p)}, {",\"rchar\":", p->rchar},
+		{",\"rchar\":", p->rchar},
 		{",\"wchar\":", p->wchar},		{",\"syscr\":", p->syscr},
 		{",\"syscw\":", p->syscw},		{",\"read_bytes\":", p->read_bytes},
 		{",\"write_bytes\":", p->write_bytes},
@@ -423,6 +437,19 @@ static void sv_end(struct tza_line *l, const struct tza_proc *p, char sep)
 	tza_line_fixed(l, (double)p->stime_ns / 1e9, 6);
 }
 
+/* The same 17 columns of a process without an exit: empty but peak_rss_kib
+ * when it has samples (tza_proc_peak_view) */
+static void sv_running(struct tza_line *l, const struct tza_proc *p, char sep)
+{
+	uint64_t peak;
+	tza_line_putc(l, sep);
+	tza_line_putc(l, sep);
+	if (tza_proc_peak_view(p, &peak, NULL))
+		tza_line_u64(l, peak);
+	for (int i = 0; i < 14; i++)
+		tza_line_putc(l, sep);
+}
+
 /* cl: scratch line for the command line */
 static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m,
 		    struct tza_proc *p, enum tza_by by, int tsv, const struct tza_xfleet *x)
@@ -464,9 +491,9 @@ static void sv_proc(struct tza_line *l, struct tza_line *cl, struct tza_model *m
 	tza_line_putc(l, sep);
 	if (ended)
 		sv_end(l, p, sep);
-	else /* still running: only what is known */
-		for (int i = 0; i < 16; i++)
-			tza_line_putc(l, sep);
+	else /* still running: only what is known (peak_rss_kib up to its
+		      last sample, as tree) */
+		sv_running(l, p, sep);
 	tza_line_putc(l, sep);
 	tza_line_u64(l, p->nfailed + p->res->nfailed_omitted);
 	tza_line_putc(l, sep);

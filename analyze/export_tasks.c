@@ -61,7 +61,7 @@ static void task_row(struct tza_line *l, struct tza_model *m, const struct tza_t
 	I("realtime", ended, (int64_t)(wall / 1000000));
 	/* measured, not held to threads as tza_task_cores is (docs "Tasks") */
 	N("%cpu", wall > 0, 100.0 * (double)t->cpu_ns / (double)(wall ? wall : 1), 1);
-	I("peak_rss", t->peak_rss_kib > 0 && tza_task_rss_known(t), (int64_t)(t->peak_rss_kib * 1024));
+	I("peak_rss", tza_task_rss_known(t), (int64_t)(t->peak_rss_kib * 1024)); /* 0 is a value */
 	I("rchar", 1, (int64_t)t->rchar);
 	I("wchar", 1, (int64_t)t->wchar);
 	I("syscr", 1, (int64_t)t->syscr);

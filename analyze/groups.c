@@ -49,6 +49,13 @@ double tza_group_cores(const struct tza_group *g)
 	return g->cores_wall_ns ? (double)g->cpu_ns / (double)g->cores_wall_ns : 0;
 }
 
+int tza_group_peak(const struct tza_group *g, uint64_t *kib)
+{
+	int known = g->tasks ? g->task_rss_known != 0 : g->rss_known || !g->count;
+	*kib = !known ? 0 : g->tasks ? g->task_peak_rss_kib : g->peak_rss_kib;
+	return known;
+}
+
 static int cmp_group_cpu(const void *a, const void *b)
 {
 	const struct tza_group *x = a, *y = b;
@@ -142,7 +149,7 @@ static int group_eq(const void *ctx, uint32_t idx, const char *s, size_t n)
 static uint64_t group_span(const struct tza_model *m, const struct tza_proc *p, uint64_t *s,
 			   uint64_t *e)
 {
-	*s = p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns : tza_proc_charged_from(p);
+	*s = tza_proc_span_start(m, p);
 	*e = tza_proc_end(m, p);
 	return *e > *s && !(p->flags & TZA_P_EXIT_LOST) ? *e - *s : 0;
 }

@@ -327,6 +327,16 @@ int tza_proc_rss_known(const struct tza_proc *p)
 	return !(p->flags & TZA_P_RSS_UNKNOWN) || tza_proc_peak_rss_kib(p);
 }
 
+int tza_proc_peak_view(const struct tza_proc *p, uint64_t *kib, int *sampled)
+{
+	int ended = !(p->flags & TZA_P_NO_EXIT);
+	int known = (ended || (p->flags & TZA_P_SAMPLED)) && tza_proc_rss_known(p);
+	*kib = known ? tza_proc_peak_rss_kib(p) : 0;
+	if (sampled)
+		*sampled = known && !ended;
+	return known;
+}
+
 int64_t tza_exec_wall_ns(const struct tza_proc *p, uint32_t i, uint64_t t1_ns)
 {
 	if (i >= p->nexecs)

@@ -597,6 +597,18 @@ uint64_t tza_proc_own_rss_kib(const struct tza_proc *p);
 int tza_proc_rss_known(const struct tza_proc *p);
 
 /*
+ * p's peak RSS as a view of one process shows it (tree, export jsonl, csv,
+ * chrome, the report), KiB: 1 with *kib when known, an exit's peak
+ * (tza_proc_peak_rss_kib) or, for a process without an exit that has
+ * samples (TZA_P_SAMPLED: still running at the end), the largest RSS up to
+ * its last sample, *sampled then 1 (tree's "(to its last sample)", export's
+ * peak_rss_sampled); 0 with *kib 0 when unknown: no exit and no sample (a
+ * process running unsampled, an exit lost), or !tza_proc_rss_known.
+ * sampled may be NULL.
+ */
+int tza_proc_peak_view(const struct tza_proc *p, uint64_t *kib, int *sampled);
+
+/*
  * Sample s of p says p's RSS and threads: 1, else 0 for a slice's end
  * sample of a process with no sample by then (TZA_P_RSS_UNKNOWN; threads 0,
  * rss_kib 0 mean unknown, docs/EVENTS.md sample). A view draws such a

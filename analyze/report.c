@@ -308,6 +308,12 @@ void tza_machine_get(tz_reader *r, struct tza_machine *mi)
 		mi->mem_kib = x / 1024;
 }
 
+uint64_t tza_proc_span_start(const struct tza_model *m, const struct tza_proc *p)
+{
+	return p->start_ns < m->t0_ns && (p->flags & TZA_P_PRE_EXISTING) ? m->t0_ns
+									 : tza_proc_charged_from(p);
+}
+
 uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p)
 {
 	/* exit lost: its last event (end_ns), never the end of the trace */

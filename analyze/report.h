@@ -99,6 +99,12 @@ const char *tza_trace_what(tz_reader *r, struct tza_model *m, char *buf, size_t 
 
 /* Effective end of a process: its exit, or the trace's end while running. */
 uint64_t tza_proc_end(const struct tza_model *m, const struct tza_proc *p);
+/* Effective start of a process's span in the views that count its wall (top
+ * WALL, tree's duration, a task's start): its start, or the slice window's
+ * start for one that began before the window (tza_proc_charged_from), or the
+ * recording's start (m->t0_ns) for a pre-existing one that began before it.
+ * CLOCK_BOOTTIME ns. */
+uint64_t tza_proc_span_start(const struct tza_model *m, const struct tza_proc *p);
 /* utime + stime, ns */
 static inline uint64_t tza_proc_cpu(const struct tza_proc *p)
 {
@@ -276,6 +282,14 @@ extern const char *const tza_flag_names[5];
  * Task groupings: its tasks' CPU over their walls, as export --tasks %cpu
  * of one task, not diluted by a job's waiting wrapper shells. */
 double tza_group_cores(const struct tza_group *g);
+/* g's PEAK RSS as top shows it (the one definition top's column, its
+ * --sort rss and diff's PEAK RSS A/B use), KiB: a group of tasks (a task
+ * grouping, tasks > 0) the largest combined peak of one of its tasks
+ * (task_peak_rss_kib), else the highest peak of one process (peak_rss_kib).
+ * Returns 1 with *kib, or 0 with *kib 0 when unknown (no task's, or no
+ * process's, peak is known: views show "-", JSON null). A group of no
+ * process (a run without it, diff) is known, 0. */
+int tza_group_peak(const struct tza_group *g, uint64_t *kib);
 
 /*
  * CPU ns used over a window [a, b] (CLOCK_BOOTTIME ns) by all the traced

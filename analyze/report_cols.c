@@ -107,7 +107,7 @@ static const struct {
 	{"tool", SHARED},      {"exit_code", SHARED}, {"signal", SHARED},    {"core_dumped", SHARED},
 	{"utime_s", NUM},      {"stime_s", NUM},      {"peak_rss_kib", NUM}, {"read_bytes", NUM},
 	{"write_bytes", NUM},  {"oom_killed", SHARED}, {"killed_by", SHARED}, {"samples", INDEX},
-	{"exit_lost", SHARED},
+	{"exit_lost", SHARED}, {"peak_rss_sampled", SHARED},
 	/* a run over several hosts only (after NCOL_ONE): each row's host */
 	{"host", INDEX},       {"trace_uuid", INDEX},
 };

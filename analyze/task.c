@@ -179,7 +179,9 @@ static int finish(struct build *b)
 		const struct tza_exec *e = tza_proc_image_inherited(c->root);
 		k->kind = c->kind;
 		k->root = c->root;
-		k->start_ns = c->root->start_ns;
+		/* clipped like its root's wall (a slice's window start): its
+		 * wall and cores over the window, as the per-process views */
+		k->start_ns = tza_proc_span_start(b->m, c->root);
 		k->name = c->name ? c->name : cmd_name(b, c);
 		k->id = c->id ? c->id : task_keep(st, strdup(tza_proc_id(c->root, id)));
 		k->tag = c->tag;

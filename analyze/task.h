@@ -47,7 +47,9 @@ struct tza_task {
 	struct tza_proc *root;	/* its root process (owned by the model) */
 
 	/* Numbers (docs "Tasks"); times CLOCK_BOOTTIME ns */
-	uint64_t start_ns;	/* root's start */
+	uint64_t start_ns;	/* root's start; clipped as its wall is counted
+				   (tza_proc_span_start): a slice's window start
+				   for a root that began before it */
 	uint64_t end_ns;	/* latest member end (the trace's end while running) */
 	uint64_t cpu_ns;	/* user + system over all members: exit totals, the
 				   last sample of running members (TZA_P_SAMPLED) */
@@ -158,10 +160,13 @@ int tza_task_failed(const struct tza_task *t);
 double tza_task_cores(const struct tza_task *t);
 
 /* t's combined peak RSS (peak_rss_kib) is known: 1, else 0 when a member's
- * RSS is unknown (rss_unknown), as views then show it: "-", JSON null */
+ * RSS is unknown (rss_unknown), or when it is 0 with a member still
+ * running (no exit, and no sample gave it a value), as views then show it:
+ * "-", JSON null, export --tasks empty. A known 0 (every member exited with
+ * a peak of 0 KiB) is a value: 0 */
 static inline int tza_task_rss_known(const struct tza_task *t)
 {
-	return !t->rss_unknown;
+	return !t->rss_unknown && (t->peak_rss_kib || !t->running);
 }
 
 /* Epoch seconds of the year 5000: a workflow record's time (Snakemake

@@ -260,6 +260,12 @@
 		if (p.exit_code !== null) return "exit " + p.exit_code;
 		return "running";
 	}
+	/* a process's peak RSS as tree says it: "-" unknown (null), a running
+	 * one's up to its last sample (export peak_rss_sampled) */
+	function rssText(p) {
+		if (p.peak_rss_kib === null || p.peak_rss_kib === undefined) return "-";
+		return bytes(p.peak_rss_kib * 1024) + (p.peak_rss_sampled ? " (to its last sample)" : "");
+	}
 	/* rows: array of arrays of cells (string or Node); numeric columns right-aligned */
 	function table(heads, rows, numeric) {
 		var t = el("table", "t"), tr = el("tr");
@@ -409,7 +415,9 @@
 	mark("top");
 	/* ------------------------------------------------------------ top tools */
 	var top = D.top || [];
-	var tt = table(["tool", "processes", "wall", "CPU", "max cores", "peak RSS", "read", "written", "on critical path", "flags"],
+	/* storage bytes (top --json read_bytes/write_bytes), not top's text
+	 * RCHAR/WCHAR (bytes through read/write, pipes and cache included) */
+	var tt = table(["tool", "processes", "wall", "CPU", "max cores", "peak RSS", "storage read", "storage written", "on critical path", "flags"],
 		top.slice(0, 50).map(function (g) {
 			return [toolCell(g.tool), num(g.count), dur(g.wall_s), dur(g.cpu_s), g.max_cores.toFixed(2), g.peak_rss_kib === null ? "-" : bytes(g.peak_rss_kib * 1024),
 				bytes(g.read_bytes), bytes(g.write_bytes), dur(g.critical_s), g.flags.join(", ")];
@@ -419,6 +427,8 @@
 	if (HM) addCol(tt, "host", function (i) { return top[i].host; });
 	/*}HOSTS*/
 	$("tools-body").appendChild(tt);
+	$("tools-body").appendChild(el("p", "hint", "storage read and written: bytes that reached storage (read_bytes, write_bytes), " +
+		"not tracer-analyze top's RCHAR and WCHAR (bytes through read and write calls, pipes and the page cache included)."));
 	if (top.length > 50) $("tools-body").appendChild(el("p", "hint", (top.length - 50) + " more tools (tracer-analyze top -n 0)"));
 
 	mark("critical");
@@ -653,7 +663,7 @@
 		tip.textContent = "pid " + p.pid + "  " + p.tool + "\n" + cmdline(p) + "\n" + status(p) +
 			(p.killed_by ? " (sent by " + (p.killed_by.kernel ? "kernel" : p.killed_by.comm + " " + p.killed_by.pid) + ")" : "") +
 			"\nstart " + dur(p.start_s) + ", wall " + dur(pend(p) - p.start_s) + ", CPU " + dur(cpu(p)) +
-			"\npeak RSS " + bytes((p.peak_rss_kib || 0) * 1024) + ", read " + bytes(p.read_bytes) + ", written " + bytes(p.write_bytes);
+			"\npeak RSS " + rssText(p) + ", storage read " + bytes(p.read_bytes) + ", written " + bytes(p.write_bytes);
 		var b2 = gc.getBoundingClientRect();
 		tip.style.left = Math.min(ev.clientX - b2.left + 12, b2.width - 360) + "px";
 		tip.style.top = (ev.clientY - b2.top + 14) + "px";
@@ -853,8 +863,9 @@
 		{k: "tool", t: "tool", v: function (p) { return p.tool; }},
 		{k: "wall", t: "wall", v: function (p) { return p.realtime_s === null ? -1 : p.realtime_s; }, f: function (v) { return v < 0 ? "running" : dur(v); }, n: 1},
 		{k: "cpu", t: "CPU", v: cpu, f: dur, n: 1},
-		{k: "rss", t: "peak RSS", v: function (p) { return p.peak_rss_kib || 0; }, f: function (v) { return bytes(v * 1024); }, n: 1},
-		{k: "io", t: "I/O", v: function (p) { return (p.read_bytes || 0) + (p.write_bytes || 0); }, f: bytes, n: 1},
+		/* unknown (null: running without samples, a slice's) is "-", sorted below a known 0 */
+		{k: "rss", t: "peak RSS", v: function (p) { return p.peak_rss_kib === null ? -1 : p.peak_rss_kib; }, f: function (v) { return v < 0 ? "-" : bytes(v * 1024); }, n: 1},
+		{k: "io", t: "storage I/O", v: function (p) { return (p.read_bytes || 0) + (p.write_bytes || 0); }, f: bytes, n: 1},
 		{k: "status", t: "status", v: status},
 		{k: "cmd", t: "command", v: cmdline}];
 	/*HOSTS{*/

@@ -299,7 +299,8 @@ static void test_idle(void **st)
 	free(out);
 }
 
-/* chrome: slices end at the last event, args say exit_lost, the counter of
+/* chrome: slices end at the last event, args say exit_lost (peak RSS null:
+ * no exit, no sample, as export jsonl and tree), the counter of
  * processes running drops then */
 static void test_chrome(void **st)
 {
@@ -313,12 +314,12 @@ static void test_chrome(void **st)
 		"{\"ph\":\"X\",\"cat\":\"process\",\"name\":\"worker\",\"ts\":2000000.000,"
 		"\"dur\":2000000.000,\"pid\":2,\"tid\":101,\"args\":{\"id\":\"101.1002000000000\","
 		"\"parent_id\":\"100.1000000000000\",\"exe\":\"/usr/bin/worker\","
-		"\"argv\":[\"worker\",\"-x\"],\"exit_lost\":true,\"cpu_s\":0,\"peak_rss_kib\":0}}"));
+		"\"argv\":[\"worker\",\"-x\"],\"exit_lost\":true,\"cpu_s\":0,\"peak_rss_kib\":null}}"));
 	assert_non_null(strstr(out,
 		"{\"ph\":\"X\",\"cat\":\"process\",\"name\":\"lost\",\"ts\":5000000.000,"
 		"\"dur\":500000.000,\"pid\":3,\"tid\":103,\"args\":{\"id\":\"103.1005000000000\","
 		"\"parent_id\":\"100.1000000000000\",\"exe\":\"/usr/bin/lost\","
-		"\"argv\":[\"lost\"],\"exit_lost\":true,\"cpu_s\":0,\"peak_rss_kib\":0}}"));
+		"\"argv\":[\"lost\"],\"exit_lost\":true,\"cpu_s\":0,\"peak_rss_kib\":null}}"));
 	/* the server is still running: to the end, and says so */
 	assert_non_null(strstr(out, "\"ts\":10000000.000,\"dur\":10000000.000,\"pid\":4,"
 				    "\"tid\":102,"));

@@ -1296,6 +1296,42 @@ static int write_all(const char *dir)
 	s_exit(&s, T0 + 12 * SEC_NS, 299, T0, 1, "sh", (struct exit_vals){0});
 	bad |= write_file(dir, "rss.tz", &s);
 
+	/* tasks whose combined peak is not their largest process's (85_views_agree.sh,
+	 * --task 'wide|narrow|nil'): root 499 (0..10 s); wide (1..6.5 s) runs
+	 * three leaves 1.1..6 s of 1 MiB each in samples at 2..5 s (combined 3
+	 * MiB, one process 1 MiB); narrow one process of 2 MiB (1..6 s, samples
+	 * at 2..5 s); nil 7..7.5 s with an exit peak of 0 KiB (known, 0) */
+	synth_meta(&s, "hostname", "synth");
+	synth_meta(&s, "cpus", "2");
+	synth_meta(&s, "memory_kib", "4000000");
+	s_fork(&s, T0, 1, 499);
+	s_exec(&s, T0 + 1000, 499, T0, 1, "/usr/bin/dash", NULL, "sh|tasks.sh", "sh");
+	s_fork(&s, T0 + SEC_NS, 499, 500);
+	s_exec(&s, T0 + SEC_NS + 1000, 500, T0 + SEC_NS, 499, "/opt/wide", NULL, "wide", "wide");
+	s_fork(&s, T0 + SEC_NS, 499, 510);
+	s_exec(&s, T0 + SEC_NS + 1000, 510, T0 + SEC_NS, 499, "/opt/narrow", NULL, "narrow", "narrow");
+	for (uint32_t i = 0; i < 3; i++) {
+		s_fork(&s, T0 + 1100 * MS, 500, 501 + i);
+		s_exec(&s, T0 + 1100 * MS + 1000, 501 + i, T0 + 1100 * MS, 500, "/opt/leaf", NULL,
+		       "leaf", "leaf");
+	}
+	for (uint64_t k = 2; k <= 5; k++) {
+		for (uint32_t i = 0; i < 3; i++)
+			s_sample_cpu(&s, T0 + k * SEC_NS, 501 + i, T0 + 1100 * MS, (k - 1) * SEC_NS / 10, 1024);
+		s_sample_cpu(&s, T0 + k * SEC_NS, 510, T0 + SEC_NS, (k - 1) * SEC_NS / 10, 2048);
+	}
+	for (uint32_t i = 0; i < 3; i++)
+		s_exit(&s, T0 + 6 * SEC_NS, 501 + i, T0 + 1100 * MS, 500, "leaf",
+		       (struct exit_vals){.utime = SEC_NS / 2, .rss_kib = 1024});
+	s_exit(&s, T0 + 6 * SEC_NS, 510, T0 + SEC_NS, 499, "narrow",
+	       (struct exit_vals){.utime = SEC_NS / 2, .rss_kib = 2048});
+	s_exit(&s, T0 + 6500 * MS, 500, T0 + SEC_NS, 499, "wide",
+	       (struct exit_vals){.utime = MS, .rss_kib = 100});
+	s_proc(&s, 499, 520, T0 + 7 * SEC_NS, T0 + 7500 * MS, "/opt/nil", "nil", "nil",
+	       (struct exit_vals){0});
+	s_exit(&s, T0 + 10 * SEC_NS, 499, T0, 1, "sh", (struct exit_vals){0});
+	bad |= write_file(dir, "tasks.tz", &s);
+
 	/* one trace per drop slot: 5 drops in that slot only, at 2 s (EV_DROPS
 	 * and, as the recorder writes them at its stop, every drops_* key) */
 	static char keys[TZA_NDROP_SLOTS][32];
