@@ -13,9 +13,7 @@
 need_root
 C=$H/casework
 [ -x "$C" ] || { echo "skip: $C not built"; exit 77; }
-grep -qw btf_trace_sched_prepare_exec /proc/kallsyms 2>/dev/null ||
-	[ -n "$(grep -a -o 'btf_trace_sched_prepare_exec' /sys/kernel/btf/vmlinux | head -n1)" ] ||
-	{ echo "skip: no tp_btf/sched_prepare_exec on this kernel (6.10+)"; exit 77; }
+need_prepare_exec
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 

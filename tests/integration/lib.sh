@@ -44,6 +44,14 @@ fail() {
 	exit 1
 }
 
+# skip (77) unless the kernel has tp_btf/sched_prepare_exec (6.10+), where
+# the recorder reads each image's peak RSS (docs/EVENTS.md [E19])
+need_prepare_exec() {
+	grep -qw btf_trace_sched_prepare_exec /proc/kallsyms 2>/dev/null ||
+		[ -n "$(grep -a -o 'btf_trace_sched_prepare_exec' /sys/kernel/btf/vmlinux | head -n1)" ] ||
+		{ echo "skip: no tp_btf/sched_prepare_exec on this kernel (6.10+)"; exit 77; }
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
 	[ -r /sys/kernel/btf/vmlinux ] || { echo "skip: kernel without BTF"; exit 77; }
