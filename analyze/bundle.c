@@ -190,6 +190,8 @@ static int check_manifest(const char *path, const char *mname, const char *text,
 
 /* One bundle being read (read_trace): the archive, the caps, the trace
  * member chosen so far, what every member held and the MANIFEST. */
+#define BUNDLE_BLOCK (64 * 1024) /* bytes libarchive reads of the file at a time */
+
 struct bundle_read {
 	const char *path; /* the bundle, for messages */
 	struct archive *a;
@@ -202,7 +204,32 @@ struct bundle_read {
 	size_t nseen;
 	char *manifest, *manifest_name; /* the bundle's MANIFEST, NUL-ended */
 	size_t manifest_len;
+	uint64_t size; /* bytes of the bundle itself (file or memory) */
 };
+
+/* Where a damaged bundle failed, for its message: " (at or before byte N
+ * of its M)": N the bundle's bytes libarchive had read by then (it reads
+ * ahead in blocks of BUNDLE_BLOCK, so the fault is at or before N), M its
+ * size; before its first member (no count yet): its first block, N =
+ * min(M, BUNDLE_BLOCK), or its end for a cut gzip stream. Empty when M is
+ * unknown. */
+static const char *damage_at(struct bundle_read *br, char *buf, size_t size)
+{
+	la_int64_t n = archive_filter_count(br->a) > 0 ? archive_filter_bytes(br->a, -1) : -1;
+	if (!br->size) {
+		buf[0] = 0;
+		return buf;
+	}
+	if (n <= 0) {
+		const char *e = archive_error_string(br->a);
+		n = (la_int64_t)(br->size < BUNDLE_BLOCK ? br->size : BUNDLE_BLOCK);
+		if (e && strstr(e, "truncated"))
+			n = (la_int64_t)br->size;
+	}
+	snprintf(buf, size, " (at or before byte %lld of its %llu)", (long long)n,
+		 (unsigned long long)br->size);
+	return buf;
+}
 
 /* Whether member e (named name) may be read: 1 yes, 0 skip it (a
  * directory), -1 refused (message printed): unsafe path, link, device,
@@ -289,8 +316,9 @@ static int read_member(struct bundle_read *br, const char *name, int want, int i
 		if (r == ARCHIVE_EOF)
 			return 0;
 		if (r < ARCHIVE_WARN) {
-			tza_err("'%s': bundle member '%s': damaged: %s", br->path, name,
-				archive_error_string(br->a));
+			char at[96];
+			tza_err("'%s': bundle member '%s': damaged%s: %s", br->path, name,
+				damage_at(br, at, sizeof(at)), archive_error_string(br->a));
 			return -1;
 		}
 		if (!sz)
@@ -376,7 +404,9 @@ static int read_members(struct bundle_read *br)
 		if (r == ARCHIVE_EOF)
 			return 0;
 		if (r < ARCHIVE_WARN) {
-			tza_err("'%s': damaged bundle: %s", br->path, archive_error_string(br->a));
+			char at[96];
+			tza_err("'%s': damaged bundle%s: %s", br->path, damage_at(br, at, sizeof(at)),
+				archive_error_string(br->a));
 			return -1;
 		}
 		if (++entries > MAX_ENTRIES) {
@@ -421,12 +451,16 @@ static int read_trace(const char *path, const void *mem, size_t memlen, void **o
 		tza_err("'%s': out of memory", path);
 		goto out;
 	}
+	struct stat st;
+	br.size = mem ? memlen : !stat(path, &st) ? (uint64_t)st.st_size : 0;
 	archive_read_support_filter_gzip(br.a);
 	archive_read_support_format_tar(br.a);
 	archive_read_support_format_zip(br.a);
 	if ((mem ? archive_read_open_memory(br.a, mem, memlen)
-		 : archive_read_open_filename(br.a, path, 64 * 1024)) != ARCHIVE_OK) {
-		tza_err("'%s': not a readable bundle: %s", path, archive_error_string(br.a));
+		 : archive_read_open_filename(br.a, path, BUNDLE_BLOCK)) != ARCHIVE_OK) {
+		char at[96];
+		tza_err("'%s': not a readable bundle%s: %s", path, damage_at(&br, at, sizeof(at)),
+			archive_error_string(br.a));
 		goto out;
 	}
 	if (read_members(&br) < 0)

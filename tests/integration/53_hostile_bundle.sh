@@ -127,6 +127,11 @@ check gzip-bomb.tar.gz "bomb"
 check zip-bomb.zip "bomb"
 check garbage.tar.gz "(damaged|not a readable bundle)"
 check truncated.tar.gz "(damaged|truncated)"
+# and says where: at or before the bytes it had read, of the file's size
+sz=$(stat -c %s "$t/b/truncated.tar.gz")
+run "$t/r" "$A" summary "$t/b/truncated.tar.gz"
+grep -Eq "(damaged|not a readable bundle)[^:]* \(at or before byte [0-9]+ of its $sz\): " "$t/r.err" ||
+	fail "truncated.tar.gz: no offset of its $sz bytes: $(cat "$t/r.err")"
 
 # a member over a lowered cap is refused by its size, before any bomb check
 TRACER_BUNDLE_MAX_MB=16 run "$t/r" "$A" summary "$t/b/gzip-bomb.tar.gz"
