@@ -10,10 +10,9 @@
 # its last image's). top charges the tool (every image here is casework's)
 # with its images' largest own peak.
 . "$(dirname "$0")/lib.sh"
-need_root
-C=$H/casework
-[ -x "$C" ] || { echo "skip: $C not built"; exit 77; }
+need_root casework
 need_prepare_exec
+C=$H/casework
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 

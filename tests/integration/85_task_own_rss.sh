@@ -15,10 +15,9 @@
 # The per-process views keep the kernel's peak (export peak_rss_kib >= the
 # parent's 100 MiB for the forked tool): a contract (wait4's ru_maxrss).
 . "$(dirname "$0")/lib.sh"
-need_root
-C=$H/casework
-[ -x "$C" ] || { echo "skip: $C not built"; exit 77; }
+need_root casework
 need_prepare_exec
+C=$H/casework
 cd "$T"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
