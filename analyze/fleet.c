@@ -410,61 +410,59 @@ static int is_multi_header(const uint8_t *h)
 	return !memcmp(h, "\x89TZ1\r\n\x1a\n", 8) && (h[32] & 0x2);
 }
 
+/* The first bytes of path's trace, up to size, into h: a bundle's trace
+ * (read once and kept; also whole in *mem, *memlen), else the file's own
+ * (*mem NULL). Returns how many, 0 for none: not a regular file (a
+ * directory, FIFO or device is never read), unreadable, a bundle without a
+ * trace. */
+static size_t trace_head(const char *path, uint8_t *h, size_t size, const void **mem,
+			 size_t *memlen)
+{
+	struct stat st;
+	*mem = NULL;
+	*memlen = 0;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (tza_bundle_sniff(path)) {
+		const char *member;
+		if (tza_bundle_trace(path, mem, memlen, &member) < 0)
+			return 0;
+		size_t n = *memlen < size ? *memlen : size;
+		memcpy(h, *mem, n);
+		return n;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = read(fd, h, size);
+	close(fd);
+	return got > 0 ? (size_t)got : 0;
+}
+
 int tza_fleet_is_container(const char *path)
 {
 	/* only the header's incompat bit decides the route (the whole file is
 	 * opened and checked once, by the command): a big unfinished trace is
-	 * not scanned twice; a directory, FIFO or device is not one */
-	struct stat st;
+	 * not scanned twice */
 	uint8_t h[40];
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	if (tza_bundle_sniff(path)) { /* the trace a bundle holds (read once, kept) */
-		const void *buf;
-		size_t len;
-		const char *member;
-		if (tza_bundle_trace(path, &buf, &len, &member) < 0 || len < sizeof(h))
-			return 0;
-		memcpy(h, buf, sizeof(h));
-		return is_multi_header(h);
-	}
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t got = read(fd, h, sizeof(h));
-	close(fd);
-	return got == (ssize_t)sizeof(h) && is_multi_header(h);
+	const void *mem;
+	size_t memlen;
+	return trace_head(path, h, sizeof(h), &mem, &memlen) == sizeof(h) && is_multi_header(h);
 }
 
 int tza_fleet_salvage_wanted(const char *path)
 {
-	struct stat st;
 	uint8_t h[4096];
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	const void *mem;
+	size_t memlen, n = trace_head(path, h, sizeof(h), &mem, &memlen);
+	/* a header that checks is read as it says */
+	if (!n || !tz_header_check(mem ? mem : h, mem ? memlen : n, NULL, NULL))
 		return 0;
-	if (tza_bundle_sniff(path)) { /* the trace a bundle holds (read once, kept) */
-		const void *buf;
-		size_t len;
-		const char *member;
-		if (tza_bundle_trace(path, &buf, &len, &member) < 0 ||
-		    !tz_header_check(buf, len, NULL, NULL))
-			return 0;
-		tz_multi *mt = NULL;
-		const struct tz_reader_opts o = {.flags = TZ_R_SALVAGE};
-		int yes = !tz_multi_open_mem(&mt, buf, len, path, &o) && tz_multi_is_container(mt);
-		tz_multi_free(mt);
-		return yes;
-	}
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t got = read(fd, h, sizeof(h));
-	close(fd);
-	if (got <= 0 || !tz_header_check(h, (size_t)got, NULL, NULL))
-		return 0; /* a header that checks is read as it says */
 	tz_multi *mt = NULL;
 	const struct tz_reader_opts o = {.flags = TZ_R_SALVAGE};
-	int yes = !tz_multi_open(&mt, path, &o) && tz_multi_is_container(mt);
+	int yes = !(mem ? tz_multi_open_mem(&mt, mem, memlen, path, &o)
+			: tz_multi_open(&mt, path, &o)) &&
+		  tz_multi_is_container(mt);
 	tz_multi_free(mt);
 	return yes;
 }
